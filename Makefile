@@ -1,0 +1,144 @@
+# nodus: the CLI (bin/nodus) and the emulator (bin/nodus-emulator) from one tree.
+#
+#   make            build both binaries and the unit-test binaries
+#   make check      install missing Debian packages, build, run every suite
+#   make asan       the same suites under AddressSanitizer + UBSan
+#   make demo       install, build, run the offline demo
+#   make bench      run the benchmarks (results in docs/benchmarks.md)
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make clean
+
+CC       ?= cc
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+BUILD    ?= build
+BIN      ?= bin
+VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
+
+# pkg-config is asked once, and only when a rule needs the flags (so `make check`
+# can install the packages before anything asks for them).
+LIBS_PC  := libcurl yaml-0.1 jansson libmicrohttpd cmocka
+PC_CFLAGS = $(eval PC_CFLAGS := $$(shell pkg-config --cflags $(LIBS_PC)))$(PC_CFLAGS)
+PC_LIBS   = $(eval PC_LIBS := $$(shell pkg-config --libs libcurl yaml-0.1 jansson))$(PC_LIBS)
+# readline's .pc adds -D_XOPEN_SOURCE=600, which would lower _POSIX_C_SOURCE; take only
+# its libraries. wslay ships no .pc file in Debian 12.
+RL_LIBS   = $(eval RL_LIBS := $$(shell pkg-config --libs readline))$(RL_LIBS)
+MHD_LIBS  = $(eval MHD_LIBS := $$(shell pkg-config --libs libmicrohttpd))$(MHD_LIBS)
+CMOCKA_LIBS = $(eval CMOCKA_LIBS := $$(shell pkg-config --libs cmocka))$(CMOCKA_LIBS)
+WSLAY_LIBS := -lwslay
+
+# Quiet rules unless V=1.
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-6s %s\n' $(1) $(2)
+endif
+
+OPT      ?= -O2
+WARN     := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
+            -Wpointer-arith -Wvla -Wno-missing-field-initializers
+CFLAGS   ?= $(OPT) -g
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) \
+             -I. -Ipkg -I$(BUILD)/gen -include pkg/util/banned.h \
+             -DND_VERSION='"$(VERSION)"' $(PC_CFLAGS) -MMD -MP
+ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
+
+LIB_SRCS  := $(sort $(wildcard pkg/*/*.c))
+NODUS_SRCS:= $(sort $(wildcard cmd/nodus/*.c))
+EMU_SRCS  := $(sort $(wildcard emulator/*.c emulator/*/*.c))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_HELP := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
+
+# Files embedded into the library as byte arrays (kind schemas, docs pages).
+EMBED_API := $(sort $(wildcard pkg/api/schemas/*.yaml))
+GEN_SRCS  := $(BUILD)/gen/api_schemas.c
+
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SRCS:%.c=%.o)
+NODUS_OBJS:= $(NODUS_SRCS:%.c=$(BUILD)/%.o)
+EMU_OBJS  := $(EMU_SRCS:%.c=$(BUILD)/%.o)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
+UNIT_HELP_OBJS := $(UNIT_HELP:%.c=$(BUILD)/%.o)
+LIBNODUS  := $(BUILD)/libnodus.a
+
+.PHONY: all check check-run asan demo bench install clean deps units
+.DEFAULT_GOAL := all
+
+all: $(BIN)/nodus $(BIN)/nodus-emulator units
+units: $(UNIT_BINS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/gen/api_schemas.c: $(EMBED_API) scripts/embed.sh
+	@mkdir -p $(@D)
+	$(call say,EMBED,$@)
+	$(Q)scripts/embed.sh nd_api_schema_files $(EMBED_API) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
+	$(call say,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Wno-overlength-strings -c -o $@ $<
+
+$(LIBNODUS): $(LIB_OBJS)
+	@rm -f $@
+	$(call say,AR,$@)
+	$(Q)ar rcs $@ $^
+
+$(BIN)/nodus: $(NODUS_OBJS) $(LIBNODUS)
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(NODUS_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(PC_LIBS) $(RL_LIBS) $(WSLAY_LIBS)
+
+$(BIN)/nodus-emulator: $(EMU_OBJS) $(LIBNODUS)
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(EMU_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(MHD_LIBS) $(PC_LIBS) $(WSLAY_LIBS) -lutil -lpthread
+
+$(UNIT_BINS): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELP_OBJS) $(LIBNODUS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS)
+
+deps:
+	@scripts/install-deps.sh
+
+# `check` sets up first, then builds and runs in a fresh make so pkg-config sees
+# what the set-up installed.
+check: deps
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory check-run
+
+check-run:
+	@ND_BUILD=$(BUILD) ND_BIN=$(BIN) tests/run-tests.sh
+
+asan: deps
+	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/bin OPT=-O1 \
+	    EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+	    EXTRA_LDFLAGS="-fsanitize=address,undefined" all check-run
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh
+
+bench: all
+	@bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man5 \
+	    $(DESTDIR)$(PREFIX)/share/bash-completion/completions \
+	    $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
+	    $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	install -m 755 $(BIN)/nodus $(BIN)/nodus-emulator $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(wildcard man/*.1) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 $(wildcard man/*.5) $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -m 644 completions/nodus.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/nodus
+	install -m 644 completions/_nodus $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_nodus
+	install -m 644 completions/nodus.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/nodus.fish
+
+clean:
+	rm -rf build build-asan bin
+
+-include $(LIB_OBJS:.o=.d) $(NODUS_OBJS:.o=.d) $(EMU_OBJS:.o=.d) $(UNIT_BINS:=.d) $(UNIT_HELP_OBJS:.o=.d)

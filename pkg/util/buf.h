@@ -1,0 +1,45 @@
+/* buf.h: nd_buf, a growable string builder (after git's strbuf).
+ *
+ * `data` is never NULL and always NUL-terminated: an empty buffer points at a shared
+ * empty string until the first append. A buffer may be capped (max > 0): an append
+ * that would pass the cap appends nothing, sets `overflow` and returns -1, so a caller
+ * building something from user input never grows without bound.
+ */
+#ifndef ND_BUF_H
+#define ND_BUF_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct nd_buf {
+    char *data;
+    size_t len;
+    size_t cap; /* 0 while data points at the shared empty string */
+    size_t max; /* 0: no cap */
+    bool overflow;
+};
+
+#define ND_BUF_INIT {nd_buf_empty, 0, 0, 0, false}
+extern char nd_buf_empty[];
+
+void nd_buf_init(struct nd_buf *b, size_t max);
+void nd_buf_release(struct nd_buf *b);
+/* Empties the buffer, keeping its memory and cap. */
+void nd_buf_reset(struct nd_buf *b);
+/* Makes room for n more bytes; -1 (and overflow) if that would pass the cap. */
+int nd_buf_grow(struct nd_buf *b, size_t n);
+int nd_buf_add(struct nd_buf *b, const void *p, size_t n);
+int nd_buf_adds(struct nd_buf *b, const char *s);
+int nd_buf_addch(struct nd_buf *b, char c);
+int nd_buf_addf(struct nd_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int nd_buf_vaddf(struct nd_buf *b, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+/* Appends s with every byte outside [A-Za-z0-9-._~] percent-encoded (URL parts). */
+int nd_buf_add_urlencoded(struct nd_buf *b, const char *s);
+/* Shortens the buffer to len bytes (no-op if already shorter). */
+void nd_buf_truncate(struct nd_buf *b, size_t len);
+/* Returns the string (new, caller frees) and leaves the buffer empty. */
+char *nd_buf_detach(struct nd_buf *b);
+
+#endif

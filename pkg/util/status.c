@@ -1,0 +1,332 @@
+#include "util/status.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/xmalloc.h"
+
+struct reason_row {
+    const char *reason;
+    int http;
+    int exit_code;
+};
+
+/* The API's error table (api.md) and the CLI's exit codes (cli.md). */
+static const struct reason_row reasons[] = {
+    {"BadRequest", 400, 1},
+    {"Unauthorized", 401, 5},
+    {"Forbidden", 403, 5},
+    {"NotFound", 404, 3},
+    {"MethodNotAllowed", 405, 1},
+    {"NotAcceptable", 406, 1},
+    {"AlreadyExists", 409, 4},
+    {"Conflict", 409, 4},
+    {"Expired", 410, 1},
+    {"Gone", 410, 1},
+    {"IdempotencyKeyReused", 422, 4},
+    {"IdempotencyKeyRequired", 428, 1},
+    {"PreconditionFailed", 412, 4},
+    {"RequestEntityTooLarge", 413, 1},
+    {"UnsupportedMediaType", 415, 1},
+    {"Invalid", 422, 1},
+    {"FieldImmutable", 422, 4},
+    {"BudgetExceeded", 403, 8},
+    {"ConsentRequired", 428, 8},
+    {"TooManyRequests", 429, 1},
+    {"InternalError", 500, 1},
+    {"ServiceUnavailable", 503, 1},
+    {"Timeout", 504, 6},
+    /* client-side only */
+    {"Usage", 0, 2},
+    {"Unreachable", 0, 7},
+};
+
+static const struct reason_row *find_reason(const char *reason)
+{
+    if (!reason)
+        return NULL;
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+        if (strcmp(reasons[i].reason, reason) == 0)
+            return &reasons[i];
+    return NULL;
+}
+
+void nd_status_init(struct nd_status *st)
+{
+    memset(st, 0, sizeof *st);
+}
+
+void nd_status_release(struct nd_status *st)
+{
+    free(st->reason);
+    free(st->message);
+    json_decref(st->details);
+    free(st->fix);
+    free(st->docs);
+    free(st->request_id);
+    nd_status_init(st);
+}
+
+bool nd_status_failed(const struct nd_status *st)
+{
+    return st->reason != NULL || st->code >= 300;
+}
+
+static void vset(struct nd_status *st, int code, const char *reason, const char *fix,
+                 const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+static void vset(struct nd_status *st, int code, const char *reason, const char *fix,
+                 const char *fmt, va_list ap)
+{
+    struct nd_buf b = ND_BUF_INIT;
+    nd_buf_vaddf(&b, fmt, ap);
+    char *msg = nd_buf_detach(&b);
+    char *req = st->request_id;
+    st->request_id = NULL;
+    nd_status_release(st);
+    st->request_id = req;
+    st->code = code;
+    st->reason = nd_xstrdup(reason);
+    st->message = msg;
+    st->fix = fix ? nd_xstrdup(fix) : NULL;
+}
+
+int nd_status_set(struct nd_status *st, const char *reason, const char *fix, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vset(st, nd_reason_http_code(reason), reason, fix, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int nd_status_setc(struct nd_status *st, int code, const char *reason, const char *fix,
+                   const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vset(st, code, reason, fix, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+void nd_status_set_fix(struct nd_status *st, const char *fmt, ...)
+{
+    struct nd_buf b = ND_BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    nd_buf_vaddf(&b, fmt, ap);
+    va_end(ap);
+    free(st->fix);
+    st->fix = nd_buf_detach(&b);
+}
+
+void nd_status_prefix(struct nd_status *st, const char *fmt, ...)
+{
+    struct nd_buf b = ND_BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    nd_buf_vaddf(&b, fmt, ap);
+    va_end(ap);
+    nd_buf_addf(&b, ": %s", st->message ? st->message : "");
+    free(st->message);
+    st->message = nd_buf_detach(&b);
+}
+
+static json_t *details(struct nd_status *st)
+{
+    if (!st->details)
+        st->details = json_object();
+    return st->details;
+}
+
+void nd_status_set_target(struct nd_status *st, const char *name, const char *group,
+                          const char *kind)
+{
+    json_t *d = details(st);
+    if (name)
+        json_object_set_new(d, "name", json_string(name));
+    if (group)
+        json_object_set_new(d, "group", json_string(group));
+    if (kind)
+        json_object_set_new(d, "kind", json_string(kind));
+}
+
+void nd_status_add_cause(struct nd_status *st, const char *reason, const char *field,
+                         const char *fmt, ...)
+{
+    struct nd_buf b = ND_BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    nd_buf_vaddf(&b, fmt, ap);
+    va_end(ap);
+    json_t *d = details(st);
+    json_t *causes = json_object_get(d, "causes");
+    if (!json_is_array(causes)) {
+        causes = json_array();
+        json_object_set_new(d, "causes", causes);
+    }
+    json_t *c = json_object();
+    if (reason)
+        json_object_set_new(c, "reason", json_string(reason));
+    json_object_set_new(c, "message", json_string(b.data));
+    if (field)
+        json_object_set_new(c, "field", json_string(field));
+    json_array_append_new(causes, c);
+    nd_buf_release(&b);
+}
+
+size_t nd_status_cause_count(const struct nd_status *st)
+{
+    return st->details ? json_array_size(json_object_get(st->details, "causes")) : 0;
+}
+
+void nd_status_move(struct nd_status *dst, struct nd_status *src)
+{
+    nd_status_release(dst);
+    *dst = *src;
+    nd_status_init(src);
+}
+
+static char *dup_str(const json_t *obj, const char *key)
+{
+    const char *s = json_string_value(json_object_get(obj, key));
+    return s ? nd_xstrdup(s) : NULL;
+}
+
+void nd_status_from_json(struct nd_status *st, const json_t *body, int http_code)
+{
+    nd_status_release(st);
+    const char *kind = json_string_value(json_object_get(body, "kind"));
+    if (!json_is_object(body) || !kind || strcmp(kind, "Status") != 0) {
+        const char *reason = nd_reason_for_http_code(http_code);
+        st->code = http_code;
+        st->reason = nd_xstrdup(reason);
+        st->message = nd_xasprintf("the server answered %d (%s)", http_code, reason);
+        return;
+    }
+    json_int_t code = json_integer_value(json_object_get(body, "code"));
+    st->code = code > 0 ? (int)code : http_code;
+    st->reason = dup_str(body, "reason");
+    if (!st->reason || !*st->reason) {
+        free(st->reason);
+        st->reason = nd_xstrdup(nd_reason_for_http_code(st->code));
+    }
+    st->message = dup_str(body, "message");
+    if (!st->message)
+        st->message = nd_xstrdup("");
+    json_t *d = json_object_get(body, "details");
+    if (json_is_object(d))
+        st->details = json_deep_copy(d);
+    st->fix = dup_str(body, "fix");
+    st->docs = dup_str(body, "docs");
+    st->request_id = dup_str(body, "requestId");
+}
+
+void nd_status_parse(struct nd_status *st, const char *body, size_t len, int http_code)
+{
+    json_t *j = len ? json_loadb(body, len, 0, NULL) : NULL;
+    if (j && json_is_object(j) && json_object_get(j, "kind")) {
+        nd_status_from_json(st, j, http_code);
+        json_decref(j);
+        return;
+    }
+    json_decref(j);
+    nd_status_release(st);
+    st->code = http_code;
+    st->reason = nd_xstrdup(nd_reason_for_http_code(http_code));
+    /* A non-Status body is usually a short text; keep its first line. */
+    size_t n = 0;
+    while (n < len && n < 512 && body[n] != '\n' && body[n] != '\r')
+        n++;
+    if (n)
+        st->message = nd_xstrndup(body, n);
+    else
+        st->message = nd_xasprintf("the server answered %d", http_code);
+}
+
+json_t *nd_status_to_json(const struct nd_status *st)
+{
+    json_t *j = json_object();
+    json_object_set_new(j, "kind", json_string("Status"));
+    json_object_set_new(j, "apiVersion", json_string("v1"));
+    json_object_set_new(j, "metadata", json_object());
+    json_object_set_new(j, "status", json_string(nd_status_failed(st) ? "Failure" : "Success"));
+    json_object_set_new(j, "message", json_string(st->message ? st->message : ""));
+    if (st->reason)
+        json_object_set_new(j, "reason", json_string(st->reason));
+    if (st->details)
+        json_object_set_new(j, "details", json_deep_copy(st->details));
+    json_object_set_new(j, "code", json_integer(st->code));
+    if (st->fix)
+        json_object_set_new(j, "fix", json_string(st->fix));
+    if (st->docs)
+        json_object_set_new(j, "docs", json_string(st->docs));
+    if (st->request_id)
+        json_object_set_new(j, "requestId", json_string(st->request_id));
+    return j;
+}
+
+int nd_reason_http_code(const char *reason)
+{
+    const struct reason_row *r = find_reason(reason);
+    return r && r->http ? r->http : 500;
+}
+
+const char *nd_reason_for_http_code(int code)
+{
+    switch (code) {
+    case 400: return "BadRequest";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
+    case 404: return "NotFound";
+    case 405: return "MethodNotAllowed";
+    case 406: return "NotAcceptable";
+    case 409: return "Conflict";
+    case 410: return "Expired";
+    case 412: return "PreconditionFailed";
+    case 413: return "RequestEntityTooLarge";
+    case 415: return "UnsupportedMediaType";
+    case 422: return "Invalid";
+    case 429: return "TooManyRequests";
+    case 503: return "ServiceUnavailable";
+    case 504: return "Timeout";
+    default: return code >= 500 ? "InternalError" : "BadRequest";
+    }
+}
+
+bool nd_reason_known(const char *reason)
+{
+    return find_reason(reason) != NULL;
+}
+
+int nd_status_exit_code(const struct nd_status *st)
+{
+    if (!nd_status_failed(st))
+        return 0;
+    const struct reason_row *r = find_reason(st->reason);
+    if (r)
+        return r->exit_code;
+    switch (st->code) {
+    case 401:
+    case 403: return 5;
+    case 404: return 3;
+    case 409: return 4;
+    default: return 1;
+    }
+}
+
+char *nd_status_docs_url(const char *base, const char *reason)
+{
+    struct nd_buf b = ND_BUF_INIT;
+    nd_buf_adds(&b, base);
+    while (b.len && b.data[b.len - 1] == '/')
+        nd_buf_truncate(&b, b.len - 1);
+    nd_buf_adds(&b, "/reference/errors/#");
+    for (const char *p = reason; *p; p++)
+        nd_buf_addch(&b, (char)tolower((unsigned char)*p));
+    return nd_buf_detach(&b);
+}

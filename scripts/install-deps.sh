@@ -1,0 +1,38 @@
+#!/bin/sh
+# Installs the Debian packages nodus needs to build, test and demo, when any is missing.
+# Quick when everything is present: one dpkg-query, no network.
+set -eu
+
+PACKAGES="build-essential pkg-config libcurl4-openssl-dev libyaml-dev libjansson-dev
+libreadline-dev libmicrohttpd-dev libwslay-dev libcmocka-dev bats bats-support bats-assert
+curl perl"
+
+missing=""
+for p in $PACKAGES; do
+    status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+    [ "$status" = "installed" ] || missing="$missing $p"
+done
+
+[ -z "$missing" ] && exit 0
+
+echo "install-deps: missing Debian packages:$missing" >&2
+if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+        SUDO="sudo -n"
+    else
+        echo "install-deps: not root; run this first, then try again:" >&2
+        echo "  sudo apt-get update && sudo apt-get install -y$missing" >&2
+        exit 1
+    fi
+else
+    SUDO=""
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+# Update the package lists only when they are absent or cannot provide a missing package.
+if ! $SUDO apt-get install -y --no-install-recommends $missing >/dev/null 2>&1; then
+    echo "install-deps: apt-get update" >&2
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y --no-install-recommends $missing
+fi
+echo "install-deps: installed:$missing" >&2

@@ -1,0 +1,66 @@
+#!/bin/sh
+# Runs every suite through prove (TAP) and ends with one line: N passed, N failed[, N skipped].
+#   ND_BUILD  build directory holding tests/unit/ binaries (default build)
+#   ND_BIN    directory holding nodus and nodus-emulator (default bin)
+#   ND_SUITES space-separated list of suites to run (default: unit emulator kubectl cli)
+set -u
+cd "$(dirname "$0")/.."
+ND_BUILD=${ND_BUILD:-build}
+ND_BIN=${ND_BIN:-bin}
+export ND_BIN_DIR="$(cd "$ND_BIN" && pwd)"
+export CMOCKA_MESSAGE_OUTPUT=TAP
+ND_SUITES=${ND_SUITES:-unit emulator kubectl cli}
+
+files=""
+for s in $ND_SUITES; do
+    case $s in
+    unit) for f in "$ND_BUILD"/tests/unit/test_*; do
+              case $f in *.o|*.d) ;; *) [ -x "$f" ] && files="$files $f" ;; esac
+          done ;;
+    *) for f in tests/$s/*.bats; do [ -f "$f" ] && files="$files $f"; done ;;
+    esac
+done
+
+if [ -z "$files" ]; then
+    echo "no test files found (run 'make' first)" >&2
+    echo "0 passed, 1 failed"
+    exit 1
+fi
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT INT TERM
+# -v keeps every test line (so skips and their reasons show); --merge keeps
+# diagnostics beside the test that wrote them.
+prove -v --merge --exec tests/lib/tap-exec $files 2>&1 | tee "$log"
+prove_rc=$(tail -n 1 "$log" | grep -q '^Result: PASS' && echo 0 || echo 1)
+
+# Count the TAP lines of the suites: "ok", "not ok", and "# skip" directives.
+summary=$(awk '
+    /^(not )?ok [0-9]+/ {
+        line = tolower($0)
+        if (line ~ /# *skip/) { skipped++; next }
+        if ($1 == "not") {
+            if (line ~ /# *todo/) next
+            failed++
+        } else passed++
+    }
+    END { printf "%d %d %d\n", passed, failed, skipped }' "$log")
+set -- $summary
+passed=$1 failed=$2 skipped=$3
+
+echo
+if [ "$skipped" -gt 0 ]; then
+    echo "Skipped tests (with their reasons):"
+    grep -iE '^ok [0-9]+.*# *skip' "$log" | sed 's/^/  /'
+fi
+# A suite that crashed or broke its plan fails even when no line said "not ok".
+if [ "$prove_rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+    echo "prove reported a broken suite (crash or bad plan); counted as one failure"
+    failed=1
+fi
+if [ "$skipped" -gt 0 ]; then
+    echo "$passed passed, $failed failed, $skipped skipped"
+else
+    echo "$passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]
