@@ -1,0 +1,89 @@
+/* http.h: the emulator's HTTP layer over libmicrohttpd.
+ *
+ * It turns each HTTP request into a struct em_req (method, path, decoded query,
+ * lower-cased headers, body capped at 3 MiB), hands it to one handler function, and
+ * writes back the struct em_resp the handler filled: a whole body, a stream produced
+ * by a blocking callback (watches, followed logs), or a protocol upgrade (exec).
+ * Every response carries X-Request-Id. One thread serves each connection, so a
+ * stream blocks only its own connection.
+ */
+#ifndef EM_HTTP_H
+#define EM_HTTP_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util/buf.h"
+
+#define EM_MAX_BODY (3u * 1024u * 1024u)
+
+struct em_req {
+    const char *method;
+    const char *path;   /* URL path, percent-decoded, without the query */
+    json_t *query;      /* name -> array of decoded values, in the order sent */
+    json_t *headers;    /* lower-case name -> value (repeated headers joined by ", ") */
+    struct nd_buf body;
+    bool body_too_large;
+    char request_id[40];
+    const char *remote; /* peer address as text */
+    void *conn;         /* the MHD connection (for upgrades) */
+};
+
+/* A streamed body: read() blocks until it has bytes (returns their count), the stream
+ * ended (returns 0) or failed (-1). free() is called once when the connection is done. */
+struct em_stream {
+    ssize_t (*read)(void *cls, char *buf, size_t max);
+    void (*free)(void *cls);
+    void *cls;
+    int fd; /* the client's socket, filled by the HTTP layer for disconnect checks; -1 */
+};
+
+/* Called on the raw socket after a 101 Switching Protocols; owns the socket until it
+ * returns. `extra` holds bytes the client sent after its request. */
+typedef void (*em_upgrade_fn)(void *cls, int fd, const char *extra, size_t extra_len);
+
+struct em_resp {
+    int code;
+    struct nd_buf body;
+    char *content_type;   /* default application/json */
+    json_t *headers;      /* name -> string, or array of strings for repeated headers */
+    struct em_stream *stream;
+    em_upgrade_fn upgrade;
+    void *upgrade_cls;
+    void (*upgrade_free)(void *cls); /* called if the upgrade never happens */
+};
+
+typedef void (*em_handler_fn)(void *cls, struct em_req *req, struct em_resp *resp);
+
+struct em_http;
+
+/* Starts serving on addr:port (port 0 picks a free one) with one handler. Returns NULL
+ * and fills err (a short message) on failure. */
+struct em_http *em_http_start(const char *addr, uint16_t port, em_handler_fn handler, void *cls,
+                              struct nd_buf *err);
+uint16_t em_http_port(const struct em_http *h);
+/* Stops accepting new connections (existing ones finish). */
+void em_http_quiesce(struct em_http *h);
+void em_http_stop(struct em_http *h);
+
+/* Request helpers. Values are borrowed from the request. */
+const char *em_req_query(const struct em_req *req, const char *name); /* last value or NULL */
+const char *em_req_header(const struct em_req *req, const char *lname);
+
+/* Response helpers. */
+void em_resp_init(struct em_resp *resp);
+void em_resp_release(struct em_resp *resp);
+void em_resp_set_header(struct em_resp *resp, const char *name, const char *value);
+void em_resp_add_header(struct em_resp *resp, const char *name, const char *value);
+void em_resp_set_type(struct em_resp *resp, const char *content_type);
+/* Body = compact JSON of v (not stolen). */
+void em_resp_json(struct em_resp *resp, int code, const json_t *v);
+void em_resp_text(struct em_resp *resp, int code, const char *content_type, const char *text);
+
+/* Callback for request logging: one line per request when it ends. */
+typedef void (*em_access_log_fn)(void *cls, const struct em_req *req, int code, double ms);
+void em_http_set_access_log(struct em_http *h, em_access_log_fn fn, void *cls);
+
+#endif
