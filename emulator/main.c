@@ -1,11 +1,19 @@
-#include <stdio.h>
+/* nodus-emulator: serves the Nodus API offline from a state directory of JSON files. */
+#include <jansson.h>
 #include <string.h>
+
+#include "server.h"
+#include "util/xmalloc.h"
+
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--version") == 0) {
-        printf("nodus-emulator %s\n", ND_VERSION);
+    nd_xmalloc_install();
+    struct em_server srv;
+    memset(&srv, 0, sizeof srv);
+    int rc = em_options_parse(&srv.opt, argc, argv);
+    if (rc > 0)
         return 0;
-    }
-    printf("usage: nodus-emulator [flags]\n");
-    return 0;
+    if (rc < 0)
+        return 2;
+    return em_server_run(&srv);
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/hash.h"
 #include "util/log.h"
 #include "util/status.h"
 #include "util/xmalloc.h"
@@ -227,6 +228,24 @@ static void test_xasprintf(void **state)
     free(t);
 }
 
+static void test_fnv64(void **state)
+{
+    (void)state;
+    /* Reference vectors of FNV-1a 64. */
+    static const struct {
+        const char *in, *hex;
+    } rows[] = {
+        {"", "cbf29ce484222325"},
+        {"a", "af63dc4c8601ec8c"},
+        {"foobar", "85944171f73967e8"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        char hex[17];
+        nd_hash_hex(nd_fnv64(ND_FNV64_INIT, rows[i].in, strlen(rows[i].in)), hex);
+        assert_string_equal(hex, rows[i].hex);
+    }
+}
+
 int main(void)
 {
     nd_xmalloc_install();
@@ -241,6 +260,7 @@ int main(void)
         cmocka_unit_test(test_log_redact),
         cmocka_unit_test(test_log_levels),
         cmocka_unit_test(test_xasprintf),
+        cmocka_unit_test(test_fnv64),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }

@@ -1,0 +1,15 @@
+/* fsutil.h: small file-system helpers for the state directory. */
+#ifndef EM_FSUTIL_H
+#define EM_FSUTIL_H
+
+#include "util/buf.h"
+
+/* Removes path and, for a directory, everything under it (symbolic links are removed,
+ * never followed). 0 also when path does not exist. */
+int em_rm_rf(const char *path);
+/* mkdir -p. */
+int em_mkdir_p(const char *path);
+/* Reads a whole file into out (appending). -1 with errno on failure. */
+int em_read_file(const char *path, struct nd_buf *out);
+
+#endif

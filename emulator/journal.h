@@ -1,0 +1,60 @@
+/* journal.h: the change journal that watches and continue tokens resume from.
+ *
+ * Every write appends one event (revision, emulated time, ADDED/MODIFIED/DELETED, the
+ * kind's plural and the object as it became; `prev` is the object before, so a watch
+ * with a selector can tell an object entering or leaving it). Events older than 24
+ * hours of the emulator's clock are dropped; a client resuming from before the oldest
+ * kept event gets 410 Expired. Kept in memory and in DIR/history/journal.ndjson.
+ * Not thread-safe: used under the server lock.
+ */
+#ifndef EM_JOURNAL_H
+#define EM_JOURNAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "store.h"
+
+#define EM_HISTORY_MS (24LL * 3600 * 1000)
+
+struct em_event {
+    int64_t rev;
+    int64_t time_ms;
+    const char *type; /* "ADDED", "MODIFIED", "DELETED" (static strings) */
+    char *plural;
+    json_t *obj;      /* reference held by the event */
+    json_t *prev;     /* NULL for ADDED */
+};
+
+struct em_journal {
+    struct em_event *ev;
+    size_t len, cap;
+    int64_t oldest_rev; /* resuming from any revision >= this is complete */
+    char *path;
+    FILE *file;
+    size_t dropped_since_rewrite;
+    struct em_store *store;
+};
+
+/* Loads DIR/history/journal.ndjson (events older than now - 24h are dropped).
+ * current_rev: the store's revision, the starting point when there is no history. */
+int em_journal_open(struct em_journal *j, struct em_store *store, int64_t current_rev,
+                    int64_t now_ms, struct nd_buf *err);
+void em_journal_close(struct em_journal *j);
+/* Appends an event; obj and prev are referenced (not stolen). */
+void em_journal_append(struct em_journal *j, int64_t rev, int64_t time_ms, const char *type,
+                       const char *plural, json_t *obj, json_t *prev);
+/* Drops events older than now - 24h. */
+void em_journal_trim(struct em_journal *j, int64_t now_ms);
+/* Index of the first event with revision > rev (j->len when none). */
+size_t em_journal_after(const struct em_journal *j, int64_t rev);
+/* True when every event after rev is still kept. */
+bool em_journal_covers(const struct em_journal *j, int64_t rev);
+/* The last revision in the journal (0 when empty). */
+int64_t em_journal_last_rev(const struct em_journal *j);
+/* Empties the journal (reset); resuming from before `rev` is then Expired. */
+void em_journal_clear(struct em_journal *j, int64_t rev);
+
+#endif

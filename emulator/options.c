@@ -1,0 +1,158 @@
+/* Command-line options of nodus-emulator. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server.h"
+#include "util/xmalloc.h"
+
+static const char usage[] =
+    "Usage: nodus-emulator [flags]\n"
+    "\n"
+    "Serves the whole Nodus API (nodus.dev/v1) offline, keeping its state as JSON files.\n"
+    "\n"
+    "Flags:\n"
+    "  --state DIR            state directory (default $NODUS_EMULATOR_STATE or ~/.nodus/emulator)\n"
+    "  --listen ADDR:PORT     address to serve on (default 127.0.0.1:8443; port 0 picks a free\n"
+    "                         port, printed on the first line of output)\n"
+    "  --port-file FILE       also write the port to FILE once ready\n"
+    "  --token-file FILE      require bearer tokens (JSON: token -> identity, projects, scopes)\n"
+    "  --speed X              run the emulated clock X times faster than real time (default 1)\n"
+    "  --runtime MODE         simulate (default) or local (run commands as local processes)\n"
+    "  --fsync MODE           always (default), batch or never\n"
+    "  --seed DIR             apply the manifests in DIR (YAML or JSON) before becoming ready\n"
+    "  --reset                empty the state directory first\n"
+    "  --log-format FORMAT    text (default) or json: one line per request on stderr\n"
+    "  --quiet                no request log\n"
+    "  -h, --help             show this help\n"
+    "      --version          show the version\n";
+
+static int parse_listen(struct em_options *opt, const char *arg)
+{
+    const char *colon = strrchr(arg, ':');
+    if (!colon) {
+        fprintf(stderr, "nodus-emulator: --listen wants ADDR:PORT, got %s\n", arg);
+        return -1;
+    }
+    char *end;
+    errno = 0;
+    long port = strtol(colon + 1, &end, 10);
+    if (errno || *end || end == colon + 1 || port < 0 || port > 65535) {
+        fprintf(stderr, "nodus-emulator: --listen: invalid port in %s (0-65535)\n", arg);
+        return -1;
+    }
+    opt->listen_addr = colon == arg ? "127.0.0.1" : nd_xstrndup(arg, (size_t)(colon - arg));
+    opt->port = (uint16_t)port;
+    return 0;
+}
+
+int em_options_parse(struct em_options *opt, int argc, char **argv)
+{
+    enum { O_STATE = 256, O_LISTEN, O_PORT_FILE, O_TOKEN_FILE, O_SPEED, O_RUNTIME, O_FSYNC,
+           O_SEED, O_RESET, O_LOG_FORMAT, O_QUIET, O_VERSION };
+    static const struct option longopts[] = {
+        {"state", required_argument, NULL, O_STATE},
+        {"listen", required_argument, NULL, O_LISTEN},
+        {"port-file", required_argument, NULL, O_PORT_FILE},
+        {"token-file", required_argument, NULL, O_TOKEN_FILE},
+        {"speed", required_argument, NULL, O_SPEED},
+        {"runtime", required_argument, NULL, O_RUNTIME},
+        {"fsync", required_argument, NULL, O_FSYNC},
+        {"seed", required_argument, NULL, O_SEED},
+        {"reset", no_argument, NULL, O_RESET},
+        {"log-format", required_argument, NULL, O_LOG_FORMAT},
+        {"quiet", no_argument, NULL, O_QUIET},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, O_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    opt->listen_addr = "127.0.0.1";
+    opt->port = 8443;
+    opt->speed = 1.0;
+    opt->runtime = "simulate";
+    opt->fsync_mode = EM_FSYNC_ALWAYS;
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        switch (c) {
+        case O_STATE: opt->state_dir = optarg; break;
+        case O_LISTEN:
+            if (parse_listen(opt, optarg) < 0)
+                return -1;
+            break;
+        case O_PORT_FILE: opt->port_file = optarg; break;
+        case O_TOKEN_FILE: opt->token_file = optarg; break;
+        case O_SPEED: {
+            char *end;
+            opt->speed = strtod(optarg, &end);
+            if (*end || end == optarg || !(opt->speed > 0) || opt->speed > 1e6) {
+                fprintf(stderr, "nodus-emulator: --speed wants a number > 0, got %s\n", optarg);
+                return -1;
+            }
+            break;
+        }
+        case O_RUNTIME:
+            if (strcmp(optarg, "simulate") != 0 && strcmp(optarg, "local") != 0) {
+                fprintf(stderr, "nodus-emulator: --runtime is simulate or local, got %s\n",
+                        optarg);
+                return -1;
+            }
+            opt->runtime = optarg;
+            break;
+        case O_FSYNC:
+            if (strcmp(optarg, "always") == 0)
+                opt->fsync_mode = EM_FSYNC_ALWAYS;
+            else if (strcmp(optarg, "batch") == 0)
+                opt->fsync_mode = EM_FSYNC_BATCH;
+            else if (strcmp(optarg, "never") == 0)
+                opt->fsync_mode = EM_FSYNC_NEVER;
+            else {
+                fprintf(stderr, "nodus-emulator: --fsync is always, batch or never, got %s\n",
+                        optarg);
+                return -1;
+            }
+            break;
+        case O_SEED: opt->seed_dir = optarg; break;
+        case O_RESET: opt->reset = true; break;
+        case O_LOG_FORMAT:
+            if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0) {
+                fprintf(stderr, "nodus-emulator: --log-format is text or json, got %s\n", optarg);
+                return -1;
+            }
+            opt->log_json = strcmp(optarg, "json") == 0;
+            break;
+        case O_QUIET: opt->quiet = true; break;
+        case 'h': fputs(usage, stdout); return 1;
+        case O_VERSION: printf("nodus-emulator %s\n", ND_VERSION); return 1;
+        case ':':
+            fprintf(stderr, "nodus-emulator: %s needs a value\n", argv[optind - 1]);
+            return -1;
+        default:
+            fprintf(stderr, "nodus-emulator: unknown flag %s\nRun 'nodus-emulator --help'.\n",
+                    argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "nodus-emulator: unexpected argument %s\nRun 'nodus-emulator --help'.\n",
+                argv[optind]);
+        return -1;
+    }
+    if (!opt->state_dir) {
+        const char *env = getenv("NODUS_EMULATOR_STATE");
+        const char *home = getenv("HOME");
+        if (env && *env)
+            opt->state_dir = env;
+        else
+            opt->state_dir = nd_xasprintf("%s/.nodus/emulator", home && *home ? home : ".");
+    }
+    bool loopback = strncmp(opt->listen_addr, "127.", 4) == 0;
+    if (!loopback && !opt->token_file) {
+        fprintf(stderr, "nodus-emulator: listening on %s (not loopback) needs --token-file\n",
+                opt->listen_addr);
+        return -1;
+    }
+    return 0;
+}

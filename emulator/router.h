@@ -1,0 +1,18 @@
+/* router.h: maps each request to its handler (API paths, discovery, OpenAPI, control
+ * endpoints, docs) and turns every failure into a Status answer. */
+#ifndef EM_ROUTER_H
+#define EM_ROUTER_H
+
+#include "server.h"
+
+int em_router_init(struct em_server *srv, struct nd_buf *err);
+/* Applies --seed manifests and makes sure the built-in projects and catalogue exist.
+ * Called after the server listens and before it reports ready. */
+int em_router_seed(struct em_server *srv, struct nd_buf *err);
+/* The em_handler_fn given to the HTTP layer; cls is the struct em_server. */
+void em_router_handle(void *cls, struct em_req *req, struct em_resp *resp);
+/* Ends background work (controllers, streams) before the HTTP layer stops. */
+void em_router_stop(struct em_server *srv);
+void em_router_release(struct em_server *srv);
+
+#endif

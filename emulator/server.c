@@ -1,0 +1,198 @@
+/* The emulator's life: open the state, serve, shut down cleanly on SIGTERM/SIGINT. */
+#include "server.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "router.h"
+#include "util/xmalloc.h"
+
+static void access_log(void *cls, const struct em_req *req, int code, double ms)
+{
+    struct em_server *srv = cls;
+    if (srv->opt.quiet)
+        return;
+    const char *ua = em_req_header(req, "user-agent");
+    if (srv->opt.log_json) {
+        json_t *j = json_pack("{sssssisfsssss}", "method", req->method, "path", req->path, "code",
+                              code, "ms", ms, "requestId", req->request_id, "userAgent",
+                              ua ? ua : "", "remote", req->remote ? req->remote : "");
+        char *s = json_dumps(j, JSON_COMPACT);
+        fprintf(stderr, "%s\n", s);
+        free(s);
+        json_decref(j);
+    } else {
+        fprintf(stderr, "%s %s %d %.1fms %s\n", req->method, req->path, code, ms,
+                req->request_id);
+    }
+}
+
+static int reset_state(const char *dir)
+{
+    static const char *const parts[] = {"objects", "history", "idempotency", "logs",
+                                        "files",   "snapshots", "emulator.json", NULL};
+    int rc = 0;
+    for (int i = 0; parts[i]; i++) {
+        char *p = nd_xasprintf("%s/%s", dir, parts[i]);
+        if (em_rm_rf(p) < 0)
+            rc = -1;
+        free(p);
+    }
+    return rc;
+}
+
+static int64_t load_meta(struct em_server *srv)
+{
+    char *path = em_store_path(&srv->store, "emulator.json");
+    struct nd_buf b = ND_BUF_INIT;
+    int64_t offset = 0;
+    if (em_read_file(path, &b) == 0) {
+        json_t *j = json_loadb(b.data, b.len, 0, NULL);
+        json_int_t rev = json_integer_value(json_object_get(j, "revision"));
+        if (rev > srv->store.revision)
+            srv->store.revision = rev;
+        offset = json_integer_value(json_object_get(j, "clockOffsetMs"));
+        json_decref(j);
+    }
+    nd_buf_release(&b);
+    free(path);
+    return offset;
+}
+
+/* emulator.json: format version, revision counter and clock, so a restart continues. */
+static void save_meta(struct em_server *srv)
+{
+    json_t *j = json_pack("{sisIsI}", "formatVersion", 1, "revision",
+                          (json_int_t)srv->store.revision, "clockOffsetMs",
+                          (json_int_t)em_clock_offset_ms(&srv->clock));
+    char *s = json_dumps(j, JSON_INDENT(2));
+    char *path = em_store_path(&srv->store, "emulator.json");
+    struct nd_status st = ND_STATUS_INIT;
+    if (em_store_write_file(&srv->store, path, s, strlen(s), &st) < 0)
+        fprintf(stderr, "nodus-emulator: %s\n", st.message);
+    nd_status_release(&st);
+    free(path);
+    free(s);
+    json_decref(j);
+}
+
+static int write_port_file(const char *path, unsigned port)
+{
+    char *tmp = nd_xasprintf("%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        free(tmp);
+        return -1;
+    }
+    fprintf(f, "%u\n", port);
+    int rc = fclose(f);
+    if (rc == 0)
+        rc = rename(tmp, path);
+    free(tmp);
+    return rc;
+}
+
+int em_server_run(struct em_server *srv)
+{
+    struct nd_buf err = ND_BUF_INIT, report = ND_BUF_INIT;
+    int status = 1;
+
+    /* Signals are taken by sigwait() in this thread only; SIGPIPE is ignored so a
+     * client that goes away is an error on write, not the end of the emulator. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    pthread_mutex_init(&srv->lock, NULL);
+    pthread_cond_init(&srv->changed, NULL);
+
+    if (srv->opt.reset && em_mkdir_p(srv->opt.state_dir) == 0 &&
+        reset_state(srv->opt.state_dir) < 0) {
+        fprintf(stderr, "nodus-emulator: cannot empty %s: %s\n", srv->opt.state_dir,
+                strerror(errno));
+        goto out;
+    }
+    if (em_store_open(&srv->store, srv->opt.state_dir, srv->opt.fsync_mode, &report, &err) < 0) {
+        fprintf(stderr, "nodus-emulator: %s\n", err.data);
+        goto out;
+    }
+    if (report.len)
+        fputs(report.data, stderr);
+    int64_t offset = load_meta(srv);
+    em_clock_init(&srv->clock, srv->opt.speed, offset);
+    if (em_journal_open(&srv->journal, &srv->store, srv->store.revision,
+                        em_clock_now_ms(&srv->clock), &err) < 0) {
+        fprintf(stderr, "nodus-emulator: %s\n", err.data);
+        goto out_store;
+    }
+    if (em_journal_last_rev(&srv->journal) > srv->store.revision)
+        srv->store.revision = em_journal_last_rev(&srv->journal);
+
+    if (em_router_init(srv, &err) < 0) {
+        fprintf(stderr, "nodus-emulator: %s\n", err.data);
+        goto out_journal;
+    }
+
+    srv->http = em_http_start(srv->opt.listen_addr, srv->opt.port, em_router_handle, srv, &err);
+    if (!srv->http) {
+        fprintf(stderr, "nodus-emulator: %s\n", err.data);
+        goto out_router;
+    }
+    em_http_set_access_log(srv->http, access_log, srv);
+    unsigned port = em_http_port(srv->http);
+    snprintf(srv->base_url, sizeof srv->base_url, "http://%s:%u", srv->opt.listen_addr, port);
+
+    if (em_router_seed(srv, &err) < 0) {
+        fprintf(stderr, "nodus-emulator: %s\n", err.data);
+        goto out_http;
+    }
+    pthread_mutex_lock(&srv->lock);
+    srv->ready = true;
+    pthread_mutex_unlock(&srv->lock);
+
+    if (srv->opt.port_file && write_port_file(srv->opt.port_file, port) < 0) {
+        fprintf(stderr, "nodus-emulator: cannot write %s: %s\n", srv->opt.port_file,
+                strerror(errno));
+        goto out_http;
+    }
+    printf("listening on %s\n", srv->base_url);
+    fflush(stdout);
+
+    int sig = 0;
+    while (sigwait(&set, &sig) != 0 || (sig != SIGINT && sig != SIGTERM))
+        ;
+    if (!srv->opt.quiet)
+        fprintf(stderr, "nodus-emulator: %s, shutting down\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    status = 0;
+
+out_http:
+    /* Stop taking connections, end every stream, then wait for the handlers. */
+    em_http_quiesce(srv->http);
+    pthread_mutex_lock(&srv->lock);
+    srv->stopping = 1;
+    pthread_cond_broadcast(&srv->changed);
+    pthread_mutex_unlock(&srv->lock);
+    em_router_stop(srv);
+    em_http_stop(srv->http);
+out_router:
+    save_meta(srv);
+    em_router_release(srv);
+out_journal:
+    em_journal_close(&srv->journal);
+out_store:
+    em_store_close(&srv->store);
+out:
+    nd_buf_release(&err);
+    nd_buf_release(&report);
+    pthread_cond_destroy(&srv->changed);
+    pthread_mutex_destroy(&srv->lock);
+    return status;
+}

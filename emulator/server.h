@@ -1,0 +1,64 @@
+/* server.h: one running emulator: its options, state and the lock that guards it.
+ *
+ * Every request handler, controller tick and stream read takes `lock`; `changed` is
+ * broadcast after every write to the store (watch streams wait on it) and at shutdown.
+ */
+#ifndef EM_SERVER_H
+#define EM_SERVER_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clock.h"
+#include "http.h"
+#include "journal.h"
+#include "store.h"
+
+struct em_options {
+    const char *state_dir;
+    const char *listen_addr;
+    uint16_t port;
+    const char *port_file;
+    const char *token_file;
+    double speed;
+    const char *runtime; /* "simulate" or "local" */
+    enum em_fsync fsync_mode;
+    const char *seed_dir;
+    bool reset;
+    bool log_json;
+    bool quiet;
+};
+
+struct em_stats {
+    uint64_t requests;
+    uint64_t watches_open;
+    uint64_t watches_total;
+};
+
+struct em_server {
+    struct em_options opt;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    struct em_store store;
+    struct em_journal journal;
+    struct em_clock clock;
+    struct em_stats stats;
+    json_t *idempotency; /* key -> saved first response (see idempotency.h) */
+    json_t *faults;      /* array of injected faults (see admin.c) */
+    json_t *tokens;      /* token -> identity (when --token-file) */
+    struct em_http *http;
+    char base_url[80];
+    bool ready;
+    volatile sig_atomic_t stopping;
+};
+
+/* Parses argv into opt; prints usage/version and returns 1 when the program should exit
+ * 0, -1 (after a message on stderr) for a usage error, 0 to run. */
+int em_options_parse(struct em_options *opt, int argc, char **argv);
+/* Runs until SIGTERM/SIGINT; returns the exit status. */
+int em_server_run(struct em_server *srv);
+
+#endif
