@@ -12,36 +12,62 @@ struct reason_row {
     const char *reason;
     int http;
     int exit_code;
+    const char *summary; /* when it happens (the error reference page) */
+    const char *fix;     /* what a user does next, when the server has nothing better */
 };
 
-/* The API's error table (api.md) and the CLI's exit codes (cli.md). */
+/* The API's error table (api.md), the CLI's exit codes (cli.md) and the text of the
+ * error reference the emulator serves under /docs/. */
 static const struct reason_row reasons[] = {
-    {"BadRequest", 400, 1},
-    {"Unauthorized", 401, 5},
-    {"Forbidden", 403, 5},
-    {"NotFound", 404, 3},
-    {"MethodNotAllowed", 405, 1},
-    {"NotAcceptable", 406, 1},
-    {"AlreadyExists", 409, 4},
-    {"Conflict", 409, 4},
-    {"Expired", 410, 1},
-    {"Gone", 410, 1},
-    {"IdempotencyKeyReused", 422, 4},
-    {"IdempotencyKeyRequired", 428, 1},
-    {"PreconditionFailed", 412, 4},
-    {"RequestEntityTooLarge", 413, 1},
-    {"UnsupportedMediaType", 415, 1},
-    {"Invalid", 422, 1},
-    {"FieldImmutable", 422, 4},
-    {"BudgetExceeded", 403, 8},
-    {"ConsentRequired", 428, 8},
-    {"TooManyRequests", 429, 1},
-    {"InternalError", 500, 1},
-    {"ServiceUnavailable", 503, 1},
-    {"Timeout", 504, 6},
+    {"BadRequest", 400, 1, "The request is malformed: a body that does not parse, or a query "
+     "value that is not valid.", "Check the request body and query parameters."},
+    {"Unauthorized", 401, 5, "The request has no bearer token, or one the server does not know.",
+     "Set a token: nodus config set-credentials NAME --token TOKEN."},
+    {"Forbidden", 403, 5, "The token may not act in that project, or the write targets the "
+     "read-only project nodus.", "Use a project your token may write to (-n PROJECT)."},
+    {"NotFound", 404, 3, "No such object, project, kind or path.",
+     "List what exists: nodus get KIND -n PROJECT."},
+    {"MethodNotAllowed", 405, 1, "The verb is not served on that path.",
+     "See the API reference for the verbs each path serves."},
+    {"NotAcceptable", 406, 1, "The Accept header names nothing the server can send.",
+     "Ask for application/json."},
+    {"AlreadyExists", 409, 4, "An object with that name exists with a different spec; the "
+     "causes list each differing field.", "Pick another name, or change the object with apply."},
+    {"Conflict", 409, 4, "The resourceVersion sent is stale (someone changed the object since "
+     "you read it), or server-side apply found fields owned by another manager.",
+     "Read the object again and retry, or apply with --force-conflicts."},
+    {"Expired", 410, 1, "The watch or continue token points before the 24 hours of kept "
+     "history.", "List again and watch from the new resourceVersion."},
+    {"Gone", 410, 1, "The resource is gone.", "List again."},
+    {"IdempotencyKeyReused", 422, 4, "The Idempotency-Key was already used for a different "
+     "request.", "Send a new Idempotency-Key for a new request."},
+    {"IdempotencyKeyRequired", 428, 1, "A create with metadata.generateName needs an "
+     "Idempotency-Key header, so a retry cannot create a second object.",
+     "Send an Idempotency-Key header, or set metadata.name."},
+    {"PreconditionFailed", 412, 4, "If-Match no longer matches: the spec or the price book "
+     "changed since the review.", "Review again with --dry-run=server and send the new ETag."},
+    {"RequestEntityTooLarge", 413, 1, "The body is larger than 3 MiB.",
+     "Split the request or shrink the object."},
+    {"UnsupportedMediaType", 415, 1, "The Content-Type is not accepted here (strategic merge "
+     "patch is not served for Nodus kinds).", "Use --type merge or --type json."},
+    {"Invalid", 422, 1, "A field fails validation; the causes name each field.",
+     "Fix the fields named in the causes."},
+    {"FieldImmutable", 422, 4, "The write changes a field that cannot change after create; the "
+     "causes name each field.", "Delete and recreate the object to change those fields."},
+    {"BudgetExceeded", 403, 8, "A Budget in scope would be exceeded by this launch.",
+     "Raise the Budget's limitUSD or lower the object's maxCostUSD."},
+    {"ConsentRequired", 428, 8, "A paid feature needs the caller's consent to its price "
+     "(header Nodus-Price-Consent).", "Repeat the request with the Nodus-Price-Consent header."},
+    {"TooManyRequests", 429, 1, "Rate limited.", "Wait for Retry-After seconds and retry."},
+    {"InternalError", 500, 1, "A bug in the server. It is never a crash; the requestId finds "
+     "it in the logs.", "Retry; if it persists, report the requestId."},
+    {"ServiceUnavailable", 503, 1, "The server is shutting down or not ready, or a fault was "
+     "injected.", "Retry in a moment."},
+    {"Timeout", 504, 6, "The request or wait did not finish in time.",
+     "Retry with a longer --request-timeout or --timeout."},
     /* client-side only */
-    {"Usage", 0, 2},
-    {"Unreachable", 0, 7},
+    {"Usage", 0, 2, NULL, NULL},
+    {"Unreachable", 0, 7, NULL, NULL},
 };
 
 static const struct reason_row *find_reason(const char *reason)
@@ -317,6 +343,25 @@ int nd_status_exit_code(const struct nd_status *st)
     case 409: return 4;
     default: return 1;
     }
+}
+
+const char *nd_reason_at(size_t i, int *http, const char **summary, const char **fix)
+{
+    if (i >= sizeof reasons / sizeof reasons[0] || !reasons[i].summary)
+        return NULL;
+    if (http)
+        *http = reasons[i].http;
+    if (summary)
+        *summary = reasons[i].summary;
+    if (fix)
+        *fix = reasons[i].fix;
+    return reasons[i].reason;
+}
+
+const char *nd_reason_fix(const char *reason)
+{
+    const struct reason_row *r = find_reason(reason);
+    return r ? r->fix : NULL;
 }
 
 char *nd_status_docs_url(const char *base, const char *reason)

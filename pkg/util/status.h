@@ -72,6 +72,11 @@ const char *nd_reason_for_http_code(int code);
 bool nd_reason_known(const char *reason);
 /* The CLI's exit code for an error (cli.md "Errors and exit codes"): 0 when no error. */
 int nd_status_exit_code(const struct nd_status *st);
+/* The i-th reason of the API's table with its HTTP code, summary and default fix (for
+ * the error reference); NULL past the end. */
+const char *nd_reason_at(size_t i, int *http, const char **summary, const char **fix);
+/* A reason's default fix text, or NULL. */
+const char *nd_reason_fix(const char *reason);
 /* "<base>/reference/errors/#<reason in lower case>". New string. */
 char *nd_status_docs_url(const char *base, const char *reason);
 

@@ -228,6 +228,26 @@ static void test_xasprintf(void **state)
     free(t);
 }
 
+static void test_reason_reference(void **state)
+{
+    (void)state;
+    /* Every reason of the API's error table has a page entry with its code and a fix;
+     * the client-side reasons do not. */
+    size_t n = 0;
+    int http;
+    const char *summary, *fix, *reason;
+    while ((reason = nd_reason_at(n, &http, &summary, &fix))) {
+        assert_int_equal(http, nd_reason_http_code(reason));
+        assert_true(strlen(summary) > 10);
+        assert_true(strlen(fix) > 5);
+        assert_string_equal(nd_reason_fix(reason), fix);
+        assert_string_not_equal(reason, "Usage");
+        n++;
+    }
+    assert_int_equal(n, 23);
+    assert_null(nd_reason_fix("Usage"));
+}
+
 static void test_fnv64(void **state)
 {
     (void)state;
@@ -261,6 +281,7 @@ int main(void)
         cmocka_unit_test(test_log_levels),
         cmocka_unit_test(test_xasprintf),
         cmocka_unit_test(test_fnv64),
+        cmocka_unit_test(test_reason_reference),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
