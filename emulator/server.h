@@ -32,6 +32,8 @@ struct em_options {
     bool quiet;
 };
 
+struct em_faults;
+
 struct em_stats {
     uint64_t requests;
     uint64_t watches_open;
@@ -47,7 +49,7 @@ struct em_server {
     struct em_clock clock;
     struct em_stats stats;
     json_t *idempotency; /* key -> saved first response (see idempotency.h) */
-    json_t *faults;      /* array of injected faults (see admin.c) */
+    struct em_faults *faults; /* injected faults (admin.c) */
     json_t *tokens;      /* token -> identity (when --token-file) */
     struct em_http *http;
     char base_url[80];

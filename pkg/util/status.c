@@ -162,7 +162,7 @@ void nd_status_prefix(struct nd_status *st, const char *fmt, ...)
     st->message = nd_buf_detach(&b);
 }
 
-static json_t *details(struct nd_status *st)
+json_t *nd_status_details(struct nd_status *st)
 {
     if (!st->details)
         st->details = json_object();
@@ -172,7 +172,7 @@ static json_t *details(struct nd_status *st)
 void nd_status_set_target(struct nd_status *st, const char *name, const char *group,
                           const char *kind)
 {
-    json_t *d = details(st);
+    json_t *d = nd_status_details(st);
     if (name)
         json_object_set_new(d, "name", json_string(name));
     if (group)
@@ -189,7 +189,7 @@ void nd_status_add_cause(struct nd_status *st, const char *reason, const char *f
     va_start(ap, fmt);
     nd_buf_vaddf(&b, fmt, ap);
     va_end(ap);
-    json_t *d = details(st);
+    json_t *d = nd_status_details(st);
     json_t *causes = json_object_get(d, "causes");
     if (!json_is_array(causes)) {
         causes = json_array();

@@ -48,6 +48,8 @@ void nd_status_prefix(struct nd_status *st, const char *fmt, ...)
 /* Sets details.name, details.group and details.kind (any may be NULL). */
 void nd_status_set_target(struct nd_status *st, const char *name, const char *group,
                           const char *kind);
+/* The details object, created when absent. BORROWED. */
+json_t *nd_status_details(struct nd_status *st);
 /* Appends {reason, field, message} to details.causes. field may be NULL. */
 void nd_status_add_cause(struct nd_status *st, const char *reason, const char *field,
                          const char *fmt, ...) __attribute__((format(printf, 4, 5)));

@@ -1,0 +1,22 @@
+/* admin.h: the control endpoints under /emulator/v1/ and injected faults.
+ * All called with the server lock held. */
+#ifndef EM_ADMIN_H
+#define EM_ADMIN_H
+
+#include "server.h"
+
+/* Serves /emulator/v1/<rest>. */
+void em_admin_handle(struct em_server *srv, const struct em_req *req, struct em_resp *resp,
+                     const char *rest);
+/* When an injected fault matches the request: fills resp, sets *delay_ms (how long to
+ * wait before answering, with the lock released) and returns 1. 0 otherwise. A fault
+ * with status 0 only delays: resp is left alone and 0 is returned after *delay_ms is set. */
+int em_faults_check(struct em_server *srv, const struct em_req *req, struct em_resp *resp,
+                    int64_t *delay_ms);
+void em_faults_release(struct em_server *srv);
+
+/* Hooks the admin endpoints call into the rest of the emulator. */
+int em_reset_state(struct em_server *srv, struct nd_status *st);
+json_t *em_stats_json(struct em_server *srv); /* NEW */
+
+#endif

@@ -1,0 +1,29 @@
+/* idempotency.h: Idempotency-Key handling for writes.
+ *
+ * The first response to a write carrying a key is kept for 24 hours of the emulator's
+ * clock (in memory and in DIR/idempotency/<hash>.json) with a fingerprint of the request
+ * (method, path, query, content type, body). The same key with the same request replays
+ * that response byte for byte plus `Idempotent-Replayed: true`; with another request
+ * it fails IdempotencyKeyReused. 5xx answers are not kept, so a retry runs again.
+ * Called with the server lock held.
+ */
+#ifndef EM_IDEMPOTENCY_H
+#define EM_IDEMPOTENCY_H
+
+#include <stdbool.h>
+
+#include "server.h"
+
+/* Loads the saved keys (dropping expired ones). */
+void em_idem_load(struct em_server *srv);
+/* For a request with an Idempotency-Key: 1 when resp was filled (a replay or an
+ * IdempotencyKeyReused error), 0 when the request should run. */
+int em_idem_check(struct em_server *srv, const struct em_req *req, struct em_resp *resp);
+/* Records the response of a request that ran (no-op without a key or for 5xx). */
+void em_idem_save(struct em_server *srv, const struct em_req *req, const struct em_resp *resp);
+/* Forgets every key (reset). */
+void em_idem_clear(struct em_server *srv);
+/* Drops keys older than 24 hours. */
+void em_idem_expire(struct em_server *srv);
+
+#endif
