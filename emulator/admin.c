@@ -8,7 +8,6 @@
 #include <strings.h>
 
 #include "errors.h"
-#include "json/json.h"
 #include "util/xmalloc.h"
 
 /* One injected fault: the object as posted, its compiled path pattern and how many
@@ -166,9 +165,13 @@ void em_admin_handle(struct em_server *srv, const struct em_req *req, struct em_
         json_decref(j);
     } else if (strcmp(rest, "faults") == 0 && (post || get || del)) {
         if (post) {
-            json_t *body = nd_json_load(req->body.data, req->body.len, "body", &st);
-            if (!body)
+            json_error_t jerr;
+            json_t *body = json_loadb(req->body.data, req->body.len, JSON_REJECT_DUPLICATES, &jerr);
+            if (!body) {
+                nd_status_set(&st, "BadRequest", NULL, "body: line %d, column %d: %s", jerr.line,
+                              jerr.column, jerr.text);
                 goto fail;
+            }
             int rc = 0;
             if (json_is_array(body)) {
                 size_t i;

@@ -7,13 +7,13 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "util/id.h"
 #include "util/xmalloc.h"
 
 struct em_http {
@@ -36,20 +36,11 @@ struct conn_req {
     bool handled;
 };
 
-static atomic_uint_fast64_t request_seq;
-
 static void make_request_id(char out[40])
 {
-    /* Unique within a run and across restarts: start time in ms + a sequence. */
-    static uint64_t boot;
-    if (!boot) {
-        struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        boot = (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-    }
-    uint64_t n = atomic_fetch_add(&request_seq, 1) + 1;
-    snprintf(out, 40, "req_%011llx%08llx", (unsigned long long)(boot & 0xfffffffffffULL),
-             (unsigned long long)(n & 0xffffffffULL));
+    char ulid[27];
+    nd_ulid_new(ulid);
+    snprintf(out, 40, "req_%s", ulid);
 }
 
 static double elapsed_ms(const struct timespec *start)
