@@ -9,6 +9,8 @@ int em_router_init(struct em_server *srv, struct nd_buf *err);
 /* Applies --seed manifests and makes sure the built-in projects and catalogue exist.
  * Called after the server listens and before it reports ready. */
 int em_router_seed(struct em_server *srv, struct nd_buf *err);
+/* Makes sure the projects default and nodus and the Image catalogue exist. */
+int em_builtin_ensure(struct em_server *srv, struct nd_status *st);
 /* The em_handler_fn given to the HTTP layer; cls is the struct em_server. */
 void em_router_handle(void *cls, struct em_req *req, struct em_resp *resp);
 /* Ends background work (controllers, streams) before the HTTP layer stops. */
