@@ -1,0 +1,108 @@
+#include "util/quote.h"
+
+#include <string.h>
+
+/* Length of the valid UTF-8 sequence starting at p (at most n bytes available), or 0
+ * when the bytes there are not one (overlong forms, surrogates and values above
+ * U+10FFFF are invalid, as for Go's utf8.DecodeRuneInString). */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+    unsigned char c = p[0];
+    size_t len;
+    unsigned lo = 0x80, hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        if (c == 0xe0)
+            lo = 0xa0;
+        else if (c == 0xed)
+            hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        if (c == 0xf0)
+            lo = 0x90;
+        else if (c == 0xf4)
+            hi = 0x8f;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf)
+            return 0;
+    return len;
+}
+
+int nd_quote_n(struct nd_buf *b, const char *s, size_t n, size_t max)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    if (!s)
+        n = 0;
+    int rc = nd_buf_addch(b, '"');
+    size_t i = 0;
+    while (i < n) {
+        unsigned char c = p[i];
+        size_t step = 1;
+        if (c >= 0x80)
+            step = utf8_len(p + i, n - i);
+        if (max && i + (step ? step : 1) > max)
+            break;
+        if (c >= 0x80 && step) {
+            rc |= nd_buf_add(b, p + i, step);
+            i += step;
+            continue;
+        }
+        i++;
+        switch (c) {
+        case '"':
+            rc |= nd_buf_adds(b, "\\\"");
+            continue;
+        case '\\':
+            rc |= nd_buf_adds(b, "\\\\");
+            continue;
+        case '\a':
+            rc |= nd_buf_adds(b, "\\a");
+            continue;
+        case '\b':
+            rc |= nd_buf_adds(b, "\\b");
+            continue;
+        case '\f':
+            rc |= nd_buf_adds(b, "\\f");
+            continue;
+        case '\n':
+            rc |= nd_buf_adds(b, "\\n");
+            continue;
+        case '\r':
+            rc |= nd_buf_adds(b, "\\r");
+            continue;
+        case '\t':
+            rc |= nd_buf_adds(b, "\\t");
+            continue;
+        case '\v':
+            rc |= nd_buf_adds(b, "\\v");
+            continue;
+        default:
+            break;
+        }
+        if (c < 0x20 || c >= 0x7f) {
+            char esc[4] = {'\\', 'x', hex[c >> 4], hex[c & 15]};
+            rc |= nd_buf_add(b, esc, sizeof esc);
+        } else {
+            rc |= nd_buf_addch(b, (char)c);
+        }
+    }
+    rc |= nd_buf_addch(b, '"');
+    if (i < n)
+        rc |= nd_buf_adds(b, "...");
+    return rc ? -1 : 0;
+}
+
+int nd_quote(struct nd_buf *b, const char *s, size_t max)
+{
+    return nd_quote_n(b, s, s ? strlen(s) : 0, max);
+}
