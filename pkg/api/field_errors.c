@@ -93,9 +93,12 @@ static void vadd_value(struct nd_field_errors *e, const char *type, const char *
         nd_buf_adds(&b, ": ");
         nd_field_errors_format_value(&b, value);
     }
-    if (fmt && *fmt) {
-        nd_buf_adds(&b, ": ");
-        nd_buf_vaddf(&b, fmt, ap);
+    if (fmt) {
+        struct nd_buf detail = ND_BUF_INIT;
+        nd_buf_vaddf(&detail, fmt, ap);
+        if (detail.len)
+            nd_buf_addf(&b, ": %s", detail.data);
+        nd_buf_release(&detail);
     }
     add(e, type, field, b.data, NULL);
     nd_buf_release(&b);

@@ -123,8 +123,13 @@ static json_t *assemble(const struct nd_kind *k, const json_t *file)
     nd_buf_addf(&d, "Kind is the kind of the object: %s.", k->kind);
     json_object_set_new(props, "kind", string_prop(d.data));
     nd_buf_release(&d);
+    /* kubectl explain shows a description beside a $ref (the reference wins for
+     * everything else, as OpenAPI 3.0 says) */
     json_object_set_new(props, "metadata",
-                        json_pack("{s:s}", "$ref", "#/components/schemas/" OBJECT_META));
+                        json_pack("{s:s, s:s}", "$ref", "#/components/schemas/" OBJECT_META,
+                                  "description",
+                                  "Metadata is the object's name, project, labels and "
+                                  "annotations, and what Nodus maintains about it."));
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)json_object_get(file, "properties"), key, v)

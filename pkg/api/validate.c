@@ -19,27 +19,6 @@ struct walk {
     struct nd_buf path; /* the field being looked at */
 };
 
-static const char *type_name(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "object";
-    case JSON_ARRAY:
-        return "array";
-    case JSON_STRING:
-        return "string";
-    case JSON_INTEGER:
-        return "integer";
-    case JSON_REAL:
-        return "number";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "boolean";
-    default:
-        return "null";
-    }
-}
-
 static bool is_whole(const json_t *v)
 {
     if (json_is_integer(v))
@@ -407,10 +386,10 @@ int nd_kind_validate(const struct nd_kind *k, const json_t *obj, enum nd_field_v
     }
     struct walk w = {fv, warnings, &errs, ND_BUF_INIT};
     check_header(k, obj, &errs);
-    check_object(&w, schema, obj, "status");
-    nd_buf_release(&w.path);
     if (json_is_object(json_object_get(obj, "metadata")))
         check_metadata(json_object_get(obj, "metadata"), &errs);
+    check_object(&w, schema, obj, "status");
+    nd_buf_release(&w.path);
     if (k->validate_extra)
         k->validate_extra(k, obj, &errs);
     return finish(k, obj, &errs, st);
