@@ -123,8 +123,8 @@ void nd_field_errors_invalid(struct nd_field_errors *e, const char *field, const
     va_end(ap);
 }
 
-void nd_field_errors_type_invalid(struct nd_field_errors *e, const char *field,
-                                  const json_t *value, const char *fmt, ...)
+void nd_field_errors_type_invalid(struct nd_field_errors *e, const char *field, const json_t *value,
+                                  const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

@@ -42,15 +42,14 @@ void nd_field_errors_required(struct nd_field_errors *e, const char *field, cons
 void nd_field_errors_invalid(struct nd_field_errors *e, const char *field, const json_t *value,
                              const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Invalid value (type): reason FieldValueTypeInvalid. */
-void nd_field_errors_type_invalid(struct nd_field_errors *e, const char *field,
-                                  const json_t *value, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+void nd_field_errors_type_invalid(struct nd_field_errors *e, const char *field, const json_t *value,
+                                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Unsupported value: <value>: supported values: "a", "b" (supported NULL-terminated). */
 void nd_field_errors_not_supported(struct nd_field_errors *e, const char *field,
                                    const json_t *value, const char *const *supported);
 /* Forbidden: <detail>. */
-void nd_field_errors_forbidden(struct nd_field_errors *e, const char *field, const char *fmt,
-                               ...) __attribute__((format(printf, 3, 4)));
+void nd_field_errors_forbidden(struct nd_field_errors *e, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Duplicate value: <value>. */
 void nd_field_errors_duplicate(struct nd_field_errors *e, const char *field, const json_t *value);
 /* Too many: <actual>: must have at most <max> items. */

@@ -26,11 +26,8 @@ struct cron_field {
 };
 
 static const struct cron_field cron_fields[5] = {
-    {0, 59, NULL, 0},
-    {0, 23, NULL, 0},
-    {1, 31, NULL, 0},
-    {1, 12, month_names, 12},
-    {0, 7, day_names, 7},
+    {0, 59, NULL, 0},         {0, 23, NULL, 0},     {1, 31, NULL, 0},
+    {1, 12, month_names, 12}, {0, 7, day_names, 7},
 };
 
 /* One number or name at *p, within the field's bounds. */

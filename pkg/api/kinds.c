@@ -3,11 +3,12 @@
 #include "api/validate_extra.h"
 
 #define LIST(...) ((const char *const[]){__VA_ARGS__, NULL})
-#define NONE ((const char *const[]){NULL})
-#define NODUS_GV .group = "nodus.dev", .version = "v1", .api_version = "nodus.dev/v1"
-#define CORE_GV .group = "", .version = "v1", .api_version = "v1"
+#define NONE      ((const char *const[]){NULL})
+#define NODUS_GV  .group = "nodus.dev", .version = "v1", .api_version = "nodus.dev/v1"
+#define CORE_GV   .group = "", .version = "v1", .api_version = "v1"
 
 /* Columns shared by several kinds. */
+/* clang-format off */
 #define COL_NAME                                                                                   \
     {"NAME", "string", "name", ".metadata.name", 0, ND_RENDER_RAW,                                 \
      "Name of the object, unique within its project and kind."}
@@ -27,6 +28,7 @@
     {"COST", "string", "", ".status.costUSD", 0, ND_RENDER_MONEY,                                  \
      "Cost accrued so far, in US dollars."}
 #define COL_END {NULL}
+/* clang-format on */
 
 #define SEL_BASE "metadata.name", "metadata.namespace", "status.phase"
 
@@ -199,7 +201,7 @@ static const struct nd_mutable none_mutable[] = {
     {NULL},
 };
 
-#define RUN_STATES LIST("Running", "Suspended", "Cancelled")
+#define RUN_STATES  LIST("Running", "Suspended", "Cancelled")
 #define LONG_STATES LIST("Running", "Stopped")
 
 const struct nd_kind nd_kinds[] = {

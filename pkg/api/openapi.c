@@ -10,12 +10,12 @@
 #include "util/buf.h"
 #include "util/xmalloc.h"
 
-#define META "io.k8s.apimachinery.pkg.apis.meta.v1."
+#define META       "io.k8s.apimachinery.pkg.apis.meta.v1."
 #define REF_PREFIX "#/components/schemas/"
 
 /* Names a document is built with. */
 struct doc {
-    const char *group; /* "nodus.dev" or "" */
+    const char *group;    /* "nodus.dev" or "" */
     const char *prefix;   /* "/apis/nodus.dev/v1" or "/api/v1" */
     const char *op_group; /* "NodusDevV1" or "CoreV1", in operation ids */
     const char *tag;      /* "nodusDev_v1" or "core_v1" */
@@ -139,12 +139,13 @@ static json_t *operation(const struct doc *d, const struct nd_kind *k, const cha
                                             "application/apply-patch+yaml", NULL};
         for (const char *const *t = types; *t; t++)
             json_object_set_new(c, *t, json_pack("{s:o}", "schema", ref(body)));
-        json_object_set_new(op, "requestBody", json_pack("{s:o, s:b}", "content", c, "required", 1));
-    } else if (body) {
         json_object_set_new(op, "requestBody",
-                            json_pack("{s:o, s:b}", "content", content(ref(body)), "required",
-                                      strcmp(action, "delete") != 0 &&
-                                          strcmp(action, "deletecollection") != 0));
+                            json_pack("{s:o, s:b}", "content", c, "required", 1));
+    } else if (body) {
+        json_object_set_new(
+            op, "requestBody",
+            json_pack("{s:o, s:b}", "content", content(ref(body)), "required",
+                      strcmp(action, "delete") != 0 && strcmp(action, "deletecollection") != 0));
     }
     json_t *responses = json_object();
     json_object_set_new(responses, "200", response("OK", answer));
@@ -177,18 +178,17 @@ static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, c
         nd_buf_addf(&base, "%s/%s", d->prefix, k->plural);
     json_t *path_params = json_array();
     if (k->namespaced)
-        json_array_append_new(path_params,
-                              param("namespace", "path", "string", "The project."));
+        json_array_append_new(path_params, param("namespace", "path", "string", "The project."));
     json_array_append_new(path_params, query("pretty"));
 
     /* the collection */
     json_t *coll = json_object();
     nd_buf_addf(&what, "objects of kind %s", k->kind);
-    json_t *op = operation(d, k, "list or watch", what.data, "list",
-                           P("allowWatchBookmarks", "continue", "fieldSelector", "labelSelector",
-                             "limit", "resourceVersion", "resourceVersionMatch", "timeoutSeconds",
-                             "watch"),
-                           NULL, list, false);
+    json_t *op =
+        operation(d, k, "list or watch", what.data, "list",
+                  P("allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "limit",
+                    "resourceVersion", "resourceVersionMatch", "timeoutSeconds", "watch"),
+                  NULL, list, false);
     set_op_id(op, "list", d, k, scope, "");
     json_object_set_new(coll, "get", op);
     nd_buf_reset(&what);
@@ -231,8 +231,8 @@ static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, c
         set_op_id(op, "patch", d, k, scope, "");
         json_object_set_new(item, "patch", op);
         op = operation(d, k, "delete", what.data, "delete",
-                       P("dryRun", "gracePeriodSeconds", "propagationPolicy"),
-                       META "DeleteOptions", META "Status", false);
+                       P("dryRun", "gracePeriodSeconds", "propagationPolicy"), META "DeleteOptions",
+                       META "Status", false);
         set_op_id(op, "delete", d, k, scope, "");
         json_object_set_new(item, "delete", op);
     }
@@ -348,8 +348,8 @@ json_t *nd_openapi_v3_root(const char *core_hash, const char *group_hash)
 {
     char *core = nd_xasprintf("/openapi/v3/api/v1?hash=%s", core_hash);
     char *group = nd_xasprintf("/openapi/v3/apis/nodus.dev/v1?hash=%s", group_hash);
-    json_t *root = json_pack("{s:{s:{s:s}, s:{s:s}}}", "paths", "api/v1", "serverRelativeURL",
-                             core, "apis/nodus.dev/v1", "serverRelativeURL", group);
+    json_t *root = json_pack("{s:{s:{s:s}, s:{s:s}}}", "paths", "api/v1", "serverRelativeURL", core,
+                             "apis/nodus.dev/v1", "serverRelativeURL", group);
     free(core);
     free(group);
     return root;

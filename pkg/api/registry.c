@@ -140,8 +140,7 @@ const struct nd_mutable *nd_kind_mutable(const struct nd_kind *k, const char *pa
         return NULL;
     for (const struct nd_mutable *m = k->mutable_fields; m && m->path; m++) {
         size_t n = strlen(m->path);
-        if (strncmp(path, m->path, n) == 0 &&
-            (path[n] == '\0' || path[n] == '.' || path[n] == '['))
+        if (strncmp(path, m->path, n) == 0 && (path[n] == '\0' || path[n] == '.' || path[n] == '['))
             return m;
     }
     return NULL;

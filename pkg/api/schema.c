@@ -15,8 +15,8 @@
 
 extern const struct nd_embed nd_api_schema_files[];
 
-#define OBJECT_META "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
-#define INCLUDE_KEY "x-nodus-include"
+#define OBJECT_META       "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+#define INCLUDE_KEY       "x-nodus-include"
 #define MAX_INCLUDE_DEPTH 8
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -143,9 +143,9 @@ static json_t *assemble(const struct nd_kind *k, const json_t *file)
     if (json_object_get(file, "required"))
         json_object_set(s, "required", json_object_get(file, "required"));
     json_object_set_new(s, "properties", props);
-    json_object_set_new(s, "x-kubernetes-group-version-kind",
-                        json_pack("[{s:s, s:s, s:s}]", "group", k->group, "version",
-                                  k->version, "kind", k->kind));
+    json_object_set_new(
+        s, "x-kubernetes-group-version-kind",
+        json_pack("[{s:s, s:s, s:s}]", "group", k->group, "version", k->version, "kind", k->kind));
     return s;
 }
 
@@ -291,8 +291,7 @@ const json_t *nd_schema_at(const json_t *schema, const char *path)
     return s ? nd_schema_deref(s) : NULL;
 }
 
-int nd_field_validation_parse(const char *s, enum nd_field_validation *out,
-                              struct nd_status *st)
+int nd_field_validation_parse(const char *s, enum nd_field_validation *out, struct nd_status *st)
 {
     if (!s || !*s || strcmp(s, "Warn") == 0) {
         *out = ND_FIELD_VALIDATION_WARN;

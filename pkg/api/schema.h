@@ -32,8 +32,7 @@ enum nd_field_validation {
 };
 
 /* "Ignore", "Warn", "Strict"; NULL or "" is Warn. Else -1 and st BadRequest. */
-int nd_field_validation_parse(const char *s, enum nd_field_validation *out,
-                              struct nd_status *st);
+int nd_field_validation_parse(const char *s, enum nd_field_validation *out, struct nd_status *st);
 
 /* The kind's whole object schema: apiVersion, kind, metadata ($ref to
  * #/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta), then the
@@ -72,8 +71,8 @@ void nd_kind_default(const struct nd_kind *k, json_t *obj);
 int nd_kind_validate(const struct nd_kind *k, const json_t *obj, enum nd_field_validation fv,
                      json_t *warnings, struct nd_status *st);
 /* The same for status only (what the status subresource may set). */
-int nd_kind_validate_status(const struct nd_kind *k, const json_t *obj,
-                            enum nd_field_validation fv, json_t *warnings, struct nd_status *st);
+int nd_kind_validate_status(const struct nd_kind *k, const json_t *obj, enum nd_field_validation fv,
+                            json_t *warnings, struct nd_status *st);
 /* The generic schema walk, for callers validating a piece (a Pipeline step's job):
  * value against schema, problems under path (may be "" for the root). */
 void nd_schema_validate(const json_t *schema, const json_t *value, const char *path,

@@ -24,8 +24,7 @@ static void check_meta(struct check *c, const char *member)
 {
     const json_t *o = json_object_get(json_object_get(c->old_obj, "metadata"), member);
     const json_t *n = json_object_get(json_object_get(c->new_obj, "metadata"), member);
-    if (json_is_string(o) && json_is_string(n) && json_string_length(n) > 0 &&
-        !json_equal(o, n)) {
+    if (json_is_string(o) && json_is_string(n) && json_string_length(n) > 0 && !json_equal(o, n)) {
         struct nd_buf f = ND_BUF_INIT;
         nd_buf_addf(&f, "metadata.%s", member);
         immutable(c, f.data);
@@ -70,8 +69,8 @@ static void check_state(struct check *c)
         return;
     const json_t *n = nd_obj_get(c->new_obj, "spec.state");
     nd_field_errors_invalid(&c->errs, "spec.state", n && !json_is_null(n) ? n : NULL,
-                            "the %s has finished (%s); its state can no longer change",
-                            c->k->kind, phase);
+                            "the %s has finished (%s); its state can no longer change", c->k->kind,
+                            phase);
 }
 
 /* "spec" + a path relative to spec, as nd_obj_diff gives it. */
@@ -113,9 +112,10 @@ int nd_kind_check_update(const struct nd_kind *k, const json_t *old_obj, const j
     nd_buf_release(&field);
     json_decref(diff);
 
-    const char *name = json_string_value(json_object_get(json_object_get(old_obj, "metadata"), "name"));
-    int rc = nd_field_errors_to_status(&c.errs, c.immutable ? "FieldImmutable" : "Invalid", k,
-                                       name, st);
+    const char *name =
+        json_string_value(json_object_get(json_object_get(old_obj, "metadata"), "name"));
+    int rc =
+        nd_field_errors_to_status(&c.errs, c.immutable ? "FieldImmutable" : "Invalid", k, name, st);
     nd_field_errors_release(&c.errs);
     return rc;
 }

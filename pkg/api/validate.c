@@ -281,8 +281,7 @@ static void walk(struct walk *w, const json_t *schema, const json_t *v)
 }
 
 void nd_schema_validate(const json_t *schema, const json_t *value, const char *path,
-                        enum nd_field_validation fv, json_t *warnings,
-                        struct nd_field_errors *errs)
+                        enum nd_field_validation fv, json_t *warnings, struct nd_field_errors *errs)
 {
     struct walk w = {fv, warnings, errs, ND_BUF_INIT};
     nd_buf_adds(&w.path, path ? path : "");
@@ -395,8 +394,8 @@ int nd_kind_validate(const struct nd_kind *k, const json_t *obj, enum nd_field_v
     return finish(k, obj, &errs, st);
 }
 
-int nd_kind_validate_status(const struct nd_kind *k, const json_t *obj,
-                            enum nd_field_validation fv, json_t *warnings, struct nd_status *st)
+int nd_kind_validate_status(const struct nd_kind *k, const json_t *obj, enum nd_field_validation fv,
+                            json_t *warnings, struct nd_status *st)
 {
     const json_t *schema = nd_kind_schema(k);
     if (!schema)

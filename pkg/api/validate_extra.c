@@ -12,7 +12,8 @@
 #include "util/xmalloc.h"
 
 /* "<base>.<name>" or "<base>[<i>]..." built into a reusable buffer. */
-static const char *path(struct nd_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static const char *path(struct nd_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static const char *path(struct nd_buf *b, const char *fmt, ...)
 {
@@ -63,8 +64,7 @@ void nd_validate_job(const struct nd_kind *k, const json_t *obj, struct nd_field
         nd_validate_job_spec(spec, "spec", errs);
 }
 
-void nd_validate_sandbox(const struct nd_kind *k, const json_t *obj,
-                         struct nd_field_errors *errs)
+void nd_validate_sandbox(const struct nd_kind *k, const json_t *obj, struct nd_field_errors *errs)
 {
     (void)k;
     const json_t *spec = json_object_get(obj, "spec");
@@ -91,8 +91,7 @@ static json_int_t int_or_default(const struct nd_kind *k, const json_t *obj, con
     return json_integer_value(v);
 }
 
-void nd_validate_function(const struct nd_kind *k, const json_t *obj,
-                          struct nd_field_errors *errs)
+void nd_validate_function(const struct nd_kind *k, const json_t *obj, struct nd_field_errors *errs)
 {
     const json_t *scaling = json_object_get(json_object_get(obj, "spec"), "scaling");
     if (!json_is_object(scaling))
@@ -103,8 +102,7 @@ void nd_validate_function(const struct nd_kind *k, const json_t *obj,
     if (kmin && kmax && min > max) {
         json_t *v = json_integer(min);
         nd_field_errors_invalid(errs, "spec.scaling.minReplicas", v,
-                                "must be less than or equal to maxReplicas (%lld)",
-                                (long long)max);
+                                "must be less than or equal to maxReplicas (%lld)", (long long)max);
         json_decref(v);
     }
 }
@@ -181,8 +179,8 @@ static const char *owner_of(const char *field)
 void nd_validate_pool(const struct nd_kind *k, const json_t *obj, struct nd_field_errors *errs)
 {
     (void)k;
-    const json_t *policies = json_object_get(
-        json_object_get(json_object_get(obj, "spec"), "act"), "policies");
+    const json_t *policies =
+        json_object_get(json_object_get(json_object_get(obj, "spec"), "act"), "policies");
     struct nd_buf p = ND_BUF_INIT;
     for (size_t i = 0; i < json_array_size(policies); i++) {
         const json_t *pol = json_array_get(policies, i);
@@ -203,8 +201,8 @@ void nd_validate_pool(const struct nd_kind *k, const json_t *obj, struct nd_fiel
         int cmp;
         if (strcmp(action, "WaitTuning") == 0 && json_is_string(min) && json_is_string(max) &&
             nd_format_compare("duration", min, max, &cmp) == 0 && cmp > 0)
-            nd_field_errors_invalid(errs, path(&p, "spec.act.policies[%zu].minWaitTimeout", i),
-                                    min, "must not be greater than maxWaitTimeout (%s)",
+            nd_field_errors_invalid(errs, path(&p, "spec.act.policies[%zu].minWaitTimeout", i), min,
+                                    "must not be greater than maxWaitTimeout (%s)",
                                     json_string_value(max));
     }
     nd_buf_release(&p);

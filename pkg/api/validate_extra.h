@@ -15,14 +15,11 @@ void nd_validate_job(const struct nd_kind *k, const json_t *obj, struct nd_field
 /* Step names unique and short enough for <pipeline>-<step> to be a DNS label, dependsOn
  * naming other existing steps once, no dependency cycle (the cause names it), and each
  * step's job checked as a Job's spec. */
-void nd_validate_pipeline(const struct nd_kind *k, const json_t *obj,
-                          struct nd_field_errors *errs);
+void nd_validate_pipeline(const struct nd_kind *k, const json_t *obj, struct nd_field_errors *errs);
 /* A Job's checks, plus port names and numbers unique. */
-void nd_validate_sandbox(const struct nd_kind *k, const json_t *obj,
-                         struct nd_field_errors *errs);
+void nd_validate_sandbox(const struct nd_kind *k, const json_t *obj, struct nd_field_errors *errs);
 /* scaling.minReplicas <= scaling.maxReplicas. */
-void nd_validate_function(const struct nd_kind *k, const json_t *obj,
-                          struct nd_field_errors *errs);
+void nd_validate_function(const struct nd_kind *k, const json_t *obj, struct nd_field_errors *errs);
 /* Thresholds strictly ascending; the selector's expressions well formed. */
 void nd_validate_budget(const struct nd_kind *k, const json_t *obj, struct nd_field_errors *errs);
 /* Each Act policy sets only the fields of its action; WaitTuning's min <= max. */

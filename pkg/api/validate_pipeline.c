@@ -112,8 +112,7 @@ static void check_refs(struct graph *g, struct nd_field_errors *errs)
     nd_buf_release(&p);
 }
 
-void nd_validate_pipeline(const struct nd_kind *k, const json_t *obj,
-                          struct nd_field_errors *errs)
+void nd_validate_pipeline(const struct nd_kind *k, const json_t *obj, struct nd_field_errors *errs)
 {
     (void)k;
     const json_t *steps = json_object_get(json_object_get(obj, "spec"), "steps");

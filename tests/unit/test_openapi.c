@@ -49,8 +49,8 @@ static bool has_param(const json_t *op, const char *name)
 static void assert_gvk(const json_t *op, const struct nd_kind *k)
 {
     assert_non_null(op);
-    json_t *want = json_pack("{s:s, s:s, s:s}", "group", k->group, "version", k->version, "kind",
-                             k->kind);
+    json_t *want =
+        json_pack("{s:s, s:s, s:s}", "group", k->group, "version", k->version, "kind", k->kind);
     assert_true(json_equal(json_object_get(op, "x-kubernetes-group-version-kind"), want));
     json_decref(want);
 }
@@ -137,9 +137,8 @@ static void test_group_kinds(void **state)
                                 "deletecollection");
         }
         /* path parameters */
-        const json_t *params = json_object_get(json_object_get(json_object_get(group_doc, "paths"),
-                                                               item),
-                                               "parameters");
+        const json_t *params = json_object_get(
+            json_object_get(json_object_get(group_doc, "paths"), item), "parameters");
         assert_string_equal(json_string_value(json_object_get(json_array_get(params, 0), "name")),
                             "name");
         assert_string_equal(json_string_value(json_object_get(json_array_get(params, 1), "name")),
@@ -149,23 +148,23 @@ static void test_group_kinds(void **state)
         const json_t *s = json_object_get(schemas, name);
         assert_non_null(s);
         assert_true(json_equal(s, nd_kind_schema(k)));
-        json_t *want = json_pack("[{s:s, s:s, s:s}]", "group", "nodus.dev", "version", "v1",
-                                 "kind", k->kind);
+        json_t *want =
+            json_pack("[{s:s, s:s, s:s}]", "group", "nodus.dev", "version", "v1", "kind", k->kind);
         assert_true(json_equal(json_object_get(s, "x-kubernetes-group-version-kind"), want));
         json_decref(want);
         assert_true(json_string_length(json_object_get(s, "description")) > 20);
         const json_t *l = json_object_get(schemas, list);
         assert_non_null(l);
-        assert_string_equal(json_string_value(json_object_get(json_array_get(
-                                json_object_get(l, "x-kubernetes-group-version-kind"), 0),
-                                                              "kind")),
-                            k->list_kind);
+        assert_string_equal(
+            json_string_value(json_object_get(
+                json_array_get(json_object_get(l, "x-kubernetes-group-version-kind"), 0), "kind")),
+            k->list_kind);
         /* the answer of a get is the kind's schema */
         const json_t *ok = json_object_get(
-            json_object_get(json_object_get(json_object_get(path_op(group_doc, item, "get"),
-                                                            "responses"),
-                                            "200"),
-                            "content"),
+            json_object_get(
+                json_object_get(json_object_get(path_op(group_doc, item, "get"), "responses"),
+                                "200"),
+                "content"),
             "application/json");
         char ref[160];
         snprintf(ref, sizeof ref, "#/components/schemas/%s", name);
@@ -185,8 +184,7 @@ static void check_refs(const json_t *doc, const json_t *v, size_t *count)
         if (ref) {
             static const char prefix[] = "#/components/schemas/";
             assert_int_equal(strncmp(ref, prefix, sizeof prefix - 1), 0);
-            const json_t *schemas =
-                json_object_get(json_object_get(doc, "components"), "schemas");
+            const json_t *schemas = json_object_get(json_object_get(doc, "components"), "schemas");
             if (!json_object_get(schemas, ref + sizeof prefix - 1))
                 fail_msg("dangling $ref %s", ref);
             (*count)++;
@@ -213,21 +211,25 @@ static void test_refs_and_meta(void **state)
     const json_t *schemas = json_object_get(json_object_get(group_doc, "components"), "schemas");
     const json_t *status = json_object_get(schemas, "io.k8s.apimachinery.pkg.apis.meta.v1.Status");
     const json_t *props = json_object_get(status, "properties");
-    static const char *const fields[] = {"apiVersion", "code", "details", "docs", "fix", "kind",
-                                         "message", "metadata", "reason", "requestId", "status"};
+    static const char *const fields[] = {"apiVersion", "code",      "details", "docs",
+                                         "fix",        "kind",      "message", "metadata",
+                                         "reason",     "requestId", "status"};
     assert_int_equal(json_object_size(props), sizeof fields / sizeof fields[0]);
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         assert_non_null(json_object_get(props, fields[i]));
     assert_string_equal(
         json_string_value(json_object_get(json_object_get(props, "code"), "format")), "int32");
-    const json_t *meta = json_object_get(schemas, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
+    const json_t *meta =
+        json_object_get(schemas, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
     const json_t *mp = json_object_get(meta, "properties");
     assert_int_equal(json_object_size(mp), 15); /* the fields of the Pool reference */
-    assert_string_equal(json_string_value(json_object_get(
-                            json_object_get(json_object_get(mp, "managedFields"), "items"), "$ref")),
-                        "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1."
-                        "ManagedFieldsEntry");
-    assert_non_null(json_object_get(schemas, "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"));
+    assert_string_equal(
+        json_string_value(json_object_get(
+            json_object_get(json_object_get(mp, "managedFields"), "items"), "$ref")),
+        "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1."
+        "ManagedFieldsEntry");
+    assert_non_null(
+        json_object_get(schemas, "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"));
 }
 
 static void test_core(void **state)
@@ -251,8 +253,8 @@ static void test_core(void **state)
     assert_null(path_op(core_doc, "/api/v1/namespaces/{namespace}/events/{name}", "patch"));
     const json_t *schemas = json_object_get(json_object_get(core_doc, "components"), "schemas");
     const json_t *s = json_object_get(schemas, "io.k8s.api.core.v1.Namespace");
-    json_t *want = json_pack("[{s:s, s:s, s:s}]", "group", "", "version", "v1", "kind",
-                             "Namespace");
+    json_t *want =
+        json_pack("[{s:s, s:s, s:s}]", "group", "", "version", "v1", "kind", "Namespace");
     assert_true(json_equal(json_object_get(s, "x-kubernetes-group-version-kind"), want));
     json_decref(want);
     assert_non_null(json_object_get(schemas, "io.k8s.api.core.v1.EventList"));
@@ -300,10 +302,8 @@ static void test_hash_and_root(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_schema_names),
-        cmocka_unit_test(test_group_kinds),
-        cmocka_unit_test(test_refs_and_meta),
-        cmocka_unit_test(test_core),
+        cmocka_unit_test(test_schema_names),  cmocka_unit_test(test_group_kinds),
+        cmocka_unit_test(test_refs_and_meta), cmocka_unit_test(test_core),
         cmocka_unit_test(test_hash_and_root),
     };
     return cmocka_run_group_tests_name("openapi", tests, setup, teardown);

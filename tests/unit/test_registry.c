@@ -324,8 +324,8 @@ static void test_phases(void **state)
 {
     (void)state;
     const char *const *p = nd_phases(ND_FAMILY_RUN);
-    const char *run[] = {"Queued",    "Provisioning", "Running", "Succeeded",
-                         "Failed",    "Cancelled",    "Cancelling"};
+    const char *run[] = {"Queued", "Provisioning", "Running",   "Succeeded",
+                         "Failed", "Cancelled",    "Cancelling"};
     for (size_t i = 0; i < 7; i++)
         assert_string_equal(p[i], run[i]);
     assert_null(p[7]);
@@ -355,10 +355,10 @@ static void test_phases(void **state)
         const char *phase;
         bool terminal;
     } rows[] = {
-        {ND_FAMILY_RUN, "Succeeded", true},  {ND_FAMILY_RUN, "Failed", true},
-        {ND_FAMILY_RUN, "Cancelled", true},  {ND_FAMILY_RUN, "Running", false},
+        {ND_FAMILY_RUN, "Succeeded", true},   {ND_FAMILY_RUN, "Failed", true},
+        {ND_FAMILY_RUN, "Cancelled", true},   {ND_FAMILY_RUN, "Running", false},
         {ND_FAMILY_RUN, "Cancelling", false}, {ND_FAMILY_RUN, "Queued", false},
-        {ND_FAMILY_RUN, NULL, false},        {ND_FAMILY_LONG, "Stopped", false},
+        {ND_FAMILY_RUN, NULL, false},         {ND_FAMILY_LONG, "Stopped", false},
         {ND_FAMILY_LONG, "Succeeded", false}, {ND_FAMILY_NONE, "Failed", false},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
@@ -524,8 +524,10 @@ static void test_render_edges(void **state)
 {
     (void)state;
     static const struct nd_column raw = {"X", "string", "", ".spec.x", 0, ND_RENDER_RAW, "x"};
-    static const struct nd_column list = {"X", "string", "", ".spec.items[*].n", 0, ND_RENDER_LIST, "x"};
-    static const struct nd_column first = {"X", "string", "", ".spec.items[1].n", 0, ND_RENDER_RAW, "x"};
+    static const struct nd_column list = {"X", "string",       "", ".spec.items[*].n",
+                                          0,   ND_RENDER_LIST, "x"};
+    static const struct nd_column first = {"X", "string",      "", ".spec.items[1].n",
+                                           0,   ND_RENDER_RAW, "x"};
     static const struct nd_column money = {"X", "string", "", ".spec.x", 0, ND_RENDER_MONEY, "x"};
     static const struct nd_column pct = {"X", "string", "", ".spec.x", 0, ND_RENDER_PERCENT, "x"};
     static const struct nd_column count = {"X", "integer", "", ".spec.x", 0, ND_RENDER_COUNT, "x"};

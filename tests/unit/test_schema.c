@@ -70,8 +70,9 @@ static void test_schemas_load(void **state)
         json_decref(want);
     }
     const json_t *comps = nd_schema_components();
-    static const char *const names[] = {"ObjectMeta", "ManagedFieldsEntry", "OwnerReference",
-                                        "ListMeta", "Status", "DeleteOptions", "Patch"};
+    static const char *const names[] = {
+        "ObjectMeta", "ManagedFieldsEntry", "OwnerReference", "ListMeta",
+        "Status",     "DeleteOptions",      "Patch"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char full[128];
         snprintf(full, sizeof full, "io.k8s.apimachinery.pkg.apis.meta.v1.%s", names[i]);
@@ -152,8 +153,7 @@ static void test_registry_matches_schemas(void **state)
             const json_t *en = json_object_get(st, "enum");
             size_t n = 0;
             for (; k->state_values[n]; n++)
-                assert_string_equal(json_string_value(json_array_get(en, n)),
-                                    k->state_values[n]);
+                assert_string_equal(json_string_value(json_array_get(en, n)), k->state_values[n]);
             assert_int_equal(json_array_size(en), n);
         } else {
             assert_null(st);
@@ -250,8 +250,7 @@ static void test_pool_seed(void **state)
         {"spec.act.policies[0].duration", "string", "duration", NULL, NULL, NULL, NULL, NULL},
         {"spec.act.policies[0].idleFor", "string", "duration", NULL, NULL, NULL, NULL, NULL},
         {"spec.act.policies[0].maxGPUs", "integer", "int32", NULL, NULL, NULL, NULL, NULL},
-        {"spec.act.policies[0].maxRateUSDPerHour", "string", "money", NULL, NULL, NULL, NULL,
-         NULL},
+        {"spec.act.policies[0].maxRateUSDPerHour", "string", "money", NULL, NULL, NULL, NULL, NULL},
         {"spec.act.policies[0].maxWaitTimeout", "string", "duration", NULL, NULL, NULL, NULL, NULL},
         {"spec.act.policies[0].minWaitTimeout", "string", "duration", NULL, NULL, NULL, NULL, NULL},
         {"spec.act.policies[0].schedule", "string", "cron", NULL, NULL, NULL, NULL, NULL},
@@ -339,8 +338,8 @@ static void test_pool_seed(void **state)
                         "Pool is a set of the customer\xe2\x80\x99s own hosts that Nodus measures, "
                         "routes work onto, forecasts and manages.");
     assert_string_equal(
-        json_string_value(json_object_get(nd_schema_at(s, "spec.routing.waitTimeout"),
-                                          "description")),
+        json_string_value(
+            json_object_get(nd_schema_at(s, "spec.routing.waitTimeout"), "description")),
         "WaitTimeout bounds the wait for Pool capacity under waitPolicy Timeout, from 1m to 24h. "
         "Default 30m.");
     const json_t *req = json_object_get(s, "required");
@@ -353,132 +352,126 @@ static void test_pool_seed(void **state)
 static const struct {
     const char *name, *yaml;
 } examples[] = {
-    {"budget.yaml",
-     "apiVersion: nodus.dev/v1\n"
-     "kind: Budget\n"
-     "metadata:\n"
-     "  name: team-monthly\n"
-     "spec:\n"
-     "  limitUSD: \"500.00\"\n"
-     "  period: Monthly\n"
-     "  selector:\n"
-     "    matchLabels: {app: trainer}\n"
-     "  action: Suspend\n"
-     "  thresholds: [50, 80, 100]\n"},
-    {"function.yaml",
-     "apiVersion: nodus.dev/v1\n"
-     "kind: Function\n"
-     "metadata:\n"
-     "  name: embed\n"
-     "spec:\n"
-     "  image: nodus/pytorch:2.8-cuda12.8\n"
-     "  command: [python, serve.py]\n"
-     "  resources:\n"
-     "    gpu: {model: L4, count: 1}\n"
-     "  scaling: {minReplicas: 0, maxReplicas: 4, concurrency: 8}\n"
-     "  maxCostUSD: \"25.00\"\n"},
-    {"host.yaml",
-     "apiVersion: nodus.dev/v1\n"
-     "kind: Host\n"
-     "metadata:\n"
-     "  name: rack1-node01\n"
-     "spec:\n"
-     "  pool: lab\n"
-     "  gpus: {H100: 8}\n"
-     "  cordoned: false\n"},
-    {"job.yaml",
-     "# The resource model seed's Job, with the fields kinds.md adds.\n"
-     "apiVersion: nodus.dev/v1\n"
-     "kind: Job\n"
-     "metadata:\n"
-     "  name: train-a\n"
-     "  namespace: default\n"
-     "  labels:\n"
-     "    app: trainer\n"
-     "spec:\n"
-     "  image: nodus/pytorch:2.8-cuda12.8\n"
-     "  command: [python, train.py]\n"
-     "  args: [--epochs, \"3\"]\n"
-     "  env:\n"
-     "    - {name: WANDB_MODE, value: offline}\n"
-     "  resources:\n"
-     "    gpu: {model: H100, count: 1}\n"
-     "    cpu: \"8\"\n"
-     "    memory: 64Gi\n"
-     "  volumes:\n"
-     "    - {name: datasets, mountPath: /data, readOnly: true}\n"
-     "  maxCostUSD: \"40.00\"\n"
-     "  maxDuration: 6h\n"
-     "  placement:\n"
-     "    pool: lab\n"},
-    {"pipeline.yaml",
-     "apiVersion: nodus.dev/v1\n"
-     "kind: Pipeline\n"
-     "metadata:\n"
-     "  name: nightly\n"
-     "spec:\n"
-     "  maxCostUSD: \"120.00\"\n"
-     "  steps:\n"
-     "    - name: prep\n"
-     "      job: {image: nodus/pytorch:2.8-cuda12.8, command: [python, prep.py], maxCostUSD: \"10.00\"}\n"
-     "    - name: train\n"
-     "      dependsOn: [prep]\n"
-     "      job:\n"
-     "        image: nodus/pytorch:2.8-cuda12.8\n"
-     "        command: [python, train.py]\n"
-     "        resources: {gpu: {model: H100, count: 4}}\n"
-     "        maxCostUSD: \"100.00\"\n"
-     "    - name: eval\n"
-     "      dependsOn: [train]\n"
-     "      job: {image: nodus/pytorch:2.8-cuda12.8, command: [python, eval.py], maxCostUSD: \"10.00\"}\n"},
-    {"pool.yaml",
-     "# Every spec field of the Pool reference seed, with its values spelled out.\n"
-     "apiVersion: nodus.dev/v1\n"
-     "kind: Pool\n"
-     "metadata:\n"
-     "  name: lab\n"
-     "spec:\n"
-     "  sandboxCapable: true\n"
-     "  routing:\n"
-     "    mode: Prefer            # Prefer | Only\n"
-     "    burstToMarket: Approve  # Allow | Approve | Deny\n"
-     "    waitPolicy: Timeout     # Never | Cheaper | Timeout\n"
-     "    waitTimeout: 30m        # 1m .. 24h\n"
-     "  predict:\n"
-     "    enabled: false          # enabling needs billing:write and price consent\n"
-     "    horizon: 168h           # 24h .. 720h\n"
-     "  act:\n"
-     "    mode: Propose           # Off | Shadow | Propose | Auto\n"
-     "    paused: false\n"
-     "    policies:               # at most 16\n"
-     "      - {action: IdleReclaim, idleFor: 2h}\n"
-     "      - {action: Drain, schedule: \"0 2 * * 6\", duration: 4h}\n"
-     "      - {action: Defragment}\n"
-     "      - {action: WaitTuning, minWaitTimeout: 5m, maxWaitTimeout: 2h}\n"
-     "      - {action: Burst, maxGPUs: 8, maxRateUSDPerHour: \"3.00\"}\n"},
-    {"sandbox.yaml",
-     "apiVersion: nodus.dev/v1\n"
-     "kind: Sandbox\n"
-     "metadata:\n"
-     "  name: dev\n"
-     "spec:\n"
-     "  image: nodus/pytorch:2.8-cuda12.8\n"
-     "  resources:\n"
-     "    gpu: {model: L4, count: 1}\n"
-     "  volumes:\n"
-     "    - {name: datasets, mountPath: /data}\n"
-     "  ports:\n"
-     "    - {name: jupyter, port: 8888}\n"
-     "  idleTimeout: 30m\n"
-     "  maxCostUSD: \"10.00\"\n"},
-    {"volume.yaml",
-     "apiVersion: nodus.dev/v1\n"
-     "kind: Volume\n"
-     "metadata:\n"
-     "  name: datasets\n"
-     "spec:\n"
-     "  size: 100Gi\n"
-     "  accessMode: ReadWriteMany\n"},
+    {"budget.yaml", "apiVersion: nodus.dev/v1\n"
+                    "kind: Budget\n"
+                    "metadata:\n"
+                    "  name: team-monthly\n"
+                    "spec:\n"
+                    "  limitUSD: \"500.00\"\n"
+                    "  period: Monthly\n"
+                    "  selector:\n"
+                    "    matchLabels: {app: trainer}\n"
+                    "  action: Suspend\n"
+                    "  thresholds: [50, 80, 100]\n"},
+    {"function.yaml", "apiVersion: nodus.dev/v1\n"
+                      "kind: Function\n"
+                      "metadata:\n"
+                      "  name: embed\n"
+                      "spec:\n"
+                      "  image: nodus/pytorch:2.8-cuda12.8\n"
+                      "  command: [python, serve.py]\n"
+                      "  resources:\n"
+                      "    gpu: {model: L4, count: 1}\n"
+                      "  scaling: {minReplicas: 0, maxReplicas: 4, concurrency: 8}\n"
+                      "  maxCostUSD: \"25.00\"\n"},
+    {"host.yaml", "apiVersion: nodus.dev/v1\n"
+                  "kind: Host\n"
+                  "metadata:\n"
+                  "  name: rack1-node01\n"
+                  "spec:\n"
+                  "  pool: lab\n"
+                  "  gpus: {H100: 8}\n"
+                  "  cordoned: false\n"},
+    {"job.yaml", "# The resource model seed's Job, with the fields kinds.md adds.\n"
+                 "apiVersion: nodus.dev/v1\n"
+                 "kind: Job\n"
+                 "metadata:\n"
+                 "  name: train-a\n"
+                 "  namespace: default\n"
+                 "  labels:\n"
+                 "    app: trainer\n"
+                 "spec:\n"
+                 "  image: nodus/pytorch:2.8-cuda12.8\n"
+                 "  command: [python, train.py]\n"
+                 "  args: [--epochs, \"3\"]\n"
+                 "  env:\n"
+                 "    - {name: WANDB_MODE, value: offline}\n"
+                 "  resources:\n"
+                 "    gpu: {model: H100, count: 1}\n"
+                 "    cpu: \"8\"\n"
+                 "    memory: 64Gi\n"
+                 "  volumes:\n"
+                 "    - {name: datasets, mountPath: /data, readOnly: true}\n"
+                 "  maxCostUSD: \"40.00\"\n"
+                 "  maxDuration: 6h\n"
+                 "  placement:\n"
+                 "    pool: lab\n"},
+    {"pipeline.yaml", "apiVersion: nodus.dev/v1\n"
+                      "kind: Pipeline\n"
+                      "metadata:\n"
+                      "  name: nightly\n"
+                      "spec:\n"
+                      "  maxCostUSD: \"120.00\"\n"
+                      "  steps:\n"
+                      "    - name: prep\n"
+                      "      job: {image: nodus/pytorch:2.8-cuda12.8, command: [python, prep.py], "
+                      "maxCostUSD: \"10.00\"}\n"
+                      "    - name: train\n"
+                      "      dependsOn: [prep]\n"
+                      "      job:\n"
+                      "        image: nodus/pytorch:2.8-cuda12.8\n"
+                      "        command: [python, train.py]\n"
+                      "        resources: {gpu: {model: H100, count: 4}}\n"
+                      "        maxCostUSD: \"100.00\"\n"
+                      "    - name: eval\n"
+                      "      dependsOn: [train]\n"
+                      "      job: {image: nodus/pytorch:2.8-cuda12.8, command: [python, eval.py], "
+                      "maxCostUSD: \"10.00\"}\n"},
+    {"pool.yaml", "# Every spec field of the Pool reference seed, with its values spelled out.\n"
+                  "apiVersion: nodus.dev/v1\n"
+                  "kind: Pool\n"
+                  "metadata:\n"
+                  "  name: lab\n"
+                  "spec:\n"
+                  "  sandboxCapable: true\n"
+                  "  routing:\n"
+                  "    mode: Prefer            # Prefer | Only\n"
+                  "    burstToMarket: Approve  # Allow | Approve | Deny\n"
+                  "    waitPolicy: Timeout     # Never | Cheaper | Timeout\n"
+                  "    waitTimeout: 30m        # 1m .. 24h\n"
+                  "  predict:\n"
+                  "    enabled: false          # enabling needs billing:write and price consent\n"
+                  "    horizon: 168h           # 24h .. 720h\n"
+                  "  act:\n"
+                  "    mode: Propose           # Off | Shadow | Propose | Auto\n"
+                  "    paused: false\n"
+                  "    policies:               # at most 16\n"
+                  "      - {action: IdleReclaim, idleFor: 2h}\n"
+                  "      - {action: Drain, schedule: \"0 2 * * 6\", duration: 4h}\n"
+                  "      - {action: Defragment}\n"
+                  "      - {action: WaitTuning, minWaitTimeout: 5m, maxWaitTimeout: 2h}\n"
+                  "      - {action: Burst, maxGPUs: 8, maxRateUSDPerHour: \"3.00\"}\n"},
+    {"sandbox.yaml", "apiVersion: nodus.dev/v1\n"
+                     "kind: Sandbox\n"
+                     "metadata:\n"
+                     "  name: dev\n"
+                     "spec:\n"
+                     "  image: nodus/pytorch:2.8-cuda12.8\n"
+                     "  resources:\n"
+                     "    gpu: {model: L4, count: 1}\n"
+                     "  volumes:\n"
+                     "    - {name: datasets, mountPath: /data}\n"
+                     "  ports:\n"
+                     "    - {name: jupyter, port: 8888}\n"
+                     "  idleTimeout: 30m\n"
+                     "  maxCostUSD: \"10.00\"\n"},
+    {"volume.yaml", "apiVersion: nodus.dev/v1\n"
+                    "kind: Volume\n"
+                    "metadata:\n"
+                    "  name: datasets\n"
+                    "spec:\n"
+                    "  size: 100Gi\n"
+                    "  accessMode: ReadWriteMany\n"},
 };
 
 static void test_examples_validate(void **state)

@@ -48,9 +48,9 @@ static char *join_strings(const json_t *arr)
     return nd_buf_detach(&b);
 }
 
-#define JOB "apiVersion: nodus.dev/v1\nkind: Job\nmetadata: {name: x}\n"
+#define JOB  "apiVersion: nodus.dev/v1\nkind: Job\nmetadata: {name: x}\n"
 #define POOL "apiVersion: nodus.dev/v1\nkind: Pool\nmetadata: {name: p}\n"
-#define IMG "image: nodus/pytorch:2.8-cuda12.8"
+#define IMG  "image: nodus/pytorch:2.8-cuda12.8"
 
 struct invalid_row {
     const char *kind;
@@ -186,8 +186,8 @@ static const struct invalid_row invalid[] = {
      "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')]",
      NULL},
     /* header */
-    {"Job", "apiVersion: nodus.dev/v2\nkind: Jobs\nmetadata: {name: x}\nspec: {" IMG
-            ", maxCostUSD: '1'}",
+    {"Job",
+     "apiVersion: nodus.dev/v2\nkind: Jobs\nmetadata: {name: x}\nspec: {" IMG ", maxCostUSD: '1'}",
      "Job.nodus.dev \"x\" is invalid: [apiVersion: Invalid value: \"nodus.dev/v2\": must be "
      "nodus.dev/v1, kind: Invalid value: \"Jobs\": must be Job]",
      "FieldValueInvalid|apiVersion|Invalid value: \"nodus.dev/v2\": must be nodus.dev/v1\n"
@@ -220,8 +220,9 @@ static const struct invalid_row invalid[] = {
      "Volume.nodus.dev \"v\" is invalid: spec.size: Invalid value: \"65Ti\": must be at most 64Ti",
      NULL},
     {"Volume", "kind: Volume\nmetadata: {name: v}\nspec: {size: 2000000000}", NULL, NULL},
-    {"Job", JOB "spec: {" IMG ", maxCostUSD: '1', env: [{name: 1A}], volumes: [{name: d, "
-                "mountPath: data}]}",
+    {"Job",
+     JOB "spec: {" IMG ", maxCostUSD: '1', env: [{name: 1A}], volumes: [{name: d, "
+         "mountPath: data}]}",
      "Job.nodus.dev \"x\" is invalid: [spec.env[0].name: Invalid value: \"1A\": must match "
      "'^[A-Za-z_][A-Za-z0-9_]*$', spec.volumes[0].mountPath: Invalid value: \"data\": must match "
      "'^/']",
@@ -266,7 +267,8 @@ static const struct invalid_row invalid[] = {
      "Pipeline.nodus.dev \"p\" is invalid: spec.steps: Invalid value: 0: must have at least 1 "
      "items",
      "FieldValueInvalid|spec.steps|Invalid value: 0: must have at least 1 items\n"},
-    {"Budget", "kind: Budget\nmetadata: {name: b}\nspec: {limitUSD: '5', thresholds: [50, 40, 101]}",
+    {"Budget",
+     "kind: Budget\nmetadata: {name: b}\nspec: {limitUSD: '5', thresholds: [50, 40, 101]}",
      "Budget.nodus.dev \"b\" is invalid: [spec.thresholds[2]: Invalid value: 101: must be less "
      "than or equal to 100, spec.thresholds[1]: Invalid value: 40: must be greater than the "
      "threshold before it (50)]",
@@ -376,11 +378,10 @@ static void test_field_validation(void **state)
                                     "unknown field \"spec.resources.gpu.vendor\", unknown field "
                                     "\"extra\"]");
     text = causes_text(&st);
-    assert_string_equal(text,
-                        "FieldValueInvalid|spec.foo|unknown field \"spec.foo\"\n"
-                        "FieldValueInvalid|spec.resources.gpu.vendor|unknown field "
-                        "\"spec.resources.gpu.vendor\"\n"
-                        "FieldValueInvalid|extra|unknown field \"extra\"\n");
+    assert_string_equal(text, "FieldValueInvalid|spec.foo|unknown field \"spec.foo\"\n"
+                              "FieldValueInvalid|spec.resources.gpu.vendor|unknown field "
+                              "\"spec.resources.gpu.vendor\"\n"
+                              "FieldValueInvalid|extra|unknown field \"extra\"\n");
     free(text);
     nd_status_release(&st);
 
@@ -401,8 +402,9 @@ static void test_field_validation(void **state)
     /* not an object at all */
     obj = json_string("job");
     assert_int_equal(nd_kind_validate(k, obj, ND_FIELD_VALIDATION_STRICT, NULL, &st), -1);
-    assert_string_equal(st.message,
-                        "Job.nodus.dev \"\" is invalid: Invalid value: \"job\": must be of type object");
+    assert_string_equal(
+        st.message,
+        "Job.nodus.dev \"\" is invalid: Invalid value: \"job\": must be of type object");
     nd_status_release(&st);
     json_decref(obj);
 
@@ -411,9 +413,12 @@ static void test_field_validation(void **state)
         int rc;
         enum nd_field_validation fv;
     } parse[] = {
-        {"Strict", 0, ND_FIELD_VALIDATION_STRICT}, {"Warn", 0, ND_FIELD_VALIDATION_WARN},
-        {"Ignore", 0, ND_FIELD_VALIDATION_IGNORE}, {"", 0, ND_FIELD_VALIDATION_WARN},
-        {NULL, 0, ND_FIELD_VALIDATION_WARN},       {"strict", -1, 0},
+        {"Strict", 0, ND_FIELD_VALIDATION_STRICT},
+        {"Warn", 0, ND_FIELD_VALIDATION_WARN},
+        {"Ignore", 0, ND_FIELD_VALIDATION_IGNORE},
+        {"", 0, ND_FIELD_VALIDATION_WARN},
+        {NULL, 0, ND_FIELD_VALIDATION_WARN},
+        {"strict", -1, 0},
         {"All", -1, 0},
     };
     for (size_t i = 0; i < sizeof parse / sizeof parse[0]; i++) {
@@ -473,7 +478,6 @@ static void test_message_shape(void **state)
     nd_field_errors_release(&e);
 }
 
-
 /* ---- updates ---- */
 
 struct update_row {
@@ -485,9 +489,9 @@ struct update_row {
 };
 
 #define JOB_OLD                                                                                    \
-    "kind: Job\nmetadata: {name: train-a, namespace: default, uid: job_1, labels: {a: b}}\n"     \
+    "kind: Job\nmetadata: {name: train-a, namespace: default, uid: job_1, labels: {a: b}}\n"       \
     "spec: {image: nodus/pytorch:2.8-cuda12.8, command: [python, train.py], maxCostUSD: '40.00', " \
-    "maxDuration: 6h, state: Running, resources: {gpu: {model: H100, count: 1}}}\n"               \
+    "maxDuration: 6h, state: Running, resources: {gpu: {model: H100, count: 1}}}\n"                \
     "status: {phase: Running}\n"
 
 static const struct update_row updates[] = {
@@ -541,7 +545,8 @@ static const struct update_row updates[] = {
     /* Volume size compares as a quantity */
     {"Volume", "kind: Volume\nmetadata: {name: v}\nspec: {size: 100Gi}\n",
      "kind: Volume\nmetadata: {name: v}\nspec: {size: 0.5Ti}\n", NULL, NULL, NULL},
-    {"Volume", "kind: Volume\nmetadata: {name: v}\nspec: {size: 100Gi, accessMode: ReadWriteOnce}\n",
+    {"Volume",
+     "kind: Volume\nmetadata: {name: v}\nspec: {size: 100Gi, accessMode: ReadWriteOnce}\n",
      "kind: Volume\nmetadata: {name: v}\nspec: {size: 100G, accessMode: ReadWriteMany}\n",
      "FieldImmutable",
      "Volume.nodus.dev \"v\" is invalid: [spec.size: Invalid value: \"100G\": may only be raised "
@@ -571,13 +576,15 @@ static const struct update_row updates[] = {
      "kind: Sandbox\nmetadata: {name: s}\nspec: {image: nodus/a:1, state: Running}\n", NULL, NULL,
      NULL},
     /* PoolAction decisions change only from Pending */
-    {"PoolAction", "kind: PoolAction\nmetadata: {name: a}\nspec: {pool: lab, action: Burst, "
-                   "decision: Pending}\n",
+    {"PoolAction",
+     "kind: PoolAction\nmetadata: {name: a}\nspec: {pool: lab, action: Burst, "
+     "decision: Pending}\n",
      "kind: PoolAction\nmetadata: {name: a}\nspec: {pool: lab, action: Burst, decision: "
      "Approved}\n",
      NULL, NULL, NULL},
-    {"PoolAction", "kind: PoolAction\nmetadata: {name: a}\nspec: {pool: lab, action: Burst, "
-                   "decision: Approved}\n",
+    {"PoolAction",
+     "kind: PoolAction\nmetadata: {name: a}\nspec: {pool: lab, action: Burst, "
+     "decision: Approved}\n",
      "kind: PoolAction\nmetadata: {name: a}\nspec: {pool: lab, action: Drain, decision: "
      "Rejected}\n",
      "FieldImmutable",
@@ -656,14 +663,30 @@ static void test_cron(void **state)
         const char *s;
         bool ok;
     } rows[] = {
-        {"0 2 * * 6", true},      {"*/15 * * * *", true},   {"0 0 1 JAN *", true},
-        {"0 9-17 * * MON-FRI", true}, {"5,10,15 0 1-31/2 * sun", true}, {"@daily", true},
-        {"0 0 * * 7", true},      {"  0 2 * * 6  ", true},  {"59 23 31 12 0", true},
-        {"0 2 * *", false},       {"0 2 * * 6 1", false},   {"60 * * * *", false},
-        {"* 24 * * *", false},    {"* * 0 * *", false},     {"* * * 13 *", false},
-        {"* * * * 8", false},     {"*/0 * * * *", false},   {"5-1 * * * *", false},
-        {"a * * * *", false},     {"1, * * * *", false},    {"", false},
-        {"@sometimes", false},    {"* * * JANUARY *", false}, {"1-/2 * * * *", false},
+        {"0 2 * * 6", true},
+        {"*/15 * * * *", true},
+        {"0 0 1 JAN *", true},
+        {"0 9-17 * * MON-FRI", true},
+        {"5,10,15 0 1-31/2 * sun", true},
+        {"@daily", true},
+        {"0 0 * * 7", true},
+        {"  0 2 * * 6  ", true},
+        {"59 23 31 12 0", true},
+        {"0 2 * *", false},
+        {"0 2 * * 6 1", false},
+        {"60 * * * *", false},
+        {"* 24 * * *", false},
+        {"* * 0 * *", false},
+        {"* * * 13 *", false},
+        {"* * * * 8", false},
+        {"*/0 * * * *", false},
+        {"5-1 * * * *", false},
+        {"a * * * *", false},
+        {"1, * * * *", false},
+        {"", false},
+        {"@sometimes", false},
+        {"* * * JANUARY *", false},
+        {"1-/2 * * * *", false},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         print_message("cron \"%s\"\n", rows[i].s);
@@ -679,12 +702,18 @@ static void test_image_ref(void **state)
         const char *s;
         bool ok;
     } rows[] = {
-        {"nodus/pytorch:2.8-cuda12.8", true}, {"nodus/base:1", true},
-        {"nodus/a:latest_1.x", true},         {"nodus/pytorch", false},
-        {"nodus/pytorch:", false},            {"nodus/:1", false},
-        {"nodus/PyTorch:1", false},           {"docker.io/pytorch:1", false},
-        {"nodus/a:-x", false},                {"nodus/a:.x", false},
-        {"nodus/a:b:c", false},               {"nodus/a/b:1", false},
+        {"nodus/pytorch:2.8-cuda12.8", true},
+        {"nodus/base:1", true},
+        {"nodus/a:latest_1.x", true},
+        {"nodus/pytorch", false},
+        {"nodus/pytorch:", false},
+        {"nodus/:1", false},
+        {"nodus/PyTorch:1", false},
+        {"docker.io/pytorch:1", false},
+        {"nodus/a:-x", false},
+        {"nodus/a:.x", false},
+        {"nodus/a:b:c", false},
+        {"nodus/a/b:1", false},
         {"", false},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -701,10 +730,10 @@ static void test_format_compare(void **state)
         const char *format, *a, *b;
         int rc, cmp;
     } rows[] = {
-        {"money", "40.00", "40", 0, 0},   {"money", "39.999999", "40", 0, -1},
-        {"duration", "90m", "1h", 0, 1},  {"duration", "1h30m", "90m", 0, 0},
-        {"quantity", "1Gi", "1G", 0, 1},  {"quantity", "500m", "1", 0, -1},
-        {"money", "x", "1", -1, 0},       {"date-time", "1", "2", -1, 0},
+        {"money", "40.00", "40", 0, 0},  {"money", "39.999999", "40", 0, -1},
+        {"duration", "90m", "1h", 0, 1}, {"duration", "1h30m", "90m", 0, 0},
+        {"quantity", "1Gi", "1G", 0, 1}, {"quantity", "500m", "1", 0, -1},
+        {"money", "x", "1", -1, 0},      {"date-time", "1", "2", -1, 0},
         {NULL, "1", "2", -1, 0},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
@@ -727,12 +756,9 @@ static void test_format_compare(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_invalid),
-        cmocka_unit_test(test_field_validation),
-        cmocka_unit_test(test_message_shape),
-        cmocka_unit_test(test_check_update),
-        cmocka_unit_test(test_cron),
-        cmocka_unit_test(test_image_ref),
+        cmocka_unit_test(test_invalid),        cmocka_unit_test(test_field_validation),
+        cmocka_unit_test(test_message_shape),  cmocka_unit_test(test_check_update),
+        cmocka_unit_test(test_cron),           cmocka_unit_test(test_image_ref),
         cmocka_unit_test(test_format_compare),
     };
     return cmocka_run_group_tests_name("validate", tests, NULL, NULL);
