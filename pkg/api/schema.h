@@ -96,4 +96,12 @@ void nd_schema_validate(const json_t *schema, const json_t *value, const char *p
 int nd_kind_check_update(const struct nd_kind *k, const json_t *old_obj, const json_t *new_obj,
                          struct nd_status *st);
 
+/* Checks labels and annotations under the reserved prefix nodus.dev/, which Nodus sets:
+ * a key that new_obj adds or changes compared with old_obj (NULL on create) is
+ * FieldValueForbidden, except the request annotations nodus.dev/<action>-requested-at
+ * that clients set. Keys new_obj leaves out are not reported (a replace carries the
+ * server's keys over). Returns 0, or -1 with st: Invalid, one cause per key. */
+int nd_kind_check_reserved(const struct nd_kind *k, const json_t *old_obj, const json_t *new_obj,
+                           struct nd_status *st);
+
 #endif

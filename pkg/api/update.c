@@ -119,3 +119,55 @@ int nd_kind_check_update(const struct nd_kind *k, const json_t *old_obj, const j
     nd_field_errors_release(&c.errs);
     return rc;
 }
+
+#define RESERVED       "nodus.dev/"
+#define REQUEST_SUFFIX "-requested-at"
+
+/* nodus.dev/<action>-requested-at, <action> lower-case letters, digits and '-'. */
+static bool is_request(const char *key)
+{
+    const char *action = key + strlen(RESERVED);
+    size_t n = strlen(action), suffix = strlen(REQUEST_SUFFIX);
+    if (n <= suffix || strcmp(action + n - suffix, REQUEST_SUFFIX) != 0)
+        return false;
+    for (size_t i = 0; i < n - suffix; i++)
+        if (!((action[i] >= 'a' && action[i] <= 'z') || (action[i] >= '0' && action[i] <= '9') ||
+              action[i] == '-'))
+            return false;
+    return true;
+}
+
+static void check_reserved(struct nd_field_errors *errs, const json_t *old_map,
+                           const json_t *new_map, const char *member, bool requests)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)new_map, key, v)
+    {
+        if (strncmp(key, RESERVED, strlen(RESERVED)) != 0 || (requests && is_request(key)))
+            continue;
+        if (json_equal(v, json_object_get(old_map, key)))
+            continue;
+        struct nd_buf f = ND_BUF_INIT;
+        nd_buf_addf(&f, "metadata.%s[%s]", member, key);
+        nd_field_errors_forbidden(errs, f.data, "%s under %s are set by Nodus", member, RESERVED);
+        nd_buf_release(&f);
+    }
+}
+
+int nd_kind_check_reserved(const struct nd_kind *k, const json_t *old_obj, const json_t *new_obj,
+                           struct nd_status *st)
+{
+    struct nd_field_errors errs;
+    nd_field_errors_init(&errs);
+    const json_t *om = json_object_get(old_obj, "metadata");
+    const json_t *nm = json_object_get(new_obj, "metadata");
+    check_reserved(&errs, json_object_get(om, "labels"), json_object_get(nm, "labels"), "labels",
+                   false);
+    check_reserved(&errs, json_object_get(om, "annotations"), json_object_get(nm, "annotations"),
+                   "annotations", true);
+    int rc = nd_field_errors_to_status(&errs, "Invalid", k,
+                                       json_string_value(json_object_get(nm, "name")), st);
+    nd_field_errors_release(&errs);
+    return rc;
+}

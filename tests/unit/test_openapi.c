@@ -301,10 +301,14 @@ static void test_hash_and_root(void **state)
 
 int main(void)
 {
+    /* clang-format off */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_schema_names),  cmocka_unit_test(test_group_kinds),
-        cmocka_unit_test(test_refs_and_meta), cmocka_unit_test(test_core),
+        cmocka_unit_test(test_schema_names),
+        cmocka_unit_test(test_group_kinds),
+        cmocka_unit_test(test_refs_and_meta),
+        cmocka_unit_test(test_core),
         cmocka_unit_test(test_hash_and_root),
     };
+    /* clang-format on */
     return cmocka_run_group_tests_name("openapi", tests, setup, teardown);
 }

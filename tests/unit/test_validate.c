@@ -654,6 +654,58 @@ static void test_check_update(void **state)
     }
 }
 
+static void test_reserved(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *old_yaml, *new_yaml, *message;
+    } rows[] = {
+        /* on create */
+        {NULL,
+         "metadata: {name: j, labels: {app: x}, annotations: {nodus.dev/restart-requested-at: "
+         "'2026-11-29T16:00:00Z'}}",
+         NULL},
+        {NULL,
+         "metadata: {name: j, labels: {nodus.dev/created-by: me, nodus.dev/x: y}, annotations: "
+         "{nodus.dev/note: hi, nodus.dev/Restart-requested-at: t, nodus.dev/-requested-at: t}}",
+         "Job.nodus.dev \"j\" is invalid: [metadata.labels[nodus.dev/created-by]: Forbidden: "
+         "labels under nodus.dev/ are set by Nodus, metadata.labels[nodus.dev/x]: Forbidden: "
+         "labels under nodus.dev/ are set by Nodus, metadata.annotations[nodus.dev/note]: "
+         "Forbidden: annotations under nodus.dev/ are set by Nodus, "
+         "metadata.annotations[nodus.dev/Restart-requested-at]: Forbidden: annotations under "
+         "nodus.dev/ are set by Nodus, metadata.annotations[nodus.dev/-requested-at]: Forbidden: "
+         "annotations under nodus.dev/ are set by Nodus]"},
+        /* on update: unchanged or left out is fine, changed is not */
+        {"metadata: {name: j, labels: {nodus.dev/created-by: me, nodus.dev/launched-by: cli}}",
+         "metadata: {name: j, labels: {nodus.dev/created-by: me, app: y}}", NULL},
+        {"metadata: {name: j, labels: {nodus.dev/created-by: me}}",
+         "metadata: {name: j, labels: {nodus.dev/created-by: you}, annotations: "
+         "{nodus.dev/requestor-requested-at: now}}",
+         "Job.nodus.dev \"j\" is invalid: metadata.labels[nodus.dev/created-by]: Forbidden: labels "
+         "under nodus.dev/ are set by Nodus"},
+        /* labels are never requests */
+        {NULL, "metadata: {name: j, labels: {nodus.dev/restart-requested-at: x}}",
+         "Job.nodus.dev \"j\" is invalid: metadata.labels[nodus.dev/restart-requested-at]: "
+         "Forbidden: labels under nodus.dev/ are set by Nodus"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        json_t *o = rows[i].old_yaml ? load(rows[i].old_yaml) : NULL;
+        json_t *n = load(rows[i].new_yaml);
+        struct nd_status st = ND_STATUS_INIT;
+        int rc = nd_kind_check_reserved(nd_kind_lookup("jobs"), o, n, &st);
+        if (!rows[i].message) {
+            assert_int_equal(rc, 0);
+        } else {
+            assert_int_equal(rc, -1);
+            assert_string_equal(st.reason, "Invalid");
+            assert_string_equal(st.message, rows[i].message);
+        }
+        nd_status_release(&st);
+        json_decref(o);
+        json_decref(n);
+    }
+}
+
 /* ---- formats ---- */
 
 static void test_cron(void **state)
@@ -755,11 +807,17 @@ static void test_format_compare(void **state)
 
 int main(void)
 {
+    /* clang-format off */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_invalid),        cmocka_unit_test(test_field_validation),
-        cmocka_unit_test(test_message_shape),  cmocka_unit_test(test_check_update),
-        cmocka_unit_test(test_cron),           cmocka_unit_test(test_image_ref),
+        cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_field_validation),
+        cmocka_unit_test(test_message_shape),
+        cmocka_unit_test(test_check_update),
+        cmocka_unit_test(test_reserved),
+        cmocka_unit_test(test_cron),
+        cmocka_unit_test(test_image_ref),
         cmocka_unit_test(test_format_compare),
     };
+    /* clang-format on */
     return cmocka_run_group_tests_name("validate", tests, NULL, NULL);
 }
