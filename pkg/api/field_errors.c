@@ -66,7 +66,8 @@ static void add(struct nd_field_errors *e, const char *type, const char *field, 
     json_t *c = json_object();
     json_object_set_new(c, "reason", json_string(type));
     json_object_set_new(c, "message", json_string(body));
-    json_object_set_new(c, "field", json_string(field ? field : ""));
+    if (field && *field)
+        json_object_set_new(c, "field", json_string(field));
     json_array_append_new(e->causes, c);
     if (text) {
         json_array_append_new(e->texts, json_string(text));

@@ -13,7 +13,8 @@
  * nd_field_errors_to_status() turns the list into the Status Kubernetes' NewInvalid
  * builds: message `Job.nodus.dev "x" is invalid: <field>: <body>` for one problem and
  * `... is invalid: [<e1>, <e2>]` for several (identical texts once), and one
- * details.causes entry {reason, field, message: <body>} per problem.
+ * details.causes entry {reason, field, message: <body>} per problem (no field for a
+ * problem with the whole object, whose path is "").
  * Bad values are echoed as Go's %v / %q would: strings quoted (cut after 256 bytes),
  * numbers and booleans bare, objects and arrays as compact JSON.
  */

@@ -385,8 +385,9 @@ int nd_kind_validate(const struct nd_kind *k, const json_t *obj, enum nd_field_v
     }
     struct walk w = {fv, warnings, &errs, ND_BUF_INIT};
     check_header(k, obj, &errs);
-    if (json_is_object(json_object_get(obj, "metadata")))
-        check_metadata(json_object_get(obj, "metadata"), &errs);
+    const json_t *meta = json_object_get(obj, "metadata");
+    if (!meta || json_is_object(meta)) /* else the schema walk reports its type */
+        check_metadata(meta, &errs);
     check_object(&w, schema, obj, "status");
     nd_buf_release(&w.path);
     if (k->validate_extra)

@@ -32,9 +32,9 @@ static char *causes_text(const struct nd_status *st)
     json_t *c;
     json_array_foreach(json_object_get(st->details, "causes"), i, c)
     {
+        const char *field = json_string_value(json_object_get(c, "field"));
         nd_buf_addf(&b, "%s|%s|%s\n", json_string_value(json_object_get(c, "reason")),
-                    json_string_value(json_object_get(c, "field")),
-                    json_string_value(json_object_get(c, "message")));
+                    field ? field : "", json_string_value(json_object_get(c, "message")));
     }
     return nd_buf_detach(&b);
 }
@@ -151,6 +151,13 @@ static const struct invalid_row invalid[] = {
     {"Volume", "kind: Volume\nmetadata: {name: v}",
      "Volume.nodus.dev \"v\" is invalid: spec: Required value",
      "FieldValueRequired|spec|Required value\n"},
+    {"Volume", "kind: Volume\nspec: {size: 1Gi}",
+     "Volume.nodus.dev \"\" is invalid: metadata.name: Required value: name or generateName is "
+     "required",
+     "FieldValueRequired|metadata.name|Required value: name or generateName is required\n"},
+    {"Volume", "kind: Volume\nmetadata: [v]\nspec: {size: 1Gi}",
+     "Volume.nodus.dev \"\" is invalid: metadata: Invalid value: [\"v\"]: must be of type object",
+     "FieldValueTypeInvalid|metadata|Invalid value: [\"v\"]: must be of type object\n"},
     {"Job", JOB "spec: {" IMG ", maxCostUSD: null}",
      "Job.nodus.dev \"x\" is invalid: spec.maxCostUSD: Required value",
      "FieldValueRequired|spec.maxCostUSD|Required value\n"},
@@ -405,6 +412,7 @@ static void test_field_validation(void **state)
     assert_string_equal(
         st.message,
         "Job.nodus.dev \"\" is invalid: Invalid value: \"job\": must be of type object");
+    assert_null(json_object_get(json_array_get(json_object_get(st.details, "causes"), 0), "field"));
     nd_status_release(&st);
     json_decref(obj);
 
