@@ -1,0 +1,368 @@
+/* openapi.c: OpenAPI v3 documents in kube-apiserver's shape (see openapi.h). */
+#include "api/openapi.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/schema.h"
+#include "util/buf.h"
+#include "util/xmalloc.h"
+
+#define META       "io.k8s.apimachinery.pkg.apis.meta.v1."
+#define REF_PREFIX "#/components/schemas/"
+
+/* Names a document is built with. */
+struct doc {
+    const char *group;    /* "nodus.dev" or "" */
+    const char *prefix;   /* "/apis/nodus.dev/v1" or "/api/v1" */
+    const char *op_group; /* "NodusDevV1" or "CoreV1", in operation ids */
+    const char *tag;      /* "nodusDev_v1" or "core_v1" */
+    json_t *paths;
+    json_t *schemas;
+};
+
+char *nd_openapi_schema_name(const struct nd_kind *k)
+{
+    if (!*k->group)
+        return nd_xasprintf("io.k8s.api.core.%s.%s", k->version, k->kind);
+    /* nodus.dev -> dev.nodus (reversed domain, as Kubernetes names CRD schemas) */
+    struct nd_buf b = ND_BUF_INIT;
+    const char *end = k->group + strlen(k->group);
+    while (end > k->group) {
+        const char *dot = end;
+        while (dot > k->group && dot[-1] != '.')
+            dot--;
+        nd_buf_add(&b, dot, (size_t)(end - dot));
+        nd_buf_addch(&b, '.');
+        end = dot > k->group ? dot - 1 : dot;
+    }
+    nd_buf_addf(&b, "%s.%s", k->version, k->kind);
+    return nd_buf_detach(&b);
+}
+
+static json_t *ref(const char *name)
+{
+    struct nd_buf b = ND_BUF_INIT;
+    nd_buf_addf(&b, REF_PREFIX "%s", name);
+    json_t *r = json_pack("{s:s}", "$ref", b.data);
+    nd_buf_release(&b);
+    return r;
+}
+
+static json_t *gvk(const struct nd_kind *k, const char *kind)
+{
+    return json_pack("{s:s, s:s, s:s}", "group", k->group, "version", k->version, "kind", kind);
+}
+
+static json_t *param(const char *name, const char *in, const char *type, const char *description)
+{
+    json_t *p = json_pack("{s:s, s:s, s:s, s:{s:s}}", "name", name, "in", in, "description",
+                          description, "schema", "type", type);
+    if (strcmp(in, "path") == 0)
+        json_object_set_new(p, "required", json_true());
+    else
+        json_object_set_new(p, "style", json_string("form"));
+    return p;
+}
+
+/* Query parameters by name, with the descriptions kubectl users see. */
+static json_t *query(const char *name)
+{
+    static const struct {
+        const char *name, *type, *description;
+    } params[] = {
+        {"allowWatchBookmarks", "boolean", "Send BOOKMARK events every 30 seconds to resume from."},
+        {"continue", "string", "The token of the next page, from a list's metadata.continue."},
+        {"dryRun", "string", "All runs every check and writes nothing."},
+        {"fieldManager", "string", "The name of the client making the change."},
+        {"fieldSelector", "string",
+         "Select by fields: metadata.name, metadata.namespace, status.phase, spec.state."},
+        {"fieldValidation", "string",
+         "Ignore, Warn (the default: a Warning header per unknown field) or Strict (unknown "
+         "fields fail Invalid)."},
+        {"force", "boolean", "Take over fields another manager owns (server-side apply)."},
+        {"gracePeriodSeconds", "integer", "Accepted for compatibility; work stops at once."},
+        {"labelSelector", "string", "Select by labels: app=trainer, tier in (a,b), !key."},
+        {"limit", "integer", "At most this many objects (default 500, at most 1000)."},
+        {"pretty", "string", "Indent the answer."},
+        {"propagationPolicy", "string", "Background (the default), Foreground or Orphan."},
+        {"resourceVersion", "string", "List or watch from this revision of the store."},
+        {"resourceVersionMatch", "string", "How resourceVersion applies to a list."},
+        {"timeoutSeconds", "integer", "End the list or watch after this many seconds."},
+        {"watch", "boolean", "Stream every change as ADDED, MODIFIED and DELETED events."},
+    };
+    for (size_t i = 0; i < sizeof params / sizeof params[0]; i++)
+        if (strcmp(params[i].name, name) == 0)
+            return param(name, "query", params[i].type, params[i].description);
+    return param(name, "query", "string", "");
+}
+
+static json_t *query_list(const char *const *names)
+{
+    json_t *a = json_array();
+    for (; *names; names++)
+        json_array_append_new(a, query(*names));
+    return a;
+}
+
+static json_t *content(json_t *schema)
+{
+    json_t *c = json_object();
+    json_object_set_new(c, "application/json", json_pack("{s:o}", "schema", schema));
+    return c;
+}
+
+static json_t *response(const char *description, const char *schema_name)
+{
+    return json_pack("{s:s, s:o}", "description", description, "content",
+                     content(ref(schema_name)));
+}
+
+/* An operation: id, action, GVK, query parameters, body schema, answers. */
+static json_t *operation(const struct doc *d, const struct nd_kind *k, const char *verb,
+                         const char *what, const char *action, const char *const *params,
+                         const char *body, const char *answer, bool created)
+{
+    json_t *op = json_object();
+    struct nd_buf b = ND_BUF_INIT;
+    nd_buf_addf(&b, "%s %s", verb, what);
+    json_object_set_new(op, "description", json_string(b.data));
+    json_object_set_new(op, "tags", json_pack("[s]", d->tag));
+    nd_buf_release(&b);
+    json_object_set_new(op, "parameters", query_list(params));
+    if (body && strcmp(action, "patch") == 0) {
+        json_t *c = json_object();
+        static const char *const types[] = {"application/json-patch+json",
+                                            "application/merge-patch+json",
+                                            "application/apply-patch+yaml", NULL};
+        for (const char *const *t = types; *t; t++)
+            json_object_set_new(c, *t, json_pack("{s:o}", "schema", ref(body)));
+        json_object_set_new(op, "requestBody",
+                            json_pack("{s:o, s:b}", "content", c, "required", 1));
+    } else if (body) {
+        json_object_set_new(
+            op, "requestBody",
+            json_pack("{s:o, s:b}", "content", content(ref(body)), "required",
+                      strcmp(action, "delete") != 0 && strcmp(action, "deletecollection") != 0));
+    }
+    json_t *responses = json_object();
+    json_object_set_new(responses, "200", response("OK", answer));
+    if (created)
+        json_object_set_new(responses, "201", response("Created", answer));
+    json_object_set_new(responses, "default", response("Error", META "Status"));
+    json_object_set_new(op, "responses", responses);
+    json_object_set_new(op, "x-kubernetes-action", json_string(action));
+    json_object_set_new(op, "x-kubernetes-group-version-kind", gvk(k, k->kind));
+    return op;
+}
+
+static void set_op_id(json_t *op, const char *verb, const struct doc *d, const struct nd_kind *k,
+                      const char *scope, const char *suffix)
+{
+    char *id = nd_xasprintf("%s%s%s%s%s", verb, d->op_group, scope, k->kind, suffix);
+    json_object_set_new(op, "operationId", json_string(id));
+    free(id);
+}
+
+#define P(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, const char *list)
+{
+    struct nd_buf base = ND_BUF_INIT, p = ND_BUF_INIT, what = ND_BUF_INIT;
+    const char *scope = k->namespaced ? "Namespaced" : "";
+    if (k->namespaced)
+        nd_buf_addf(&base, "%s/namespaces/{namespace}/%s", d->prefix, k->plural);
+    else
+        nd_buf_addf(&base, "%s/%s", d->prefix, k->plural);
+    json_t *path_params = json_array();
+    if (k->namespaced)
+        json_array_append_new(path_params, param("namespace", "path", "string", "The project."));
+    json_array_append_new(path_params, query("pretty"));
+
+    /* the collection */
+    json_t *coll = json_object();
+    nd_buf_addf(&what, "objects of kind %s", k->kind);
+    json_t *op =
+        operation(d, k, "list or watch", what.data, "list",
+                  P("allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "limit",
+                    "resourceVersion", "resourceVersionMatch", "timeoutSeconds", "watch"),
+                  NULL, list, false);
+    set_op_id(op, "list", d, k, scope, "");
+    json_object_set_new(coll, "get", op);
+    nd_buf_reset(&what);
+    nd_buf_addf(&what, "a %s", k->kind);
+    if (!k->read_only) {
+        op = operation(d, k, "create", what.data, "post",
+                       P("dryRun", "fieldManager", "fieldValidation"), obj, obj, true);
+        set_op_id(op, "create", d, k, scope, "");
+        json_object_set_new(coll, "post", op);
+        nd_buf_reset(&what);
+        nd_buf_addf(&what, "a collection of %s", k->kind);
+        op = operation(d, k, "delete", what.data, "deletecollection",
+                       P("continue", "dryRun", "fieldSelector", "gracePeriodSeconds",
+                         "labelSelector", "limit", "propagationPolicy", "resourceVersion",
+                         "timeoutSeconds"),
+                       META "DeleteOptions", META "Status", false);
+        set_op_id(op, "delete", d, k, scope, "Collection");
+        json_object_set_new(coll, "delete", op);
+    }
+    json_object_set(coll, "parameters", path_params);
+    json_object_set_new(d->paths, base.data, coll);
+
+    /* the item */
+    json_t *item_params = json_pack("[o]", param("name", "path", "string", "The object's name."));
+    json_array_extend(item_params, path_params);
+    json_t *item = json_object();
+    nd_buf_reset(&what);
+    nd_buf_addf(&what, "the specified %s", k->kind);
+    op = operation(d, k, "read", what.data, "get", P("resourceVersion"), NULL, obj, false);
+    set_op_id(op, "read", d, k, scope, "");
+    json_object_set_new(item, "get", op);
+    if (!k->read_only) {
+        op = operation(d, k, "replace", what.data, "put",
+                       P("dryRun", "fieldManager", "fieldValidation"), obj, obj, true);
+        set_op_id(op, "replace", d, k, scope, "");
+        json_object_set_new(item, "put", op);
+        op = operation(d, k, "partially update", what.data, "patch",
+                       P("dryRun", "fieldManager", "fieldValidation", "force"), META "Patch", obj,
+                       true);
+        set_op_id(op, "patch", d, k, scope, "");
+        json_object_set_new(item, "patch", op);
+        op = operation(d, k, "delete", what.data, "delete",
+                       P("dryRun", "gracePeriodSeconds", "propagationPolicy"), META "DeleteOptions",
+                       META "Status", false);
+        set_op_id(op, "delete", d, k, scope, "");
+        json_object_set_new(item, "delete", op);
+    }
+    json_object_set(item, "parameters", item_params);
+    nd_buf_addf(&p, "%s/{name}", base.data);
+    json_object_set_new(d->paths, p.data, item);
+
+    /* the status subresource */
+    if (nd_kind_has_subresource(k, "status")) {
+        json_t *status = json_object();
+        nd_buf_reset(&what);
+        nd_buf_addf(&what, "status of the specified %s", k->kind);
+        op = operation(d, k, "read", what.data, "get", P("resourceVersion"), NULL, obj, false);
+        set_op_id(op, "read", d, k, scope, "Status");
+        json_object_set_new(status, "get", op);
+        if (!k->read_only) {
+            op = operation(d, k, "replace", what.data, "put",
+                           P("dryRun", "fieldManager", "fieldValidation"), obj, obj, true);
+            set_op_id(op, "replace", d, k, scope, "Status");
+            json_object_set_new(status, "put", op);
+            op = operation(d, k, "partially update", what.data, "patch",
+                           P("dryRun", "fieldManager", "fieldValidation", "force"), META "Patch",
+                           obj, true);
+            set_op_id(op, "patch", d, k, scope, "Status");
+            json_object_set_new(status, "patch", op);
+        }
+        json_object_set(status, "parameters", item_params);
+        nd_buf_reset(&p);
+        nd_buf_addf(&p, "%s/{name}/status", base.data);
+        json_object_set_new(d->paths, p.data, status);
+    }
+    json_decref(item_params);
+
+    /* every project at once */
+    if (k->namespaced) {
+        json_t *all = json_object();
+        nd_buf_reset(&what);
+        nd_buf_addf(&what, "objects of kind %s in every project", k->kind);
+        op = operation(d, k, "list or watch", what.data, "list",
+                       P("allowWatchBookmarks", "continue", "fieldSelector", "labelSelector",
+                         "limit", "resourceVersion", "resourceVersionMatch", "timeoutSeconds",
+                         "watch"),
+                       NULL, list, false);
+        set_op_id(op, "list", d, k, "", "ForAllNamespaces");
+        json_object_set_new(all, "get", op);
+        json_object_set_new(all, "parameters", json_pack("[o]", query("pretty")));
+        nd_buf_reset(&p);
+        nd_buf_addf(&p, "%s/%s", d->prefix, k->plural);
+        json_object_set_new(d->paths, p.data, all);
+    }
+    json_decref(path_params);
+    nd_buf_release(&base);
+    nd_buf_release(&p);
+    nd_buf_release(&what);
+}
+
+static json_t *list_schema(const struct nd_kind *k, const char *obj)
+{
+    char *desc = nd_xasprintf("%s is a list of %s objects.", k->list_kind, k->kind);
+    json_t *s = json_pack(
+        "{s:s, s:s, s:[s], s:{s:{s:s, s:s}, s:{s:s, s:s, s:o}, s:{s:s, s:s}, s:o}, s:[o]}",
+        "description", desc, "type", "object", "required", "items", "properties", "apiVersion",
+        "description", "APIVersion of the list.", "type", "string", "items", "description",
+        "The objects.", "type", "array", "items", ref(obj), "kind", "description",
+        "Kind of the list.", "type", "string", "metadata", ref(META "ListMeta"),
+        "x-kubernetes-group-version-kind", gvk(k, k->list_kind));
+    free(desc);
+    return s;
+}
+
+static json_t *build(const char *group, const char *prefix, const char *op_group, const char *tag)
+{
+    struct nd_status st = ND_STATUS_INIT;
+    int rc = nd_schemas_check(&st);
+    nd_status_release(&st);
+    if (rc != 0)
+        return NULL;
+    struct doc d = {group, prefix, op_group, tag, json_object(), json_object()};
+    const char *name;
+    json_t *s;
+    json_object_foreach((json_t *)nd_schema_components(), name, s)
+    {
+        json_object_set_new(d.schemas, name, json_deep_copy(s));
+    }
+    for (size_t i = 0; i < nd_kind_count(); i++) {
+        const struct nd_kind *k = &nd_kinds[i];
+        if (strcmp(k->group, group) != 0)
+            continue;
+        char *obj = nd_openapi_schema_name(k);
+        char *list = nd_xasprintf("%sList", obj);
+        json_object_set_new(d.schemas, obj, json_deep_copy(nd_kind_schema(k)));
+        json_object_set_new(d.schemas, list, list_schema(k, obj));
+        add_paths(&d, k, obj, list);
+        free(obj);
+        free(list);
+    }
+    return json_pack("{s:s, s:{s:s, s:s}, s:o, s:{s:o}}", "openapi", "3.0.0", "info", "title",
+                     "Nodus", "version", "v1", "paths", d.paths, "components", "schemas",
+                     d.schemas);
+}
+
+json_t *nd_openapi_v3_group(void)
+{
+    return build("nodus.dev", "/apis/nodus.dev/v1", "NodusDevV1", "nodusDev_v1");
+}
+
+json_t *nd_openapi_v3_core(void)
+{
+    return build("", "/api/v1", "CoreV1", "core_v1");
+}
+
+json_t *nd_openapi_v3_root(const char *core_hash, const char *group_hash)
+{
+    char *core = nd_xasprintf("/openapi/v3/api/v1?hash=%s", core_hash);
+    char *group = nd_xasprintf("/openapi/v3/apis/nodus.dev/v1?hash=%s", group_hash);
+    json_t *root = json_pack("{s:{s:{s:s}, s:{s:s}}}", "paths", "api/v1", "serverRelativeURL", core,
+                             "apis/nodus.dev/v1", "serverRelativeURL", group);
+    free(core);
+    free(group);
+    return root;
+}
+
+char *nd_openapi_hash(const json_t *doc)
+{
+    char *text = json_dumps(doc, JSON_COMPACT | JSON_ENCODE_ANY);
+    uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a 64 offset basis */
+    for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p; p++) {
+        h ^= *p;
+        h *= 0x100000001b3ULL; /* FNV prime */
+    }
+    free(text);
+    return nd_xasprintf("%016" PRIX64, h);
+}

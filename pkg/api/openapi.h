@@ -1,0 +1,38 @@
+/* openapi.h: the OpenAPI v3 documents the API serves, built from the kind registry and
+ * the kind schemas, shaped as kube-apiserver shapes them so kubectl (explain, create
+ * with server-side field validation) and client-go work unchanged:
+ *
+ *   - for each kind, paths for list/create/deletecollection, get/replace/patch/delete,
+ *     the status subresource and the list across projects, each operation carrying
+ *     x-kubernetes-action and x-kubernetes-group-version-kind ({group, version, kind});
+ *     the patch operation has a `fieldValidation` query parameter (kubectl looks for it
+ *     before sending fieldValidation=Strict). Read-only kinds get get and list only.
+ *   - components.schemas: dev.nodus.v1.<Kind> and dev.nodus.v1.<Kind>List (core:
+ *     io.k8s.api.core.v1.<Kind>), each with x-kubernetes-group-version-kind
+ *     [{group, version, kind}] and descriptions, plus ObjectMeta, ManagedFieldsEntry,
+ *     OwnerReference, ListMeta, Status (with fix, docs, requestId), DeleteOptions, Patch.
+ */
+#ifndef ND_API_OPENAPI_H
+#define ND_API_OPENAPI_H
+
+#include <jansson.h>
+
+#include "api/registry.h"
+
+/* The document served at /openapi/v3/apis/nodus.dev/v1. NEW; NULL only when the
+ * embedded schemas are broken (nd_schemas_check). */
+json_t *nd_openapi_v3_group(void);
+/* The document served at /openapi/v3/api/v1 (Namespace, Event). NEW, or NULL as above. */
+json_t *nd_openapi_v3_core(void);
+/* The root document served at /openapi/v3: {"paths": {"api/v1": {"serverRelativeURL":
+ * "/openapi/v3/api/v1?hash=<core_hash>"}, "apis/nodus.dev/v1": {...}}}. NEW. */
+json_t *nd_openapi_v3_root(const char *core_hash, const char *group_hash);
+/* The components.schemas name of a kind: "dev.nodus.v1.Job", "io.k8s.api.core.v1.Event".
+ * NEW string. */
+char *nd_openapi_schema_name(const struct nd_kind *k);
+
+/* A stable hash of doc: FNV-1a 64 of its compact serialisation (keys in insertion
+ * order), as 16 upper-case hex digits. NEW string. */
+char *nd_openapi_hash(const json_t *doc);
+
+#endif

@@ -1,0 +1,207 @@
+/* registry.c: lookups over the kind table, and the phases of each family. */
+#include "api/registry.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static bool in_list(const char *const *list, const char *s, bool fold)
+{
+    if (!list || !s)
+        return false;
+    for (; *list; list++)
+        if (fold ? strcasecmp(*list, s) == 0 : strcmp(*list, s) == 0)
+            return true;
+    return false;
+}
+
+/* Case-insensitive: are the n bytes at s exactly the string t? */
+static bool eqn(const char *s, size_t n, const char *t)
+{
+    return strlen(t) == n && strncasecmp(s, t, n) == 0;
+}
+
+/* Do the n bytes at name (without any group suffix) name kind k? */
+static bool names_kind(const struct nd_kind *k, const char *name, size_t n)
+{
+    if (eqn(name, n, k->plural) || eqn(name, n, k->singular) || eqn(name, n, k->kind))
+        return true;
+    for (const char *const *s = k->short_names; s && *s; s++)
+        if (eqn(name, n, *s))
+            return true;
+    /* nodus calls namespaces projects */
+    if (strcmp(k->plural, "namespaces") == 0)
+        return eqn(name, n, "project") || eqn(name, n, "projects");
+    return false;
+}
+
+const struct nd_kind *nd_kind_lookup(const char *name)
+{
+    if (!name || !*name)
+        return NULL;
+    size_t n = nd_kind_count();
+    for (size_t i = 0; i < n; i++)
+        if (names_kind(&nd_kinds[i], name, strlen(name)))
+            return &nd_kinds[i];
+    /* <name>.<group> or <name>.<version>.<group> */
+    const char *dot = strchr(name, '.');
+    if (!dot || dot == name)
+        return NULL;
+    size_t len = (size_t)(dot - name);
+    const char *rest = dot + 1;
+    for (size_t i = 0; i < n; i++) {
+        const struct nd_kind *k = &nd_kinds[i];
+        if (!*k->group || !names_kind(k, name, len))
+            continue;
+        if (strcasecmp(rest, k->group) == 0)
+            return k;
+        size_t vl = strlen(k->version);
+        if (strncasecmp(rest, k->version, vl) == 0 && rest[vl] == '.' &&
+            strcasecmp(rest + vl + 1, k->group) == 0)
+            return k;
+    }
+    return NULL;
+}
+
+const struct nd_kind *nd_kind_by_kind(const char *group, const char *kind)
+{
+    if (!kind)
+        return NULL;
+    for (size_t i = 0; i < nd_kind_count(); i++) {
+        const struct nd_kind *k = &nd_kinds[i];
+        if (strcmp(k->kind, kind) == 0 && (!group || strcmp(group, k->group) == 0))
+            return k;
+    }
+    return NULL;
+}
+
+const struct nd_kind *nd_kind_by_plural(const char *group, const char *plural)
+{
+    if (!plural)
+        return NULL;
+    for (size_t i = 0; i < nd_kind_count(); i++) {
+        const struct nd_kind *k = &nd_kinds[i];
+        if (strcmp(k->plural, plural) == 0 && (!group || strcmp(group, k->group) == 0))
+            return k;
+    }
+    return NULL;
+}
+
+const struct nd_kind *nd_kind_by_api_version(const char *api_version, const char *kind)
+{
+    if (!api_version || !kind)
+        return NULL;
+    for (size_t i = 0; i < nd_kind_count(); i++) {
+        const struct nd_kind *k = &nd_kinds[i];
+        if (strcmp(k->kind, kind) == 0 && strcmp(k->api_version, api_version) == 0)
+            return k;
+    }
+    return NULL;
+}
+
+bool nd_kind_in_category(const struct nd_kind *k, const char *category)
+{
+    return in_list(k->categories, category, false);
+}
+
+bool nd_kind_has_subresource(const struct nd_kind *k, const char *subresource)
+{
+    return in_list(k->subresources, subresource, false);
+}
+
+bool nd_kind_field_selectable(const struct nd_kind *k, const char *field)
+{
+    return in_list(k->field_selectors, field, false);
+}
+
+static const char *const verbs_all[] = {
+    "create", "delete", "deletecollection", "get", "list", "patch", "update", "watch", NULL,
+};
+static const char *const verbs_read[] = {"get", "list", "watch", NULL};
+
+const char *const *nd_kind_verbs(const struct nd_kind *k)
+{
+    return k->read_only ? verbs_read : verbs_all;
+}
+
+const char *nd_kind_state_default(const struct nd_kind *k)
+{
+    return k->state_values ? k->state_values[0] : NULL;
+}
+
+bool nd_kind_state_valid(const struct nd_kind *k, const char *value)
+{
+    return in_list(k->state_values, value, false);
+}
+
+const struct nd_mutable *nd_kind_mutable(const struct nd_kind *k, const char *path)
+{
+    if (!path)
+        return NULL;
+    for (const struct nd_mutable *m = k->mutable_fields; m && m->path; m++) {
+        size_t n = strlen(m->path);
+        if (strncmp(path, m->path, n) == 0 && (path[n] == '\0' || path[n] == '.' || path[n] == '['))
+            return m;
+    }
+    return NULL;
+}
+
+size_t nd_kind_column_count(const struct nd_kind *k, bool wide)
+{
+    size_t n = 0;
+    for (const struct nd_column *c = k->columns; c->name; c++)
+        if (wide || c->priority == 0)
+            n++;
+    return n;
+}
+
+/* Lifecycle order, the deleting phase last. */
+static const char *const run_phases[] = {
+    "Queued", "Provisioning", "Running", "Succeeded", "Failed", "Cancelled", "Cancelling", NULL,
+};
+static const char *const long_phases[] = {
+    "Pending", "Starting", "Running", "Stopped", "Terminating", NULL,
+};
+static const char *const no_phases[] = {NULL};
+
+const char *const *nd_phases(enum nd_family f)
+{
+    switch (f) {
+    case ND_FAMILY_RUN:
+        return run_phases;
+    case ND_FAMILY_LONG:
+        return long_phases;
+    default:
+        return no_phases;
+    }
+}
+
+const char *nd_phase_initial(enum nd_family f)
+{
+    return nd_phases(f)[0];
+}
+
+const char *nd_phase_deleting(enum nd_family f)
+{
+    switch (f) {
+    case ND_FAMILY_RUN:
+        return "Cancelling";
+    case ND_FAMILY_LONG:
+        return "Terminating";
+    default:
+        return NULL;
+    }
+}
+
+bool nd_phase_valid(enum nd_family f, const char *phase)
+{
+    return in_list(nd_phases(f), phase, false);
+}
+
+bool nd_phase_terminal(enum nd_family f, const char *phase)
+{
+    if (f != ND_FAMILY_RUN || !phase)
+        return false;
+    return strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0 ||
+           strcmp(phase, "Cancelled") == 0;
+}

@@ -1,0 +1,155 @@
+/* registry.h: the kind registry, one table holding everything nodus knows about each kind.
+ *
+ * Every kind of kinds.md (group nodus.dev, version v1) and the two core v1 kinds the API
+ * serves (Namespace, which nodus calls a project, and Event) has one row in nd_kinds[].
+ * The emulator derives its discovery documents, OpenAPI, validation, defaults, printer
+ * columns and field selectors from it; the CLI its completion, name resolution and
+ * client-side table columns. Schemas (descriptions, types, bounds, defaults) live in
+ * pkg/api/schemas/<kind>.yaml and are reached through schema.h.
+ *
+ * Everything here is static data: pointers returned are BORROWED from the table and live
+ * for the whole program. Lists are NULL-terminated; column and mutable-field tables end
+ * with a row whose first member is NULL.
+ */
+#ifndef ND_API_REGISTRY_H
+#define ND_API_REGISTRY_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+
+struct nd_field_errors;
+
+/* How an object of the kind lives (kinds.md "Phases"). */
+enum nd_family {
+    ND_FAMILY_RUN,       /* Queued -> Provisioning -> Running -> Succeeded|Failed|Cancelled */
+    ND_FAMILY_LONG,      /* Pending -> Starting -> Running -> Stopped */
+    ND_FAMILY_CATALOGUE, /* published by Nodus, read-only, no phases (Image) */
+    ND_FAMILY_NONE,      /* core kinds (Namespace, Event) */
+};
+
+/* How a printer column turns the value at its JSONPath into a cell. The value is read
+ * from the object; each kind says what an absent value prints as. */
+enum nd_render {
+    ND_RENDER_RAW,             /* strings verbatim, numbers, true/false; "<none>" if absent */
+    ND_RENDER_AGE,             /* RFC 3339 time -> "5m", "2d3h" (kubectl); "<unknown>" */
+    ND_RENDER_MONEY,           /* "12.4" -> "$12.40" (rounded to cents); "-" if absent */
+    ND_RENDER_RATE,            /* "2.49" -> "$2.49/h"; "-" if absent */
+    ND_RENDER_GPU,             /* {model: H100, count: 1} -> "1xH100"; "-" without a GPU */
+    ND_RENDER_GPU_MAP,         /* {H100: 8, L4: 2} -> "8xH100,2xL4"; "-" if empty */
+    ND_RENDER_GPUS_FREE_TOTAL, /* {H100: {free, total}, ...} -> "free/total" summed; "0/0" */
+    ND_RENDER_PERCENT,         /* 75 -> "75%"; "-" if absent */
+    ND_RENDER_BYTES,           /* 1610612736 -> "1.5Gi" (binary units); "-" if absent */
+    ND_RENDER_COUNT,           /* an integer; "0" if absent */
+    ND_RENDER_READY,           /* {readyReplicas, replicas} -> "1/4"; "0/0" if absent */
+    ND_RENDER_STEPS,           /* Pipeline: steps Succeeded / spec.steps -> "1/3" */
+    ND_RENDER_LIST,            /* every value the path selects, joined by ","; "<none>" */
+    ND_RENDER_OBJECT_REF,      /* {kind, name} -> "job/train-a" (Event's OBJECT) */
+};
+
+/* One printer column: what the Table answer's columnDefinitions and the CLI's tables show. */
+struct nd_column {
+    const char *name;     /* header, e.g. "COST"; NULL ends a table */
+    const char *type;     /* OpenAPI type of the cell: string, integer, number, date */
+    const char *format;   /* "name" on the NAME column, else "" */
+    const char *jsonpath; /* where the value lives, e.g. ".status.costUSD" */
+    int priority;         /* 0 always shown, 1 only with -o wide */
+    enum nd_render render;
+    const char *description;
+};
+
+/* How a spec field may change after create (kinds.md "mutable spec fields"). */
+enum nd_mutability {
+    ND_MUT_ANY,        /* any change */
+    ND_MUT_RAISE_ONLY, /* may only grow: money, duration or quantity, by the schema's format */
+    ND_MUT_WHILE,      /* may change only while its old value is `while_value` */
+};
+
+struct nd_mutable {
+    const char *path; /* "spec.state"; "spec" means all of spec; NULL ends a table */
+    enum nd_mutability rule;
+    const char *while_value; /* for ND_MUT_WHILE */
+};
+
+struct nd_kind {
+    const char *group;       /* "nodus.dev"; "" for the core group */
+    const char *version;     /* "v1" */
+    const char *api_version; /* "nodus.dev/v1" or "v1" */
+    const char *kind;        /* "Job" */
+    const char *list_kind;   /* "JobList" */
+    const char *plural;      /* "jobs" */
+    const char *singular;    /* "job" */
+    const char *const *short_names;
+    const char *const *categories;   /* "nodus" on every nodus.dev kind, "all" on some */
+    const char *const *subresources; /* "status", "log", "exec", "files", "invoke" */
+    const char *const *state_values; /* spec.state values, [0] the default; NULL: none */
+    const char *uid_prefix;          /* "job" in job_01j9... */
+    enum nd_family family;
+    bool namespaced;
+    bool read_only; /* served with get, list and watch only */
+    const struct nd_mutable *mutable_fields;
+    const struct nd_column *columns;
+    const char *const *field_selectors; /* fields accepted by ?fieldSelector= */
+    const char *schema_file;            /* "job.yaml" under pkg/api/schemas/ */
+    const char *description;            /* one line, for completion and api-resources */
+    /* Checks what the schema cannot express (Pipeline DAG, Budget thresholds ...),
+     * adding one problem per field to errs. NULL when there is nothing to add. */
+    void (*validate_extra)(const struct nd_kind *k, const json_t *obj,
+                           struct nd_field_errors *errs);
+};
+
+extern const struct nd_kind nd_kinds[];
+size_t nd_kind_count(void);
+
+/* Finds a kind by any name a user may type, case-insensitively as kubectl does: plural,
+ * singular, short name, Kind, or any of them qualified as `<name>.<group>` or
+ * `<name>.<version>.<group>` ("jobs.nodus.dev", "job.v1.nodus.dev"). `project` and
+ * `projects` name namespaces. NULL when nothing matches. */
+const struct nd_kind *nd_kind_lookup(const char *name);
+/* Exact group ("" for core; NULL matches any group) and Kind ("Job"). */
+const struct nd_kind *nd_kind_by_kind(const char *group, const char *kind);
+/* Exact group (NULL matches any) and plural ("jobs"), as in a URL path. */
+const struct nd_kind *nd_kind_by_plural(const char *group, const char *plural);
+/* apiVersion ("nodus.dev/v1", "v1") and Kind, as in an object's header. */
+const struct nd_kind *nd_kind_by_api_version(const char *api_version, const char *kind);
+
+bool nd_kind_in_category(const struct nd_kind *k, const char *category);
+bool nd_kind_has_subresource(const struct nd_kind *k, const char *subresource);
+/* True when `field` (e.g. "status.phase") may be used in a field selector of the kind. */
+bool nd_kind_field_selectable(const struct nd_kind *k, const char *field);
+/* The verbs of discovery: get, list, watch for read-only kinds; every verb otherwise. */
+const char *const *nd_kind_verbs(const struct nd_kind *k);
+/* The default of spec.state, or NULL when the kind has no state. */
+const char *nd_kind_state_default(const struct nd_kind *k);
+/* True when `value` is one of the kind's spec.state values. */
+bool nd_kind_state_valid(const struct nd_kind *k, const char *value);
+/* The rule for changing `path` ("spec.maxCostUSD"), or NULL when the field is immutable.
+ * A rule on a parent ("spec", "spec.scaling") covers everything below it. */
+const struct nd_mutable *nd_kind_mutable(const struct nd_kind *k, const char *path);
+/* Number of printer columns; with wide false, those of priority 0 only. */
+size_t nd_kind_column_count(const struct nd_kind *k, bool wide);
+
+/* The phases of a family in lifecycle order, ending with the deleting phase
+ * (Cancelling, Terminating); an empty list for families without phases. */
+const char *const *nd_phases(enum nd_family f);
+/* The phase a new object starts in ("Queued", "Pending"), or NULL. */
+const char *nd_phase_initial(enum nd_family f);
+/* The phase shown while an object is being deleted ("Cancelling", "Terminating"), or NULL. */
+const char *nd_phase_deleting(enum nd_family f);
+/* True when `phase` is a phase of the family. */
+bool nd_phase_valid(enum nd_family f, const char *phase);
+/* True for the end phases of run-to-completion objects (Succeeded, Failed, Cancelled):
+ * nothing changes after them. Long-running phases are never terminal (Stopped restarts). */
+bool nd_phase_terminal(enum nd_family f, const char *phase);
+
+/* Appends the cell of column c for obj to out, rendered as enum nd_render says; now_unix
+ * is the clock ages are measured against. Returns 0, or -1 when out's cap is reached. */
+int nd_column_render(const struct nd_column *c, const json_t *obj, int64_t now_unix,
+                     struct nd_buf *out);
+/* The Table columnDefinition of c ({name, type, format, description, priority}). NEW. */
+json_t *nd_column_definition(const struct nd_column *c);
+
+#endif

@@ -1,0 +1,617 @@
+/* Unit tests of pkg/api/registry: the kind table, lookups, phases and printer columns. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/registry.h"
+#include "util/buf.h"
+#include "util/time.h"
+
+static const char *kind_of(const struct nd_kind *k)
+{
+    return k ? k->kind : NULL;
+}
+
+static void assert_kind(const struct nd_kind *k, const char *want)
+{
+    if (!want) {
+        assert_null(k);
+        return;
+    }
+    assert_non_null(k);
+    assert_string_equal(kind_of(k), want);
+}
+
+static void test_lookup_names(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *kind;
+    } rows[] = {
+        {"jobs", "Job"},
+        {"job", "Job"},
+        {"nj", "Job"},
+        {"Job", "Job"},
+        {"JOBS", "Job"},
+        {"jobs.nodus.dev", "Job"},
+        {"job.nodus.dev", "Job"},
+        {"Job.nodus.dev", "Job"},
+        {"jobs.v1.nodus.dev", "Job"},
+        {"nj.nodus.dev", "Job"},
+        {"pipelines", "Pipeline"},
+        {"pipe", "Pipeline"},
+        {"poolactions", "PoolAction"},
+        {"poolaction", "PoolAction"},
+        {"pact", "PoolAction"},
+        {"PoolAction", "PoolAction"},
+        {"sandboxes", "Sandbox"},
+        {"sandbox", "Sandbox"},
+        {"sbx", "Sandbox"},
+        {"functions", "Function"},
+        {"fn", "Function"},
+        {"volumes", "Volume"},
+        {"vol", "Volume"},
+        {"budgets", "Budget"},
+        {"bgt", "Budget"},
+        {"pools", "Pool"},
+        {"pl", "Pool"},
+        {"pools.nodus.dev", "Pool"},
+        {"hosts", "Host"},
+        {"host", "Host"},
+        {"images", "Image"},
+        {"img", "Image"},
+        {"namespaces", "Namespace"},
+        {"namespace", "Namespace"},
+        {"ns", "Namespace"},
+        {"project", "Namespace"},
+        {"projects", "Namespace"},
+        {"Projects", "Namespace"},
+        {"events", "Event"},
+        {"event", "Event"},
+        {"ev", "Event"},
+        /* unknown */
+        {"", NULL},
+        {"foo", NULL},
+        {"jobs.batch", NULL},
+        {"jobs.v2.nodus.dev", NULL},
+        {"jobs.nodus.dev.", NULL},
+        {".nodus.dev", NULL},
+        {"namespaces.nodus.dev", NULL},
+        {"projects.nodus.dev", NULL},
+        {"job s", NULL},
+        {"jo", NULL},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        print_message("lookup %s\n", rows[i].name);
+        assert_kind(nd_kind_lookup(rows[i].name), rows[i].kind);
+    }
+    assert_null(nd_kind_lookup(NULL));
+}
+
+static void test_lookup_exact(void **state)
+{
+    (void)state;
+    assert_kind(nd_kind_by_kind("nodus.dev", "Job"), "Job");
+    assert_kind(nd_kind_by_kind(NULL, "Event"), "Event");
+    assert_kind(nd_kind_by_kind("", "Namespace"), "Namespace");
+    assert_kind(nd_kind_by_kind("nodus.dev", "Namespace"), NULL);
+    assert_kind(nd_kind_by_kind("nodus.dev", "job"), NULL); /* Kind is exact */
+    assert_kind(nd_kind_by_kind("nodus.dev", NULL), NULL);
+    assert_kind(nd_kind_by_plural("nodus.dev", "sandboxes"), "Sandbox");
+    assert_kind(nd_kind_by_plural("", "events"), "Event");
+    assert_kind(nd_kind_by_plural(NULL, "pools"), "Pool");
+    assert_kind(nd_kind_by_plural("nodus.dev", "Pools"), NULL);
+    assert_kind(nd_kind_by_plural("", "jobs"), NULL);
+    assert_kind(nd_kind_by_api_version("nodus.dev/v1", "Pool"), "Pool");
+    assert_kind(nd_kind_by_api_version("v1", "Namespace"), "Namespace");
+    assert_kind(nd_kind_by_api_version("v1", "Pool"), NULL);
+    assert_kind(nd_kind_by_api_version("nodus.dev/v2", "Pool"), NULL);
+    assert_kind(nd_kind_by_api_version(NULL, "Pool"), NULL);
+}
+
+/* Invariants of every row of the table. */
+static void test_table_shape(void **state)
+{
+    (void)state;
+    assert_int_equal(nd_kind_count(), 12);
+    for (size_t i = 0; i < nd_kind_count(); i++) {
+        const struct nd_kind *k = &nd_kinds[i];
+        char buf[128];
+        print_message("kind %s\n", k->kind);
+        snprintf(buf, sizeof buf, "%s%s%s", k->group, *k->group ? "/" : "", k->version);
+        assert_string_equal(k->api_version, buf);
+        snprintf(buf, sizeof buf, "%sList", k->kind);
+        assert_string_equal(k->list_kind, buf);
+        for (size_t j = 0; k->kind[j]; j++)
+            buf[j] = (char)(k->kind[j] | 0x20);
+        buf[strlen(k->kind)] = '\0';
+        assert_string_equal(k->singular, buf);
+        assert_non_null(k->plural);
+        assert_non_null(k->short_names);
+        assert_non_null(k->categories);
+        assert_non_null(k->subresources);
+        assert_non_null(k->mutable_fields);
+        assert_non_null(k->columns);
+        assert_non_null(k->field_selectors);
+        assert_non_null(k->schema_file);
+        assert_true(strlen(k->description) > 10);
+        assert_true(nd_kind_field_selectable(k, "metadata.name"));
+        /* every name form finds this kind again */
+        assert_ptr_equal(nd_kind_lookup(k->plural), k);
+        assert_ptr_equal(nd_kind_lookup(k->singular), k);
+        assert_ptr_equal(nd_kind_lookup(k->kind), k);
+        for (const char *const *s = k->short_names; *s; s++)
+            assert_ptr_equal(nd_kind_lookup(*s), k);
+        if (*k->group) {
+            assert_string_equal(k->group, "nodus.dev");
+            assert_true(nd_kind_in_category(k, "nodus"));
+            assert_true(nd_kind_has_subresource(k, "status"));
+            assert_true(k->namespaced);
+        } else {
+            assert_false(nd_kind_in_category(k, "nodus"));
+        }
+    }
+}
+
+static void test_kinds_md(void **state)
+{
+    (void)state;
+    /* kinds.md's table: plural, short name, uid prefix, family */
+    static const struct {
+        const char *kind, *plural, *shortname, *prefix;
+        enum nd_family family;
+        bool all;
+        const char *subresources;
+    } rows[] = {
+        {"Job", "jobs", "nj", "job", ND_FAMILY_RUN, true, "status,log,exec"},
+        {"Pipeline", "pipelines", "pipe", "pipe", ND_FAMILY_RUN, true, "status"},
+        {"PoolAction", "poolactions", "pact", "pact", ND_FAMILY_RUN, false, "status,log"},
+        {"Sandbox", "sandboxes", "sbx", "sbx", ND_FAMILY_LONG, true, "status,log,exec,files"},
+        {"Function", "functions", "fn", "fn", ND_FAMILY_LONG, true, "status,log,invoke"},
+        {"Volume", "volumes", "vol", "vol", ND_FAMILY_LONG, true, "status,files"},
+        {"Budget", "budgets", "bgt", "bgt", ND_FAMILY_LONG, false, "status"},
+        {"Pool", "pools", "pl", "pool", ND_FAMILY_LONG, false, "status"},
+        {"Host", "hosts", NULL, "host", ND_FAMILY_LONG, false, "status"},
+        {"Image", "images", "img", "img", ND_FAMILY_CATALOGUE, false, "status"},
+        {"Namespace", "namespaces", "ns", "ns", ND_FAMILY_NONE, false, ""},
+        {"Event", "events", "ev", "evt", ND_FAMILY_NONE, false, ""},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const struct nd_kind *k = &nd_kinds[i];
+        assert_string_equal(k->kind, rows[i].kind);
+        assert_string_equal(k->plural, rows[i].plural);
+        if (rows[i].shortname) {
+            assert_string_equal(k->short_names[0], rows[i].shortname);
+            assert_null(k->short_names[1]);
+        } else {
+            assert_null(k->short_names[0]);
+        }
+        assert_string_equal(k->uid_prefix, rows[i].prefix);
+        assert_int_equal(k->family, rows[i].family);
+        assert_int_equal(nd_kind_in_category(k, "all"), rows[i].all);
+        char subs[128] = "";
+        for (const char *const *s = k->subresources; *s; s++) {
+            if (*subs)
+                memcpy(subs + strlen(subs), ",", 2);
+            memcpy(subs + strlen(subs), *s, strlen(*s) + 1);
+        }
+        if (strcmp(k->kind, "Namespace") != 0)
+            assert_string_equal(subs, rows[i].subresources);
+    }
+    assert_false(nd_kind_lookup("namespaces")->namespaced);
+    assert_true(nd_kind_lookup("events")->namespaced);
+    assert_false(nd_kind_in_category(nd_kind_lookup("pools"), "al"));
+    assert_false(nd_kind_has_subresource(nd_kind_lookup("pools"), "log"));
+    assert_false(nd_kind_has_subresource(nd_kind_lookup("pools"), NULL));
+}
+
+static void test_verbs_states_selectors(void **state)
+{
+    (void)state;
+    const char *const *v = nd_kind_verbs(nd_kind_lookup("images"));
+    assert_string_equal(v[0], "get");
+    assert_string_equal(v[1], "list");
+    assert_string_equal(v[2], "watch");
+    assert_null(v[3]);
+    assert_true(nd_kind_lookup("events")->read_only);
+    v = nd_kind_verbs(nd_kind_lookup("jobs"));
+    size_t n = 0;
+    while (v[n])
+        n++;
+    assert_int_equal(n, 8);
+    assert_string_equal(v[0], "create");
+    assert_string_equal(v[7], "watch");
+
+    static const struct {
+        const char *kind, *def, *values;
+    } states[] = {
+        {"Job", "Running", "Running Suspended Cancelled"},
+        {"Pipeline", "Running", "Running Suspended Cancelled"},
+        {"Sandbox", "Running", "Running Stopped"},
+        {"Function", "Running", "Running Stopped"},
+        {"Budget", "Running", "Running Stopped"},
+        {"Pool", NULL, ""},
+        {"PoolAction", NULL, ""},
+        {"Volume", NULL, ""},
+        {"Host", NULL, ""},
+    };
+    for (size_t i = 0; i < sizeof states / sizeof states[0]; i++) {
+        const struct nd_kind *k = nd_kind_by_kind(NULL, states[i].kind);
+        const char *def = nd_kind_state_default(k);
+        if (states[i].def)
+            assert_string_equal(def, states[i].def);
+        else
+            assert_null(def);
+        char all[128] = "";
+        for (const char *const *s = k->state_values; s && *s; s++) {
+            if (*all)
+                memcpy(all + strlen(all), " ", 2);
+            memcpy(all + strlen(all), *s, strlen(*s) + 1);
+            assert_true(nd_kind_state_valid(k, *s));
+        }
+        assert_string_equal(all, states[i].values);
+        assert_false(nd_kind_state_valid(k, "Paused"));
+        assert_false(nd_kind_state_valid(k, NULL));
+        /* spec.state is selectable exactly when the kind has a state */
+        assert_int_equal(nd_kind_field_selectable(k, "spec.state"), states[i].def != NULL);
+        assert_true(nd_kind_field_selectable(k, "status.phase"));
+        assert_true(nd_kind_field_selectable(k, "metadata.namespace"));
+    }
+    assert_false(nd_kind_field_selectable(nd_kind_lookup("jobs"), "spec.image"));
+    assert_true(nd_kind_field_selectable(nd_kind_lookup("hosts"), "spec.pool"));
+    assert_true(nd_kind_field_selectable(nd_kind_lookup("events"), "involvedObject.name"));
+}
+
+static void test_mutable(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *kind, *path;
+        int rule; /* -1: immutable */
+        const char *matched;
+    } rows[] = {
+        {"Job", "spec.state", ND_MUT_ANY, "spec.state"},
+        {"Job", "spec.maxCostUSD", ND_MUT_RAISE_ONLY, "spec.maxCostUSD"},
+        {"Job", "spec.maxDuration", ND_MUT_RAISE_ONLY, "spec.maxDuration"},
+        {"Job", "spec.image", -1, NULL},
+        {"Job", "spec.stateful", -1, NULL},
+        {"Job", "spec", -1, NULL},
+        {"Pipeline", "spec.state", ND_MUT_ANY, "spec.state"},
+        {"Pipeline", "spec.maxCostUSD", ND_MUT_RAISE_ONLY, "spec.maxCostUSD"},
+        {"Pipeline", "spec.steps[0].name", -1, NULL},
+        {"PoolAction", "spec.decision", ND_MUT_WHILE, "spec.decision"},
+        {"PoolAction", "spec.action", -1, NULL},
+        {"Sandbox", "spec.idleTimeout", ND_MUT_ANY, "spec.idleTimeout"},
+        {"Sandbox", "spec.maxCostUSD", ND_MUT_RAISE_ONLY, "spec.maxCostUSD"},
+        {"Sandbox", "spec.image", -1, NULL},
+        {"Function", "spec.scaling.minReplicas", ND_MUT_ANY, "spec.scaling"},
+        {"Function", "spec.scaling", ND_MUT_ANY, "spec.scaling"},
+        {"Function", "spec.state", ND_MUT_ANY, "spec.state"},
+        {"Function", "spec.env[0].value", -1, NULL},
+        {"Volume", "spec.size", ND_MUT_RAISE_ONLY, "spec.size"},
+        {"Volume", "spec.accessMode", -1, NULL},
+        {"Budget", "spec.limitUSD", ND_MUT_ANY, "spec"},
+        {"Budget", "spec", ND_MUT_ANY, "spec"},
+        {"Pool", "spec.act.policies[3].action", ND_MUT_ANY, "spec"},
+        {"Host", "spec.cordoned", ND_MUT_ANY, "spec.cordoned"},
+        {"Host", "spec.pool", -1, NULL},
+        {"Image", "spec.tags", -1, NULL},
+        {"Namespace", "spec.finalizers", -1, NULL},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        print_message("%s %s\n", rows[i].kind, rows[i].path);
+        const struct nd_mutable *m =
+            nd_kind_mutable(nd_kind_by_kind(NULL, rows[i].kind), rows[i].path);
+        if (rows[i].rule < 0) {
+            assert_null(m);
+            continue;
+        }
+        assert_non_null(m);
+        assert_int_equal(m->rule, rows[i].rule);
+        assert_string_equal(m->path, rows[i].matched);
+    }
+    assert_string_equal(nd_kind_mutable(nd_kind_lookup("pact"), "spec.decision")->while_value,
+                        "Pending");
+    assert_null(nd_kind_mutable(nd_kind_lookup("jobs"), NULL));
+}
+
+static void test_phases(void **state)
+{
+    (void)state;
+    const char *const *p = nd_phases(ND_FAMILY_RUN);
+    const char *run[] = {"Queued", "Provisioning", "Running",   "Succeeded",
+                         "Failed", "Cancelled",    "Cancelling"};
+    for (size_t i = 0; i < 7; i++)
+        assert_string_equal(p[i], run[i]);
+    assert_null(p[7]);
+    p = nd_phases(ND_FAMILY_LONG);
+    const char *lng[] = {"Pending", "Starting", "Running", "Stopped", "Terminating"};
+    for (size_t i = 0; i < 5; i++)
+        assert_string_equal(p[i], lng[i]);
+    assert_null(p[5]);
+    assert_null(nd_phases(ND_FAMILY_CATALOGUE)[0]);
+    assert_null(nd_phases(ND_FAMILY_NONE)[0]);
+
+    assert_string_equal(nd_phase_initial(ND_FAMILY_RUN), "Queued");
+    assert_string_equal(nd_phase_initial(ND_FAMILY_LONG), "Pending");
+    assert_null(nd_phase_initial(ND_FAMILY_NONE));
+    assert_string_equal(nd_phase_deleting(ND_FAMILY_RUN), "Cancelling");
+    assert_string_equal(nd_phase_deleting(ND_FAMILY_LONG), "Terminating");
+    assert_null(nd_phase_deleting(ND_FAMILY_CATALOGUE));
+
+    assert_true(nd_phase_valid(ND_FAMILY_RUN, "Provisioning"));
+    assert_false(nd_phase_valid(ND_FAMILY_RUN, "Pending"));
+    assert_true(nd_phase_valid(ND_FAMILY_LONG, "Stopped"));
+    assert_false(nd_phase_valid(ND_FAMILY_LONG, "Succeeded"));
+    assert_false(nd_phase_valid(ND_FAMILY_LONG, NULL));
+
+    static const struct {
+        enum nd_family f;
+        const char *phase;
+        bool terminal;
+    } rows[] = {
+        {ND_FAMILY_RUN, "Succeeded", true},   {ND_FAMILY_RUN, "Failed", true},
+        {ND_FAMILY_RUN, "Cancelled", true},   {ND_FAMILY_RUN, "Running", false},
+        {ND_FAMILY_RUN, "Cancelling", false}, {ND_FAMILY_RUN, "Queued", false},
+        {ND_FAMILY_RUN, NULL, false},         {ND_FAMILY_LONG, "Stopped", false},
+        {ND_FAMILY_LONG, "Succeeded", false}, {ND_FAMILY_NONE, "Failed", false},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        assert_int_equal(nd_phase_terminal(rows[i].f, rows[i].phase), rows[i].terminal);
+}
+
+/* Every kind's headers: kinds.md's lists, wide ones last with priority 1. */
+static void test_column_headers(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *kind, *narrow, *wide;
+    } rows[] = {
+        {"Job", "NAME STATE PHASE GPU COST AGE", "PLACEMENT RATE MAX-COST IMAGE"},
+        {"Pipeline", "NAME STATE PHASE STEPS COST AGE", ""},
+        {"PoolAction", "NAME POOL ACTION DECISION PHASE AGE", ""},
+        {"Sandbox", "NAME STATE PHASE GPU COST AGE", ""},
+        {"Function", "NAME STATE PHASE REPLICAS URL AGE", ""},
+        {"Volume", "NAME PHASE SIZE USED AGE", ""},
+        {"Budget", "NAME LIMIT SPENT REMAINING ACTION AGE", ""},
+        {"Pool", "NAME PHASE NODES GPUS ACT UTIL AGE", ""},
+        {"Host", "NAME POOL PHASE GPUS CORDONED AGE", ""},
+        {"Image", "NAME TAGS AGE", ""},
+        {"Namespace", "NAME STATUS AGE", ""},
+        {"Event", "LAST SEEN TYPE REASON OBJECT MESSAGE", ""},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const struct nd_kind *k = nd_kind_by_kind(NULL, rows[i].kind);
+        struct nd_buf narrow = ND_BUF_INIT, wide = ND_BUF_INIT;
+        for (const struct nd_column *c = k->columns; c->name; c++) {
+            struct nd_buf *b = c->priority ? &wide : &narrow;
+            if (b->len)
+                nd_buf_addch(b, ' ');
+            nd_buf_adds(b, c->name);
+            assert_true(c->jsonpath[0] == '.');
+            assert_true(strlen(c->description) > 5);
+            assert_true(c->priority == 0 || c->priority == 1);
+            /* wide columns come after every narrow one */
+            if (c->priority == 0)
+                assert_int_equal(wide.len, 0);
+        }
+        assert_string_equal(narrow.data, rows[i].narrow);
+        assert_string_equal(wide.data, rows[i].wide);
+        nd_buf_release(&narrow);
+        nd_buf_release(&wide);
+        if (*k->group) {
+            assert_string_equal(k->columns[0].name, "NAME");
+            assert_string_equal(k->columns[0].format, "name");
+        }
+    }
+    assert_int_equal(nd_kind_column_count(nd_kind_lookup("jobs"), false), 6);
+    assert_int_equal(nd_kind_column_count(nd_kind_lookup("jobs"), true), 10);
+    assert_int_equal(nd_kind_column_count(nd_kind_lookup("pools"), true), 7);
+}
+
+struct render_row {
+    const char *kind;
+    const char *object;
+    const char *cells; /* every column, wide ones too, joined by '|' */
+};
+
+static const struct render_row renders[] = {
+    {"Job",
+     "{\"metadata\":{\"name\":\"train-a\",\"creationTimestamp\":\"2026-11-29T16:00:00Z\"},"
+     "\"spec\":{\"image\":\"nodus/pytorch:2.8-cuda12.8\",\"state\":\"Running\","
+     "\"resources\":{\"gpu\":{\"model\":\"H100\",\"count\":1}},\"maxCostUSD\":\"40\"},"
+     "\"status\":{\"phase\":\"Running\",\"costUSD\":\"12.4\",\"rateUSDPerHour\":\"2.49\","
+     "\"placement\":{\"target\":\"pool/lab\"}}}",
+     "train-a|Running|Running|1xH100|$12.40|5m|pool/lab|$2.49/h|$40.00|nodus/pytorch:2.8-cuda12.8"},
+    {"Job",
+     "{\"metadata\":{\"name\":\"cpu\",\"creationTimestamp\":\"2026-11-27T13:00:00Z\"},"
+     "\"spec\":{\"image\":\"nodus/base:1\",\"maxCostUSD\":\"0.004999\"}}",
+     "cpu|<none>|<none>|-|-|2d3h|<none>|-|$0.00|nodus/base:1"},
+    {"Pipeline",
+     "{\"metadata\":{\"name\":\"nightly\",\"creationTimestamp\":\"2026-11-29T15:00:00Z\"},"
+     "\"spec\":{\"state\":\"Running\",\"steps\":[{\"name\":\"a\"},{\"name\":\"b\"},{\"name\":"
+     "\"c\"}]},\"status\":{\"phase\":\"Running\",\"costUSD\":\"3.005\",\"steps\":["
+     "{\"name\":\"a\",\"phase\":\"Succeeded\"},{\"name\":\"b\",\"phase\":\"Running\"}]}}",
+     "nightly|Running|Running|1/3|$3.01|65m"},
+    {"PoolAction",
+     "{\"metadata\":{\"name\":\"lab-burst-1\",\"creationTimestamp\":\"2026-11-29T16:04:30Z\"},"
+     "\"spec\":{\"pool\":\"lab\",\"action\":\"Burst\",\"decision\":\"Pending\"},"
+     "\"status\":{\"phase\":\"Queued\"}}",
+     "lab-burst-1|lab|Burst|Pending|Queued|30s"},
+    {"Sandbox",
+     "{\"metadata\":{\"name\":\"dev\",\"creationTimestamp\":\"2026-11-29T12:55:00Z\"},"
+     "\"spec\":{\"state\":\"Stopped\",\"resources\":{\"gpu\":{\"model\":\"L4\",\"count\":2}}},"
+     "\"status\":{\"phase\":\"Stopped\",\"costUSD\":\"1.5\"}}",
+     "dev|Stopped|Stopped|2xL4|$1.50|3h10m"},
+    {"Function",
+     "{\"metadata\":{\"name\":\"embed\",\"creationTimestamp\":\"2026-11-20T16:05:00Z\"},"
+     "\"spec\":{\"state\":\"Running\"},\"status\":{\"phase\":\"Running\",\"replicas\":2,"
+     "\"readyReplicas\":1,\"url\":\"http://127.0.0.1:8443/fn/embed\"}}",
+     "embed|Running|Running|1/2|http://127.0.0.1:8443/fn/embed|9d"},
+    {"Function", "{\"metadata\":{\"name\":\"idle\"},\"spec\":{}}",
+     "idle|<none>|<none>|0/0|<none>|<unknown>"},
+    {"Volume",
+     "{\"metadata\":{\"name\":\"datasets\",\"creationTimestamp\":\"2026-11-29T16:04:59Z\"},"
+     "\"spec\":{\"size\":\"100Gi\"},\"status\":{\"phase\":\"Running\",\"usedBytes\":1610612736}}",
+     "datasets|Running|100Gi|1536Mi|1s"},
+    {"Volume", "{\"metadata\":{\"name\":\"new\"},\"spec\":{\"size\":\"1Gi\"}}",
+     "new|<none>|1Gi|-|<unknown>"},
+    {"Budget",
+     "{\"metadata\":{\"name\":\"team\",\"creationTimestamp\":\"2024-11-29T16:05:00Z\"},"
+     "\"spec\":{\"limitUSD\":\"500.00\",\"action\":\"Suspend\"},"
+     "\"status\":{\"spentUSD\":\"12.3449\",\"remainingUSD\":\"487.6551\"}}",
+     "team|$500.00|$12.34|$487.66|Suspend|2y"},
+    {"Pool",
+     "{\"metadata\":{\"name\":\"lab\",\"creationTimestamp\":\"2026-11-29T16:03:00Z\"},"
+     "\"spec\":{\"act\":{\"mode\":\"Propose\"}},\"status\":{\"phase\":\"Running\","
+     "\"capacity\":{\"nodes\":2,\"readyNodes\":2,\"gpus\":{\"H100\":{\"free\":4,\"total\":8},"
+     "\"L4\":{\"free\":2,\"total\":2}}},\"utilization\":{\"gpuPercent\":75}}}",
+     "lab|Running|2|6/10|Propose|75%|2m"},
+    {"Pool", "{\"metadata\":{\"name\":\"empty\"},\"spec\":{}}",
+     "empty|<none>|0|0/0|<none>|-|<unknown>"},
+    {"Host",
+     "{\"metadata\":{\"name\":\"rack1-node01\",\"creationTimestamp\":\"2026-11-29T16:00:00Z\"},"
+     "\"spec\":{\"pool\":\"lab\",\"gpus\":{\"H100\":8,\"L4\":2,\"A100\":0},\"cordoned\":false},"
+     "\"status\":{\"phase\":\"Running\"}}",
+     "rack1-node01|lab|Running|8xH100,2xL4|false|5m"},
+    {"Host", "{\"metadata\":{\"name\":\"cpu-only\"},\"spec\":{\"pool\":\"lab\",\"gpus\":{}}}",
+     "cpu-only|lab|<none>|-|<none>|<unknown>"},
+    {"Image",
+     "{\"metadata\":{\"name\":\"pytorch\",\"creationTimestamp\":\"2026-11-29T16:05:00Z\"},"
+     "\"spec\":{\"tags\":[{\"tag\":\"2.8-cuda12.8\"},{\"tag\":\"2.7-cuda12.4\"}]}}",
+     "pytorch|2.8-cuda12.8,2.7-cuda12.4|0s"},
+    {"Namespace",
+     "{\"metadata\":{\"name\":\"default\",\"creationTimestamp\":\"2026-11-29T16:05:02Z\"},"
+     "\"status\":{\"phase\":\"Active\"}}",
+     "default|Active|<invalid>"},
+    {"Event",
+     "{\"metadata\":{\"name\":\"train-a.1\"},\"lastTimestamp\":\"2026-11-29T16:03:00Z\","
+     "\"type\":\"Normal\",\"reason\":\"Scheduled\",\"involvedObject\":{\"kind\":\"Job\","
+     "\"name\":\"train-a\"},\"message\":\"placed on market H100 at $2.49/h\"}",
+     "2m|Normal|Scheduled|job/train-a|placed on market H100 at $2.49/h"},
+};
+
+static void test_render(void **state)
+{
+    (void)state;
+    struct nd_status st = ND_STATUS_INIT;
+    int64_t now;
+    assert_int_equal(nd_time_parse("2026-11-29T16:05:00Z", &now, &st), 0);
+    for (size_t i = 0; i < sizeof renders / sizeof renders[0]; i++) {
+        const struct nd_kind *k = nd_kind_by_kind(NULL, renders[i].kind);
+        json_error_t err;
+        json_t *obj = json_loads(renders[i].object, 0, &err);
+        assert_non_null(obj);
+        struct nd_buf b = ND_BUF_INIT;
+        for (const struct nd_column *c = k->columns; c->name; c++) {
+            if (c != k->columns)
+                nd_buf_addch(&b, '|');
+            assert_int_equal(nd_column_render(c, obj, now, &b), 0);
+        }
+        print_message("%s: %s\n", renders[i].kind, b.data);
+        assert_string_equal(b.data, renders[i].cells);
+        nd_buf_release(&b);
+        json_decref(obj);
+    }
+}
+
+static void test_render_edges(void **state)
+{
+    (void)state;
+    static const struct nd_column raw = {"X", "string", "", ".spec.x", 0, ND_RENDER_RAW, "x"};
+    static const struct nd_column list = {"X", "string",       "", ".spec.items[*].n",
+                                          0,   ND_RENDER_LIST, "x"};
+    static const struct nd_column first = {"X", "string",      "", ".spec.items[1].n",
+                                           0,   ND_RENDER_RAW, "x"};
+    static const struct nd_column money = {"X", "string", "", ".spec.x", 0, ND_RENDER_MONEY, "x"};
+    static const struct nd_column pct = {"X", "string", "", ".spec.x", 0, ND_RENDER_PERCENT, "x"};
+    static const struct nd_column count = {"X", "integer", "", ".spec.x", 0, ND_RENDER_COUNT, "x"};
+    static const struct {
+        const struct nd_column *c;
+        const char *obj, *cell;
+    } rows[] = {
+        {&raw, "{\"spec\":{\"x\":\"text\"}}", "text"},
+        {&raw, "{\"spec\":{\"x\":42}}", "42"},
+        {&raw, "{\"spec\":{\"x\":true}}", "true"},
+        {&raw, "{\"spec\":{\"x\":1.5}}", "1.5"},
+        {&raw, "{\"spec\":{\"x\":null}}", "<none>"},
+        {&raw, "{\"spec\":{\"x\":[1,\"a\"]}}", "[1,\"a\"]"},
+        {&raw, "{\"spec\":7}", "<none>"},
+        {&raw, "[]", "<none>"},
+        {&list, "{\"spec\":{\"items\":[{\"n\":\"a\"},{\"m\":1},{\"n\":\"c\"}]}}", "a,c"},
+        {&list, "{\"spec\":{\"items\":[]}}", "<none>"},
+        {&list, "{\"spec\":{\"items\":{\"n\":1}}}", "<none>"},
+        {&first, "{\"spec\":{\"items\":[{\"n\":\"a\"},{\"n\":\"b\"}]}}", "b"},
+        {&first, "{\"spec\":{\"items\":[{\"n\":\"a\"}]}}", "<none>"},
+        {&money, "{\"spec\":{\"x\":\"0.005\"}}", "$0.01"},
+        {&money, "{\"spec\":{\"x\":\"1234567.891\"}}", "$1234567.89"},
+        {&money, "{\"spec\":{\"x\":\"lots\"}}", "lots"},
+        {&money, "{\"spec\":{\"x\":3}}", "3"},
+        {&pct, "{\"spec\":{\"x\":0}}", "0%"},
+        {&pct, "{\"spec\":{\"x\":99.6}}", "100%"},
+        {&pct, "{\"spec\":{\"x\":\"75\"}}", "-"},
+        {&count, "{\"spec\":{\"x\":\"3\"}}", "0"},
+        {&count, "{\"spec\":{\"x\":12}}", "12"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        json_error_t err;
+        json_t *obj = json_loads(rows[i].obj, 0, &err);
+        assert_non_null(obj);
+        struct nd_buf b = ND_BUF_INIT;
+        assert_int_equal(nd_column_render(rows[i].c, obj, 0, &b), 0);
+        assert_string_equal(b.data, rows[i].cell);
+        nd_buf_release(&b);
+        json_decref(obj);
+    }
+    /* a capped buffer that fills up reports it */
+    struct nd_buf small;
+    nd_buf_init(&small, 3);
+    json_t *obj = json_pack("{s:{s:s}}", "spec", "x", "longer than three");
+    assert_int_equal(nd_column_render(&raw, obj, 0, &small), -1);
+    assert_true(small.overflow);
+    nd_buf_release(&small);
+    json_decref(obj);
+}
+
+static void test_column_definition(void **state)
+{
+    (void)state;
+    const struct nd_kind *k = nd_kind_lookup("jobs");
+    json_t *d = nd_column_definition(&k->columns[0]);
+    char *s = json_dumps(d, JSON_COMPACT);
+    assert_string_equal(s, "{\"name\":\"NAME\",\"type\":\"string\",\"format\":\"name\","
+                           "\"description\":\"Name of the object, unique within its project "
+                           "and kind.\",\"priority\":0}");
+    free(s);
+    json_decref(d);
+    d = nd_column_definition(&k->columns[8]);
+    assert_string_equal(json_string_value(json_object_get(d, "name")), "MAX-COST");
+    assert_int_equal(json_integer_value(json_object_get(d, "priority")), 1);
+    json_decref(d);
+    d = nd_column_definition(&k->columns[5]);
+    assert_string_equal(json_string_value(json_object_get(d, "type")), "date");
+    json_decref(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lookup_names),
+        cmocka_unit_test(test_lookup_exact),
+        cmocka_unit_test(test_table_shape),
+        cmocka_unit_test(test_kinds_md),
+        cmocka_unit_test(test_verbs_states_selectors),
+        cmocka_unit_test(test_mutable),
+        cmocka_unit_test(test_phases),
+        cmocka_unit_test(test_column_headers),
+        cmocka_unit_test(test_render),
+        cmocka_unit_test(test_render_edges),
+        cmocka_unit_test(test_column_definition),
+    };
+    return cmocka_run_group_tests_name("registry", tests, NULL, NULL);
+}
