@@ -1,0 +1,305 @@
+/* Dispatch of API requests to the generic handlers, and what they share. */
+#include "api.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "errors.h"
+#include "json/json.h"
+#include "selector/selector.h"
+#include "table.h"
+#include "util/validate.h"
+#include "util/xmalloc.h"
+#include "yaml/yaml.h"
+
+const char *em_api_resource_name(const struct nd_kind *k, char out[96])
+{
+    if (*k->group)
+        snprintf(out, 96, "%s.%s", k->plural, k->group);
+    else
+        snprintf(out, 96, "%s", k->plural);
+    return out;
+}
+
+int em_api_not_found(struct em_api *a, const char *name)
+{
+    char res[96];
+    nd_status_set(&a->st, "NotFound", NULL, "%s \"%s\" not found",
+                  em_api_resource_name(a->kind, res), name);
+    nd_status_set_target(&a->st, name, a->kind->group, a->kind->plural);
+    if (a->kind->namespaced && *a->ns)
+        nd_status_set_fix(&a->st, "nodus get %s -n %s", a->kind->plural, a->ns);
+    else
+        nd_status_set_fix(&a->st, "nodus get %s", a->kind->plural);
+    return -1;
+}
+
+int em_api_dry_run(struct em_api *a, bool *dry_run)
+{
+    *dry_run = false;
+    json_t *vals = json_object_get(a->req->query, "dryRun");
+    size_t i;
+    json_t *v;
+    json_array_foreach(vals, i, v) {
+        const char *s = json_string_value(v);
+        if (strcmp(s, "All") == 0)
+            *dry_run = true;
+        else if (*s)
+            return nd_status_set(&a->st, "BadRequest", "use dryRun=All",
+                                 "invalid dry run value: %s (the only value is All)", s);
+    }
+    return 0;
+}
+
+json_t *em_api_body(struct em_api *a, bool yaml_ok)
+{
+    const char *ct = em_req_header(a->req, "content-type");
+    if (a->req->body.len == 0) {
+        nd_status_set(&a->st, "BadRequest", "send the object as JSON in the request body",
+                      "the request has no body");
+        return NULL;
+    }
+    bool yaml = ct && (strncasecmp(ct, "application/yaml", 16) == 0 ||
+                       strncasecmp(ct, "application/apply-patch+yaml", 28) == 0);
+    if (yaml && !yaml_ok) {
+        nd_status_set(&a->st, "UnsupportedMediaType", NULL,
+                      "the body of the request was in an unknown format - accepted media "
+                      "types include: application/json");
+        return NULL;
+    }
+    json_t *obj = yaml ? nd_yaml_load(a->req->body.data, a->req->body.len, "body", &a->st)
+                       : nd_json_load(a->req->body.data, a->req->body.len, "body", &a->st);
+    if (!obj)
+        return NULL;
+    if (!json_is_object(obj)) {
+        json_decref(obj);
+        nd_status_set(&a->st, "BadRequest", NULL, "the body must be a JSON object");
+        return NULL;
+    }
+    return obj;
+}
+
+const char *em_api_field_manager(struct em_api *a, char out[128])
+{
+    const char *fm = em_req_query(a->req, "fieldManager");
+    if (fm && *fm) {
+        snprintf(out, 128, "%s", fm);
+        return out;
+    }
+    /* As kube-apiserver: the User-Agent's product name ("kubectl", "curl", ...). */
+    const char *ua = em_req_header(a->req, "user-agent");
+    size_t n = 0;
+    while (ua && ua[n] && ua[n] != '/' && ua[n] != ' ' && n < 127)
+        n++;
+    if (!n) {
+        snprintf(out, 128, "unknown");
+        return out;
+    }
+    snprintf(out, 128, "%.*s", (int)n, ua);
+    return out;
+}
+
+json_t *em_api_select(struct em_api *a, json_t *items)
+{
+    const char *ls = em_req_query(a->req, "labelSelector");
+    const char *fs = em_req_query(a->req, "fieldSelector");
+    struct nd_selector *sel = NULL;
+    struct nd_field_selector *fsel = NULL;
+    json_t *out = NULL;
+    if (ls && *ls && !(sel = nd_selector_parse(ls, &a->st)))
+        goto out;
+    if (fs && *fs && !(fsel = nd_field_selector_parse(fs, a->kind->field_selectors, &a->st)))
+        goto out;
+    out = json_array();
+    size_t i;
+    json_t *o;
+    json_array_foreach(items, i, o) {
+        if (sel && !nd_selector_matches(sel, json_object_get(json_object_get(o, "metadata"),
+                                                             "labels")))
+            continue;
+        if (fsel && !nd_field_selector_matches(fsel, o))
+            continue;
+        json_array_append(out, o);
+    }
+out:
+    nd_selector_free(sel);
+    nd_field_selector_free(fsel);
+    return out;
+}
+
+/* Accept: a list of media types with parameters; the first one we can serve wins. */
+bool em_accept_table(const struct em_req *req, bool *ok)
+{
+    *ok = true;
+    const char *accept = em_req_header(req, "accept");
+    if (!accept || !*accept)
+        return false;
+    bool any = false;
+    char *copy = nd_xstrdup(accept);
+    char *save = NULL;
+    bool table = false;
+    for (char *part = strtok_r(copy, ",", &save); part; part = strtok_r(NULL, ",", &save)) {
+        while (isspace((unsigned char)*part))
+            part++;
+        bool json = strncasecmp(part, "application/json", 16) == 0 ||
+                    strncasecmp(part, "*/*", 3) == 0 || strncasecmp(part, "application/*", 13) == 0;
+        if (!json)
+            continue;
+        char *as = strstr(part, "as=");
+        if (!as) {
+            any = true;
+            break;
+        }
+        if (strncmp(as, "as=Table", 8) == 0 && strstr(part, "g=meta.k8s.io")) {
+            table = true;
+            any = true;
+            break;
+        }
+        /* other "as=" forms (PartialObjectMetadata ...) are not served: try the next */
+    }
+    free(copy);
+    if (!any)
+        *ok = false;
+    return table;
+}
+
+void em_api_answer(struct em_api *a, int code, const json_t *obj)
+{
+    bool ok;
+    if (em_accept_table(a->req, &ok)) {
+        json_t *items = json_pack("[O]", obj);
+        json_t *table = em_table_build(a->srv, a->kind, items, a->req, NULL);
+        em_resp_json(a->resp, code, table);
+        json_decref(table);
+        json_decref(items);
+        return;
+    }
+    em_resp_json(a->resp, code, obj);
+}
+
+static const char *verb_of(struct em_api *a, bool item)
+{
+    const char *m = a->req->method;
+    if (strcmp(m, "GET") == 0) {
+        if (item)
+            return "get";
+        const char *w = em_req_query(a->req, "watch");
+        return w && (strcmp(w, "true") == 0 || strcmp(w, "1") == 0) ? "watch" : "list";
+    }
+    if (strcmp(m, "POST") == 0)
+        return item ? NULL : "create";
+    if (strcmp(m, "PUT") == 0)
+        return item ? "update" : NULL;
+    if (strcmp(m, "PATCH") == 0)
+        return item ? "patch" : NULL;
+    if (strcmp(m, "DELETE") == 0)
+        return item ? "delete" : "deletecollection";
+    return NULL;
+}
+
+static int dispatch(struct em_api *a)
+{
+    struct em_path *p = &a->path;
+    char res[96];
+    a->kind = nd_kind_by_plural(p->group, p->plural);
+    if (!a->kind || strcmp(a->kind->version, p->version) != 0)
+        return nd_status_set(&a->st, "NotFound", "list the kinds: nodus api-resources",
+                             "the server could not find the requested resource");
+    if (p->ns && !a->kind->namespaced)
+        return nd_status_set(&a->st, "NotFound", NULL,
+                             "the server could not find the requested resource");
+    a->ns = p->ns ? p->ns : "";
+    if (*a->ns && !nd_is_dns_label(a->ns))
+        return nd_status_set(&a->st, "NotFound", NULL, "namespaces \"%s\" not found", a->ns);
+    bool item = p->name != NULL;
+    const char *verb = verb_of(a, item);
+    if (!verb)
+        return nd_status_set(&a->st, "MethodNotAllowed", NULL,
+                             "%s is not supported on %s", a->req->method, a->req->path);
+    bool write = strcmp(verb, "get") && strcmp(verb, "list") && strcmp(verb, "watch");
+    if (write && a->kind->read_only)
+        return nd_status_set(&a->st, "MethodNotAllowed", NULL,
+                             "%s are published by Nodus and cannot be changed",
+                             em_api_resource_name(a->kind, res));
+    if (write && strcmp(a->ns, "nodus") == 0)
+        return nd_status_set(&a->st, "Forbidden", "use your own project, e.g. -n default",
+                             "the project nodus is read-only");
+    /* A namespaced kind without a project in the path is only listed and watched. */
+    if (a->kind->namespaced && !p->ns && (item || strcmp(verb, "create") == 0 ||
+                                          strcmp(verb, "deletecollection") == 0))
+        return nd_status_set(&a->st, "MethodNotAllowed", "add the project: /namespaces/{ns}/...",
+                             "%s needs a project in the path", verb);
+    if (item && !nd_is_dns_label(p->name)) {
+        if (!write || strcmp(verb, "delete") == 0)
+            return em_api_not_found(a, p->name);
+        nd_validate_dns_label(p->name, "metadata.name", &a->st);
+        return -1;
+    }
+    if (p->sub) {
+        if (strcmp(p->sub, "status") != 0 || !nd_kind_has_subresource(a->kind, "status"))
+            return nd_status_set(&a->st, "NotFound", NULL,
+                                 "the server could not find the requested resource");
+        if (strcmp(verb, "delete") == 0)
+            return nd_status_set(&a->st, "MethodNotAllowed", NULL,
+                                 "DELETE is not supported on the status subresource");
+    }
+    if (strcmp(verb, "get") == 0)
+        return em_api_get(a);
+    if (strcmp(verb, "list") == 0)
+        return em_api_list(a);
+    if (strcmp(verb, "watch") == 0)
+        return em_api_watch(a);
+    if (strcmp(verb, "create") == 0)
+        return em_api_create(a);
+    if (strcmp(verb, "update") == 0)
+        return em_api_replace(a);
+    if (strcmp(verb, "patch") == 0)
+        return em_api_patch(a);
+    if (strcmp(verb, "delete") == 0)
+        return em_api_delete(a);
+    return em_api_delete_collection(a);
+}
+
+void em_api_handle(struct em_server *srv, struct em_req *req, struct em_resp *resp,
+                   const char *identity)
+{
+    struct em_api a = {.srv = srv, .req = req, .resp = resp, .identity = identity};
+    nd_status_init(&a.st);
+    a.warnings = json_array();
+    if (em_path_parse(req->path, &a.path) < 0 || !a.path.plural) {
+        nd_status_set(&a.st, "NotFound", NULL, "the server could not find the requested resource");
+        em_resp_status(srv, req, resp, &a.st);
+        goto out;
+    }
+    bool ok;
+    em_accept_table(req, &ok);
+    if (!ok) {
+        nd_status_set(&a.st, "NotAcceptable", "ask for application/json",
+                      "only the following media types are accepted: application/json, "
+                      "application/json;as=Table;v=v1;g=meta.k8s.io");
+        em_resp_status(srv, req, resp, &a.st);
+        goto out;
+    }
+    if (dispatch(&a) < 0)
+        em_resp_status(srv, req, resp, &a.st);
+    size_t i;
+    json_t *w;
+    json_array_foreach(a.warnings, i, w) {
+        struct nd_buf b = ND_BUF_INIT;
+        nd_buf_adds(&b, "299 - \"");
+        for (const char *c = json_string_value(w); *c; c++) {
+            if (*c == '"' || *c == '\\')
+                nd_buf_addch(&b, '\\');
+            nd_buf_addch(&b, *c);
+        }
+        nd_buf_addch(&b, '"');
+        em_resp_add_header(resp, "Warning", b.data);
+        nd_buf_release(&b);
+    }
+out:
+    json_decref(a.warnings);
+    em_path_release(&a.path);
+    nd_status_release(&a.st);
+}

@@ -1,0 +1,69 @@
+/* api.h: the generic REST handlers behind /api/v1 and /apis/nodus.dev/v1.
+ *
+ * One set of handlers serves every kind of the registry: get, list, watch, create,
+ * replace, patch (merge, JSON, server-side apply), delete, deletecollection and the
+ * status subresource. Kinds differ only by what the registry says about them.
+ * Everything runs with the server lock held, except watch streams, which take it for
+ * each read.
+ */
+#ifndef EM_API_H
+#define EM_API_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "api/registry.h"
+#include "api/schema.h"
+#include "path.h"
+#include "server.h"
+
+/* What a handler knows about the request it serves. */
+struct em_api {
+    struct em_server *srv;
+    struct em_req *req;
+    struct em_resp *resp;
+    struct em_path path;
+    const struct nd_kind *kind;
+    const char *ns;       /* the project of the path, "" for cluster-scoped or all */
+    const char *identity; /* who asks (nodus.dev/created-by) */
+    json_t *warnings;     /* strings, sent as Warning headers */
+    struct nd_status st;
+};
+
+/* Serves an API path (under /api/v1 or /apis/nodus.dev/v1, with a resource). */
+void em_api_handle(struct em_server *srv, struct em_req *req, struct em_resp *resp,
+                   const char *identity);
+
+/* Handlers (api_read.c, api_write.c, api_patch.c, api_delete.c, watch.c). Each fills
+ * a->resp, or returns -1 with a->st filled. */
+int em_api_get(struct em_api *a);
+int em_api_list(struct em_api *a);
+int em_api_watch(struct em_api *a);
+int em_api_create(struct em_api *a);
+int em_api_replace(struct em_api *a);
+int em_api_patch(struct em_api *a);
+int em_api_delete(struct em_api *a);
+int em_api_delete_collection(struct em_api *a);
+
+/* Shared pieces. */
+/* Parses the request body as the content type says (JSON, or YAML where allowed). NEW. */
+json_t *em_api_body(struct em_api *a, bool yaml_ok);
+/* dryRun=All (query); -1 with BadRequest for any other value. */
+int em_api_dry_run(struct em_api *a, bool *dry_run);
+/* The NotFound status of Kubernetes: `jobs.nodus.dev "x" not found`. Returns -1. */
+int em_api_not_found(struct em_api *a, const char *name);
+/* `jobs.nodus.dev` (or `namespaces` for the core group): how messages name a resource. */
+const char *em_api_resource_name(const struct nd_kind *k, char out[96]);
+/* Writes obj as the answer (a one-row Table when Accept asks for one). */
+void em_api_answer(struct em_api *a, int code, const json_t *obj);
+/* The field manager of a write: ?fieldManager=, else derived from User-Agent. */
+const char *em_api_field_manager(struct em_api *a, char out[128]);
+/* Objects of the request's kind and project (every project when ns is ""), filtered by
+ * the request's labelSelector and fieldSelector. NEW array, or NULL with a->st. */
+json_t *em_api_select(struct em_api *a, json_t *items);
+
+/* True when the Accept header asks for a Table. Sets *ok false for an Accept naming
+ * nothing this server can send. */
+bool em_accept_table(const struct em_req *req, bool *ok);
+
+#endif
