@@ -86,8 +86,7 @@ static bool allowed(const char *field, const char *const *list)
     return false;
 }
 
-struct nd_field_selector *nd_field_selector_parse(const char *s,
-                                                  const char *const *allowed_fields,
+struct nd_field_selector *nd_field_selector_parse(const char *s, const char *const *allowed_fields,
                                                   struct nd_status *st)
 {
     s = s ? s : "";
@@ -108,7 +107,8 @@ struct nd_field_selector *nd_field_selector_parse(const char *s,
             start = i + 1;
         }
     }
-    qsort(parts, nparts, sizeof *parts, cmp_span);
+    if (nparts > 1)
+        qsort(parts, nparts, sizeof *parts, cmp_span);
     for (size_t k = 0; k < nparts; k++) {
         const char *t = s + parts[k].start;
         size_t n = parts[k].len, i, oplen = 0;

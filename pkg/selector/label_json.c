@@ -83,7 +83,8 @@ static void check_labels(struct check *c, const json_t *ml)
     }
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)ml, k, v) {
+    json_object_foreach((json_t *)ml, k, v)
+    {
         const char *msgs[4];
         invalid_str(c, field, k, msgs, sel_check_qualified_name(k, msgs));
         if (!json_is_string(v)) {
@@ -196,7 +197,7 @@ struct nd_selector *nd_selector_from_json_at(const json_t *ls, const char *path,
         return sel;
     }
     if (!json_is_object(ls)) {
-        invalid(&c, nd_xstrdup(*c.path ? c.path : "<root>"), ls, "must be an object");
+        invalid(&c, nd_xstrdup(*c.path ? c.path : "selector"), ls, "must be an object");
     } else {
         const json_t *ml = json_object_get(ls, "matchLabels");
         const json_t *me = json_object_get(ls, "matchExpressions");
@@ -210,12 +211,10 @@ struct nd_selector *nd_selector_from_json_at(const json_t *ls, const char *path,
         if (c.n == 0) {
             const char *k;
             json_t *v;
-            json_object_foreach((json_t *)ml, k, v)
-                add_req(sel, k, SEL_EQUALS, v);
+            json_object_foreach((json_t *)ml, k, v) add_req(sel, k, SEL_EQUALS, v);
             for (size_t i = 0; json_is_array(me) && i < json_array_size(me); i++) {
                 const json_t *e = json_array_get(me, i);
-                static const enum sel_op ops[] = {SEL_IN, SEL_NOT_IN, SEL_EXISTS,
-                                                  SEL_NOT_EXISTS};
+                static const enum sel_op ops[] = {SEL_IN, SEL_NOT_IN, SEL_EXISTS, SEL_NOT_EXISTS};
                 add_req(sel, json_string_value(json_object_get(e, "key")),
                         ops[op_index(json_object_get(e, "operator"))],
                         json_object_get(e, "values"));

@@ -54,8 +54,8 @@ static const struct {
     const char *lit;
     enum tok tok;
 } literals[] = {
-    {")", T_CLOSE_PAR}, {",", T_COMMA}, {"!", T_NOT},    {"==", T_DOUBLE_EQUALS},
-    {"=", T_EQUALS},    {">", T_GT},    {"in", T_IN},    {"<", T_LT},
+    {")", T_CLOSE_PAR},   {",", T_COMMA},      {"!", T_NOT},      {"==", T_DOUBLE_EQUALS},
+    {"=", T_EQUALS},      {">", T_GT},         {"in", T_IN},      {"<", T_LT},
     {"!=", T_NOT_EQUALS}, {"notin", T_NOT_IN}, {"(", T_OPEN_PAR},
 };
 
@@ -112,8 +112,10 @@ static enum tok lex(struct parser *p)
         }
         if (tok == T_ERROR) {
             p->pos = end;
-            push(p, T_ERROR, nd_xasprintf("error expected: keyword found '%.*s'",
-                                          (int)(end - start), s + start), start);
+            push(
+                p, T_ERROR,
+                nd_xasprintf("error expected: keyword found '%.*s'", (int)(end - start), s + start),
+                start);
             return T_ERROR;
         }
         p->pos = best;
@@ -188,7 +190,8 @@ static int cmp_val(const void *a, const void *b)
 /* Kubernetes keeps values in a set: sorted, each once. */
 static void sort_unique(struct val *v, size_t *n)
 {
-    qsort(v, *n, sizeof *v, cmp_val);
+    if (*n > 1)
+        qsort(v, *n, sizeof *v, cmp_val);
     size_t out = 0;
     for (size_t i = 0; i < *n; i++) {
         if (out && strcmp(v[out - 1].s, v[i].s) == 0) {
@@ -352,18 +355,32 @@ static int parse_requirement(struct parser *p, struct sel_req *r)
     it = take(p);
     enum sel_op op;
     switch (it->tok) {
-    case T_IN: op = SEL_IN; break;
-    case T_EQUALS: op = SEL_EQUALS; break;
-    case T_DOUBLE_EQUALS: op = SEL_DOUBLE_EQUALS; break;
-    case T_GT: op = SEL_GT; break;
-    case T_LT: op = SEL_LT; break;
-    case T_NOT_IN: op = SEL_NOT_IN; break;
-    case T_NOT_EQUALS: op = SEL_NOT_EQUALS; break;
+    case T_IN:
+        op = SEL_IN;
+        break;
+    case T_EQUALS:
+        op = SEL_EQUALS;
+        break;
+    case T_DOUBLE_EQUALS:
+        op = SEL_DOUBLE_EQUALS;
+        break;
+    case T_GT:
+        op = SEL_GT;
+        break;
+    case T_LT:
+        op = SEL_LT;
+        break;
+    case T_NOT_IN:
+        op = SEL_NOT_IN;
+        break;
+    case T_NOT_EQUALS:
+        op = SEL_NOT_EQUALS;
+        break;
     default:
         return fail(p, it->pos, "found '%s', expected: in, notin, =, ==, !=, gt, lt", it->lit);
     }
-    int rc = op == SEL_IN || op == SEL_NOT_IN ? parse_values(p, &v, &n)
-                                               : parse_exact_value(p, &v, &n);
+    int rc =
+        op == SEL_IN || op == SEL_NOT_IN ? parse_values(p, &v, &n) : parse_exact_value(p, &v, &n);
     if (rc == 0) {
         sort_unique(v, &n);
         rc = check_values(p, key, op, v, n);
@@ -525,7 +542,8 @@ char *nd_selector_string(const struct nd_selector *sel)
     struct nd_buf b = ND_BUF_INIT;
     static const char *const ops[] = {
         [SEL_EQUALS] = "=", [SEL_DOUBLE_EQUALS] = "==", [SEL_NOT_EQUALS] = "!=",
-        [SEL_IN] = " in (", [SEL_NOT_IN] = " notin (", [SEL_GT] = ">", [SEL_LT] = "<",
+        [SEL_IN] = " in (", [SEL_NOT_IN] = " notin (",  [SEL_GT] = ">",
+        [SEL_LT] = "<",
     };
     for (size_t i = 0; sel && !sel->nothing && i < sel->n; i++) {
         const struct sel_req *r = &sel->reqs[i];
@@ -539,8 +557,10 @@ char *nd_selector_string(const struct nd_selector *sel)
         nd_buf_adds(&b, ops[r->op]);
         /* values print sorted without reordering the selector itself */
         char **vals = nd_xcalloc(r->nvalues ? r->nvalues : 1, sizeof *vals);
-        memcpy(vals, r->values, r->nvalues * sizeof *vals);
-        qsort(vals, r->nvalues, sizeof *vals, cmp_str);
+        if (r->nvalues) {
+            memcpy(vals, r->values, r->nvalues * sizeof *vals);
+            qsort(vals, r->nvalues, sizeof *vals, cmp_str);
+        }
         for (size_t j = 0; j < r->nvalues; j++)
             nd_buf_addf(&b, "%s%s", j ? "," : "", vals[j]);
         free(vals);

@@ -67,8 +67,7 @@ void nd_selector_free(struct nd_selector *sel);
  * such as {"metadata.name", "metadata.namespace", "status.phase", NULL}; a field outside
  * it fails with `field label not supported: <field>`. allowed_fields NULL accepts any
  * field. Returns a new selector, or NULL with a BadRequest status. */
-struct nd_field_selector *nd_field_selector_parse(const char *s,
-                                                  const char *const *allowed_fields,
+struct nd_field_selector *nd_field_selector_parse(const char *s, const char *const *allowed_fields,
                                                   struct nd_status *st);
 /* True when every requirement holds for `obj` (borrowed): each field is a dotted path
  * into the object; a missing field or null reads as "", numbers and booleans as their

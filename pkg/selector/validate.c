@@ -10,17 +10,17 @@
  * by hand (no regex engine) and accept exactly what they describe. */
 #define QNAME_FMT "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 #define QNAME_MSG                                                                                  \
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "  \
-    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "        \
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "    \
+    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "         \
     "validation is '" QNAME_FMT "')"
 #define DNS1123_FMT "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
 #define DNS1123_MSG                                                                                \
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or " \
-    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "      \
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "   \
+    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "       \
     "used for validation is '" DNS1123_FMT "')"
 #define LABEL_VALUE_MSG                                                                            \
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or " \
-    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "           \
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "    \
+    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "             \
     "'my_value',  or '12345', regex used for validation is '(" QNAME_FMT ")?')"
 
 static bool is_alnum(char c)
@@ -162,14 +162,29 @@ void sel_go_quote(struct nd_buf *b, const char *s)
         } else {
             const char *esc = NULL;
             switch (r) {
-            case '\a': esc = "\\a"; break;
-            case '\b': esc = "\\b"; break;
-            case '\f': esc = "\\f"; break;
-            case '\n': esc = "\\n"; break;
-            case '\r': esc = "\\r"; break;
-            case '\t': esc = "\\t"; break;
-            case '\v': esc = "\\v"; break;
-            default: break;
+            case '\a':
+                esc = "\\a";
+                break;
+            case '\b':
+                esc = "\\b";
+                break;
+            case '\f':
+                esc = "\\f";
+                break;
+            case '\n':
+                esc = "\\n";
+                break;
+            case '\r':
+                esc = "\\r";
+                break;
+            case '\t':
+                esc = "\\t";
+                break;
+            case '\v':
+                esc = "\\v";
+                break;
+            default:
+                break;
             }
             if (esc)
                 nd_buf_adds(b, esc);

@@ -20,21 +20,21 @@
     do {                                                                                           \
         const char *g_ = (got), *w_ = (want);                                                      \
         if (!g_ || strcmp(g_, w_) != 0)                                                            \
-            fail_msg("row %s:\n  got  [%s]\n  want [%s]", (row), g_ ? g_ : "(null)", w_);         \
+            fail_msg("row %s:\n  got  [%s]\n  want [%s]", (row), g_ ? g_ : "(null)", w_);          \
     } while (0)
 
 #define QNAME_RULE                                                                                 \
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "  \
-    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "        \
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "    \
+    "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "         \
     "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
 #define VALUE_RULE                                                                                 \
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or " \
-    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "           \
-    "'my_value',  or '12345', regex used for validation is "                                      \
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "    \
+    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "             \
+    "'my_value',  or '12345', regex used for validation is "                                       \
     "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
 #define DNS_RULE                                                                                   \
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or " \
-    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "      \
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "   \
+    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "       \
     "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
 #define REQ "unable to parse requirement: "
 #define K64 "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
@@ -130,25 +130,25 @@ static void test_label_parse_invalid(void **state)
         {"x, é=1", REQ "<nil>: Invalid value: \"é\": name part " QNAME_RULE " (at character 4)"},
         {"a=-b", REQ "values[0][a]: Invalid value: \"-b\": " VALUE_RULE " (at character 3)"},
         {"a>x", REQ "values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, the value must be "
-                "an integer (at character 3)"},
+                    "an integer (at character 3)"},
         {"a>-5", REQ "values[0][a]: Invalid value: \"-5\": " VALUE_RULE " (at character 3)"},
-        {"a in (ok,-y,-x)", REQ "[values[0][a]: Invalid value: \"-x\": " VALUE_RULE
-                            ", values[1][a]: Invalid value: \"-y\": " VALUE_RULE
-                            "] (at character 13)"},
-        {"Example.com/a", REQ "<nil>: Invalid value: \"Example.com/a\": prefix part " DNS_RULE
-                          " (at character 1)"},
+        {"a in (ok,-y,-x)",
+         REQ "[values[0][a]: Invalid value: \"-x\": " VALUE_RULE
+             ", values[1][a]: Invalid value: \"-y\": " VALUE_RULE "] (at character 13)"},
+        {"Example.com/a",
+         REQ "<nil>: Invalid value: \"Example.com/a\": prefix part " DNS_RULE " (at character 1)"},
         {"/a", REQ "<nil>: Invalid value: \"/a\": prefix part must be non-empty (at character 1)"},
-        {"a/", REQ "<nil>: Invalid value: \"a/\": name part must be non-empty; name part "
-               QNAME_RULE " (at character 1)"},
+        {"a/",
+         REQ "<nil>: Invalid value: \"a/\": name part must be non-empty; name part " QNAME_RULE
+             " (at character 1)"},
         {"a/b/c", REQ "<nil>: Invalid value: \"a/b/c\": a qualified name " QNAME_RULE
-                  " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName') "
-                  "(at character 1)"},
+                      " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName') "
+                      "(at character 1)"},
         {"x," K64, REQ "<nil>: Invalid value: \"" K64 "\": name part must be no more than 63 "
-                   "characters (at character 3)"},
+                       "characters (at character 3)"},
         {"k=" K64, REQ "values[0][k]: Invalid value: \"" K64 "\": must be no more than 63 "
-                   "characters (at character 3)"},
-        {"a\"b", REQ "<nil>: Invalid value: \"a\\\"b\": name part " QNAME_RULE
-                 " (at character 1)"},
+                       "characters (at character 3)"},
+        {"a\"b", REQ "<nil>: Invalid value: \"a\\\"b\": name part " QNAME_RULE " (at character 1)"},
     };
     for (size_t i = 0; i < N(rows); i++) {
         struct nd_status st = ND_STATUS_INIT;
@@ -290,19 +290,23 @@ static void test_label_from_json_invalid(void **state)
         const char *json, *path, *msg;
         const char *causes[2][2]; /* reason, field */
     } rows[] = {
-        {"{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"Foo\"}]}", "spec.selector",
+        {"{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"Foo\"}]}",
+         "spec.selector",
          "spec.selector.matchExpressions[0].operator: Invalid value: \"Foo\": not a valid "
          "selector operator",
          {{"FieldValueInvalid", "spec.selector.matchExpressions[0].operator"}}},
-        {"{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"In\"}]}", NULL,
+        {"{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"In\"}]}",
+         NULL,
          "matchExpressions[0].values: Required value: must be specified when `operator` is 'In' "
          "or 'NotIn'",
          {{"FieldValueRequired", "matchExpressions[0].values"}}},
-        {"{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"Exists\",\"values\":[\"x\"]}]}", "",
+        {"{\"matchExpressions\":[{\"key\":\"a\",\"operator\":\"Exists\",\"values\":[\"x\"]}]}",
+         "",
          "matchExpressions[0].values: Forbidden: may not be specified when `operator` is "
          "'Exists' or 'DoesNotExist'",
          {{"FieldValueForbidden", "matchExpressions[0].values"}}},
-        {"{\"matchLabels\":{\"app\":\"-x\"}}", "spec.selector",
+        {"{\"matchLabels\":{\"app\":\"-x\"}}",
+         "spec.selector",
          "spec.selector.matchLabels: Invalid value: \"-x\": " VALUE_RULE,
          {{"FieldValueInvalid", "spec.selector.matchLabels"}}},
         {"{\"matchLabels\":{\"-k\":\"v\"},\"matchExpressions\":[{\"key\":\"a\",\"operator\":"
@@ -312,14 +316,18 @@ static void test_label_from_json_invalid(void **state)
          ", matchExpressions[0].values[1]: Invalid value: \"-bad\": " VALUE_RULE "]",
          {{"FieldValueInvalid", "matchLabels"},
           {"FieldValueInvalid", "matchExpressions[0].values[1]"}}},
-        {"{\"matchExpressions\":[{\"operator\":\"Exists\"}]}", NULL,
+        {"{\"matchExpressions\":[{\"operator\":\"Exists\"}]}",
+         NULL,
          "[matchExpressions[0].key: Invalid value: \"\": name part must be non-empty, "
          "matchExpressions[0].key: Invalid value: \"\": name part " QNAME_RULE "]",
          {{"FieldValueInvalid", "matchExpressions[0].key"},
           {"FieldValueInvalid", "matchExpressions[0].key"}}},
-        {"{\"matchLabels\":{\"a\":5}}", NULL, "matchLabels: Invalid value: 5: must be a string",
+        {"{\"matchLabels\":{\"a\":5}}",
+         NULL,
+         "matchLabels: Invalid value: 5: must be a string",
          {{"FieldValueInvalid", "matchLabels"}}},
-        {"{\"matchExpressions\":{\"key\":\"a\"}}", "s",
+        {"{\"matchExpressions\":{\"key\":\"a\"}}",
+         "s",
          "s.matchExpressions: Invalid value: {\"key\":\"a\"}: must be a list of requirements",
          {{"FieldValueInvalid", "s.matchExpressions"}}},
     };
@@ -465,14 +473,10 @@ int main(void)
 {
     nd_xmalloc_install();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_label_parse_valid),
-        cmocka_unit_test(test_label_parse_invalid),
-        cmocka_unit_test(test_label_matches),
-        cmocka_unit_test(test_label_exact_value),
-        cmocka_unit_test(test_label_from_json),
-        cmocka_unit_test(test_label_from_json_invalid),
-        cmocka_unit_test(test_field_parse),
-        cmocka_unit_test(test_field_parse_invalid),
+        cmocka_unit_test(test_label_parse_valid), cmocka_unit_test(test_label_parse_invalid),
+        cmocka_unit_test(test_label_matches),     cmocka_unit_test(test_label_exact_value),
+        cmocka_unit_test(test_label_from_json),   cmocka_unit_test(test_label_from_json_invalid),
+        cmocka_unit_test(test_field_parse),       cmocka_unit_test(test_field_parse_invalid),
         cmocka_unit_test(test_field_matches),
     };
     return cmocka_run_group_tests_name("selector", tests, NULL, NULL);
