@@ -1,0 +1,238 @@
+/* fields.c: field selectors (k8s.io/apimachinery/pkg/fields).
+ *
+ * Terms are split at unescaped commas and sorted as strings before they are parsed, as
+ * Kubernetes does, so errors come in the same order and String() gives the same text. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "selector/internal.h"
+#include "selector/selector.h"
+#include "util/buf.h"
+#include "util/xmalloc.h"
+
+struct fterm {
+    char *field;
+    char *value;
+    bool neg; /* != */
+};
+
+struct nd_field_selector {
+    struct fterm *terms;
+    size_t n;
+};
+
+struct span {
+    size_t start, len;
+    const char *s;
+};
+
+static int cmp_span(const void *a, const void *b)
+{
+    const struct span *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(x->s + x->start, y->s + y->start, n);
+    if (c)
+        return c;
+    return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* Unescapes a value; on error fills err and *bad (offset in v of the culprit). */
+static char *unescape(const char *v, size_t n, struct nd_buf *err, size_t *bad)
+{
+    struct nd_buf out = ND_BUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        char c = v[i];
+        if (c == '\\') {
+            if (i + 1 == n) {
+                nd_buf_adds(err, "invalid field selector: invalid escape sequence: \\");
+                *bad = i;
+                goto fail;
+            }
+            char e = v[i + 1];
+            if (e != '\\' && e != ',' && e != '=') {
+                /* the whole next character, which may take several bytes */
+                size_t len = 1;
+                while (i + 1 + len < n && ((unsigned char)v[i + 1 + len] & 0xc0) == 0x80)
+                    len++;
+                nd_buf_addf(err, "invalid field selector: invalid escape sequence: \\%.*s",
+                            (int)len, v + i + 1);
+                *bad = i;
+                goto fail;
+            }
+            nd_buf_addch(&out, e);
+            i++;
+        } else if (c == ',' || c == '=') {
+            /* Kubernetes prints the rune's number here */
+            nd_buf_addf(err, "invalid field selector: unescaped character in value: %d", c);
+            *bad = i;
+            goto fail;
+        } else {
+            nd_buf_addch(&out, c);
+        }
+    }
+    return nd_buf_detach(&out);
+fail:
+    nd_buf_release(&out);
+    return NULL;
+}
+
+static bool allowed(const char *field, const char *const *list)
+{
+    if (!list)
+        return true;
+    for (; *list; list++)
+        if (strcmp(*list, field) == 0)
+            return true;
+    return false;
+}
+
+struct nd_field_selector *nd_field_selector_parse(const char *s, const char *const *allowed_fields,
+                                                  struct nd_status *st)
+{
+    s = s ? s : "";
+    struct nd_field_selector *fs = nd_xcalloc(1, sizeof *fs);
+    struct span *parts = NULL;
+    size_t nparts = 0, len = strlen(s), start = 0;
+    struct nd_buf err = ND_BUF_INIT;
+    size_t err_pos = 0;
+    bool slash = false;
+    for (size_t i = 0; len && i <= len; i++) {
+        if (i < len && slash) {
+            slash = false;
+        } else if (i < len && s[i] == '\\') {
+            slash = true;
+        } else if (i == len || s[i] == ',') {
+            parts = nd_xrealloc(parts, (nparts + 1) * sizeof *parts);
+            parts[nparts++] = (struct span){start, i - start, s};
+            start = i + 1;
+        }
+    }
+    if (nparts > 1)
+        qsort(parts, nparts, sizeof *parts, cmp_span);
+    for (size_t k = 0; k < nparts; k++) {
+        const char *t = s + parts[k].start;
+        size_t n = parts[k].len, i, oplen = 0;
+        if (n == 0)
+            continue;
+        for (i = 0; i < n; i++) {
+            if (i + 1 < n && (t[i] == '!' || t[i] == '=') && t[i + 1] == '=')
+                oplen = 2;
+            else if (t[i] == '=')
+                oplen = 1;
+            if (oplen)
+                break;
+        }
+        if (!oplen) {
+            nd_buf_addf(&err, "invalid selector: '%s'; can't understand '%.*s'", s, (int)n, t);
+            err_pos = parts[k].start;
+            goto fail;
+        }
+        size_t bad = 0;
+        char *value = unescape(t + i + oplen, n - i - oplen, &err, &bad);
+        if (!value) {
+            err_pos = parts[k].start + i + oplen + bad;
+            goto fail;
+        }
+        fs->terms = nd_xrealloc(fs->terms, (fs->n + 1) * sizeof *fs->terms);
+        fs->terms[fs->n++] = (struct fterm){nd_xstrndup(t, i), value, t[i] == '!'};
+    }
+    for (size_t k = 0, j = 0; k < nparts; k++) {
+        if (parts[k].len == 0)
+            continue;
+        const char *field = fs->terms[j++].field;
+        if (!allowed(field, allowed_fields)) {
+            nd_buf_addf(&err, "field label not supported: %s", field);
+            err_pos = parts[k].start;
+            goto fail;
+        }
+    }
+    free(parts);
+    return fs;
+fail:
+    nd_status_set(st, "BadRequest",
+                  "write terms such as metadata.name=x or status.phase!=Failed, separated by "
+                  "commas",
+                  "%s (at character %d)", err.data, sel_char_pos(s, err_pos));
+    nd_buf_release(&err);
+    free(parts);
+    nd_field_selector_free(fs);
+    return NULL;
+}
+
+/* The text of a dotted path in obj; "" when missing, null or not a scalar. */
+static char *field_text(const json_t *obj, const char *path)
+{
+    const json_t *cur = obj;
+    const char *p = path;
+    for (;;) {
+        if (!json_is_object(cur)) {
+            cur = NULL;
+            break;
+        }
+        const char *dot = strchr(p, '.');
+        cur = json_object_getn(cur, p, dot ? (size_t)(dot - p) : strlen(p));
+        if (!cur || !dot)
+            break;
+        p = dot + 1;
+    }
+    if (!cur)
+        return nd_xstrdup("");
+    if (json_is_string(cur))
+        return nd_xstrdup(json_string_value(cur));
+    if (json_is_number(cur) || json_is_boolean(cur)) {
+        char *s = json_dumps(cur, JSON_ENCODE_ANY);
+        return s ? s : nd_xstrdup("");
+    }
+    return nd_xstrdup("");
+}
+
+bool nd_field_selector_matches(const struct nd_field_selector *fs, const json_t *obj)
+{
+    for (size_t i = 0; fs && i < fs->n; i++) {
+        char *v = field_text(obj, fs->terms[i].field);
+        bool eq = strcmp(v, fs->terms[i].value) == 0;
+        free(v);
+        if (eq == fs->terms[i].neg)
+            return false;
+    }
+    return true;
+}
+
+const char *nd_field_selector_value(const struct nd_field_selector *fs, const char *field)
+{
+    for (size_t i = 0; fs && i < fs->n; i++)
+        if (!fs->terms[i].neg && strcmp(fs->terms[i].field, field) == 0)
+            return fs->terms[i].value;
+    return NULL;
+}
+
+bool nd_field_selector_empty(const struct nd_field_selector *fs)
+{
+    return !fs || fs->n == 0;
+}
+
+char *nd_field_selector_string(const struct nd_field_selector *fs)
+{
+    struct nd_buf b = ND_BUF_INIT;
+    for (size_t i = 0; fs && i < fs->n; i++) {
+        nd_buf_addf(&b, "%s%s%s", i ? "," : "", fs->terms[i].field, fs->terms[i].neg ? "!=" : "=");
+        for (const char *v = fs->terms[i].value; *v; v++) {
+            if (*v == '\\' || *v == ',' || *v == '=')
+                nd_buf_addch(&b, '\\');
+            nd_buf_addch(&b, *v);
+        }
+    }
+    return nd_buf_detach(&b);
+}
+
+void nd_field_selector_free(struct nd_field_selector *fs)
+{
+    if (!fs)
+        return;
+    for (size_t i = 0; i < fs->n; i++) {
+        free(fs->terms[i].field);
+        free(fs->terms[i].value);
+    }
+    free(fs->terms);
+    free(fs);
+}

@@ -1,0 +1,86 @@
+/* selector.h: Kubernetes label selectors and field selectors.
+ *
+ * Label selectors follow k8s.io/apimachinery/pkg/labels exactly: `a=b`, `a==b`, `a!=b`,
+ * `a in (x,y)`, `a notin (x)`, `a`, `!a`, `a>5`, `a<5` (integers), requirements joined by
+ * commas (AND), whitespace between tokens ignored, the empty selector matches everything.
+ * `!=` and `notin` also match objects that lack the key. Keys must be qualified names
+ * (`[prefix/]name`) and values label values, as Kubernetes checks them.
+ *
+ * Field selectors follow k8s.io/apimachinery/pkg/fields: `key=value`, `key==value`,
+ * `key!=value` joined by commas; in a value `\,` `\=` and `\\` stand for `,` `=` and `\`
+ * (Kubernetes knows no other escape). A missing field reads as "".
+ *
+ * Errors: every parse error is a `BadRequest` status whose message is Kubernetes' own text
+ * followed by " (at character N)", N counting characters of the input from 1 (one past
+ * the end when the input ended too early), e.g.
+ *   unable to parse requirement: found '', expected: ',' or ')' (at character 9)
+ * A `metav1.LabelSelector` object that fails validation is an `Invalid` status with one
+ * cause per field (`matchExpressions[0].operator` ...).
+ *
+ * `st` must not be NULL in any function taking one.
+ */
+#ifndef ND_SELECTOR_H
+#define ND_SELECTOR_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "util/status.h"
+
+struct nd_selector;
+struct nd_field_selector;
+
+/* ---- label selectors ---- */
+
+/* Parses a label selector string (NULL is taken as ""). Returns a new selector (free with
+ * nd_selector_free), or NULL with a BadRequest status. */
+struct nd_selector *nd_selector_parse(const char *s, struct nd_status *st);
+
+/* Builds a selector from a metav1.LabelSelector object ({matchLabels, matchExpressions}
+ * with operators In, NotIn, Exists, DoesNotExist). `ls` is borrowed. NULL or JSON null
+ * gives a selector that matches nothing (as a nil LabelSelector in Kubernetes); `{}`
+ * matches everything. Invalid input: NULL and an `Invalid` status whose causes name each
+ * field relative to the selector (`matchExpressions[0].operator`). */
+struct nd_selector *nd_selector_from_json(const json_t *ls, struct nd_status *st);
+/* The same with field paths prefixed by `path` (e.g. "spec.selector" gives
+ * `spec.selector.matchExpressions[0].operator`); path may be NULL or "". */
+struct nd_selector *nd_selector_from_json_at(const json_t *ls, const char *path,
+                                             struct nd_status *st);
+
+/* True when `labels` (a JSON object of string -> string, borrowed; NULL means no labels)
+ * satisfies every requirement. */
+bool nd_selector_matches(const struct nd_selector *sel, const json_t *labels);
+/* True when the selector does not restrict anything (parsed from "" or `{}`). */
+bool nd_selector_empty(const struct nd_selector *sel);
+/* Canonical form, as Kubernetes' Selector.String(): requirements sorted by key, values of
+ * in/notin sorted, e.g. "app=web,tier in (a,b),!x". New string; "" for the empty and the
+ * nothing selector. */
+char *nd_selector_string(const struct nd_selector *sel);
+/* The value a selector requires for `key` when it pins one (`key=v`, `key==v` or
+ * `key in (v)`), as Kubernetes' RequiresExactMatch; NULL otherwise. Borrowed. */
+const char *nd_selector_value(const struct nd_selector *sel, const char *key);
+void nd_selector_free(struct nd_selector *sel);
+
+/* ---- field selectors ---- */
+
+/* Parses a field selector (NULL is taken as ""). `allowed_fields` is a NULL-terminated list
+ * such as {"metadata.name", "metadata.namespace", "status.phase", NULL}; a field outside
+ * it fails with `field label not supported: <field>`. allowed_fields NULL accepts any
+ * field. Returns a new selector, or NULL with a BadRequest status. */
+struct nd_field_selector *nd_field_selector_parse(const char *s, const char *const *allowed_fields,
+                                                  struct nd_status *st);
+/* True when every requirement holds for `obj` (borrowed): each field is a dotted path
+ * into the object; a missing field or null reads as "", numbers and booleans as their
+ * JSON text. */
+bool nd_field_selector_matches(const struct nd_field_selector *fs, const json_t *obj);
+/* The value an equality requirement (`=` or `==`) pins `field` to, so a server can look
+ * `metadata.name=x` up directly. Borrowed; NULL when there is none. */
+const char *nd_field_selector_value(const struct nd_field_selector *fs, const char *field);
+/* True when the selector has no requirement. */
+bool nd_field_selector_empty(const struct nd_field_selector *fs);
+/* Canonical form: terms sorted, values escaped, e.g. "metadata.name=a\,b,status.phase!=X".
+ * New string. */
+char *nd_field_selector_string(const struct nd_field_selector *fs);
+void nd_field_selector_free(struct nd_field_selector *fs);
+
+#endif
