@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/base64.h"
 #include "util/buf.h"
 #include "util/hash.h"
 #include "util/log.h"
@@ -248,6 +249,49 @@ static void test_reason_reference(void **state)
     assert_null(nd_reason_fix("Usage"));
 }
 
+static void test_base64(void **state)
+{
+    (void)state;
+    /* RFC 4648 section 10 vectors, both alphabets. */
+    static const struct {
+        const char *in, *std, *url;
+    } rows[] = {
+        {"", "", ""},
+        {"f", "Zg==", "Zg"},
+        {"fo", "Zm8=", "Zm8"},
+        {"foo", "Zm9v", "Zm9v"},
+        {"foob", "Zm9vYg==", "Zm9vYg"},
+        {"fooba", "Zm9vYmE=", "Zm9vYmE"},
+        {"foobar", "Zm9vYmFy", "Zm9vYmFy"},
+        {"\xfb\xff", "+/8=", "-_8"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct nd_buf b = ND_BUF_INIT, d = ND_BUF_INIT, e = ND_BUF_INIT;
+        nd_base64_encode(rows[i].in, strlen(rows[i].in), false, &b);
+        assert_string_equal(b.data, rows[i].std);
+        nd_base64_encode(rows[i].in, strlen(rows[i].in), true, &e);
+        assert_string_equal(e.data, rows[i].url);
+        assert_int_equal(nd_base64_decode(b.data, b.len, &d), 0);
+        assert_string_equal(d.data, rows[i].in);
+        nd_buf_reset(&d);
+        assert_int_equal(nd_base64_decode(e.data, e.len, &d), 0);
+        assert_string_equal(d.data, rows[i].in);
+        nd_buf_release(&b);
+        nd_buf_release(&d);
+        nd_buf_release(&e);
+    }
+    static const char *const bad[] = {"Z", "Zm9v!", "Zg==Zg", "Zm9vY"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct nd_buf d = ND_BUF_INIT;
+        assert_int_equal(nd_base64_decode(bad[i], strlen(bad[i]), &d), -1);
+        nd_buf_release(&d);
+    }
+    struct nd_buf d = ND_BUF_INIT;
+    assert_int_equal(nd_base64_decode("Zm9v\nYmFy\n", 10, &d), 0);
+    assert_string_equal(d.data, "foobar");
+    nd_buf_release(&d);
+}
+
 static void test_fnv64(void **state)
 {
     (void)state;
@@ -282,6 +326,7 @@ int main(void)
         cmocka_unit_test(test_xasprintf),
         cmocka_unit_test(test_fnv64),
         cmocka_unit_test(test_reason_reference),
+        cmocka_unit_test(test_base64),
     };
     return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
