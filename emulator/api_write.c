@@ -225,7 +225,7 @@ static int existing_answer(struct em_api *a, json_t *existing, const json_t *obj
         const char *sub = json_string_value(p);
         char *field = *sub ? nd_xasprintf("spec%s%s", sub[0] == '[' ? "" : ".", sub)
                            : nd_xstrdup("spec");
-        nd_status_add_cause(&a->st, "FieldValueDuplicate", field,
+        nd_status_add_cause(&a->st, "FieldValueInvalid", field,
                             "differs from the existing object");
         free(field);
     }

@@ -70,9 +70,11 @@ bool em_obj_drop_finalizer(json_t *obj, const char *f)
     return false;
 }
 
+/* metadata.finalizers, and a project's spec.finalizers (held until it is empty). */
 static bool has_finalizers(const json_t *obj)
 {
-    return json_array_size(json_object_get(json_object_get(obj, "metadata"), "finalizers")) > 0;
+    return json_array_size(json_object_get(json_object_get(obj, "metadata"), "finalizers")) > 0 ||
+           json_array_size(json_object_get(json_object_get(obj, "spec"), "finalizers")) > 0;
 }
 
 static const char *const top_order[] = {"apiVersion", "kind", "metadata", "spec", "status", NULL};

@@ -19,7 +19,7 @@ static void access_log(void *cls, const struct em_req *req, int code, double ms)
         return;
     const char *ua = em_req_header(req, "user-agent");
     if (srv->opt.log_json) {
-        json_t *j = json_pack("{sssssisfsssss}", "method", req->method, "path", req->path, "code",
+        json_t *j = json_pack("{sssssisfssssss}", "method", req->method, "path", req->path, "code",
                               code, "ms", ms, "requestId", req->request_id, "userAgent",
                               ua ? ua : "", "remote", req->remote ? req->remote : "");
         char *s = json_dumps(j, JSON_COMPACT);

@@ -11,7 +11,7 @@ static json_t *partial_metadata(const json_t *obj)
     if (!meta)
         meta = json_object();
     json_object_del(meta, "managedFields");
-    return json_pack("{sssso}", "kind", "PartialObjectMetadata", "apiVersion", "meta.k8s.io/v1",
+    return json_pack("{ssssso}", "kind", "PartialObjectMetadata", "apiVersion", "meta.k8s.io/v1",
                      "metadata", meta);
 }
 

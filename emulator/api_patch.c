@@ -1,0 +1,144 @@
+/* PATCH: JSON merge patch, JSON patch and server-side apply. Strategic merge patch is
+ * refused with 415 as for a CustomResource, so kubectl falls back to a merge patch. */
+#include <string.h>
+#include <strings.h>
+
+#include "errors.h"
+#include "json/json.h"
+#include "objects.h"
+#include "patch/patch.h"
+#include "patch/ssa.h"
+#include "write.h"
+#include "yaml/yaml.h"
+
+enum patch_type { PATCH_MERGE, PATCH_JSON, PATCH_APPLY, PATCH_STRATEGIC, PATCH_UNKNOWN };
+
+static enum patch_type patch_type(const char *ct)
+{
+    if (!ct)
+        return PATCH_UNKNOWN;
+    if (strncasecmp(ct, "application/merge-patch+json", 28) == 0)
+        return PATCH_MERGE;
+    if (strncasecmp(ct, "application/json-patch+json", 27) == 0)
+        return PATCH_JSON;
+    if (strncasecmp(ct, "application/apply-patch+yaml", 28) == 0)
+        return PATCH_APPLY;
+    if (strncasecmp(ct, "application/strategic-merge-patch+json", 38) == 0)
+        return PATCH_STRATEGIC;
+    return PATCH_UNKNOWN;
+}
+
+static int unsupported(struct em_api *a)
+{
+    return nd_status_set(&a->st, "UnsupportedMediaType", "use --type merge or --type json",
+                         "the body of the request was in an unknown format - accepted media "
+                         "types include: application/json-patch+json, "
+                         "application/merge-patch+json, application/apply-patch+yaml");
+}
+
+static bool query_bool(struct em_api *a, const char *name, bool *out)
+{
+    const char *v = em_req_query(a->req, name);
+    *out = false;
+    if (!v || !*v || strcmp(v, "false") == 0)
+        return true;
+    if (strcmp(v, "true") == 0) {
+        *out = true;
+        return true;
+    }
+    nd_status_set(&a->st, "BadRequest", NULL, "%s: %s is not true or false", name, v);
+    return false;
+}
+
+static int apply(struct em_api *a, struct em_write *w, json_t *old)
+{
+    bool force;
+    if (!query_bool(a, "force", &force))
+        return -1;
+    if (!em_req_query(a->req, "fieldManager") || !*em_req_query(a->req, "fieldManager"))
+        return nd_status_set(&a->st, "BadRequest", "add ?fieldManager=NAME",
+                             "PATCH, fieldManager is required for apply requests");
+    json_t *applied = em_api_body(a, true);
+    if (!applied)
+        return -1;
+    int rc = -1;
+    json_t *merged = NULL;
+    if (!json_object_get(applied, "apiVersion") || !json_object_get(applied, "kind")) {
+        nd_status_set(&a->st, "BadRequest", "set apiVersion and kind in the applied object",
+                      "apiVersion and kind must be set in an applied configuration");
+        goto out;
+    }
+    if (em_write_check_header(a, applied, a->path.name) < 0)
+        goto out;
+    char now[32];
+    em_now_rfc3339(a->srv, now);
+    w->apply = true;
+    if (!old) {
+        /* create on PATCH, as kubectl apply --server-side expects */
+        if (nd_ssa_apply(NULL, applied, w->manager, force, a->kind->api_version, now, &merged,
+                         &a->st) < 0)
+            goto out;
+        rc = em_write_create(a, w, merged);
+        goto out;
+    }
+    if (nd_ssa_apply(old, applied, w->manager, force, a->kind->api_version, now, &merged,
+                     &a->st) < 0) {
+        nd_status_set_target(&a->st, a->path.name, a->kind->group, a->kind->plural);
+        goto out;
+    }
+    rc = em_write_update(a, w, old, merged);
+out:
+    json_decref(merged);
+    json_decref(applied);
+    return rc;
+}
+
+int em_api_patch(struct em_api *a)
+{
+    struct em_write w;
+    if (em_write_options(a, &w) < 0)
+        return -1;
+    enum patch_type t = patch_type(em_req_header(a->req, "content-type"));
+    if (t == PATCH_STRATEGIC || t == PATCH_UNKNOWN)
+        return unsupported(a);
+    json_t *old = em_store_get(&a->srv->store, a->kind->plural, a->ns, a->path.name);
+    if (t == PATCH_APPLY)
+        return apply(a, &w, old);
+    if (!old)
+        return em_api_not_found(a, a->path.name);
+    json_t *patch = nd_json_load(a->req->body.data, a->req->body.len, "patch", &a->st);
+    if (!patch)
+        return -1;
+    json_t *obj = NULL;
+    int rc = -1;
+    if (t == PATCH_MERGE) {
+        if (!json_is_object(patch)) {
+            nd_status_set(&a->st, "BadRequest", NULL, "a merge patch must be a JSON object");
+            goto out;
+        }
+        obj = nd_merge_patch_apply(old, patch);
+    } else {
+        if (!json_is_array(patch)) {
+            nd_status_set(&a->st, "BadRequest", NULL,
+                          "a JSON patch must be an array of operations");
+            goto out;
+        }
+        obj = nd_json_patch_apply(old, patch, &a->st);
+        if (!obj)
+            goto out;
+    }
+    if (!json_is_object(obj) || !json_is_object(json_object_get(obj, "metadata"))) {
+        nd_status_set(&a->st, "BadRequest", NULL, "the patched object is not an object with "
+                                                  "metadata");
+        goto out;
+    }
+    if (em_write_check_header(a, obj, a->path.name) < 0)
+        goto out;
+    /* The resourceVersion in the result is the one the patch asked for (a precondition),
+     * or the stored one when the patch did not mention it. */
+    rc = em_write_update(a, &w, old, obj);
+out:
+    json_decref(obj);
+    json_decref(patch);
+    return rc;
+}

@@ -1,0 +1,265 @@
+/* Discovery and OpenAPI documents; see discovery.h. */
+#include "discovery.h"
+
+#include <string.h>
+
+#include "api/openapi.h"
+#include "api/registry.h"
+#include "errors.h"
+#include "util/hash.h"
+#include "util/xmalloc.h"
+
+#define AGG_V2 "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+#define AGG_V2BETA1 "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+
+/* Each document is kept serialised, with its ETag. */
+struct doc {
+    char *body;
+    char etag[20];
+};
+
+static struct {
+    struct doc version, api, apis, group, core_list, nodus_list;
+    struct doc agg_api_v2, agg_apis_v2, agg_api_v2b1, agg_apis_v2b1;
+    struct doc openapi_root, openapi_group, openapi_core;
+    char *group_hash, *core_hash;
+} d;
+
+static void set_doc(struct doc *doc, json_t *j)
+{
+    doc->body = json_dumps(j, JSON_COMPACT);
+    char hex[17];
+    nd_hash_hex(nd_fnv64(ND_FNV64_INIT, doc->body, strlen(doc->body)), hex);
+    snprintf(doc->etag, sizeof doc->etag, "\"%s\"", hex);
+    json_decref(j);
+}
+
+static json_t *str_array(const char *const *list)
+{
+    json_t *a = json_array();
+    for (; list && *list; list++)
+        json_array_append_new(a, json_string(*list));
+    return a;
+}
+
+static const char *const sub_verbs_status[] = {"get", "patch", "update", NULL};
+static const char *const sub_verbs_get[] = {"get", NULL};
+static const char *const sub_verbs_create[] = {"create", "get", NULL};
+
+static const char *const *sub_verbs(const char *sub)
+{
+    if (strcmp(sub, "status") == 0)
+        return sub_verbs_status;
+    if (strcmp(sub, "log") == 0)
+        return sub_verbs_get;
+    return sub_verbs_create; /* exec, files, invoke */
+}
+
+static const char *sub_kind(const struct nd_kind *k, const char *sub)
+{
+    if (strcmp(sub, "status") == 0)
+        return k->kind;
+    if (strcmp(sub, "log") == 0)
+        return "Log";
+    return "Status";
+}
+
+/* The legacy APIResourceList of a group version. */
+static json_t *resource_list(const char *group, const char *gv)
+{
+    json_t *res = json_array();
+    for (size_t i = 0; i < nd_kind_count(); i++) {
+        const struct nd_kind *k = &nd_kinds[i];
+        if (strcmp(k->group, group) != 0)
+            continue;
+        json_t *r = json_pack("{sssssbsssoso}", "name", k->plural, "singularName", k->singular,
+                              "namespaced", k->namespaced, "kind", k->kind, "verbs",
+                              str_array(nd_kind_verbs(k)), "shortNames",
+                              str_array(k->short_names));
+        if (k->categories && k->categories[0])
+            json_object_set_new(r, "categories", str_array(k->categories));
+        json_array_append_new(res, r);
+        for (const char *const *s = k->subresources; s && *s; s++) {
+            char *name = nd_xasprintf("%s/%s", k->plural, *s);
+            json_array_append_new(res, json_pack("{sssssbssso}", "name", name, "singularName", "",
+                                                 "namespaced", k->namespaced, "kind",
+                                                 sub_kind(k, *s), "verbs",
+                                                 str_array(sub_verbs(*s))));
+            free(name);
+        }
+    }
+    return json_pack("{ssssssso}", "kind", "APIResourceList", "apiVersion", "v1", "groupVersion",
+                     gv, "resources", res);
+}
+
+/* One APIGroupDiscovery (aggregated discovery) of a group. */
+static json_t *agg_group(const char *group)
+{
+    json_t *res = json_array();
+    for (size_t i = 0; i < nd_kind_count(); i++) {
+        const struct nd_kind *k = &nd_kinds[i];
+        if (strcmp(k->group, group) != 0)
+            continue;
+        json_t *subs = json_array();
+        for (const char *const *s = k->subresources; s && *s; s++)
+            json_array_append_new(
+                subs, json_pack("{sss{ssssss}so}", "subresource", *s, "responseKind", "group",
+                                strcmp(*s, "status") == 0 ? k->group : "", "version",
+                                strcmp(*s, "status") == 0 ? k->version : "v1", "kind",
+                                sub_kind(k, *s), "verbs", str_array(sub_verbs(*s))));
+        json_t *r = json_pack("{sss{ssssss}ssssso}", "resource", k->plural, "responseKind",
+                              "group", k->group, "version", k->version, "kind", k->kind, "scope",
+                              k->namespaced ? "Namespaced" : "Cluster", "singularResource",
+                              k->singular, "verbs", str_array(nd_kind_verbs(k)));
+        if (k->short_names && k->short_names[0])
+            json_object_set_new(r, "shortNames", str_array(k->short_names));
+        if (k->categories && k->categories[0])
+            json_object_set_new(r, "categories", str_array(k->categories));
+        if (json_array_size(subs))
+            json_object_set_new(r, "subresources", subs);
+        else
+            json_decref(subs);
+        json_array_append_new(res, r);
+    }
+    json_t *version = json_pack("{sssoss}", "version", "v1", "resources", res, "freshness",
+                                "Current");
+    return json_pack("{s{ss}s[o]}", "metadata", "name", group, "versions", version);
+}
+
+static json_t *agg_list(const char *version, json_t *group)
+{
+    char av[64];
+    snprintf(av, sizeof av, "apidiscovery.k8s.io/%s", version);
+    return json_pack("{sssss{}s[o]}", "kind", "APIGroupDiscoveryList", "apiVersion", av,
+                     "metadata", "items", group);
+}
+
+static json_t *api_group(void)
+{
+    return json_pack("{sssssss[{ssss}]s{ssss}}", "kind", "APIGroup", "apiVersion", "v1", "name",
+                     "nodus.dev", "versions", "groupVersion", "nodus.dev/v1", "version", "v1",
+                     "preferredVersion", "groupVersion", "nodus.dev/v1", "version", "v1");
+}
+
+int em_discovery_init(struct em_server *srv, struct nd_buf *err)
+{
+    (void)srv;
+    set_doc(&d.version,
+            json_pack("{ssssssssssssssssss}", "major", "1", "minor", "33", "gitVersion",
+                      "v1.33.0-nodus." ND_VERSION, "gitCommit", "", "gitTreeState", "clean",
+                      "buildDate", "2026-01-01T00:00:00Z", "goVersion", "go1.24", "compiler",
+                      "gc", "platform", "linux/amd64"));
+    set_doc(&d.api, json_pack("{sss[s]s[{ssss}]}", "kind", "APIVersions", "versions", "v1",
+                              "serverAddressByClientCIDRs", "clientCIDR", "0.0.0.0/0",
+                              "serverAddress", ""));
+    json_t *group = api_group();
+    json_object_del(group, "kind");
+    json_object_del(group, "apiVersion");
+    set_doc(&d.apis, json_pack("{sssss[o]}", "kind", "APIGroupList", "apiVersion", "v1",
+                               "groups", group));
+    set_doc(&d.group, api_group());
+    set_doc(&d.core_list, resource_list("", "v1"));
+    set_doc(&d.nodus_list, resource_list("nodus.dev", "nodus.dev/v1"));
+    set_doc(&d.agg_api_v2, agg_list("v2", agg_group("")));
+    set_doc(&d.agg_apis_v2, agg_list("v2", agg_group("nodus.dev")));
+    set_doc(&d.agg_api_v2b1, agg_list("v2beta1", agg_group("")));
+    set_doc(&d.agg_apis_v2b1, agg_list("v2beta1", agg_group("nodus.dev")));
+    json_t *g = nd_openapi_v3_group(), *c = nd_openapi_v3_core();
+    if (!g || !c) {
+        json_decref(g);
+        json_decref(c);
+        nd_buf_adds(err, "the built-in kind schemas do not load (a build problem)");
+        return -1;
+    }
+    d.group_hash = nd_openapi_hash(g);
+    d.core_hash = nd_openapi_hash(c);
+    set_doc(&d.openapi_group, g);
+    set_doc(&d.openapi_core, c);
+    set_doc(&d.openapi_root, nd_openapi_v3_root(d.core_hash, d.group_hash));
+    return 0;
+}
+
+void em_discovery_release(void)
+{
+    struct doc *docs[] = {&d.version, &d.api, &d.apis, &d.group, &d.core_list, &d.nodus_list,
+                          &d.agg_api_v2, &d.agg_apis_v2, &d.agg_api_v2b1, &d.agg_apis_v2b1,
+                          &d.openapi_root, &d.openapi_group, &d.openapi_core};
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
+        free(docs[i]->body);
+    free(d.group_hash);
+    free(d.core_hash);
+    memset(&d, 0, sizeof d);
+}
+
+static void serve(const struct em_req *req, struct em_resp *resp, const struct doc *doc,
+                  const char *type)
+{
+    em_resp_set_header(resp, "ETag", doc->etag);
+    const char *inm = em_req_header(req, "if-none-match");
+    if (inm && strcmp(inm, doc->etag) == 0) {
+        resp->code = 304;
+        nd_buf_reset(&resp->body);
+        em_resp_set_type(resp, type);
+        return;
+    }
+    em_resp_text(resp, 200, type, doc->body);
+}
+
+/* Aggregated discovery is served when Accept offers it: the first version offered wins. */
+static const char *agg_version(const struct em_req *req)
+{
+    const char *accept = em_req_header(req, "accept");
+    if (!accept)
+        return NULL;
+    const char *v2 = strstr(accept, "v=v2;as=APIGroupDiscoveryList");
+    const char *b1 = strstr(accept, "v=v2beta1;as=APIGroupDiscoveryList");
+    if (v2 && (!b1 || v2 < b1))
+        return "v2";
+    return b1 ? "v2beta1" : NULL;
+}
+
+int em_discovery_handle(struct em_server *srv, const struct em_req *req, struct em_resp *resp)
+{
+    const char *p = req->path;
+    bool get = strcmp(req->method, "GET") == 0;
+    if (strcmp(p, "/version") == 0 || strcmp(p, "/version/") == 0) {
+        serve(req, resp, &d.version, "application/json");
+    } else if (strcmp(p, "/api") == 0 || strcmp(p, "/apis") == 0) {
+        bool core = strcmp(p, "/api") == 0;
+        const char *agg = agg_version(req);
+        if (agg && strcmp(agg, "v2") == 0)
+            serve(req, resp, core ? &d.agg_api_v2 : &d.agg_apis_v2, AGG_V2);
+        else if (agg)
+            serve(req, resp, core ? &d.agg_api_v2b1 : &d.agg_apis_v2b1, AGG_V2BETA1);
+        else
+            serve(req, resp, core ? &d.api : &d.apis, "application/json");
+    } else if (strcmp(p, "/api/v1") == 0) {
+        serve(req, resp, &d.core_list, "application/json");
+    } else if (strcmp(p, "/apis/nodus.dev") == 0) {
+        serve(req, resp, &d.group, "application/json");
+    } else if (strcmp(p, "/apis/nodus.dev/v1") == 0) {
+        serve(req, resp, &d.nodus_list, "application/json");
+    } else if (strcmp(p, "/openapi/v3") == 0) {
+        serve(req, resp, &d.openapi_root, "application/json");
+    } else if (strcmp(p, "/openapi/v3/apis/nodus.dev/v1") == 0 ||
+               strcmp(p, "/openapi/v3/api/v1") == 0) {
+        bool core = strcmp(p, "/openapi/v3/api/v1") == 0;
+        const char *hash = em_req_query(req, "hash");
+        if (hash && strcmp(hash, core ? d.core_hash : d.group_hash) == 0)
+            em_resp_set_header(resp, "Cache-Control", "public, immutable");
+        serve(req, resp, core ? &d.openapi_core : &d.openapi_group, "application/json");
+    } else if (strncmp(p, "/openapi/", 9) == 0) {
+        /* OpenAPI v2 is only ever asked for as protobuf, which is not served. */
+        em_resp_error(srv, req, resp, "NotFound", "the server could not find the requested "
+                                                  "resource (OpenAPI v2 is not served; use v3)");
+        return 1;
+    } else {
+        return 0;
+    }
+    if (!get && resp->code < 300) {
+        nd_buf_reset(&resp->body);
+        em_resp_error(srv, req, resp, "MethodNotAllowed", "%s is not supported on %s",
+                      req->method, p);
+    }
+    return 1;
+}

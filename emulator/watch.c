@@ -1,0 +1,295 @@
+/* Watch streams: every change after a resourceVersion, in order, from the journal.
+ *
+ * A stream is a blocking reader (struct em_stream) that MHD calls whenever the socket
+ * can take bytes; it takes the server lock, turns journal events into lines and, when
+ * there is nothing to send, waits on srv->changed (also woken by clock jumps and by
+ * shutdown). It ends on timeoutSeconds, on shutdown, or when the client goes away; it
+ * never ends early otherwise (kubectl's get -w exits when a watch ends).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "api.h"
+#include "objects.h"
+#include "selector/selector.h"
+#include "table.h"
+#include "util/xmalloc.h"
+
+#define BOOKMARK_MS (30 * 1000)
+
+struct watch {
+    struct em_server *srv;
+    const struct nd_kind *kind;
+    char *ns;
+    struct nd_selector *sel;
+    struct nd_field_selector *fsel;
+    struct em_req req_copy; /* query of the request, for table building */
+    bool table;
+    bool table_columns_sent;
+    bool bookmarks;
+    bool ended;
+    int64_t last_rev;
+    int64_t deadline_real_ms; /* 0: none */
+    int64_t next_bookmark_ms; /* emulated clock */
+    struct nd_buf pending;
+    size_t sent;              /* bytes of pending already handed out */
+    struct em_stream *stream; /* for the socket */
+};
+
+static bool matches(struct watch *w, const json_t *obj)
+{
+    if (!obj)
+        return false;
+    if (*w->ns && strcmp(em_obj_ns(obj), w->ns) != 0)
+        return false;
+    if (w->sel && !nd_selector_matches(w->sel, json_object_get(json_object_get(obj, "metadata"),
+                                                                 "labels")))
+        return false;
+    if (w->fsel && !nd_field_selector_matches(w->fsel, obj))
+        return false;
+    return true;
+}
+
+static void emit(struct watch *w, const char *type, const json_t *obj)
+{
+    json_t *payload;
+    if (w->table && strcmp(type, "ERROR") != 0 && strcmp(type, "BOOKMARK") != 0) {
+        json_t *items = json_pack("[O]", obj);
+        payload = em_table_build_ex(w->srv, w->kind, items, &w->req_copy, NULL,
+                                    !w->table_columns_sent);
+        w->table_columns_sent = true;
+        json_decref(items);
+    } else {
+        payload = json_incref((json_t *)obj);
+    }
+    json_t *ev = json_pack("{ssso}", "type", type, "object", payload);
+    char *line = json_dumps(ev, JSON_COMPACT);
+    nd_buf_adds(&w->pending, line);
+    nd_buf_addch(&w->pending, '\n');
+    free(line);
+    json_decref(ev);
+}
+
+static void emit_expired(struct watch *w, int64_t rev)
+{
+    char msg[128];
+    snprintf(msg, sizeof msg, "too old resource version: %lld (%lld)", (long long)rev,
+             (long long)w->srv->journal.oldest_rev);
+    json_t *st = json_pack("{sssss{}sssssssi}", "kind", "Status", "apiVersion", "v1", "metadata",
+                           "status", "Failure", "message", msg, "reason", "Expired", "code", 410);
+    emit(w, "ERROR", st);
+    json_decref(st);
+    w->ended = true;
+}
+
+static void emit_bookmark(struct watch *w)
+{
+    char rv[24];
+    snprintf(rv, sizeof rv, "%lld", (long long)w->srv->store.revision);
+    json_t *obj = json_pack("{sssss{ss}}", "kind", w->kind->kind, "apiVersion",
+                            w->kind->api_version, "metadata", "resourceVersion", rv);
+    bool table = w->table;
+    w->table = false;
+    emit(w, "BOOKMARK", obj);
+    w->table = table;
+    json_decref(obj);
+}
+
+/* Moves journal events after last_rev into pending (lock held). */
+static void collect(struct watch *w)
+{
+    struct em_journal *j = &w->srv->journal;
+    if (!em_journal_covers(j, w->last_rev)) {
+        emit_expired(w, w->last_rev);
+        return;
+    }
+    for (size_t i = em_journal_after(j, w->last_rev); i < j->len && w->pending.len < 256 * 1024;
+         i++) {
+        struct em_event *e = &j->ev[i];
+        w->last_rev = e->rev;
+        if (strcmp(e->plural, w->kind->plural) != 0)
+            continue;
+        bool now = strcmp(e->type, "DELETED") != 0 && matches(w, e->obj);
+        bool before = e->prev && matches(w, e->prev);
+        if (strcmp(e->type, "DELETED") == 0) {
+            if (matches(w, e->obj) || before)
+                emit(w, "DELETED", e->obj);
+        } else if (now && before) {
+            emit(w, "MODIFIED", e->obj);
+        } else if (now) {
+            emit(w, "ADDED", e->obj);
+        } else if (before) {
+            emit(w, "DELETED", e->obj); /* it left the selection */
+        }
+    }
+}
+
+static bool client_gone(struct watch *w)
+{
+    int fd = w->stream ? w->stream->fd : -1;
+    if (fd < 0)
+        return false;
+    char c;
+    ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+static ssize_t watch_read(void *cls, char *buf, size_t max)
+{
+    struct watch *w = cls;
+    struct em_server *srv = w->srv;
+    pthread_mutex_lock(&srv->lock);
+    ssize_t n = 0;
+    for (;;) {
+        if (w->sent < w->pending.len) {
+            size_t left = w->pending.len - w->sent;
+            n = (ssize_t)(left < max ? left : max);
+            memcpy(buf, w->pending.data + w->sent, (size_t)n);
+            w->sent += (size_t)n;
+            if (w->sent == w->pending.len) {
+                nd_buf_reset(&w->pending);
+                w->sent = 0;
+            }
+            break;
+        }
+        if (w->ended || srv->stopping)
+            break;
+        int64_t real_now = em_real_now_ms();
+        if (w->deadline_real_ms && real_now >= w->deadline_real_ms)
+            break;
+        collect(w);
+        if (w->pending.len)
+            continue;
+        int64_t emu_now = em_clock_now_ms(&srv->clock);
+        if (w->bookmarks && emu_now >= w->next_bookmark_ms) {
+            emit_bookmark(w);
+            w->next_bookmark_ms = emu_now + BOOKMARK_MS;
+            continue;
+        }
+        if (client_gone(w))
+            break;
+        /* wait for a change, at most 1 s (to notice a client that went away) */
+        int64_t wait_ms = 1000;
+        if (w->deadline_real_ms && w->deadline_real_ms - real_now < wait_ms)
+            wait_ms = w->deadline_real_ms - real_now;
+        if (w->bookmarks) {
+            int64_t d = em_clock_real_delay_ms(&srv->clock, w->next_bookmark_ms);
+            if (d < wait_ms)
+                wait_ms = d;
+        }
+        if (wait_ms < 1)
+            wait_ms = 1;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += wait_ms / 1000;
+        ts.tv_nsec += (wait_ms % 1000) * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&srv->changed, &srv->lock, &ts);
+    }
+    pthread_mutex_unlock(&srv->lock);
+    return n;
+}
+
+static void watch_free(void *cls)
+{
+    struct watch *w = cls;
+    pthread_mutex_lock(&w->srv->lock);
+    w->srv->stats.watches_open--;
+    pthread_mutex_unlock(&w->srv->lock);
+    nd_selector_free(w->sel);
+    nd_field_selector_free(w->fsel);
+    json_decref(w->req_copy.query);
+    nd_buf_release(&w->pending);
+    free(w->ns);
+    free(w);
+}
+
+static int parse_rv(struct em_api *a, const char *s, int64_t *out)
+{
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (*end || v < 0)
+        return nd_status_set(&a->st, "BadRequest", "use a resourceVersion from a list",
+                             "resourceVersion: invalid value %s", s);
+    *out = v;
+    return 0;
+}
+
+int em_api_watch(struct em_api *a)
+{
+    struct em_server *srv = a->srv;
+    const char *ls = em_req_query(a->req, "labelSelector");
+    const char *fs = em_req_query(a->req, "fieldSelector");
+    const char *rvs = em_req_query(a->req, "resourceVersion");
+    const char *timeout = em_req_query(a->req, "timeoutSeconds");
+    struct watch *w = nd_xcalloc(1, sizeof *w);
+    w->srv = srv;
+    w->kind = a->kind;
+    w->ns = nd_xstrdup(a->ns);
+    nd_buf_init(&w->pending, 0);
+    w->req_copy.query = json_incref(a->req->query);
+    if (ls && *ls && !(w->sel = nd_selector_parse(ls, &a->st)))
+        goto fail;
+    if (fs && *fs && !(w->fsel = nd_field_selector_parse(fs, a->kind->field_selectors, &a->st)))
+        goto fail;
+    if (timeout && *timeout) {
+        char *end;
+        long t = strtol(timeout, &end, 10);
+        if (*end || t < 0) {
+            nd_status_set(&a->st, "BadRequest", NULL, "timeoutSeconds: invalid value %s", timeout);
+            goto fail;
+        }
+        if (t > 0)
+            w->deadline_real_ms = em_real_now_ms() + t * 1000;
+    }
+    const char *bm = em_req_query(a->req, "allowWatchBookmarks");
+    w->bookmarks = bm && strcmp(bm, "true") == 0;
+    w->next_bookmark_ms = em_clock_now_ms(&srv->clock) + BOOKMARK_MS;
+    bool ok;
+    w->table = em_accept_table(a->req, &ok);
+    if (!rvs || !*rvs || strcmp(rvs, "0") == 0) {
+        /* no starting point: the current objects first, as ADDED */
+        w->last_rev = srv->store.revision;
+        json_t *items = em_store_list(&srv->store, a->kind->plural, *a->ns ? a->ns : NULL);
+        size_t i;
+        json_t *o;
+        json_array_foreach(items, i, o) if (matches(w, o)) emit(w, "ADDED", o);
+        json_decref(items);
+    } else {
+        if (parse_rv(a, rvs, &w->last_rev) < 0)
+            goto fail;
+        if (w->last_rev > srv->store.revision)
+            w->last_rev = srv->store.revision;
+        if (!em_journal_covers(&srv->journal, w->last_rev))
+            emit_expired(w, w->last_rev);
+    }
+    srv->stats.watches_open++;
+    srv->stats.watches_total++;
+    struct em_stream *s = nd_xcalloc(1, sizeof *s);
+    s->read = watch_read;
+    s->free = watch_free;
+    s->cls = w;
+    s->fd = -1;
+    w->stream = s;
+    a->resp->stream = s;
+    a->resp->code = 200;
+    const char *accept = em_req_header(a->req, "accept");
+    em_resp_set_type(a->resp, accept && strstr(accept, "application/x-ndjson") && !w->table
+                                  ? "application/x-ndjson"
+                                  : "application/json");
+    return 0;
+fail:
+    nd_selector_free(w->sel);
+    nd_field_selector_free(w->fsel);
+    json_decref(w->req_copy.query);
+    nd_buf_release(&w->pending);
+    free(w->ns);
+    free(w);
+    return -1;
+}

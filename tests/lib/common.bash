@@ -1,0 +1,78 @@
+# Shared set-up for the bats suites: each file starts its own emulator on port 0 in
+# BATS_FILE_TMPDIR, and helpers to talk to it with curl.
+#
+#   start_emulator [flags...]   in setup_file; exports EMU_URL, EMU_STATE, EMU_PID
+#   stop_emulator               in teardown_file
+#   http METHOD PATH [BODY] [curl args...]
+#                               sets CODE (HTTP status), BODY (file holding the body) and
+#                               HDRS (file holding the headers); BODY "-" means none
+#   body_json FILTER            jq FILTER over the last body (raw output)
+
+bats_load_library bats-support
+bats_load_library bats-assert
+
+ND_ROOT=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+export ND_BIN_DIR=${ND_BIN_DIR:-$ND_ROOT/bin}
+export PATH="$ND_BIN_DIR:$PATH"
+
+start_emulator() {
+    EMU_STATE=${EMU_STATE:-$BATS_FILE_TMPDIR/state}
+    local portfile=$BATS_FILE_TMPDIR/port
+    rm -f "$portfile"
+    "$ND_BIN_DIR/nodus-emulator" --state "$EMU_STATE" --listen 127.0.0.1:0 \
+        --port-file "$portfile" --fsync never --quiet "$@" \
+        >"$BATS_FILE_TMPDIR/emulator.out" 2>"$BATS_FILE_TMPDIR/emulator.err" &
+    EMU_PID=$!
+    local i
+    for i in $(seq 1 200); do
+        [ -s "$portfile" ] && break
+        if ! kill -0 "$EMU_PID" 2>/dev/null; then
+            echo "emulator exited early:" >&2
+            cat "$BATS_FILE_TMPDIR/emulator.err" >&2
+            return 1
+        fi
+        sleep 0.05
+    done
+    [ -s "$portfile" ] || { echo "emulator did not start" >&2; return 1; }
+    EMU_URL="http://127.0.0.1:$(cat "$portfile")"
+    export EMU_URL EMU_STATE EMU_PID
+}
+
+stop_emulator() {
+    [ -n "${EMU_PID:-}" ] || return 0
+    kill -TERM "$EMU_PID" 2>/dev/null || true
+    wait "$EMU_PID" 2>/dev/null || true
+}
+
+http() {
+    local method=$1 path=$2 data=${3:--}
+    shift 3 2>/dev/null || shift $#
+    BODY=$BATS_TEST_TMPDIR/body.$$
+    HDRS=$BATS_TEST_TMPDIR/headers.$$
+    local args=(-sS -X "$method" -o "$BODY" -D "$HDRS" -w '%{http_code}')
+    if [ "$data" != "-" ]; then
+        args+=(--data-binary "$data")
+        case " $* " in
+        *"Content-Type"*) ;;
+        *) args+=(-H 'Content-Type: application/json') ;;
+        esac
+    fi
+    CODE=$(curl "${args[@]}" "$@" "$EMU_URL$path")
+}
+
+body_json() {
+    jq -r "$1" "$BODY"
+}
+
+header() {
+    grep -i "^$1:" "$HDRS" | head -n 1 | cut -d: -f2- | sed 's/^ //; s/\r$//'
+}
+
+# A Job manifest (JSON) with a name and optional extra spec fields (a JSON object).
+job_json() {
+    local name=$1 extra=${2:-'{}'}
+    jq -cn --arg n "$name" --argjson x "$extra" \
+        '{apiVersion:"nodus.dev/v1",kind:"Job",metadata:{name:$n},
+          spec:({image:"nodus/pytorch:2.8-cuda12.8",command:["python","train.py"],
+                 maxCostUSD:"40.00"} + $x)}'
+}
