@@ -8,6 +8,8 @@
 #include <strings.h>
 
 #include "errors.h"
+#include "objects.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 /* One injected fault: the object as posted, its compiled path pattern and how many
@@ -146,6 +148,61 @@ static json_t *public_faults(struct em_server *srv)
     return out;
 }
 
+static json_t *clock_json(struct em_server *srv)
+{
+    char now[32];
+    return json_pack("{sssIsf}", "now", em_now_rfc3339(srv, now), "nowMs",
+                     (json_int_t)em_clock_now_ms(&srv->clock), "speed", srv->clock.speed);
+}
+
+/* POST clock: {"advance": "2h"} jumps the clock; {"speed": 10} changes its rate. */
+static int clock_post(struct em_server *srv, const struct em_req *req, struct nd_status *st)
+{
+    json_error_t jerr;
+    json_t *body = json_loadb(req->body.data, req->body.len, JSON_REJECT_DUPLICATES, &jerr);
+    int rc = -1;
+    if (!json_is_object(body)) {
+        nd_status_set(st, "BadRequest", "send {\"advance\": \"2h\"}",
+                      "the body must be a JSON object such as {\"advance\": \"2h\"}");
+        goto out;
+    }
+    json_t *adv = json_object_get(body, "advance");
+    json_t *speed = json_object_get(body, "speed");
+    if (!adv && !speed) {
+        nd_status_set(st, "BadRequest", "send {\"advance\": \"2h\"}",
+                      "nothing to do: give advance (a duration) or speed (a number)");
+        goto out;
+    }
+    int64_t ms = 0;
+    if (adv) {
+        if (!json_is_string(adv)) {
+            nd_status_set(st, "Invalid", NULL, "advance: must be a duration such as \"90s\"");
+            goto out;
+        }
+        if (nd_duration_parse(json_string_value(adv), &ms, st) < 0) {
+            nd_status_prefix(st, "advance");
+            goto out;
+        }
+        if (ms < 0) {
+            nd_status_set(st, "Invalid", NULL, "advance: the clock only moves forward");
+            goto out;
+        }
+    }
+    if (speed && (!json_is_number(speed) || !(json_number_value(speed) > 0) ||
+                  json_number_value(speed) > 1e6)) {
+        nd_status_set(st, "Invalid", NULL, "speed: must be a number > 0");
+        goto out;
+    }
+    if (speed)
+        em_clock_set_speed(&srv->clock, json_number_value(speed));
+    if (ms)
+        em_server_advance(srv, ms);
+    rc = 0;
+out:
+    json_decref(body);
+    return rc;
+}
+
 void em_admin_handle(struct em_server *srv, const struct em_req *req, struct em_resp *resp,
                      const char *rest)
 {
@@ -161,6 +218,12 @@ void em_admin_handle(struct em_server *srv, const struct em_req *req, struct em_
         if (em_reset_state(srv, &st) < 0)
             goto fail;
         json_t *j = json_pack("{ss}", "status", "reset");
+        em_resp_json(resp, 200, j);
+        json_decref(j);
+    } else if (strcmp(rest, "clock") == 0 && (get || post)) {
+        if (post && clock_post(srv, req, &st) < 0)
+            goto fail;
+        json_t *j = clock_json(srv);
         em_resp_json(resp, 200, j);
         json_decref(j);
     } else if (strcmp(rest, "faults") == 0 && (post || get || del)) {
@@ -191,7 +254,7 @@ void em_admin_handle(struct em_server *srv, const struct em_req *req, struct em_
         em_resp_json(resp, post ? 201 : 200, j);
         json_decref(j);
     } else if (strcmp(rest, "stats") == 0 || strcmp(rest, "reset") == 0 ||
-               strcmp(rest, "faults") == 0) {
+               strcmp(rest, "faults") == 0 || strcmp(rest, "clock") == 0) {
         nd_status_set(&st, "MethodNotAllowed", NULL, "%s is not served on %s", req->method,
                       req->path);
         goto fail;

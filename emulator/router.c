@@ -235,6 +235,7 @@ static void handle_locked(struct em_server *srv, struct em_req *req, struct em_r
 {
     const char *p = req->path;
     srv->stats.requests++;
+    em_server_housekeep(srv);
     if (strcmp(p, "/healthz") == 0 || strcmp(p, "/livez") == 0) {
         em_resp_text(resp, 200, "text/plain; charset=utf-8", "ok");
         return;

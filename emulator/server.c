@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "idempotency.h"
 #include "router.h"
 #include "util/xmalloc.h"
 
@@ -30,6 +31,24 @@ static void access_log(void *cls, const struct em_req *req, int code, double ms)
         fprintf(stderr, "%s %s %d %.1fms %s\n", req->method, req->path, code, ms,
                 req->request_id);
     }
+}
+
+void em_server_housekeep(struct em_server *srv)
+{
+    int64_t now = em_clock_now_ms(&srv->clock);
+    em_journal_trim(&srv->journal, now);
+    if (now - srv->last_housekeep_ms >= 60 * 1000) {
+        em_idem_expire(srv);
+        srv->last_housekeep_ms = now;
+    }
+}
+
+void em_server_advance(struct em_server *srv, int64_t ms)
+{
+    em_clock_advance(&srv->clock, ms);
+    srv->last_housekeep_ms = 0;
+    em_server_housekeep(srv);
+    pthread_cond_broadcast(&srv->changed);
 }
 
 static int reset_state(const char *dir)

@@ -54,12 +54,19 @@ struct em_server {
     struct em_http *http;
     char base_url[80];
     bool ready;
+    int64_t last_housekeep_ms;
     volatile sig_atomic_t stopping;
 };
 
 /* Parses argv into opt; prints usage/version and returns 1 when the program should exit
  * 0, -1 (after a message on stderr) for a usage error, 0 to run. */
 int em_options_parse(struct em_options *opt, int argc, char **argv);
+/* Moves the emulated clock forward by ms, running what falls due on the way (history
+ * expiry, key expiry; the controllers' timers), and wakes every waiting stream.
+ * Called with the lock held. */
+void em_server_advance(struct em_server *srv, int64_t ms);
+/* Housekeeping due at the current time (history and idempotency expiry). Lock held. */
+void em_server_housekeep(struct em_server *srv);
 /* Runs until SIGTERM/SIGINT; returns the exit status. */
 int em_server_run(struct em_server *srv);
 

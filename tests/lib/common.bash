@@ -8,6 +8,7 @@
 #                               HDRS (file holding the headers); BODY "-" means none
 #   body_json FILTER            jq FILTER over the last body (raw output)
 
+bats_require_minimum_version 1.5.0
 bats_load_library bats-support
 bats_load_library bats-assert
 
