@@ -15,7 +15,7 @@ static const char *const infs[] = {".inf",  ".Inf",  ".INF",  "+.inf", "+.Inf",
 static const char *const nans[] = {".nan", ".NaN", ".NAN", NULL};
 /* YAML 1.1 booleans: strings here, but go-yaml v2 (kubectl's reader) takes them as
  * bools, so the dumper quotes them. */
-static const char *const bools11[] = {"y",  "Y",  "yes", "Yes", "YES", "n",  "N",   "no",  "No",
+static const char *const bools11[] = {"y",  "Y",  "yes", "Yes", "YES", "n",   "N",   "no", "No",
                                       "NO", "on", "On",  "ON",  "off", "Off", "OFF", NULL};
 
 static bool in_list(const char *s, size_t n, const char *const *list)
@@ -213,8 +213,8 @@ json_t *nd_yaml_tagged_value(const char *tag, const char *s, size_t n, struct nd
     size_t plen = strlen(ND_YAML_TAG_PREFIX);
     if (strncmp(tag, ND_YAML_TAG_PREFIX, plen) == 0)
         name = tag + plen;
-    if (strcmp(tag, "!") == 0 || (name && (strcmp(name, "str") == 0 ||
-                                           strcmp(name, "timestamp") == 0)))
+    if (strcmp(tag, "!") == 0 ||
+        (name && (strcmp(name, "str") == 0 || strcmp(name, "timestamp") == 0)))
         return json_stringn(s, n);
     if (name && strcmp(name, "null") == 0) {
         if (n == 0 || in_list(s, n, nulls))
@@ -313,8 +313,7 @@ static bool timestamp(const char *s, size_t n)
     if (!read_digits(s, n, &i, 1, 2, &mo) || i >= n || s[i] != '-')
         return false;
     i++;
-    if (!read_digits(s, n, &i, 1, 2, &d) || mo < 1 || mo > 12 || d < 1 ||
-        d > days_in_month(y, mo))
+    if (!read_digits(s, n, &i, 1, 2, &d) || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo))
         return false;
     if (i == n)
         return true;

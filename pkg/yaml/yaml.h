@@ -55,8 +55,8 @@
 json_t *nd_yaml_load_all(const char *data, size_t len, const char *source, struct nd_status *st);
 
 /* The same, and when lines is not NULL sets *lines to a NEW array holding, for each
- * returned document, the 1-based line where it starts (for messages about a document).
- * *lines is NULL on error. */
+ * returned document, the 1-based line where its content starts (after any `---` and
+ * comments; for messages about a document). *lines is NULL on error. */
 json_t *nd_yaml_load_all_lines(const char *data, size_t len, const char *source, json_t **lines,
                                struct nd_status *st);
 
@@ -68,13 +68,16 @@ json_t *nd_yaml_load(const char *data, size_t len, const char *source, struct nd
 enum {
     /* Order mapping keys as go-yaml's Marshal of a map does (what kubectl prints):
      * character by character, non-letters before letters, runs of digits compared as
-     * numbers ("a2" < "a10"). Without it, keys keep their insertion order. */
+     * numbers ("a2" < "a10"). That order is not transitive for some keys ("v1beta1",
+     * "v10", "v2"; "1", "08", "0x"), and kubectl's output for those varies from run to
+     * run; ours is stable. Without the flag keys keep their insertion order. */
     ND_YAML_SORT_KEYS = 1,
 };
 
 /* Appends v as one YAML document (no leading `---`; ends with a newline) to out, keys
- * in insertion order. Returns 0, or -1 with st filled (InternalError) when out is
- * capped and full or v holds something YAML cannot carry. */
+ * in insertion order (kubectl -o yaml is nd_yaml_dump_flags with ND_YAML_SORT_KEYS).
+ * Returns 0, or -1 with st filled (InternalError) when out is capped and full or v
+ * holds something YAML cannot carry; out is then left as it was. */
 int nd_yaml_dump(const json_t *v, struct nd_buf *out, struct nd_status *st);
 int nd_yaml_dump_flags(const json_t *v, struct nd_buf *out, int flags, struct nd_status *st);
 

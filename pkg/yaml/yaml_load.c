@@ -12,6 +12,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "json/json.h"
 #include "util/xmalloc.h"
 #include "yaml/scalar.h"
 
@@ -87,8 +88,7 @@ static size_t chars(const struct loader *l)
 
 /* 1-based position of a mark. At the end of input libyaml moves to a new line even when
  * the text does not end with one; such a mark points at the end of the last line. */
-static void mark_position(const struct loader *l, const yaml_mark_t *m, size_t *line,
-                          size_t *col)
+static void mark_position(const struct loader *l, const yaml_mark_t *m, size_t *line, size_t *col)
 {
     *line = m->line + 1;
     *col = m->column + 1;
@@ -299,13 +299,23 @@ fail:
 static char *key_text(const json_t *v)
 {
     switch (json_typeof(v)) {
-    case JSON_STRING: return nd_xstrndup(json_string_value(v), json_string_length(v));
-    case JSON_INTEGER: return nd_xasprintf("%" JSON_INTEGER_FORMAT, json_integer_value(v));
-    case JSON_REAL: return nd_xasprintf("%.17g", json_real_value(v));
-    case JSON_TRUE: return nd_xstrdup("true");
-    case JSON_FALSE: return nd_xstrdup("false");
-    case JSON_NULL: return nd_xstrdup("null");
-    default: return NULL;
+    case JSON_STRING:
+        return nd_xstrndup(json_string_value(v), json_string_length(v));
+    case JSON_INTEGER:
+        return nd_xasprintf("%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    case JSON_REAL: {
+        struct nd_buf b = ND_BUF_INIT;
+        nd_json_add_real_g(&b, json_real_value(v)); /* as go-yaml spells a float key */
+        return nd_buf_detach(&b);
+    }
+    case JSON_TRUE:
+        return nd_xstrdup("true");
+    case JSON_FALSE:
+        return nd_xstrdup("false");
+    case JSON_NULL:
+        return nd_xstrdup("null");
+    default:
+        return NULL;
     }
 }
 
@@ -316,20 +326,20 @@ static int merge(struct loader *l, json_t *obj, const json_t *src, const yaml_ma
     if (json_is_object(src)) {
         const char *k;
         json_t *v;
-        json_object_foreach((json_t *)src, k, v)
-            if (!json_object_get(obj, k))
-                json_object_set(obj, k, v);
+        json_object_foreach((json_t *)src, k, v) if (!json_object_get(obj, k))
+            json_object_set(obj, k, v);
         return 0;
     }
     if (!json_is_array(src))
-        return fail_at(l, m, "the value of the merge key << must be a mapping or a sequence "
-                             "of mappings");
+        return fail_at(l, m,
+                       "the value of the merge key << must be a mapping or a sequence "
+                       "of mappings");
     size_t i;
     json_t *item;
-    json_array_foreach(src, i, item) {
+    json_array_foreach(src, i, item)
+    {
         if (!json_is_object(item))
-            return fail_at(l, m, "the merge key << takes mappings, but element %zu is not one",
-                           i);
+            return fail_at(l, m, "the merge key << takes mappings, but element %zu is not one", i);
         merge(l, obj, item, m);
     }
     return 0;
@@ -461,8 +471,8 @@ static json_t *read_node(struct loader *l, yaml_event_t *ev, size_t depth, struc
     case YAML_SEQUENCE_START_EVENT:
     case YAML_MAPPING_START_EVENT: {
         bool seq = ev->type == YAML_SEQUENCE_START_EVENT;
-        anchor = (const char *)(seq ? ev->data.sequence_start.anchor
-                                    : ev->data.mapping_start.anchor);
+        anchor =
+            (const char *)(seq ? ev->data.sequence_start.anchor : ev->data.mapping_start.anchor);
         tag = (const char *)(seq ? ev->data.sequence_start.tag : ev->data.mapping_start.tag);
         want = seq ? ND_YAML_TAG_PREFIX "seq" : ND_YAML_TAG_PREFIX "map";
         if (!collection_tag_ok(tag, want)) {
@@ -516,10 +526,10 @@ static int load_stream(struct loader *l, json_t *docs, json_t *marks)
             yaml_event_delete(&ev);
             return 0;
         }
-        yaml_mark_t start = ev.start_mark;
         yaml_event_delete(&ev); /* DOCUMENT-START */
         if (next(l, &ev) < 0)
             return -1;
+        yaml_mark_t start = ev.start_mark; /* the content, after any `---` and comments */
         bool empty = empty_document(&ev);
         struct shape sh;
         json_t *root = read_node(l, &ev, 0, &sh);
@@ -586,8 +596,7 @@ json_t *nd_yaml_load_all_lines(const char *data, size_t len, const char *source,
             *lines = json_array();
             size_t i;
             json_t *m;
-            json_array_foreach(marks, i, m)
-                json_array_append(*lines, json_array_get(m, 0));
+            json_array_foreach(marks, i, m) json_array_append(*lines, json_array_get(m, 0));
         }
         json_decref(marks);
     }

@@ -1,4 +1,5 @@
-/* Unit tests of pkg/yaml: loading (typing, anchors, limits, errors with positions). */
+/* Unit tests of pkg/yaml, loading: typing, anchors, limits, errors with positions.
+ * (Dumping is in test_yaml_dump.c.) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -88,7 +89,8 @@ static void test_load_structure(void **state)
         {"1: a\ntrue: b\nnull: c\n~: d\n1.50: e\n'q': f\n\"\": g",
          "[{\"1\":\"a\",\"true\":\"b\",\"null\":\"c\",\"~\":\"d\",\"1.50\":\"e\",\"q\":\"f\","
          "\"\":\"g\"}]"},
-        {"a:\n- 1\n- b: [x, {}]\n  c: []\nd: {}", "[{\"a\":[1,{\"b\":[\"x\",{}],\"c\":[]}],\"d\":{}}]"},
+        {"a:\n- 1\n- b: [x, {}]\n  c: []\nd: {}",
+         "[{\"a\":[1,{\"b\":[\"x\",{}],\"c\":[]}],\"d\":{}}]"},
         {"? long key\n: value", "[{\"long key\":\"value\"}]"},
         /* documents: empty ones skipped, explicit null kept */
         {"", "[]"},
@@ -108,6 +110,7 @@ static void test_load_structure(void **state)
         {"&k key: v\nother: *k\nm: {*k : again}",
          "[{\"key\":\"v\",\"other\":\"key\",\"m\":{\"key\":\"again\"}}]"},
         {"a: &n 5\n*n : five", "[{\"a\":5,\"5\":\"five\"}]"},
+        {"a: &f 1.50\nb: {*f : x}", "[{\"a\":1.5,\"b\":{\"1.5\":\"x\"}}]"},
         /* anchors are per document */
         {"a: &x 1\n---\nb: &x 2\nc: *x", "[{\"a\":1},{\"b\":2,\"c\":2}]"},
     };
@@ -241,7 +244,9 @@ static void test_load_errors(void **state)
         {"a: ok\nb: caf\xc3", 0, "job.yaml:2:7: incomplete UTF-8 octet sequence"},
         {"a: ok\nb: \xc3\x28", 0, "job.yaml:2:5: invalid trailing UTF-8 octet 0x28"},
         {"a: 1\nb: x\x00y", 10, "job.yaml:2:5: control characters are not allowed (U+0000)"},
-        {"\x7f" "ELF\x02\x01\x01", 7, "job.yaml:1:1: control characters are not allowed (U+007F)"},
+        {"\x7f"
+         "ELF\x02\x01\x01",
+         7, "job.yaml:1:1: control characters are not allowed (U+007F)"},
         {"key: \x1b[31m", 0, "job.yaml:1:6: control characters are not allowed (U+001B)"},
     };
     check_errors(rows, sizeof rows / sizeof rows[0], "job.yaml");
@@ -391,8 +396,8 @@ static void test_load_one(void **state)
 
     const char *two = "a: 1\n---\n\n---\nb: 2\n";
     assert_null(nd_yaml_load(two, strlen(two), "two.yaml", &st));
-    assert_string_equal(st.message,
-                        "two.yaml:4:1: expected a single YAML document, but a second one starts here");
+    assert_string_equal(
+        st.message, "two.yaml:5:1: expected a single YAML document, but a second one starts here");
 
     assert_null(nd_yaml_load("a: [", 4, "bad.yaml", &st));
     assert_string_equal(st.message, "bad.yaml:1:5: did not find expected node content (while "
@@ -409,7 +414,7 @@ static void test_load_lines(void **state)
     json_t *v = nd_yaml_load_all_lines(in, strlen(in), "l.yaml", &lines, &st);
     assert_non_null(v);
     char *got = show(lines);
-    assert_string_equal(got, "[2,4,7]");
+    assert_string_equal(got, "[2,6,7]");
     free(got);
     json_decref(lines);
     json_decref(v);
@@ -422,11 +427,11 @@ static void test_load_lines(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_load_scalars),   cmocka_unit_test(test_load_structure),
+        cmocka_unit_test(test_load_scalars),    cmocka_unit_test(test_load_structure),
         cmocka_unit_test(test_alias_is_a_copy), cmocka_unit_test(test_load_errors),
-        cmocka_unit_test(test_error_sources),  cmocka_unit_test(test_alias_bomb),
-        cmocka_unit_test(test_depth_limit),    cmocka_unit_test(test_node_limit),
-        cmocka_unit_test(test_load_one),       cmocka_unit_test(test_load_lines),
+        cmocka_unit_test(test_error_sources),   cmocka_unit_test(test_alias_bomb),
+        cmocka_unit_test(test_depth_limit),     cmocka_unit_test(test_node_limit),
+        cmocka_unit_test(test_load_one),        cmocka_unit_test(test_load_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

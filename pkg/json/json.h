@@ -1,0 +1,74 @@
+/* json.h: JSON in and out with kubectl's conventions, and the manifest loader.
+ *
+ * Reading refuses duplicate keys, NUL characters in strings and nesting deeper than
+ * ND_JSON_MAX_DEPTH; errors are BadRequest with "source:line:column: message" (1-based;
+ * "-" shows as "<stdin>", a NULL source as "line L, column C: ").
+ *
+ * Writing keeps key order (or sorts it), never escapes '/', keeps UTF-8 as is, and
+ * prints numbers as Go's encoding/json does, which is what kubectl prints: integers as
+ * they are, reals in their shortest form that reads back equal, so a real 100.0 prints
+ * as 100 (and reads back as an integer), 1.5e-7 as 1.5e-7, 1e21 as 1e+21.
+ */
+#ifndef ND_JSON_H
+#define ND_JSON_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "util/buf.h"
+#include "util/status.h"
+
+/* Collections nested deeper than this are refused (a scalar is depth 0, `[]` depth 1). */
+#define ND_JSON_MAX_DEPTH 100
+
+/* One JSON value of any type, alone in the text (white space around it is fine). NEW
+ * reference, or NULL with st filled (BadRequest). */
+json_t *nd_json_load(const char *data, size_t len, const char *source, struct nd_status *st);
+
+/* A stream of JSON objects or arrays one after another ("{...} {...}", as kubectl
+ * reads a JSON file). Returns a NEW array of them (empty for blank input), or NULL with
+ * st filled. When lines is not NULL, *lines is a NEW array of the 1-based line where
+ * each value starts (NULL on error). */
+json_t *nd_json_load_stream(const char *data, size_t len, const char *source, json_t **lines,
+                            struct nd_status *st);
+
+/* Flags of nd_json_dump. */
+enum {
+    ND_JSON_COMPACT = 0,     /* {"a":1,"b":[1,2]} as json.Marshal */
+    ND_JSON_PRETTY = 1,      /* 4-space indent, "key": value, as kubectl -o json */
+    ND_JSON_SORT_KEYS = 2,   /* keys in byte order, as Go marshals a map (kubectl) */
+    ND_JSON_ESCAPE_HTML = 4, /* <, >, & and U+2028/U+2029 as \u003c ... like Go's
+                                encoding/json (byte-for-byte kubectl output) */
+};
+
+/* Appends v to out (no trailing newline). kubectl -o json is
+ * ND_JSON_PRETTY | ND_JSON_SORT_KEYS | ND_JSON_ESCAPE_HTML and a newline. Returns 0, or -1 when v holds a real that is
+ * not finite or out is capped and full. */
+int nd_json_dump(const json_t *v, struct nd_buf *out, int flags);
+
+/* Nesting depth: 0 for a scalar, 1 for [] or {"a":1}, 2 for [[1]] ... */
+size_t nd_json_depth(const json_t *v);
+
+/* Shortest decimal digits that read back as |v| (v finite and not zero): writes them
+ * NUL-terminated to digits (at least 18 bytes) and sets *point so that
+ * |v| = 0.DIGITS x 10^point (1.5 is "15" with point 1). Returns the number of digits. */
+int nd_json_real_digits(double v, char *digits, int *point);
+
+/* Appends v as Go's encoding/json writes a float64. -1 (nothing appended) when v is not
+ * finite. */
+int nd_json_add_real(struct nd_buf *out, double v);
+
+/* Appends v as Go's strconv.FormatFloat(v, 'g', -1, 64), which go-yaml uses: shortest
+ * digits, exponent form below 1e-4 or from 1e6 up (1e-05, 1.5, 123456.5, 1.2345675e+06).
+ * -1 when v is not finite. */
+int nd_json_add_real_g(struct nd_buf *out, double v);
+
+/* Reads -f input: JSON (a stream of objects when the text starts with '{') or YAML
+ * (multi-document). Documents that are null or empty are skipped; a `kind: List` (or
+ * any kind ending in "List" with an items array) is replaced by its items, recursively.
+ * Returns a NEW array of objects, or NULL with st filled (BadRequest) when the text is
+ * malformed or a document or list item is not an object. */
+json_t *nd_manifest_load_all(const char *data, size_t len, const char *source,
+                             struct nd_status *st);
+
+#endif

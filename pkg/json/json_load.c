@@ -1,0 +1,192 @@
+/* json_load.c: JSON text -> jansson values, with positions in every error. */
+#include "json/json.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+/* A 1-based position in the text; columns count characters, as jansson's do. */
+struct pos {
+    size_t line, col;
+};
+
+static void advance(struct pos *p, const char *data, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++) {
+        unsigned char c = (unsigned char)data[i];
+        if (c == '\n') {
+            p->line++;
+            p->col = 1;
+        } else if ((c & 0xC0) != 0x80) {
+            p->col++;
+        }
+    }
+}
+
+static int fail(struct nd_status *st, const char *source, struct pos p, const char *msg)
+{
+    if (!source)
+        return nd_status_set(st, "BadRequest", NULL, "line %zu, column %zu: %s", p.line, p.col,
+                             msg);
+    return nd_status_set(st, "BadRequest", NULL, "%s:%zu:%zu: %s",
+                         strcmp(source, "-") == 0 ? "<stdin>" : source, p.line, p.col, msg);
+}
+
+/* Position (relative to where the value starts) of the first bracket that passes the
+ * depth limit. The text up to there is valid JSON, so strings are easy to skip. */
+static struct pos deep_position(const char *data, size_t len)
+{
+    struct pos p = {1, 0};
+    size_t depth = 0;
+    bool in_str = false, esc = false;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)data[i];
+        if (c == '\n') {
+            p.line++;
+            p.col = 0;
+        } else if ((c & 0xC0) != 0x80) {
+            p.col++;
+        }
+        if (in_str) {
+            if (esc)
+                esc = false;
+            else if (c == '\\')
+                esc = true;
+            else if (c == '"')
+                in_str = false;
+        } else if (c == '"') {
+            in_str = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > ND_JSON_MAX_DEPTH)
+                return p;
+        } else if ((c == ']' || c == '}') && depth) {
+            depth--;
+        }
+    }
+    return p;
+}
+
+/* Maps a position jansson reports relative to the value's start onto the whole text. */
+static struct pos shift(struct pos base, size_t line, size_t col)
+{
+    struct pos p = base;
+    if (line <= 1) {
+        p.col = base.col + (col ? col - 1 : 0);
+    } else {
+        p.line = base.line + line - 1;
+        p.col = col ? col : 1;
+    }
+    return p;
+}
+
+/* Reads one value at data[off]; *used receives the bytes it took. */
+static json_t *load_at(const char *data, size_t len, size_t off, struct pos base, size_t flags,
+                       const char *source, size_t *used, struct nd_status *st)
+{
+    json_error_t err;
+    json_t *v = json_loadb(data + off, len - off, flags | JSON_REJECT_DUPLICATES, &err);
+    bool too_deep = false;
+    if (!v) {
+        if (strstr(err.text, "maximum parsing depth")) {
+            too_deep = true;
+        } else {
+            const char *msg = err.text;
+            if (strstr(err.text, "\\u0000 is not allowed"))
+                msg = "strings may not contain NUL characters (\\u0000)";
+            fail(st, source, shift(base, (size_t)err.line, (size_t)err.column), msg);
+            return NULL;
+        }
+    } else if (nd_json_depth(v) > ND_JSON_MAX_DEPTH) {
+        too_deep = true;
+        json_decref(v);
+        v = NULL;
+    }
+    if (too_deep) {
+        struct pos d = deep_position(data + off, len - off);
+        char msg[64];
+        snprintf(msg, sizeof msg, "nesting deeper than %d levels", ND_JSON_MAX_DEPTH);
+        fail(st, source, shift(base, d.line, d.col), msg);
+        return NULL;
+    }
+    *used = (size_t)err.position;
+    return v;
+}
+
+/* Position of byte off. */
+static struct pos shift_to(const char *data, size_t off)
+{
+    struct pos p = {1, 1};
+    advance(&p, data, 0, off);
+    return p;
+}
+
+static bool space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+json_t *nd_json_load(const char *data, size_t len, const char *source, struct nd_status *st)
+{
+    struct pos base = {1, 1};
+    size_t used, i = 0;
+    if (!data) {
+        data = "";
+        len = 0;
+    }
+    if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
+        i = 3; /* a UTF-8 byte order mark */
+    while (i < len && space(data[i]))
+        i++;
+    if (i == len) {
+        advance(&base, data, 0, len);
+        fail(st, source, base, "no JSON value (the input is empty)");
+        return NULL;
+    }
+    return load_at(data, len, i, shift_to(data, i), JSON_DECODE_ANY, source, &used, st);
+}
+
+json_t *nd_json_load_stream(const char *data, size_t len, const char *source, json_t **lines,
+                            struct nd_status *st)
+{
+    if (!data) {
+        data = "";
+        len = 0;
+    }
+    json_t *docs = json_array();
+    json_t *starts = json_array();
+    struct pos p = {1, 1};
+    size_t off = 0;
+    if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
+        off = 3; /* a UTF-8 byte order mark */
+    for (;;) {
+        size_t from = off;
+        while (off < len && space(data[off]))
+            off++;
+        advance(&p, data, from, off);
+        if (off == len)
+            break;
+        if (data[off] != '{' && data[off] != '[') {
+            fail(st, source, p, "expected a JSON object or array");
+            goto fail;
+        }
+        size_t used = 0;
+        json_t *v = load_at(data, len, off, p, JSON_DISABLE_EOF_CHECK, source, &used, st);
+        if (!v)
+            goto fail;
+        json_array_append_new(docs, v);
+        json_array_append_new(starts, json_integer((json_int_t)p.line));
+        advance(&p, data, off, off + used);
+        off += used;
+    }
+    if (lines)
+        *lines = starts;
+    else
+        json_decref(starts);
+    return docs;
+fail:
+    json_decref(docs);
+    json_decref(starts);
+    if (lines)
+        *lines = NULL;
+    return NULL;
+}
