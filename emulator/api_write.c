@@ -193,8 +193,8 @@ static void record_update(struct em_api *a, struct em_write *w, const json_t *ol
         return;
     char now[32];
     em_now_rfc3339(a->srv, now);
-    nd_ssa_record_update(old, obj, w->manager, a->kind->api_version, now,
-                         w->status_only ? "status" : "");
+    nd_ssa_record_update(old, obj, w->manager, a->kind->api_version,
+                         w->status_only ? "status" : "", now);
 }
 
 /* The same-spec retry rule: 200 with the existing object, or AlreadyExists listing

@@ -22,7 +22,7 @@ start_emulator() {
     rm -f "$portfile"
     "$ND_BIN_DIR/nodus-emulator" --state "$EMU_STATE" --listen 127.0.0.1:0 \
         --port-file "$portfile" --fsync never --quiet "$@" \
-        >"$BATS_FILE_TMPDIR/emulator.out" 2>"$BATS_FILE_TMPDIR/emulator.err" &
+        >"$BATS_FILE_TMPDIR/emulator.out" 2>"$BATS_FILE_TMPDIR/emulator.err" 3>&- &
     EMU_PID=$!
     local i
     for i in $(seq 1 200); do
@@ -36,13 +36,28 @@ start_emulator() {
     done
     [ -s "$portfile" ] || { echo "emulator did not start" >&2; return 1; }
     EMU_URL="http://127.0.0.1:$(cat "$portfile")"
+    echo "$EMU_PID" >"$BATS_FILE_TMPDIR/emulator.pid"
     export EMU_URL EMU_STATE EMU_PID
 }
 
+# Stops the emulator of this file, whichever test started it, and waits until it is gone.
 stop_emulator() {
-    [ -n "${EMU_PID:-}" ] || return 0
-    kill -TERM "$EMU_PID" 2>/dev/null || true
-    wait "$EMU_PID" 2>/dev/null || true
+    local pidfile=$BATS_FILE_TMPDIR/emulator.pid pid
+    [ -s "$pidfile" ] || return 0
+    pid=$(cat "$pidfile")
+    rm -f "$pidfile"
+    kill -TERM "$pid" 2>/dev/null || return 0
+    local i
+    for i in $(seq 1 200); do
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.05
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
+# The emulator's URL, read each time (a test may have restarted it on a new port).
+emu_url() {
+    echo "http://127.0.0.1:$(cat "$BATS_FILE_TMPDIR/port")"
 }
 
 http() {
@@ -58,6 +73,7 @@ http() {
         *) args+=(-H 'Content-Type: application/json') ;;
         esac
     fi
+    EMU_URL=$(emu_url)
     CODE=$(curl "${args[@]}" "$@" "$EMU_URL$path")
 }
 
