@@ -210,7 +210,8 @@ static int existing_answer(struct em_api *a, json_t *existing, const json_t *obj
         nd_status_set_target(&a->st, name, a->kind->group, a->kind->plural);
         return -1;
     }
-    json_t *diff = nd_obj_diff(json_object_get(existing, "spec"), json_object_get(obj, "spec"));
+    json_t *diff =
+        nd_obj_diff_atomic(json_object_get(existing, "spec"), json_object_get(obj, "spec"));
     if (json_array_size(diff) == 0) {
         json_decref(diff);
         em_api_answer(a, 200, existing);

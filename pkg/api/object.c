@@ -385,3 +385,26 @@ char *nd_field_path_append_index(const char *base, size_t i)
 {
     return nd_xasprintf("%s[%zu]", base ? base : "", i);
 }
+
+json_t *nd_obj_diff_atomic(const json_t *a, const json_t *b)
+{
+    json_t *raw = nd_obj_diff(a, b);
+    json_t *out = json_array();
+    size_t i;
+    json_t *p;
+    json_array_foreach(raw, i, p) {
+        const char *s = json_string_value(p);
+        size_t n = 0;
+        /* an index is "[" followed by a digit; "[key]" names a map member */
+        while (s[n] && !(s[n] == '[' && s[n + 1] >= '0' && s[n + 1] <= '9'))
+            n++;
+        json_t *cut = json_stringn(s, n);
+        size_t len = json_array_size(out);
+        if (len && json_equal(json_array_get(out, len - 1), cut))
+            json_decref(cut);
+        else
+            json_array_append_new(out, cut);
+    }
+    json_decref(raw);
+    return out;
+}

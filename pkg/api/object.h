@@ -67,6 +67,10 @@ bool nd_json_equal(const json_t *a, const json_t *b);
  * null) is reported by its own path. When a and b themselves differ in type, or are
  * unequal scalars, the single entry is "" (the root). Equal inputs give []. */
 json_t *nd_obj_diff(const json_t *a, const json_t *b);
+/* The same, with lists taken as atomic values, as a user sees a field: a path into a
+ * list is cut before its first index ("spec.command[1]" -> "spec.command") and repeats
+ * are dropped. NEW array of strings. */
+json_t *nd_obj_diff_atomic(const json_t *a, const json_t *b);
 
 /* base + a member key, as a NEW string: `base.key` when key is a plain identifier
  * ([A-Za-z_][A-Za-z0-9_-]*), else `base[key]`. base may be NULL or "" (the root):

@@ -92,7 +92,8 @@ int nd_kind_check_update(const struct nd_kind *k, const json_t *old_obj, const j
     check_meta(&c, "namespace");
     check_meta(&c, "uid");
 
-    json_t *diff = nd_obj_diff(json_object_get(old_obj, "spec"), json_object_get(new_obj, "spec"));
+    json_t *diff =
+        nd_obj_diff_atomic(json_object_get(old_obj, "spec"), json_object_get(new_obj, "spec"));
     struct nd_buf field = ND_BUF_INIT;
     size_t i;
     json_t *p;

@@ -76,7 +76,7 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
     [ "$(body_json .reason)" = AlreadyExists ]
     [ "$(body_json .message)" = 'jobs.nodus.dev "retry" already exists' ]
     run body_json '[.details.causes[].field] | join(",")'
-    assert_output "spec.command[1],spec.maxCostUSD"
+    assert_output "spec.command,spec.maxCostUSD"
 }
 
 @test "generateName needs an Idempotency-Key" {

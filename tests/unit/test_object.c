@@ -345,6 +345,36 @@ static void test_diff(void **state)
     }
 }
 
+static void test_diff_atomic(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *a, *b, *want;
+    } rows[] = {
+        {"{'spec':{'command':['a','b']}}", "{'spec':{'command':['c','d','e']}}", "['spec.command']"},
+        {"{'spec':{'volumes':[{'name':'a'}],'image':'x'}}",
+         "{'spec':{'volumes':[{'name':'z'}],'image':'y'}}", "['spec.volumes','spec.image']"},
+        {"{'metadata':{'labels':{'a.b/c':'1'}}}", "{'metadata':{'labels':{'a.b/c':'2'}}}",
+         "['metadata.labels[a.b/c]']"},
+        {"{'x':1}", "{'x':1}", "[]"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        json_t *a = J(rows[i].a), *b = J(rows[i].b);
+        json_t *d = nd_obj_diff_atomic(a, b);
+        char *got = json_dumps(d, JSON_COMPACT);
+        json_t *w = J(rows[i].want);
+        char *want = json_dumps(w, JSON_COMPACT);
+        if (strcmp(got, want) != 0)
+            fail_msg("diff_atomic %s %s: got %s, want %s", rows[i].a, rows[i].b, got, want);
+        free(got);
+        free(want);
+        json_decref(w);
+        json_decref(d);
+        json_decref(a);
+        json_decref(b);
+    }
+}
+
 static void test_path_append(void **state)
 {
     (void)state;
@@ -401,7 +431,7 @@ int main(void)
         cmocka_unit_test(test_get),         cmocka_unit_test(test_path_syntax),
         cmocka_unit_test(test_set),         cmocka_unit_test(test_del),
         cmocka_unit_test(test_json_equal),  cmocka_unit_test(test_diff),
-        cmocka_unit_test(test_path_append),
+        cmocka_unit_test(test_path_append), cmocka_unit_test(test_diff_atomic),
     };
     return cmocka_run_group_tests_name("object", tests, NULL, NULL);
 }
