@@ -141,9 +141,14 @@ struct nd_field_selector *nd_field_selector_parse(const char *s, const char *con
             continue;
         const char *field = fs->terms[j++].field;
         if (!allowed(field, allowed_fields)) {
-            nd_buf_addf(&err, "field label not supported: %s", field);
-            err_pos = parts[k].start;
-            goto fail;
+            /* Kubernetes' exact words: the field names the problem, a position adds nothing */
+            nd_status_set(st, "BadRequest", "select on metadata.name, metadata.namespace, "
+                          "status.phase or the kind's other selectable fields",
+                          "field label not supported: %s", field);
+            nd_buf_release(&err);
+            free(parts);
+            nd_field_selector_free(fs);
+            return NULL;
         }
     }
     free(parts);

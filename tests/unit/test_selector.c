@@ -410,7 +410,7 @@ static void test_field_parse_invalid(void **state)
         {"metadata.name",
          "invalid selector: 'metadata.name'; can't understand 'metadata.name' (at character 1)"},
         {"z=1,a", "invalid selector: 'z=1,a'; can't understand 'a' (at character 5)"},
-        {"status.phase=Running,foo=bar", "field label not supported: foo (at character 22)"},
+        {"status.phase=Running,foo=bar", "field label not supported: foo"},
         {"metadata.name=a=b",
          "invalid field selector: unescaped character in value: 61 (at character 16)"},
         {"metadata.name=a\\x",
@@ -419,8 +419,8 @@ static void test_field_parse_invalid(void **state)
          "invalid field selector: invalid escape sequence: \\! (at character 16)"},
         {"metadata.name=a\\", "invalid field selector: invalid escape sequence: \\ "
                               "(at character 16)"},
-        {"metadata.name = a", "field label not supported: metadata.name  (at character 1)"},
-        {"spec.gpu=1", "field label not supported: spec.gpu (at character 1)"},
+        {"metadata.name = a", "field label not supported: metadata.name "},
+        {"spec.gpu=1", "field label not supported: spec.gpu"},
         {"é=1,x", "invalid selector: 'é=1,x'; can't understand 'x' (at character 5)"},
     };
     for (size_t i = 0; i < N(rows); i++) {

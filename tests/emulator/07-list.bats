@@ -1,0 +1,187 @@
+#!/usr/bin/env bats
+# Lists: selectors, pages, cluster-wide paths, Tables.
+
+load ../lib/common
+
+TABLE='Accept: application/json;as=Table;v=v1;g=meta.k8s.io,application/json'
+
+setup_file() {
+    start_emulator
+    EMU_URL=$(emu_url)
+    for i in $(seq -w 1 12); do
+        local tier=gold
+        [ $((10#$i % 2)) -eq 0 ] && tier=silver
+        curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' \
+            "$EMU_URL/apis/nodus.dev/v1/namespaces/default/jobs" \
+            -d "$(jq -cn --arg n "job-$i" --arg t $tier \
+                '{apiVersion:"nodus.dev/v1",kind:"Job",metadata:{name:$n,labels:{tier:$t,app:"train"}},
+                  spec:{image:"nodus/pytorch:2.8-cuda12.8",maxCostUSD:"1.00",resources:{gpu:{model:"L4",count:1}}}}')"
+    done
+    curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$EMU_URL/api/v1/namespaces" \
+        -d '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}}'
+    curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' \
+        "$EMU_URL/apis/nodus.dev/v1/namespaces/team/jobs" -d "$(job_json team-job)"
+}
+
+teardown_file() {
+    stop_emulator
+}
+
+JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
+
+names() {
+    body_json '[.items[].metadata.name] | join(",")'
+}
+
+@test "a list is a JobList sorted by name with the store's revision" {
+    http GET $JOBS
+    [ "$CODE" = 200 ]
+    [ "$(body_json .kind)" = JobList ]
+    [ "$(body_json .apiVersion)" = nodus.dev/v1 ]
+    [ "$(body_json '.items | length')" = 12 ]
+    [ "$(body_json '.items[0].metadata.name')" = job-01 ]
+    [ "$(body_json '.items[0].kind')" = Job ]
+    [[ "$(body_json .metadata.resourceVersion)" =~ ^[0-9]+$ ]]
+}
+
+@test "label selectors: equality, inequality, sets and existence" {
+    http GET "$JOBS?labelSelector=tier%3Dgold"
+    [ "$(body_json '.items | length')" = 6 ]
+    http GET "$JOBS?labelSelector=tier%3D%3Dsilver"
+    [ "$(body_json '.items | length')" = 6 ]
+    http GET "$JOBS?labelSelector=tier!%3Dgold"
+    [ "$(body_json '.items | length')" = 6 ]
+    http GET "$JOBS?labelSelector=tier+in+(gold,bronze)"
+    [ "$(body_json '.items | length')" = 6 ]
+    http GET "$JOBS?labelSelector=tier%20notin%20(gold)"
+    [ "$(body_json '.items | length')" = 6 ]
+    http GET "$JOBS?labelSelector=app"
+    [ "$(body_json '.items | length')" = 12 ]
+    http GET "$JOBS?labelSelector=!app"
+    [ "$(body_json '.items | length')" = 0 ]
+    http GET "$JOBS?labelSelector=app%3Dtrain,tier%3Dgold"
+    [ "$(body_json '.items | length')" = 6 ]
+}
+
+@test "a bad label selector is BadRequest naming the problem" {
+    http GET "$JOBS?labelSelector=tier+in+(gold"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .reason)" = BadRequest ]
+    [[ "$(body_json .message)" == *"unable to parse requirement"* ]]
+}
+
+@test "field selectors on name, phase and state; others are refused" {
+    http GET "$JOBS?fieldSelector=metadata.name%3Djob-03"
+    [ "$(names)" = job-03 ]
+    http GET "$JOBS?fieldSelector=status.phase%3DQueued"
+    [ "$(body_json '.items | length')" = 12 ]
+    http GET "$JOBS?fieldSelector=status.phase%3DRunning"
+    [ "$(body_json '.items | length')" = 0 ]
+    http GET "$JOBS?fieldSelector=spec.state%3DRunning,metadata.name!%3Djob-01"
+    [ "$(body_json '.items | length')" = 11 ]
+    http GET "$JOBS?fieldSelector=spec.image%3Dx"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .message)" = "field label not supported: spec.image" ]
+}
+
+@test "limit and continue page through the list with remainingItemCount" {
+    http GET "$JOBS?limit=5"
+    [ "$(names)" = job-01,job-02,job-03,job-04,job-05 ]
+    [ "$(body_json .metadata.remainingItemCount)" = 7 ]
+    local token rv
+    token=$(body_json .metadata.continue)
+    rv=$(body_json .metadata.resourceVersion)
+    [ -n "$token" ] && [ "$token" != null ]
+    # a change after the first page does not show in the next ones
+    curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$EMU_URL$JOBS" -d "$(job_json job-06a)"
+    http GET "$JOBS?limit=5&continue=$token"
+    [ "$(names)" = job-06,job-07,job-08,job-09,job-10 ]
+    [ "$(body_json .metadata.resourceVersion)" = "$rv" ]
+    token=$(body_json .metadata.continue)
+    http GET "$JOBS?limit=5&continue=$token"
+    [ "$(names)" = job-11,job-12 ]
+    [ "$(body_json .metadata.continue)" = null ]
+    [ "$(body_json .metadata.remainingItemCount)" = null ]
+}
+
+@test "a bad continue token is BadRequest; limits above 1000 are clamped" {
+    http GET "$JOBS?continue=garbage"
+    [ "$CODE" = 400 ]
+    http GET "$JOBS?limit=5000"
+    [ "$CODE" = 200 ]
+    http GET "$JOBS?limit=-1"
+    [ "$CODE" = 400 ]
+}
+
+@test "without a limit at most 500 items come back" {
+    local body='' i
+    for i in $(seq 1 520); do
+        body+=$(jq -cn --arg n "bulk-$i" '{apiVersion:"nodus.dev/v1",kind:"Volume",metadata:{name:$n},spec:{size:"1Gi"}}')$'\n'
+    done
+    printf '%s' "$body" | while read -r v; do
+        curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' \
+            "$EMU_URL/apis/nodus.dev/v1/namespaces/default/volumes" -d "$v"
+    done
+    http GET /apis/nodus.dev/v1/namespaces/default/volumes
+    [ "$(body_json '.items | length')" = 500 ]
+    [ "$(body_json .metadata.remainingItemCount)" = 20 ]
+}
+
+@test "a continue token from before the kept history is Expired" {
+    http GET "$JOBS?limit=2"
+    local token
+    token=$(body_json .metadata.continue)
+    # a change after the token, then more than 24 hours: that change leaves the history
+    curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$EMU_URL$JOBS" -d "$(job_json before-jump)"
+    curl -sf -o /dev/null -X POST "$EMU_URL/emulator/v1/clock" -d '{"advance":"25h"}'
+    http GET "$JOBS?limit=2&continue=$token"
+    [ "$CODE" = 410 ]
+    [ "$(body_json .reason)" = Expired ]
+}
+
+@test "the cluster-wide path lists every project" {
+    http GET /apis/nodus.dev/v1/jobs
+    [ "$CODE" = 200 ]
+    run body_json '[.items[].metadata.namespace] | unique | join(",")'
+    assert_output default,team
+    http GET "/apis/nodus.dev/v1/jobs?fieldSelector=metadata.namespace%3Dteam"
+    [ "$(names)" = team-job ]
+}
+
+@test "a Table answer has the kind's columns and server-rendered cells" {
+    http GET "$JOBS?labelSelector=tier%3Dgold&limit=2" - -H "$TABLE"
+    [ "$CODE" = 200 ]
+    [ "$(body_json .kind)" = Table ]
+    run body_json '[.columnDefinitions[] | .name + ":" + (.priority|tostring)] | join(",")'
+    assert_output "NAME:0,STATE:0,PHASE:0,GPU:0,COST:0,AGE:0,PLACEMENT:1,RATE:1,MAX-COST:1,IMAGE:1"
+    run body_json '.rows[0].cells[0:4] | join(",")'
+    assert_output "job-01,Running,Queued,1xL4"
+    run body_json '.rows[0].cells[8]'
+    assert_output '$1.00'
+    [ "$(body_json '.rows[0].object.kind')" = PartialObjectMetadata ]
+    [ "$(body_json '.rows[0].object.metadata.labels.tier')" = gold ]
+    [ "$(body_json .metadata.continue)" != null ]
+}
+
+@test "includeObject=Object puts whole objects in the rows; None leaves them out" {
+    http GET "$JOBS?includeObject=Object&fieldSelector=metadata.name%3Djob-01" - -H "$TABLE"
+    [ "$(body_json '.rows[0].object.kind')" = Job ]
+    [ "$(body_json '.rows[0].object.spec.maxCostUSD')" = 1.00 ]
+    http GET "$JOBS?includeObject=None&limit=1" - -H "$TABLE"
+    [ "$(body_json '.rows[0].object')" = null ]
+}
+
+@test "a GET of one object as a Table is a one-row Table" {
+    http GET "$JOBS/job-02" - -H "$TABLE"
+    [ "$(body_json .kind)" = Table ]
+    [ "$(body_json '.rows | length')" = 1 ]
+    [ "$(body_json '.rows[0].cells[0]')" = job-02 ]
+}
+
+@test "a missing project lists empty; an unknown kind is NotFound" {
+    http GET /apis/nodus.dev/v1/namespaces/ghost/jobs
+    [ "$CODE" = 200 ]
+    [ "$(body_json '.items | length')" = 0 ]
+    http GET /apis/nodus.dev/v1/namespaces/default/widgets
+    [ "$CODE" = 404 ]
+}
