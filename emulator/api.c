@@ -144,6 +144,7 @@ bool em_accept_table(const struct em_req *req, bool *ok)
         while (isspace((unsigned char)*part))
             part++;
         bool json = strncasecmp(part, "application/json", 16) == 0 ||
+                    strncasecmp(part, "application/x-ndjson", 20) == 0 ||
                     strncasecmp(part, "*/*", 3) == 0 || strncasecmp(part, "application/*", 13) == 0;
         if (!json)
             continue;
