@@ -11,9 +11,10 @@ int main(int argc, char **argv)
     struct em_server srv;
     memset(&srv, 0, sizeof srv);
     int rc = em_options_parse(&srv.opt, argc, argv);
-    if (rc > 0)
-        return 0;
-    if (rc < 0)
-        return 2;
-    return em_server_run(&srv);
+    if (rc == 0)
+        rc = em_server_run(&srv);
+    else
+        rc = rc > 0 ? 0 : 2;
+    em_options_release(&srv.opt);
+    return rc;
 }

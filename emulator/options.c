@@ -43,7 +43,9 @@ static int parse_listen(struct em_options *opt, const char *arg)
         fprintf(stderr, "nodus-emulator: --listen: invalid port in %s (0-65535)\n", arg);
         return -1;
     }
-    opt->listen_addr = colon == arg ? "127.0.0.1" : nd_xstrndup(arg, (size_t)(colon - arg));
+    free(opt->owned[0]);
+    opt->owned[0] = colon == arg ? NULL : nd_xstrndup(arg, (size_t)(colon - arg));
+    opt->listen_addr = opt->owned[0] ? opt->owned[0] : "127.0.0.1";
     opt->port = (uint16_t)port;
     return 0;
 }
@@ -146,7 +148,8 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
         if (env && *env)
             opt->state_dir = env;
         else
-            opt->state_dir = nd_xasprintf("%s/.nodus/emulator", home && *home ? home : ".");
+            opt->state_dir = opt->owned[1] =
+                nd_xasprintf("%s/.nodus/emulator", home && *home ? home : ".");
     }
     bool loopback = strncmp(opt->listen_addr, "127.", 4) == 0;
     if (!loopback && !opt->token_file) {
@@ -155,4 +158,11 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
         return -1;
     }
     return 0;
+}
+
+void em_options_release(struct em_options *opt)
+{
+    free(opt->owned[0]);
+    free(opt->owned[1]);
+    opt->owned[0] = opt->owned[1] = NULL;
 }

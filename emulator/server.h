@@ -30,6 +30,7 @@ struct em_options {
     bool reset;
     bool log_json;
     bool quiet;
+    char *owned[2]; /* strings the parser allocated (freed by em_options_release) */
 };
 
 struct em_faults;
@@ -67,6 +68,7 @@ int em_options_parse(struct em_options *opt, int argc, char **argv);
 void em_server_advance(struct em_server *srv, int64_t ms);
 /* Housekeeping due at the current time (history and idempotency expiry). Lock held. */
 void em_server_housekeep(struct em_server *srv);
+void em_options_release(struct em_options *opt);
 /* Runs until SIGTERM/SIGINT; returns the exit status. */
 int em_server_run(struct em_server *srv);
 

@@ -524,10 +524,10 @@ static const struct update_row updates[] = {
      "{model: H100, count: 2}, cpu: '8'}}\n",
      "FieldImmutable",
      "Job.nodus.dev \"train-a\" is invalid: [spec.image: Forbidden: field is immutable, "
-     "spec.command[1]: Forbidden: field is immutable, spec.resources.gpu.count: Forbidden: field "
+     "spec.command: Forbidden: field is immutable, spec.resources.gpu.count: Forbidden: field "
      "is immutable, spec.resources.cpu: Forbidden: field is immutable]",
      "FieldValueForbidden|spec.image|Forbidden: field is immutable\n"
-     "FieldValueForbidden|spec.command[1]|Forbidden: field is immutable\n"
+     "FieldValueForbidden|spec.command|Forbidden: field is immutable\n"
      "FieldValueForbidden|spec.resources.gpu.count|Forbidden: field is immutable\n"
      "FieldValueForbidden|spec.resources.cpu|Forbidden: field is immutable\n"},
     /* raise-only fields may not be lowered, nor set where there was no limit */
