@@ -115,8 +115,9 @@ teardown_file() {
     local cpid=$!
     sleep 0.3
     kill -TERM "$pid"
-    run wait "$pid"
-    [ "$status" -eq 0 ]
+    local rc=0
+    wait "$pid" || rc=$?
+    [ "$rc" -eq 0 ] || { echo "exit $rc"; cat "$dir/err"; return 1; }
     wait "$cpid" || true
     [ -f "$dir/state/emulator.json" ]
 }
