@@ -51,6 +51,20 @@ void em_server_advance(struct em_server *srv, int64_t ms)
     pthread_cond_broadcast(&srv->changed);
 }
 
+/* A message of the emulator's own (not a request), in the log format asked for. */
+static void log_line(struct em_server *srv, const char *msg)
+{
+    if (srv->opt.log_json) {
+        json_t *j = json_pack("{ss}", "msg", msg);
+        char *s = json_dumps(j, JSON_COMPACT);
+        fprintf(stderr, "%s\n", s);
+        free(s);
+        json_decref(j);
+    } else {
+        fprintf(stderr, "nodus-emulator: %s\n", msg);
+    }
+}
+
 static int reset_state(const char *dir)
 {
     static const char *const parts[] = {"objects", "history", "idempotency", "logs",
@@ -143,8 +157,12 @@ int em_server_run(struct em_server *srv)
         fprintf(stderr, "nodus-emulator: %s\n", err.data);
         goto out;
     }
-    if (report.len)
-        fputs(report.data, stderr);
+    if (report.len) {
+        char *save = NULL;
+        for (char *line = strtok_r(report.data, "\n", &save); line;
+             line = strtok_r(NULL, "\n", &save))
+            log_line(srv, line);
+    }
     int64_t offset = load_meta(srv);
     em_clock_init(&srv->clock, srv->opt.speed, offset);
     if (em_journal_open(&srv->journal, &srv->store, srv->store.revision,
@@ -189,7 +207,7 @@ int em_server_run(struct em_server *srv)
     while (sigwait(&set, &sig) != 0 || (sig != SIGINT && sig != SIGTERM))
         ;
     if (!srv->opt.quiet)
-        fprintf(stderr, "nodus-emulator: %s, shutting down\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+        log_line(srv, sig == SIGINT ? "SIGINT, shutting down" : "SIGTERM, shutting down");
     status = 0;
 
 out_http:

@@ -128,3 +128,22 @@ teardown_file() {
     [ "$(body_json .minor)" = 33 ]
     [[ "$(body_json .gitVersion)" == v1.33.0-nodus.* ]]
 }
+
+@test "--log-format json writes one JSON line per request" {
+    local dir=$BATS_TEST_TMPDIR/logjson
+    mkdir -p "$dir"
+    nodus-emulator --state "$dir/state" --listen 127.0.0.1:0 --port-file "$dir/port" \
+        --fsync never --log-format json >"$dir/out" 2>"$dir/err" 3>&- &
+    local pid=$!
+    for _ in $(seq 1 100); do [ -s "$dir/port" ] && break; sleep 0.05; done
+    curl -s -o /dev/null -H 'User-Agent: probe/1' "http://127.0.0.1:$(cat "$dir/port")/version"
+    kill -TERM "$pid"
+    wait "$pid" || true
+    run jq -r 'select(.path == "/version") | [.method, (.code|tostring), .userAgent, (.requestId | test("^req_")|tostring)] | join(" ")' "$dir/err"
+    assert_output "GET 200 probe/1 true"
+}
+
+@test "--quiet writes no request log" {
+    run grep -c "GET /" "$BATS_FILE_TMPDIR/emulator.err"
+    assert_output 0
+}

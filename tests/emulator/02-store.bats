@@ -120,3 +120,39 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
     [ -f "$EMU_STATE/objects/default/jobs/batch-a.json" ]
     start_emulator
 }
+
+@test "--seed applies the manifests of a directory before the emulator is ready" {
+    local seed=$BATS_TEST_TMPDIR/seed
+    mkdir -p "$seed"
+    cat >"$seed/a-volume.yaml" <<'YAML'
+apiVersion: nodus.dev/v1
+kind: Volume
+metadata:
+  name: seeded-data
+spec:
+  size: 10Gi
+---
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: seeded
+YAML
+    printf '%s\n' "$(job_json seeded-job)" >"$seed/b-job.json"
+    stop_emulator
+    start_emulator --reset --seed "$seed"
+    http GET /apis/nodus.dev/v1/namespaces/default/volumes/seeded-data
+    [ "$CODE" = 200 ]
+    http GET /apis/nodus.dev/v1/namespaces/default/jobs/seeded-job
+    [ "$CODE" = 200 ]
+    http GET /api/v1/namespaces/seeded
+    [ "$CODE" = 200 ]
+}
+
+@test "a --seed manifest that fails validation stops the start with its path" {
+    local seed=$BATS_TEST_TMPDIR/badseed
+    mkdir -p "$seed"
+    printf 'apiVersion: nodus.dev/v1\nkind: Job\nmetadata:\n  name: nope\nspec: {}\n' >"$seed/job.yaml"
+    run -1 nodus-emulator --state "$BATS_TEST_TMPDIR/s2" --listen 127.0.0.1:0 --seed "$seed" --quiet
+    assert_output --partial "$seed/job.yaml: document 1"
+    assert_output --partial "Required value"
+}

@@ -224,3 +224,13 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
     http DELETE /apis/nodus.dev/v1/namespaces/nodus/images/pytorch
     [ "$CODE" = 405 ]
 }
+
+@test "idempotency keys are forgotten after 24 hours of the emulator's clock" {
+    http POST $JOBS "$(job_json keyed-d)" -H 'Idempotency-Key: short-lived'
+    [ "$CODE" = 201 ]
+    http POST /emulator/v1/clock '{"advance":"25h"}'
+    http DELETE $JOBS/keyed-d
+    http POST $JOBS "$(job_json keyed-d)" -H 'Idempotency-Key: short-lived'
+    [ "$CODE" = 201 ]
+    [ -z "$(header Idempotent-Replayed)" ]
+}
