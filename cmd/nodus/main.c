@@ -1,11 +1,114 @@
+/* nodus: the command table and dispatch. */
+#include <errno.h>
+#include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "util/log.h"
+#include "util/xmalloc.h"
+
+/* Sorted by name; `nodus --help` groups them. */
+const struct nd_command nd_commands[] = {
+    {"apply", cmd_apply, cmd_apply_flags, "Deploy and change",
+     "Make objects look like their manifests (server-side apply)",
+     "apply -f FILE|DIR|- [-R] [--server-side=false] [--force-conflicts] [--prune -l SEL]",
+     NULL, "  nodus apply -f examples/\n  nodus apply -f job.yaml --dry-run=server"},
+    {"create", cmd_create, cmd_create_flags, "Deploy and change", "Create objects from manifests",
+     "create -f FILE|DIR|- [-R]", NULL, NULL},
+    {"get", cmd_get, cmd_get_flags, "Basic commands", "Display one or many objects",
+     "get KIND[,KIND...] [NAME...] | KIND/NAME... [flags]", "kinds names",
+     "  nodus get jobs\n  nodus get jobs -o wide -l app=trainer\n  nodus get job/train-a -o yaml\n"
+     "  nodus get all -A\n  nodus get jobs -w"},
+    {"replace", cmd_replace, cmd_replace_flags, "Deploy and change",
+     "Replace objects with their manifests", "replace -f FILE|DIR|- [-R]", NULL, NULL},
+    {"version", cmd_version, cmd_version_flags, "Inspect the API",
+     "Print the client and server versions", "version [--client] [-o json|yaml]", NULL, NULL},
+};
+const size_t nd_command_count = sizeof nd_commands / sizeof nd_commands[0];
+
+const struct nd_command *nd_command_find(const char *name)
+{
+    for (size_t i = 0; i < nd_command_count; i++)
+        if (strcmp(nd_commands[i].name, name) == 0)
+            return &nd_commands[i];
+    return NULL;
+}
+
+/* Unknown verbs run nodus-<verb> from PATH (as git and kubectl plugins). */
+static int run_plugin(char **argv)
+{
+    char *prog = nd_xasprintf("nodus-%s", argv[1]);
+    execvp(prog, argv + 1);
+    int err = errno;
+    free(prog);
+    if (err == ENOENT) {
+        fprintf(stderr, "error: unknown command \"%s\" for \"nodus\"\nRun 'nodus --help' for "
+                        "usage.\n",
+                argv[1]);
+        return 2;
+    }
+    fprintf(stderr, "error: cannot run nodus-%s: %s\n", argv[1], strerror(err));
+    return 1;
+}
+
+/* A write error on stdout (a full disk, a closed pipe) is an error, as in git. */
+static int finish_stdout(int rc)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (errno != EPIPE)
+            fprintf(stderr, "error: cannot write the output: %s\n", strerror(errno));
+        return rc ? rc : 1;
+    }
+    if (fclose(stdout) != 0 && errno != EBADF) {
+        fprintf(stderr, "error: cannot write the output: %s\n", strerror(errno));
+        return rc ? rc : 1;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--version") == 0) {
-        printf("nodus %s\n", ND_VERSION);
-        return 0;
+    setlocale(LC_CTYPE, "");
+    nd_xmalloc_install();
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        if (argc >= 3 && strcmp(argv[1], "help") == 0 && nd_command_find(argv[2])) {
+            nd_help_command(stdout, nd_command_find(argv[2]));
+            return finish_stdout(0);
+        }
+        nd_help_main(argc < 2 ? stderr : stdout);
+        return finish_stdout(argc < 2 ? 2 : 0);
     }
-    printf("usage: nodus <verb> [flags]\n");
-    return 0;
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("nodus %s\n", ND_VERSION);
+        return finish_stdout(0);
+    }
+    const struct nd_command *cmd = nd_command_find(argv[1]);
+    if (!cmd)
+        return run_plugin(argv);
+    struct nd_ctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    ctx.cmd = cmd;
+    ctx.prog = "nodus";
+    ctx.color = -1;
+    /* --help and -v are honoured before the verb parses the rest */
+    for (int i = 2; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            nd_help_command(stdout, cmd);
+            return finish_stdout(0);
+        }
+        if (strncmp(argv[i], "--v=", 4) == 0 || strncmp(argv[i], "-v=", 3) == 0)
+            ctx.verbosity = atoi(strchr(argv[i], '=') + 1);
+        else if ((strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--v") == 0) && i + 1 < argc)
+            ctx.verbosity = atoi(argv[i + 1]);
+    }
+    nd_log_init(ctx.verbosity);
+    int rc = cmd->run(argc - 1, argv + 1, &ctx);
+    nd_ctx_release(&ctx);
+    nd_log_close();
+    return finish_stdout(rc);
 }

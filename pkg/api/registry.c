@@ -205,3 +205,25 @@ bool nd_phase_terminal(enum nd_family f, const char *phase)
     return strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0 ||
            strcmp(phase, "Cancelled") == 0;
 }
+
+int nd_kind_path(const struct nd_kind *k, const char *ns, const char *name, const char *sub,
+                 struct nd_buf *out)
+{
+    int rc = *k->group ? nd_buf_addf(out, "/apis/%s/%s", k->group, k->version)
+                       : nd_buf_addf(out, "/api/%s", k->version);
+    if (k->namespaced && ns && *ns) {
+        rc |= nd_buf_adds(out, "/namespaces/");
+        rc |= nd_buf_add_urlencoded(out, ns);
+    }
+    rc |= nd_buf_addch(out, '/');
+    rc |= nd_buf_adds(out, k->plural);
+    if (name) {
+        rc |= nd_buf_addch(out, '/');
+        rc |= nd_buf_add_urlencoded(out, name);
+        if (sub) {
+            rc |= nd_buf_addch(out, '/');
+            rc |= nd_buf_adds(out, sub);
+        }
+    }
+    return rc ? -1 : 0;
+}

@@ -132,6 +132,13 @@ const struct nd_mutable *nd_kind_mutable(const struct nd_kind *k, const char *pa
 /* Number of printer columns; with wide false, those of priority 0 only. */
 size_t nd_kind_column_count(const struct nd_kind *k, bool wide);
 
+/* Appends the URL path of a collection (name NULL) or an object of k, with an optional
+ * subresource: /apis/nodus.dev/v1/namespaces/NS/jobs[/NAME[/SUB]], /api/v1/namespaces/NAME.
+ * ns NULL or "" gives the path across every project (lists and watches). Names and
+ * projects are percent-encoded. Returns 0, or -1 when out's cap is reached. */
+int nd_kind_path(const struct nd_kind *k, const char *ns, const char *name, const char *sub,
+                 struct nd_buf *out);
+
 /* The phases of a family in lifecycle order, ending with the deleting phase
  * (Cancelling, Terminating); an empty list for families without phases. */
 const char *const *nd_phases(enum nd_family f);

@@ -93,6 +93,32 @@ static void test_lookup_names(void **state)
     assert_null(nd_kind_lookup(NULL));
 }
 
+static void test_kind_path(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *kind, *ns, *name, *sub, *want;
+    } rows[] = {
+        {"jobs", "default", NULL, NULL, "/apis/nodus.dev/v1/namespaces/default/jobs"},
+        {"jobs", NULL, NULL, NULL, "/apis/nodus.dev/v1/jobs"},
+        {"jobs", "", NULL, NULL, "/apis/nodus.dev/v1/jobs"},
+        {"sbx", "team", "dev", "log", "/apis/nodus.dev/v1/namespaces/team/sandboxes/dev/log"},
+        {"pool", "default", "lab", NULL, "/apis/nodus.dev/v1/namespaces/default/pools/lab"},
+        {"ns", "ignored", "default", NULL, "/api/v1/namespaces/default"},
+        {"ns", NULL, NULL, NULL, "/api/v1/namespaces"},
+        {"events", "default", NULL, NULL, "/api/v1/namespaces/default/events"},
+        {"jobs", "a b", "x/y", NULL, "/apis/nodus.dev/v1/namespaces/a%20b/jobs/x%2Fy"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct nd_buf b = ND_BUF_INIT;
+        const struct nd_kind *k = nd_kind_lookup(rows[i].kind);
+        assert_non_null(k);
+        assert_int_equal(nd_kind_path(k, rows[i].ns, rows[i].name, rows[i].sub, &b), 0);
+        assert_string_equal(b.data, rows[i].want);
+        nd_buf_release(&b);
+    }
+}
+
 static void test_lookup_exact(void **state)
 {
     (void)state;
@@ -602,7 +628,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lookup_names),
-        cmocka_unit_test(test_lookup_exact),
+        cmocka_unit_test(test_lookup_exact), cmocka_unit_test(test_kind_path),
         cmocka_unit_test(test_table_shape),
         cmocka_unit_test(test_kinds_md),
         cmocka_unit_test(test_verbs_states_selectors),

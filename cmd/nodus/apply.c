@@ -1,0 +1,290 @@
+/* nodus apply -f: make objects look like their manifests. Server-side apply by default
+ * (field manager "nodus"); --server-side=false does kubectl's client-side three-way
+ * merge with the last-applied-configuration annotation. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "manifest.h"
+#include "patch/patch.h"
+#include "write.h"
+#include "util/xmalloc.h"
+
+#define LAST_APPLIED "kubectl.kubernetes.io/last-applied-configuration"
+
+const struct nd_flag cmd_apply_flags[] = {
+    {"filename", 'f', ND_STRINGS, "FILE", "manifest file, directory, or - for standard input",
+     "files"},
+    {"recursive", 'R', ND_BOOL, NULL, "read directories given with -f recursively", NULL},
+    {"server-side", 0, ND_BOOL, NULL,
+     "apply on the server, tracking field ownership (default true; =false: client-side)", NULL},
+    {"force-conflicts", 0, ND_BOOL, NULL, "take over fields another manager owns", NULL},
+    {"field-manager", 0, ND_STRING, "NAME", "the manager name for field ownership (default nodus)",
+     NULL},
+    {"prune", 0, ND_BOOL, NULL,
+     "delete objects matching -l that the manifests no longer contain", NULL},
+    {"selector", 'l', ND_STRING, "SELECTOR", "label selector for --prune", NULL},
+    {"dry-run", 0, ND_STRING, "MODE", "none, client or server (server: everything but storing)",
+     "=none client server"},
+    {"output", 'o', ND_STRING, "FORMAT", "print the applied objects: name, json, yaml ...",
+     "=name json yaml"},
+    {NULL},
+};
+
+struct applied {
+    const struct nd_kind *k;
+    char *ns;
+    char *name;
+};
+
+static char *object_path(const struct nd_manifest *m, const char *ns, const char *extra)
+{
+    struct nd_buf p = ND_BUF_INIT;
+    const char *name =
+        json_string_value(json_object_get(json_object_get(m->obj, "metadata"), "name"));
+    nd_kind_path(m->kind, ns, name, NULL, &p);
+    if (extra)
+        nd_buf_addf(&p, "?%s", extra);
+    return nd_buf_detach(&p);
+}
+
+static int server_side(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd_manifest *m,
+                       const char *ns, enum nd_dry_run dry, json_t **out, const char **op,
+                       struct nd_status *st)
+{
+    const char *mgr = nd_opt_str(o, "field-manager") ? nd_opt_str(o, "field-manager") : "nodus";
+    struct nd_buf q = ND_BUF_INIT;
+    nd_buf_adds(&q, "fieldManager=");
+    nd_buf_add_urlencoded(&q, mgr);
+    nd_buf_addf(&q, "&force=%s", nd_opt_bool(o, "force-conflicts") ? "true" : "false");
+    if (dry == ND_DRY_SERVER)
+        nd_buf_adds(&q, "&dryRun=All");
+    char *path = object_path(m, ns, q.data);
+    nd_buf_release(&q);
+    json_t *body = json_deep_copy(m->obj);
+    if (*ns)
+        json_object_set_new(json_object_get(body, "metadata"), "namespace", json_string(ns));
+    int code = 0;
+    int rc = nd_write(ctx, "PATCH", path, "application/apply-patch+yaml", body, out, &code, st);
+    *op = code == 201 ? "created" : "serverside-applied";
+    json_decref(body);
+    free(path);
+    return rc;
+}
+
+/* kubectl's client-side apply: create with the annotation, or patch the three-way
+ * difference between the last applied manifest, this one and the live object. */
+static int client_side(struct nd_ctx *ctx, const struct nd_manifest *m, const char *ns,
+                       enum nd_dry_run dry, json_t **out, const char **op, struct nd_status *st)
+{
+    json_t *modified = json_deep_copy(m->obj);
+    json_t *meta = json_object_get(modified, "metadata");
+    if (*ns)
+        json_object_set_new(meta, "namespace", json_string(ns));
+    /* the annotation holds the manifest itself, without the annotation */
+    json_t *ann = json_object_get(meta, "annotations");
+    if (ann)
+        json_object_del(ann, LAST_APPLIED);
+    char *text = json_dumps(modified, JSON_COMPACT);
+    if (!json_is_object(ann)) {
+        ann = json_object();
+        json_object_set_new(meta, "annotations", ann);
+    }
+    json_object_set_new(ann, LAST_APPLIED, json_string(text));
+    free(text);
+    const char *dq = dry == ND_DRY_SERVER ? "dryRun=All&fieldManager=kubectl-client-side-apply"
+                                          : "fieldManager=kubectl-client-side-apply";
+    char *path = object_path(m, ns, NULL);
+    json_t *live = NULL, *patch = NULL, *original = NULL;
+    struct nd_status gst = ND_STATUS_INIT;
+    int rc = -1, code;
+    if (nd_write(ctx, "GET", path, NULL, NULL, &live, &code, &gst) < 0) {
+        if (!gst.reason || strcmp(gst.reason, "NotFound") != 0) {
+            nd_status_move(st, &gst);
+            goto out;
+        }
+        /* create */
+        struct nd_buf cp = ND_BUF_INIT;
+        nd_kind_path(m->kind, ns, NULL, NULL, &cp);
+        nd_buf_addf(&cp, "?%s", dq);
+        *op = "created";
+        if (dry == ND_DRY_CLIENT) {
+            *out = json_incref(modified);
+            rc = 0;
+        } else {
+            rc = nd_write(ctx, "POST", cp.data, NULL, modified, out, &code, st);
+        }
+        nd_buf_release(&cp);
+        goto out;
+    }
+    const char *last = json_string_value(
+        json_object_get(json_object_get(json_object_get(live, "metadata"), "annotations"),
+                        LAST_APPLIED));
+    original = last ? json_loads(last, 0, NULL) : json_object();
+    if (!original)
+        original = json_object();
+    patch = nd_merge_patch_three_way(original, modified, live, st);
+    if (!patch)
+        goto out;
+    if (json_object_size(patch) == 0) {
+        *op = "unchanged";
+        *out = json_incref(live);
+        rc = 0;
+        goto out;
+    }
+    *op = "configured";
+    if (dry == ND_DRY_CLIENT) {
+        *out = nd_merge_patch_apply(live, patch);
+        rc = 0;
+        goto out;
+    }
+    char *ppath = object_path(m, ns, dq);
+    rc = nd_write(ctx, "PATCH", ppath, "application/merge-patch+json", patch, out, &code, st);
+    free(ppath);
+out:
+    nd_status_release(&gst);
+    json_decref(original);
+    json_decref(patch);
+    json_decref(live);
+    json_decref(modified);
+    free(path);
+    return rc;
+}
+
+static bool was_applied(const struct applied *a, size_t n, const struct nd_kind *k,
+                        const char *ns, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a[i].k == k && !strcmp(a[i].ns, ns) && !strcmp(a[i].name, name))
+            return true;
+    return false;
+}
+
+/* --prune: objects of the applied kinds and projects that match -l and were not applied. */
+static int prune(struct nd_ctx *ctx, const struct nd_opts *o, const struct applied *a, size_t n,
+                 enum nd_dry_run dry, int *worst)
+{
+    const char *sel = nd_opt_str(o, "selector");
+    for (size_t i = 0; i < n; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < i; j++)
+            seen |= a[j].k == a[i].k && !strcmp(a[j].ns, a[i].ns);
+        if (seen)
+            continue;
+        struct nd_buf p = ND_BUF_INIT;
+        nd_kind_path(a[i].k, a[i].ns, NULL, NULL, &p);
+        nd_buf_adds(&p, "?labelSelector=");
+        nd_buf_add_urlencoded(&p, sel);
+        json_t *list = NULL;
+        struct nd_status st = ND_STATUS_INIT;
+        int code;
+        if (nd_write(ctx, "GET", p.data, NULL, NULL, &list, &code, &st) < 0) {
+            *worst = nd_cli_error(ctx, &st);
+            nd_status_release(&st);
+            nd_buf_release(&p);
+            continue;
+        }
+        nd_buf_release(&p);
+        size_t k;
+        json_t *obj;
+        json_array_foreach(json_object_get(list, "items"), k, obj) {
+            const char *name =
+                json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
+            if (!name || was_applied(a, n, a[i].k, a[i].ns, name))
+                continue;
+            struct nd_buf dp = ND_BUF_INIT;
+            nd_kind_path(a[i].k, a[i].ns, name, NULL, &dp);
+            json_t *gone = NULL;
+            int rc = 0;
+            if (dry != ND_DRY_CLIENT) {
+                if (dry == ND_DRY_SERVER)
+                    nd_buf_adds(&dp, "?dryRun=All");
+                rc = nd_write(ctx, "DELETE", dp.data, NULL, NULL, &gone, &code, &st);
+            }
+            if (rc < 0) {
+                *worst = nd_cli_error(ctx, &st);
+            } else {
+                struct nd_print_opts none;
+                nd_print_opts_init(&none);
+                nd_print_result(&none, false, obj, "pruned", dry, &st);
+                nd_print_opts_release(&none);
+            }
+            json_decref(gone);
+            nd_buf_release(&dp);
+            nd_status_release(&st);
+        }
+        json_decref(list);
+    }
+    return 0;
+}
+
+int cmd_apply(int argc, char **argv, struct nd_ctx *ctx)
+{
+    struct nd_opts o;
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_manifests ms = {0};
+    struct nd_print_opts popts;
+    nd_print_opts_init(&popts);
+    enum nd_dry_run dry;
+    struct applied *done = NULL;
+    size_t ndone = 0;
+    int worst = 0;
+    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
+        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
+        nd_print_parse_output(nd_opt_str(&o, "output"), &popts, &st) < 0 ||
+        nd_manifests_read(nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms, &st) < 0) {
+        worst = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    if (nd_opt_bool(&o, "prune") && !nd_opt_str(&o, "selector")) {
+        worst = nd_cli_usage(ctx, "all resources selected for prune without explicitly passing "
+                                  "--all. To prune all resources, pass the --all flag. If you did "
+                                  "not mean to prune all resources, specify a label selector");
+        goto out;
+    }
+    bool ssa = !nd_opt_set(&o, "server-side") || nd_opt_bool(&o, "server-side");
+    bool has_output = nd_opt_str(&o, "output") != NULL;
+    const char *cmd_ns = nd_ctx_namespace(ctx);
+    for (size_t i = 0; i < ms.n; i++) {
+        const char *ns;
+        json_t *result = NULL;
+        const char *op = "configured";
+        int rc = nd_manifest_namespace(&ms.v[i], cmd_ns, ctx->namespace_flag != NULL, &ns, &st);
+        if (rc == 0) {
+            if (ssa && dry != ND_DRY_CLIENT)
+                rc = server_side(ctx, &o, &ms.v[i], ns, dry, &result, &op, &st);
+            else
+                rc = client_side(ctx, &ms.v[i], ns, dry, &result, &op, &st);
+        }
+        if (rc == 0 && nd_print_result(&popts, has_output, result, op, dry, &st) == 0) {
+            if (dry == ND_DRY_SERVER && !has_output)
+                nd_print_estimate(result);
+            done = nd_xrealloc(done, (ndone + 1) * sizeof *done);
+            done[ndone].k = ms.v[i].kind;
+            done[ndone].ns = nd_xstrdup(ns);
+            done[ndone].name = nd_xstrdup(json_string_value(
+                json_object_get(json_object_get(ms.v[i].obj, "metadata"), "name")));
+            ndone++;
+        } else {
+            int code = nd_cli_error(ctx, &st);
+            if (!worst)
+                worst = code;
+        }
+        fflush(stdout);
+        nd_status_release(&st);
+        json_decref(result);
+    }
+    if (nd_opt_bool(&o, "prune"))
+        prune(ctx, &o, done, ndone, dry, &worst);
+out:
+    for (size_t i = 0; i < ndone; i++) {
+        free(done[i].ns);
+        free(done[i].name);
+    }
+    free(done);
+    nd_manifests_release(&ms);
+    nd_print_opts_release(&popts);
+    nd_status_release(&st);
+    nd_opts_release(&o);
+    return worst;
+}

@@ -1,0 +1,119 @@
+/* cli.h: what every verb of the nodus CLI shares.
+ *
+ * A verb is one file with one entry point, cmd_<verb>(argc, argv, ctx), and one row in
+ * the command table of main.c. The row's flag table drives parsing (nd_cli_parse),
+ * --help, shell completion and the check of the man page's synopsis. Verbs print; pkg/
+ * never does. A verb returns its exit code (cli.md "Errors and exit codes").
+ */
+#ifndef ND_CLI_H
+#define ND_CLI_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "util/buf.h"
+#include "util/status.h"
+
+enum nd_flag_type { ND_BOOL, ND_STRING, ND_INT, ND_STRINGS, ND_DURATION };
+
+struct nd_flag {
+    const char *name;      /* long name, e.g. "output"; NULL ends a table */
+    char shorthand;        /* 'o', or 0 */
+    enum nd_flag_type type;
+    const char *arg;       /* placeholder in help, e.g. "FORMAT" */
+    const char *help;      /* one line */
+    const char *complete;  /* completion of its value: "kinds", "names", "files", "dirs",
+                              "projects", "contexts", or "=a b c" (fixed words); NULL none */
+};
+
+struct nd_ctx;
+
+struct nd_command {
+    const char *name;
+    int (*run)(int argc, char **argv, struct nd_ctx *ctx);
+    const struct nd_flag *flags; /* the verb's own flags (globals are added) */
+    const char *group;           /* section of `nodus --help` */
+    const char *summary;         /* one line */
+    const char *usage;           /* "get [KIND[,KIND...]] [NAME...]" */
+    const char *args;            /* completion of positional arguments, as for flags */
+    const char *help;            /* longer text and examples, or NULL */
+};
+
+/* The parsed command line of one verb. */
+struct nd_opts {
+    json_t *values; /* flag name -> string, true/false, integer, or array (ND_STRINGS) */
+    int npos;
+    char **pos;     /* positional arguments (borrowed from argv) */
+    int ndash;
+    char **dash;    /* arguments after "--" (borrowed) */
+};
+
+struct nd_config;
+struct nd_client;
+
+struct nd_ctx {
+    const struct nd_command *cmd; /* the verb running */
+    const char *prog;             /* "nodus" */
+    /* global flags */
+    const char *kubeconfig, *context, *server, *token, *namespace_flag, *ca_file;
+    bool insecure;
+    bool all_projects;
+    int64_t request_timeout_ms;
+    int verbosity;
+    bool no_color;
+    bool help;
+    /* resolved lazily (ctx.c) */
+    struct nd_config *config;
+    void *target; /* struct nd_target */
+    struct nd_client *client;
+    int color; /* -1 not decided yet */
+};
+
+extern const struct nd_command nd_commands[];
+extern const size_t nd_command_count;
+extern const struct nd_flag nd_global_flags[];
+const struct nd_command *nd_command_find(const char *name);
+
+/* Parses argv (argv[0] is the verb) with the verb's flags and the global flags, which
+ * may appear anywhere (as kubectl). Global flags land in ctx. -1 with st (Usage). */
+int nd_cli_parse(struct nd_ctx *ctx, int argc, char **argv, struct nd_opts *o,
+                 struct nd_status *st);
+void nd_opts_release(struct nd_opts *o);
+/* Values: NULL / false / 0 when the flag was not given. BORROWED. */
+const char *nd_opt_str(const struct nd_opts *o, const char *name);
+bool nd_opt_bool(const struct nd_opts *o, const char *name);
+bool nd_opt_set(const struct nd_opts *o, const char *name);
+long long nd_opt_int(const struct nd_opts *o, const char *name, long long def);
+int64_t nd_opt_ms(const struct nd_opts *o, const char *name, int64_t def);
+const json_t *nd_opt_list(const struct nd_opts *o, const char *name); /* array or NULL */
+
+/* Help. */
+void nd_help_command(FILE *out, const struct nd_command *cmd);
+void nd_help_main(FILE *out);
+
+/* Errors: prints st as kubectl does (`Error from server (Reason): message`, or
+ * `error: message` for client-side errors) with the fix, docs and requestId lines, on
+ * stderr; returns the exit code for st. */
+int nd_cli_error(struct nd_ctx *ctx, const struct nd_status *st);
+/* `error: <message>` for a usage error (exit code 2), with a hint to --help. */
+int nd_cli_usage(struct nd_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints Warning headers of a response as kubectl: `Warning: <text>`. */
+void nd_cli_warnings(const json_t *headers);
+
+/* The connection to the server, built on first use from flags, environment and the
+ * configuration. NULL with st on a configuration error. */
+struct nd_client *nd_ctx_client(struct nd_ctx *ctx, struct nd_status *st);
+/* The project commands act in: -n, else the context's, else "default". BORROWED. */
+const char *nd_ctx_namespace(struct nd_ctx *ctx);
+/* Loaded configuration (loaded on first use). NULL with st on a broken file. */
+struct nd_config *nd_ctx_config(struct nd_ctx *ctx, struct nd_status *st);
+/* True when stdout is a terminal and colour is not turned off (--no-color, NO_COLOR). */
+bool nd_ctx_color(struct nd_ctx *ctx);
+void nd_ctx_release(struct nd_ctx *ctx);
+
+/* Writes b to stdout (all of it). */
+void nd_out(const struct nd_buf *b);
+
+#endif

@@ -1,0 +1,17 @@
+/* commands.h: the entry point and flag table of every verb (one file each). */
+#ifndef ND_COMMANDS_H
+#define ND_COMMANDS_H
+
+#include "cli.h"
+
+#define ND_VERB(v)                                                                                 \
+    int cmd_##v(int argc, char **argv, struct nd_ctx *ctx);                                        \
+    extern const struct nd_flag cmd_##v##_flags[]
+
+ND_VERB(apply);
+ND_VERB(create);
+ND_VERB(get);
+ND_VERB(replace);
+ND_VERB(version);
+
+#endif

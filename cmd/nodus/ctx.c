@@ -1,0 +1,194 @@
+/* The verb's context: configuration, connection, project, colours, error printing. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "client/client.h"
+#include "config/config.h"
+#include "util/xmalloc.h"
+
+struct nd_config *nd_ctx_config(struct nd_ctx *ctx, struct nd_status *st)
+{
+    if (ctx->config)
+        return ctx->config;
+    struct nd_config *cfg = nd_xcalloc(1, sizeof *cfg);
+    if (nd_config_load(cfg, ctx->kubeconfig, st) < 0) {
+        nd_config_release(cfg);
+        free(cfg);
+        return NULL;
+    }
+    ctx->config = cfg;
+    return cfg;
+}
+
+static struct nd_target *target(struct nd_ctx *ctx, struct nd_status *st)
+{
+    if (ctx->target)
+        return ctx->target;
+    struct nd_config *cfg = nd_ctx_config(ctx, st);
+    if (!cfg)
+        return NULL;
+    struct nd_overrides ov = {
+        .context = ctx->context,
+        .server = ctx->server,
+        .token = ctx->token,
+        .namespace = ctx->namespace_flag,
+        .ca_file = ctx->ca_file,
+        .insecure = ctx->insecure,
+    };
+    struct nd_target *t = nd_xcalloc(1, sizeof *t);
+    if (nd_config_resolve(cfg, &ov, t, st) < 0) {
+        nd_target_release(t);
+        free(t);
+        return NULL;
+    }
+    ctx->target = t;
+    return t;
+}
+
+struct nd_client *nd_ctx_client(struct nd_ctx *ctx, struct nd_status *st)
+{
+    if (ctx->client)
+        return ctx->client;
+    struct nd_target *t = target(ctx, st);
+    if (!t)
+        return NULL;
+    struct nd_client_opts o = {
+        .server = t->server,
+        .token = t->token,
+        .ca_file = t->ca_file,
+        .ca_data = t->ca_data,
+        .insecure = t->insecure,
+        .cert_file = t->cert_file,
+        .key_file = t->key_file,
+        .cert_data = t->cert_data,
+        .key_data = t->key_data,
+        .timeout_ms = ctx->request_timeout_ms,
+    };
+    ctx->client = nd_client_new(&o, st);
+    return ctx->client;
+}
+
+const char *nd_ctx_namespace(struct nd_ctx *ctx)
+{
+    if (ctx->namespace_flag && *ctx->namespace_flag)
+        return ctx->namespace_flag;
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_target *t = target(ctx, &st);
+    nd_status_release(&st);
+    return t && t->namespace ? t->namespace : "default";
+}
+
+bool nd_ctx_color(struct nd_ctx *ctx)
+{
+    if (ctx->color < 0) {
+        const char *nc = getenv("NO_COLOR");
+        ctx->color = !ctx->no_color && !(nc && *nc) && isatty(STDOUT_FILENO);
+    }
+    return ctx->color;
+}
+
+void nd_ctx_release(struct nd_ctx *ctx)
+{
+    if (ctx->client)
+        nd_client_free(ctx->client);
+    if (ctx->target) {
+        nd_target_release(ctx->target);
+        free(ctx->target);
+    }
+    if (ctx->config) {
+        nd_config_release(ctx->config);
+        free(ctx->config);
+    }
+    ctx->client = NULL;
+    ctx->target = NULL;
+    ctx->config = NULL;
+}
+
+static bool client_side(const struct nd_status *st)
+{
+    return st->reason && (!strcmp(st->reason, "Usage") || !strcmp(st->reason, "Unreachable") ||
+                          (!strcmp(st->reason, "Timeout") && !st->request_id));
+}
+
+int nd_cli_error(struct nd_ctx *ctx, const struct nd_status *st)
+{
+    (void)ctx;
+    fflush(stdout);
+    const char *msg = st->message ? st->message : "unknown error";
+    json_t *causes = json_object_get(st->details, "causes");
+    const char *kind = json_string_value(json_object_get(st->details, "kind"));
+    const char *name = json_string_value(json_object_get(st->details, "name"));
+    if (st->reason && !strcmp(st->reason, "Unreachable")) {
+        fprintf(stderr, "%s\n", msg);
+    } else if (client_side(st)) {
+        fprintf(stderr, "error: %s\n", msg);
+    } else if (st->reason && !strcmp(st->reason, "Invalid") && json_array_size(causes) && name) {
+        /* as kubectl: one line per field */
+        const char *colon = strstr(msg, " is invalid");
+        if (colon)
+            fprintf(stderr, "The %.*s is invalid: \n", (int)(colon - msg), msg);
+        else
+            fprintf(stderr, "The %s \"%s\" is invalid: \n", kind ? kind : "object", name);
+        size_t i;
+        json_t *c;
+        json_array_foreach(causes, i, c) {
+            const char *f = json_string_value(json_object_get(c, "field"));
+            const char *m = json_string_value(json_object_get(c, "message"));
+            if (f)
+                fprintf(stderr, "* %s: %s\n", f, m ? m : "");
+            else
+                fprintf(stderr, "* %s\n", m ? m : "");
+        }
+    } else {
+        fprintf(stderr, "Error from server (%s): %s\n", st->reason ? st->reason : "Unknown", msg);
+    }
+    if (st->fix && *st->fix)
+        fprintf(stderr, "fix: %s\n", st->fix);
+    if (st->docs && *st->docs)
+        fprintf(stderr, "docs: %s\n", st->docs);
+    if (st->request_id && *st->request_id)
+        fprintf(stderr, "requestId: %s\n", st->request_id);
+    int rc = nd_status_exit_code(st);
+    return rc ? rc : 1;
+}
+
+int nd_cli_usage(struct nd_ctx *ctx, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fflush(stdout);
+    fputs("error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nSee 'nodus %s --help' for usage.\n", ctx->cmd ? ctx->cmd->name : "");
+    return 2;
+}
+
+void nd_cli_warnings(const json_t *headers)
+{
+    /* Warning: 299 - "text" (several joined by ", ") */
+    const char *w = json_string_value(json_object_get(headers, "warning"));
+    while (w && *w) {
+        const char *q = strchr(w, '"');
+        if (!q)
+            break;
+        struct nd_buf b = ND_BUF_INIT;
+        const char *p = q + 1;
+        for (; *p && *p != '"'; p++) {
+            if (*p == '\\' && p[1])
+                p++;
+            nd_buf_addch(&b, *p);
+        }
+        fprintf(stderr, "Warning: %s\n", b.data);
+        nd_buf_release(&b);
+        w = *p ? strchr(p + 1, '2') : NULL; /* the next "299 - ..." */
+    }
+}
+
+void nd_out(const struct nd_buf *b)
+{
+    fwrite(b->data, 1, b->len, stdout);
+}

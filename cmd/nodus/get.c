@@ -1,0 +1,381 @@
+/* nodus get: list or show objects in any output format, and watch them. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "client/client.h"
+#include "commands.h"
+#include "get.h"
+#include "json/json.h"
+#include "util/xmalloc.h"
+
+const struct nd_flag cmd_get_flags[] = {
+    {"output", 'o', ND_STRING, "FORMAT",
+     "json, yaml, wide, name, jsonpath=..., jsonpath-file=..., custom-columns=..., "
+     "custom-columns-file=...",
+     "=json yaml wide name jsonpath= custom-columns="},
+    {"selector", 'l', ND_STRING, "SELECTOR", "label selector (app=trainer, tier in (a,b), !x)",
+     NULL},
+    {"field-selector", 0, ND_STRING, "SELECTOR",
+     "field selector (status.phase=Running, metadata.name=x)", NULL},
+    {"watch", 'w', ND_BOOL, NULL, "after listing, watch for changes", NULL},
+    {"watch-only", 0, ND_BOOL, NULL, "watch for changes without listing first", NULL},
+    {"output-watch-events", 0, ND_BOOL, NULL, "show the event type of each watched change", NULL},
+    {"sort-by", 0, ND_STRING, "JSONPATH", "sort by a field (e.g. .metadata.creationTimestamp)",
+     NULL},
+    {"show-labels", 0, ND_BOOL, NULL, "show every label as the last column", NULL},
+    {"label-columns", 'L', ND_STRINGS, "KEY", "show the value of label KEY as a column", NULL},
+    {"no-headers", 0, ND_BOOL, NULL, "leave the header line out", NULL},
+    {"chunk-size", 0, ND_INT, "N", "list N objects per request (default 500; 0: no limit)",
+     NULL},
+    {"show-kind", 0, ND_BOOL, NULL, "show the kind with each name", NULL},
+    {"ignore-not-found", 0, ND_BOOL, NULL, "a missing object is not an error", NULL},
+    {"raw", 0, ND_STRING, "PATH", "GET an API path and print the answer as it comes", NULL},
+    {NULL},
+};
+
+void get_query(const struct get_run *g, struct nd_buf *path, const char *extra)
+{
+    char sep = strchr(path->data, '?') ? '&' : '?';
+    if (g->label_sel && *g->label_sel) {
+        nd_buf_addf(path, "%clabelSelector=", sep);
+        nd_buf_add_urlencoded(path, g->label_sel);
+        sep = '&';
+    }
+    if (g->field_sel && *g->field_sel) {
+        nd_buf_addf(path, "%cfieldSelector=", sep);
+        nd_buf_add_urlencoded(path, g->field_sel);
+        sep = '&';
+    }
+    if (extra && *extra)
+        nd_buf_addf(path, "%c%s", sep, extra);
+}
+
+/* One GET; a non-2xx answer becomes st. NEW answer in *out. */
+static int fetch(struct get_run *g, const char *path, json_t **out, struct nd_status *st)
+{
+    struct nd_request req = {.method = "GET", .path = path,
+                             .accept = g->table ? ND_TABLE_ACCEPT : "application/json"};
+    struct nd_response resp;
+    nd_response_init(&resp);
+    int rc = -1;
+    *out = NULL;
+    if (nd_client_do(g->client, &req, &resp, st) < 0)
+        goto out;
+    nd_cli_warnings(resp.headers);
+    if (resp.code < 200 || resp.code > 299) {
+        nd_status_parse(st, resp.body.data, resp.body.len, resp.code);
+        goto out;
+    }
+    *out = nd_json_load(resp.body.data, resp.body.len, "answer", st);
+    rc = *out ? 0 : -1;
+out:
+    nd_response_release(&resp);
+    return rc;
+}
+
+static bool is_table(const json_t *answer)
+{
+    const char *kind = json_string_value(json_object_get(answer, "kind"));
+    return kind && strcmp(kind, "Table") == 0;
+}
+
+/* Adds an answer (a Table, a list or one object) to what was collected: rows appended
+ * to *table, objects to objects. */
+static void collect(json_t **table, json_t *objects, json_t *answer)
+{
+    if (is_table(answer)) {
+        if (!*table) {
+            *table = json_incref(answer);
+            return;
+        }
+        json_array_extend(json_object_get(*table, "rows"), json_object_get(answer, "rows"));
+        return;
+    }
+    json_t *items = json_object_get(answer, "items");
+    if (json_is_array(items))
+        json_array_extend(objects, items);
+    else
+        json_array_append(objects, answer);
+}
+
+/* Lists one kind page by page. Fills *table or objects; *rv the list's version. */
+int get_list(struct get_run *g, const struct nd_kind *k, json_t **table, json_t *objects,
+             char **rv, struct nd_status *st)
+{
+    char *cont = NULL;
+    int rc = 0;
+    do {
+        struct nd_buf path = ND_BUF_INIT;
+        nd_kind_path(k, k->namespaced ? g->ns : NULL, NULL, NULL, &path);
+        struct nd_buf extra = ND_BUF_INIT;
+        if (g->chunk > 0)
+            nd_buf_addf(&extra, "limit=%ld", g->chunk);
+        if (cont) {
+            nd_buf_addf(&extra, "%scontinue=", extra.len ? "&" : "");
+            nd_buf_add_urlencoded(&extra, cont);
+        }
+        if (g->table && nd_opt_str(g->o, "sort-by"))
+            nd_buf_addf(&extra, "%sincludeObject=Object", extra.len ? "&" : "");
+        get_query(g, &path, extra.data);
+        nd_buf_release(&extra);
+        json_t *answer = NULL;
+        rc = fetch(g, path.data, &answer, st);
+        nd_buf_release(&path);
+        if (rc < 0)
+            break;
+        collect(table, objects, answer);
+        json_t *meta = json_object_get(answer, "metadata");
+        free(cont);
+        cont = NULL;
+        const char *c = json_string_value(json_object_get(meta, "continue"));
+        if (c && *c)
+            cont = nd_xstrdup(c);
+        const char *r = json_string_value(json_object_get(meta, "resourceVersion"));
+        if (r) {
+            free(*rv);
+            *rv = nd_xstrdup(r);
+        }
+        json_decref(answer);
+    } while (cont);
+    free(cont);
+    return rc;
+}
+
+/* Prints an error about one object, keeps going; remembers the worst exit code. */
+static void report(struct get_run *g, struct nd_status *st, int *worst)
+{
+    if (g->o && nd_opt_bool(g->o, "ignore-not-found") && st->reason &&
+        strcmp(st->reason, "NotFound") == 0) {
+        nd_status_release(st);
+        return;
+    }
+    int rc = nd_cli_error(g->ctx, st);
+    if (!*worst)
+        *worst = rc;
+    nd_status_release(st);
+}
+
+/* Renders a collected Table answer (or objects) of one kind. */
+static int render_table(struct get_run *g, const struct nd_kind *k, json_t *answer,
+                        json_t *objects, struct nd_table *t, struct nd_buf *out,
+                        struct nd_status *st)
+{
+    const char *sort = nd_opt_str(g->o, "sort-by");
+    if (answer) {
+        if (sort && nd_print_sort_table(answer, sort, st) < 0)
+            return -1;
+        if (nd_print_table_from_server(t, answer, k, &g->popts, st) < 0)
+            return -1;
+    } else {
+        if (sort && nd_print_sort(objects, sort, st) < 0)
+            return -1;
+        int64_t now = 0;
+        {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            now = ts.tv_sec;
+        }
+        if (nd_print_table_from_objects(t, objects, k, now, &g->popts, st) < 0)
+            return -1;
+    }
+    return nd_table_render(t, out) < 0 ? -1 : 0;
+}
+
+static int run_get(struct get_run *g, int npos, char **pos)
+{
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_res_list res;
+    int worst = 0;
+    bool watch = nd_opt_bool(g->o, "watch") || nd_opt_bool(g->o, "watch-only");
+    if (nd_resolve_args(npos, pos, &res, &st) < 0) {
+        worst = nd_cli_error(g->ctx, &st);
+        goto out;
+    }
+    if (watch && res.n != 1) {
+        worst = nd_cli_usage(g->ctx, "you may only specify a single resource type to watch");
+        goto out;
+    }
+    if (res.several)
+        g->popts.show_kind = true;
+    json_t *all_objects = json_array();
+    size_t total_names = 0, printed = 0;
+    struct nd_table table;
+    nd_table_init(&table);
+    char *rv = NULL;
+    struct nd_buf out = ND_BUF_INIT;
+    for (size_t i = 0; i < res.n; i++) {
+        const struct nd_kind *k = res.v[i].k;
+        json_t *answer = NULL, *objects = json_array();
+        size_t nn = json_array_size(res.v[i].names);
+        total_names += nn;
+        if (watch && nd_opt_bool(g->o, "watch-only")) {
+            json_decref(objects);
+            break;
+        }
+        if (nn) {
+            for (size_t j = 0; j < nn; j++) {
+                struct nd_buf path = ND_BUF_INIT;
+                nd_kind_path(k, k->namespaced ? (g->ns ? g->ns : nd_ctx_namespace(g->ctx)) : NULL,
+                             json_string_value(json_array_get(res.v[i].names, j)), NULL, &path);
+                json_t *one = NULL;
+                if (fetch(g, path.data, &one, &st) < 0)
+                    report(g, &st, &worst);
+                else
+                    collect(&answer, objects, one);
+                json_decref(one);
+                nd_buf_release(&path);
+            }
+        } else if (get_list(g, k, &answer, objects, &rv, &st) < 0) {
+            report(g, &st, &worst);
+            json_decref(objects);
+            json_decref(answer);
+            goto done;
+        }
+        if (g->table) {
+            struct nd_table t;
+            nd_table_init(&t);
+            struct nd_table *tp = watch ? &table : &t;
+            if (answer || json_array_size(objects)) {
+                size_t before = out.len;
+                if (printed && (answer ? json_array_size(json_object_get(answer, "rows")) : 1))
+                    nd_buf_addch(&out, '\n');
+                if (render_table(g, k, answer, objects, tp, &out, &st) < 0) {
+                    nd_buf_truncate(&out, before);
+                    report(g, &st, &worst);
+                }
+                printed += tp->nrows;
+            }
+            nd_table_release(&t);
+        } else {
+            if (answer) {
+                /* a server that answered a Table while asked for JSON: use the objects */
+                json_t *rows = json_object_get(answer, "rows");
+                size_t r;
+                json_t *row;
+                json_array_foreach(rows, r, row) json_array_append(objects, json_object_get(row, "object"));
+            }
+            json_array_extend(all_objects, objects);
+        }
+        json_decref(answer);
+        json_decref(objects);
+    }
+    if (!g->table && !(watch && nd_opt_bool(g->o, "watch-only"))) {
+        const char *sort = nd_opt_str(g->o, "sort-by");
+        bool single = res.by_name && total_names == 1 && json_array_size(all_objects) == 1;
+        if (sort && nd_print_sort(all_objects, sort, &st) < 0)
+            report(g, &st, &worst);
+        else if (nd_print_objects(all_objects, single, &g->popts, &out, &st) < 0)
+            report(g, &st, &worst);
+    }
+    nd_out(&out);
+    fflush(stdout);
+    if (g->table && !printed && !res.by_name && !worst && !nd_opt_bool(g->o, "watch-only")) {
+        struct nd_buf msg = ND_BUF_INIT;
+        bool cluster = !res.v[0].k->namespaced;
+        nd_print_empty_message(cluster ? NULL : g->ns, g->ns == NULL, &msg);
+        fputs(msg.data, stderr);
+        nd_buf_release(&msg);
+    }
+    if (watch && !worst)
+        worst = get_watch(g, res.v[0].k, rv ? rv : "", g->table ? &table : NULL);
+done:
+    nd_buf_release(&out);
+    free(rv);
+    nd_table_release(&table);
+    json_decref(all_objects);
+out:
+    nd_res_list_release(&res);
+    nd_status_release(&st);
+    return worst;
+}
+
+static int raw_get(struct get_run *g, const char *path)
+{
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_request req = {.method = "GET", .path = path};
+    struct nd_response resp;
+    nd_response_init(&resp);
+    int rc = 0;
+    if (nd_client_do(g->client, &req, &resp, &st) < 0) {
+        rc = nd_cli_error(g->ctx, &st);
+    } else if (resp.code < 200 || resp.code > 299) {
+        nd_status_parse(&st, resp.body.data, resp.body.len, resp.code);
+        rc = nd_cli_error(g->ctx, &st);
+    } else {
+        nd_out(&resp.body);
+    }
+    nd_response_release(&resp);
+    nd_status_release(&st);
+    return rc;
+}
+
+static int load_template(struct nd_print_opts *p, struct nd_status *st)
+{
+    if (!p->file)
+        return 0;
+    FILE *f = fopen(p->file, "r");
+    if (!f)
+        return nd_status_set(st, "Usage", NULL, "error reading %s %s, open %s: %s",
+                             p->output == ND_OUTPUT_JSONPATH ? "--template" : "template", p->file,
+                             p->file, strerror(errno));
+    struct nd_buf b = ND_BUF_INIT;
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        nd_buf_add(&b, chunk, n);
+    fclose(f);
+    int rc = nd_print_opts_load_file(p, b.data, b.len, st);
+    nd_buf_release(&b);
+    return rc;
+}
+
+int cmd_get(int argc, char **argv, struct nd_ctx *ctx)
+{
+    struct nd_opts o;
+    struct nd_status st = ND_STATUS_INIT;
+    struct get_run g = {.ctx = ctx, .o = &o};
+    nd_print_opts_init(&g.popts);
+    int rc;
+    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
+        nd_print_parse_output(nd_opt_str(&o, "output"), &g.popts, &st) < 0 ||
+        load_template(&g.popts, &st) < 0) {
+        rc = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    g.client = nd_ctx_client(ctx, &st);
+    if (!g.client) {
+        rc = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    if (nd_opt_str(&o, "raw")) {
+        rc = raw_get(&g, nd_opt_str(&o, "raw"));
+        goto out;
+    }
+    g.ns = ctx->all_projects ? NULL : nd_ctx_namespace(ctx);
+    g.label_sel = nd_opt_str(&o, "selector");
+    g.field_sel = nd_opt_str(&o, "field-selector");
+    g.chunk = (long)nd_opt_int(&o, "chunk-size", 500);
+    g.table = nd_print_is_table(&g.popts);
+    g.events = nd_opt_bool(&o, "output-watch-events");
+    g.popts.no_headers = nd_opt_bool(&o, "no-headers");
+    g.popts.show_labels = nd_opt_bool(&o, "show-labels");
+    g.popts.show_kind = nd_opt_bool(&o, "show-kind");
+    g.popts.all_namespaces = ctx->all_projects;
+    g.popts.color = nd_ctx_color(ctx);
+    const json_t *lc = nd_opt_list(&o, "label-columns");
+    if (json_array_size(lc)) {
+        g.label_columns = nd_xcalloc(json_array_size(lc) + 1, sizeof *g.label_columns);
+        for (size_t i = 0; i < json_array_size(lc); i++)
+            g.label_columns[i] = json_string_value(json_array_get(lc, i));
+        g.popts.label_columns = g.label_columns;
+    }
+    rc = run_get(&g, o.npos, o.pos);
+out:
+    free(g.label_columns);
+    nd_print_opts_release(&g.popts);
+    nd_status_release(&st);
+    nd_opts_release(&o);
+    return rc;
+}

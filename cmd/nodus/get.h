@@ -1,0 +1,36 @@
+/* get.h: what get.c and get_watch.c share. */
+#ifndef ND_GET_H
+#define ND_GET_H
+
+#include "cli.h"
+#include "print/print.h"
+#include "resolve.h"
+
+#define ND_TABLE_ACCEPT "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
+
+struct get_run {
+    struct nd_ctx *ctx;
+    struct nd_opts *o;
+    struct nd_client *client;
+    struct nd_print_opts popts;
+    const char *ns;        /* NULL: every project */
+    const char *label_sel; /* -l */
+    const char *field_sel; /* --field-selector */
+    long chunk;
+    bool table;            /* a table format */
+    bool events;           /* --output-watch-events */
+    const char **label_columns;
+};
+
+/* Appends the query of a list or watch (selectors and extra terms) to path. */
+void get_query(const struct get_run *g, struct nd_buf *path, const char *extra);
+/* Lists one kind page by page (chunk-size): Table answers merged into *table (NEW),
+ * other answers' objects appended to objects; *rv the list's resourceVersion. */
+int get_list(struct get_run *g, const struct nd_kind *k, json_t **table, json_t *objects,
+             char **rv, struct nd_status *st);
+/* Watches one kind and prints every event until interrupted (get_watch.c). rv: where
+ * the list left off ("" to start with the current objects). table: the table the
+ * list printed (widths kept), or NULL. Returns the exit code. */
+int get_watch(struct get_run *g, const struct nd_kind *k, const char *rv, struct nd_table *table);
+
+#endif

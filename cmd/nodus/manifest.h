@@ -1,0 +1,36 @@
+/* manifest.h: reading the objects of -f arguments (files, directories, -R, "-"). */
+#ifndef ND_MANIFEST_H
+#define ND_MANIFEST_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "api/registry.h"
+#include "util/status.h"
+
+struct nd_manifest {
+    json_t *obj;                /* owned */
+    char *source;               /* file name (or "STDIN") */
+    const struct nd_kind *kind;
+};
+
+struct nd_manifests {
+    struct nd_manifest *v;
+    size_t n;
+};
+
+/* Reads every -f argument in order: a file (YAML, several documents, or JSON; a List is
+ * expanded), "-" for standard input, a directory (its *.yaml, *.yml and *.json files in
+ * name order; subdirectories too with recursive). Each object needs apiVersion and kind
+ * of a known kind. -1 with st (Usage) naming the file and the problem. */
+int nd_manifests_read(const json_t *files, bool recursive, struct nd_manifests *out,
+                      struct nd_status *st);
+void nd_manifests_release(struct nd_manifests *m);
+
+/* The project an object goes to: its metadata.namespace, else the command's project.
+ * -1 with st (Usage) when -n was given and the object names another project, as
+ * kubectl refuses. Cluster-scoped kinds: "". BORROWED. */
+int nd_manifest_namespace(const struct nd_manifest *m, const char *cmd_ns, bool ns_flag_given,
+                          const char **out, struct nd_status *st);
+
+#endif

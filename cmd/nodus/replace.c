@@ -1,0 +1,90 @@
+/* nodus replace -f: replace objects with their manifests (PUT), conditional on the
+ * resourceVersion (read first when the manifest has none, as kubectl). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "manifest.h"
+#include "write.h"
+
+const struct nd_flag cmd_replace_flags[] = {
+    {"filename", 'f', ND_STRINGS, "FILE", "manifest file, directory, or - for standard input",
+     "files"},
+    {"recursive", 'R', ND_BOOL, NULL, "read directories given with -f recursively", NULL},
+    {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server"},
+    {"output", 'o', ND_STRING, "FORMAT", "print the replaced objects: name, json, yaml ...",
+     "=name json yaml"},
+    {NULL},
+};
+
+static int replace_one(struct nd_ctx *ctx, const struct nd_manifest *m, const char *ns,
+                       enum nd_dry_run dry, json_t **out, struct nd_status *st)
+{
+    json_t *body = json_deep_copy(m->obj);
+    json_t *meta = json_object_get(body, "metadata");
+    const char *name = json_string_value(json_object_get(meta, "name"));
+    struct nd_buf path = ND_BUF_INIT;
+    nd_kind_path(m->kind, ns, name ? name : "", NULL, &path);
+    int rc = 0, code;
+    if (*ns)
+        json_object_set_new(meta, "namespace", json_string(ns));
+    if (!json_object_get(meta, "resourceVersion")) {
+        json_t *live = NULL;
+        rc = nd_write(ctx, "GET", path.data, NULL, NULL, &live, &code, st);
+        if (rc == 0)
+            json_object_set(meta, "resourceVersion",
+                            json_object_get(json_object_get(live, "metadata"), "resourceVersion"));
+        json_decref(live);
+    }
+    if (rc == 0) {
+        nd_buf_adds(&path, "?fieldManager=kubectl-replace");
+        if (dry == ND_DRY_SERVER)
+            nd_buf_adds(&path, "&dryRun=All");
+        rc = nd_write(ctx, "PUT", path.data, NULL, body, out, &code, st);
+    }
+    nd_buf_release(&path);
+    json_decref(body);
+    return rc;
+}
+
+int cmd_replace(int argc, char **argv, struct nd_ctx *ctx)
+{
+    struct nd_opts o;
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_manifests ms = {0};
+    struct nd_print_opts popts;
+    nd_print_opts_init(&popts);
+    enum nd_dry_run dry;
+    int worst = 0;
+    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
+        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
+        nd_print_parse_output(nd_opt_str(&o, "output"), &popts, &st) < 0 ||
+        nd_manifests_read(nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms, &st) < 0) {
+        worst = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    bool has_output = nd_opt_str(&o, "output") != NULL;
+    for (size_t i = 0; i < ms.n; i++) {
+        const char *ns;
+        json_t *result = NULL;
+        int rc = nd_manifest_namespace(&ms.v[i], nd_ctx_namespace(ctx),
+                                       ctx->namespace_flag != NULL, &ns, &st);
+        if (rc == 0)
+            rc = dry == ND_DRY_CLIENT ? (result = json_incref(ms.v[i].obj), 0)
+                                      : replace_one(ctx, &ms.v[i], ns, dry, &result, &st);
+        if (rc < 0 || nd_print_result(&popts, has_output, result, "replaced", dry, &st) < 0) {
+            int c = nd_cli_error(ctx, &st);
+            if (!worst)
+                worst = c;
+        }
+        fflush(stdout);
+        nd_status_release(&st);
+        json_decref(result);
+    }
+out:
+    nd_manifests_release(&ms);
+    nd_print_opts_release(&popts);
+    nd_status_release(&st);
+    nd_opts_release(&o);
+    return worst;
+}

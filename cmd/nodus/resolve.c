@@ -1,0 +1,117 @@
+/* Kinds and names from the command line; see resolve.h. */
+#include "resolve.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xmalloc.h"
+
+const struct nd_kind *nd_resolve_kind(const char *name, struct nd_status *st)
+{
+    const struct nd_kind *k = nd_kind_lookup(name);
+    if (!k)
+        nd_status_set(st, "Usage", "list the kinds: nodus api-resources",
+                      "the server doesn't have a resource type \"%s\"", name);
+    return k;
+}
+
+static struct nd_res *add(struct nd_res_list *l, const struct nd_kind *k)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i].k == k)
+            return &l->v[i];
+    l->v = nd_xrealloc(l->v, (l->n + 1) * sizeof *l->v);
+    l->v[l->n].k = k;
+    l->v[l->n].names = json_array();
+    return &l->v[l->n++];
+}
+
+static bool is_category(const char *name)
+{
+    for (size_t i = 0; i < nd_kind_count(); i++)
+        if (nd_kind_in_category(&nd_kinds[i], name))
+            return true;
+    return false;
+}
+
+/* Adds the kinds of a comma-separated list (categories expanded). */
+static int add_kinds(struct nd_res_list *l, const char *list, struct nd_status *st)
+{
+    char *copy = nd_xstrdup(list);
+    char *save = NULL;
+    int rc = 0;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (!nd_kind_lookup(t) && is_category(t)) {
+            for (size_t i = 0; i < nd_kind_count(); i++)
+                if (nd_kind_in_category(&nd_kinds[i], t))
+                    add(l, &nd_kinds[i]);
+            l->several = true;
+            continue;
+        }
+        const struct nd_kind *k = nd_resolve_kind(t, st);
+        if (!k) {
+            rc = -1;
+            break;
+        }
+        add(l, k);
+    }
+    free(copy);
+    return rc;
+}
+
+int nd_resolve_args(int npos, char **pos, struct nd_res_list *out, struct nd_status *st)
+{
+    memset(out, 0, sizeof *out);
+    if (npos == 0)
+        return nd_status_set(st, "Usage", "for example: nodus get jobs",
+                             "You must specify the type of resource to get.");
+    bool slash = strchr(pos[0], '/') != NULL;
+    if (slash) {
+        /* KIND/NAME pairs only */
+        for (int i = 0; i < npos; i++) {
+            const char *s = strchr(pos[i], '/');
+            if (!s)
+                return nd_status_set(st, "Usage", NULL,
+                                     "there is no need to specify a resource type as a separate "
+                                     "argument when passing arguments in resource/name form (e.g. "
+                                     "'nodus get resource/<resource_name>' instead of 'nodus get "
+                                     "resource resource/<resource_name>'");
+            char *kind = nd_xstrndup(pos[i], (size_t)(s - pos[i]));
+            const struct nd_kind *k = nd_resolve_kind(kind, st);
+            free(kind);
+            if (!k)
+                return -1;
+            if (!s[1])
+                return nd_status_set(st, "Usage", NULL, "arguments in resource/name form must "
+                                                        "have a single resource and name");
+            json_array_append_new(add(out, k)->names, json_string(s + 1));
+        }
+        out->by_name = true;
+        out->several = out->n > 1;
+        return 0;
+    }
+    if (add_kinds(out, pos[0], st) < 0)
+        return -1;
+    if (out->n > 1)
+        out->several = true;
+    for (int i = 1; i < npos; i++) {
+        if (strchr(pos[i], '/'))
+            return nd_status_set(st, "Usage", NULL,
+                                 "there is no need to specify a resource type as a separate "
+                                 "argument when passing arguments in resource/name form (e.g. "
+                                 "'nodus get resource/<resource_name>' instead of 'nodus get "
+                                 "resource resource/<resource_name>'");
+        for (size_t j = 0; j < out->n; j++)
+            json_array_append_new(out->v[j].names, json_string(pos[i]));
+        out->by_name = true;
+    }
+    return 0;
+}
+
+void nd_res_list_release(struct nd_res_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        json_decref(l->v[i].names);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}

@@ -1,0 +1,134 @@
+/* Shared plumbing of the verbs that change objects; see write.h. */
+#include "write.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/client.h"
+#include "json/json.h"
+#include "util/id.h"
+#include "util/money.h"
+#include "util/time.h"
+#include "util/xmalloc.h"
+
+int nd_dry_run_parse(const char *v, enum nd_dry_run *out, struct nd_status *st)
+{
+    *out = ND_DRY_NONE;
+    if (!v || !strcmp(v, "none") || !strcmp(v, "false"))
+        return 0;
+    if (!strcmp(v, "client") || !strcmp(v, "true")) {
+        *out = ND_DRY_CLIENT;
+        return 0;
+    }
+    if (!strcmp(v, "server")) {
+        *out = ND_DRY_SERVER;
+        return 0;
+    }
+    return nd_status_set(st, "Usage", NULL,
+                         "Invalid dry-run value (%s). Must be \"none\", \"server\", or \"client\".",
+                         v);
+}
+
+int nd_write(struct nd_ctx *ctx, const char *method, const char *path, const char *content_type,
+             const json_t *body, json_t **out, int *code, struct nd_status *st)
+{
+    struct nd_client *c = nd_ctx_client(ctx, st);
+    if (out)
+        *out = NULL;
+    if (!c)
+        return -1;
+    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    char *key = strcmp(method, "POST") == 0 ? nd_idempotency_key_new() : NULL;
+    struct nd_request req = {
+        .method = method,
+        .path = path,
+        .content_type = content_type ? content_type : "application/json",
+        .body = text,
+        .body_len = text ? strlen(text) : 0,
+        .idempotency_key = key,
+    };
+    struct nd_response resp;
+    nd_response_init(&resp);
+    int rc = -1;
+    if (nd_client_do(c, &req, &resp, st) < 0)
+        goto out;
+    nd_cli_warnings(resp.headers);
+    if (code)
+        *code = resp.code;
+    if (resp.code < 200 || resp.code > 299) {
+        nd_status_parse(st, resp.body.data, resp.body.len, resp.code);
+        if (!st->request_id && nd_response_header(&resp, "x-request-id"))
+            st->request_id = nd_xstrdup(nd_response_header(&resp, "x-request-id"));
+        goto out;
+    }
+    if (out && resp.body.len) {
+        *out = nd_json_load(resp.body.data, resp.body.len, "answer", st);
+        if (!*out)
+            goto out;
+    }
+    rc = 0;
+out:
+    nd_response_release(&resp);
+    free(key);
+    free(text);
+    return rc;
+}
+
+int nd_print_result(const struct nd_print_opts *popts, bool has_output, const json_t *obj,
+                    const char *operation, enum nd_dry_run dry, struct nd_status *st)
+{
+    struct nd_buf out = ND_BUF_INIT;
+    int rc;
+    if (has_output && popts->output != ND_OUTPUT_NAME) {
+        json_t *one = json_pack("[O]", obj);
+        rc = nd_print_objects(one, true, popts, &out, st);
+        json_decref(one);
+    } else {
+        char op[96];
+        snprintf(op, sizeof op, "%s%s", has_output ? "" : operation,
+                 has_output ? "" : dry == ND_DRY_SERVER ? " (server dry run)"
+                                   : dry == ND_DRY_CLIENT ? " (dry run)"
+                                                          : "");
+        rc = nd_print_name(obj, has_output ? NULL : op, &out, st);
+    }
+    if (rc == 0)
+        nd_out(&out);
+    nd_buf_release(&out);
+    return rc;
+}
+
+void nd_print_estimate(const json_t *obj)
+{
+    const json_t *e = json_object_get(json_object_get(obj, "status"), "estimate");
+    if (!json_is_object(e))
+        return;
+    struct nd_buf line = ND_BUF_INIT;
+    const char *fields[][2] = {{"rateUSDPerHour", "rate "},
+                               {"expectedCostUSD", "expected "},
+                               {"firstHoldUSD", "first hold "}};
+    for (size_t i = 0; i < 3; i++) {
+        const char *v = json_string_value(json_object_get(e, fields[i][0]));
+        int64_t micros;
+        struct nd_status st = ND_STATUS_INIT;
+        int bad = !v || nd_money_parse(v, &micros, &st) < 0;
+        nd_status_release(&st);
+        if (bad)
+            continue;
+        nd_buf_addf(&line, "%s%s", line.len ? ", " : "", fields[i][1]);
+        nd_money_human(micros, &line);
+        if (i == 0)
+            nd_buf_adds(&line, "/h");
+    }
+    const char *start = json_string_value(json_object_get(e, "startTime"));
+    int64_t t;
+    struct nd_status tst = ND_STATUS_INIT;
+    if (start && nd_time_parse(start, &t, &tst) == 0) {
+        int64_t secs = t - nd_time_now();
+        nd_buf_addf(&line, "%sstarts in ~", line.len ? ", " : "");
+        nd_human_age(secs > 0 ? secs : 0, &line);
+    }
+    nd_status_release(&tst);
+    if (line.len)
+        printf("  estimate: %s\n", line.data);
+    nd_buf_release(&line);
+}
