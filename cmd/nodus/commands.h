@@ -8,9 +8,13 @@
     int cmd_##v(int argc, char **argv, struct nd_ctx *ctx);                                        \
     extern const struct nd_flag cmd_##v##_flags[]
 
+ND_VERB(annotate);
 ND_VERB(apply);
 ND_VERB(create);
+ND_VERB(delete);
 ND_VERB(get);
+ND_VERB(label);
+ND_VERB(patch);
 ND_VERB(replace);
 ND_VERB(version);
 

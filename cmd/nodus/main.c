@@ -13,16 +13,31 @@
 
 /* Sorted by name; `nodus --help` groups them. */
 const struct nd_command nd_commands[] = {
+    {"annotate", cmd_annotate, cmd_annotate_flags, "Deploy and change",
+     "Set or remove annotations of objects",
+     "annotate KIND NAME KEY=VALUE... KEY-... [--overwrite]", "kinds names", NULL},
     {"apply", cmd_apply, cmd_apply_flags, "Deploy and change",
      "Make objects look like their manifests (server-side apply)",
      "apply -f FILE|DIR|- [-R] [--server-side=false] [--force-conflicts] [--prune -l SEL]",
      NULL, "  nodus apply -f examples/\n  nodus apply -f job.yaml --dry-run=server"},
     {"create", cmd_create, cmd_create_flags, "Deploy and change", "Create objects from manifests",
      "create -f FILE|DIR|- [-R]", NULL, NULL},
+    {"delete", cmd_delete, cmd_delete_flags, "Basic commands",
+     "Delete objects by name, manifest, selector or --all",
+     "delete KIND NAME... | KIND/NAME... | -f FILE | KIND -l SEL | KIND --all [flags]",
+     "kinds names", "  nodus delete job train-a\n  nodus delete -f job.yaml\n"
+     "  nodus delete pipeline nightly --cascade=orphan"},
     {"get", cmd_get, cmd_get_flags, "Basic commands", "Display one or many objects",
      "get KIND[,KIND...] [NAME...] | KIND/NAME... [flags]", "kinds names",
      "  nodus get jobs\n  nodus get jobs -o wide -l app=trainer\n  nodus get job/train-a -o yaml\n"
      "  nodus get all -A\n  nodus get jobs -w"},
+    {"label", cmd_label, cmd_label_flags, "Deploy and change", "Set or remove labels of objects",
+     "label KIND NAME KEY=VALUE... KEY-... [--overwrite]", "kinds names",
+     "  nodus label job train-a team=vision\n  nodus label job train-a team-"},
+    {"patch", cmd_patch, cmd_patch_flags, "Deploy and change",
+     "Change an object with a merge patch or a JSON patch",
+     "patch KIND NAME -p PATCH [--type merge|json]", "kinds names",
+     "  nodus patch job train-a -p '{\"spec\":{\"state\":\"Suspended\"}}'"},
     {"replace", cmd_replace, cmd_replace_flags, "Deploy and change",
      "Replace objects with their manifests", "replace -f FILE|DIR|- [-R]", NULL, NULL},
     {"version", cmd_version, cmd_version_flags, "Inspect the API",

@@ -1,0 +1,15 @@
+/* nodus annotate: set (KEY=VALUE) or remove (KEY-) annotations of objects. */
+#include "commands.h"
+#include "metadata.h"
+
+const struct nd_flag cmd_annotate_flags[] = {
+    {"overwrite", 0, ND_BOOL, NULL, "allow changing an annotation that has a value", NULL},
+    {"selector", 'l', ND_STRING, "SELECTOR", "annotate the objects matching a selector", NULL},
+    {"all", 0, ND_BOOL, NULL, "annotate every object of the kind", NULL},
+    {NULL},
+};
+
+int cmd_annotate(int argc, char **argv, struct nd_ctx *ctx)
+{
+    return nd_edit_metadata(argc, argv, ctx, "annotations", "annotated", "annotated");
+}

@@ -1,0 +1,333 @@
+/* nodus delete: delete objects by name, by manifest (-f), by selector (-l) or all of a
+ * kind (--all), with the propagation policy of --cascade, and wait until they are gone
+ * (by watching) unless --wait=false. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client/client.h"
+#include "commands.h"
+#include "manifest.h"
+#include "resolve.h"
+#include "write.h"
+#include "util/xmalloc.h"
+
+const struct nd_flag cmd_delete_flags[] = {
+    {"filename", 'f', ND_STRINGS, "FILE", "delete the objects of these manifests", "files"},
+    {"recursive", 'R', ND_BOOL, NULL, "read directories given with -f recursively", NULL},
+    {"selector", 'l', ND_STRING, "SELECTOR", "delete the objects matching a label selector", NULL},
+    {"all", 0, ND_BOOL, NULL, "delete every object of the kinds given", NULL},
+    {"cascade", 0, ND_STRING, "POLICY",
+     "background (default), foreground or orphan: what happens to owned objects",
+     "=background foreground orphan"},
+    {"wait", 0, ND_BOOL, NULL, "wait until the objects are gone (default true)", NULL},
+    {"timeout", 0, ND_DURATION, "DURATION", "how long to wait (default: forever)", NULL},
+    {"ignore-not-found", 0, ND_BOOL, NULL, "a missing object is not an error", NULL},
+    {"dry-run", 0, ND_STRING, "MODE", "none, client or server", "=none client server"},
+    {"output", 'o', ND_STRING, "FORMAT", "name: print kind.group/name of each deleted object",
+     "=name"},
+    {"yes", 'y', ND_BOOL, NULL, "do not ask before deleting several objects", NULL},
+    {NULL},
+};
+
+struct target {
+    const struct nd_kind *k;
+    char *ns;
+    char *name;
+    char *uid;
+};
+
+struct targets {
+    struct target *v;
+    size_t n;
+};
+
+static void add(struct targets *t, const struct nd_kind *k, const char *ns, const char *name)
+{
+    t->v = nd_xrealloc(t->v, (t->n + 1) * sizeof *t->v);
+    t->v[t->n].k = k;
+    t->v[t->n].ns = nd_xstrdup(ns ? ns : "");
+    t->v[t->n].name = nd_xstrdup(name);
+    t->v[t->n].uid = NULL;
+    t->n++;
+}
+
+static void targets_release(struct targets *t)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        free(t->v[i].ns);
+        free(t->v[i].name);
+        free(t->v[i].uid);
+    }
+    free(t->v);
+}
+
+/* Every object of a kind (matching -l when given) becomes a target. */
+static int add_listed(struct nd_ctx *ctx, struct targets *t, const struct nd_kind *k,
+                      const char *ns, const char *sel, struct nd_status *st)
+{
+    struct nd_buf p = ND_BUF_INIT;
+    nd_kind_path(k, ns, NULL, NULL, &p);
+    if (sel) {
+        nd_buf_adds(&p, "?labelSelector=");
+        nd_buf_add_urlencoded(&p, sel);
+    }
+    json_t *list = NULL;
+    int code;
+    int rc = nd_write(ctx, "GET", p.data, NULL, NULL, &list, &code, st);
+    nd_buf_release(&p);
+    size_t i;
+    json_t *obj;
+    json_array_foreach(json_object_get(list, "items"), i, obj) {
+        const json_t *m = json_object_get(obj, "metadata");
+        add(t, k, json_string_value(json_object_get(m, "namespace")),
+            json_string_value(json_object_get(m, "name")));
+    }
+    json_decref(list);
+    return rc;
+}
+
+static const char *policy(const char *cascade, struct nd_status *st)
+{
+    if (!cascade || !strcmp(cascade, "background") || !strcmp(cascade, "true"))
+        return "Background";
+    if (!strcmp(cascade, "foreground"))
+        return "Foreground";
+    if (!strcmp(cascade, "orphan") || !strcmp(cascade, "false"))
+        return "Orphan";
+    nd_status_set(st, "Usage", NULL,
+                  "invalid cascade value (%s). Must be \"background\", \"foreground\", or "
+                  "\"orphan\"",
+                  cascade);
+    return NULL;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+struct gone_watch {
+    const char *uid;
+    bool gone;
+};
+
+static int on_event(void *cls, const char *line, size_t len)
+{
+    struct gone_watch *g = cls;
+    json_t *ev = json_loadb(line, len, 0, NULL);
+    const char *type = json_string_value(json_object_get(ev, "type"));
+    const char *uid = json_string_value(
+        json_object_get(json_object_get(json_object_get(ev, "object"), "metadata"), "uid"));
+    if (type && !strcmp(type, "DELETED") && (!g->uid || !uid || !strcmp(uid, g->uid)))
+        g->gone = true;
+    json_decref(ev);
+    return g->gone;
+}
+
+/* Waits until the object is gone, by watching it (fieldSelector=metadata.name). 0 when
+ * gone, -1 with st on timeout or error. */
+static int wait_gone(struct nd_ctx *ctx, const struct target *t, int64_t deadline_ms,
+                     struct nd_status *st)
+{
+    struct nd_client *c = nd_ctx_client(ctx, st);
+    if (!c)
+        return -1;
+    struct nd_buf item = ND_BUF_INIT;
+    nd_kind_path(t->k, t->ns, t->name, NULL, &item);
+    int rc = 0;
+    struct gone_watch g = {.uid = t->uid};
+    while (!g.gone) {
+        /* where to watch from: the object as it is now (gone already, or a new one) */
+        json_t *obj = NULL;
+        int code = 0;
+        struct nd_status gst = ND_STATUS_INIT;
+        int got = nd_write(ctx, "GET", item.data, NULL, NULL, &obj, &code, &gst);
+        const json_t *meta = json_object_get(obj, "metadata");
+        const char *uid = json_string_value(json_object_get(meta, "uid"));
+        const char *rv = json_string_value(json_object_get(meta, "resourceVersion"));
+        if (got < 0 || (t->uid && uid && strcmp(uid, t->uid))) {
+            if (got < 0 && code != 404) {
+                nd_status_move(st, &gst);
+                rc = -1;
+            }
+            json_decref(obj);
+            nd_status_release(&gst);
+            break;
+        }
+        nd_status_release(&gst);
+        int64_t left = deadline_ms ? deadline_ms - now_ms() : 0;
+        if (deadline_ms && left <= 0) {
+            json_decref(obj);
+            char res[96];
+            snprintf(res, sizeof res, "%s%s%s", t->k->plural, *t->k->group ? "." : "",
+                     t->k->group);
+            rc = nd_status_set(st, "Timeout",
+                               "wait longer with --timeout, or look at its finalizers: "
+                               "nodus get -o yaml",
+                               "timed out waiting for the deletion of %s/%s", res, t->name);
+            break;
+        }
+        struct nd_buf w = ND_BUF_INIT;
+        nd_kind_path(t->k, t->ns, NULL, NULL, &w);
+        nd_buf_adds(&w, "?watch=true&fieldSelector=metadata.name%3D");
+        nd_buf_add_urlencoded(&w, t->name);
+        nd_buf_addf(&w, "&resourceVersion=%s&timeoutSeconds=%lld", rv ? rv : "0",
+                    (long long)(deadline_ms ? (left + 999) / 1000 : 60));
+        json_decref(obj);
+        struct nd_request req = {.method = "GET", .path = w.data, .no_retry = true};
+        struct nd_status sst = ND_STATUS_INIT;
+        int scode = 0;
+        if (nd_client_stream(c, &req, on_event, &g, &scode, &sst) < 0 && scode >= 400 &&
+            scode != 410) {
+            nd_status_move(st, &sst);
+            rc = -1;
+            nd_buf_release(&w);
+            break;
+        }
+        nd_status_release(&sst);
+        nd_buf_release(&w);
+    }
+    nd_buf_release(&item);
+    return rc;
+}
+
+int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
+{
+    struct nd_opts o;
+    struct nd_status st = ND_STATUS_INIT;
+    struct targets t = {0};
+    struct nd_manifests ms = {0};
+    struct nd_res_list res = {0};
+    enum nd_dry_run dry;
+    int worst = 0;
+    const char *pp;
+    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
+        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
+        !(pp = policy(nd_opt_str(&o, "cascade"), &st))) {
+        worst = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    const char *ns = ctx->all_projects ? NULL : nd_ctx_namespace(ctx);
+    const char *sel = nd_opt_str(&o, "selector");
+    bool all = nd_opt_bool(&o, "all");
+    if (nd_opt_list(&o, "filename")) {
+        if (nd_manifests_read(nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms,
+                              &st) < 0) {
+            worst = nd_cli_error(ctx, &st);
+            goto out;
+        }
+        for (size_t i = 0; i < ms.n; i++) {
+            const char *mns;
+            if (nd_manifest_namespace(&ms.v[i], nd_ctx_namespace(ctx),
+                                      ctx->namespace_flag != NULL, &mns, &st) < 0) {
+                worst = nd_cli_error(ctx, &st);
+                goto out;
+            }
+            add(&t, ms.v[i].kind, mns,
+                json_string_value(json_object_get(json_object_get(ms.v[i].obj, "metadata"),
+                                                  "name")));
+        }
+    } else {
+        if (nd_resolve_args(o.npos, o.pos, &res, &st) < 0) {
+            worst = nd_cli_error(ctx, &st);
+            goto out;
+        }
+        if (!res.by_name && !sel && !all) {
+            worst = nd_cli_usage(ctx, "resource(s) were provided, but no name was specified "
+                                      "(use --all to delete every one, or -l to select)");
+            goto out;
+        }
+        for (size_t i = 0; i < res.n; i++) {
+            const struct nd_kind *k = res.v[i].k;
+            const char *kns = k->namespaced ? (ns ? ns : NULL) : "";
+            if (res.by_name) {
+                for (size_t j = 0; j < json_array_size(res.v[i].names); j++)
+                    add(&t, k, k->namespaced ? nd_ctx_namespace(ctx) : "",
+                        json_string_value(json_array_get(res.v[i].names, j)));
+            } else if (add_listed(ctx, &t, k, kns, sel, &st) < 0) {
+                worst = nd_cli_error(ctx, &st);
+                goto out;
+            }
+        }
+        if (!res.by_name && t.n == 0) {
+            fprintf(stderr, "No resources found\n");
+            goto out;
+        }
+    }
+    /* a prompt before deleting several objects, only on a terminal */
+    if (t.n > 1 && !nd_opt_bool(&o, "yes") && !all && sel == NULL && isatty(STDIN_FILENO) &&
+        isatty(STDERR_FILENO) && dry == ND_DRY_NONE) {
+        fprintf(stderr, "Delete %zu objects? [y/N] ", t.n);
+        char answer[8] = "";
+        if (!fgets(answer, sizeof answer, stdin) || (answer[0] != 'y' && answer[0] != 'Y')) {
+            fprintf(stderr, "Nothing deleted.\n");
+            worst = 1;
+            goto out;
+        }
+    }
+    bool wait = !nd_opt_set(&o, "wait") || nd_opt_bool(&o, "wait");
+    int64_t timeout = nd_opt_ms(&o, "timeout", 0);
+    int64_t deadline = timeout ? now_ms() + timeout : 0;
+    bool *sent = nd_xcalloc(t.n ? t.n : 1, sizeof *sent);
+    for (size_t i = 0; i < t.n; i++) {
+        struct nd_buf p = ND_BUF_INIT;
+        nd_kind_path(t.v[i].k, t.v[i].ns, t.v[i].name, NULL, &p);
+        json_t *body = json_pack("{ssss}", "kind", "DeleteOptions", "propagationPolicy", pp);
+        if (dry == ND_DRY_SERVER)
+            json_object_set_new(body, "dryRun", json_pack("[s]", "All"));
+        json_t *res_obj = NULL;
+        int code, rc = 0;
+        if (dry != ND_DRY_CLIENT)
+            rc = nd_write(ctx, "DELETE", p.data, NULL, body, &res_obj, &code, &st);
+        json_decref(body);
+        nd_buf_release(&p);
+        if (rc < 0) {
+            if (!(nd_opt_bool(&o, "ignore-not-found") && st.reason &&
+                  !strcmp(st.reason, "NotFound"))) {
+                int c = nd_cli_error(ctx, &st);
+                if (!worst)
+                    worst = c;
+            }
+            nd_status_release(&st);
+            json_decref(res_obj);
+            continue;
+        }
+        const char *uid =
+            json_string_value(json_object_get(json_object_get(res_obj, "metadata"), "uid"));
+        if (uid)
+            t.v[i].uid = nd_xstrdup(uid);
+        json_decref(res_obj);
+        sent[i] = true;
+        char what[96];
+        snprintf(what, sizeof what, "%s%s%s", t.v[i].k->singular, *t.v[i].k->group ? "." : "",
+                 t.v[i].k->group);
+        if (nd_opt_str(&o, "output") && !strcmp(nd_opt_str(&o, "output"), "name"))
+            printf("%s/%s\n", what, t.v[i].name);
+        else
+            printf("%s \"%s\" deleted%s\n", what, t.v[i].name,
+                   dry == ND_DRY_SERVER ? " (server dry run)" : dry == ND_DRY_CLIENT ? " (dry run)" : "");
+        fflush(stdout);
+    }
+    if (wait && dry == ND_DRY_NONE) {
+        for (size_t i = 0; i < t.n; i++) {
+            if (sent[i] && wait_gone(ctx, &t.v[i], deadline, &st) < 0) {
+                int c = nd_cli_error(ctx, &st);
+                if (!worst)
+                    worst = c;
+                nd_status_release(&st);
+            }
+        }
+    }
+    free(sent);
+out:
+    nd_res_list_release(&res);
+    nd_manifests_release(&ms);
+    targets_release(&t);
+    nd_status_release(&st);
+    nd_opts_release(&o);
+    return worst;
+}

@@ -1,0 +1,171 @@
+/* label and annotate: KEY=VALUE sets, KEY- removes, with --overwrite for changes. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "metadata.h"
+#include "resolve.h"
+#include "write.h"
+#include "util/validate.h"
+#include "util/xmalloc.h"
+
+struct change {
+    char *key;
+    char *value; /* NULL: remove */
+};
+
+static int parse_changes(const struct nd_opts *o, int first, struct change **out, size_t *n,
+                         bool labels, struct nd_status *st)
+{
+    *out = NULL;
+    *n = 0;
+    for (int i = first; i < o->npos; i++) {
+        const char *a = o->pos[i];
+        const char *eq = strchr(a, '=');
+        size_t len = strlen(a);
+        struct change c = {0};
+        if (eq) {
+            c.key = nd_xstrndup(a, (size_t)(eq - a));
+            c.value = nd_xstrdup(eq + 1);
+        } else if (len > 1 && a[len - 1] == '-') {
+            c.key = nd_xstrndup(a, len - 1);
+        } else {
+            return nd_status_set(st, "Usage", NULL, "invalid %s format: %s (want KEY=VALUE or "
+                                                    "KEY-)",
+                                 labels ? "label" : "annotation", a);
+        }
+        int bad = labels ? nd_validate_label_key(c.key, c.key, st)
+                         : nd_validate_annotation_key(c.key, c.key, st);
+        if (!bad && labels && c.value)
+            bad = nd_validate_label_value(c.value, c.key, st);
+        *out = nd_xrealloc(*out, (*n + 1) * sizeof **out);
+        (*out)[(*n)++] = c;
+        if (bad) {
+            free(st->reason);
+            st->reason = nd_xstrdup("Usage");
+            return -1;
+        }
+    }
+    if (!*n)
+        return nd_status_set(st, "Usage", NULL, "at least one %s update is required",
+                             labels ? "label" : "annotation");
+    return 0;
+}
+
+int nd_edit_metadata(int argc, char **argv, struct nd_ctx *ctx, const char *map,
+                     const char *verb, const char *unverb)
+{
+    struct nd_opts o;
+    struct nd_status st = ND_STATUS_INIT;
+    struct change *ch = NULL;
+    size_t nch = 0;
+    struct nd_res_list res = {0};
+    int worst = 0;
+    bool labels = !strcmp(map, "labels");
+    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+        worst = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    /* KIND NAME KEY=V...  or  KIND/NAME KEY=V...  or  KIND -l SEL KEY=V... */
+    int nargs = 1;
+    if (o.npos >= 1 && !strchr(o.pos[0], '/') && !nd_opt_str(&o, "selector") &&
+        !nd_opt_bool(&o, "all"))
+        nargs = 2;
+    if (o.npos < nargs || nd_resolve_args(nargs, o.pos, &res, &st) < 0 ||
+        parse_changes(&o, nargs, &ch, &nch, labels, &st) < 0) {
+        if (!nd_status_failed(&st))
+            nd_status_set(&st, "Usage", NULL, "name an object: nodus %s KIND NAME KEY=VALUE",
+                          ctx->cmd->name);
+        worst = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    bool overwrite = nd_opt_bool(&o, "overwrite");
+    const struct nd_kind *k = res.v[0].k;
+    const char *ns = k->namespaced ? nd_ctx_namespace(ctx) : NULL;
+    json_t *names = json_deep_copy(res.v[0].names);
+    if (!res.by_name) {
+        struct nd_buf p = ND_BUF_INIT;
+        nd_kind_path(k, ns, NULL, NULL, &p);
+        if (nd_opt_str(&o, "selector")) {
+            nd_buf_adds(&p, "?labelSelector=");
+            nd_buf_add_urlencoded(&p, nd_opt_str(&o, "selector"));
+        }
+        json_t *list = NULL;
+        int code;
+        if (nd_write(ctx, "GET", p.data, NULL, NULL, &list, &code, &st) < 0)
+            worst = nd_cli_error(ctx, &st);
+        size_t i;
+        json_t *item;
+        json_array_foreach(json_object_get(list, "items"), i, item)
+            json_array_append(names, json_object_get(json_object_get(item, "metadata"), "name"));
+        json_decref(list);
+        nd_buf_release(&p);
+    }
+    for (size_t i = 0; i < json_array_size(names); i++) {
+        const char *name = json_string_value(json_array_get(names, i));
+        struct nd_buf p = ND_BUF_INIT;
+        nd_kind_path(k, ns, name, NULL, &p);
+        json_t *obj = NULL, *after = NULL;
+        int code, rc = nd_write(ctx, "GET", p.data, NULL, NULL, &obj, &code, &st);
+        json_t *cur = json_object_get(json_object_get(obj, "metadata"), map);
+        json_t *patch_map = json_object();
+        bool changed = false, set = false;
+        for (size_t c = 0; rc == 0 && c < nch; c++) {
+            const char *old = json_string_value(json_object_get(cur, ch[c].key));
+            if (!ch[c].value) {
+                if (old) {
+                    json_object_set_new(patch_map, ch[c].key, json_null());
+                    changed = true;
+                }
+                continue;
+            }
+            if (old && !strcmp(old, ch[c].value))
+                continue;
+            if (old && !overwrite) {
+                rc = nd_status_set(&st, "Usage", "add --overwrite to change it",
+                                   "'%s' already has a value (%s), and --overwrite is false",
+                                   ch[c].key, old);
+                break;
+            }
+            json_object_set_new(patch_map, ch[c].key, json_string(ch[c].value));
+            changed = set = true;
+        }
+        if (rc == 0 && changed) {
+            json_t *patch = json_pack("{s{sOsO}}", "metadata", map, patch_map, "resourceVersion",
+                                      json_object_get(json_object_get(obj, "metadata"),
+                                                      "resourceVersion"));
+            char *fm = nd_xasprintf("?fieldManager=kubectl-%s", ctx->cmd->name);
+            nd_buf_adds(&p, fm);
+            free(fm);
+            rc = nd_write(ctx, "PATCH", p.data, "application/merge-patch+json", patch, &after,
+                          &code, &st);
+            json_decref(patch);
+        }
+        if (rc == 0) {
+            char what[96];
+            snprintf(what, sizeof what, "%s%s%s", k->singular, *k->group ? "." : "", k->group);
+            printf("%s/%s %s\n", what, name,
+                   !changed ? (labels ? "not labeled" : "not annotated") : set ? verb : unverb);
+            fflush(stdout);
+        } else {
+            int c = nd_cli_error(ctx, &st);
+            if (!worst)
+                worst = c;
+        }
+        nd_status_release(&st);
+        json_decref(patch_map);
+        json_decref(obj);
+        json_decref(after);
+        nd_buf_release(&p);
+    }
+    json_decref(names);
+out:
+    for (size_t i = 0; i < nch; i++) {
+        free(ch[i].key);
+        free(ch[i].value);
+    }
+    free(ch);
+    nd_res_list_release(&res);
+    nd_status_release(&st);
+    nd_opts_release(&o);
+    return worst;
+}

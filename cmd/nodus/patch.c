@@ -1,0 +1,137 @@
+/* nodus patch: change an object with a JSON merge patch (the default) or a JSON patch. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "json/json.h"
+#include "resolve.h"
+#include "write.h"
+
+const struct nd_flag cmd_patch_flags[] = {
+    {"patch", 'p', ND_STRING, "PATCH", "the patch, as JSON or YAML", NULL},
+    {"patch-file", 0, ND_STRING, "FILE", "read the patch from a file", "files"},
+    {"type", 0, ND_STRING, "TYPE", "merge (default) or json", "=merge json"},
+    {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server"},
+    {"output", 'o', ND_STRING, "FORMAT", "print the patched object: name, json, yaml ...",
+     "=name json yaml"},
+    {NULL},
+};
+
+static int read_patch(const struct nd_opts *o, json_t **out, struct nd_status *st)
+{
+    const char *text = nd_opt_str(o, "patch");
+    const char *file = nd_opt_str(o, "patch-file");
+    struct nd_buf b = ND_BUF_INIT;
+    if (file) {
+        FILE *f = fopen(file, "r");
+        if (!f)
+            return nd_status_set(st, "Usage", NULL, "unable to read patch file: open %s: %s",
+                                 file, strerror(errno));
+        char chunk[4096];
+        size_t n;
+        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+            nd_buf_add(&b, chunk, n);
+        fclose(f);
+        text = b.data;
+    }
+    if (!text || !*text) {
+        nd_buf_release(&b);
+        return nd_status_set(st, "Usage", "for example: -p '{\"spec\":{\"state\":\"Suspended\"}}'",
+                             "must specify --patch or --patch-file containing the contents of "
+                             "the patch");
+    }
+    /* YAML is a superset of JSON: either form works */
+    json_t *docs = nd_manifest_load_all(text, strlen(text), "patch", st);
+    nd_buf_release(&b);
+    if (!docs)
+        return -1;
+    if (json_array_size(docs) != 1) {
+        json_decref(docs);
+        return nd_status_set(st, "Usage", NULL, "the patch must be one JSON or YAML document");
+    }
+    *out = json_incref(json_array_get(docs, 0));
+    json_decref(docs);
+    return 0;
+}
+
+int cmd_patch(int argc, char **argv, struct nd_ctx *ctx)
+{
+    struct nd_opts o;
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_res_list res = {0};
+    struct nd_print_opts popts;
+    nd_print_opts_init(&popts);
+    json_t *patch = NULL;
+    enum nd_dry_run dry;
+    int worst = 0;
+    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
+        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
+        nd_print_parse_output(nd_opt_str(&o, "output"), &popts, &st) < 0 ||
+        nd_resolve_args(o.npos, o.pos, &res, &st) < 0 || read_patch(&o, &patch, &st) < 0) {
+        worst = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    if (!res.by_name) {
+        worst = nd_cli_usage(ctx, "name the object to patch: nodus patch KIND NAME -p PATCH");
+        goto out;
+    }
+    const char *type = nd_opt_str(&o, "type") ? nd_opt_str(&o, "type") : "merge";
+    const char *ct;
+    if (!strcmp(type, "merge"))
+        ct = "application/merge-patch+json";
+    else if (!strcmp(type, "json"))
+        ct = "application/json-patch+json";
+    else if (!strcmp(type, "strategic"))
+        ct = "application/strategic-merge-patch+json";
+    else {
+        worst = nd_cli_usage(ctx, "--type must be one of [json merge strategic], not \"%s\"", type);
+        goto out;
+    }
+    bool has_output = nd_opt_str(&o, "output") != NULL;
+    for (size_t i = 0; i < res.n; i++) {
+        const struct nd_kind *k = res.v[i].k;
+        for (size_t j = 0; j < json_array_size(res.v[i].names); j++) {
+            const char *name = json_string_value(json_array_get(res.v[i].names, j));
+            struct nd_buf p = ND_BUF_INIT;
+            nd_kind_path(k, k->namespaced ? nd_ctx_namespace(ctx) : NULL, name, NULL, &p);
+            nd_buf_adds(&p, "?fieldManager=kubectl-patch");
+            if (dry == ND_DRY_SERVER)
+                nd_buf_adds(&p, "&dryRun=All");
+            json_t *before = NULL, *after = NULL;
+            int code, rc;
+            struct nd_buf g = ND_BUF_INIT;
+            nd_kind_path(k, k->namespaced ? nd_ctx_namespace(ctx) : NULL, name, NULL, &g);
+            rc = nd_write(ctx, "GET", g.data, NULL, NULL, &before, &code, &st);
+            nd_buf_release(&g);
+            if (rc == 0)
+                rc = nd_write(ctx, "PATCH", p.data, ct, patch, &after, &code, &st);
+            nd_buf_release(&p);
+            if (rc == 0) {
+                const char *rv0 = json_string_value(
+                    json_object_get(json_object_get(before, "metadata"), "resourceVersion"));
+                const char *rv1 = json_string_value(
+                    json_object_get(json_object_get(after, "metadata"), "resourceVersion"));
+                bool same = rv0 && rv1 && !strcmp(rv0, rv1) && dry == ND_DRY_NONE;
+                rc = nd_print_result(&popts, has_output, after,
+                                     same ? "patched (no change)" : "patched", dry, &st);
+            }
+            if (rc < 0) {
+                int c = nd_cli_error(ctx, &st);
+                if (!worst)
+                    worst = c;
+            }
+            nd_status_release(&st);
+            json_decref(before);
+            json_decref(after);
+        }
+    }
+out:
+    json_decref(patch);
+    nd_res_list_release(&res);
+    nd_print_opts_release(&popts);
+    nd_status_release(&st);
+    nd_opts_release(&o);
+    return worst;
+}
