@@ -12,6 +12,7 @@ ND_VERB(annotate);
 ND_VERB(apply);
 ND_VERB(create);
 ND_VERB(delete);
+ND_VERB(describe);
 ND_VERB(get);
 ND_VERB(label);
 ND_VERB(patch);

@@ -27,6 +27,9 @@ const struct nd_command nd_commands[] = {
      "delete KIND NAME... | KIND/NAME... | -f FILE | KIND -l SEL | KIND --all [flags]",
      "kinds names", "  nodus delete job train-a\n  nodus delete -f job.yaml\n"
      "  nodus delete pipeline nightly --cascade=orphan"},
+    {"describe", cmd_describe, cmd_describe_flags, "Basic commands",
+     "Show a readable summary of objects, with their Events",
+     "describe KIND [NAME...] | KIND/NAME... [-l SELECTOR]", "kinds names", NULL},
     {"get", cmd_get, cmd_get_flags, "Basic commands", "Display one or many objects",
      "get KIND[,KIND...] [NAME...] | KIND/NAME... [flags]", "kinds names",
      "  nodus get jobs\n  nodus get jobs -o wide -l app=trainer\n  nodus get job/train-a -o yaml\n"

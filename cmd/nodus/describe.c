@@ -1,0 +1,415 @@
+/* nodus describe: a readable summary of objects: who and what they are, their state,
+ * phase and cost, spec and status, conditions, owner and owned objects, recent Events. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "resolve.h"
+#include "util/money.h"
+#include "util/time.h"
+#include "util/xmalloc.h"
+#include "write.h"
+
+const struct nd_flag cmd_describe_flags[] = {
+    {"selector", 'l', ND_STRING, "SELECTOR", "describe the objects matching a selector", NULL},
+    {"show-events", 0, ND_BOOL, NULL, "show recent Events (default true)", NULL},
+    {NULL},
+};
+
+static int64_t now_unix(void)
+{
+    return (int64_t)time(NULL);
+}
+
+static void age(const char *ts, struct nd_buf *out)
+{
+    int64_t t;
+    struct nd_status st = ND_STATUS_INIT;
+    if (ts && nd_time_parse(ts, &t, &st) == 0)
+        nd_human_age(now_unix() - t, out);
+    else
+        nd_buf_adds(out, "<unknown>");
+    nd_status_release(&st);
+}
+
+/* "maxCostUSD" -> "Max Cost USD", as kubectl's generic describer titles fields. */
+static void title(const char *key, struct nd_buf *out)
+{
+    for (size_t i = 0; key[i]; i++) {
+        char c = key[i];
+        if (i == 0) {
+            nd_buf_addch(out, (char)toupper((unsigned char)c));
+            continue;
+        }
+        bool up = isupper((unsigned char)c);
+        bool prev_up = isupper((unsigned char)key[i - 1]);
+        bool next_low = key[i + 1] && islower((unsigned char)key[i + 1]);
+        if (up && (!prev_up || next_low))
+            nd_buf_addch(out, ' ');
+        nd_buf_addch(out, c);
+    }
+}
+
+static void scalar(const json_t *v, struct nd_buf *out)
+{
+    if (json_is_string(v))
+        nd_buf_adds(out, json_string_value(v));
+    else if (json_is_integer(v))
+        nd_buf_addf(out, "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v))
+        nd_buf_addf(out, "%g", json_real_value(v));
+    else if (json_is_true(v))
+        nd_buf_adds(out, "true");
+    else if (json_is_false(v))
+        nd_buf_adds(out, "false");
+    else
+        nd_buf_adds(out, "<none>");
+}
+
+static bool is_scalar(const json_t *v)
+{
+    return !json_is_object(v) && !json_is_array(v);
+}
+
+/* A map as aligned "Key:  value" lines, nested maps and lists indented below. */
+static void tree(const json_t *v, int indent, struct nd_buf *out)
+{
+    size_t width = 0;
+    const char *key;
+    json_t *val;
+    json_object_foreach((json_t *)v, key, val) {
+        struct nd_buf t = ND_BUF_INIT;
+        title(key, &t);
+        if (t.len + 1 > width)
+            width = t.len + 1;
+        nd_buf_release(&t);
+    }
+    json_object_foreach((json_t *)v, key, val) {
+        struct nd_buf t = ND_BUF_INIT;
+        title(key, &t);
+        nd_buf_addch(&t, ':');
+        if (is_scalar(val)) {
+            nd_buf_addf(out, "%*s%-*s  ", indent, "", (int)width, t.data);
+            scalar(val, out);
+            nd_buf_addch(out, '\n');
+        } else if (json_is_array(val) && json_array_size(val) == 0) {
+            nd_buf_addf(out, "%*s%-*s  <none>\n", indent, "", (int)width, t.data);
+        } else if (json_is_array(val)) {
+            nd_buf_addf(out, "%*s%s\n", indent, "", t.data);
+            size_t i;
+            json_t *item;
+            json_array_foreach(val, i, item) {
+                if (is_scalar(item)) {
+                    nd_buf_addf(out, "%*s", indent + 2, "");
+                    scalar(item, out);
+                    nd_buf_addch(out, '\n');
+                } else if (json_is_object(item)) {
+                    tree(item, indent + 2, out);
+                }
+            }
+        } else if (json_object_size(val) == 0) {
+            nd_buf_addf(out, "%*s%-*s  <none>\n", indent, "", (int)width, t.data);
+        } else {
+            nd_buf_addf(out, "%*s%s\n", indent, "", t.data);
+            tree(val, indent + 2, out);
+        }
+        nd_buf_release(&t);
+    }
+}
+
+static void map_line(const char *label, const json_t *m, struct nd_buf *out)
+{
+    if (!json_object_size(m)) {
+        nd_buf_addf(out, "%-15s<none>\n", label);
+        return;
+    }
+    bool first = true;
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)m, k, v) {
+        nd_buf_addf(out, "%-15s%s=%s\n", first ? label : "", k,
+                    json_is_string(v) ? json_string_value(v) : "");
+        first = false;
+    }
+}
+
+static void money_line(const char *label, const json_t *obj, const char *path_a,
+                       const char *path_b, struct nd_buf *out)
+{
+    const json_t *status = json_object_get(obj, "status");
+    const json_t *spec = json_object_get(obj, "spec");
+    const char *a = json_string_value(json_object_get(status, path_a));
+    const char *b = path_b ? json_string_value(json_object_get(spec, path_b)) : NULL;
+    if (!a && !b)
+        return;
+    int64_t m;
+    struct nd_status st = ND_STATUS_INIT;
+    nd_buf_addf(out, "%-15s", label);
+    if (a && nd_money_parse(a, &m, &st) == 0)
+        nd_money_human(m, out);
+    else
+        nd_buf_adds(out, "$0.00");
+    if (b && nd_money_parse(b, &m, &st) == 0) {
+        nd_buf_adds(out, " of ");
+        nd_money_human(m, out);
+        nd_buf_adds(out, " max");
+    }
+    nd_buf_addch(out, '\n');
+    nd_status_release(&st);
+}
+
+static void conditions(const json_t *obj, struct nd_buf *out)
+{
+    const json_t *conds = json_object_get(json_object_get(obj, "status"), "conditions");
+    if (!json_array_size(conds))
+        return;
+    nd_buf_adds(out, "Conditions:\n  Type                Status  Reason              Age    Message\n"
+                     "  ----                ------  ------              ---    -------\n");
+    size_t i;
+    json_t *c;
+    json_array_foreach(conds, i, c) {
+        struct nd_buf a = ND_BUF_INIT;
+        age(json_string_value(json_object_get(c, "lastTransitionTime")), &a);
+        const char *type = json_string_value(json_object_get(c, "type"));
+        const char *status = json_string_value(json_object_get(c, "status"));
+        const char *reason = json_string_value(json_object_get(c, "reason"));
+        const char *msg = json_string_value(json_object_get(c, "message"));
+        nd_buf_addf(out, "  %-19s %-7s %-19s %-6s %s\n", type ? type : "", status ? status : "",
+                    reason ? reason : "", a.data, msg ? msg : "");
+        nd_buf_release(&a);
+    }
+}
+
+static void owned(struct nd_ctx *ctx, const json_t *obj, struct nd_buf *out)
+{
+    const json_t *meta = json_object_get(obj, "metadata");
+    const char *uid = json_string_value(json_object_get(meta, "uid"));
+    const char *ns = json_string_value(json_object_get(meta, "namespace"));
+    if (!uid || !ns)
+        return;
+    static const char *const kinds[] = {"jobs", "poolactions", NULL};
+    bool header = false;
+    for (int i = 0; kinds[i]; i++) {
+        const struct nd_kind *k = nd_kind_by_plural("nodus.dev", kinds[i]);
+        struct nd_buf p = ND_BUF_INIT;
+        nd_kind_path(k, ns, NULL, NULL, &p);
+        json_t *list = NULL;
+        int code;
+        struct nd_status st = ND_STATUS_INIT;
+        nd_write(ctx, "GET", p.data, NULL, NULL, &list, &code, &st);
+        nd_status_release(&st);
+        nd_buf_release(&p);
+        size_t j;
+        json_t *item;
+        json_array_foreach(json_object_get(list, "items"), j, item) {
+            size_t r;
+            json_t *ref;
+            json_array_foreach(json_object_get(json_object_get(item, "metadata"),
+                                               "ownerReferences"),
+                               r, ref) {
+                const char *ru = json_string_value(json_object_get(ref, "uid"));
+                if (!ru || strcmp(ru, uid))
+                    continue;
+                const char *phase = json_string_value(
+                    json_object_get(json_object_get(item, "status"), "phase"));
+                if (!header)
+                    nd_buf_adds(out, "Owns:\n");
+                header = true;
+                nd_buf_addf(out, "  %s.%s/%s (%s)\n", k->singular, k->group,
+                            json_string_value(json_object_get(json_object_get(item, "metadata"),
+                                                              "name")),
+                            phase ? phase : "-");
+            }
+        }
+        json_decref(list);
+    }
+}
+
+static void events(struct nd_ctx *ctx, const struct nd_kind *k, const json_t *obj,
+                   struct nd_buf *out)
+{
+    const json_t *meta = json_object_get(obj, "metadata");
+    const char *ns = json_string_value(json_object_get(meta, "namespace"));
+    const char *name = json_string_value(json_object_get(meta, "name"));
+    if (!ns || !name) {
+        nd_buf_adds(out, "Events:        <none>\n");
+        return;
+    }
+    struct nd_buf p = ND_BUF_INIT;
+    nd_buf_adds(&p, "/api/v1/namespaces/");
+    nd_buf_add_urlencoded(&p, ns);
+    nd_buf_adds(&p, "/events?fieldSelector=");
+    struct nd_buf sel = ND_BUF_INIT;
+    nd_buf_addf(&sel, "involvedObject.name=%s,involvedObject.kind=%s", name, k->kind);
+    nd_buf_add_urlencoded(&p, sel.data);
+    nd_buf_release(&sel);
+    json_t *list = NULL;
+    int code;
+    struct nd_status st = ND_STATUS_INIT;
+    nd_write(ctx, "GET", p.data, NULL, NULL, &list, &code, &st);
+    nd_status_release(&st);
+    nd_buf_release(&p);
+    json_t *items = json_object_get(list, "items");
+    if (!json_array_size(items)) {
+        nd_buf_adds(out, "Events:        <none>\n");
+        json_decref(list);
+        return;
+    }
+    nd_buf_adds(out, "Events:\n  Type     Reason          Age    From    Message\n"
+                     "  ----     ------          ---    ----    -------\n");
+    size_t n = json_array_size(items), from = n > 20 ? n - 20 : 0;
+    for (size_t i = from; i < n; i++) {
+        json_t *e = json_array_get(items, i);
+        struct nd_buf a = ND_BUF_INIT;
+        age(json_string_value(json_object_get(e, "lastTimestamp")), &a);
+        const char *src =
+            json_string_value(json_object_get(json_object_get(e, "source"), "component"));
+        nd_buf_addf(out, "  %-8s %-15s %-6s %-7s %s\n",
+                    json_string_value(json_object_get(e, "type")),
+                    json_string_value(json_object_get(e, "reason")), a.data, src ? src : "",
+                    json_string_value(json_object_get(e, "message")));
+        nd_buf_release(&a);
+    }
+    json_decref(list);
+}
+
+static void describe_one(struct nd_ctx *ctx, const struct nd_kind *k, const json_t *obj,
+                         bool show_events, struct nd_buf *out)
+{
+    const json_t *meta = json_object_get(obj, "metadata");
+    const json_t *spec = json_object_get(obj, "spec");
+    const json_t *status = json_object_get(obj, "status");
+    nd_buf_addf(out, "%-15s%s\n", "Name:", json_string_value(json_object_get(meta, "name")));
+    if (k->namespaced)
+        nd_buf_addf(out, "%-15s%s\n", "Project:",
+                    json_string_value(json_object_get(meta, "namespace")));
+    nd_buf_addf(out, "%-15s%s (%s)\n", "Kind:", k->kind, k->api_version);
+    map_line("Labels:", json_object_get(meta, "labels"), out);
+    json_t *ann = json_deep_copy(json_object_get(meta, "annotations"));
+    json_object_del(ann, "kubectl.kubernetes.io/last-applied-configuration");
+    map_line("Annotations:", ann, out);
+    json_decref(ann);
+    const char *created = json_string_value(json_object_get(meta, "creationTimestamp"));
+    struct nd_buf a = ND_BUF_INIT;
+    age(created, &a);
+    nd_buf_addf(out, "%-15s%s (%s ago)\n", "Created:", created ? created : "<unknown>", a.data);
+    nd_buf_release(&a);
+    nd_buf_addf(out, "%-15s%s\n", "UID:", json_string_value(json_object_get(meta, "uid")));
+    const char *del = json_string_value(json_object_get(meta, "deletionTimestamp"));
+    if (del)
+        nd_buf_addf(out, "%-15s%s\n", "Deleting since:", del);
+    json_t *fins = json_object_get(meta, "finalizers");
+    if (json_array_size(fins)) {
+        nd_buf_addf(out, "%-15s", "Finalizers:");
+        size_t i;
+        json_t *f;
+        json_array_foreach(fins, i, f) nd_buf_addf(out, "%s%s", i ? ", " : "", json_string_value(f));
+        nd_buf_addch(out, '\n');
+    }
+    size_t i;
+    json_t *ref;
+    json_array_foreach(json_object_get(meta, "ownerReferences"), i, ref) {
+        nd_buf_addf(out, "%-15s%s/%s\n", "Controlled By:",
+                    json_string_value(json_object_get(ref, "kind")),
+                    json_string_value(json_object_get(ref, "name")));
+    }
+    if (json_string_value(json_object_get(spec, "state")))
+        nd_buf_addf(out, "%-15s%s\n", "State:", json_string_value(json_object_get(spec, "state")));
+    if (json_string_value(json_object_get(status, "phase")))
+        nd_buf_addf(out, "%-15s%s\n", "Phase:",
+                    json_string_value(json_object_get(status, "phase")));
+    money_line("Cost:", obj, "costUSD", "maxCostUSD", out);
+    if (json_object_size(spec)) {
+        nd_buf_adds(out, "Spec:\n");
+        tree(spec, 2, out);
+    }
+    if (json_object_size(status)) {
+        json_t *rest = json_deep_copy(status);
+        json_object_del(rest, "conditions");
+        if (json_object_size(rest)) {
+            nd_buf_adds(out, "Status:\n");
+            tree(rest, 2, out);
+        }
+        json_decref(rest);
+    }
+    conditions(obj, out);
+    owned(ctx, obj, out);
+    if (show_events)
+        events(ctx, k, obj, out);
+}
+
+int cmd_describe(int argc, char **argv, struct nd_ctx *ctx)
+{
+    struct nd_opts o;
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_res_list res = {0};
+    int worst = 0;
+    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
+        nd_resolve_args(o.npos, o.pos, &res, &st) < 0) {
+        worst = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    bool show_events = !nd_opt_set(&o, "show-events") || nd_opt_bool(&o, "show-events");
+    size_t shown = 0;
+    for (size_t i = 0; i < res.n; i++) {
+        const struct nd_kind *k = res.v[i].k;
+        const char *ns = k->namespaced ? (ctx->all_projects ? NULL : nd_ctx_namespace(ctx)) : NULL;
+        json_t *objs = json_array();
+        if (res.by_name) {
+            for (size_t j = 0; j < json_array_size(res.v[i].names); j++) {
+                struct nd_buf p = ND_BUF_INIT;
+                nd_kind_path(k, k->namespaced ? nd_ctx_namespace(ctx) : NULL,
+                             json_string_value(json_array_get(res.v[i].names, j)), NULL, &p);
+                json_t *obj = NULL;
+                int code;
+                if (nd_write(ctx, "GET", p.data, NULL, NULL, &obj, &code, &st) < 0) {
+                    int c = nd_cli_error(ctx, &st);
+                    if (!worst)
+                        worst = c;
+                    nd_status_release(&st);
+                } else {
+                    json_array_append_new(objs, obj);
+                }
+                nd_buf_release(&p);
+            }
+        } else {
+            struct nd_buf p = ND_BUF_INIT;
+            nd_kind_path(k, ns, NULL, NULL, &p);
+            if (nd_opt_str(&o, "selector")) {
+                nd_buf_adds(&p, "?labelSelector=");
+                nd_buf_add_urlencoded(&p, nd_opt_str(&o, "selector"));
+            }
+            json_t *list = NULL;
+            int code;
+            if (nd_write(ctx, "GET", p.data, NULL, NULL, &list, &code, &st) < 0) {
+                worst = nd_cli_error(ctx, &st);
+                nd_status_release(&st);
+            } else {
+                json_array_extend(objs, json_object_get(list, "items"));
+            }
+            json_decref(list);
+            nd_buf_release(&p);
+        }
+        size_t j;
+        json_t *obj;
+        json_array_foreach(objs, j, obj) {
+            struct nd_buf out = ND_BUF_INIT;
+            if (shown++)
+                nd_buf_addch(&out, '\n');
+            describe_one(ctx, k, obj, show_events, &out);
+            nd_out(&out);
+            fflush(stdout);
+            nd_buf_release(&out);
+        }
+        json_decref(objs);
+    }
+    if (!shown && !worst && !res.by_name)
+        fprintf(stderr, "No resources found in %s namespace.\n", nd_ctx_namespace(ctx));
+out:
+    nd_res_list_release(&res);
+    nd_status_release(&st);
+    nd_opts_release(&o);
+    return worst;
+}
