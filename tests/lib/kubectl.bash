@@ -1,0 +1,227 @@
+# Helpers for the kubectl suite (tests/kubectl/): run the REAL kubectl binaries of the
+# machine against this file's emulator. Load after ../lib/common. Every kubectl run costs
+# about 0.12 s of CPU, and the suite runs each test for five versions: check what a
+# write stored with curl (emu_get), not with another kubectl run.
+#
+#   kubectl_setup           in setup_file, after start_emulator: finds the kubectl
+#                           versions, writes a kubeconfig into BATS_FILE_TMPDIR
+#   kubectl_require         in setup: skips when the machine has no kubectl at all
+#   for KV in $KC_VERSIONS; do kc_use; ...; done
+#                           runs a test body once per version; kc_use prints a marker
+#                           line "=== kubectl 1.31" (shown when the test fails, so the
+#                           failing version is the last marker above the failure) and
+#                           sets SFX (e.g. 131) for fresh object names per version
+#   kc ARGS...              the kubectl of the last kc_use, with the file's kubeconfig,
+#                           its own cache dir and HOME/TMPDIR inside BATS_FILE_TMPDIR
+#   kc_show_last            in teardown: prints the last run's stdout and stderr when
+#                           the test failed
+#   kc_bg OUT ARGS...       kc in the background, stdout+stderr to OUT; sets
+#                           KC_BG_PID (kubectl's own pid: wait for it, or kill it)
+#   wait_for_line FILE RE   waits until FILE has a line matching RE
+#   wait_for_watches N      waits until the emulator has N watches open
+#   mask_age                stdin -> stdout: a kubectl table with every AGE cell
+#                           replaced by "<age>" (header keeps "AGE")
+#   assert_table            compares $output, masked, with the table on stdin
+#   fixture NAME [SED...]   prints tests/kubectl/fixtures/NAME, through sed expressions
+#   job_file NAME [SED...]  writes fixtures/job-min.yaml named NAME (through SED...) to
+#                           $BATS_TEST_TMPDIR/NAME.yaml and prints that path
+#   emu_apply_yaml NS PLURAL YAML
+#                           POSTs a YAML manifest with curl (fails unless 201)
+#   emu_namespace NAME      creates a project with curl
+#   emu_get NS PLURAL NAME  GETs an object with curl: EMU_CODE (HTTP status), EMU_OBJ
+#                           (the body); checks of what kubectl wrote use it, so they
+#                           cost no kubectl run
+
+# The versions the suite runs, each that the machine has (kubectl.<version> beside the
+# target of the kubectl on PATH). ND_KUBECTL_VERSIONS="1.33" narrows a run while
+# debugging. 1.27 and 1.28 are left out: their writes need OpenAPI v2 as protobuf
+# (kubectl-compat.md).
+KC_WANTED=${ND_KUBECTL_VERSIONS:-"1.29 1.30 1.31 1.32 1.33"}
+
+kubectl_setup() {
+    KC_DIR=
+    KC_VERSIONS=
+    local path v
+    path=$(command -v kubectl 2>/dev/null || true)
+    if [ -n "$path" ]; then
+        KC_DIR=$(dirname "$(readlink -f "$path")")
+        for v in $KC_WANTED; do
+            [ -x "$KC_DIR/kubectl.$v" ] && KC_VERSIONS="$KC_VERSIONS $v"
+        done
+        # No versioned binary: the kubectl on PATH, whatever it is.
+        [ -n "$KC_VERSIONS" ] || { KC_VERSIONS=path; KC_DIR=$(dirname "$path"); }
+    fi
+    KC_VERSIONS=${KC_VERSIONS# }
+    KC_CONFIG=$BATS_FILE_TMPDIR/kubeconfig
+    mkdir -p "$BATS_FILE_TMPDIR/home" "$BATS_FILE_TMPDIR/tmp"
+    cat >"$KC_CONFIG" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: emulator
+  cluster:
+    server: $EMU_URL
+users:
+- name: emulator
+  user: {}
+contexts:
+- name: emulator
+  context:
+    cluster: emulator
+    user: emulator
+    namespace: default
+current-context: emulator
+EOF
+    export KC_DIR KC_VERSIONS KC_CONFIG
+}
+
+kubectl_require() {
+    [ -n "${KC_VERSIONS:-}" ] || skip "kubectl is not installed on this machine"
+    # Nothing of the user's: no other kubeconfig, differ or editor.
+    unset KUBECONFIG KUBECTL_EXTERNAL_DIFF KUBE_EDITOR
+}
+
+kc_use() {
+    echo "=== kubectl $KV"
+    SFX=${KV//./}
+    if [ "$KV" = path ]; then
+        KC_BIN=$KC_DIR/kubectl
+    else
+        KC_BIN=$KC_DIR/kubectl.$KV
+    fi
+}
+
+# HOME and TMPDIR keep kubectl (the dispatcher's /version cache, diff's and edit's
+# files) out of the user's ~/.kube and /tmp. One fork and exec: a run costs enough.
+kc() {
+    HOME=$BATS_FILE_TMPDIR/home TMPDIR=$BATS_FILE_TMPDIR/tmp \
+        "$KC_BIN" --kubeconfig "$KC_CONFIG" --cache-dir "$BATS_FILE_TMPDIR/cache-$KV" "$@"
+}
+
+# In the background, $! is kubectl itself (a simple command forks and execs).
+kc_bg() {
+    local out=$1
+    shift
+    HOME=$BATS_FILE_TMPDIR/home TMPDIR=$BATS_FILE_TMPDIR/tmp \
+        "$KC_BIN" --kubeconfig "$KC_CONFIG" --cache-dir "$BATS_FILE_TMPDIR/cache-$KV" "$@" \
+        >"$out" 2>&1 &
+    KC_BG_PID=$!
+}
+
+# Waits (up to ~10 s) until FILE holds a line matching the extended regexp RE.
+wait_for_line() {
+    local file=$1 re=$2 i
+    for i in $(seq 1 100); do
+        grep -Eq "$re" "$file" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    echo "no line matching '$re' in $file:" >&2
+    cat "$file" >&2
+    return 1
+}
+
+# Waits (up to ~10 s) until the emulator has at least N watches open (its stats).
+wait_for_watches() {
+    local n=$1 i open=
+    for i in $(seq 1 100); do
+        open=$(curl -sS "$EMU_URL/emulator/v1/stats" | jq -r .watchesOpen)
+        [ "$open" -ge "$n" ] 2>/dev/null && return 0
+        sleep 0.1
+    done
+    echo "only ${open:-?} watches open, wanted $n" >&2
+    return 1
+}
+
+mask_age() {
+    awk '
+        /^(NAMESPACE +)?NAME +/ {
+            s = index($0, " AGE")
+            w = 0
+            if (s) {
+                s++
+                rest = substr($0, s + 3)
+                m = match(rest, /[^ ]/)
+                if (m) w = 3 + m - 1       # the cell and its padding; 0: last column
+            }
+            print
+            next
+        }
+        s && length($0) >= s {
+            if (w) printf "%s%-*s%s\n", substr($0, 1, s - 1), w, "<age>", substr($0, s + w)
+            else print substr($0, 1, s - 1) "<age>"
+            next
+        }
+        { print }'
+}
+
+assert_table() {
+    local got expected
+    got=$(printf '%s\n' "$output" | mask_age)
+    expected=$(cat)
+    assert_equal "$got" "$expected"
+}
+
+fixture() {
+    local name=$1
+    shift
+    local args=() e
+    for e in "$@"; do args+=(-e "$e"); done
+    if [ ${#args[@]} -eq 0 ]; then
+        cat "$BATS_TEST_DIRNAME/fixtures/$name"
+    else
+        sed "${args[@]}" "$BATS_TEST_DIRNAME/fixtures/$name"
+    fi
+}
+
+job_file() {
+    local name=$1
+    shift
+    fixture job-min.yaml "s/NAME/$name/" "$@" >"$BATS_TEST_TMPDIR/$name.yaml"
+    echo "$BATS_TEST_TMPDIR/$name.yaml"
+}
+
+emu_apply_yaml() {
+    local ns=$1 plural=$2 yaml=$3 code
+    code=$(printf '%s\n' "$yaml" | curl -sS -o "$BATS_FILE_TMPDIR/emu_apply.out" -w '%{http_code}' \
+        -X POST -H 'Content-Type: application/yaml' --data-binary @- \
+        "$EMU_URL/apis/nodus.dev/v1/namespaces/$ns/$plural")
+    if [ "$code" != 201 ]; then
+        echo "POST $ns/$plural answered $code:" >&2
+        cat "$BATS_FILE_TMPDIR/emu_apply.out" >&2
+        return 1
+    fi
+}
+
+emu_namespace() {
+    local code
+    code=$(curl -sS -o "$BATS_FILE_TMPDIR/emu_apply.out" -w '%{http_code}' -X POST \
+        -H 'Content-Type: application/json' \
+        --data-binary "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$1\"}}" \
+        "$EMU_URL/api/v1/namespaces")
+    if [ "$code" != 201 ]; then
+        echo "POST namespace $1 answered $code:" >&2
+        cat "$BATS_FILE_TMPDIR/emu_apply.out" >&2
+        return 1
+    fi
+}
+
+# For teardown: when the test failed, shows what the last `run` captured (bats prints
+# only the failed check), so a report carries kubectl's own words.
+kc_show_last() {
+    [ -z "${BATS_TEST_COMPLETED:-}" ] || return 0
+    echo "--- last kubectl stdout:"
+    printf '%s\n' "${output:-}"
+    echo "--- last kubectl stderr:"
+    printf '%s\n' "${stderr:-}"
+    if [ -n "${EMU_CODE:-}" ]; then
+        echo "--- last emu_get: $EMU_CODE"
+        printf '%s\n' "$EMU_OBJ"
+    fi
+}
+
+emu_get() {
+    local ns=$1 plural=$2 name=$3 got
+    got=$(curl -sS -w '\n%{http_code}' "$EMU_URL/apis/nodus.dev/v1/namespaces/$ns/$plural/$name")
+    EMU_CODE=${got##*$'\n'}
+    EMU_OBJ=${got%$'\n'*}
+}
