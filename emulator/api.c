@@ -8,6 +8,7 @@
 
 #include "errors.h"
 #include "json/json.h"
+#include "protobuf.h"
 #include "selector/selector.h"
 #include "table.h"
 #include "util/validate.h"
@@ -61,6 +62,9 @@ json_t *em_api_body(struct em_api *a, bool yaml_ok)
                       "the request has no body");
         return NULL;
     }
+    if (ct && strncasecmp(ct, "application/vnd.kubernetes.protobuf", 35) == 0)
+        return em_protobuf_namespace((const unsigned char *)a->req->body.data, a->req->body.len,
+                                     &a->st);
     bool yaml = ct && (strncasecmp(ct, "application/yaml", 16) == 0 ||
                        strncasecmp(ct, "application/apply-patch+yaml", 28) == 0);
     if (yaml && !yaml_ok) {

@@ -9,6 +9,7 @@
 #include "errors.h"
 #include "objects.h"
 #include "patch/ssa.h"
+#include "pricebook.h"
 #include "util/id.h"
 #include "util/validate.h"
 #include "util/xmalloc.h"
@@ -182,8 +183,10 @@ static int validate(struct em_api *a, struct em_write *w, json_t *obj)
                  : nd_kind_validate(a->kind, obj, w->fv, warnings, &a->st);
     set_warnings(a, warnings);
     json_decref(warnings);
-    if (rc == 0 && !w->status_only)
+    if (rc == 0 && !w->status_only) {
+        nd_kind_prune(a->kind, obj); /* unknown fields were warned about; they are not kept */
         rc = check_references(a, obj);
+    }
     return rc;
 }
 
@@ -195,6 +198,43 @@ static void record_update(struct em_api *a, struct em_write *w, const json_t *ol
     em_now_rfc3339(a->srv, now);
     nd_ssa_record_update(old, obj, w->manager, a->kind->api_version,
                          w->status_only ? "status" : "", now);
+}
+
+/* A dry-run create of a kind that uses compute answers its estimate and the ETag the
+ * real create may send as If-Match to do exactly what was reviewed. (Updates answer
+ * none: `kubectl diff` shows a dry-run update's answer, and an estimate is not a change.) */
+static void add_review(struct em_api *a, json_t *obj)
+{
+    json_t *est = em_estimate(a->srv, a->kind->plural, obj);
+    if (!est)
+        return;
+    json_t *status = json_object_get(obj, "status");
+    if (!json_is_object(status)) {
+        status = json_object();
+        json_object_set_new(obj, "status", status);
+    }
+    json_object_set_new(status, "estimate", est);
+    char *etag = em_review_etag(a->srv, obj);
+    em_resp_set_header(a->resp, "ETag", etag);
+    free(etag);
+}
+
+/* If-Match: the spec and the price book must be what was reviewed. */
+static int check_if_match(struct em_api *a, const json_t *obj)
+{
+    const char *want = em_req_header(a->req, "if-match");
+    if (!want || !*want || !strcmp(want, "*"))
+        return 0;
+    char *etag = em_review_etag(a->srv, obj);
+    bool same = strcmp(want, etag) == 0;
+    free(etag);
+    if (same)
+        return 0;
+    return nd_status_set(&a->st, "PreconditionFailed",
+                         "review again with --dry-run=server and send the new ETag",
+                         "If-Match %s no longer matches: the spec or the price book changed "
+                         "since the review",
+                         want);
 }
 
 /* The same-spec retry rule: 200 with the existing object, or AlreadyExists listing
@@ -322,9 +362,12 @@ int em_write_create(struct em_api *a, struct em_write *w, json_t *obj)
     record_update(a, w, NULL, obj);
     em_obj_normalize(obj);
     if (w->dry_run) {
+        add_review(a, obj);
         em_api_answer(a, 201, obj);
         return 0;
     }
+    if (check_if_match(a, obj) < 0)
+        return -1;
     if (em_obj_add(srv, k, obj, &a->st) < 0)
         return -1;
     em_event_record(srv, k, obj, "Normal", "Created", "created by %s", a->identity);
@@ -461,15 +504,17 @@ int em_write_update(struct em_api *a, struct em_write *w, json_t *old, json_t *o
     json_object_set(nm, "resourceVersion", json_object_get(json_object_get(old, "metadata"),
                                                            "resourceVersion"));
     em_obj_normalize(obj);
-    if (nd_json_equal(old, obj)) {
-        em_api_answer(a, 200, old);
-        return 0;
-    }
     if (w->dry_run) {
         json_t *gen = json_object_get(json_object_get(old, "metadata"), "generation");
         if (!nd_json_equal(json_object_get(old, "spec"), json_object_get(obj, "spec")))
             json_object_set_new(nm, "generation", json_integer(json_integer_value(gen) + 1));
         em_api_answer(a, 200, obj);
+        return 0;
+    }
+    if (!w->status_only && check_if_match(a, obj) < 0)
+        return -1;
+    if (nd_json_equal(old, obj)) {
+        em_api_answer(a, 200, old);
         return 0;
     }
     if (em_obj_update(srv, k, old, obj, &a->st) < 0)

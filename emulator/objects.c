@@ -106,7 +106,18 @@ static void reorder(json_t *obj, const char *const *order)
 void em_obj_normalize(json_t *obj)
 {
     reorder(obj, top_order);
-    reorder(json_object_get(obj, "metadata"), meta_order);
+    json_t *meta = json_object_get(obj, "metadata");
+    /* empty maps and lists are left out, as kube-apiserver does (so `kubectl diff` of a
+     * patch carrying `annotations: {}` shows no change) */
+    static const char *const empties[] = {"labels", "annotations", "finalizers",
+                                          "ownerReferences", "managedFields", NULL};
+    for (int i = 0; empties[i]; i++) {
+        json_t *v = json_object_get(meta, empties[i]);
+        if ((json_is_object(v) && !json_object_size(v)) ||
+            (json_is_array(v) && !json_array_size(v)) || json_is_null(v))
+            json_object_del(meta, empties[i]);
+    }
+    reorder(meta, meta_order);
 }
 
 static void set_rv(struct em_server *srv, json_t *obj)

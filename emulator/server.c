@@ -10,6 +10,7 @@
 
 #include "fsutil.h"
 #include "idempotency.h"
+#include "pricebook.h"
 #include "router.h"
 #include "util/xmalloc.h"
 
@@ -173,6 +174,12 @@ int em_server_run(struct em_server *srv)
     if (em_journal_last_rev(&srv->journal) > srv->store.revision)
         srv->store.revision = em_journal_last_rev(&srv->journal);
 
+    struct nd_status pst = ND_STATUS_INIT;
+    if (em_pricebook_load(srv, &pst) < 0) {
+        fprintf(stderr, "nodus-emulator: %s\n", pst.message);
+        nd_status_release(&pst);
+        goto out_journal;
+    }
     if (em_router_init(srv, &err) < 0) {
         fprintf(stderr, "nodus-emulator: %s\n", err.data);
         goto out_journal;
@@ -222,6 +229,7 @@ out_http:
 out_router:
     save_meta(srv);
     em_router_release(srv);
+    em_pricebook_release(srv);
 out_journal:
     em_journal_close(&srv->journal);
 out_store:

@@ -60,6 +60,10 @@ int nd_schemas_check(struct nd_status *st);
  * member that is not nullable is removed first (pruned), so it is defaulted too. */
 void nd_kind_default(const struct nd_kind *k, json_t *obj);
 
+/* Drops, in place, every member the kind's schema does not know (except below
+ * x-kubernetes-preserve-unknown-fields and open additionalProperties), as kube-apiserver
+ * prunes custom resources: call it after nd_kind_validate has warned about them. */
+void nd_kind_prune(const struct nd_kind *k, json_t *obj);
 /* Validates everything but status (what a create, replace or patch may set). Unknown
  * fields: Ignore drops nothing and says nothing, Warn appends `unknown field "spec.foo"`
  * to warnings (an array; may be NULL), Strict makes each an error. Also checks

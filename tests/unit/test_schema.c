@@ -571,10 +571,44 @@ static void test_defaults(void **state)
     nd_kind_default(nd_kind_lookup("jobs"), NULL); /* tolerated */
 }
 
+static void test_prune(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } rows[] = {
+        /* unknown members go, at any depth; known ones stay */
+        {"{apiVersion: nodus.dev/v1, kind: Job, metadata: {name: j, colour: red}, spec: {image: "
+         "nodus/a:1, gpuCount: 2, resources: {gpu: {model: L4, count: 1, speed: fast}}}}",
+         "{\"apiVersion\":\"nodus.dev/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"j\"},"
+         "\"spec\":{\"image\":\"nodus/a:1\",\"resources\":{\"gpu\":{\"model\":\"L4\","
+         "\"count\":1}}}}"},
+        /* map values (labels), list items and preserved trees (fieldsV1) are kept */
+        {"{kind: Job, metadata: {labels: {a: b}, managedFields: [{manager: m, fieldsV1: {'f:spec': "
+         "{'f:x': {}}}, extra: 1}]}, spec: {env: [{name: A, value: B, secret: C}]}}",
+         "{\"kind\":\"Job\",\"metadata\":{\"labels\":{\"a\":\"b\"},\"managedFields\":"
+         "[{\"manager\":\"m\",\"fieldsV1\":{\"f:spec\":{\"f:x\":{}}}}]},\"spec\":{\"env\":"
+         "[{\"name\":\"A\",\"value\":\"B\"}]}}"},
+        {"{kind: Pool, spec: {routing: {mode: Only, speed: 1}, nothing: {}}}",
+         "{\"kind\":\"Pool\",\"spec\":{\"routing\":{\"mode\":\"Only\"}}}"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        json_t *obj = load(rows[i].in);
+        const struct nd_kind *k =
+            nd_kind_by_kind(NULL, json_string_value(json_object_get(obj, "kind")));
+        nd_kind_prune(k, obj);
+        char *got = json_dumps(obj, JSON_COMPACT);
+        assert_string_equal(got, rows[i].out);
+        free(got);
+        json_decref(obj);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_schemas_load),
+        cmocka_unit_test(test_prune),
         cmocka_unit_test(test_schemas_described),
         cmocka_unit_test(test_registry_matches_schemas),
         cmocka_unit_test(test_schema_at),

@@ -1,0 +1,280 @@
+/* The price book and estimates; see pricebook.h. */
+#include "pricebook.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "json/json.h"
+#include "objects.h"
+#include "server.h"
+#include "util/hash.h"
+#include "util/money.h"
+#include "util/quantity.h"
+#include "util/time.h"
+#include "util/xmalloc.h"
+
+static const char default_book[] =
+    "{\n"
+    "  \"version\": 1,\n"
+    "  \"gpu\": {\n"
+    "    \"market\": {\"H100\": \"2.49\", \"A100\": \"1.29\", \"L40S\": \"0.99\", \"L4\": \"0.39\"},\n"
+    "    \"pool\": {\"H100\": \"0.00\", \"A100\": \"0.00\", \"L40S\": \"0.00\", \"L4\": \"0.00\"}\n"
+    "  },\n"
+    "  \"cpuCoreHourUSD\": \"0.04\",\n"
+    "  \"memoryGiBHourUSD\": \"0.005\",\n"
+    "  \"storageGiBMonthUSD\": \"0.08\",\n"
+    "  \"predictFeeUSDPerHour\": \"0.10\",\n"
+    "  \"holds\": {\"firstHoldHours\": 1},\n"
+    "  \"delays\": {\"queued\": \"5s\", \"provisioning\": \"30s\", \"pending\": \"2s\",\n"
+    "             \"starting\": \"10s\", \"jobRun\": \"10m\", \"finalCharge\": \"30s\"}\n"
+    "}\n";
+
+static json_t *book; /* one emulator per process */
+
+static int64_t money_at(const json_t *obj, const char *key)
+{
+    const char *s = json_string_value(json_object_get(obj, key));
+    int64_t m = 0;
+    struct nd_status st = ND_STATUS_INIT;
+    if (!s || nd_money_parse(s, &m, &st) < 0)
+        m = -1;
+    nd_status_release(&st);
+    return m;
+}
+
+/* Every price a decimal string, every delay a duration: what the simulation relies on. */
+static int check(const json_t *b, struct nd_status *st)
+{
+    if (!json_is_integer(json_object_get(b, "version")))
+        return nd_status_set(st, "Invalid", NULL, "pricebook: version must be an integer");
+    const json_t *gpu = json_object_get(b, "gpu");
+    static const char *const where[] = {"market", "pool"};
+    for (int i = 0; i < 2; i++) {
+        const json_t *m = json_object_get(gpu, where[i]);
+        if (!json_is_object(m))
+            return nd_status_set(st, "Invalid", NULL, "pricebook: gpu.%s must be an object of "
+                                                      "model -> hourly rate",
+                                 where[i]);
+        const char *model;
+        json_t *v;
+        json_object_foreach((json_t *)m, model, v) {
+            if (money_at(m, model) < 0)
+                return nd_status_set(st, "Invalid", NULL, "pricebook: gpu.%s.%s: not a decimal "
+                                                          "amount",
+                                     where[i], model);
+        }
+    }
+    static const char *const rates[] = {"cpuCoreHourUSD", "memoryGiBHourUSD",
+                                        "storageGiBMonthUSD", "predictFeeUSDPerHour", NULL};
+    for (int i = 0; rates[i]; i++)
+        if (money_at(b, rates[i]) < 0)
+            return nd_status_set(st, "Invalid", NULL, "pricebook: %s: not a decimal amount",
+                                 rates[i]);
+    const char *key;
+    json_t *v;
+    json_object_foreach(json_object_get(b, "delays"), key, v) {
+        int64_t ms;
+        if (!json_is_string(v) || nd_duration_parse(json_string_value(v), &ms, st) < 0)
+            return nd_status_set(st, "Invalid", NULL, "pricebook: delays.%s: not a duration",
+                                 key);
+    }
+    return 0;
+}
+
+int em_pricebook_load(struct em_server *srv, struct nd_status *st)
+{
+    char *path = em_store_path(&srv->store, "pricebook.json");
+    struct nd_buf b = ND_BUF_INIT;
+    int rc = -1;
+    if (em_read_file(path, &b) < 0) {
+        if (em_store_write_file(&srv->store, path, default_book, strlen(default_book), st) < 0)
+            goto out;
+        nd_buf_adds(&b, default_book);
+    }
+    json_t *j = nd_json_load(b.data, b.len, path, st);
+    if (!j)
+        goto out;
+    if (check(j, st) < 0) {
+        json_decref(j);
+        goto out;
+    }
+    json_decref(book);
+    book = j;
+    rc = 0;
+out:
+    nd_buf_release(&b);
+    free(path);
+    return rc;
+}
+
+void em_pricebook_release(struct em_server *srv)
+{
+    (void)srv;
+    json_decref(book);
+    book = NULL;
+}
+
+const json_t *em_pricebook(const struct em_server *srv)
+{
+    (void)srv;
+    return book;
+}
+
+int64_t em_pricebook_version(const struct em_server *srv)
+{
+    (void)srv;
+    return json_integer_value(json_object_get(book, "version"));
+}
+
+int64_t em_gpu_rate(const struct em_server *srv, const char *model, int pool)
+{
+    (void)srv;
+    const json_t *m = json_object_get(json_object_get(book, "gpu"), pool ? "pool" : "market");
+    return model && json_object_get(m, model) ? money_at(m, model) : -1;
+}
+
+int64_t em_delay_ms(const struct em_server *srv, const char *name)
+{
+    (void)srv;
+    const char *s = json_string_value(json_object_get(json_object_get(book, "delays"), name));
+    int64_t ms = 0;
+    struct nd_status st = ND_STATUS_INIT;
+    if (!s || nd_duration_parse(s, &ms, &st) < 0)
+        ms = 0;
+    nd_status_release(&st);
+    return ms;
+}
+
+static int64_t quantity(const json_t *v, bool milli)
+{
+    struct nd_quantity q;
+    struct nd_status st = ND_STATUS_INIT;
+    int64_t out = 0;
+    char buf[32];
+    const char *s = json_string_value(v);
+    if (json_is_integer(v)) {
+        snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
+        s = buf;
+    }
+    if (s && nd_quantity_parse(s, &q, &st) == 0) {
+        if (milli ? nd_quantity_milli(&q, &out) < 0 : nd_quantity_bytes(&q, &out) < 0)
+            out = 0;
+    }
+    nd_status_release(&st);
+    return out;
+}
+
+int64_t em_spec_rate(const struct em_server *srv, const char *plural, const json_t *spec)
+{
+    if (!strcmp(plural, "volumes")) {
+        /* per GiB-month; a month is 730 hours */
+        int64_t gib = quantity(json_object_get(spec, "size"), false) >> 30;
+        return gib * money_at(book, "storageGiBMonthUSD") / 730;
+    }
+    const json_t *res = json_object_get(spec, "resources");
+    const json_t *gpu = json_object_get(res, "gpu");
+    int64_t rate = 0;
+    if (gpu) {
+        bool pool = json_string_value(json_object_get(json_object_get(spec, "placement"), "pool"));
+        int64_t per = em_gpu_rate(srv, json_string_value(json_object_get(gpu, "model")), pool);
+        json_int_t count = json_integer_value(json_object_get(gpu, "count"));
+        if (per > 0)
+            rate += per * (count > 0 ? count : 1);
+    }
+    int64_t cpu_milli = quantity(json_object_get(res, "cpu"), true);
+    int64_t mem = quantity(json_object_get(res, "memory"), false);
+    rate += money_at(book, "cpuCoreHourUSD") * cpu_milli / 1000;
+    rate += (int64_t)((__int128)money_at(book, "memoryGiBHourUSD") * mem / (1LL << 30));
+    return rate;
+}
+
+static bool uses_compute(const char *plural)
+{
+    return !strcmp(plural, "jobs") || !strcmp(plural, "sandboxes") ||
+           !strcmp(plural, "functions") || !strcmp(plural, "pipelines");
+}
+
+static void set_money(json_t *o, const char *key, int64_t micros)
+{
+    struct nd_buf b = ND_BUF_INIT;
+    nd_money_format(micros, &b);
+    json_object_set_new(o, key, json_string(b.data));
+    nd_buf_release(&b);
+}
+
+/* How long a Job is expected to run: its annotation, else the price book's default,
+ * bounded by spec.maxDuration. */
+static int64_t job_run_ms(struct em_server *srv, const json_t *meta, const json_t *spec)
+{
+    int64_t ms = em_delay_ms(srv, "jobRun"), max;
+    struct nd_status st = ND_STATUS_INIT;
+    const char *ann = json_string_value(json_object_get(json_object_get(meta, "annotations"),
+                                                        "emulator.nodus.dev/duration"));
+    int64_t v;
+    if (ann && nd_duration_parse(ann, &v, &st) == 0)
+        ms = v;
+    const char *md = json_string_value(json_object_get(spec, "maxDuration"));
+    if (md && nd_duration_parse(md, &max, &st) == 0 && max < ms)
+        ms = max;
+    nd_status_release(&st);
+    return ms;
+}
+
+json_t *em_estimate(struct em_server *srv, const char *plural, const json_t *obj)
+{
+    if (!uses_compute(plural))
+        return NULL;
+    const json_t *spec = json_object_get(obj, "spec");
+    const json_t *meta = json_object_get(obj, "metadata");
+    int64_t rate = 0, expected = 0;
+    if (!strcmp(plural, "pipelines")) {
+        size_t i;
+        json_t *step;
+        json_array_foreach(json_object_get(spec, "steps"), i, step) {
+            const json_t *job = json_object_get(step, "job");
+            int64_t r = em_spec_rate(srv, "jobs", job), c = 0;
+            nd_money_mul_rate(r, job_run_ms(srv, NULL, job), &c);
+            expected += c;
+            if (r > rate)
+                rate = r;
+        }
+    } else {
+        rate = em_spec_rate(srv, plural, spec);
+        int64_t run = !strcmp(plural, "jobs") ? job_run_ms(srv, meta, spec) : 3600 * 1000;
+        nd_money_mul_rate(rate, run, &expected);
+    }
+    int64_t hold = 0, max = money_at(spec, "maxCostUSD");
+    nd_money_mul_rate(rate, 3600 * 1000, &hold);
+    if (max >= 0) {
+        if (hold > max)
+            hold = max;
+        if (expected > max)
+            expected = max;
+    }
+    json_t *e = json_object();
+    set_money(e, "rateUSDPerHour", rate);
+    set_money(e, "expectedCostUSD", expected);
+    set_money(e, "firstHoldUSD", hold);
+    bool long_running = !strcmp(plural, "sandboxes") || !strcmp(plural, "functions");
+    int64_t start = em_clock_now_ms(&srv->clock) +
+                    (long_running ? em_delay_ms(srv, "pending") + em_delay_ms(srv, "starting")
+                                  : em_delay_ms(srv, "queued") + em_delay_ms(srv, "provisioning"));
+    struct nd_buf t = ND_BUF_INIT;
+    nd_time_format(start / 1000, &t);
+    json_object_set_new(e, "startTime", json_string(t.data));
+    nd_buf_release(&t);
+    return e;
+}
+
+char *em_review_etag(const struct em_server *srv, const json_t *obj)
+{
+    char *spec = json_dumps(json_object_get(obj, "spec"), JSON_COMPACT | JSON_SORT_KEYS);
+    uint64_t h = nd_fnv64(ND_FNV64_INIT, spec ? spec : "", spec ? strlen(spec) : 0);
+    free(spec);
+    int64_t v = em_pricebook_version(srv);
+    h = nd_fnv64(h, &v, sizeof v);
+    char hex[17];
+    nd_hash_hex(h, hex);
+    return nd_xasprintf("\"%s\"", hex);
+}

@@ -1,0 +1,41 @@
+/* pricebook.h: the prices and default delays the emulator simulates with.
+ *
+ * Kept in DIR/pricebook.json (written with the defaults when absent) so a person can
+ * read and edit it. Money is integer micro-dollars inside, decimal strings in the file.
+ * `version` changes with any change but a move of a market rate (api.md: a moved rate
+ * does not invalidate a reviewed estimate; a changed price book does).
+ */
+#ifndef EM_PRICEBOOK_H
+#define EM_PRICEBOOK_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "util/status.h"
+
+struct em_server;
+
+/* Loads DIR/pricebook.json, writing the defaults first when it is absent. -1 with st
+ * when it exists and is not a valid price book. */
+int em_pricebook_load(struct em_server *srv, struct nd_status *st);
+void em_pricebook_release(struct em_server *srv);
+/* The price book as JSON. BORROWED. */
+const json_t *em_pricebook(const struct em_server *srv);
+int64_t em_pricebook_version(const struct em_server *srv);
+/* Hourly rate of a GPU model in micro-dollars, on the market or in a Pool; -1 when
+ * the model is not in the price book. */
+int64_t em_gpu_rate(const struct em_server *srv, const char *model, int pool);
+/* A default delay by name ("queued", "provisioning", "pending", "starting", "jobRun",
+ * "finalCharge") in ms. */
+int64_t em_delay_ms(const struct em_server *srv, const char *name);
+
+/* The hourly rate (micro-dollars) of an object's spec: GPUs (market, or Pool when
+ * spec.placement.pool is set), CPU cores and memory, or a Volume's storage. */
+int64_t em_spec_rate(const struct em_server *srv, const char *plural, const json_t *spec);
+/* status.estimate for a dry run of a kind that uses compute, or NULL (NEW):
+ * {rateUSDPerHour, expectedCostUSD, firstHoldUSD, startTime}. */
+json_t *em_estimate(struct em_server *srv, const char *plural, const json_t *obj);
+/* The ETag of a reviewed object: its spec and the price book version. NEW string. */
+char *em_review_etag(const struct em_server *srv, const json_t *obj);
+
+#endif

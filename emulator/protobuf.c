@@ -1,0 +1,179 @@
+/* Decoding a protobuf v1 Namespace; see protobuf.h. */
+#include "protobuf.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+struct pb {
+    const unsigned char *p, *end;
+    bool bad;
+};
+
+static uint64_t varint(struct pb *b)
+{
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (b->p >= b->end) {
+            b->bad = true;
+            return 0;
+        }
+        unsigned char c = *b->p++;
+        v |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80))
+            return v;
+    }
+    b->bad = true;
+    return 0;
+}
+
+/* The next field: its number, wire type and, for length-delimited ones, the bytes. */
+static bool next(struct pb *b, unsigned *field, unsigned *wire, struct pb *sub)
+{
+    if (b->p >= b->end || b->bad)
+        return false;
+    uint64_t key = varint(b);
+    *field = (unsigned)(key >> 3);
+    *wire = (unsigned)(key & 7);
+    switch (*wire) {
+    case 0: varint(b); break;
+    case 1: b->p += 8; break;
+    case 5: b->p += 4; break;
+    case 2: {
+        uint64_t n = varint(b);
+        if (b->bad || n > (uint64_t)(b->end - b->p)) {
+            b->bad = true;
+            return false;
+        }
+        sub->p = b->p;
+        sub->end = b->p + n;
+        sub->bad = false;
+        b->p += n;
+        break;
+    }
+    default: b->bad = true; return false;
+    }
+    if (b->p > b->end) {
+        b->bad = true;
+        return false;
+    }
+    return !b->bad;
+}
+
+static json_t *str(const struct pb *s)
+{
+    return json_stringn((const char *)s->p, (size_t)(s->end - s->p));
+}
+
+/* A map<string,string> entry: key = 1, value = 2. */
+static void map_entry(struct pb *e, json_t *map)
+{
+    unsigned f, w;
+    struct pb s;
+    json_t *k = NULL, *v = NULL;
+    while (next(e, &f, &w, &s)) {
+        if (w != 2)
+            continue;
+        if (f == 1) {
+            json_decref(k);
+            k = str(&s);
+        } else if (f == 2) {
+            json_decref(v);
+            v = str(&s);
+        }
+    }
+    if (k && json_string_value(k))
+        json_object_set_new(map, json_string_value(k), v ? v : json_string(""));
+    else
+        json_decref(v);
+    json_decref(k);
+}
+
+static json_t *object_meta(struct pb *m)
+{
+    json_t *meta = json_object();
+    unsigned f, w;
+    struct pb s;
+    while (next(m, &f, &w, &s)) {
+        if (w != 2)
+            continue;
+        json_t *v;
+        switch (f) {
+        case 1: json_object_set_new(meta, "name", str(&s)); break;
+        case 2: json_object_set_new(meta, "generateName", str(&s)); break;
+        case 11:
+        case 12: {
+            const char *key = f == 11 ? "labels" : "annotations";
+            v = json_object_get(meta, key);
+            if (!v) {
+                v = json_object();
+                json_object_set_new(meta, key, v);
+            }
+            map_entry(&s, v);
+            break;
+        }
+        case 14:
+            v = json_object_get(meta, "finalizers");
+            if (!v) {
+                v = json_array();
+                json_object_set_new(meta, "finalizers", v);
+            }
+            json_array_append_new(v, str(&s));
+            break;
+        default: break;
+        }
+    }
+    return meta;
+}
+
+json_t *em_protobuf_namespace(const unsigned char *data, size_t len, struct nd_status *st)
+{
+    if (len < 4 || memcmp(data, "k8s\0", 4) != 0) {
+        nd_status_set(st, "BadRequest", NULL, "a protobuf body must start with the k8s envelope");
+        return NULL;
+    }
+    struct pb env = {data + 4, data + len, false}, s, raw = {0};
+    unsigned f, w;
+    char kind[32] = "";
+    while (next(&env, &f, &w, &s)) {
+        if (f == 1 && w == 2) { /* TypeMeta: apiVersion = 1, kind = 2 */
+            struct pb t;
+            unsigned tf, tw;
+            while (next(&s, &tf, &tw, &t))
+                if (tf == 2 && tw == 2 && (size_t)(t.end - t.p) < sizeof kind) {
+                    memcpy(kind, t.p, (size_t)(t.end - t.p));
+                    kind[t.end - t.p] = '\0';
+                }
+        } else if (f == 2 && w == 2) {
+            raw = s;
+        }
+    }
+    if (env.bad || !raw.p || strcmp(kind, "Namespace") != 0) {
+        nd_status_set(st, "UnsupportedMediaType", "send the object as JSON",
+                      "only a v1 Namespace is read as protobuf; send other objects as JSON");
+        return NULL;
+    }
+    json_t *obj = json_pack("{ssss}", "apiVersion", "v1", "kind", "Namespace");
+    while (next(&raw, &f, &w, &s)) {
+        if (f == 1 && w == 2) {
+            json_object_set_new(obj, "metadata", object_meta(&s));
+        } else if (f == 2 && w == 2) {
+            json_t *fins = json_array();
+            struct pb t;
+            unsigned tf, tw;
+            while (next(&s, &tf, &tw, &t))
+                if (tf == 1 && tw == 2)
+                    json_array_append_new(fins, str(&t));
+            if (json_array_size(fins))
+                json_object_set_new(obj, "spec", json_pack("{so}", "finalizers", fins));
+            else
+                json_decref(fins);
+        }
+    }
+    if (raw.bad) {
+        json_decref(obj);
+        nd_status_set(st, "BadRequest", NULL, "the protobuf Namespace does not decode");
+        return NULL;
+    }
+    return obj;
+}
