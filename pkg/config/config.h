@@ -1,10 +1,19 @@
 /* config.h: kubeconfig-format configuration of the nodus CLI.
  *
  * The file is chosen as: an explicit path (--kubeconfig), else $NODUS_CONFIG, else
- * ~/.nodus/config, else $KUBECONFIG (its first path when it lists several, as kubectl
- * writes to the first). A missing file is an empty configuration (not an error).
+ * ~/.nodus/config when it exists, else the first entry of $KUBECONFIG (a ':'-separated
+ * list, as kubectl writes to the first) when that file exists, else ~/.nodus/config (so
+ * `nodus config set-...` creates it). Empty values count as unset. A missing file is an
+ * empty configuration (exists false), not an error; so is an empty file.
+ *
  * Format: kubectl's (apiVersion v1, kind Config, clusters, users, contexts,
- * current-context), read and written as YAML with key order kept.
+ * current-context, preferences), read as YAML (or JSON). The document is checked when
+ * read: clusters, users and contexts are lists of {name, cluster|user|context} with
+ * unique non-empty names and mapping bodies; the fields nodus reads have their types
+ * (strings; insecure-skip-tls-verify a boolean; the *-data fields base64 of PEM text).
+ * Fields nodus does not know are kept. Missing apiVersion, kind, preferences and lists
+ * are filled in (v1, Config, {}, []), so an empty configuration is that document.
+ * It is written back with sorted keys, as kubectl writes it.
  */
 #ifndef ND_CONFIG_H
 #define ND_CONFIG_H
@@ -22,17 +31,17 @@ struct nd_config {
 
 /* What one context resolves to, after flags and environment overrides. Strings owned. */
 struct nd_target {
-    char *context;   /* the context used, or NULL */
+    char *context; /* the context used, or NULL */
     char *cluster;
     char *user;
-    char *server;    /* required to talk to anything */
-    char *token;     /* from the user's token or tokenFile */
+    char *server; /* required to talk to anything */
+    char *token;  /* from the user's token or tokenFile */
     char *ca_file;
-    char *ca_data;   /* decoded PEM text */
+    char *ca_data; /* decoded PEM text */
     bool insecure;
     char *cert_file, *key_file;
     char *cert_data, *key_data; /* decoded PEM text */
-    char *namespace; /* the context's namespace, or "default" */
+    char *namespace;            /* ov->namespace, the context's, or "default" */
 };
 
 /* Overrides, highest first: flags, then NODUS_SERVER / NODUS_TOKEN, then the file. */
@@ -45,32 +54,73 @@ struct nd_overrides {
     bool insecure;
 };
 
-/* Picks and reads the file. -1 with st (Usage, naming the file and the YAML position)
- * when it exists but does not parse or is not a Config. */
+/* Picks and reads the file into cfg (which needs no initialisation). -1 with st (Usage)
+ * when the file exists but cannot be read, does not parse or is not a Config:
+ *   error loading config file "PATH": line 3, column 5: mapping values are not allowed ...
+ *   error loading config file "PATH": clusters[1].name: required
+ * (the second also as a cause with the field). cfg is then empty; releasing it is safe. */
 int nd_config_load(struct nd_config *cfg, const char *explicit_path, struct nd_status *st);
 void nd_config_release(struct nd_config *cfg);
-/* Writes the document back atomically (creating ~/.nodus with mode 0700, file 0600). */
+/* Writes the document to cfg->path (through a symbolic link to its target) as YAML with
+ * sorted keys, atomically: a temporary file in the same directory, fsync, rename. Missing
+ * directories are created with mode 0700, the file gets mode 0600. -1 with st (Usage,
+ * naming the file and the system's error). */
 int nd_config_save(const struct nd_config *cfg, struct nd_status *st);
 
-/* Resolves the current (or overridden) context. -1 with st (Usage) when a named context,
- * cluster or user is missing, or when no server is known ("no server: set one with
- * nodus config set-cluster ... or NODUS_SERVER"). */
+/* Resolves the current (or overridden) context into out (which needs no initialisation;
+ * on -1 it is left empty). ov may be NULL; empty strings in it count as not given.
+ *   context: ov->context, else current-context; none at all is fine when a server is
+ *            given by ov->server or NODUS_SERVER.
+ *   server:  ov->server, else $NODUS_SERVER, else the cluster's.
+ *   token:   ov->token, else $NODUS_TOKEN, else the user's token, else the contents of
+ *            its tokenFile without surrounding white space.
+ *   TLS:     ov->insecure or ov->ca_file replace the cluster's three settings (kubectl);
+ *            else certificate-authority, certificate-authority-data (decoded) and
+ *            insecure-skip-tls-verify. Client certificate/key files and -data likewise.
+ *   namespace: ov->namespace, else the context's, else "default".
+ * Relative paths in the file (certificate-authority, client-certificate, client-key,
+ * tokenFile) are relative to the file's directory and come out absolute; paths given in
+ * ov are passed on as they are. -1 with st (Usage):
+ *   context "x" does not exist
+ *   context "x": cluster "c" does not exist          (likewise user "u")
+ *   cluster "c" has no server: run nodus config set-cluster c --server URL, or set NODUS_SERVER
+ *   no server configured: run nodus emulator start, or nodus config set-cluster NAME
+ *     --server URL, or set NODUS_SERVER                (one line; no context and no server)
+ *   user "u": cannot read tokenFile "PATH": No such file or directory
+ *   clusters[0].cluster.certificate-authority-data: invalid base64 (or not PEM text) */
 int nd_config_resolve(const struct nd_config *cfg, const struct nd_overrides *ov,
                       struct nd_target *out, struct nd_status *st);
 void nd_target_release(struct nd_target *t);
 
-/* Edits, for `nodus config`: each fills a field only when given (NULL leaves it). */
-const char *nd_config_current_context(const struct nd_config *cfg); /* BORROWED or NULL */
+/* The current context's name, or NULL when unset or empty. BORROWED. */
+const char *nd_config_current_context(const struct nd_config *cfg);
+/* NEW array of context names, in file order. */
+json_t *nd_config_context_names(const struct nd_config *cfg);
+/* The body of the entry called name in list ("clusters", "users" or "contexts"): the
+ * {server: ...} of a cluster and so on. BORROWED, or NULL when there is none. */
+json_t *nd_config_get(const struct nd_config *cfg, const char *list, const char *name);
+
+/* Edits, for `nodus config` (kubectl config's semantics), on cfg->doc only (save after).
+ * Each returns 0, or -1 with st (Usage) for an empty name ("a cluster name is
+ * required") or a missing context ("context \"x\" does not exist").
+ * set-*: create the named entry at the end of its list, or update it in place keeping
+ * its other fields and the order of entries. A string argument NULL leaves its field,
+ * "" removes it. File paths are stored absolute (made so against the working
+ * directory). As kubectl: insecure 1 removes the CA settings, a CA file removes the CA
+ * data and insecure mode, a client certificate/key file removes its -data field.
+ * A token removes tokenFile and a tokenFile removes token (both given: both are set,
+ * the token wins when resolved). */
 int nd_config_use_context(struct nd_config *cfg, const char *name, struct nd_status *st);
 int nd_config_set_context(struct nd_config *cfg, const char *name, const char *cluster,
                           const char *user, const char *namespace, struct nd_status *st);
 int nd_config_set_cluster(struct nd_config *cfg, const char *name, const char *server,
-                          const char *ca_file, int insecure /* -1 leave */, struct nd_status *st);
+                          const char *ca_file, int insecure /* 1 set, 0 clear, -1 leave */,
+                          struct nd_status *st);
 int nd_config_set_credentials(struct nd_config *cfg, const char *name, const char *token,
-                              const char *token_file, const char *cert_file,
-                              const char *key_file, struct nd_status *st);
+                              const char *token_file, const char *cert_file, const char *key_file,
+                              struct nd_status *st);
+/* Removes a context: 1 when it was the current one (current-context is then removed,
+ * and the caller warns as kubectl does), 0 otherwise, -1 with st when it is missing. */
 int nd_config_delete_context(struct nd_config *cfg, const char *name, struct nd_status *st);
-/* NEW array of context names, in file order. */
-json_t *nd_config_context_names(const struct nd_config *cfg);
 
 #endif

@@ -1,0 +1,270 @@
+/* resolve.c: from a context to what the client needs (server, credentials, TLS).
+ *
+ * Precedence, highest first: flags (struct nd_overrides), then NODUS_SERVER and
+ * NODUS_TOKEN, then the file. An empty string counts as not given, as kubectl's
+ * overrides do. Relative paths in the file are relative to the file's directory
+ * (kubectl's ResolvePaths) and come out absolute; paths given as flags are the
+ * caller's, passed on as they are.
+ */
+#include "config/config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config/internal.h"
+#include "util/buf.h"
+#include "util/xmalloc.h"
+
+#define NO_SERVER                                                                                  \
+    "no server configured: run nodus emulator start, or nodus config set-cluster NAME "            \
+    "--server URL, or set NODUS_SERVER"
+
+/* A token file larger than this is not a token. */
+#define MAX_TOKEN_BYTES (64u << 10)
+
+static const char *given(const char *s)
+{
+    return s && *s ? s : NULL;
+}
+
+static char *dup_or_null(const char *s)
+{
+    return s ? nd_xstrdup(s) : NULL;
+}
+
+/* NEW absolute directory of the configuration file (kubectl resolves the file's
+ * relative paths against filepath.Abs(filepath.Dir(file))). */
+static char *config_dir(const struct nd_config *cfg)
+{
+    const char *slash = cfg->path ? strrchr(cfg->path, '/') : NULL;
+    if (!slash)
+        return cfg_absolute(".");
+    if (slash == cfg->path)
+        return nd_xstrdup("/");
+    char *dir = nd_xstrndup(cfg->path, (size_t)(slash - cfg->path));
+    char *abs = cfg_absolute(dir);
+    free(dir);
+    return abs;
+}
+
+/* NEW path of a file named in the configuration, or NULL when the field is not set. */
+static char *file_field(const json_t *body, const char *key, const char *dir)
+{
+    const char *v = cfg_str(body, key);
+    if (!v)
+        return NULL;
+    struct nd_buf b = ND_BUF_INIT;
+    cfg_join(&b, dir, v);
+    return nd_buf_detach(&b);
+}
+
+/* Decodes a *-data field into *out (NEW, or NULL when the field is not set). */
+static int data_field(const json_t *body, const char *key, const char *at, char **out,
+                      struct nd_status *st)
+{
+    const char *v = cfg_str(body, key);
+    *out = NULL;
+    if (!v)
+        return 0;
+    struct nd_buf pem = ND_BUF_INIT;
+    if (cfg_decode_pem(v, &pem) < 0) {
+        nd_buf_release(&pem);
+        char *field = nd_xasprintf("%s.%s", at, key);
+        nd_status_set(st, "Usage", NULL, "%s: invalid base64 (or not PEM text)", field);
+        nd_status_add_cause(st, "FieldValueInvalid", field, "invalid base64 (or not PEM text)");
+        free(field);
+        return -1;
+    }
+    *out = nd_buf_detach(&pem);
+    return 0;
+}
+
+/* NEW contents of a token file without the white space around them (NULL when that
+ * leaves nothing), or -1 with st naming the file. */
+static int read_token(const char *path, const char *user, char **out, struct nd_status *st)
+{
+    struct nd_buf b = ND_BUF_INIT;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int err = 0;
+    *out = NULL;
+    if (fd < 0) {
+        err = errno;
+        goto fail;
+    }
+    for (;;) {
+        char chunk[4096];
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            err = errno;
+            break;
+        }
+        if (n == 0)
+            break;
+        if (b.len + (size_t)n > MAX_TOKEN_BYTES) {
+            err = EFBIG;
+            break;
+        }
+        nd_buf_add(&b, chunk, (size_t)n);
+    }
+    close(fd);
+    if (err)
+        goto fail;
+    size_t start = 0, end = b.len;
+    while (start < end && strchr(" \t\r\n", b.data[start]))
+        start++;
+    while (end > start && strchr(" \t\r\n", b.data[end - 1]))
+        end--;
+    if (end > start)
+        *out = nd_xstrndup(b.data + start, end - start);
+    nd_buf_release(&b);
+    return 0;
+fail:
+    nd_buf_release(&b);
+    nd_status_set(st, "Usage", NULL, "user \"%s\": cannot read tokenFile \"%s\": %s", user, path,
+                  strerror(err));
+    return -1;
+}
+
+/* Finds the entry a context names; -1 with st when it names one that does not exist. */
+static int lookup(const json_t *doc, const struct cfg_list *l, const char *name, const char *ctx,
+                  const json_t **body, long *index, struct nd_status *st)
+{
+    *body = NULL;
+    *index = -1;
+    if (!name)
+        return 0;
+    *index = cfg_find(doc, l, name);
+    if (*index < 0) {
+        return nd_status_set(st, "Usage", NULL, "context \"%s\": %s \"%s\" does not exist", ctx,
+                             l->inner, name);
+    }
+    *body = cfg_body(doc, l, (size_t)*index);
+    return 0;
+}
+
+int nd_config_resolve(const struct nd_config *cfg, const struct nd_overrides *ov,
+                      struct nd_target *out, struct nd_status *st)
+{
+    static const struct nd_overrides none;
+    const json_t *doc = cfg->doc;
+    const json_t *ctx = NULL, *cluster = NULL, *user = NULL;
+    long ci = -1, ui = -1;
+    char *dir = config_dir(cfg), *at = NULL;
+    int rc = -1;
+
+    if (!ov)
+        ov = &none;
+    memset(out, 0, sizeof *out);
+
+    const char *ctx_name = given(ov->context) ? ov->context : nd_config_current_context(cfg);
+    if (ctx_name) {
+        long i = cfg_find(doc, &cfg_contexts, ctx_name);
+        if (i < 0) {
+            nd_status_set(st, "Usage", "list the contexts with nodus config get-contexts",
+                          "context \"%s\" does not exist", ctx_name);
+            goto out;
+        }
+        ctx = cfg_body(doc, &cfg_contexts, (size_t)i);
+        out->context = nd_xstrdup(ctx_name);
+        out->cluster = dup_or_null(cfg_str(ctx, "cluster"));
+        out->user = dup_or_null(cfg_str(ctx, "user"));
+        if (lookup(doc, &cfg_clusters, out->cluster, ctx_name, &cluster, &ci, st) < 0) {
+            nd_status_set_fix(st, "nodus config set-cluster %s --server URL", out->cluster);
+            goto out;
+        }
+        if (lookup(doc, &cfg_users, out->user, ctx_name, &user, &ui, st) < 0) {
+            nd_status_set_fix(st, "nodus config set-credentials %s --token TOKEN", out->user);
+            goto out;
+        }
+    }
+
+    const char *server = given(ov->server);
+    if (!server)
+        server = given(getenv("NODUS_SERVER"));
+    if (!server)
+        server = cfg_str(cluster, "server");
+    if (!server) {
+        if (cluster)
+            nd_status_set(st, "Usage", NULL,
+                          "cluster \"%s\" has no server: run nodus config set-cluster %s "
+                          "--server URL, or set NODUS_SERVER",
+                          out->cluster, out->cluster);
+        else
+            nd_status_set(st, "Usage", NULL, NO_SERVER);
+        goto out;
+    }
+    out->server = nd_xstrdup(server);
+
+    /* Credentials: a token wins over a token file; client certificates go alongside. */
+    const char *token = given(ov->token);
+    if (!token)
+        token = given(getenv("NODUS_TOKEN"));
+    if (!token)
+        token = cfg_str(user, "token");
+    if (token) {
+        out->token = nd_xstrdup(token);
+    } else if (cfg_str(user, "tokenFile")) {
+        char *path = file_field(user, "tokenFile", dir);
+        int r = read_token(path, out->user, &out->token, st);
+        free(path);
+        if (r < 0)
+            goto out;
+    }
+    out->cert_file = file_field(user, "client-certificate", dir);
+    out->key_file = file_field(user, "client-key", dir);
+    if (user) {
+        at = nd_xasprintf("users[%ld].user", ui);
+        if (data_field(user, "client-certificate-data", at, &out->cert_data, st) < 0 ||
+            data_field(user, "client-key-data", at, &out->key_data, st) < 0)
+            goto out;
+        free(at);
+        at = NULL;
+    }
+
+    /* TLS: --insecure-skip-tls-verify or --certificate-authority replace all three of the
+     * file's settings, as kubectl's client config does. */
+    if (ov->insecure || given(ov->ca_file)) {
+        out->insecure = ov->insecure;
+        out->ca_file = dup_or_null(given(ov->ca_file));
+    } else if (cluster) {
+        out->insecure = json_is_true(json_object_get(cluster, "insecure-skip-tls-verify"));
+        out->ca_file = file_field(cluster, "certificate-authority", dir);
+        at = nd_xasprintf("clusters[%ld].cluster", ci);
+        if (data_field(cluster, "certificate-authority-data", at, &out->ca_data, st) < 0)
+            goto out;
+    }
+
+    const char *ns = given(ov->namespace);
+    if (!ns)
+        ns = cfg_str(ctx, "namespace");
+    out->namespace = nd_xstrdup(ns ? ns : "default");
+    rc = 0;
+out:
+    if (rc < 0)
+        nd_target_release(out);
+    free(at);
+    free(dir);
+    return rc;
+}
+
+void nd_target_release(struct nd_target *t)
+{
+    free(t->context);
+    free(t->cluster);
+    free(t->user);
+    free(t->server);
+    free(t->token);
+    free(t->ca_file);
+    free(t->ca_data);
+    free(t->cert_file);
+    free(t->key_file);
+    free(t->cert_data);
+    free(t->key_data);
+    free(t->namespace);
+    memset(t, 0, sizeof *t);
+}
