@@ -162,6 +162,11 @@ int nd_config_resolve(const struct nd_config *cfg, const struct nd_overrides *ov
     memset(out, 0, sizeof *out);
 
     const char *ctx_name = given(ov->context) ? ov->context : nd_config_current_context(cfg);
+    /* A stale current-context does not stop a script that names its server itself
+     * (NODUS_SERVER, --server); a context named with --context must exist. */
+    if (ctx_name && !given(ov->context) && cfg_find(doc, &cfg_contexts, ctx_name) < 0 &&
+        (given(ov->server) || given(getenv("NODUS_SERVER"))))
+        ctx_name = NULL;
     if (ctx_name) {
         long i = cfg_find(doc, &cfg_contexts, ctx_name);
         if (i < 0) {
