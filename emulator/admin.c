@@ -115,12 +115,14 @@ int em_faults_check(struct em_server *srv, const struct em_req *req, struct em_r
         if (f->has_rx && regexec(&f->rx, req->path, 0, NULL, 0) != 0)
             continue;
         int code = (int)json_integer_value(json_object_get(f->spec, "status"));
-        *delay_ms = json_integer_value(json_object_get(f->spec, "delayMs"));
+        *delay_ms += json_integer_value(json_object_get(f->spec, "delayMs"));
         json_int_t retry = json_integer_value(json_object_get(f->spec, "retryAfterSeconds"));
-        if (f->left > 0 && --f->left == 0)
+        if (f->left > 0 && --f->left == 0) {
             fault_remove(fs, i);
+            i--;
+        }
         if (!code)
-            return 0;
+            continue; /* a delay only: later faults may still answer */
         struct nd_status st = ND_STATUS_INIT;
         nd_status_setc(&st, code, nd_reason_for_http_code(code), "retry the request",
                        "injected fault: %s %s answers %d", req->method, req->path, code);
@@ -195,8 +197,7 @@ static int clock_post(struct em_server *srv, const struct em_req *req, struct nd
     }
     if (speed)
         em_clock_set_speed(&srv->clock, json_number_value(speed));
-    if (ms)
-        em_server_advance(srv, ms);
+    em_server_advance(srv, ms);
     rc = 0;
 out:
     json_decref(body);

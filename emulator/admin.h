@@ -10,7 +10,8 @@ void em_admin_handle(struct em_server *srv, const struct em_req *req, struct em_
                      const char *rest);
 /* When an injected fault matches the request: fills resp, sets *delay_ms (how long to
  * wait before answering, with the lock released) and returns 1. 0 otherwise. A fault
- * with status 0 only delays: resp is left alone and 0 is returned after *delay_ms is set. */
+ * with status 0 only delays: its delay is added to *delay_ms and later faults are
+ * still tried. */
 int em_faults_check(struct em_server *srv, const struct em_req *req, struct em_resp *resp,
                     int64_t *delay_ms);
 void em_faults_release(struct em_server *srv);

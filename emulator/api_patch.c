@@ -70,6 +70,22 @@ static int apply(struct em_api *a, struct em_write *w, json_t *old)
     }
     if (em_write_check_header(a, applied, a->path.name) < 0)
         goto out;
+    const char *rv = json_string_value(
+        json_object_get(json_object_get(applied, "metadata"), "resourceVersion"));
+    const char *cur = json_string_value(
+        json_object_get(json_object_get(old, "metadata"), "resourceVersion"));
+    if (rv && *rv && (!old || !cur || strcmp(rv, cur) != 0)) {
+        char res[96];
+        nd_status_set(&a->st, old ? "Conflict" : "NotFound",
+                      "read the object again (nodus get), then retry",
+                      old ? "Operation cannot be fulfilled on %s \"%s\": the object has been "
+                            "modified; please apply your changes to the latest version and try "
+                            "again"
+                          : "%s \"%s\" not found",
+                      em_api_resource_name(a->kind, res), a->path.name);
+        nd_status_set_target(&a->st, a->path.name, a->kind->group, a->kind->plural);
+        goto out;
+    }
     char now[32];
     em_now_rfc3339(a->srv, now);
     w->apply = true;

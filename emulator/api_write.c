@@ -333,6 +333,7 @@ int em_write_create(struct em_api *a, struct em_write *w, json_t *obj)
         return existing_answer(a, existing, obj);
     (void)res;
 
+    record_update(a, w, NULL, obj); /* before the server adds its own fields */
     char now[32];
     em_now_rfc3339(srv, now);
     char *uid = nd_uid_new(k->uid_prefix);
@@ -357,9 +358,10 @@ int em_write_create(struct em_api *a, struct em_write *w, json_t *obj)
     const char *initial = nd_phase_initial(k->family);
     if (initial)
         json_object_set_new(obj, "status", json_pack("{ss}", "phase", initial));
-    else if (strcmp(k->plural, "namespaces") == 0)
+    else if (strcmp(k->plural, "namespaces") == 0) {
         json_object_set_new(obj, "status", json_pack("{ss}", "phase", "Active"));
-    record_update(a, w, NULL, obj);
+        set_label(meta, "kubernetes.io/metadata.name", name);
+    }
     em_obj_normalize(obj);
     if (w->dry_run) {
         add_review(a, obj);

@@ -92,14 +92,18 @@ static const char *authorize(struct em_server *srv, const struct em_req *req,
     bool ok = !scopes || in_list(scopes, need) || in_list(scopes, "admin");
     /* the project in the path must be one the token may use */
     const char *ns = strstr(req->path, "/namespaces/");
+    json_t *projects = json_object_get(entry, "projects");
     if (ok && ns) {
         ns += strlen("/namespaces/");
         size_t n = strcspn(ns, "/");
         char *project = nd_xstrndup(ns, n);
-        json_t *projects = json_object_get(entry, "projects");
         if (projects && !in_list(projects, project) && strcmp(project, "nodus") != 0)
             ok = false;
         free(project);
+    } else if (ok && projects && !in_list(projects, "*") &&
+               strncmp(req->path, "/apis/nodus.dev/v1/", 19) == 0) {
+        /* every project at once (/apis/nodus.dev/v1/jobs) needs a token for every project */
+        ok = false;
     }
     if (!ok) {
         struct nd_status st = ND_STATUS_INIT;
@@ -218,7 +222,7 @@ int em_router_seed(struct em_server *srv, struct nd_buf *err)
     int rc = em_builtin_ensure(srv, &st);
     if (rc < 0)
         nd_buf_addf(err, "%s", st.message);
-    if (rc == 0 && srv->opt.seed_dir)
+    if (rc == 0 && srv->opt.seed_dir && srv->seed_wanted)
         rc = apply_seed(srv, err);
     pthread_mutex_unlock(&srv->lock);
     nd_status_release(&st);
@@ -289,9 +293,10 @@ void em_router_handle(void *cls, struct em_req *req, struct em_resp *resp)
     struct em_server *srv = cls;
     int64_t delay = 0;
     pthread_mutex_lock(&srv->lock);
-    bool faulted = strncmp(req->path, "/emulator/", 10) != 0 &&
-                   strncmp(req->path, "/healthz", 8) != 0 && strncmp(req->path, "/readyz", 7) != 0 &&
-                   em_faults_check(srv, req, resp, &delay);
+    const char *p = req->path;
+    bool faulted = strncmp(p, "/emulator/", 10) != 0 && strcmp(p, "/healthz") != 0 &&
+                   strcmp(p, "/readyz") != 0 && strcmp(p, "/livez") != 0 &&
+                   strncmp(p, "/docs", 5) != 0 && em_faults_check(srv, req, resp, &delay);
     pthread_mutex_unlock(&srv->lock);
     if (delay > 0) {
         struct timespec ts = {delay / 1000, (delay % 1000) * 1000000L};

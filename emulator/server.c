@@ -49,6 +49,7 @@ void em_server_advance(struct em_server *srv, int64_t ms)
     em_clock_advance(&srv->clock, ms);
     srv->last_housekeep_ms = 0;
     em_server_housekeep(srv);
+    em_server_save_meta(srv); /* a jump survives a crash */
     pthread_cond_broadcast(&srv->changed);
 }
 
@@ -64,20 +65,6 @@ static void log_line(struct em_server *srv, const char *msg)
     } else {
         fprintf(stderr, "nodus-emulator: %s\n", msg);
     }
-}
-
-static int reset_state(const char *dir)
-{
-    static const char *const parts[] = {"objects", "history", "idempotency", "logs",
-                                        "files",   "snapshots", "emulator.json", NULL};
-    int rc = 0;
-    for (int i = 0; parts[i]; i++) {
-        char *p = nd_xasprintf("%s/%s", dir, parts[i]);
-        if (em_rm_rf(p) < 0)
-            rc = -1;
-        free(p);
-    }
-    return rc;
 }
 
 static int64_t load_meta(struct em_server *srv)
@@ -99,7 +86,7 @@ static int64_t load_meta(struct em_server *srv)
 }
 
 /* emulator.json: format version, revision counter and clock, so a restart continues. */
-static void save_meta(struct em_server *srv)
+void em_server_save_meta(struct em_server *srv)
 {
     json_t *j = json_pack("{sisIsI}", "formatVersion", 1, "revision",
                           (json_int_t)srv->store.revision, "clockOffsetMs",
@@ -148,13 +135,8 @@ int em_server_run(struct em_server *srv)
     pthread_mutex_init(&srv->lock, NULL);
     pthread_cond_init(&srv->changed, NULL);
 
-    if (srv->opt.reset && em_mkdir_p(srv->opt.state_dir) == 0 &&
-        reset_state(srv->opt.state_dir) < 0) {
-        fprintf(stderr, "nodus-emulator: cannot empty %s: %s\n", srv->opt.state_dir,
-                strerror(errno));
-        goto out;
-    }
-    if (em_store_open(&srv->store, srv->opt.state_dir, srv->opt.fsync_mode, &report, &err) < 0) {
+    if (em_store_open(&srv->store, srv->opt.state_dir, srv->opt.fsync_mode, srv->opt.reset,
+                      &report, &err) < 0) {
         fprintf(stderr, "nodus-emulator: %s\n", err.data);
         goto out;
     }
@@ -164,6 +146,8 @@ int em_server_run(struct em_server *srv)
              line = strtok_r(NULL, "\n", &save))
             log_line(srv, line);
     }
+    /* --seed fills an empty state directory only: a later start keeps what changed */
+    srv->seed_wanted = srv->store.revision == 0;
     int64_t offset = load_meta(srv);
     em_clock_init(&srv->clock, srv->opt.speed, offset);
     if (em_journal_open(&srv->journal, &srv->store, srv->store.revision,
@@ -227,7 +211,7 @@ out_http:
     em_router_stop(srv);
     em_http_stop(srv->http);
 out_router:
-    save_meta(srv);
+    em_server_save_meta(srv);
     em_router_release(srv);
     em_pricebook_release(srv);
 out_journal:

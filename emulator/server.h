@@ -55,6 +55,7 @@ struct em_server {
     struct em_http *http;
     char base_url[80];
     bool ready;
+    bool seed_wanted; /* the state directory was empty at start */
     int64_t last_housekeep_ms;
     volatile sig_atomic_t stopping;
 };
@@ -66,6 +67,8 @@ int em_options_parse(struct em_options *opt, int argc, char **argv);
  * expiry, key expiry; the controllers' timers), and wakes every waiting stream.
  * Called with the lock held. */
 void em_server_advance(struct em_server *srv, int64_t ms);
+/* Writes emulator.json (revision counter, clock offset). Lock held. */
+void em_server_save_meta(struct em_server *srv);
 /* Housekeeping due at the current time (history and idempotency expiry). Lock held. */
 void em_server_housekeep(struct em_server *srv);
 void em_options_release(struct em_options *opt);

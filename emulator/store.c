@@ -289,8 +289,24 @@ static int load_all(struct em_store *s, struct nd_buf *report)
     return 0;
 }
 
-int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, struct nd_buf *report,
-                  struct nd_buf *err)
+static int reset_dir(struct em_store *s, struct nd_buf *err)
+{
+    static const char *const parts[] = {"objects", "history", "idempotency", "logs",
+                                        "files",   "snapshots", "emulator.json", NULL};
+    for (int i = 0; parts[i]; i++) {
+        char *p = em_store_path(s, parts[i]);
+        int rc = em_rm_rf(p);
+        if (rc < 0)
+            nd_buf_addf(err, "cannot empty %s: %s", p, strerror(errno));
+        free(p);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool reset,
+                  struct nd_buf *report, struct nd_buf *err)
 {
     memset(s, 0, sizeof *s);
     s->lock_fd = -1;
@@ -325,6 +341,8 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, struc
     int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
     if (ftruncate(s->lock_fd, 0) == 0)
         (void)!pwrite(s->lock_fd, pid, (size_t)n, 0);
+    if (reset && reset_dir(s, err) < 0)
+        return -1;
     char *objects = em_store_path(s, "objects");
     em_mkdir_p(objects);
     free(objects);

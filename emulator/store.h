@@ -38,10 +38,12 @@ struct em_store {
     bool stopping;
 };
 
-/* Opens (creating) the state directory, takes its lock and loads every object.
- * Broken files are described, one line each, in `report`. -1 with a message in err. */
-int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, struct nd_buf *report,
-                  struct nd_buf *err);
+/* Opens (creating) the state directory, takes its lock, empties it first when reset
+ * (objects, history, idempotency keys, logs, files, snapshots, emulator.json; the lock
+ * is taken before anything is removed) and loads every object. Broken files are
+ * described, one line each, in `report`. -1 with a message in err. */
+int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool reset,
+                  struct nd_buf *report, struct nd_buf *err);
 void em_store_close(struct em_store *s);
 
 /* The next revision (for resourceVersion), strictly increasing. */

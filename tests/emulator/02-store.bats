@@ -111,6 +111,16 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
     [ "$CODE" = 200 ]
 }
 
+@test "--reset on a directory another emulator owns removes nothing" {
+    http POST $JOBS "$(job_json keep-me)"
+    [ "$CODE" = 201 ]
+    run -1 nodus-emulator --state "$EMU_STATE" --listen 127.0.0.1:0 --reset --quiet
+    assert_output --partial "in use by another emulator"
+    [ -f "$EMU_STATE/objects/default/jobs/keep-me.json" ]
+    http GET $JOBS/keep-me
+    [ "$CODE" = 200 ]
+}
+
 @test "--fsync batch still writes every object file" {
     stop_emulator
     start_emulator --fsync batch
@@ -146,6 +156,15 @@ YAML
     [ "$CODE" = 200 ]
     http GET /api/v1/namespaces/seeded
     [ "$CODE" = 200 ]
+    # a later start with the same seed keeps what changed since (the seed fills an empty
+    # state directory only)
+    http PATCH /apis/nodus.dev/v1/namespaces/default/jobs/seeded-job '{"spec":{"maxCostUSD":"99.00"}}' \
+        -H 'Content-Type: application/merge-patch+json'
+    [ "$CODE" = 200 ]
+    stop_emulator
+    start_emulator --seed "$seed"
+    http GET /apis/nodus.dev/v1/namespaces/default/jobs/seeded-job
+    [ "$(body_json .spec.maxCostUSD)" = 99.00 ]
 }
 
 @test "a --seed manifest that fails validation stops the start with its path" {

@@ -196,6 +196,45 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
     [ "$CODE" = 400 ]
 }
 
+@test "unknown fields are not kept, whatever the field validation" {
+    http POST "$JOBS?fieldValidation=Warn" "$(job_json pruned '{"colour":"blue","resources":{"gpu":{"model":"L4","count":1,"speed":"fast"}}}')"
+    [ "$CODE" = 201 ]
+    [ "$(body_json .spec.colour)" = null ]
+    [ "$(body_json .spec.resources.gpu.speed)" = null ]
+    [ "$(body_json .spec.resources.gpu.model)" = L4 ]
+    run jq -r '.spec.colour' "$EMU_STATE/objects/default/jobs/pruned.json"
+    assert_output null
+}
+
+@test "a dry-run create answers an estimate and an ETag; If-Match holds the real create to it" {
+    local obj
+    obj=$(job_json reviewed '{"resources":{"gpu":{"model":"H100","count":2}},"maxDuration":"2h"}')
+    http POST "$JOBS?dryRun=All" "$obj"
+    [ "$CODE" = 201 ]
+    [ "$(body_json .status.estimate.rateUSDPerHour)" = 4.98 ]
+    [ "$(body_json .status.estimate.firstHoldUSD)" = 4.98 ]
+    # the default run is 10 minutes: 4.98 * 10 / 60
+    [ "$(body_json .status.estimate.expectedCostUSD)" = 0.83 ]
+    [[ "$(body_json .status.estimate.startTime)" =~ Z$ ]]
+    local etag
+    etag=$(header ETag)
+    [[ "$etag" =~ ^\"[0-9a-f]{16}\"$ ]]
+    # a different spec than the one reviewed fails PreconditionFailed
+    http POST $JOBS "$(job_json reviewed '{"resources":{"gpu":{"model":"H100","count":4}},"maxDuration":"2h"}')" \
+        -H "If-Match: $etag"
+    [ "$CODE" = 412 ]
+    [ "$(body_json .reason)" = PreconditionFailed ]
+    http GET $JOBS/reviewed
+    [ "$CODE" = 404 ]
+    # the reviewed one goes ahead
+    http POST $JOBS "$obj" -H "If-Match: $etag"
+    [ "$CODE" = 201 ]
+    # kinds without compute answer no estimate
+    http POST "/apis/nodus.dev/v1/namespaces/default/volumes?dryRun=All" \
+        '{"apiVersion":"nodus.dev/v1","kind":"Volume","metadata":{"name":"v"},"spec":{"size":"1Gi"}}'
+    [ "$(body_json .status.estimate)" = null ]
+}
+
 @test "YAML bodies are accepted on create" {
     http POST $JOBS $'apiVersion: nodus.dev/v1\nkind: Job\nmetadata:\n  name: from-yaml\nspec:\n  image: nodus/pytorch:2.8-cuda12.8\n  maxCostUSD: "2.00"\n' \
         -H 'Content-Type: application/yaml'

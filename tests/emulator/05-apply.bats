@@ -86,6 +86,19 @@ MERGE=(-H 'Content-Type: application/merge-patch+json')
     [ "$CODE" = 400 ]
 }
 
+@test "a resourceVersion in the applied configuration is a precondition" {
+    http GET $JOBS/ssa
+    local rv
+    rv=$(body_json .metadata.resourceVersion)
+    http PATCH "$JOBS/ssa?fieldManager=alice&force=true" \
+        "$(job_json ssa '{"maxCostUSD":"70.00"}' | jq -c '.metadata.resourceVersion = "1"')" "${APPLY[@]}"
+    [ "$CODE" = 409 ]
+    [ "$(body_json .reason)" = Conflict ]
+    http PATCH "$JOBS/ssa?fieldManager=alice&force=true" \
+        "$(job_json ssa '{"maxCostUSD":"70.00"}' | jq -c --arg rv "$rv" '.metadata.resourceVersion = $rv')" "${APPLY[@]}"
+    [ "$CODE" = 200 ]
+}
+
 @test "dryRun apply stores nothing" {
     http PATCH "$JOBS/ssa-dry?fieldManager=alice&dryRun=All" "$(job_json ssa-dry)" "${APPLY[@]}"
     [ "$CODE" = 201 ]

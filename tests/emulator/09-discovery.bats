@@ -161,5 +161,12 @@ JSON
     assert_output 200
     run curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer wrong' "$u/version"
     assert_output 401
+    # every project at once needs a token for every project
+    run curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer t-alice' \
+        "$u/apis/nodus.dev/v1/jobs"
+    assert_output 403
+    run curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer t-reader' \
+        "$u/apis/nodus.dev/v1/jobs"
+    assert_output 200
     kill "$pid"
 }

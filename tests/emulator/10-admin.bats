@@ -88,6 +88,28 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
     [ "$CODE" = 400 ]
 }
 
+@test "a clock jump survives kill -9" {
+    http GET /emulator/v1/clock
+    local before
+    before=$(body_json .nowMs)
+    http POST /emulator/v1/clock '{"advance":"48h"}'
+    kill -KILL "$(cat "$BATS_FILE_TMPDIR/emulator.pid")"
+    sleep 0.2
+    rm -f "$BATS_FILE_TMPDIR/emulator.pid"
+    start_emulator
+    http GET /emulator/v1/clock
+    [ $(( $(body_json .nowMs) - before )) -ge $((48 * 3600 * 1000)) ]
+}
+
+@test "a delay-only fault lets a later fault answer" {
+    http POST /emulator/v1/faults '[{"path":"/jobs$","status":0,"delayMs":200,"count":1},{"path":"/jobs$","status":503,"count":1}]'
+    [ "$CODE" = 201 ]
+    http GET $JOBS
+    [ "$CODE" = 503 ]
+    http GET $JOBS
+    [ "$CODE" = 200 ]
+}
+
 @test "ages follow the emulator's clock" {
     http POST $JOBS "$(job_json aged)"
     http POST /emulator/v1/clock '{"advance":"3h"}'
