@@ -18,5 +18,6 @@ ND_VERB(label);
 ND_VERB(patch);
 ND_VERB(replace);
 ND_VERB(version);
+ND_VERB(wait);
 
 #endif

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "manifest.h"
 #include "resolve.h"
+#include "watchobj.h"
 #include "write.h"
 #include "util/xmalloc.h"
 
@@ -103,96 +104,26 @@ static const char *policy(const char *cascade, struct nd_status *st)
     return NULL;
 }
 
-static int64_t now_ms(void)
+/* Gone: absent, DELETED, or replaced by another object of the same name. */
+static int gone(void *cls, const char *type, const json_t *obj, struct nd_status *st)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+    (void)st;
+    const struct target *t = cls;
+    if (!obj || (type && !strcmp(type, "DELETED")))
+        return 1;
+    const char *uid = json_string_value(json_object_get(json_object_get(obj, "metadata"), "uid"));
+    return t->uid && uid && strcmp(uid, t->uid) != 0;
 }
 
-struct gone_watch {
-    const char *uid;
-    bool gone;
-};
-
-static int on_event(void *cls, const char *line, size_t len)
-{
-    struct gone_watch *g = cls;
-    json_t *ev = json_loadb(line, len, 0, NULL);
-    const char *type = json_string_value(json_object_get(ev, "type"));
-    const char *uid = json_string_value(
-        json_object_get(json_object_get(json_object_get(ev, "object"), "metadata"), "uid"));
-    if (type && !strcmp(type, "DELETED") && (!g->uid || !uid || !strcmp(uid, g->uid)))
-        g->gone = true;
-    json_decref(ev);
-    return g->gone;
-}
-
-/* Waits until the object is gone, by watching it (fieldSelector=metadata.name). 0 when
- * gone, -1 with st on timeout or error. */
 static int wait_gone(struct nd_ctx *ctx, const struct target *t, int64_t deadline_ms,
                      struct nd_status *st)
 {
-    struct nd_client *c = nd_ctx_client(ctx, st);
-    if (!c)
-        return -1;
-    struct nd_buf item = ND_BUF_INIT;
-    nd_kind_path(t->k, t->ns, t->name, NULL, &item);
-    int rc = 0;
-    struct gone_watch g = {.uid = t->uid};
-    while (!g.gone) {
-        /* where to watch from: the object as it is now (gone already, or a new one) */
-        json_t *obj = NULL;
-        int code = 0;
-        struct nd_status gst = ND_STATUS_INIT;
-        int got = nd_write(ctx, "GET", item.data, NULL, NULL, &obj, &code, &gst);
-        const json_t *meta = json_object_get(obj, "metadata");
-        const char *uid = json_string_value(json_object_get(meta, "uid"));
-        const char *rv = json_string_value(json_object_get(meta, "resourceVersion"));
-        if (got < 0 || (t->uid && uid && strcmp(uid, t->uid))) {
-            if (got < 0 && code != 404) {
-                nd_status_move(st, &gst);
-                rc = -1;
-            }
-            json_decref(obj);
-            nd_status_release(&gst);
-            break;
-        }
-        nd_status_release(&gst);
-        int64_t left = deadline_ms ? deadline_ms - now_ms() : 0;
-        if (deadline_ms && left <= 0) {
-            json_decref(obj);
-            char res[96];
-            snprintf(res, sizeof res, "%s%s%s", t->k->plural, *t->k->group ? "." : "",
-                     t->k->group);
-            rc = nd_status_set(st, "Timeout",
-                               "wait longer with --timeout, or look at its finalizers: "
-                               "nodus get -o yaml",
-                               "timed out waiting for the deletion of %s/%s", res, t->name);
-            break;
-        }
-        struct nd_buf w = ND_BUF_INIT;
-        nd_kind_path(t->k, t->ns, NULL, NULL, &w);
-        nd_buf_adds(&w, "?watch=true&fieldSelector=metadata.name%3D");
-        nd_buf_add_urlencoded(&w, t->name);
-        nd_buf_addf(&w, "&resourceVersion=%s&timeoutSeconds=%lld", rv ? rv : "0",
-                    (long long)(deadline_ms ? (left + 999) / 1000 : 60));
-        json_decref(obj);
-        struct nd_request req = {.method = "GET", .path = w.data, .no_retry = true};
-        struct nd_status sst = ND_STATUS_INIT;
-        int scode = 0;
-        if (nd_client_stream(c, &req, on_event, &g, &scode, &sst) < 0 && scode >= 400 &&
-            scode != 410) {
-            nd_status_move(st, &sst);
-            rc = -1;
-            nd_buf_release(&w);
-            break;
-        }
-        nd_status_release(&sst);
-        nd_buf_release(&w);
-    }
-    nd_buf_release(&item);
-    return rc;
+    char what[160];
+    snprintf(what, sizeof what, "the deletion of %s%s%s/%s", t->k->plural,
+             *t->k->group ? "." : "", t->k->group, t->name);
+    return nd_watch_object(ctx, t->k, t->ns, t->name, deadline_ms, gone, (void *)t, what, st) < 0
+               ? -1
+               : 0;
 }
 
 int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
@@ -271,7 +202,7 @@ int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
     }
     bool wait = !nd_opt_set(&o, "wait") || nd_opt_bool(&o, "wait");
     int64_t timeout = nd_opt_ms(&o, "timeout", 0);
-    int64_t deadline = timeout ? now_ms() + timeout : 0;
+    int64_t deadline = timeout ? nd_now_ms() + timeout : 0;
     bool *sent = nd_xcalloc(t.n ? t.n : 1, sizeof *sent);
     for (size_t i = 0; i < t.n; i++) {
         struct nd_buf p = ND_BUF_INIT;

@@ -45,6 +45,13 @@ const struct nd_command nd_commands[] = {
      "Replace objects with their manifests", "replace -f FILE|DIR|- [-R]", NULL, NULL},
     {"version", cmd_version, cmd_version_flags, "Inspect the API",
      "Print the client and server versions", "version [--client] [-o json|yaml]", NULL, NULL},
+    {"wait", cmd_wait, cmd_wait_flags, "Deploy and change",
+     "Wait until objects meet a condition, a value, are created or deleted",
+     "wait KIND/NAME... --for=condition=NAME|jsonpath={.path}=VALUE|create|delete "
+     "[--timeout=30s]",
+     "kinds names",
+     "  nodus wait job/train-a --for=jsonpath='{.status.phase}'=Succeeded --timeout=1h\n"
+     "  nodus wait sandbox/dev --for=condition=Ready\n  nodus wait job/old --for=delete"},
 };
 const size_t nd_command_count = sizeof nd_commands / sizeof nd_commands[0];
 

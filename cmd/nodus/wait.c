@@ -1,0 +1,254 @@
+/* nodus wait: until objects meet a condition, a JSONPath value, are created or are
+ * deleted. Exit 0 when met, 6 on --timeout, 1 when an object ended Failed or
+ * Cancelled without meeting it. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "commands.h"
+#include "jsonpath/jsonpath.h"
+#include "resolve.h"
+#include "watchobj.h"
+#include "write.h"
+#include "util/xmalloc.h"
+
+const struct nd_flag cmd_wait_flags[] = {
+    {"for", 0, ND_STRING, "CONDITION",
+     "condition=NAME[=VALUE], jsonpath={.path}=VALUE, create or delete", NULL},
+    {"timeout", 0, ND_DURATION, "DURATION", "give up after this long (default 30s; 0: check once)",
+     NULL},
+    {"selector", 'l', ND_STRING, "SELECTOR", "wait for the objects matching a selector", NULL},
+    {"all", 0, ND_BOOL, NULL, "wait for every object of the kind", NULL},
+    {NULL},
+};
+
+enum wait_for { FOR_CONDITION, FOR_JSONPATH, FOR_DELETE, FOR_CREATE };
+
+struct waiter {
+    enum wait_for what;
+    char *cond;      /* condition type */
+    char *value;     /* wanted value (condition status, or the JSONPath's value) */
+    struct nd_jsonpath *jp;
+    const struct nd_kind *k;
+    char *failed;    /* the end phase the object reached without meeting it */
+    char *uid;
+};
+
+static int parse_for(const char *s, struct waiter *w, struct nd_status *st)
+{
+    if (!s)
+        return nd_status_set(st, "Usage", "for example: --for=condition=Ready",
+                             "--for must be set");
+    if (!strcmp(s, "delete")) {
+        w->what = FOR_DELETE;
+        return 0;
+    }
+    if (!strcmp(s, "create")) {
+        w->what = FOR_CREATE;
+        return 0;
+    }
+    if (!strncasecmp(s, "condition=", 10)) {
+        w->what = FOR_CONDITION;
+        const char *c = s + 10;
+        const char *eq = strchr(c, '=');
+        w->cond = eq ? nd_xstrndup(c, (size_t)(eq - c)) : nd_xstrdup(c);
+        w->value = nd_xstrdup(eq ? eq + 1 : "True");
+        if (!*w->cond)
+            return nd_status_set(st, "Usage", NULL, "--for=condition=NAME needs a condition name");
+        return 0;
+    }
+    if (!strncasecmp(s, "jsonpath=", 9)) {
+        w->what = FOR_JSONPATH;
+        const char *expr = s + 9;
+        /* {...}=VALUE: the value follows the expression's closing brace */
+        const char *end = NULL;
+        if (*expr == '{')
+            end = strchr(expr, '}');
+        const char *eq = end ? strchr(end, '=') : strrchr(expr, '=');
+        char *path = eq ? nd_xstrndup(expr, (size_t)(eq - expr)) : nd_xstrdup(expr);
+        w->value = eq ? nd_xstrdup(eq + 1) : NULL;
+        char *relaxed = nd_jsonpath_relaxed(path);
+        free(path);
+        if (!relaxed)
+            return nd_status_set(st, "Usage", NULL, "--for=jsonpath: %s", ND_JSONPATH_RELAXED_ERROR);
+        w->jp = nd_jsonpath_parse(relaxed, st);
+        free(relaxed);
+        if (!w->jp) {
+            free(st->reason);
+            st->reason = nd_xstrdup("Usage");
+            return -1;
+        }
+        return 0;
+    }
+    return nd_status_set(st, "Usage", NULL,
+                         "unrecognized condition: \"%s\" (want condition=NAME, jsonpath=..., "
+                         "create or delete)",
+                         s);
+}
+
+static bool condition_met(const struct waiter *w, const json_t *obj)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(json_object_get(obj, "status"), "conditions"), i, c) {
+        const char *type = json_string_value(json_object_get(c, "type"));
+        const char *status = json_string_value(json_object_get(c, "status"));
+        if (type && !strcasecmp(type, w->cond))
+            return status && !strcasecmp(status, w->value);
+    }
+    return false;
+}
+
+static bool jsonpath_met(const struct waiter *w, const json_t *obj)
+{
+    struct nd_status st = ND_STATUS_INIT;
+    json_t *res = nd_jsonpath_eval(w->jp, obj, true, &st);
+    nd_status_release(&st);
+    json_t *vals = json_array_get(res, 0);
+    bool met = false;
+    if (json_array_size(vals) > 0) {
+        if (!w->value) {
+            met = true;
+        } else {
+            struct nd_buf b = ND_BUF_INIT;
+            nd_jsonpath_format_value(json_array_get(vals, 0), &b);
+            met = strcmp(b.data, w->value) == 0;
+            nd_buf_release(&b);
+        }
+    }
+    json_decref(res);
+    return met;
+}
+
+static int check(void *cls, const char *type, const json_t *obj, struct nd_status *st)
+{
+    (void)st;
+    struct waiter *w = cls;
+    bool deleted = !obj || (type && !strcmp(type, "DELETED"));
+    if (w->what == FOR_DELETE) {
+        if (deleted)
+            return 1;
+        const char *uid = json_string_value(json_object_get(json_object_get(obj, "metadata"), "uid"));
+        if (!w->uid && uid)
+            w->uid = nd_xstrdup(uid);
+        return w->uid && uid && strcmp(uid, w->uid) ? 1 : 0;
+    }
+    if (w->what == FOR_CREATE)
+        return deleted ? 0 : 1;
+    if (deleted)
+        return 0;
+    bool met = w->what == FOR_CONDITION ? condition_met(w, obj) : jsonpath_met(w, obj);
+    if (met)
+        return 1;
+    /* a run-to-completion object that has ended will never meet it */
+    const char *phase = json_string_value(json_object_get(json_object_get(obj, "status"), "phase"));
+    if (phase && nd_phase_terminal(w->k->family, phase) && strcmp(phase, "Succeeded") != 0) {
+        free(w->failed);
+        w->failed = nd_xstrdup(phase);
+        return 1;
+    }
+    return 0;
+}
+
+int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
+{
+    struct nd_opts o;
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_res_list res = {0};
+    struct waiter w = {0};
+    int worst = 0;
+    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
+        parse_for(nd_opt_str(&o, "for"), &w, &st) < 0 ||
+        nd_resolve_args(o.npos, o.pos, &res, &st) < 0) {
+        worst = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    int64_t timeout = nd_opt_ms(&o, "timeout", 30000);
+    int64_t deadline = nd_now_ms() + (timeout > 0 ? timeout : 1);
+    const char *ns = nd_ctx_namespace(ctx);
+    json_t *targets = json_array(); /* [kind index, name] */
+    for (size_t i = 0; i < res.n; i++) {
+        const struct nd_kind *k = res.v[i].k;
+        if (res.by_name) {
+            for (size_t j = 0; j < json_array_size(res.v[i].names); j++)
+                json_array_append_new(targets, json_pack("[iO]", (int)i,
+                                                         json_array_get(res.v[i].names, j)));
+            continue;
+        }
+        if (!nd_opt_bool(&o, "all") && !nd_opt_str(&o, "selector")) {
+            worst = nd_cli_usage(ctx, "resource name may not be empty (name objects, or use -l "
+                                      "or --all)");
+            json_decref(targets);
+            goto out;
+        }
+        struct nd_buf p = ND_BUF_INIT;
+        nd_kind_path(k, k->namespaced ? ns : NULL, NULL, NULL, &p);
+        if (nd_opt_str(&o, "selector")) {
+            nd_buf_adds(&p, "?labelSelector=");
+            nd_buf_add_urlencoded(&p, nd_opt_str(&o, "selector"));
+        }
+        json_t *list = NULL;
+        int code;
+        if (nd_write(ctx, "GET", p.data, NULL, NULL, &list, &code, &st) < 0) {
+            worst = nd_cli_error(ctx, &st);
+            nd_status_release(&st);
+        }
+        size_t j;
+        json_t *item;
+        json_array_foreach(json_object_get(list, "items"), j, item)
+            json_array_append_new(targets, json_pack("[iO]", (int)i,
+                                                     json_object_get(json_object_get(item,
+                                                                                     "metadata"),
+                                                                     "name")));
+        json_decref(list);
+        nd_buf_release(&p);
+    }
+    if (!json_array_size(targets) && !worst) {
+        fprintf(stderr, "error: no matching resources found\n");
+        worst = 1;
+    }
+    size_t i;
+    json_t *t;
+    json_array_foreach(targets, i, t) {
+        const struct nd_kind *k = res.v[json_integer_value(json_array_get(t, 0))].k;
+        const char *name = json_string_value(json_array_get(t, 1));
+        w.k = k;
+        free(w.uid);
+        w.uid = NULL;
+        free(w.failed);
+        w.failed = NULL;
+        char what[200];
+        snprintf(what, sizeof what, "the condition on %s%s%s/%s", k->plural, *k->group ? "." : "",
+                 k->group, name);
+        int rc = nd_watch_object(ctx, k, k->namespaced ? ns : NULL, name, deadline, check, &w,
+                                 what, &st);
+        char res_name[96];
+        snprintf(res_name, sizeof res_name, "%s%s%s", k->singular, *k->group ? "." : "", k->group);
+        if (rc > 0 && w.failed) {
+            fprintf(stderr, "error: %s/%s ended %s without meeting the condition\n", res_name,
+                    name, w.failed);
+            if (!worst)
+                worst = 1;
+        } else if (rc > 0) {
+            printf("%s/%s %s\n", res_name, name,
+                   w.what == FOR_DELETE ? "condition met" : "condition met");
+            fflush(stdout);
+        } else {
+            int c = nd_cli_error(ctx, &st);
+            if (!worst)
+                worst = c;
+            nd_status_release(&st);
+        }
+    }
+    json_decref(targets);
+out:
+    free(w.cond);
+    free(w.value);
+    free(w.failed);
+    free(w.uid);
+    nd_jsonpath_free(w.jp);
+    nd_res_list_release(&res);
+    nd_status_release(&st);
+    nd_opts_release(&o);
+    return worst;
+}
