@@ -13,6 +13,8 @@ ND_VERB(apply);
 ND_VERB(create);
 ND_VERB(delete);
 ND_VERB(describe);
+ND_VERB(diff);
+ND_VERB(edit);
 ND_VERB(get);
 ND_VERB(label);
 ND_VERB(patch);

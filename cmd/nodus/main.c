@@ -30,6 +30,12 @@ const struct nd_command nd_commands[] = {
     {"describe", cmd_describe, cmd_describe_flags, "Basic commands",
      "Show a readable summary of objects, with their Events",
      "describe KIND [NAME...] | KIND/NAME... [-l SELECTOR]", "kinds names", NULL},
+    {"diff", cmd_diff, cmd_diff_flags, "Deploy and change",
+     "Show what apply would change (exit 0 none, 1 some, 2 an error)",
+     "diff -f FILE|DIR|- [-R]", NULL, NULL},
+    {"edit", cmd_edit, cmd_edit_flags, "Deploy and change",
+     "Edit objects as YAML in $NODUS_EDITOR or $EDITOR", "edit KIND NAME | KIND/NAME",
+     "kinds names", NULL},
     {"get", cmd_get, cmd_get_flags, "Basic commands", "Display one or many objects",
      "get KIND[,KIND...] [NAME...] | KIND/NAME... [flags]", "kinds names",
      "  nodus get jobs\n  nodus get jobs -o wide -l app=trainer\n  nodus get job/train-a -o yaml\n"

@@ -1,0 +1,236 @@
+/* nodus edit: open objects as YAML in $NODUS_EDITOR (or $EDITOR, or vi), and save what
+ * changed as a merge patch, conditional on the version that was opened. A save the
+ * server refuses reopens the file with the error on top. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "json/json.h"
+#include "patch/patch.h"
+#include "resolve.h"
+#include "write.h"
+#include "util/xmalloc.h"
+#include "yaml/yaml.h"
+
+const struct nd_flag cmd_edit_flags[] = {
+    {"output", 'o', ND_STRING, "FORMAT", "edit as yaml (default) or json", "=yaml json"},
+    {NULL},
+};
+
+static const char header[] =
+    "# Please edit the object below. Lines beginning with a '#' will be ignored,\n"
+    "# and an empty file will abort the edit. If an error occurs while saving this file "
+    "will be\n# reopened with the relevant failures.\n#\n";
+
+static int run_editor(const char *file)
+{
+    const char *ed = getenv("NODUS_EDITOR");
+    if (!ed || !*ed)
+        ed = getenv("EDITOR");
+    if (!ed || !*ed)
+        ed = "vi";
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", "exec $0 \"$1\"", ed, file, (char *)NULL);
+        _exit(127);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) < 0)
+        return -1;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static int write_file(const char *path, const char *head, const char *body)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(head, f);
+    fputs(body, f);
+    return fclose(f);
+}
+
+/* The file without its comment lines; empty when nothing else is left. */
+static char *read_back(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    struct nd_buf b = ND_BUF_INIT;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, f)) > 0)
+        if (line[0] != '#')
+            nd_buf_add(&b, line, (size_t)n);
+    free(line);
+    fclose(f);
+    return nd_buf_detach(&b);
+}
+
+static bool blank(const char *s)
+{
+    for (; *s; s++)
+        if (*s != ' ' && *s != '\n' && *s != '\t' && *s != '\r')
+            return false;
+    return true;
+}
+
+static int edit_one(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns, const char *name,
+                    bool as_json, struct nd_status *st)
+{
+    struct nd_buf path = ND_BUF_INIT;
+    nd_kind_path(k, ns, name, NULL, &path);
+    json_t *orig = NULL, *edited = NULL, *patch = NULL, *after = NULL;
+    char dir[] = "/tmp/nodus-edit-XXXXXX";
+    char *file = NULL;
+    int fd = -1, rc = -1, code;
+    char *text = NULL, *failed = NULL;
+    struct nd_buf head = ND_BUF_INIT, doc = ND_BUF_INIT;
+    if (nd_write(ctx, "GET", path.data, NULL, NULL, &orig, &code, st) < 0)
+        goto out;
+    json_object_del(json_object_get(orig, "metadata"), "managedFields");
+    if (as_json ? nd_json_dump(orig, &doc, ND_JSON_PRETTY) < 0
+                : nd_yaml_dump(orig, &doc, st) < 0)
+        goto out;
+    nd_buf_addch(&doc, '\n');
+    if (!mkdtemp(dir)) {
+        nd_status_set(st, "Usage", NULL, "cannot make a temporary directory: %s",
+                      strerror(errno));
+        goto out;
+    }
+    fd = 0;
+    file = nd_xasprintf("%s/%s-%s.%s", dir, k->singular, name, as_json ? "json" : "yaml");
+    nd_buf_adds(&head, header);
+    const char *body = doc.data;
+    for (;;) {
+        if (write_file(file, head.data, body) < 0 || run_editor(file) < 0) {
+            nd_status_set(st, "Usage", "set NODUS_EDITOR or EDITOR to your editor",
+                          "the editor failed or could not be started");
+            goto out;
+        }
+        free(text);
+        text = read_back(file);
+        if (!text || blank(text)) {
+            fprintf(stderr, "Edit cancelled, no changes made.\n");
+            rc = 0;
+            goto out;
+        }
+        if (failed && !strcmp(failed, text)) {
+            /* reopened after an error and saved as it was: give up, as kubectl */
+            nd_status_set(st, "Usage", NULL, "Edit cancelled, no valid changes were saved.");
+            goto out;
+        }
+        json_decref(edited);
+        edited = nd_yaml_load(text, strlen(text), file, st);
+        json_decref(patch);
+        patch = NULL;
+        if (edited) {
+            patch = nd_merge_patch_create(orig, edited);
+            if (json_object_size(patch) == 0) {
+                fprintf(stderr, "Edit cancelled, no changes made.\n");
+                rc = 0;
+                goto out;
+            }
+            /* save only over the version that was opened */
+            json_t *pm = json_object_get(patch, "metadata");
+            if (!json_is_object(pm)) {
+                pm = json_object();
+                json_object_set_new(patch, "metadata", pm);
+            }
+            json_object_set(pm, "resourceVersion",
+                            json_object_get(json_object_get(orig, "metadata"), "resourceVersion"));
+            struct nd_buf pp = ND_BUF_INIT;
+            nd_buf_addf(&pp, "%s?fieldManager=kubectl-edit", path.data);
+            json_decref(after);
+            after = NULL;
+            int w = nd_write(ctx, "PATCH", pp.data, "application/merge-patch+json", patch, &after,
+                             &code, st);
+            nd_buf_release(&pp);
+            if (w == 0) {
+                char res[96];
+                snprintf(res, sizeof res, "%s%s%s", k->singular, *k->group ? "." : "", k->group);
+                printf("%s/%s edited\n", res, name);
+                rc = 0;
+                goto out;
+            }
+        }
+        /* reopen with the error on top, keeping what was written */
+        nd_buf_reset(&head);
+        nd_buf_adds(&head, header);
+        nd_buf_addf(&head, "# %s\n#\n", st->message ? st->message : "the save failed");
+        size_t i;
+        json_t *c;
+        json_array_foreach(json_object_get(st->details, "causes"), i, c) {
+            const char *f = json_string_value(json_object_get(c, "field"));
+            nd_buf_addf(&head, "# * %s%s%s\n", f ? f : "", f ? ": " : "",
+                        json_string_value(json_object_get(c, "message")));
+        }
+        nd_buf_adds(&head, "#\n");
+        nd_status_release(st);
+        free(failed);
+        failed = nd_xstrdup(text);
+        body = failed;
+    }
+out:
+    if (fd >= 0 && rc == 0) {
+        unlink(file);
+        rmdir(dir);
+    } else if (fd >= 0) {
+        fprintf(stderr, "A copy of your changes has been stored to \"%s\"\n", file);
+    }
+    free(file);
+    free(failed);
+    free(text);
+    nd_buf_release(&head);
+    nd_buf_release(&doc);
+    json_decref(orig);
+    json_decref(edited);
+    json_decref(patch);
+    json_decref(after);
+    nd_buf_release(&path);
+    return rc;
+}
+
+int cmd_edit(int argc, char **argv, struct nd_ctx *ctx)
+{
+    struct nd_opts o;
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_res_list res = {0};
+    int worst = 0;
+    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
+        nd_resolve_args(o.npos, o.pos, &res, &st) < 0) {
+        worst = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    if (!res.by_name) {
+        worst = nd_cli_usage(ctx, "name the object to edit: nodus edit KIND NAME");
+        goto out;
+    }
+    const char *fmt = nd_opt_str(&o, "output");
+    bool as_json = fmt && !strcmp(fmt, "json");
+    for (size_t i = 0; i < res.n; i++) {
+        const struct nd_kind *k = res.v[i].k;
+        for (size_t j = 0; j < json_array_size(res.v[i].names); j++) {
+            if (edit_one(ctx, k, k->namespaced ? nd_ctx_namespace(ctx) : NULL,
+                         json_string_value(json_array_get(res.v[i].names, j)), as_json,
+                         &st) < 0) {
+                int c = nd_cli_error(ctx, &st);
+                if (!worst)
+                    worst = c;
+            }
+            nd_status_release(&st);
+        }
+    }
+out:
+    nd_res_list_release(&res);
+    nd_status_release(&st);
+    nd_opts_release(&o);
+    return worst;
+}
