@@ -18,21 +18,25 @@ const struct nd_command nd_commands[] = {
      "annotate KIND NAME KEY=VALUE... KEY-... [--overwrite]", "kinds names", NULL},
     {"apply", cmd_apply, cmd_apply_flags, "Deploy and change",
      "Make objects look like their manifests (server-side apply)",
-     "apply -f FILE|DIR|- [-R] [--server-side=false] [--force-conflicts] [--prune -l SEL]",
-     NULL, "  nodus apply -f examples/\n  nodus apply -f job.yaml --dry-run=server"},
+     "apply -f FILE|DIR|- [-R] [--server-side=false] [--force-conflicts] [--prune -l SEL]", NULL,
+     "  nodus apply -f examples/\n  nodus apply -f job.yaml --dry-run=server"},
+    {"cancel", cmd_cancel, cmd_suspend_flags, "Nodus commands",
+     "Cancel Jobs and Pipelines (spec.state: Cancelled)", "cancel KIND/NAME...", "kinds names",
+     NULL},
     {"create", cmd_create, cmd_create_flags, "Deploy and change", "Create objects from manifests",
      "create -f FILE|DIR|- [-R]", NULL, NULL},
     {"delete", cmd_delete, cmd_delete_flags, "Basic commands",
      "Delete objects by name, manifest, selector or --all",
      "delete KIND NAME... | KIND/NAME... | -f FILE | KIND -l SEL | KIND --all [flags]",
-     "kinds names", "  nodus delete job train-a\n  nodus delete -f job.yaml\n"
+     "kinds names",
+     "  nodus delete job train-a\n  nodus delete -f job.yaml\n"
      "  nodus delete pipeline nightly --cascade=orphan"},
     {"describe", cmd_describe, cmd_describe_flags, "Basic commands",
      "Show a readable summary of objects, with their Events",
      "describe KIND [NAME...] | KIND/NAME... [-l SELECTOR]", "kinds names", NULL},
     {"diff", cmd_diff, cmd_diff_flags, "Deploy and change",
-     "Show what apply would change (exit 0 none, 1 some, 2 an error)",
-     "diff -f FILE|DIR|- [-R]", NULL, NULL},
+     "Show what apply would change (exit 0 none, 1 some, 2 an error)", "diff -f FILE|DIR|- [-R]",
+     NULL, NULL},
     {"edit", cmd_edit, cmd_edit_flags, "Deploy and change",
      "Edit objects as YAML in $NODUS_EDITOR or $EDITOR", "edit KIND NAME | KIND/NAME",
      "kinds names", NULL},
@@ -49,6 +53,18 @@ const struct nd_command nd_commands[] = {
      "  nodus patch job train-a -p '{\"spec\":{\"state\":\"Suspended\"}}'"},
     {"replace", cmd_replace, cmd_replace_flags, "Deploy and change",
      "Replace objects with their manifests", "replace -f FILE|DIR|- [-R]", NULL, NULL},
+    {"resume", cmd_resume, cmd_suspend_flags, "Nodus commands",
+     "Resume suspended Jobs and Pipelines (spec.state: Running)", "resume KIND/NAME...",
+     "kinds names", NULL},
+    {"start", cmd_start, cmd_suspend_flags, "Nodus commands",
+     "Start stopped Sandboxes, Functions and Budgets (spec.state: Running)", "start KIND/NAME...",
+     "kinds names", NULL},
+    {"stop", cmd_stop, cmd_suspend_flags, "Nodus commands",
+     "Stop Sandboxes, Functions and Budgets (spec.state: Stopped)", "stop KIND/NAME...",
+     "kinds names", NULL},
+    {"suspend", cmd_suspend, cmd_suspend_flags, "Nodus commands",
+     "Suspend Jobs and Pipelines (spec.state: Suspended)", "suspend KIND/NAME...", "kinds names",
+     NULL},
     {"version", cmd_version, cmd_version_flags, "Inspect the API",
      "Print the client and server versions", "version [--client] [-o json|yaml]", NULL, NULL},
     {"wait", cmd_wait, cmd_wait_flags, "Deploy and change",
@@ -58,6 +74,7 @@ const struct nd_command nd_commands[] = {
      "kinds names",
      "  nodus wait job/train-a --for=jsonpath='{.status.phase}'=Succeeded --timeout=1h\n"
      "  nodus wait sandbox/dev --for=condition=Ready\n  nodus wait job/old --for=delete"},
+
 };
 const size_t nd_command_count = sizeof nd_commands / sizeof nd_commands[0];
 
@@ -77,8 +94,9 @@ static int run_plugin(char **argv)
     int err = errno;
     free(prog);
     if (err == ENOENT) {
-        fprintf(stderr, "error: unknown command \"%s\" for \"nodus\"\nRun 'nodus --help' for "
-                        "usage.\n",
+        fprintf(stderr,
+                "error: unknown command \"%s\" for \"nodus\"\nRun 'nodus --help' for "
+                "usage.\n",
                 argv[1]);
         return 2;
     }

@@ -1,0 +1,93 @@
+/* suspend, resume, cancel, stop, start: desired state is spec.state (the resource
+ * model: a later apply of the same manifest keeps it). Each sets it with a merge patch
+ * on the kinds that have that state. */
+#include <string.h>
+
+#include "commands.h"
+#include "resolve.h"
+#include "write.h"
+
+const struct nd_flag cmd_suspend_flags[] = {
+    {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server"},
+    {NULL},
+};
+
+static int set_state(int argc, char **argv, struct nd_ctx *ctx, const char *state,
+                     const char *done)
+{
+    struct nd_opts o;
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_res_list res = {0};
+    enum nd_dry_run dry;
+    int worst = 0;
+    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
+        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
+        nd_resolve_args(o.npos, o.pos, &res, &st) < 0) {
+        worst = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    if (!res.by_name) {
+        worst = nd_cli_usage(ctx, "name the objects: nodus %s KIND/NAME...", ctx->cmd->name);
+        goto out;
+    }
+    for (size_t i = 0; i < res.n; i++) {
+        const struct nd_kind *k = res.v[i].k;
+        if (!nd_kind_state_valid(k, state)) {
+            worst = nd_cli_usage(ctx, "%s cannot be %s (spec.state of a %s is not %s)", k->plural,
+                                 done, k->kind, state);
+            goto out;
+        }
+        for (size_t j = 0; j < json_array_size(res.v[i].names); j++) {
+            const char *name = json_string_value(json_array_get(res.v[i].names, j));
+            struct nd_buf p = ND_BUF_INIT;
+            nd_kind_path(k, nd_ctx_namespace(ctx), name, NULL, &p);
+            nd_buf_addf(&p, "?fieldManager=nodus-%s%s", ctx->cmd->name,
+                        dry == ND_DRY_SERVER ? "&dryRun=All" : "");
+            json_t *patch = json_pack("{s{ss}}", "spec", "state", state);
+            json_t *obj = NULL;
+            int code;
+            if (nd_write(ctx, "PATCH", p.data, "application/merge-patch+json", patch, &obj, &code,
+                         &st) < 0 ||
+                nd_print_result(&(struct nd_print_opts){0}, false, obj, done, dry, &st) < 0) {
+                int c = nd_cli_error(ctx, &st);
+                if (!worst)
+                    worst = c;
+                nd_status_release(&st);
+            }
+            fflush(stdout);
+            json_decref(patch);
+            json_decref(obj);
+            nd_buf_release(&p);
+        }
+    }
+out:
+    nd_res_list_release(&res);
+    nd_status_release(&st);
+    nd_opts_release(&o);
+    return worst;
+}
+
+int cmd_suspend(int argc, char **argv, struct nd_ctx *ctx)
+{
+    return set_state(argc, argv, ctx, "Suspended", "suspended");
+}
+
+int cmd_resume(int argc, char **argv, struct nd_ctx *ctx)
+{
+    return set_state(argc, argv, ctx, "Running", "resumed");
+}
+
+int cmd_cancel(int argc, char **argv, struct nd_ctx *ctx)
+{
+    return set_state(argc, argv, ctx, "Cancelled", "cancelled");
+}
+
+int cmd_stop(int argc, char **argv, struct nd_ctx *ctx)
+{
+    return set_state(argc, argv, ctx, "Stopped", "stopped");
+}
+
+int cmd_start(int argc, char **argv, struct nd_ctx *ctx)
+{
+    return set_state(argc, argv, ctx, "Running", "started");
+}
