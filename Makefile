@@ -19,7 +19,8 @@ VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 # can install the packages before anything asks for them).
 LIBS_PC  := libcurl yaml-0.1 jansson libmicrohttpd cmocka
 PC_CFLAGS = $(eval PC_CFLAGS := $$(shell pkg-config --cflags $(LIBS_PC)))$(PC_CFLAGS)
-PC_LIBS   = $(eval PC_LIBS := $$(shell pkg-config --libs libcurl yaml-0.1 jansson))$(PC_LIBS)
+# libcurl: cflags only; pkg/client dlopens it for https:// (no link-time dependency).
+PC_LIBS   = $(eval PC_LIBS := $$(shell pkg-config --libs yaml-0.1 jansson))$(PC_LIBS)
 # readline's .pc adds -D_XOPEN_SOURCE=600, which would lower _POSIX_C_SOURCE; take only
 # its libraries. wslay ships no .pc file in Debian 12.
 RL_LIBS   = $(eval RL_LIBS := $$(shell pkg-config --libs readline))$(RL_LIBS)

@@ -8,10 +8,29 @@
  * (docs/benchmarks.md); the plain transport keeps `nodus get` against a local emulator
  * in the single-digit milliseconds.
  *
- * Retries: connection errors, 429 and 503 are retried with exponential backoff and
- * full jitter, honouring Retry-After, bounded by the request timeout (or 5 attempts when
- * there is none); nothing else is retried. A request with an Idempotency-Key sends the
- * same key on every retry.
+ * Retries: a refused or reset connection, 429 and 503 are retried with exponential
+ * backoff and full jitter (a uniform wait in [0, min(4 s, 100 ms * 2^n)]), or after
+ * exactly Retry-After seconds when the answer gives them. With a request timeout, as
+ * many attempts as fit before the deadline (a wait that would pass it is not started:
+ * the last answer or error is returned); without one, at most 5 attempts and a
+ * Retry-After of at most 60 s. Nothing else is retried (DNS failures, TLS errors,
+ * timeouts, other codes), nor a request marked no_retry, nor a stream whose lines
+ * already reached the caller, nor a non-idempotent request (POST, PATCH without an
+ * Idempotency-Key) whose answer had begun. A request with an Idempotency-Key sends
+ * the same key on every retry. A kept-alive connection found closed by the server is
+ * replaced transparently (that is not an attempt).
+ *
+ * Headers sent: Host, User-Agent, Accept, Authorization: Bearer (with a token),
+ * Content-Type and Content-Length (with a body; POST, PUT and PATCH always carry a
+ * Content-Length), Idempotency-Key, then the request's own lines. No Accept-Encoding:
+ * answers are never compressed.
+ *
+ * Errors of the client itself: "Unreachable" (refused: `The connection to the server
+ * HOST:PORT was refused - did you specify the right host or port?`; DNS: `Unable to
+ * connect to the server: dial tcp: lookup HOST: no such host`; TLS; a connection the
+ * server dropped; libcurl missing for https://), "Timeout" (`the server did not answer
+ * within 2s (--request-timeout)`), "InternalError" (`malformed answer from the server:
+ * ...`: a bad status line, header, chunk size or JSON body), each with a fix line.
  *
  * Logging (util/log.h levels): 6 each request with status and latency, 7 headers (the
  * Authorization header masked), 8 bodies (cut at 10 KiB), 9 a curl command line that
@@ -28,8 +47,11 @@
 #include "util/buf.h"
 #include "util/status.h"
 
+/* The strings are copied: opts need not outlive nd_client_new. */
 struct nd_client_opts {
-    const char *server;     /* base URL: http://host:port or https://host:port[/prefix] */
+    /* base URL: http:// or https://, a host (name, IPv4 or [IPv6]), an optional :port
+     * (default 80 / 443) and an optional path prefix put before every request path */
+    const char *server;
     const char *token;      /* bearer token, or NULL */
     const char *ca_file;    /* PEM bundle to trust (https), or NULL */
     const char *ca_data;    /* PEM text to trust (already base64-decoded), or NULL */
@@ -62,7 +84,8 @@ struct nd_response {
 
 struct nd_client;
 
-/* NEW client; -1/NULL with st (Usage) for a bad server URL. Connects lazily. */
+/* NEW client; NULL with st (Usage, naming the URL) for a bad server URL. Connects
+ * lazily (nothing is resolved or loaded here). A client serves one thread at a time. */
 struct nd_client *nd_client_new(const struct nd_client_opts *opts, struct nd_status *st);
 void nd_client_free(struct nd_client *c);
 
@@ -70,6 +93,9 @@ void nd_response_init(struct nd_response *r);
 void nd_response_release(struct nd_response *r);
 /* A response header (lower-case name), or NULL. BORROWED. */
 const char *nd_response_header(const struct nd_response *r, const char *lname);
+/* Fills st from a (non-2xx) answer: its Status body parsed (nd_status_parse), and
+ * st->request_id from X-Request-Id when the body has none. */
+void nd_response_status(const struct nd_response *r, struct nd_status *st);
 
 /* Sends a request and reads the whole answer, retrying as described above. Returns 0
  * when an HTTP answer arrived (whatever its code: the caller decides), -1 with st when
@@ -78,16 +104,26 @@ const char *nd_response_header(const struct nd_response *r, const char *lname);
 int nd_client_do(struct nd_client *c, const struct nd_request *req, struct nd_response *resp,
                  struct nd_status *st);
 
-/* The common case: a JSON request (body may be NULL) whose 2xx answer is JSON.
- * *out (NEW, may be NULL when the caller does not want it) is the parsed answer.
- * A non-2xx answer becomes st (its Status parsed, never dropped) and -1. */
+/* The common case: a JSON request (body may be NULL; sent compact, as
+ * application/json) whose 2xx answer is JSON. out may be NULL when the caller does
+ * not want the answer; else *out is the parsed answer (NEW), or NULL for an empty
+ * body. A non-2xx answer becomes st (nd_response_status: its Status parsed, never
+ * dropped) and -1; a 2xx body that is not JSON is an InternalError. */
 int nd_client_json(struct nd_client *c, const char *method, const char *path,
                    const json_t *body, json_t **out, struct nd_status *st);
+/* The same for a full request (idempotency key, extra headers, another content type,
+ * no_retry); req->body and req->body_len are ignored: body is sent. */
+int nd_client_json_req(struct nd_client *c, const struct nd_request *req, const json_t *body,
+                       json_t **out, struct nd_status *st);
 
 /* Streams a response line by line (watches, followed logs): fn gets each line without
- * its newline; a non-zero return ends the stream early. *code is the HTTP status; a
- * non-2xx answer is read whole into st and -1 returned. 0 when the server ended the
- * stream (or fn stopped it); -1 with st on a transport error or timeout. */
+ * its newline ('\n'; a '\r' before it is kept), and a last line without one when the
+ * answer ends; a non-zero return ends the stream early (the connection is dropped).
+ * The answer is read as it arrives and never held whole. There is no read timeout
+ * beyond the client's timeout_ms. *code (may be NULL) is the HTTP status, 0 when no
+ * answer came; a non-2xx answer is read whole into st (nd_response_status) and -1
+ * returned. 0 when the server ended the stream (or fn stopped it); -1 with st on a
+ * transport error or timeout (a line longer than 16 MiB is an InternalError). */
 typedef int (*nd_line_fn)(void *cls, const char *line, size_t len);
 int nd_client_stream(struct nd_client *c, const struct nd_request *req, nd_line_fn fn, void *cls,
                      int *code, struct nd_status *st);

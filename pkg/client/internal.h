@@ -1,0 +1,114 @@
+/* internal.h: what client.c, plain.c and curl.c share (not part of libnodus's API; the
+ * unit tests include it to reach the URL parser and the retry knobs).
+ *
+ * A request is one `struct nd_exchange`: client.c fills its inputs (the request line,
+ * the header lines, the body, the deadline, the sink) and hands it to a transport,
+ * which connects, writes, and passes the answer to the sink as it arrives. Transports
+ * describe failures through the nd_client_fail_* helpers so both speak alike.
+ */
+#ifndef ND_CLIENT_INTERNAL_H
+#define ND_CLIENT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "client/client.h"
+#include "util/buf.h"
+#include "util/status.h"
+
+/* A parsed server URL. All strings owned. */
+struct nd_url {
+    bool tls;        /* https */
+    char *host;      /* as written, IPv6 without brackets */
+    int port;        /* explicit, or 80 / 443 */
+    char *hostport;  /* "host:port" ("[::1]:8443"): what messages name */
+    char *authority; /* the Host header: hostport, without the port when it is the default */
+    char *origin;    /* "http://authority" */
+    char *prefix;    /* path prefix without a trailing '/': "" or "/k8s/clusters/c1" */
+};
+
+/* Parses a server URL (see client.h). 0, or -1 with st = Usage naming the URL. */
+int nd_url_parse(const char *s, struct nd_url *u, struct nd_status *st);
+void nd_url_release(struct nd_url *u);
+
+struct nd_plain;
+struct nd_curl;
+
+struct nd_client {
+    struct nd_url url;
+    char *server;
+    char *token;
+    char *ca_file, *ca_data;
+    bool insecure;
+    char *cert_file, *key_file, *cert_data, *key_data;
+    int64_t timeout_ms;
+    char *user_agent;
+    int64_t backoff_base_ms;    /* 100 */
+    int64_t backoff_cap_ms;     /* 4000 */
+    int64_t retry_after_max_ms; /* longest Retry-After waited for without a deadline: 60 s */
+    int max_attempts;           /* without a deadline: 5 */
+    struct nd_plain *plain;     /* http://, NULL until first used */
+    struct nd_curl *curl;       /* https://, NULL until first used */
+};
+
+struct nd_exchange;
+/* The sink. on_head runs once the status line and headers of the final answer are in
+ * x->resp; on_data gets body bytes as they arrive (chunk framing removed). A non-zero
+ * return stops the answer: the transport stops reading (and drops the connection
+ * unless the answer was complete) and the exchange succeeds. */
+typedef int (*nd_head_fn)(struct nd_exchange *x);
+typedef int (*nd_data_fn)(struct nd_exchange *x, const char *p, size_t n);
+
+struct nd_exchange {
+    /* in */
+    const char *method;
+    const char *target;  /* request target: prefix + path (+ query) */
+    const char *url;     /* origin + target, for libcurl and the log */
+    const char *headers; /* "Name: value\r\n" lines, without Host and Content-Length */
+    const char *body;    /* NULL: no body */
+    size_t body_len;
+    int64_t deadline; /* nd_client_now_ms() value, 0: none */
+    nd_head_fn on_head;
+    nd_data_fn on_data;
+    void *cls;
+    struct nd_response *resp;
+    /* out */
+    struct nd_buf phrase; /* the status line's reason phrase ("OK") */
+    bool got_answer;      /* a byte of the answer arrived */
+    bool retryable;       /* failed on a refused or reset connection */
+    bool stopped;         /* the sink stopped the answer */
+    bool delivered;       /* the sink passed data on to its caller (never retried then) */
+};
+
+/* Monotonic clock in milliseconds. */
+int64_t nd_client_now_ms(void);
+
+/* Transports: 0 when an answer arrived (or the sink stopped it), -1 with st. */
+int nd_plain_exchange(struct nd_client *c, struct nd_exchange *x, struct nd_status *st);
+void nd_plain_free(struct nd_plain *p);
+int nd_curl_exchange(struct nd_client *c, struct nd_exchange *x, struct nd_status *st);
+void nd_curl_free(struct nd_curl *k);
+/* The soname nd_curl_exchange loads ("libcurl.so.4"); tests point it elsewhere to see
+ * the error. A failed load is not remembered, so the next request tries again. */
+void nd_curl_set_library(const char *soname);
+
+/* Records a header of the answer in resp->headers (name lower-cased, repeats joined
+ * by ", ", surrounding blanks trimmed, bytes that are not UTF-8 turned into '?').
+ * -1 when the name is not an HTTP token (a malformed answer). */
+int nd_response_add_header(struct nd_response *r, const char *name, size_t name_len,
+                           const char *value, size_t value_len);
+
+/* Failures, worded alike for both transports; each returns -1. */
+int nd_client_fail_refused(const struct nd_client *c, struct nd_exchange *x, struct nd_status *st);
+int nd_client_fail_dns(const struct nd_client *c, const char *why, struct nd_status *st);
+int nd_client_fail_connect(const struct nd_client *c, const char *why, struct nd_status *st);
+int nd_client_fail_tls(const struct nd_client *c, const char *why, struct nd_status *st);
+int nd_client_fail_timeout(const struct nd_client *c, struct nd_status *st);
+/* The connection dropped (reset, or closed early); retryable before the answer began. */
+int nd_client_fail_closed(const struct nd_client *c, struct nd_exchange *x, const char *why,
+                          struct nd_status *st);
+int nd_client_fail_malformed(struct nd_status *st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif
