@@ -7,10 +7,14 @@
 
 static json_t *partial_metadata(const json_t *obj)
 {
-    json_t *meta = json_deep_copy(json_object_get(obj, "metadata"));
-    if (!meta)
-        meta = json_object();
-    json_object_del(meta, "managedFields");
+    /* references to the stored values (never changed in place), without managedFields */
+    json_t *meta = json_object();
+    const char *key;
+    json_t *v;
+    json_object_foreach(json_object_get(obj, "metadata"), key, v) {
+        if (strcmp(key, "managedFields") != 0)
+            json_object_set(meta, key, v);
+    }
     return json_pack("{ssssso}", "kind", "PartialObjectMetadata", "apiVersion", "meta.k8s.io/v1",
                      "metadata", meta);
 }

@@ -125,23 +125,19 @@ int nd_cli_error(struct nd_ctx *ctx, const struct nd_status *st)
         fprintf(stderr, "%s\n", msg);
     } else if (client_side(st)) {
         fprintf(stderr, "error: %s\n", msg);
-    } else if (st->reason && !strcmp(st->reason, "Invalid") && json_array_size(causes) && name) {
-        /* as kubectl: one line per field */
-        const char *colon = strstr(msg, " is invalid");
-        if (colon)
-            fprintf(stderr, "The %.*s is invalid: \n", (int)(colon - msg), msg);
-        else
-            fprintf(stderr, "The %s \"%s\" is invalid: \n", kind ? kind : "object", name);
+    } else if (st->reason && !strcmp(st->reason, "Invalid") && json_array_size(causes) && name &&
+               kind) {
+        /* as kubectl: The Job "x" is invalid: field: problem, or [a, b] for several */
+        size_t n = json_array_size(causes);
+        fprintf(stderr, "The %s \"%s\" is invalid: %s", kind, name, n > 1 ? "[" : "");
         size_t i;
         json_t *c;
         json_array_foreach(causes, i, c) {
             const char *f = json_string_value(json_object_get(c, "field"));
             const char *m = json_string_value(json_object_get(c, "message"));
-            if (f)
-                fprintf(stderr, "* %s: %s\n", f, m ? m : "");
-            else
-                fprintf(stderr, "* %s\n", m ? m : "");
+            fprintf(stderr, "%s%s%s%s", i ? ", " : "", f ? f : "", f ? ": " : "", m ? m : "");
         }
+        fprintf(stderr, "%s\n", n > 1 ? "]" : "");
     } else {
         fprintf(stderr, "Error from server (%s): %s\n", st->reason ? st->reason : "Unknown", msg);
     }

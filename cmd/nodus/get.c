@@ -32,6 +32,8 @@ const struct nd_flag cmd_get_flags[] = {
     {"show-kind", 0, ND_BOOL, NULL, "show the kind with each name", NULL},
     {"ignore-not-found", 0, ND_BOOL, NULL, "a missing object is not an error", NULL},
     {"raw", 0, ND_STRING, "PATH", "GET an API path and print the answer as it comes", NULL},
+    {"show-managed-fields", 0, ND_BOOL, NULL, "keep metadata.managedFields in json and yaml",
+     NULL},
     {NULL},
 };
 
@@ -263,6 +265,16 @@ static int run_get(struct get_run *g, int npos, char **pos)
     }
     if (!g->table && !(watch && nd_opt_bool(g->o, "watch-only"))) {
         const char *sort = nd_opt_str(g->o, "sort-by");
+        if (!nd_opt_bool(g->o, "show-managed-fields")) {
+            /* as kubectl: ownership bookkeeping is noise unless asked for */
+            size_t i;
+            json_t *obj;
+            json_array_foreach(all_objects, i, obj) {
+                json_t *copy = json_deep_copy(obj);
+                json_object_del(json_object_get(copy, "metadata"), "managedFields");
+                json_array_set_new(all_objects, i, copy);
+            }
+        }
         bool single = res.by_name && total_names == 1 && json_array_size(all_objects) == 1;
         if (sort && nd_print_sort(all_objects, sort, &st) < 0)
             report(g, &st, &worst);
