@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json/json.h"
+
 #include "util/buf.h"
 #include "util/xmalloc.h"
 
@@ -147,25 +149,6 @@ const char *nd_obj_get_string(const json_t *obj, const char *path)
     return json_string_value(nd_obj_get(obj, path));
 }
 
-static const char *a_type(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "an object";
-    case JSON_ARRAY:
-        return "an array";
-    case JSON_STRING:
-        return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL:
-        return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "a boolean";
-    default:
-        return "null";
-    }
-}
 
 int nd_obj_set(json_t *obj, const char *path, json_t *value, struct nd_status *st)
 {
@@ -229,7 +212,7 @@ int nd_obj_set(json_t *obj, const char *path, json_t *value, struct nd_status *s
             }
         } else {
             nd_status_set(st, "Invalid", NULL, "cannot set \"%s\": %.*s is %s, not an object", path,
-                          plen, path, a_type(cur));
+                          plen, path, nd_json_type_phrase(cur));
             goto out;
         }
         cur = next;

@@ -71,4 +71,8 @@ int nd_json_add_real_g(struct nd_buf *out, double v);
 json_t *nd_manifest_load_all(const char *data, size_t len, const char *source,
                              struct nd_status *st);
 
+/* "an object", "an array", "a string", "a number", "a boolean" or "null": a value's
+ * type as messages name it. Static string. */
+const char *nd_json_type_phrase(const json_t *v);
+
 #endif

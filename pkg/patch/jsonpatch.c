@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json/json.h"
+
 #include "api/object.h"
 #include "patch/patch.h"
 #include "util/buf.h"
@@ -39,26 +41,6 @@ static void pointer_release(struct pointer *p)
     free(p->tok);
     p->tok = NULL;
     p->n = 0;
-}
-
-static const char *type_name(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "an object";
-    case JSON_ARRAY:
-        return "an array";
-    case JSON_STRING:
-        return "a string";
-    case JSON_INTEGER:
-    case JSON_REAL:
-        return "a number";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "a boolean";
-    default:
-        return "null";
-    }
 }
 
 /* Parses an RFC 6901 pointer; -1 with a BadRequest naming ops[i].<member>. */
@@ -382,13 +364,14 @@ static int parse_op(const json_t *j, size_t i, struct op *op, struct nd_status *
     memset(op, 0, sizeof *op);
     if (!json_is_object(j))
         return nd_status_set(st, "BadRequest", NULL,
-                             "ops[%zu]: an operation must be an object, not %s", i, type_name(j));
+                             "ops[%zu]: an operation must be an object, not %s", i,
+                             nd_json_type_phrase(j));
     const json_t *name = json_object_get(j, "op");
     if (!name)
         return nd_status_set(st, "BadRequest", NULL, "ops[%zu]: missing \"op\"", i);
     if (!json_is_string(name))
         return nd_status_set(st, "BadRequest", NULL, "ops[%zu].op: must be a string, not %s", i,
-                             type_name(name));
+                             nd_json_type_phrase(name));
     size_t k = 0;
     while (k < sizeof op_names / sizeof op_names[0] && strcmp(op_names[k], json_string_value(name)))
         k++;
@@ -403,7 +386,7 @@ static int parse_op(const json_t *j, size_t i, struct op *op, struct nd_status *
         return nd_status_set(st, "BadRequest", NULL, "ops[%zu]: missing \"path\"", i);
     if (!json_is_string(path))
         return nd_status_set(st, "BadRequest", NULL, "ops[%zu].path: must be a string, not %s", i,
-                             type_name(path));
+                             nd_json_type_phrase(path));
     if (op->kind == OP_ADD || op->kind == OP_REPLACE || op->kind == OP_TEST) {
         op->value = json_object_get(j, "value");
         if (!op->value)
@@ -417,7 +400,7 @@ static int parse_op(const json_t *j, size_t i, struct op *op, struct nd_status *
                                  "ops[%zu]: missing \"from\" (required by %s)", i, op_names[k]);
         if (!json_is_string(from))
             return nd_status_set(st, "BadRequest", NULL, "ops[%zu].from: must be a string, not %s",
-                                 i, type_name(from));
+                                 i, nd_json_type_phrase(from));
         if (pointer_parse(&op->from, json_string_value(from), i, "from", st) < 0)
             return -1;
     }
@@ -432,7 +415,7 @@ json_t *nd_json_patch_apply(const json_t *doc, const json_t *ops, struct nd_stat
 {
     if (!json_is_array(ops)) {
         nd_status_set(st, "BadRequest", NULL, "a JSON patch must be an array of operations, not %s",
-                      ops ? type_name(ops) : "nothing");
+                      ops ? nd_json_type_phrase(ops) : "nothing");
         return NULL;
     }
     size_t n = json_array_size(ops), parsed = 0;
