@@ -68,6 +68,16 @@ static void scalar(const json_t *v, struct nd_buf *out)
         nd_buf_adds(out, "<none>");
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static const char *str(const json_t *v)
+{
+    return json_is_string(v) ? json_string_value(v) : "<none>";
+}
+
 static bool is_scalar(const json_t *v)
 {
     return !json_is_object(v) && !json_is_array(v);
@@ -119,19 +129,55 @@ static void tree(const json_t *v, int indent, struct nd_buf *out)
     }
 }
 
+/* Labels and annotations, one `key=value` per line sorted by key (as kubectl). */
 static void map_line(const char *label, const json_t *m, struct nd_buf *out)
 {
-    if (!json_object_size(m)) {
-        nd_buf_addf(out, "%-15s<none>\n", label);
+    size_t n = json_object_size(m);
+    if (!n) {
+        nd_buf_addf(out, "%s\t<none>\n", label);
         return;
     }
-    bool first = true;
+    const char **keys = nd_xmalloc(n * sizeof *keys);
+    size_t i = 0;
     const char *k;
     json_t *v;
-    json_object_foreach((json_t *)m, k, v) {
-        nd_buf_addf(out, "%-15s%s=%s\n", first ? label : "", k,
+    json_object_foreach((json_t *)m, k, v) keys[i++] = k;
+    qsort(keys, n, sizeof *keys, cmp_str);
+    for (i = 0; i < n; i++) {
+        v = json_object_get(m, keys[i]);
+        nd_buf_addf(out, "%s\t%s=%s\n", i == 0 ? label : "", keys[i],
                     json_is_string(v) ? json_string_value(v) : "");
-        first = false;
+    }
+    free(keys);
+}
+
+/* Aligns a block of `label\tvalue` lines as kubectl's tabwriter (padding 2): every value
+ * starts two columns after the widest label. Lines without a tab are copied. */
+static void align(const struct nd_buf *block, struct nd_buf *out)
+{
+    size_t width = 0;
+    const char *p = block->data;
+    while (*p) {
+        size_t n = strcspn(p, "\n");
+        const char *tab = memchr(p, '\t', n);
+        if (tab && (size_t)(tab - p) > width)
+            width = (size_t)(tab - p);
+        p += n + (p[n] == '\n');
+    }
+    p = block->data;
+    while (*p) {
+        size_t n = strcspn(p, "\n");
+        const char *tab = memchr(p, '\t', n);
+        if (tab) {
+            size_t lw = (size_t)(tab - p);
+            nd_buf_add(out, p, lw);
+            nd_buf_addf(out, "%*s", (int)(width - lw + 2), "");
+            nd_buf_add(out, tab + 1, n - lw - 1);
+        } else {
+            nd_buf_add(out, p, n);
+        }
+        nd_buf_addch(out, '\n');
+        p += n + (p[n] == '\n');
     }
 }
 
@@ -146,7 +192,7 @@ static void money_line(const char *label, const json_t *obj, const char *path_a,
         return;
     int64_t m;
     struct nd_status st = ND_STATUS_INIT;
-    nd_buf_addf(out, "%-15s", label);
+    nd_buf_addf(out, "%s\t", label);
     if (a && nd_money_parse(a, &m, &st) == 0)
         nd_money_human(m, out);
     else
@@ -165,7 +211,8 @@ static void conditions(const json_t *obj, struct nd_buf *out)
     const json_t *conds = json_object_get(json_object_get(obj, "status"), "conditions");
     if (!json_array_size(conds))
         return;
-    nd_buf_adds(out, "Conditions:\n  Type                Status  Reason              Age    Message\n"
+    nd_buf_adds(out, "Conditions:\n"
+                     "  Type                Status  Reason              Age    Message\n"
                      "  ----                ------  ------              ---    -------\n");
     size_t i;
     json_t *c;
@@ -281,46 +328,51 @@ static void describe_one(struct nd_ctx *ctx, const struct nd_kind *k, const json
     const json_t *meta = json_object_get(obj, "metadata");
     const json_t *spec = json_object_get(obj, "spec");
     const json_t *status = json_object_get(obj, "status");
-    nd_buf_addf(out, "%-15s%s\n", "Name:", json_string_value(json_object_get(meta, "name")));
+    /* the summary block: "Label:<tab>value" lines, aligned at the end */
+    struct nd_buf h = ND_BUF_INIT;
+    nd_buf_addf(&h, "Name:\t%s\n", str(json_object_get(meta, "name")));
     if (k->namespaced)
-        nd_buf_addf(out, "%-15s%s\n", "Project:",
-                    json_string_value(json_object_get(meta, "namespace")));
-    nd_buf_addf(out, "%-15s%s (%s)\n", "Kind:", k->kind, k->api_version);
-    map_line("Labels:", json_object_get(meta, "labels"), out);
+        nd_buf_addf(&h, "Project:\t%s\n", str(json_object_get(meta, "namespace")));
+    nd_buf_addf(&h, "Kind:\t%s (%s)\n", k->kind, k->api_version);
+    map_line("Labels:", json_object_get(meta, "labels"), &h);
     json_t *ann = json_deep_copy(json_object_get(meta, "annotations"));
     json_object_del(ann, "kubectl.kubernetes.io/last-applied-configuration");
-    map_line("Annotations:", ann, out);
+    map_line("Annotations:", ann, &h);
     json_decref(ann);
     const char *created = json_string_value(json_object_get(meta, "creationTimestamp"));
     struct nd_buf a = ND_BUF_INIT;
     age(created, &a);
-    nd_buf_addf(out, "%-15s%s (%s ago)\n", "Created:", created ? created : "<unknown>", a.data);
+    nd_buf_addf(&h, "Created:\t%s (%s ago)\n", created ? created : "<unknown>", a.data);
     nd_buf_release(&a);
-    nd_buf_addf(out, "%-15s%s\n", "UID:", json_string_value(json_object_get(meta, "uid")));
+    nd_buf_addf(&h, "UID:\t%s\n", str(json_object_get(meta, "uid")));
     const char *del = json_string_value(json_object_get(meta, "deletionTimestamp"));
     if (del)
-        nd_buf_addf(out, "%-15s%s\n", "Deleting since:", del);
+        nd_buf_addf(&h, "Deleting since:\t%s\n", del);
     json_t *fins = json_object_get(meta, "finalizers");
     if (json_array_size(fins)) {
-        nd_buf_addf(out, "%-15s", "Finalizers:");
+        nd_buf_adds(&h, "Finalizers:\t");
         size_t i;
         json_t *f;
-        json_array_foreach(fins, i, f) nd_buf_addf(out, "%s%s", i ? ", " : "", json_string_value(f));
-        nd_buf_addch(out, '\n');
+        json_array_foreach(fins, i, f) nd_buf_addf(&h, "%s%s", i ? ", " : "", str(f));
+        nd_buf_addch(&h, '\n');
     }
+    /* as kubectl: the owner that controls the object (ownerReferences[].controller) */
     size_t i;
     json_t *ref;
     json_array_foreach(json_object_get(meta, "ownerReferences"), i, ref) {
-        nd_buf_addf(out, "%-15s%s/%s\n", "Controlled By:",
-                    json_string_value(json_object_get(ref, "kind")),
-                    json_string_value(json_object_get(ref, "name")));
+        if (!json_is_true(json_object_get(ref, "controller")))
+            continue;
+        nd_buf_addf(&h, "Controlled By:\t%s/%s\n", str(json_object_get(ref, "kind")),
+                    str(json_object_get(ref, "name")));
+        break;
     }
     if (json_string_value(json_object_get(spec, "state")))
-        nd_buf_addf(out, "%-15s%s\n", "State:", json_string_value(json_object_get(spec, "state")));
+        nd_buf_addf(&h, "State:\t%s\n", json_string_value(json_object_get(spec, "state")));
     if (json_string_value(json_object_get(status, "phase")))
-        nd_buf_addf(out, "%-15s%s\n", "Phase:",
-                    json_string_value(json_object_get(status, "phase")));
-    money_line("Cost:", obj, "costUSD", "maxCostUSD", out);
+        nd_buf_addf(&h, "Phase:\t%s\n", json_string_value(json_object_get(status, "phase")));
+    money_line("Cost:", obj, "costUSD", "maxCostUSD", &h);
+    align(&h, out);
+    nd_buf_release(&h);
     if (json_object_size(spec)) {
         nd_buf_adds(out, "Spec:\n");
         tree(spec, 2, out);
@@ -346,8 +398,17 @@ int cmd_describe(int argc, char **argv, struct nd_ctx *ctx)
     struct nd_status st = ND_STATUS_INIT;
     struct nd_res_list res = {0};
     int worst = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
-        nd_resolve_args(o.npos, o.pos, &res, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+        worst = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    if (o.npos == 0) {
+        worst = nd_cli_usage(ctx, "You must specify the type of resource to describe. Use "
+                                  "\"nodus api-resources\" for a complete list of supported "
+                                  "resources.");
+        goto out;
+    }
+    if (nd_resolve_args(o.npos, o.pos, &res, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }

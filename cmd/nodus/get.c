@@ -159,30 +159,114 @@ static void report(struct get_run *g, struct nd_status *st, int *worst)
     nd_status_release(st);
 }
 
+/* An error of this side (sorting, a template that fails on the objects): kubectl's
+ * `error: ...`, exit code 1, never "Error from server". */
+static void report_local(struct nd_status *st, int *worst)
+{
+    fflush(stdout);
+    fprintf(stderr, "error: %s\n", st->message ? st->message : "unknown error");
+    if (st->fix && *st->fix)
+        fprintf(stderr, "fix: %s\n", st->fix);
+    if (!*worst)
+        *worst = 1;
+    nd_status_release(st);
+}
+
 /* Renders a collected Table answer (or objects) of one kind. */
 static int render_table(struct get_run *g, const struct nd_kind *k, json_t *answer,
                         json_t *objects, struct nd_table *t, struct nd_buf *out,
                         struct nd_status *st)
 {
-    const char *sort = nd_opt_str(g->o, "sort-by");
     if (answer) {
-        if (sort && nd_print_sort_table(answer, sort, st) < 0)
-            return -1;
         if (nd_print_table_from_server(t, answer, k, &g->popts, st) < 0)
             return -1;
     } else {
-        if (sort && nd_print_sort(objects, sort, st) < 0)
-            return -1;
-        int64_t now = 0;
-        {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            now = ts.tv_sec;
-        }
-        if (nd_print_table_from_objects(t, objects, k, now, &g->popts, st) < 0)
+        if (nd_print_table_from_objects(t, objects, k, (int64_t)time(NULL), &g->popts, st) < 0)
             return -1;
     }
+    t->no_headers = g->popts.no_headers;
     return nd_table_render(t, out) < 0 ? -1 : 0;
+}
+
+/* --sort-by over what a list collected (a Table's rows, or objects). */
+static int sort_collected(struct get_run *g, json_t *answer, json_t *objects,
+                          struct nd_status *st)
+{
+    const char *sort = nd_opt_str(g->o, "sort-by");
+    if (!sort)
+        return 0;
+    if (answer)
+        return nd_print_sort_table(answer, sort, st);
+    return nd_print_sort(objects, sort, st);
+}
+
+/* The object of a name, GET by name: the server's own NotFound when it is not there. */
+static int fetch_one(struct get_run *g, const struct nd_kind *k, const char *name, json_t **out,
+                     struct nd_status *st)
+{
+    struct nd_buf path = ND_BUF_INIT;
+    nd_kind_path(k, k->namespaced ? (g->ns ? g->ns : nd_ctx_namespace(g->ctx)) : NULL, name,
+                 NULL, &path);
+    int rc = fetch(g, path.data, out, st);
+    nd_buf_release(&path);
+    return rc;
+}
+
+/* get -w, --watch-only: list (for the version to watch from, and to print unless
+ * --watch-only), then watch. One kind; at most one name (watched with a field selector
+ * on metadata.name, as kubectl). */
+static int run_watch(struct get_run *g, const struct nd_res *r)
+{
+    struct nd_status st = ND_STATUS_INIT;
+    const struct nd_kind *k = r->k;
+    size_t nn = json_array_size(r->names);
+    json_t *answer = NULL, *objects = json_array();
+    char *rv = NULL, *sel = NULL;
+    const char *field_sel = g->field_sel;
+    int rc = 0;
+    if (nn > 1) {
+        rc = nd_cli_usage(g->ctx, "watch is only supported on individual resources and resource "
+                                  "collections, but %zu resources were found",
+                          nn);
+        goto out;
+    }
+    if (nn == 1) {
+        const char *name = json_string_value(json_array_get(r->names, 0));
+        bool more = g->field_sel && *g->field_sel;
+        sel = nd_xasprintf("metadata.name=%s%s%s", name, more ? "," : "",
+                           more ? g->field_sel : "");
+        g->field_sel = sel;
+        if (!g->ns)
+            g->ns = nd_ctx_namespace(g->ctx);
+    }
+    if (get_list(g, k, &answer, objects, &rv, &st) < 0) {
+        report(g, &st, &rc);
+        goto out;
+    }
+    size_t found = answer ? json_array_size(json_object_get(answer, "rows"))
+                          : json_array_size(objects);
+    if (nn == 1 && !found) {
+        json_t *one = NULL;
+        if (fetch_one(g, k, json_string_value(json_array_get(r->names, 0)), &one, &st) < 0) {
+            report(g, &st, &rc);
+            if (rc)
+                goto out;
+        }
+        json_decref(one);
+    }
+    if (sort_collected(g, answer, objects, &st) < 0) {
+        report_local(&st, &rc);
+        goto out;
+    }
+    rc = get_watch(g, k, rv, answer, objects);
+out:
+    g->field_sel = field_sel;
+    free(sel);
+    free(rv);
+    json_decref(answer);
+    json_decref(objects);
+    nd_status_release(&st);
+    return rc;
 }
 
 static int run_get(struct get_run *g, int npos, char **pos)
@@ -191,6 +275,13 @@ static int run_get(struct get_run *g, int npos, char **pos)
     struct nd_res_list res;
     int worst = 0;
     bool watch = nd_opt_bool(g->o, "watch") || nd_opt_bool(g->o, "watch-only");
+    if (npos == 0) {
+        worst = nd_cli_usage(g->ctx, "You must specify the type of resource to get. Use \"nodus "
+                                     "api-resources\" for a complete list of supported "
+                                     "resources.");
+        memset(&res, 0, sizeof res);
+        goto out;
+    }
     if (nd_resolve_args(npos, pos, &res, &st) < 0) {
         worst = nd_cli_error(g->ctx, &st);
         goto out;
@@ -199,55 +290,59 @@ static int run_get(struct get_run *g, int npos, char **pos)
         worst = nd_cli_usage(g->ctx, "you may only specify a single resource type to watch");
         goto out;
     }
+    if (watch) {
+        worst = run_watch(g, &res.v[0]);
+        goto out;
+    }
     if (res.several)
         g->popts.show_kind = true;
     json_t *all_objects = json_array();
     size_t total_names = 0, printed = 0;
-    struct nd_table table;
-    nd_table_init(&table);
-    char *rv = NULL;
     struct nd_buf out = ND_BUF_INIT;
     for (size_t i = 0; i < res.n; i++) {
         const struct nd_kind *k = res.v[i].k;
         json_t *answer = NULL, *objects = json_array();
         size_t nn = json_array_size(res.v[i].names);
         total_names += nn;
-        if (watch && nd_opt_bool(g->o, "watch-only")) {
-            json_decref(objects);
-            break;
-        }
         if (nn) {
             for (size_t j = 0; j < nn; j++) {
-                struct nd_buf path = ND_BUF_INIT;
-                nd_kind_path(k, k->namespaced ? (g->ns ? g->ns : nd_ctx_namespace(g->ctx)) : NULL,
-                             json_string_value(json_array_get(res.v[i].names, j)), NULL, &path);
                 json_t *one = NULL;
-                if (fetch(g, path.data, &one, &st) < 0)
+                if (fetch_one(g, k, json_string_value(json_array_get(res.v[i].names, j)), &one,
+                              &st) < 0)
                     report(g, &st, &worst);
                 else
                     collect(&answer, objects, one);
                 json_decref(one);
-                nd_buf_release(&path);
             }
-        } else if (get_list(g, k, &answer, objects, &rv, &st) < 0) {
-            report(g, &st, &worst);
-            json_decref(objects);
-            json_decref(answer);
-            goto done;
+        } else {
+            char *rv = NULL;
+            int lrc = get_list(g, k, &answer, objects, &rv, &st);
+            free(rv);
+            if (lrc < 0) {
+                report(g, &st, &worst);
+                json_decref(objects);
+                json_decref(answer);
+                goto done;
+            }
         }
         if (g->table) {
             struct nd_table t;
             nd_table_init(&t);
-            struct nd_table *tp = watch ? &table : &t;
             if (answer || json_array_size(objects)) {
                 size_t before = out.len;
-                if (printed && (answer ? json_array_size(json_object_get(answer, "rows")) : 1))
+                /* kubectl separates the tables of several kinds by a blank line before
+                 * each header after the first; without headers, nothing */
+                if (printed && !g->popts.no_headers &&
+                    (answer ? json_array_size(json_object_get(answer, "rows")) : 1))
                     nd_buf_addch(&out, '\n');
-                if (render_table(g, k, answer, objects, tp, &out, &st) < 0) {
+                if (sort_collected(g, answer, objects, &st) < 0) {
+                    nd_buf_truncate(&out, before);
+                    report_local(&st, &worst);
+                } else if (render_table(g, k, answer, objects, &t, &out, &st) < 0) {
                     nd_buf_truncate(&out, before);
                     report(g, &st, &worst);
                 }
-                printed += tp->nrows;
+                printed += t.nrows;
             }
             nd_table_release(&t);
         } else {
@@ -256,14 +351,15 @@ static int run_get(struct get_run *g, int npos, char **pos)
                 json_t *rows = json_object_get(answer, "rows");
                 size_t r;
                 json_t *row;
-                json_array_foreach(rows, r, row) json_array_append(objects, json_object_get(row, "object"));
+                json_array_foreach(rows, r, row)
+                    json_array_append(objects, json_object_get(row, "object"));
             }
             json_array_extend(all_objects, objects);
         }
         json_decref(answer);
         json_decref(objects);
     }
-    if (!g->table && !(watch && nd_opt_bool(g->o, "watch-only"))) {
+    if (!g->table) {
         const char *sort = nd_opt_str(g->o, "sort-by");
         if (!nd_opt_bool(g->o, "show-managed-fields")) {
             /* as kubectl: ownership bookkeeping is noise unless asked for */
@@ -276,26 +372,28 @@ static int run_get(struct get_run *g, int npos, char **pos)
             }
         }
         bool single = res.by_name && total_names == 1 && json_array_size(all_objects) == 1;
-        if (sort && nd_print_sort(all_objects, sort, &st) < 0)
-            report(g, &st, &worst);
+        /* as kubectl: one name asked for and not got, or nothing with --ignore-not-found,
+         * prints nothing (not an empty List) */
+        bool none = !json_array_size(all_objects) &&
+                    ((res.by_name && total_names == 1) || nd_opt_bool(g->o, "ignore-not-found"));
+        if (none)
+            ;
+        else if (sort && nd_print_sort(all_objects, sort, &st) < 0)
+            report_local(&st, &worst);
         else if (nd_print_objects(all_objects, single, &g->popts, &out, &st) < 0)
-            report(g, &st, &worst);
+            report_local(&st, &worst);
     }
     nd_out(&out);
     fflush(stdout);
-    if (g->table && !printed && !res.by_name && !worst && !nd_opt_bool(g->o, "watch-only")) {
+    if (g->table && !printed && !res.by_name && !worst) {
         struct nd_buf msg = ND_BUF_INIT;
         bool cluster = !res.v[0].k->namespaced;
         nd_print_empty_message(cluster ? NULL : g->ns, g->ns == NULL, &msg);
         fputs(msg.data, stderr);
         nd_buf_release(&msg);
     }
-    if (watch && !worst)
-        worst = get_watch(g, res.v[0].k, rv ? rv : "", g->table ? &table : NULL);
 done:
     nd_buf_release(&out);
-    free(rv);
-    nd_table_release(&table);
     json_decref(all_objects);
 out:
     nd_res_list_release(&res);

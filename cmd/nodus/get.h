@@ -29,8 +29,10 @@ void get_query(const struct get_run *g, struct nd_buf *path, const char *extra);
 int get_list(struct get_run *g, const struct nd_kind *k, json_t **table, json_t *objects,
              char **rv, struct nd_status *st);
 /* Watches one kind and prints every event until interrupted (get_watch.c). rv: where
- * the list left off ("" to start with the current objects). table: the table the
- * list printed (widths kept), or NULL. Returns the exit code. */
-int get_watch(struct get_run *g, const struct nd_kind *k, const char *rv, struct nd_table *table);
+ * the list left off ("" to start with the current objects). table (a Table answer) or
+ * objects (an array): what the list found, both BORROWED and either may be NULL;
+ * printed first as ADDED unless --watch-only. Returns the exit code. */
+int get_watch(struct get_run *g, const struct nd_kind *k, const char *rv, json_t *table,
+              json_t *objects);
 
 #endif

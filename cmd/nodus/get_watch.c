@@ -1,30 +1,48 @@
-/* nodus get -w: print every change as it happens; resume after a dropped stream, list
- * again when the server says the point to resume from is too old (410 Expired). */
+/* nodus get -w: print what the list found, then every change as it happens; resume after
+ * a dropped stream, list again when the server says the point to resume from is too
+ * old (410 Expired).
+ *
+ * Printing follows kubectl's watch printers: a table keeps its column widths and prints
+ * its header once (Table events after the first of a stream carry no column definitions:
+ * the last ones seen are used); json prints each object on its own (no List), yaml
+ * separates objects with "---"; with --output-watch-events tables get an EVENT column
+ * and json prints one compact {"type":...,"object":...} line per event. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "client/client.h"
 #include "get.h"
+#include "json/json.h"
 #include "util/xmalloc.h"
 
 #define EVENT_WIDTH 11 /* "MODIFIED" and kubectl's three spaces */
+#define MAX_FAILURES 10
 
 struct watch_state {
     struct get_run *g;
     const struct nd_kind *k;
-    struct nd_table *table;
+    struct nd_table table; /* table formats and custom-columns: widths kept across events */
+    bool header_done;      /* a header line was printed */
+    json_t *columns;       /* the last non-empty columnDefinitions seen */
+    size_t printed;        /* objects printed (yaml's separators) */
+    size_t lines;          /* events received on the current stream */
     char *rv;
     bool expired;
     bool failed;
     struct nd_status st;
 };
 
+static bool is_table(const json_t *obj)
+{
+    const char *kind = json_string_value(json_object_get(obj, "kind"));
+    return kind && strcmp(kind, "Table") == 0;
+}
+
 static const char *event_rv(const json_t *obj)
 {
     const json_t *o = obj;
-    const char *kind = json_string_value(json_object_get(obj, "kind"));
-    if (kind && strcmp(kind, "Table") == 0)
+    if (is_table(obj))
         o = json_object_get(json_array_get(json_object_get(obj, "rows"), 0), "object");
     return json_string_value(json_object_get(json_object_get(o, "metadata"), "resourceVersion"));
 }
@@ -48,31 +66,152 @@ static void prefix_events(struct nd_buf *out, size_t from, const char *type, boo
     nd_buf_release(&b);
 }
 
+/* A Table event with the column definitions it left out (watch events after the first
+ * carry none, as kube-apiserver sends them). NEW. */
+static json_t *with_columns(struct watch_state *w, json_t *table)
+{
+    json_t *defs = json_object_get(table, "columnDefinitions");
+    if (json_array_size(defs)) {
+        json_decref(w->columns);
+        w->columns = json_incref(defs);
+        return json_incref(table);
+    }
+    if (!w->columns)
+        return json_incref(table);
+    json_t *copy = json_copy(table);
+    json_object_set(copy, "columnDefinitions", w->columns);
+    return copy;
+}
+
+/* Rows of a Table answer (or of objects, when the server sent no Table) as table lines. */
+static int print_table(struct watch_state *w, const char *type, json_t *obj, struct nd_buf *out,
+                       struct nd_status *st)
+{
+    struct get_run *g = w->g;
+    nd_table_clear_rows(&w->table);
+    bool header = !g->popts.no_headers && !w->header_done;
+    w->table.no_headers = !header;
+    int rc;
+    if (is_table(obj)) {
+        json_t *t = with_columns(w, obj);
+        rc = nd_print_table_from_server(&w->table, t, w->k, &g->popts, st);
+        json_decref(t);
+    } else {
+        json_t *objs = json_is_array(obj) ? json_incref(obj) : json_pack("[O]", obj);
+        rc = nd_print_table_from_objects(&w->table, objs, w->k, (int64_t)time(NULL), &g->popts,
+                                         st);
+        json_decref(objs);
+    }
+    if (rc < 0)
+        return -1;
+    if (w->table.nrows == 0)
+        return 0;
+    if (nd_table_render(&w->table, out) < 0)
+        return nd_status_set(st, "InternalError", NULL, "output too large");
+    if (header)
+        w->header_done = true;
+    if (g->events)
+        prefix_events(out, 0, type, header);
+    return 0;
+}
+
+/* The object as printed: without metadata.managedFields unless asked for. NEW. */
+static json_t *shown(const struct get_run *g, json_t *obj)
+{
+    if (nd_opt_bool(g->o, "show-managed-fields") ||
+        !json_object_get(json_object_get(obj, "metadata"), "managedFields"))
+        return json_incref(obj);
+    json_t *copy = json_deep_copy(obj);
+    json_object_del(json_object_get(copy, "metadata"), "managedFields");
+    return copy;
+}
+
+/* One object in a format other than a table. */
+static int print_object(struct watch_state *w, const char *type, json_t *raw, struct nd_buf *out,
+                        struct nd_status *st)
+{
+    struct get_run *g = w->g;
+    const struct nd_print_opts *p = &g->popts;
+    json_t *obj = shown(g, raw);
+    json_t *one = NULL;
+    int rc = 0;
+    if (p->output == ND_OUTPUT_CUSTOM_COLUMNS) {
+        nd_table_clear_rows(&w->table);
+        if (!w->table.ncols)
+            nd_custom_columns_table(p->columns, p->no_headers, &w->table);
+        else
+            w->table.no_headers = true;
+        w->table.header_if_empty = false;
+        rc = nd_custom_columns_add_row(p->columns, obj, &w->table, st);
+        if (rc == 0 && nd_table_render(&w->table, out) < 0)
+            rc = nd_status_set(st, "InternalError", NULL, "output too large");
+    } else if (p->output == ND_OUTPUT_JSON && g->events) {
+        /* kubectl: one compact line per event, "type" first */
+        nd_buf_addf(out, "{\"type\":\"%s\",\"object\":", type);
+        if (nd_json_dump(obj, out, ND_JSON_SORT_KEYS | ND_JSON_ESCAPE_HTML) < 0)
+            rc = nd_status_set(st, "InternalError", NULL, "cannot print the object as JSON");
+        nd_buf_adds(out, "}\n");
+    } else {
+        if (g->events && p->output != ND_OUTPUT_NAME)
+            one = json_pack("[{sssO}]", "type", type, "object", obj);
+        else
+            one = json_pack("[O]", obj);
+        if (p->output == ND_OUTPUT_YAML && w->printed)
+            nd_buf_adds(out, "---\n");
+        rc = nd_print_objects(one, true, p, out, st);
+    }
+    if (rc == 0)
+        w->printed++;
+    json_decref(one);
+    json_decref(obj);
+    return rc;
+}
+
+/* Prints an event: obj is one object, a (one-row or listed) Table, or an array of
+ * objects (a list's, printed as one table when the format is a table). */
 static void print_event(struct watch_state *w, const char *type, json_t *obj)
 {
     struct get_run *g = w->g;
     struct nd_buf out = ND_BUF_INIT;
     struct nd_status st = ND_STATUS_INIT;
+    int rc = 0;
     if (g->table) {
-        bool header = w->table->ncols == 0 && !g->popts.no_headers;
-        if (w->table->ncols) {
-            nd_table_clear_rows(w->table);
-            w->table->no_headers = true;
+        rc = print_table(w, type, obj, &out, &st);
+    } else if (g->popts.output == ND_OUTPUT_CUSTOM_COLUMNS && json_is_array(obj)) {
+        /* a list's objects as one block, so their columns line up as kubectl's */
+        size_t i;
+        json_t *o;
+        nd_table_clear_rows(&w->table);
+        if (!w->table.ncols)
+            nd_custom_columns_table(g->popts.columns, g->popts.no_headers, &w->table);
+        w->table.header_if_empty = false;
+        json_array_foreach(obj, i, o) {
+            json_t *s = shown(g, o);
+            rc = nd_custom_columns_add_row(g->popts.columns, s, &w->table, &st);
+            json_decref(s);
+            if (rc < 0)
+                break;
         }
-        if (nd_print_table_from_server(w->table, obj, w->k, &g->popts, &st) == 0 &&
-            nd_table_render(w->table, &out) == 0 && g->events)
-            prefix_events(&out, 0, type, header);
+        if (rc == 0 && nd_table_render(&w->table, &out) < 0)
+            rc = nd_status_set(&st, "InternalError", NULL, "output too large");
+        if (rc == 0 && w->table.nrows) {
+            w->table.no_headers = true;
+            w->printed += w->table.nrows;
+        }
+    } else if (json_is_array(obj)) {
+        size_t i;
+        json_t *o;
+        json_array_foreach(obj, i, o) {
+            if ((rc = print_object(w, type, o, &out, &st)) < 0)
+                break;
+        }
     } else {
-        json_t *one;
-        if (g->events)
-            one = json_pack("[{sssO}]", "type", type, "object", obj);
-        else
-            one = json_pack("[O]", obj);
-        nd_print_objects(one, true, &g->popts, &out, &st);
-        json_decref(one);
+        rc = print_object(w, type, obj, &out, &st);
     }
-    if (nd_status_failed(&st))
+    if (rc < 0) {
+        nd_buf_reset(&out);
         nd_cli_error(g->ctx, &st);
+    }
     nd_out(&out);
     fflush(stdout);
     nd_buf_release(&out);
@@ -97,6 +236,7 @@ static int on_line(void *cls, const char *line, size_t len)
         }
         stop = 1;
     } else {
+        w->lines++;
         const char *rv = event_rv(obj);
         if (rv) {
             free(w->rv);
@@ -110,41 +250,76 @@ static int on_line(void *cls, const char *line, size_t len)
 }
 
 /* Lists again after 410 Expired and prints everything as ADDED. */
-static int relist(struct watch_state *w)
+static int relist(struct watch_state *w, struct nd_status *st)
 {
     json_t *table = NULL, *objects = json_array();
     char *rv = NULL;
-    struct nd_status st = ND_STATUS_INIT;
-    int rc = get_list(w->g, w->k, &table, objects, &rv, &st);
+    int rc = get_list(w->g, w->k, &table, objects, &rv, st);
     if (rc == 0) {
         free(w->rv);
         w->rv = rv ? rv : nd_xstrdup("");
         rv = NULL;
-        if (table) {
+        if (table)
             print_event(w, "ADDED", table);
-        } else {
-            size_t i;
-            json_t *o;
-            json_array_foreach(objects, i, o) print_event(w, "ADDED", o);
-        }
-    } else {
-        nd_status_move(&w->st, &st);
+        else if (json_array_size(objects))
+            print_event(w, "ADDED", objects);
     }
     free(rv);
     json_decref(table);
     json_decref(objects);
-    nd_status_release(&st);
     return rc;
 }
 
-int get_watch(struct get_run *g, const struct nd_kind *k, const char *rv, struct nd_table *table)
+static void backoff(int failures)
 {
-    struct nd_table own;
-    nd_table_init(&own);
-    struct watch_state w = {.g = g, .k = k, .table = table ? table : &own, .rv = nd_xstrdup(rv)};
+    long ms = failures < 5 ? 200L << failures : 2000;
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Worth waiting out: the server is away, went away in the middle of the stream (code is
+ * then the stream's 200), is shutting down or busy. Not a --request-timeout. */
+static bool transient(int code, const struct nd_status *st)
+{
+    if (st->reason && strcmp(st->reason, "Unreachable") == 0)
+        return true;
+    return code == 429 || code >= 500;
+}
+
+int get_watch(struct get_run *g, const struct nd_kind *k, const char *rv, json_t *table,
+              json_t *objects)
+{
+    struct watch_state w = {.g = g, .k = k, .rv = nd_xstrdup(rv ? rv : "")};
+    nd_table_init(&w.table);
     nd_status_init(&w.st);
+    bool watch_only = nd_opt_bool(g->o, "watch-only");
+    if (table) {
+        json_t *defs = json_object_get(table, "columnDefinitions");
+        if (json_array_size(defs))
+            w.columns = json_incref(defs);
+        if (!watch_only)
+            print_event(&w, "ADDED", table);
+    } else if (!watch_only && json_array_size(objects)) {
+        print_event(&w, "ADDED", objects);
+    }
     int failures = 0, rc = 0;
     for (;;) {
+        struct nd_status st = ND_STATUS_INIT;
+        if (w.expired) {
+            if (relist(&w, &st) == 0) {
+                w.expired = false;
+                failures = 0;
+                continue;
+            }
+            if (!transient(st.code, &st) || ++failures > MAX_FAILURES) {
+                rc = nd_cli_error(g->ctx, &st);
+                nd_status_release(&st);
+                break;
+            }
+            nd_status_release(&st);
+            backoff(failures);
+            continue;
+        }
         struct nd_buf path = ND_BUF_INIT;
         nd_kind_path(k, k->namespaced ? g->ns : NULL, NULL, NULL, &path);
         struct nd_buf extra = ND_BUF_INIT;
@@ -158,8 +333,7 @@ int get_watch(struct get_run *g, const struct nd_kind *k, const char *rv, struct
         struct nd_request req = {.method = "GET", .path = path.data, .no_retry = true,
                                  .accept = g->table ? ND_TABLE_ACCEPT : "application/json"};
         int code = 0;
-        struct nd_status st = ND_STATUS_INIT;
-        w.expired = false;
+        w.lines = 0;
         int src = nd_client_stream(g->client, &req, on_line, &w, &code, &st);
         nd_buf_release(&path);
         if (w.failed) {
@@ -167,36 +341,34 @@ int get_watch(struct get_run *g, const struct nd_kind *k, const char *rv, struct
             nd_status_release(&st);
             break;
         }
-        if (src < 0 && code >= 400) {
+        if (w.expired || code == 410) {
+            w.expired = true; /* list again, then watch from the new list */
+            nd_status_release(&st);
+            continue;
+        }
+        if (src < 0 && !transient(code, &st)) {
             rc = nd_cli_error(g->ctx, &st); /* the server refused the watch */
             nd_status_release(&st);
             break;
         }
-        if (w.expired) {
+        if (src == 0 && w.lines) {
+            failures = 0; /* the server ended a stream that carried events: watch again */
             nd_status_release(&st);
-            if (relist(&w) < 0) {
-                rc = nd_cli_error(g->ctx, &w.st);
-                break;
-            }
             continue;
         }
-        if (src < 0) {
-            /* the stream dropped: resume from the last version seen, with backoff */
-            if (++failures > 10) {
+        /* dropped, refused or ended at once: resume from the last version seen */
+        if (++failures > MAX_FAILURES) {
+            if (src < 0)
                 rc = nd_cli_error(g->ctx, &st);
-                nd_status_release(&st);
-                break;
-            }
-            long ms = failures < 5 ? 200L << failures : 2000;
-            struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-            nanosleep(&ts, NULL);
-        } else {
-            failures = 0; /* the server ended the stream cleanly: watch again */
+            nd_status_release(&st);
+            break; /* a server that keeps ending the stream: done, as kubectl */
         }
         nd_status_release(&st);
+        backoff(failures);
     }
     free(w.rv);
+    json_decref(w.columns);
     nd_status_release(&w.st);
-    nd_table_release(&own);
+    nd_table_release(&w.table);
     return rc;
 }

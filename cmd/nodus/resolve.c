@@ -56,6 +56,9 @@ static int add_kinds(struct nd_res_list *l, const char *list, struct nd_status *
         add(l, k);
     }
     free(copy);
+    if (rc == 0 && l->n == 0)
+        return nd_status_set(st, "Usage", "list the kinds: nodus api-resources",
+                             "the server doesn't have a resource type \"\"");
     return rc;
 }
 
@@ -63,8 +66,8 @@ int nd_resolve_args(int npos, char **pos, struct nd_res_list *out, struct nd_sta
 {
     memset(out, 0, sizeof *out);
     if (npos == 0)
-        return nd_status_set(st, "Usage", "for example: nodus get jobs",
-                             "You must specify the type of resource to get.");
+        return nd_status_set(st, "Usage", "list the kinds: nodus api-resources",
+                             "You must specify the type of resource.");
     bool slash = strchr(pos[0], '/') != NULL;
     if (slash) {
         /* KIND/NAME pairs only */
@@ -76,14 +79,17 @@ int nd_resolve_args(int npos, char **pos, struct nd_res_list *out, struct nd_sta
                                      "argument when passing arguments in resource/name form (e.g. "
                                      "'nodus get resource/<resource_name>' instead of 'nodus get "
                                      "resource resource/<resource_name>'");
+            if (s == pos[i] || !s[1])
+                return nd_status_set(st, "Usage", NULL, "arguments in resource/name form must "
+                                                        "have a single resource and name");
+            if (strchr(s + 1, '/'))
+                return nd_status_set(st, "Usage", NULL, "arguments in resource/name form may "
+                                                        "not have more than one slash");
             char *kind = nd_xstrndup(pos[i], (size_t)(s - pos[i]));
             const struct nd_kind *k = nd_resolve_kind(kind, st);
             free(kind);
             if (!k)
                 return -1;
-            if (!s[1])
-                return nd_status_set(st, "Usage", NULL, "arguments in resource/name form must "
-                                                        "have a single resource and name");
             json_array_append_new(add(out, k)->names, json_string(s + 1));
         }
         out->by_name = true;
