@@ -192,8 +192,8 @@ static const struct nd_flag *lookup_short(struct nd_ctx *ctx, char c)
     return f ? f : find_short(nd_global_flags, c);
 }
 
-int nd_cli_parse(struct nd_ctx *ctx, int argc, char **argv, struct nd_opts *o,
-                 struct nd_status *st)
+static int parse_args(struct nd_ctx *ctx, int argc, char **argv, struct nd_opts *o,
+                      struct nd_status *st)
 {
     memset(o, 0, sizeof *o);
     o->values = json_object();
@@ -258,6 +258,16 @@ int nd_cli_parse(struct nd_ctx *ctx, int argc, char **argv, struct nd_opts *o,
         }
     }
     return 0;
+}
+
+int nd_cli_parse(struct nd_ctx *ctx, int argc, char **argv, struct nd_opts *o,
+                 struct nd_status *st)
+{
+    if (parse_args(ctx, argc, argv, o, st) == 0)
+        return 0;
+    if (!st->fix && ctx->cmd)
+        nd_status_set_fix(st, "see 'nodus %s --help' for the flags", ctx->cmd->name);
+    return -1;
 }
 
 const char *nd_opt_str(const struct nd_opts *o, const char *name)

@@ -38,7 +38,7 @@ setup() {
 @test "bad flags and arguments exit 2 and print nothing on stdout" {
     run -2 --separate-stderr nodus get jobs --bogus
     assert_output ""
-    [ "$stderr" = "error: unknown flag: --bogus" ]
+    [ "$stderr" = $'error: unknown flag: --bogus\nfix: see \'nodus get --help\' for the flags' ]
     run -2 --separate-stderr nodus get jobs -o nope
     [[ "$stderr" == *'unable to match a printer suitable for the output format "nope"'* ]]
     run -2 --separate-stderr nodus get jobs --request-timeout=soon
