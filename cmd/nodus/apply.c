@@ -160,7 +160,25 @@ static bool was_applied(const struct applied *a, size_t n, const struct nd_kind 
     return false;
 }
 
-/* --prune: objects of the applied kinds and projects that match -l and were not applied. */
+/* Made by an apply (as kubectl, which prunes only what apply created): the
+ * last-applied annotation, or a managedFields entry of a server-side apply. */
+static bool made_by_apply(const json_t *obj)
+{
+    const json_t *meta = json_object_get(obj, "metadata");
+    if (json_object_get(json_object_get(meta, "annotations"), LAST_APPLIED))
+        return true;
+    size_t i;
+    json_t *mf;
+    json_array_foreach(json_object_get(meta, "managedFields"), i, mf) {
+        const char *op = json_string_value(json_object_get(mf, "operation"));
+        if (op && !strcmp(op, "Apply"))
+            return true;
+    }
+    return false;
+}
+
+/* --prune: objects of the applied kinds and projects that match -l, that an apply made,
+ * and that this one did not apply. */
 static int prune(struct nd_ctx *ctx, const struct nd_opts *o, const struct applied *a, size_t n,
                  enum nd_dry_run dry, int *worst)
 {
@@ -190,7 +208,7 @@ static int prune(struct nd_ctx *ctx, const struct nd_opts *o, const struct appli
         json_array_foreach(json_object_get(list, "items"), k, obj) {
             const char *name =
                 json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
-            if (!name || was_applied(a, n, a[i].k, a[i].ns, name))
+            if (!name || was_applied(a, n, a[i].k, a[i].ns, name) || !made_by_apply(obj))
                 continue;
             struct nd_buf dp = ND_BUF_INIT;
             nd_kind_path(a[i].k, a[i].ns, name, NULL, &dp);
@@ -206,7 +224,7 @@ static int prune(struct nd_ctx *ctx, const struct nd_opts *o, const struct appli
             } else {
                 struct nd_print_opts none;
                 nd_print_opts_init(&none);
-                nd_print_result(&none, false, obj, "pruned", dry, &st);
+                nd_print_result(&none, false, obj, "pruned", dry, 0, &st);
                 nd_print_opts_release(&none);
             }
             json_decref(gone);
@@ -231,15 +249,14 @@ int cmd_apply(int argc, char **argv, struct nd_ctx *ctx)
     int worst = 0;
     if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
         nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
-        nd_print_parse_output(nd_opt_str(&o, "output"), &popts, &st) < 0 ||
+        nd_write_output_parse(nd_opt_str(&o, "output"), &popts, &st) < 0 ||
         nd_manifests_read(nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
     if (nd_opt_bool(&o, "prune") && !nd_opt_str(&o, "selector")) {
-        worst = nd_cli_usage(ctx, "all resources selected for prune without explicitly passing "
-                                  "--all. To prune all resources, pass the --all flag. If you did "
-                                  "not mean to prune all resources, specify a label selector");
+        worst = nd_cli_usage(ctx, "--prune needs a label selector (-l) naming the objects it may "
+                                  "delete");
         goto out;
     }
     bool ssa = !nd_opt_set(&o, "server-side") || nd_opt_bool(&o, "server-side");
@@ -250,20 +267,22 @@ int cmd_apply(int argc, char **argv, struct nd_ctx *ctx)
         json_t *result = NULL;
         const char *op = "configured";
         int rc = nd_manifest_namespace(&ms.v[i], cmd_ns, ctx->namespace_flag != NULL, &ns, &st);
+        const char *name = rc == 0 ? nd_manifest_name(&ms.v[i], "applying", &st) : NULL;
+        if (!name)
+            rc = -1;
         if (rc == 0) {
             if (ssa && dry != ND_DRY_CLIENT)
                 rc = server_side(ctx, &o, &ms.v[i], ns, dry, &result, &op, &st);
             else
                 rc = client_side(ctx, &ms.v[i], ns, dry, &result, &op, &st);
         }
-        if (rc == 0 && nd_print_result(&popts, has_output, result, op, dry, &st) == 0) {
+        if (rc == 0 && nd_print_result(&popts, has_output, result, op, dry, ndone, &st) == 0) {
             if (dry == ND_DRY_SERVER && !has_output)
                 nd_print_estimate(result);
             done = nd_xrealloc(done, (ndone + 1) * sizeof *done);
             done[ndone].k = ms.v[i].kind;
             done[ndone].ns = nd_xstrdup(ns);
-            done[ndone].name = nd_xstrdup(json_string_value(
-                json_object_get(json_object_get(ms.v[i].obj, "metadata"), "name")));
+            done[ndone].name = nd_xstrdup(name);
             ndone++;
         } else {
             int code = nd_cli_error(ctx, &st);

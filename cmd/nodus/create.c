@@ -15,8 +15,8 @@ const struct nd_flag cmd_create_flags[] = {
      "=none client server"},
     {"output", 'o', ND_STRING, "FORMAT", "print the created objects: name, json, yaml ...",
      "=name json yaml"},
-    {"field-manager", 0, ND_STRING, "NAME", "manager name for field ownership (default nodus)",
-     NULL},
+    {"field-manager", 0, ND_STRING, "NAME",
+     "manager name for field ownership (default kubectl-create, as kubectl)", NULL},
     {NULL},
 };
 
@@ -31,7 +31,7 @@ int cmd_create(int argc, char **argv, struct nd_ctx *ctx)
     int worst = 0;
     if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
         nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
-        nd_print_parse_output(nd_opt_str(&o, "output"), &popts, &st) < 0) {
+        nd_write_output_parse(nd_opt_str(&o, "output"), &popts, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
@@ -47,7 +47,11 @@ int cmd_create(int argc, char **argv, struct nd_ctx *ctx)
     }
     bool has_output = nd_opt_str(&o, "output") != NULL;
     const char *cmd_ns = nd_ctx_namespace(ctx);
-    const char *mgr = nd_opt_str(&o, "field-manager") ? nd_opt_str(&o, "field-manager") : "nodus";
+    /* kubectl's name, not "nodus": when a later apply (manager nodus) meets a field the
+     * create set and the file changed, the conflict names who set it */
+    const char *mgr =
+        nd_opt_str(&o, "field-manager") ? nd_opt_str(&o, "field-manager") : "kubectl-create";
+    size_t printed = 0;
     for (size_t i = 0; i < ms.n; i++) {
         const char *ns;
         json_t *result = NULL;
@@ -69,12 +73,16 @@ int cmd_create(int argc, char **argv, struct nd_ctx *ctx)
                 code = 201;
             } else {
                 rc = nd_write(ctx, "POST", path.data, NULL, body, &result, &code, &st);
+                if (rc < 0)
+                    nd_write_error_source(&st, "creating", ms.v[i].source);
             }
             nd_buf_release(&path);
             json_decref(body);
         }
         if (rc == 0 && nd_print_result(&popts, has_output, result,
-                                       code == 200 ? "unchanged" : "created", dry, &st) == 0) {
+                                       code == 200 ? "unchanged" : "created", dry, printed,
+                                       &st) == 0) {
+            printed++;
             if (dry == ND_DRY_SERVER && !has_output)
                 nd_print_estimate(result);
         } else {

@@ -37,6 +37,7 @@ struct target {
     char *ns;
     char *name;
     char *uid;
+    const char *source; /* the -f file it came from (BORROWED), or NULL */
 };
 
 struct targets {
@@ -51,6 +52,7 @@ static void add(struct targets *t, const struct nd_kind *k, const char *ns, cons
     t->v[t->n].ns = nd_xstrdup(ns ? ns : "");
     t->v[t->n].name = nd_xstrdup(name);
     t->v[t->n].uid = NULL;
+    t->v[t->n].source = NULL;
     t->n++;
 }
 
@@ -152,15 +154,15 @@ int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
             goto out;
         }
         for (size_t i = 0; i < ms.n; i++) {
-            const char *mns;
+            const char *mns, *mname;
             if (nd_manifest_namespace(&ms.v[i], nd_ctx_namespace(ctx),
-                                      ctx->namespace_flag != NULL, &mns, &st) < 0) {
+                                      ctx->namespace_flag != NULL, &mns, &st) < 0 ||
+                !(mname = nd_manifest_name(&ms.v[i], "deleting", &st))) {
                 worst = nd_cli_error(ctx, &st);
                 goto out;
             }
-            add(&t, ms.v[i].kind, mns,
-                json_string_value(json_object_get(json_object_get(ms.v[i].obj, "metadata"),
-                                                  "name")));
+            add(&t, ms.v[i].kind, mns, mname);
+            t.v[t.n - 1].source = ms.v[i].source;
         }
     } else {
         if (nd_resolve_args(o.npos, o.pos, &res, &st) < 0) {
@@ -219,6 +221,8 @@ int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
         if (rc < 0) {
             if (!(nd_opt_bool(&o, "ignore-not-found") && st.reason &&
                   !strcmp(st.reason, "NotFound"))) {
+                if (t.v[i].source)
+                    nd_write_error_source(&st, "deleting", t.v[i].source);
                 int c = nd_cli_error(ctx, &st);
                 if (!worst)
                     worst = c;

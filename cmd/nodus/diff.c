@@ -88,8 +88,8 @@ int cmd_diff(int argc, char **argv, struct nd_ctx *ctx)
     struct nd_status st = ND_STATUS_INIT;
     struct nd_manifests ms = {0};
     int rc = 0;
-    char live[] = "/tmp/nodus-diff-LIVE-XXXXXX";
-    char merged[] = "/tmp/nodus-diff-MERGED-XXXXXX";
+    char *live = nd_tmpdir_template("LIVE");
+    char *merged = nd_tmpdir_template("MERGED");
     bool dirs = false;
     if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
         nd_manifests_read(nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms, &st) < 0) {
@@ -97,8 +97,14 @@ int cmd_diff(int argc, char **argv, struct nd_ctx *ctx)
         rc = 2;
         goto out;
     }
-    if (!mkdtemp(live) || !mkdtemp(merged)) {
+    if (!mkdtemp(live)) {
         fprintf(stderr, "error: cannot make a temporary directory: %s\n", strerror(errno));
+        rc = 2;
+        goto out;
+    }
+    if (!mkdtemp(merged)) {
+        fprintf(stderr, "error: cannot make a temporary directory: %s\n", strerror(errno));
+        rm_dir(live);
         rc = 2;
         goto out;
     }
@@ -106,17 +112,16 @@ int cmd_diff(int argc, char **argv, struct nd_ctx *ctx)
     const char *mgr = nd_opt_str(&o, "field-manager") ? nd_opt_str(&o, "field-manager") : "nodus";
     for (size_t i = 0; i < ms.n; i++) {
         const struct nd_manifest *m = &ms.v[i];
-        const char *ns;
+        const char *ns, *name = NULL;
         if (nd_manifest_namespace(m, nd_ctx_namespace(ctx), ctx->namespace_flag != NULL, &ns,
-                                  &st) < 0) {
+                                  &st) < 0 ||
+            !(name = nd_manifest_name(m, "diffing", &st))) {
             nd_cli_error(ctx, &st);
             rc = 2;
             goto out;
         }
-        const char *name =
-            json_string_value(json_object_get(json_object_get(m->obj, "metadata"), "name"));
         struct nd_buf path = ND_BUF_INIT;
-        nd_kind_path(m->kind, ns, name ? name : "", NULL, &path);
+        nd_kind_path(m->kind, ns, name, NULL, &path);
         json_t *cur = NULL, *next = NULL;
         int code = 0;
         struct nd_status gst = ND_STATUS_INIT;
@@ -159,6 +164,8 @@ out:
         rm_dir(live);
         rm_dir(merged);
     }
+    free(live);
+    free(merged);
     nd_manifests_release(&ms);
     nd_status_release(&st);
     nd_opts_release(&o);

@@ -82,13 +82,14 @@ static bool blank(const char *s)
     return true;
 }
 
+/* 0 saved or cancelled; -1 with st; -2 gave up with the message printed (exit 1). */
 static int edit_one(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns, const char *name,
                     bool as_json, struct nd_status *st)
 {
     struct nd_buf path = ND_BUF_INIT;
     nd_kind_path(k, ns, name, NULL, &path);
     json_t *orig = NULL, *edited = NULL, *patch = NULL, *after = NULL;
-    char dir[] = "/tmp/nodus-edit-XXXXXX";
+    char *dir = nd_tmpdir_template("nodus-edit");
     char *file = NULL;
     int fd = -1, rc = -1, code;
     char *text = NULL, *failed = NULL;
@@ -123,8 +124,8 @@ static int edit_one(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
             goto out;
         }
         if (failed && !strcmp(failed, text)) {
-            /* reopened after an error and saved as it was: give up, as kubectl */
-            nd_status_set(st, "Usage", NULL, "Edit cancelled, no valid changes were saved.");
+            /* reopened after an error and saved as it was: give up (exit 1), as kubectl */
+            rc = -2;
             goto out;
         }
         json_decref(edited);
@@ -164,15 +165,22 @@ static int edit_one(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
         /* reopen with the error on top, keeping what was written */
         nd_buf_reset(&head);
         nd_buf_adds(&head, header);
-        nd_buf_addf(&head, "# %s\n#\n", st->message ? st->message : "the save failed");
-        size_t i;
-        json_t *c;
-        json_array_foreach(json_object_get(st->details, "causes"), i, c) {
-            const char *f = json_string_value(json_object_get(c, "field"));
-            nd_buf_addf(&head, "# * %s%s%s\n", f ? f : "", f ? ": " : "",
-                        json_string_value(json_object_get(c, "message")));
+        const json_t *causes = json_object_get(st->details, "causes");
+        if (json_array_size(causes) == 0) {
+            nd_buf_addf(&head, "# %s\n#\n", st->message ? st->message : "the save failed");
+        } else {
+            /* as kubectl: what was not valid, then one line per cause */
+            nd_buf_addf(&head, "# %s%s%s \"%s\" was not valid:\n", k->plural,
+                        *k->group ? "." : "", k->group, name);
+            size_t i;
+            json_t *c;
+            json_array_foreach(causes, i, c) {
+                const char *f = json_string_value(json_object_get(c, "field"));
+                const char *m = json_string_value(json_object_get(c, "message"));
+                nd_buf_addf(&head, "# * %s%s%s\n", f ? f : "", f ? ": " : "", m ? m : "");
+            }
+            nd_buf_adds(&head, "#\n");
         }
-        nd_buf_adds(&head, "#\n");
         nd_status_release(st);
         free(failed);
         failed = nd_xstrdup(text);
@@ -185,6 +193,9 @@ out:
     } else if (fd >= 0) {
         fprintf(stderr, "A copy of your changes has been stored to \"%s\"\n", file);
     }
+    if (rc == -2)
+        fprintf(stderr, "error: Edit cancelled, no valid changes were saved.\n");
+    free(dir);
     free(file);
     free(failed);
     free(text);
@@ -218,10 +229,10 @@ int cmd_edit(int argc, char **argv, struct nd_ctx *ctx)
     for (size_t i = 0; i < res.n; i++) {
         const struct nd_kind *k = res.v[i].k;
         for (size_t j = 0; j < json_array_size(res.v[i].names); j++) {
-            if (edit_one(ctx, k, k->namespaced ? nd_ctx_namespace(ctx) : NULL,
-                         json_string_value(json_array_get(res.v[i].names, j)), as_json,
-                         &st) < 0) {
-                int c = nd_cli_error(ctx, &st);
+            int rc = edit_one(ctx, k, k->namespaced ? nd_ctx_namespace(ctx) : NULL,
+                              json_string_value(json_array_get(res.v[i].names, j)), as_json, &st);
+            if (rc < 0) {
+                int c = rc == -2 ? 1 : nd_cli_error(ctx, &st);
                 if (!worst)
                     worst = c;
             }

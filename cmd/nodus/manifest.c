@@ -180,3 +180,14 @@ int nd_manifest_namespace(const struct nd_manifest *m, const char *cmd_ns, bool 
     *out = ns && *ns ? ns : cmd_ns;
     return 0;
 }
+
+const char *nd_manifest_name(const struct nd_manifest *m, const char *verb, struct nd_status *st)
+{
+    const char *name =
+        json_string_value(json_object_get(json_object_get(m->obj, "metadata"), "name"));
+    if (name && *name)
+        return name;
+    nd_status_set(st, "Usage", "set metadata.name in the manifest",
+                  "error when %s \"%s\": resource name may not be empty", verb, m->source);
+    return NULL;
+}

@@ -33,4 +33,9 @@ void nd_manifests_release(struct nd_manifests *m);
 int nd_manifest_namespace(const struct nd_manifest *m, const char *cmd_ns, bool ns_flag_given,
                           const char **out, struct nd_status *st);
 
+/* The object's metadata.name (BORROWED), or NULL with st (Usage: `error when <verb>
+ * "<file>": resource name may not be empty`, as kubectl) for the verbs that act on an
+ * existing object (all but create, where generateName may stand in). verb: "applying"... */
+const char *nd_manifest_name(const struct nd_manifest *m, const char *verb, struct nd_status *st);
+
 #endif

@@ -115,6 +115,8 @@ int nd_edit_metadata(int argc, char **argv, struct nd_ctx *ctx, const char *map,
                 if (old) {
                     json_object_set_new(patch_map, ch[c].key, json_null());
                     changed = true;
+                } else if (labels) {
+                    fprintf(stderr, "label \"%s\" not found.\n", ch[c].key);
                 }
                 continue;
             }

@@ -5,7 +5,8 @@
 #include <string.h>
 
 #include "commands.h"
-#include "json/json.h"
+#include "util/xmalloc.h"
+#include "yaml/yaml.h"
 #include "resolve.h"
 #include "write.h"
 
@@ -42,17 +43,17 @@ static int read_patch(const struct nd_opts *o, json_t **out, struct nd_status *s
                              "must specify --patch or --patch-file containing the contents of "
                              "the patch");
     }
-    /* YAML is a superset of JSON: either form works */
-    json_t *docs = nd_manifest_load_all(text, strlen(text), "patch", st);
-    nd_buf_release(&b);
-    if (!docs)
-        return -1;
-    if (json_array_size(docs) != 1) {
-        json_decref(docs);
-        return nd_status_set(st, "Usage", NULL, "the patch must be one JSON or YAML document");
+    /* YAML is a superset of JSON: either form works; a JSON patch is a list */
+    json_t *doc = nd_yaml_load(text, strlen(text), NULL, st);
+    if (!doc) {
+        free(st->reason);
+        st->reason = nd_xstrdup("Usage");
+        nd_status_prefix(st, "unable to parse \"%s\"", text);
     }
-    *out = json_incref(json_array_get(docs, 0));
-    json_decref(docs);
+    nd_buf_release(&b);
+    if (!doc)
+        return -1;
+    *out = doc;
     return 0;
 }
 
@@ -68,7 +69,7 @@ int cmd_patch(int argc, char **argv, struct nd_ctx *ctx)
     int worst = 0;
     if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
         nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
-        nd_print_parse_output(nd_opt_str(&o, "output"), &popts, &st) < 0 ||
+        nd_write_output_parse(nd_opt_str(&o, "output"), &popts, &st) < 0 ||
         nd_resolve_args(o.npos, o.pos, &res, &st) < 0 || read_patch(&o, &patch, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
@@ -90,6 +91,7 @@ int cmd_patch(int argc, char **argv, struct nd_ctx *ctx)
         goto out;
     }
     bool has_output = nd_opt_str(&o, "output") != NULL;
+    size_t printed = 0;
     for (size_t i = 0; i < res.n; i++) {
         const struct nd_kind *k = res.v[i].k;
         for (size_t j = 0; j < json_array_size(res.v[i].names); j++) {
@@ -115,7 +117,8 @@ int cmd_patch(int argc, char **argv, struct nd_ctx *ctx)
                     json_object_get(json_object_get(after, "metadata"), "resourceVersion"));
                 bool same = rv0 && rv1 && !strcmp(rv0, rv1) && dry == ND_DRY_NONE;
                 rc = nd_print_result(&popts, has_output, after,
-                                     same ? "patched (no change)" : "patched", dry, &st);
+                                     same ? "patched (no change)" : "patched", dry, printed, &st);
+                printed += rc == 0;
             }
             if (rc < 0) {
                 int c = nd_cli_error(ctx, &st);

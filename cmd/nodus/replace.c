@@ -22,9 +22,13 @@ static int replace_one(struct nd_ctx *ctx, const struct nd_manifest *m, const ch
 {
     json_t *body = json_deep_copy(m->obj);
     json_t *meta = json_object_get(body, "metadata");
-    const char *name = json_string_value(json_object_get(meta, "name"));
+    const char *name = nd_manifest_name(m, "replacing", st);
+    if (!name) {
+        json_decref(body);
+        return -1;
+    }
     struct nd_buf path = ND_BUF_INIT;
-    nd_kind_path(m->kind, ns, name ? name : "", NULL, &path);
+    nd_kind_path(m->kind, ns, name, NULL, &path);
     int rc = 0, code;
     if (*ns)
         json_object_set_new(meta, "namespace", json_string(ns));
@@ -58,21 +62,28 @@ int cmd_replace(int argc, char **argv, struct nd_ctx *ctx)
     int worst = 0;
     if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
         nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
-        nd_print_parse_output(nd_opt_str(&o, "output"), &popts, &st) < 0 ||
+        nd_write_output_parse(nd_opt_str(&o, "output"), &popts, &st) < 0 ||
         nd_manifests_read(nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
     bool has_output = nd_opt_str(&o, "output") != NULL;
+    size_t printed = 0;
     for (size_t i = 0; i < ms.n; i++) {
         const char *ns;
         json_t *result = NULL;
         int rc = nd_manifest_namespace(&ms.v[i], nd_ctx_namespace(ctx),
                                        ctx->namespace_flag != NULL, &ns, &st);
-        if (rc == 0)
-            rc = dry == ND_DRY_CLIENT ? (result = json_incref(ms.v[i].obj), 0)
-                                      : replace_one(ctx, &ms.v[i], ns, dry, &result, &st);
-        if (rc < 0 || nd_print_result(&popts, has_output, result, "replaced", dry, &st) < 0) {
+        if (rc == 0 && dry == ND_DRY_CLIENT) {
+            result = json_incref(ms.v[i].obj);
+        } else if (rc == 0 && replace_one(ctx, &ms.v[i], ns, dry, &result, &st) < 0) {
+            nd_write_error_source(&st, "replacing", ms.v[i].source);
+            rc = -1;
+        }
+        if (rc == 0 &&
+            nd_print_result(&popts, has_output, result, "replaced", dry, printed, &st) == 0) {
+            printed++;
+        } else {
             int c = nd_cli_error(ctx, &st);
             if (!worst)
                 worst = c;

@@ -48,7 +48,7 @@ static int set_state(int argc, char **argv, struct nd_ctx *ctx, const char *stat
             int code;
             if (nd_write(ctx, "PATCH", p.data, "application/merge-patch+json", patch, &obj, &code,
                          &st) < 0 ||
-                nd_print_result(&(struct nd_print_opts){0}, false, obj, done, dry, &st) < 0) {
+                nd_print_result(&(struct nd_print_opts){0}, false, obj, done, dry, 0, &st) < 0) {
                 int c = nd_cli_error(ctx, &st);
                 if (!worst)
                     worst = c;

@@ -32,6 +32,7 @@ struct waiter {
     const struct nd_kind *k;
     char *failed;    /* the end phase the object reached without meeting it */
     char *uid;
+    const char *name; /* the object waited for (BORROWED) */
 };
 
 static int parse_for(const char *s, struct waiter *w, struct nd_status *st)
@@ -122,7 +123,6 @@ static bool jsonpath_met(const struct waiter *w, const json_t *obj)
 
 static int check(void *cls, const char *type, const json_t *obj, struct nd_status *st)
 {
-    (void)st;
     struct waiter *w = cls;
     bool deleted = !obj || (type && !strcmp(type, "DELETED"));
     if (w->what == FOR_DELETE) {
@@ -135,6 +135,10 @@ static int check(void *cls, const char *type, const json_t *obj, struct nd_statu
     }
     if (w->what == FOR_CREATE)
         return deleted ? 0 : 1;
+    if (!obj && !type)
+        /* absent at the start: as kubectl, nothing to wait for */
+        return nd_status_set(st, "NotFound", NULL, "%s%s%s \"%s\" not found", w->k->plural,
+                             *w->k->group ? "." : "", w->k->group, w->name);
     if (deleted)
         return 0;
     bool met = w->what == FOR_CONDITION ? condition_met(w, obj) : jsonpath_met(w, obj);
@@ -213,6 +217,7 @@ int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
         const struct nd_kind *k = res.v[json_integer_value(json_array_get(t, 0))].k;
         const char *name = json_string_value(json_array_get(t, 1));
         w.k = k;
+        w.name = name;
         free(w.uid);
         w.uid = NULL;
         free(w.failed);
@@ -230,8 +235,7 @@ int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
             if (!worst)
                 worst = 1;
         } else if (rc > 0) {
-            printf("%s/%s %s\n", res_name, name,
-                   w.what == FOR_DELETE ? "condition met" : "condition met");
+            printf("%s/%s condition met\n", res_name, name);
             fflush(stdout);
         } else {
             int c = nd_cli_error(ctx, &st);

@@ -1,6 +1,8 @@
 /* Shared plumbing of the verbs that change objects; see write.h. */
 #include "write.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,13 +76,54 @@ out:
     return rc;
 }
 
+void nd_write_error_source(struct nd_status *st, const char *verb, const char *source)
+{
+    const char *r = st->reason;
+    if (!r || !strcmp(r, "Usage") || !strcmp(r, "Unreachable") || !strcmp(r, "Timeout"))
+        return;
+    nd_status_prefix(st, "error when %s \"%s\"", verb, source);
+}
+
+int nd_write_output_parse(const char *output, struct nd_print_opts *popts, struct nd_status *st)
+{
+    if (!output || !*output)
+        return 0;
+    if (nd_print_parse_output(output, popts, st) < 0)
+        return -1;
+    if (popts->output == ND_OUTPUT_TABLE || popts->output == ND_OUTPUT_WIDE ||
+        popts->output == ND_OUTPUT_CUSTOM_COLUMNS)
+        return nd_status_set(st, "Usage", NULL,
+                             "unable to match a printer suitable for the output format \"%s\", "
+                             "allowed formats are: json,jsonpath,jsonpath-file,name,yaml",
+                             output);
+    if (!popts->file)
+        return 0;
+    FILE *f = fopen(popts->file, "r");
+    if (!f)
+        return nd_status_set(st, "Usage", NULL, "error reading --template %s, open %s: %s",
+                             popts->file, popts->file, strerror(errno));
+    struct nd_buf b = ND_BUF_INIT;
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        nd_buf_add(&b, chunk, n);
+    fclose(f);
+    int rc = nd_print_opts_load_file(popts, b.data, b.len, st);
+    nd_buf_release(&b);
+    return rc;
+}
+
 int nd_print_result(const struct nd_print_opts *popts, bool has_output, const json_t *obj,
-                    const char *operation, enum nd_dry_run dry, struct nd_status *st)
+                    const char *operation, enum nd_dry_run dry, size_t nth, struct nd_status *st)
 {
     struct nd_buf out = ND_BUF_INIT;
     int rc;
     if (has_output && popts->output != ND_OUTPUT_NAME) {
-        json_t *one = json_pack("[O]", obj);
+        json_t *copy = json_deep_copy(obj);
+        json_object_del(json_object_get(copy, "metadata"), "managedFields");
+        json_t *one = json_pack("[o]", copy);
+        if (nth > 0 && popts->output == ND_OUTPUT_YAML)
+            nd_buf_adds(&out, "---\n");
         rc = nd_print_objects(one, true, popts, &out, st);
         json_decref(one);
     } else {
@@ -122,8 +165,14 @@ void nd_print_estimate(const json_t *obj)
     const char *start = json_string_value(json_object_get(e, "startTime"));
     int64_t t;
     struct nd_status tst = ND_STATUS_INIT;
+    const char *created = json_string_value(
+        json_object_get(json_object_get(obj, "metadata"), "creationTimestamp"));
+    int64_t now;
+    if (!created || nd_time_parse(created, &now, &tst) < 0)
+        now = nd_time_now();
+    nd_status_release(&tst);
     if (start && nd_time_parse(start, &t, &tst) == 0) {
-        int64_t secs = t - nd_time_now();
+        int64_t secs = t - now;
         nd_buf_addf(&line, "%sstarts in ~", line.len ? ", " : "");
         nd_human_age(secs > 0 ? secs : 0, &line);
     }
@@ -131,4 +180,15 @@ void nd_print_estimate(const json_t *obj)
     if (line.len)
         printf("  estimate: %s\n", line.data);
     nd_buf_release(&line);
+}
+
+char *nd_tmpdir_template(const char *prefix)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return nd_xasprintf("%.*s/%s-XXXXXX", (int)n, dir, prefix);
 }

@@ -20,14 +20,32 @@ int nd_dry_run_parse(const char *v, enum nd_dry_run *out, struct nd_status *st);
 int nd_write(struct nd_ctx *ctx, const char *method, const char *path, const char *content_type,
              const json_t *body, json_t **out, int *code, struct nd_status *st);
 
-/* Prints what a write did: with -o (name, json, yaml, jsonpath ...) the object as asked,
- * else `kind.group/name operation` (with " (server dry run)" or " (dry run)" appended
- * when dry). Returns 0 or -1 with st. */
+/* Adds kubectl's context to a server's error about an object of a file:
+ * `error when creating "job.yaml": jobs.nodus.dev "a" already exists` (verb "creating",
+ * "replacing", "deleting"). Client-side errors (Usage, Unreachable, Timeout) are left
+ * as they are. */
+void nd_write_error_source(struct nd_status *st, const char *verb, const char *source);
+
+/* Parses -o for a verb that writes: json, yaml, name, jsonpath=, jsonpath-file= (whose
+ * file is read here). Table formats (wide, custom-columns) are refused as kubectl does,
+ * before anything is sent. NULL or "" leaves the default. -1 with st (Usage). */
+int nd_write_output_parse(const char *output, struct nd_print_opts *popts, struct nd_status *st);
+
+/* Prints what a write did: with -o (name, json, yaml, jsonpath ...) the object as asked
+ * (without metadata.managedFields, as kubectl), else `kind.group/name operation` (with
+ * " (server dry run)" or " (dry run)" appended when dry). nth counts the objects this
+ * command printed before: YAML documents after the first start with `---`, so several
+ * objects read back as a stream. Returns 0 or -1 with st. */
 int nd_print_result(const struct nd_print_opts *popts, bool has_output, const json_t *obj,
-                    const char *operation, enum nd_dry_run dry, struct nd_status *st);
+                    const char *operation, enum nd_dry_run dry, size_t nth, struct nd_status *st);
 
 /* For a server dry run of a kind that uses compute: the server's estimate, as
- * `  estimate: rate $2.49/h, expected $4.98, first hold $2.49, starts in ~2m`. */
+ * `  estimate: rate $2.49/h, expected $4.98, first hold $2.49, starts in ~2m`. The start
+ * is counted from the answer's creationTimestamp (the server's clock, which an emulator
+ * may have moved), else from this machine's clock. */
 void nd_print_estimate(const json_t *obj);
+
+/* A mkdtemp template "$TMPDIR/<prefix>-XXXXXX" ($TMPDIR, else /tmp). NEW string. */
+char *nd_tmpdir_template(const char *prefix);
 
 #endif
