@@ -403,11 +403,18 @@ int em_obj_delete(struct em_server *srv, const struct nd_kind *k, json_t *obj,
     }
     if (strcmp(propagation, "Orphan") == 0)
         orphan_dependents(srv, copy);
-    if (foreground) {
+    if (!has_finalizers(copy))
+        rc = em_obj_remove(srv, k, copy, st);
+    else if (!already || !nd_json_equal(obj, copy))
+        rc = em_obj_update(srv, k, obj, copy, st);
+    if (rc == 0 && foreground) {
+        /* the owner holds foregroundDeletion (stored above) while its dependents go;
+         * when they went at once, release it now */
         size_t i;
         json_t *d;
         json_array_foreach(deps, i, d) {
-            const struct nd_kind *dk = nd_kind_by_plural(NULL, json_string_value(json_array_get(d, 0)));
+            const struct nd_kind *dk =
+                nd_kind_by_plural(NULL, json_string_value(json_array_get(d, 0)));
             json_t *dobj = json_array_get(d, 1);
             json_t *res = NULL;
             struct nd_status dst = ND_STATUS_INIT;
@@ -416,18 +423,17 @@ int em_obj_delete(struct em_server *srv, const struct nd_kind *k, json_t *obj,
             json_decref(res);
             nd_status_release(&dst);
         }
-        /* the owner may have been released already if every dependent went at once */
-        json_t *now_stored = em_store_get(&srv->store, k->plural, em_obj_ns(copy), em_obj_name(copy));
-        if (!now_stored) {
-            *result = json_incref(copy);
-            goto out;
+        json_t *owner = em_store_get(&srv->store, k->plural, em_obj_ns(copy), em_obj_name(copy));
+        json_t *left = owner && uid ? dependents(srv, em_obj_ns(copy), uid) : NULL;
+        if (owner && em_obj_has_finalizer(owner, EM_FINALIZER_FOREGROUND) &&
+            json_array_size(left) == 0) {
+            json_t *released = json_deep_copy(owner);
+            em_obj_drop_finalizer(released, EM_FINALIZER_FOREGROUND);
+            rc = em_obj_update(srv, k, owner, released, st);
+            json_decref(released);
         }
-        obj = now_stored;
+        json_decref(left);
     }
-    if (!has_finalizers(copy))
-        rc = em_obj_remove(srv, k, copy, st);
-    else if (!already || !nd_json_equal(obj, copy))
-        rc = em_obj_update(srv, k, obj, copy, st);
     if (rc == 0) {
         if (!already)
             em_event_record(srv, k, copy, "Normal", "Deleting", "deletion requested (%s)",
