@@ -23,9 +23,9 @@ const struct nd_flag cmd_complete_flags[] = {
 
 struct comp {
     struct nd_ctx *ctx;
-    const struct nd_command *cmd; /* the verb, or NULL before it */
-    bool plugin;                  /* an unknown verb: nothing more to complete */
-    bool dashdash;                /* after -- */
+    const struct nd_command *cmd;  /* the verb, or NULL before it */
+    bool plugin;                   /* an unknown verb: nothing more to complete */
+    bool dashdash;                 /* after -- */
     const struct nd_flag *pending; /* the current word is this flag's value */
     int npos;
     char **pos; /* the verb's arguments before the current word (borrowed) */
@@ -147,10 +147,10 @@ static void scan_word(struct comp *c, char *w)
 static bool kind_fits(const struct comp *c, const struct nd_kind *k)
 {
     static const char *const states[][2] = {{"cancel", "Cancelled"},
-                                             {"resume", "Suspended"},
-                                             {"start", "Stopped"},
-                                             {"stop", "Stopped"},
-                                             {"suspend", "Suspended"}};
+                                            {"resume", "Suspended"},
+                                            {"start", "Stopped"},
+                                            {"stop", "Stopped"},
+                                            {"suspend", "Suspended"}};
     static const char *const writers[] = {"annotate", "delete", "edit", "label", "patch"};
     const char *verb = c->cmd ? c->cmd->name : "";
     for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
@@ -203,7 +203,8 @@ static void emit_names(struct comp *c, const struct nd_kind *k, const char *pre)
         goto out;
     size_t i;
     json_t *item;
-    json_array_foreach(json_object_get(list, "items"), i, item) {
+    json_array_foreach(json_object_get(list, "items"), i, item)
+    {
         const char *name =
             json_string_value(json_object_get(json_object_get(item, "metadata"), "name"));
         if (name)
@@ -222,7 +223,10 @@ static void emit_contexts(struct comp *c, const char *pre)
     json_t *names = cfg ? nd_config_context_names(cfg) : NULL;
     size_t i;
     json_t *n;
-    json_array_foreach(names, i, n) emit(c, pre, json_string_value(n));
+    json_array_foreach(names, i, n)
+    {
+        emit(c, pre, json_string_value(n));
+    }
     json_decref(names);
     nd_status_release(&st);
 }
@@ -251,7 +255,7 @@ static void emit_hint(struct comp *c, const char *hint, size_t n, const char *pr
         emit_kinds(c, pre, KINDS_ALL);
     } else if (n == 5 && strncmp(hint, "names", 5) == 0) {
         const struct nd_kind *k = first_kind(c);
-        if (k)
+        if (k && kind_fits(c, k))
             emit_names(c, k, pre);
     } else if (n == 8 && strncmp(hint, "projects", 8) == 0) {
         emit_names(c, nd_kind_by_kind("", "Namespace"), pre);
@@ -342,7 +346,6 @@ int cmd_complete(int argc, char **argv, struct nd_ctx *ctx)
     c.pos = nd_xcalloc((size_t)argc + 1, sizeof *c.pos);
     for (int i = first; i < argc - 1; i++)
         scan_word(&c, argv[i]);
-    ctx->cmd = c.cmd; /* for the namespace and the client */
 
     if (c.pending) {
         const char *h = c.pending->complete;

@@ -617,8 +617,8 @@ static void fish_grouped(struct nd_buf *out, arm_fn fn, bool args)
         const char *verbs = g[i].verbs.data, *body = g[i].body;
         if (args) {
             const char *tab = strchr(body, '\t');
-            nd_buf_addf(out, "complete -c nodus -n '__nodus_arg %.*s %s' %s\n",
-                        (int)(tab - body), body, verbs, tab + 1);
+            nd_buf_addf(out, "complete -c nodus -n '__nodus_arg %.*s %s' %s\n", (int)(tab - body),
+                        body, verbs, tab + 1);
             continue;
         }
         for (const char *line = body, *nl; *line; line = nl + 1) {
