@@ -6,6 +6,7 @@
 #   make demo       install, build, run the offline demo
 #   make bench      run the benchmarks (results in docs/benchmarks.md)
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make completions  regenerate completions/ from bin/nodus (a test fails when stale)
 #   make clean
 
 CC       ?= cc
@@ -63,7 +64,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 UNIT_HELP_OBJS := $(UNIT_HELP:%.c=$(BUILD)/%.o)
 LIBNODUS  := $(BUILD)/libnodus.a
 
-.PHONY: all check check-run asan demo bench install clean deps units
+.PHONY: all check check-run asan demo bench install clean deps units completions
 .DEFAULT_GOAL := all
 
 all: $(BIN)/nodus $(BIN)/nodus-emulator units
@@ -138,6 +139,11 @@ install: all
 	install -m 644 completions/nodus.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/nodus
 	install -m 644 completions/_nodus $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_nodus
 	install -m 644 completions/nodus.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/nodus.fish
+
+completions: $(BIN)/nodus
+	$(BIN)/nodus completion bash > completions/nodus.bash
+	$(BIN)/nodus completion zsh > completions/_nodus
+	$(BIN)/nodus completion fish > completions/nodus.fish
 
 clean:
 	rm -rf build build-asan bin

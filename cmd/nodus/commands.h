@@ -10,6 +10,8 @@
 
 ND_VERB(annotate);
 ND_VERB(apply);
+ND_VERB(complete); /* __complete (hidden), in complete.c */
+ND_VERB(completion);
 ND_VERB(create);
 ND_VERB(delete);
 ND_VERB(describe);

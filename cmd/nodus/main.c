@@ -13,6 +13,9 @@
 
 /* Sorted by name; `nodus --help` groups them. */
 const struct nd_command nd_commands[] = {
+    {"__complete", cmd_complete, cmd_complete_flags, NULL,
+     "Print the completions of a command line (for the completion scripts)",
+     "__complete [--] WORD... CURRENT", NULL, NULL},
     {"annotate", cmd_annotate, cmd_annotate_flags, "Deploy and change",
      "Set or remove annotations of objects",
      "annotate KIND NAME KEY=VALUE... KEY-... [--overwrite]", "kinds names", NULL},
@@ -23,6 +26,11 @@ const struct nd_command nd_commands[] = {
     {"cancel", cmd_cancel, cmd_suspend_flags, "Nodus commands",
      "Cancel Jobs and Pipelines (spec.state: Cancelled)", "cancel KIND/NAME...", "kinds names",
      NULL},
+    {"completion", cmd_completion, cmd_completion_flags, "Settings",
+     "Print a shell completion script (bash, zsh or fish)", "completion bash|zsh|fish",
+     "=bash zsh fish",
+     "  source <(nodus completion bash)\n  nodus completion zsh > \"${fpath[1]}/_nodus\"\n"
+     "  nodus completion fish > ~/.config/fish/completions/nodus.fish"},
     {"create", cmd_create, cmd_create_flags, "Deploy and change", "Create objects from manifests",
      "create -f FILE|DIR|- [-R]", NULL, NULL},
     {"delete", cmd_delete, cmd_delete_flags, "Basic commands",
