@@ -50,6 +50,11 @@ static bool query_bool(struct em_api *a, const char *name, bool *out)
     return false;
 }
 
+static void default_obj(json_t *obj, void *cls)
+{
+    nd_kind_default(cls, obj);
+}
+
 static int apply(struct em_api *a, struct em_write *w, json_t *old)
 {
     bool force;
@@ -97,8 +102,8 @@ static int apply(struct em_api *a, struct em_write *w, json_t *old)
         rc = em_write_create(a, w, merged);
         goto out;
     }
-    if (nd_ssa_apply(old, applied, w->manager, force, a->kind->api_version, now, &merged,
-                     &a->st) < 0) {
+    if (nd_ssa_apply_ex(old, applied, w->manager, force, a->kind->api_version, now, default_obj,
+                        (void *)a->kind, &merged, &a->st) < 0) {
         nd_status_set_target(&a->st, a->path.name, a->kind->group, a->kind->plural);
         goto out;
     }

@@ -496,6 +496,14 @@ int nd_ssa_apply(const json_t *live, const json_t *applied, const char *manager,
                  const char *api_version, const char *now_rfc3339, json_t **out,
                  struct nd_status *st)
 {
+    return nd_ssa_apply_ex(live, applied, manager, force, api_version, now_rfc3339, NULL, NULL,
+                           out, st);
+}
+
+int nd_ssa_apply_ex(const json_t *live, const json_t *applied, const char *manager, bool force,
+                    const char *api_version, const char *now_rfc3339, nd_ssa_normalize_fn normalize,
+                    void *cls, json_t **out, struct nd_status *st)
+{
     int rc = -1;
     struct entries es = {0};
     struct nd_fieldset *set = NULL, *others = NULL, *added = NULL, *modified = NULL,
@@ -531,6 +539,8 @@ int nd_ssa_apply(const json_t *live, const json_t *applied, const char *manager,
     size_t me = find_entry(&es, manager, "Apply", NULL, "");
     merged = json_deep_copy(live);
     merge_obj(merged, applied, ND_SSA_ROOT);
+    if (normalize)
+        normalize(merged, cls); /* compare with what would be stored (defaults filled) */
 
     others = nd_fieldset_new();
     for (size_t i = 0; i < es.n; i++)

@@ -164,6 +164,15 @@ int nd_ssa_apply(const json_t *live, const json_t *applied, const char *manager,
                  const char *api_version, const char *now_rfc3339, json_t **out,
                  struct nd_status *st);
 
+/* The same, with normalize (may be NULL) run on the merged object before it is compared
+ * with live: a server passes its defaulting, so that a list the configuration gives
+ * without the fields the server fills in (and that would be stored equal to live) is
+ * not a change, and so no conflict. */
+typedef void (*nd_ssa_normalize_fn)(json_t *obj, void *cls);
+int nd_ssa_apply_ex(const json_t *live, const json_t *applied, const char *manager, bool force,
+                    const char *api_version, const char *now_rfc3339, nd_ssa_normalize_fn normalize,
+                    void *cls, json_t **out, struct nd_status *st);
+
 /* Records ownership for a write that is not an apply (create, PUT, merge patch, JSON
  * patch, or a write to a subresource), as kube-apiserver's Update does. Rewrites
  * new_obj's metadata.managedFields IN PLACE (removed when no entry is left).

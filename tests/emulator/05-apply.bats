@@ -99,6 +99,30 @@ MERGE=(-H 'Content-Type: application/merge-patch+json')
     [ "$CODE" = 200 ]
 }
 
+@test "a state set by another client survives a re-apply of the same file" {
+    http PATCH "$JOBS/keep-state?fieldManager=alice" "$(job_json keep-state)" "${APPLY[@]}"
+    [ "$CODE" = 201 ]
+    http PATCH "$JOBS/keep-state?fieldManager=nodus-suspend" '{"spec":{"state":"Suspended"}}' "${MERGE[@]}"
+    [ "$CODE" = 200 ]
+    http PATCH "$JOBS/keep-state?fieldManager=alice" "$(job_json keep-state)" "${APPLY[@]}"
+    [ "$CODE" = 200 ]
+    [ "$(body_json .spec.state)" = Suspended ]
+}
+
+@test "lists the server fills defaults into do not conflict with the same list applied again" {
+    local p='{"apiVersion":"nodus.dev/v1","kind":"Pipeline","metadata":{"name":"lists"},"spec":{"maxCostUSD":"5.00","steps":[{"name":"a","job":{"image":"nodus/pytorch:2.8-cuda12.8","maxCostUSD":"1.00"}}]}}'
+    http POST "/apis/nodus.dev/v1/namespaces/default/pipelines?fieldManager=kubectl-create" "$p"
+    [ "$CODE" = 201 ]
+    [ "$(body_json '.spec.steps[0].job.backoffLimit')" = 0 ]
+    http PATCH "/apis/nodus.dev/v1/namespaces/default/pipelines/lists?fieldManager=alice" "$p" "${APPLY[@]}"
+    [ "$CODE" = 200 ]
+    # a different list still conflicts with its owner
+    http PATCH "/apis/nodus.dev/v1/namespaces/default/pipelines/lists?fieldManager=bob" \
+        "$(jq -c '.spec.steps[0].job.maxCostUSD = "2.00"' <<<"$p")" "${APPLY[@]}"
+    [ "$CODE" = 409 ]
+    [ "$(body_json '.details.causes[0].field')" = .spec.steps ]
+}
+
 @test "dryRun apply stores nothing" {
     http PATCH "$JOBS/ssa-dry?fieldManager=alice&dryRun=All" "$(job_json ssa-dry)" "${APPLY[@]}"
     [ "$CODE" = 201 ]
