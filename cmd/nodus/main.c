@@ -16,6 +16,13 @@ const struct nd_command nd_commands[] = {
     {"annotate", cmd_annotate, cmd_annotate_flags, "Deploy and change",
      "Set or remove annotations of objects",
      "annotate KIND NAME KEY=VALUE... KEY-... [--overwrite]", "kinds names", NULL},
+    {"api-resources", cmd_api_resources, cmd_api_resources_flags, "Inspect the API",
+     "Print the kinds the server serves",
+     "api-resources [-o wide|name] [--namespaced=true|false] [--api-group=GROUP] "
+     "[--verbs=V,...] [--categories=C,...] [--sort-by=name|kind]",
+     NULL, "  nodus api-resources\n  nodus api-resources -o wide --api-group=nodus.dev"},
+    {"api-versions", cmd_api_versions, cmd_api_versions_flags, "Inspect the API",
+     "Print the API versions the server serves, as group/version", "api-versions", NULL, NULL},
     {"apply", cmd_apply, cmd_apply_flags, "Deploy and change",
      "Make objects look like their manifests (server-side apply)",
      "apply -f FILE|DIR|- [-R] [--server-side=false] [--force-conflicts] [--prune -l SEL]", NULL,
@@ -23,6 +30,27 @@ const struct nd_command nd_commands[] = {
     {"cancel", cmd_cancel, cmd_suspend_flags, "Nodus commands",
      "Cancel Jobs and Pipelines (spec.state: Cancelled)", "cancel KIND/NAME...", "kinds names",
      NULL},
+    {"config", cmd_config, cmd_config_flags, "Settings",
+     "Show or change the configuration file (kubeconfig format)",
+     "config SUBCOMMAND [NAME] [flags]",
+     "=view get-contexts current-context use-context set-context set-cluster set-credentials "
+     "delete-context",
+     "Subcommands (as kubectl config):\n"
+     "  view [--raw] [--minify] [-o yaml|json|jsonpath=T]   the file, secrets hidden unless --raw\n"
+     "  get-contexts [NAME...] [-o name] [--no-headers]     the contexts, * on the current one\n"
+     "  current-context                                     the current context's name\n"
+     "  use-context NAME                                    make NAME the current context\n"
+     "  set-context NAME|--current [--cluster C] [--user U] [--namespace N]\n"
+     "  set-cluster NAME [--server URL] [--certificate-authority FILE] "
+     "[--insecure-skip-tls-verify]\n"
+     "  set-credentials NAME [--token T] [--token-file FILE] [--client-certificate FILE]\n"
+     "                  [--client-key FILE]\n"
+     "  delete-context NAME\n\n"
+     "Examples:\n"
+     "  nodus config set-cluster local --server http://127.0.0.1:8443\n"
+     "  nodus config set-credentials me --token-file ~/.nodus/token\n"
+     "  nodus config set-context local --cluster local --user me --namespace default\n"
+     "  nodus config use-context local\n  nodus config view --minify"},
     {"create", cmd_create, cmd_create_flags, "Deploy and change", "Create objects from manifests",
      "create -f FILE|DIR|- [-R]", NULL, NULL},
     {"delete", cmd_delete, cmd_delete_flags, "Basic commands",
@@ -40,6 +68,11 @@ const struct nd_command nd_commands[] = {
     {"edit", cmd_edit, cmd_edit_flags, "Deploy and change",
      "Edit objects as YAML in $NODUS_EDITOR or $EDITOR", "edit KIND NAME | KIND/NAME",
      "kinds names", NULL},
+    {"explain", cmd_explain, cmd_explain_flags, "Inspect the API",
+     "Describe the fields of a kind, from the server's OpenAPI schema",
+     "explain KIND[.FIELD...] [--recursive] [--api-version GROUP/VERSION]", "kinds",
+     "  nodus explain jobs\n  nodus explain jobs.spec.resources\n"
+     "  nodus explain pools.spec --recursive"},
     {"get", cmd_get, cmd_get_flags, "Basic commands", "Display one or many objects",
      "get KIND[,KIND...] [NAME...] | KIND/NAME... [flags]", "kinds names",
      "  nodus get jobs\n  nodus get jobs -o wide -l app=trainer\n  nodus get job/train-a -o yaml\n"
