@@ -6,20 +6,24 @@
 # Verbs, flags and fixed values are the lists below; kinds, object names,
 # projects and contexts come from `nodus __complete`.
 
-_nodus_verbs='annotate apply cancel completion create delete describe diff edit get label patch replace resume start stop suspend version wait'
+_nodus_verbs='annotate api-resources api-versions apply cancel completion config create delete describe diff edit explain get label patch replace resume start stop suspend version wait'
 
 # The flags of verb $1 (none before the verb) and the global flags.
 _nodus_flags()
 {
     case $1 in
     annotate|label) echo '--overwrite --selector -l --all' ;;
+    api-resources) echo '--output -o --namespaced --api-group --verbs --categories --sort-by --no-headers --cached' ;;
+    api-versions) echo '--cached' ;;
     apply) echo '--filename -f --recursive -R --server-side --force-conflicts --field-manager --prune --selector -l --dry-run --output -o' ;;
     cancel|resume|start|stop|suspend) echo '--dry-run' ;;
+    config) echo '--raw --minify --output -o --no-headers --current --cluster --user --namespace --server --certificate-authority --insecure-skip-tls-verify --token --token-file --client-certificate --client-key' ;;
     create) echo '--filename -f --recursive -R --dry-run --output -o --field-manager' ;;
     delete) echo '--filename -f --recursive -R --selector -l --all --cascade --wait --timeout --ignore-not-found --dry-run --output -o --yes -y' ;;
     describe) echo '--selector -l --show-events' ;;
     diff) echo '--filename -f --recursive -R --field-manager' ;;
     edit) echo '--output -o' ;;
+    explain) echo '--recursive --api-version --output' ;;
     get) echo '--output -o --selector -l --field-selector --watch -w --watch-only --output-watch-events --sort-by --show-labels --label-columns -L --no-headers --chunk-size --show-kind --ignore-not-found --raw --show-managed-fields' ;;
     patch) echo '--patch -p --patch-file --type --dry-run --output -o' ;;
     replace) echo '--filename -f --recursive -R --dry-run --output -o' ;;
@@ -40,6 +44,19 @@ _nodus_flag_value()
         --selector|-l) _nodus_hint='none'; return 0 ;;
         --overwrite|--all) return 1 ;;
         esac ;;
+    api-resources)
+        case $2 in
+        --output|-o) _nodus_hint='=wide name'; return 0 ;;
+        --api-group) _nodus_hint='=nodus.dev'; return 0 ;;
+        --verbs) _nodus_hint='=create delete deletecollection get list patch update watch'; return 0 ;;
+        --categories) _nodus_hint='=all nodus'; return 0 ;;
+        --sort-by) _nodus_hint='=name kind'; return 0 ;;
+        --namespaced|--no-headers|--cached) return 1 ;;
+        esac ;;
+    api-versions)
+        case $2 in
+        --cached) return 1 ;;
+        esac ;;
     apply)
         case $2 in
         --filename|-f) _nodus_hint='files'; return 0 ;;
@@ -52,6 +69,20 @@ _nodus_flag_value()
     cancel|resume|start|stop|suspend)
         case $2 in
         --dry-run) _nodus_hint='=none server'; return 0 ;;
+        esac ;;
+    config)
+        case $2 in
+        --output|-o) _nodus_hint='=yaml json name jsonpath='; return 0 ;;
+        --cluster) _nodus_hint='none'; return 0 ;;
+        --user) _nodus_hint='none'; return 0 ;;
+        --namespace) _nodus_hint='projects'; return 0 ;;
+        --server) _nodus_hint='none'; return 0 ;;
+        --certificate-authority) _nodus_hint='files'; return 0 ;;
+        --token) _nodus_hint='none'; return 0 ;;
+        --token-file) _nodus_hint='files'; return 0 ;;
+        --client-certificate) _nodus_hint='files'; return 0 ;;
+        --client-key) _nodus_hint='files'; return 0 ;;
+        --raw|--minify|--no-headers|--current|--insecure-skip-tls-verify) return 1 ;;
         esac ;;
     create)
         case $2 in
@@ -85,6 +116,12 @@ _nodus_flag_value()
     edit)
         case $2 in
         --output|-o) _nodus_hint='=yaml json'; return 0 ;;
+        esac ;;
+    explain)
+        case $2 in
+        --api-version) _nodus_hint='=nodus.dev/v1 v1'; return 0 ;;
+        --output) _nodus_hint='=plaintext'; return 0 ;;
+        --recursive) return 1 ;;
         esac ;;
     get)
         case $2 in
@@ -145,8 +182,9 @@ _nodus_args()
 {
     _nodus_hint=none
     case $1 in
-    annotate|cancel|delete|describe|edit|get|label|patch|resume|start|stop|suspend|wait) _nodus_hint=ask ;;
+    annotate|cancel|delete|describe|edit|explain|get|label|patch|resume|start|stop|suspend|wait) _nodus_hint=ask ;;
     completion) if (($2 == 0)); then _nodus_hint='=bash zsh fish'; fi ;;
+    config) if (($2 == 0)); then _nodus_hint='=view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'; fi ;;
     esac
 }
 

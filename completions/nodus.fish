@@ -15,6 +15,18 @@ function __nodus_flag_value --argument-names verb flag
         case --overwrite --all
             return 1
         end
+    case api-resources
+        switch $flag
+        case --output -o --api-group --verbs --categories --sort-by
+            return 0
+        case --namespaced --no-headers --cached
+            return 1
+        end
+    case api-versions
+        switch $flag
+        case --cached
+            return 1
+        end
     case apply
         switch $flag
         case --filename -f --field-manager --selector -l --dry-run --output -o
@@ -26,6 +38,13 @@ function __nodus_flag_value --argument-names verb flag
         switch $flag
         case --dry-run
             return 0
+        end
+    case config
+        switch $flag
+        case --output -o --cluster --user --namespace --server --certificate-authority --token --token-file --client-certificate --client-key
+            return 0
+        case --raw --minify --no-headers --current --insecure-skip-tls-verify
+            return 1
         end
     case create
         switch $flag
@@ -59,6 +78,13 @@ function __nodus_flag_value --argument-names verb flag
         switch $flag
         case --output -o
             return 0
+        end
+    case explain
+        switch $flag
+        case --api-version --output
+            return 0
+        case --recursive
+            return 1
         end
     case get
         switch $flag
@@ -167,14 +193,18 @@ complete -c nodus -f
 
 # Verbs
 complete -c nodus -n __nodus_needs_verb -a annotate -d 'Set or remove annotations of objects'
+complete -c nodus -n __nodus_needs_verb -a api-resources -d 'Print the kinds the server serves'
+complete -c nodus -n __nodus_needs_verb -a api-versions -d 'Print the API versions the server serves, as group/version'
 complete -c nodus -n __nodus_needs_verb -a apply -d 'Make objects look like their manifests (server-side apply)'
 complete -c nodus -n __nodus_needs_verb -a cancel -d 'Cancel Jobs and Pipelines (spec.state: Cancelled)'
 complete -c nodus -n __nodus_needs_verb -a completion -d 'Print a shell completion script (bash, zsh or fish)'
+complete -c nodus -n __nodus_needs_verb -a config -d 'Show or change the configuration file (kubeconfig format)'
 complete -c nodus -n __nodus_needs_verb -a create -d 'Create objects from manifests'
 complete -c nodus -n __nodus_needs_verb -a delete -d 'Delete objects by name, manifest, selector or --all'
 complete -c nodus -n __nodus_needs_verb -a describe -d 'Show a readable summary of objects, with their Events'
 complete -c nodus -n __nodus_needs_verb -a diff -d 'Show what apply would change (exit 0 none, 1 some, 2 an error)'
 complete -c nodus -n __nodus_needs_verb -a edit -d 'Edit objects as YAML in $NODUS_EDITOR or $EDITOR'
+complete -c nodus -n __nodus_needs_verb -a explain -d 'Describe the fields of a kind, from the server\'s OpenAPI schema'
 complete -c nodus -n __nodus_needs_verb -a get -d 'Display one or many objects'
 complete -c nodus -n __nodus_needs_verb -a label -d 'Set or remove labels of objects'
 complete -c nodus -n __nodus_needs_verb -a patch -d 'Change an object with a merge patch or a JSON patch'
@@ -206,6 +236,15 @@ complete -c nodus -s h -l help -d 'show help for the command'
 complete -c nodus -n '__nodus_using annotate' -l overwrite -d 'allow changing an annotation that has a value'
 complete -c nodus -n '__nodus_using annotate' -s l -l selector -x -d 'annotate the objects matching a selector'
 complete -c nodus -n '__nodus_using annotate' -l all -d 'annotate every object of the kind'
+complete -c nodus -n '__nodus_using api-resources' -s o -l output -x -a 'wide name' -d 'wide (adds verbs and categories) or name'
+complete -c nodus -n '__nodus_using api-resources' -l namespaced -d '=true: only kinds that live in projects; =false: only cluster-wide kinds'
+complete -c nodus -n '__nodus_using api-resources' -l api-group -x -a 'nodus.dev' -d 'only the kinds of this API group ("": the core group)'
+complete -c nodus -n '__nodus_using api-resources' -l verbs -x -a 'create delete deletecollection get list patch update watch' -d 'only kinds that support every one of these verbs'
+complete -c nodus -n '__nodus_using api-resources' -l categories -x -a 'all nodus' -d 'only kinds in every one of these categories'
+complete -c nodus -n '__nodus_using api-resources' -l sort-by -x -a 'name kind' -d 'sort by name or kind (default: by group, then name)'
+complete -c nodus -n '__nodus_using api-resources' -l no-headers -d 'leave the header line out'
+complete -c nodus -n '__nodus_using api-resources' -l cached -d 'use the cached discovery documents whatever their age'
+complete -c nodus -n '__nodus_using api-versions' -l cached -d 'use the cached discovery documents whatever their age'
 complete -c nodus -n '__nodus_using apply' -s f -l filename -r -F -d 'manifest file, directory, or - for standard input'
 complete -c nodus -n '__nodus_using apply' -s R -l recursive -d 'read directories given with -f recursively'
 complete -c nodus -n '__nodus_using apply' -l server-side -d 'apply on the server, tracking field ownership (default true; =false: client-side)'
@@ -216,11 +255,26 @@ complete -c nodus -n '__nodus_using apply' -s l -l selector -x -d 'label selecto
 complete -c nodus -n '__nodus_using apply' -l dry-run -x -a 'none client server' -d 'none, client or server (server: everything but storing)'
 complete -c nodus -n '__nodus_using apply' -s o -l output -x -a 'name json yaml' -d 'print the applied objects: name, json, yaml ...'
 complete -c nodus -n '__nodus_using cancel resume start stop suspend' -l dry-run -x -a 'none server' -d 'none or server'
+complete -c nodus -n '__nodus_using config' -l raw -d 'view: show tokens and certificate data as they are'
+complete -c nodus -n '__nodus_using config' -l minify -d 'view: only what the current context (or --context) uses'
+complete -c nodus -n '__nodus_using config' -s o -l output -x -a 'yaml json name jsonpath=' -d 'view: yaml, json or jsonpath=TEMPLATE; get-contexts: name'
+complete -c nodus -n '__nodus_using config' -l no-headers -d 'get-contexts: leave the header line out'
+complete -c nodus -n '__nodus_using config' -l current -d 'set-context: change the current context'
+complete -c nodus -n '__nodus_using config' -l cluster -x -d 'set-context: the context\'s cluster'
+complete -c nodus -n '__nodus_using config' -l user -x -d 'set-context: the context\'s user'
+complete -c nodus -n '__nodus_using config' -l namespace -x -a '(__nodus_complete)' -d 'set-context: the context\'s project'
+complete -c nodus -n '__nodus_using config' -l server -x -d 'set-cluster: the API server\'s address'
+complete -c nodus -n '__nodus_using config' -l certificate-authority -r -F -d 'set-cluster: PEM file of the CA to trust'
+complete -c nodus -n '__nodus_using config' -l insecure-skip-tls-verify -d 'set-cluster: do not verify the server\'s certificate (=false turns it off)'
+complete -c nodus -n '__nodus_using config' -l token -x -d 'set-credentials: bearer token'
+complete -c nodus -n '__nodus_using config' -l token-file -r -F -d 'set-credentials: file holding the bearer token'
+complete -c nodus -n '__nodus_using config' -l client-certificate -r -F -d 'set-credentials: client certificate (PEM)'
+complete -c nodus -n '__nodus_using config' -l client-key -r -F -d 'set-credentials: client key (PEM)'
 complete -c nodus -n '__nodus_using create' -s f -l filename -r -F -d 'manifest file, directory, or - for standard input'
 complete -c nodus -n '__nodus_using create' -s R -l recursive -d 'read directories given with -f recursively'
 complete -c nodus -n '__nodus_using create' -l dry-run -x -a 'none client server' -d 'none, client or server (server: everything but storing)'
 complete -c nodus -n '__nodus_using create' -s o -l output -x -a 'name json yaml' -d 'print the created objects: name, json, yaml ...'
-complete -c nodus -n '__nodus_using create' -l field-manager -x -d 'manager name for field ownership (default nodus)'
+complete -c nodus -n '__nodus_using create' -l field-manager -x -d 'manager name for field ownership (default kubectl-create, as kubectl)'
 complete -c nodus -n '__nodus_using delete' -s f -l filename -r -F -d 'delete the objects of these manifests'
 complete -c nodus -n '__nodus_using delete' -s R -l recursive -d 'read directories given with -f recursively'
 complete -c nodus -n '__nodus_using delete' -s l -l selector -x -d 'delete the objects matching a label selector'
@@ -238,6 +292,9 @@ complete -c nodus -n '__nodus_using diff' -s f -l filename -r -F -d 'manifest fi
 complete -c nodus -n '__nodus_using diff' -s R -l recursive -d 'read directories given with -f recursively'
 complete -c nodus -n '__nodus_using diff' -l field-manager -x -d 'the manager apply would use (default nodus)'
 complete -c nodus -n '__nodus_using edit' -s o -l output -x -a 'yaml json' -d 'edit as yaml (default) or json'
+complete -c nodus -n '__nodus_using explain' -l recursive -d 'print the fields of fields too, without descriptions'
+complete -c nodus -n '__nodus_using explain' -l api-version -x -a 'nodus.dev/v1 v1' -d 'explain the kind in this API version'
+complete -c nodus -n '__nodus_using explain' -l output -x -a 'plaintext' -d 'plaintext (the only format)'
 complete -c nodus -n '__nodus_using get' -s o -l output -x -a 'json yaml wide name jsonpath= custom-columns=' -d 'json, yaml, wide, name, jsonpath=..., jsonpath-file=..., custom-columns=..., custom-columns-file=...'
 complete -c nodus -n '__nodus_using get' -s l -l selector -x -d 'label selector (app=trainer, tier in (a,b), !x)'
 complete -c nodus -n '__nodus_using get' -l field-selector -x -d 'field selector (status.phase=Running, metadata.name=x)'
@@ -273,5 +330,6 @@ complete -c nodus -n '__nodus_using wait' -s l -l selector -x -d 'wait for the o
 complete -c nodus -n '__nodus_using wait' -l all -d 'wait for every object of the kind'
 
 # Arguments
-complete -c nodus -n '__nodus_arg any annotate cancel delete describe edit get label patch resume start stop suspend wait' -a '(__nodus_complete)'
+complete -c nodus -n '__nodus_arg any annotate cancel delete describe edit explain get label patch resume start stop suspend wait' -a '(__nodus_complete)'
 complete -c nodus -n '__nodus_arg first completion' -a 'bash zsh fish'
+complete -c nodus -n '__nodus_arg first config' -a 'view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'

@@ -9,14 +9,18 @@
     extern const struct nd_flag cmd_##v##_flags[]
 
 ND_VERB(annotate);
+ND_VERB(api_resources);
+ND_VERB(api_versions);
 ND_VERB(apply);
 ND_VERB(complete); /* __complete (hidden), in complete.c */
 ND_VERB(completion);
+ND_VERB(config);
 ND_VERB(create);
 ND_VERB(delete);
 ND_VERB(describe);
 ND_VERB(diff);
 ND_VERB(edit);
+ND_VERB(explain);
 ND_VERB(get);
 ND_VERB(label);
 ND_VERB(patch);

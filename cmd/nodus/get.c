@@ -177,6 +177,8 @@ static int render_table(struct get_run *g, const struct nd_kind *k, json_t *answ
                         json_t *objects, struct nd_table *t, struct nd_buf *out,
                         struct nd_status *st)
 {
+    /* -A adds the NAMESPACE column to namespaced kinds only (as kubectl) */
+    g->popts.all_namespaces = g->ctx->all_projects && k->namespaced;
     if (answer) {
         if (nd_print_table_from_server(t, answer, k, &g->popts, st) < 0)
             return -1;

@@ -19,6 +19,13 @@ const struct nd_command nd_commands[] = {
     {"annotate", cmd_annotate, cmd_annotate_flags, "Deploy and change",
      "Set or remove annotations of objects",
      "annotate KIND NAME KEY=VALUE... KEY-... [--overwrite]", "kinds names", NULL},
+    {"api-resources", cmd_api_resources, cmd_api_resources_flags, "Inspect the API",
+     "Print the kinds the server serves",
+     "api-resources [-o wide|name] [--namespaced=true|false] [--api-group=GROUP] "
+     "[--verbs=V,...] [--categories=C,...] [--sort-by=name|kind]",
+     NULL, "  nodus api-resources\n  nodus api-resources -o wide --api-group=nodus.dev"},
+    {"api-versions", cmd_api_versions, cmd_api_versions_flags, "Inspect the API",
+     "Print the API versions the server serves, as group/version", "api-versions", NULL, NULL},
     {"apply", cmd_apply, cmd_apply_flags, "Deploy and change",
      "Make objects look like their manifests (server-side apply)",
      "apply -f FILE|DIR|- [-R] [--server-side=false] [--force-conflicts] [--prune -l SEL]", NULL,
@@ -31,6 +38,27 @@ const struct nd_command nd_commands[] = {
      "=bash zsh fish",
      "  source <(nodus completion bash)\n  nodus completion zsh > \"${fpath[1]}/_nodus\"\n"
      "  nodus completion fish > ~/.config/fish/completions/nodus.fish"},
+    {"config", cmd_config, cmd_config_flags, "Settings",
+     "Show or change the configuration file (kubeconfig format)",
+     "config SUBCOMMAND [NAME] [flags]",
+     "=view get-contexts current-context use-context set-context set-cluster set-credentials "
+     "delete-context",
+     "Subcommands (as kubectl config):\n"
+     "  view [--raw] [--minify] [-o yaml|json|jsonpath=T]   the file, secrets hidden unless --raw\n"
+     "  get-contexts [NAME...] [-o name] [--no-headers]     the contexts, * on the current one\n"
+     "  current-context                                     the current context's name\n"
+     "  use-context NAME                                    make NAME the current context\n"
+     "  set-context NAME|--current [--cluster C] [--user U] [--namespace N]\n"
+     "  set-cluster NAME [--server URL] [--certificate-authority FILE] "
+     "[--insecure-skip-tls-verify]\n"
+     "  set-credentials NAME [--token T] [--token-file FILE] [--client-certificate FILE]\n"
+     "                  [--client-key FILE]\n"
+     "  delete-context NAME\n\n"
+     "Examples:\n"
+     "  nodus config set-cluster local --server http://127.0.0.1:8443\n"
+     "  nodus config set-credentials me --token-file ~/.nodus/token\n"
+     "  nodus config set-context local --cluster local --user me --namespace default\n"
+     "  nodus config use-context local\n  nodus config view --minify"},
     {"create", cmd_create, cmd_create_flags, "Deploy and change", "Create objects from manifests",
      "create -f FILE|DIR|- [-R]", NULL, NULL},
     {"delete", cmd_delete, cmd_delete_flags, "Basic commands",
@@ -48,6 +76,11 @@ const struct nd_command nd_commands[] = {
     {"edit", cmd_edit, cmd_edit_flags, "Deploy and change",
      "Edit objects as YAML in $NODUS_EDITOR or $EDITOR", "edit KIND NAME | KIND/NAME",
      "kinds names", NULL},
+    {"explain", cmd_explain, cmd_explain_flags, "Inspect the API",
+     "Describe the fields of a kind, from the server's OpenAPI schema",
+     "explain KIND[.FIELD...] [--recursive] [--api-version GROUP/VERSION]", "kinds",
+     "  nodus explain jobs\n  nodus explain jobs.spec.resources\n"
+     "  nodus explain pools.spec --recursive"},
     {"get", cmd_get, cmd_get_flags, "Basic commands", "Display one or many objects",
      "get KIND[,KIND...] [NAME...] | KIND/NAME... [flags]", "kinds names",
      "  nodus get jobs\n  nodus get jobs -o wide -l app=trainer\n  nodus get job/train-a -o yaml\n"
@@ -127,10 +160,45 @@ static int finish_stdout(int rc)
     return rc;
 }
 
+/* Global flags may come before the verb (`nodus -n team get jobs`, as kubectl): moves the
+ * verb to argv[1], keeping every other argument in order after it. */
+static void verb_first(int argc, char **argv)
+{
+    int i = 1;
+    while (i < argc && argv[i][0] == '-' && strcmp(argv[i], "-") != 0 &&
+           strcmp(argv[i], "--") != 0 && strcmp(argv[i], "--help") != 0 &&
+           strcmp(argv[i], "-h") != 0 && strcmp(argv[i], "--version") != 0) {
+        const char *a = argv[i];
+        const struct nd_flag *f = NULL;
+        if (a[1] == '-') {
+            size_t n = strcspn(a + 2, "=");
+            for (const struct nd_flag *g = nd_global_flags; g->name && !f; g++)
+                if (strlen(g->name) == n && strncmp(g->name, a + 2, n) == 0)
+                    f = g;
+            if (!f)
+                return; /* not a global flag: let the usual error name it */
+            i += f->type != ND_BOOL && !strchr(a, '=') ? 2 : 1;
+        } else {
+            for (const struct nd_flag *g = nd_global_flags; g->name && !f; g++)
+                if (g->shorthand == a[1])
+                    f = g;
+            if (!f)
+                return;
+            i += f->type != ND_BOOL && a[2] == '\0' ? 2 : 1;
+        }
+    }
+    if (i <= 1 || i >= argc)
+        return;
+    char *verb = argv[i];
+    memmove(argv + 2, argv + 1, (size_t)(i - 1) * sizeof *argv);
+    argv[1] = verb;
+}
+
 int main(int argc, char **argv)
 {
     setlocale(LC_CTYPE, "");
     nd_xmalloc_install();
+    verb_first(argc, argv);
     if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0) {
         if (argc >= 3 && strcmp(argv[1], "help") == 0 && nd_command_find(argv[2])) {

@@ -157,11 +157,8 @@ static char *choose_path(const char *explicit_path, struct nd_status *st)
         return kube;
     }
     free(kube);
-    if (own)
-        return own;
-    nd_status_set(st, "Usage", "set HOME, or name a file with --kubeconfig or NODUS_CONFIG",
-                  "no configuration file: HOME is not set");
-    return NULL;
+    (void)st;
+    return own; /* NULL without HOME: an empty configuration, which cannot be saved */
 }
 
 /* ---- checking the document ---- */
@@ -375,8 +372,12 @@ int nd_config_load(struct nd_config *cfg, const char *explicit_path, struct nd_s
 
     memset(cfg, 0, sizeof *cfg);
     cfg->path = choose_path(explicit_path, st);
-    if (!cfg->path)
+    if (!cfg->path) {
+        /* no HOME and no file named: flags and NODUS_SERVER may still say everything */
+        cfg->doc = empty_doc();
+        rc = 0;
         goto out;
+    }
     int r = read_file(cfg->path, &text, &err);
     if (r < 0) {
         nd_status_set(st, "Usage", NULL, "error loading config file \"%s\": %s", cfg->path,
@@ -519,6 +520,11 @@ int nd_config_save(const struct nd_config *cfg, struct nd_status *st)
     const char *what = "write";
     bool made_tmp = false;
 
+    if (!cfg->path) {
+        nd_status_set(st, "Usage", "set HOME, or name a file with --kubeconfig or NODUS_CONFIG",
+                      "no configuration file: HOME is not set");
+        goto out;
+    }
     if (nd_yaml_dump_flags(cfg->doc, &text, ND_YAML_SORT_KEYS, st) < 0)
         goto out;
     target = follow_links(cfg->path);

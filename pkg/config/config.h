@@ -58,7 +58,9 @@ struct nd_overrides {
  * when the file exists but cannot be read, does not parse or is not a Config:
  *   error loading config file "PATH": line 3, column 5: mapping values are not allowed ...
  *   error loading config file "PATH": clusters[1].name: required
- * (the second also as a cause with the field). cfg is then empty; releasing it is safe. */
+ * (the second also as a cause with the field). cfg is then empty; releasing it is safe.
+ * Without HOME and with no file named, the configuration is empty and has no path
+ * (flags and NODUS_SERVER may still name a server); nd_config_save then fails. */
 int nd_config_load(struct nd_config *cfg, const char *explicit_path, struct nd_status *st);
 void nd_config_release(struct nd_config *cfg);
 /* Writes the document to cfg->path (through a symbolic link to its target) as YAML with

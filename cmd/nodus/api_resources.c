@@ -1,0 +1,253 @@
+/* nodus api-resources and api-versions: what the server serves, from discovery (cached
+ * as kubectl caches it, see discovery.h), printed as kubectl prints it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "discovery.h"
+#include "print/print.h"
+#include "util/xmalloc.h"
+
+const struct nd_flag cmd_api_resources_flags[] = {
+    {"output", 'o', ND_STRING, "FORMAT", "wide (adds verbs and categories) or name", "=wide name"},
+    {"namespaced", 0, ND_BOOL, NULL,
+     "=true: only kinds that live in projects; =false: only cluster-wide kinds", NULL},
+    {"api-group", 0, ND_STRING, "GROUP", "only the kinds of this API group (\"\": the core group)",
+     "=nodus.dev"},
+    {"verbs", 0, ND_STRINGS, "VERB", "only kinds that support every one of these verbs",
+     "=create delete deletecollection get list patch update watch"},
+    {"categories", 0, ND_STRINGS, "CATEGORY", "only kinds in every one of these categories",
+     "=all nodus"},
+    {"sort-by", 0, ND_STRING, "FIELD", "sort by name or kind (default: by group, then name)",
+     "=name kind"},
+    {"no-headers", 0, ND_BOOL, NULL, "leave the header line out", NULL},
+    {"cached", 0, ND_BOOL, NULL, "use the cached discovery documents whatever their age", NULL},
+    {NULL},
+};
+
+const struct nd_flag cmd_api_versions_flags[] = {
+    {"cached", 0, ND_BOOL, NULL, "use the cached discovery documents whatever their age", NULL},
+    {NULL},
+};
+
+static const char *str(const json_t *r, const char *key)
+{
+    const char *s = json_string_value(json_object_get(r, key));
+    return s ? s : "";
+}
+
+/* The strings of a list joined by ",", sorted and without repeats when sort is set. */
+static void join(const json_t *list, bool sort, struct nd_buf *out)
+{
+    size_t n = json_array_size(list), k = 0;
+    const char **v = nd_xcalloc(n ? n : 1, sizeof *v);
+    for (size_t i = 0; i < n; i++) {
+        const char *s = json_string_value(json_array_get(list, i));
+        if (s)
+            v[k++] = s;
+    }
+    for (size_t i = 1; sort && i < k; i++) /* insertion sort: a handful of verbs */
+        for (size_t j = i; j > 0 && strcmp(v[j - 1], v[j]) > 0; j--) {
+            const char *t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    for (size_t i = 0; i < k; i++) {
+        if (sort && i > 0 && strcmp(v[i], v[i - 1]) == 0)
+            continue;
+        if (out->len)
+            nd_buf_addch(out, ',');
+        nd_buf_adds(out, v[i]);
+    }
+    free(v);
+}
+
+static bool has_all(const json_t *have, const json_t *want)
+{
+    size_t i;
+    const json_t *w;
+    json_array_foreach(want, i, w)
+    {
+        bool found = false;
+        size_t j;
+        const json_t *h;
+        json_array_foreach(have, j, h)
+        {
+            if (json_equal((json_t *)h, (json_t *)w)) {
+                found = true;
+                break;
+            }
+        }
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
+/* kubectl's message for positional arguments: `unexpected arguments: [a b]`. */
+static int unexpected(struct nd_ctx *ctx, const struct nd_opts *o)
+{
+    struct nd_buf b = ND_BUF_INIT;
+    for (int i = 0; i < o->npos; i++)
+        nd_buf_addf(&b, "%s%s", i ? " " : "", o->pos[i]);
+    int rc = nd_cli_usage(ctx, "unexpected arguments: [%s]", b.data);
+    nd_buf_release(&b);
+    return rc;
+}
+
+static const char *sort_key; /* "group", "name" or "kind": the qsort comparator's field */
+
+/* kubectl's order: by the field, then by name (sort.Stable, so ties keep their order;
+ * the index breaks them here). */
+static int cmp_res(const void *a, const void *b)
+{
+    const json_t *x = *(const json_t *const *)a, *y = *(const json_t *const *)b;
+    int c = strcmp(str(x, sort_key), str(y, sort_key));
+    if (!c)
+        c = strcmp(str(x, "name"), str(y, "name"));
+    if (!c)
+        c = (int)json_integer_value(json_object_get(x, "_i")) -
+            (int)json_integer_value(json_object_get(y, "_i"));
+    return c;
+}
+
+int cmd_api_resources(int argc, char **argv, struct nd_ctx *ctx)
+{
+    struct nd_opts o;
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_table t;
+    struct nd_buf out = ND_BUF_INIT;
+    json_t *all = NULL;
+    const json_t **rows = NULL;
+    int rc = 0;
+    nd_table_init(&t);
+    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+        rc = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    if (o.npos > 0) {
+        rc = unexpected(ctx, &o);
+        goto out;
+    }
+    const char *fmt = nd_opt_str(&o, "output");
+    bool wide = fmt && !strcmp(fmt, "wide"), name_only = fmt && !strcmp(fmt, "name");
+    if (fmt && *fmt && !wide && !name_only) {
+        rc = nd_cli_usage(ctx, "--output %s is not available", fmt);
+        goto out;
+    }
+    const char *sort_by = nd_opt_str(&o, "sort-by");
+    if (sort_by && *sort_by && strcmp(sort_by, "name") && strcmp(sort_by, "kind")) {
+        rc = nd_cli_usage(ctx, "--sort-by accepts only name or kind");
+        goto out;
+    }
+    all = nd_discovery_resources(ctx, nd_opt_bool(&o, "cached") ? ND_DISCOVERY_STALE_OK : 0, &st);
+    if (!all) {
+        rc = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    const char *group = nd_opt_str(&o, "api-group");
+    bool by_group = nd_opt_set(&o, "api-group");
+    bool by_scope = nd_opt_set(&o, "namespaced");
+    bool namespaced = nd_opt_bool(&o, "namespaced");
+    const json_t *verbs = nd_opt_list(&o, "verbs"), *cats = nd_opt_list(&o, "categories");
+    size_t n = 0;
+    rows = nd_xcalloc(json_array_size(all) + 1, sizeof *rows);
+    size_t i;
+    json_t *r;
+    json_array_foreach(all, i, r)
+    {
+        if (by_group && strcmp(str(r, "group"), group ? group : ""))
+            continue;
+        if (by_scope && json_is_true(json_object_get(r, "namespaced")) != namespaced)
+            continue;
+        if (verbs && !has_all(json_object_get(r, "verbs"), verbs))
+            continue;
+        if (cats && !has_all(json_object_get(r, "categories"), cats))
+            continue;
+        json_object_set_new(r, "_i", json_integer((json_int_t)i));
+        rows[n++] = r;
+    }
+    sort_key = sort_by && *sort_by ? sort_by : "group";
+    qsort(rows, n, sizeof *rows, cmp_res);
+
+    if (name_only) {
+        for (i = 0; i < n; i++) {
+            const char *g = str(rows[i], "group");
+            nd_buf_addf(&out, "%s%s%s\n", str(rows[i], "name"), *g ? "." : "", g);
+        }
+        nd_out(&out);
+        goto out;
+    }
+    static const char *const headers[] = {"NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED",
+                                          "KIND", "VERBS",      "CATEGORIES"};
+    for (size_t c = 0; c < (wide ? 7u : 5u); c++)
+        nd_table_add_column(&t, headers[c]);
+    t.no_headers = nd_opt_bool(&o, "no-headers");
+    t.header_if_empty = true;
+    for (i = 0; i < n; i++) {
+        const json_t *x = rows[i];
+        size_t row = nd_table_add_row(&t);
+        struct nd_buf cell = ND_BUF_INIT;
+        nd_table_set(&t, row, 0, str(x, "name"));
+        join(json_object_get(x, "shortNames"), false, &cell);
+        nd_table_set(&t, row, 1, cell.data);
+        nd_table_set(&t, row, 2, str(x, "groupVersion"));
+        nd_table_set(&t, row, 3, json_is_true(json_object_get(x, "namespaced")) ? "true" : "false");
+        nd_table_set(&t, row, 4, str(x, "kind"));
+        if (wide) {
+            nd_buf_reset(&cell);
+            join(json_object_get(x, "verbs"), true, &cell);
+            nd_table_set(&t, row, 5, cell.data);
+            nd_buf_reset(&cell);
+            join(json_object_get(x, "categories"), false, &cell);
+            nd_table_set(&t, row, 6, cell.data);
+        }
+        nd_buf_release(&cell);
+    }
+    nd_table_render(&t, &out);
+    nd_out(&out);
+out:
+    free(rows);
+    json_decref(all);
+    nd_buf_release(&out);
+    nd_table_release(&t);
+    nd_status_release(&st);
+    nd_opts_release(&o);
+    return rc;
+}
+
+int cmd_api_versions(int argc, char **argv, struct nd_ctx *ctx)
+{
+    struct nd_opts o;
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_buf out = ND_BUF_INIT;
+    json_t *versions = NULL;
+    int rc = 0;
+    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+        rc = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    if (o.npos > 0) {
+        rc = unexpected(ctx, &o);
+        goto out;
+    }
+    versions = nd_discovery_group_versions(
+        ctx, nd_opt_bool(&o, "cached") ? ND_DISCOVERY_STALE_OK : 0, &st);
+    if (!versions) {
+        rc = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    size_t i;
+    json_t *v;
+    json_array_foreach(versions, i, v)
+    {
+        nd_buf_addf(&out, "%s\n", json_string_value(v));
+    }
+    nd_out(&out);
+out:
+    json_decref(versions);
+    nd_buf_release(&out);
+    nd_status_release(&st);
+    nd_opts_release(&o);
+    return rc;
+}
