@@ -120,6 +120,10 @@ int get_list(struct get_run *g, const struct nd_kind *k, json_t **table, json_t 
         }
         if (g->table && nd_opt_str(g->o, "sort-by"))
             nd_buf_addf(&extra, "%sincludeObject=Object", extra.len ? "&" : "");
+        else if (g->table && !g->popts.show_labels && !g->popts.label_columns &&
+                 !g->ctx->all_projects)
+            /* the rows' objects serve only labels and projects: leave them out */
+            nd_buf_addf(&extra, "%sincludeObject=None", extra.len ? "&" : "");
         get_query(g, &path, extra.data);
         nd_buf_release(&extra);
         json_t *answer = NULL;
