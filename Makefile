@@ -70,6 +70,9 @@ LIBNODUS  := $(BUILD)/libnodus.a
 all: $(BIN)/nodus $(BIN)/nodus-emulator units
 units: $(UNIT_BINS)
 
+# emulator/controllers/ include the emulator's own headers
+$(BUILD)/emulator/%.o: ALL_CFLAGS += -Iemulator
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,CC,$@)

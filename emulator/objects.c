@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/object.h"
+#include "sim.h"
 #include "util/id.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
@@ -136,6 +137,9 @@ static void record(struct em_server *srv, const char *type, const struct nd_kind
     em_journal_append(&srv->journal, rev, em_clock_now_ms(&srv->clock), type, k->plural, obj,
                       prev);
     pthread_cond_broadcast(&srv->changed);
+    /* it, and what watches it, may have something to do now */
+    em_sim_touch(srv, k->plural, obj);
+    em_sim_touch_related(srv, k, obj);
 }
 
 int em_obj_add(struct em_server *srv, const struct nd_kind *k, json_t *obj, struct nd_status *st)

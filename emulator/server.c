@@ -12,6 +12,7 @@
 #include "idempotency.h"
 #include "pricebook.h"
 #include "router.h"
+#include "sim.h"
 #include "util/xmalloc.h"
 
 static void access_log(void *cls, const struct em_req *req, int code, double ms)
@@ -46,7 +47,7 @@ void em_server_housekeep(struct em_server *srv)
 
 void em_server_advance(struct em_server *srv, int64_t ms)
 {
-    em_clock_advance(&srv->clock, ms);
+    em_sim_advance(srv, ms);
     srv->last_housekeep_ms = 0;
     em_server_housekeep(srv);
     em_server_save_meta(srv); /* a jump survives a crash */
@@ -183,8 +184,13 @@ int em_server_run(struct em_server *srv)
         goto out_http;
     }
     pthread_mutex_lock(&srv->lock);
+    em_sim_init(srv);
     srv->ready = true;
     pthread_mutex_unlock(&srv->lock);
+    if (em_sim_start(srv) < 0) {
+        fprintf(stderr, "nodus-emulator: cannot start the simulation thread\n");
+        goto out_http;
+    }
 
     if (srv->opt.port_file && write_port_file(srv->opt.port_file, port) < 0) {
         fprintf(stderr, "nodus-emulator: cannot write %s: %s\n", srv->opt.port_file,
@@ -204,6 +210,7 @@ int em_server_run(struct em_server *srv)
 out_http:
     /* Stop taking connections, end every stream, then wait for the handlers. */
     em_http_quiesce(srv->http);
+    em_sim_stop(srv);
     pthread_mutex_lock(&srv->lock);
     srv->stopping = 1;
     pthread_cond_broadcast(&srv->changed);
@@ -212,6 +219,8 @@ out_http:
     em_http_stop(srv->http);
 out_router:
     em_server_save_meta(srv);
+    if (srv->sim_due)
+        em_sim_release(srv);
     em_router_release(srv);
     em_pricebook_release(srv);
 out_journal:

@@ -54,6 +54,11 @@ struct em_server {
     json_t *tokens;      /* token -> identity (when --token-file) */
     struct em_http *http;
     char base_url[80];
+    /* the simulation (sim.h) */
+    json_t *sim_due;
+    pthread_cond_t sim_wake;
+    pthread_t sim_thread;
+    bool sim_running;
     bool ready;
     bool seed_wanted; /* the state directory was empty at start */
     int64_t last_housekeep_ms;

@@ -1,0 +1,282 @@
+/* Shared controller plumbing; see common.h. */
+#include "common.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/object.h"
+#include "objects.h"
+#include "pricebook.h"
+#include "util/money.h"
+#include "util/time.h"
+#include "util/xmalloc.h"
+
+static json_t *member(json_t *parent, const char *key)
+{
+    json_t *v = json_object_get(parent, key);
+    if (!json_is_object(v)) {
+        v = json_object();
+        json_object_set_new(parent, key, v);
+    }
+    return v;
+}
+
+void em_ctl_begin(struct em_ctl *c, struct em_server *srv, const struct nd_kind *k, json_t *old,
+                  int64_t now)
+{
+    memset(c, 0, sizeof *c);
+    c->srv = srv;
+    c->k = k;
+    c->old = old;
+    c->obj = json_deep_copy(old);
+    c->status = member(c->obj, "status");
+    c->sim = member(c->status, "simulation");
+    c->now = now;
+    c->next = EM_NEVER;
+}
+
+int64_t em_ctl_commit(struct em_ctl *c)
+{
+    if (!json_object_size(c->sim))
+        json_object_del(c->status, "simulation");
+    json_t *gen = json_object_get(json_object_get(c->obj, "metadata"), "generation");
+    if (gen && json_object_size(c->status))
+        json_object_set(c->status, "observedGeneration", gen);
+    if (!nd_json_equal(c->old, c->obj)) {
+        struct nd_status st = ND_STATUS_INIT;
+        em_obj_update(c->srv, c->k, c->old, c->obj, &st);
+        nd_status_release(&st);
+    }
+    json_decref(c->obj);
+    return c->next;
+}
+
+void em_ctl_due(struct em_ctl *c, int64_t t)
+{
+    if (t < c->next)
+        c->next = t;
+}
+
+const char *em_ctl_phase(const struct em_ctl *c)
+{
+    const char *p = json_string_value(json_object_get(c->status, "phase"));
+    return p ? p : "";
+}
+
+int64_t em_ctl_created(const struct em_ctl *c)
+{
+    const char *ts = json_string_value(
+        json_object_get(json_object_get(c->obj, "metadata"), "creationTimestamp"));
+    int64_t s;
+    struct nd_status st = ND_STATUS_INIT;
+    int64_t ms = ts && nd_time_parse(ts, &s, &st) == 0 ? s * 1000 : c->now;
+    nd_status_release(&st);
+    return ms;
+}
+
+int64_t em_ctl_phase_time(const struct em_ctl *c)
+{
+    return em_ctl_sim_get(c, "phaseTime", em_ctl_created(c));
+}
+
+void em_ctl_set_phase(struct em_ctl *c, const char *phase, const char *reason, const char *fmt,
+                      ...)
+{
+    if (!strcmp(em_ctl_phase(c), phase))
+        return;
+    json_object_set_new(c->status, "phase", json_string(phase));
+    em_ctl_sim_set(c, "phaseTime", c->now);
+    struct nd_buf msg = ND_BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    nd_buf_vaddf(&msg, fmt, ap);
+    va_end(ap);
+    em_event_record(c->srv, c->k, c->obj, strcmp(phase, "Failed") ? "Normal" : "Warning", reason,
+                    "%s", msg.data);
+    nd_buf_release(&msg);
+}
+
+void em_ctl_condition(struct em_ctl *c, const char *type, bool status, const char *reason,
+                      const char *message)
+{
+    json_t *conds = json_object_get(c->status, "conditions");
+    if (!json_is_array(conds)) {
+        conds = json_array();
+        json_object_set_new(c->status, "conditions", conds);
+    }
+    json_t *cond = NULL;
+    size_t i;
+    json_t *x;
+    json_array_foreach(conds, i, x) {
+        const char *t = json_string_value(json_object_get(x, "type"));
+        if (t && !strcmp(t, type))
+            cond = x;
+    }
+    const char *want = status ? "True" : "False";
+    if (!cond) {
+        cond = json_object();
+        json_object_set_new(cond, "type", json_string(type));
+        json_array_append_new(conds, cond);
+    }
+    const char *was = json_string_value(json_object_get(cond, "status"));
+    if (!was || strcmp(was, want) != 0) {
+        struct nd_buf t = ND_BUF_INIT;
+        nd_time_format(c->now / 1000, &t);
+        json_object_set_new(cond, "lastTransitionTime", json_string(t.data));
+        nd_buf_release(&t);
+    }
+    json_object_set_new(cond, "status", json_string(want));
+    json_object_set_new(cond, "reason", json_string(reason));
+    json_object_set_new(cond, "message", json_string(message ? message : ""));
+    json_t *gen = json_object_get(json_object_get(c->obj, "metadata"), "generation");
+    if (gen)
+        json_object_set(cond, "observedGeneration", gen);
+}
+
+bool em_ctl_condition_true(const struct em_ctl *c, const char *type)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(c->status, "conditions"), i, x) {
+        const char *t = json_string_value(json_object_get(x, "type"));
+        const char *s = json_string_value(json_object_get(x, "status"));
+        if (t && !strcmp(t, type))
+            return s && !strcmp(s, "True");
+    }
+    return false;
+}
+
+int64_t em_ctl_sim_get(const struct em_ctl *c, const char *key, int64_t def)
+{
+    json_t *v = json_object_get(c->sim, key);
+    return json_is_integer(v) ? json_integer_value(v) : def;
+}
+
+void em_ctl_sim_set(struct em_ctl *c, const char *key, int64_t v)
+{
+    json_object_set_new(c->sim, key, json_integer(v));
+}
+
+void em_ctl_sim_del(struct em_ctl *c, const char *key)
+{
+    json_object_del(c->sim, key);
+}
+
+void em_ctl_set_time(struct em_ctl *c, const char *field, int64_t ms)
+{
+    struct nd_buf t = ND_BUF_INIT;
+    nd_time_format(ms / 1000, &t);
+    json_object_set_new(c->status, field, json_string(t.data));
+    nd_buf_release(&t);
+}
+
+int64_t em_ctl_time(const struct em_ctl *c, const char *field)
+{
+    const char *ts = json_string_value(json_object_get(c->status, field));
+    int64_t s;
+    struct nd_status st = ND_STATUS_INIT;
+    int64_t ms = ts && nd_time_parse(ts, &s, &st) == 0 ? s * 1000 : -1;
+    nd_status_release(&st);
+    return ms;
+}
+
+int64_t em_ctl_money(const json_t *obj, const char *field, int64_t def)
+{
+    const char *s = json_string_value(json_object_get(obj, field));
+    int64_t m;
+    struct nd_status st = ND_STATUS_INIT;
+    if (!s || nd_money_parse(s, &m, &st) < 0)
+        m = def;
+    nd_status_release(&st);
+    return m;
+}
+
+void em_ctl_set_money(json_t *obj, const char *field, int64_t micros)
+{
+    struct nd_buf b = ND_BUF_INIT;
+    nd_money_format(micros, &b);
+    json_object_set_new(obj, field, json_string(b.data));
+    nd_buf_release(&b);
+}
+
+void em_ctl_accrue(struct em_ctl *c, int64_t rate)
+{
+    int64_t since = em_ctl_sim_get(c, "accruedAt", -1);
+    if (since < 0 || c->now <= since)
+        return;
+    int64_t add = 0, cost = em_ctl_money(c->status, "costUSD", 0), sum;
+    nd_money_mul_rate(rate, c->now - since, &add);
+    if (nd_money_add(cost, add, &sum) < 0)
+        sum = cost;
+    em_ctl_set_money(c->status, "costUSD", sum);
+    em_ctl_sim_set(c, "runMs", em_ctl_sim_get(c, "runMs", 0) + (c->now - since));
+    em_ctl_sim_set(c, "accruedAt", c->now);
+}
+
+void em_ctl_accrue_start(struct em_ctl *c)
+{
+    if (em_ctl_sim_get(c, "accruedAt", -1) < 0)
+        em_ctl_sim_set(c, "accruedAt", c->now);
+    if (!json_object_get(c->status, "costUSD"))
+        em_ctl_set_money(c->status, "costUSD", 0);
+}
+
+void em_ctl_accrue_stop(struct em_ctl *c, int64_t rate)
+{
+    em_ctl_accrue(c, rate);
+    em_ctl_sim_del(c, "accruedAt");
+}
+
+int64_t em_ctl_annotation_ms(const struct em_ctl *c, const char *name, int64_t def)
+{
+    char key[96];
+    snprintf(key, sizeof key, "emulator.nodus.dev/%s", name);
+    const char *v = json_string_value(
+        json_object_get(json_object_get(json_object_get(c->obj, "metadata"), "annotations"), key));
+    int64_t ms;
+    struct nd_status st = ND_STATUS_INIT;
+    if (!v || nd_duration_parse(v, &ms, &st) < 0)
+        ms = def;
+    nd_status_release(&st);
+    return ms;
+}
+
+long em_ctl_annotation_int(const struct em_ctl *c, const char *name, long def)
+{
+    char key[96];
+    snprintf(key, sizeof key, "emulator.nodus.dev/%s", name);
+    const char *v = json_string_value(
+        json_object_get(json_object_get(json_object_get(c->obj, "metadata"), "annotations"), key));
+    if (!v)
+        return def;
+    char *end;
+    long n = strtol(v, &end, 10);
+    return *v && !*end ? n : def;
+}
+
+void em_ctl_settle(struct em_ctl *c, int64_t ended)
+{
+    json_t *billing = member(c->status, "billing");
+    bool ran = json_object_get(c->status, "startTime") != NULL;
+    int64_t at = ran ? ended + em_delay_ms(c->srv, "finalCharge") : c->now;
+    if (c->now < at) {
+        em_ctl_due(c, at);
+        return;
+    }
+    if (!json_is_true(json_object_get(billing, "settled"))) {
+        json_object_set_new(billing, "settled", json_true());
+        struct nd_buf t = ND_BUF_INIT;
+        nd_time_format(at / 1000, &t);
+        json_object_set_new(billing, "finalChargeTime", json_string(t.data));
+        nd_buf_release(&t);
+        if (ran)
+            em_event_record(c->srv, c->k, c->obj, "Normal", "Charged",
+                            "final charge posted: %s",
+                            json_string_value(json_object_get(c->status, "costUSD"))
+                                ? json_string_value(json_object_get(c->status, "costUSD"))
+                                : "0.00");
+    }
+    if (json_object_get(json_object_get(c->obj, "metadata"), "deletionTimestamp"))
+        em_obj_drop_finalizer(c->obj, EM_FINALIZER_BILLING);
+}

@@ -1,0 +1,17 @@
+/* The table of controllers. */
+#include <string.h>
+
+#include "controllers.h"
+
+static const struct em_controller *const table[] = {
+    &em_job_controller,
+    NULL,
+};
+
+const struct em_controller *em_controller_find(const char *plural)
+{
+    for (int i = 0; table[i]; i++)
+        if (!strcmp(table[i]->plural, plural))
+            return table[i];
+    return NULL;
+}

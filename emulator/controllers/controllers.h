@@ -1,0 +1,15 @@
+/* controllers.h: the controller of each kind, and the rules they share. */
+#ifndef EM_CONTROLLERS_H
+#define EM_CONTROLLERS_H
+
+#include <stdbool.h>
+
+#include "common.h"
+
+extern const struct em_controller em_job_controller;
+
+/* Whether a queued Job may be placed now. When not, *wait is the emulated time to look
+ * again (EM_NEVER: when something changes). */
+bool em_job_can_start(struct em_ctl *c, int64_t *wait);
+
+#endif

@@ -1,0 +1,212 @@
+/* The Job controller: Queued -> Provisioning -> Running -> Succeeded | Failed |
+ * Cancelled, with spec.state (Suspended goes back to Queued and stops the cost; Cancelled
+ * ends it), costs accrued per emulated second at the Job's rate, maxCostUSD
+ * (MaxCostReached), maxDuration (DeadlineExceeded), the annotations
+ * emulator.nodus.dev/duration, /exit-code and /fail-at, and the final charge after the
+ * end (or after a delete stopped it). */
+#include <string.h>
+
+#include "common.h"
+#include "controllers.h"
+#include "pricebook.h"
+#include "util/money.h"
+#include "util/time.h"
+
+static const char *state_of(const json_t *obj)
+{
+    const char *s = json_string_value(json_object_get(json_object_get(obj, "spec"), "state"));
+    return s ? s : "Running";
+}
+
+static int64_t rate_of(struct em_ctl *c)
+{
+    int64_t r = em_ctl_money(c->status, "rateUSDPerHour", -1);
+    return r >= 0 ? r : em_spec_rate(c->srv, "jobs", json_object_get(c->obj, "spec"));
+}
+
+/* Ends the Job: the cost stops, completionTime, reason and message, the phase. */
+static void finish(struct em_ctl *c, const char *phase, const char *reason, int exit_code,
+                   const char *fmt_msg)
+{
+    em_ctl_accrue_stop(c, rate_of(c));
+    em_ctl_set_time(c, "completionTime", c->now);
+    if (strcmp(reason, "Succeeded") != 0)
+        json_object_set_new(c->status, "reason", json_string(reason));
+    if (exit_code >= 0)
+        json_object_set_new(c->status, "exitCode", json_integer(exit_code));
+    json_object_set_new(c->status, "message", json_string(fmt_msg));
+    em_ctl_condition(c, "Ready", false, reason, fmt_msg);
+    em_ctl_set_phase(c, phase, reason, "%s", fmt_msg);
+}
+
+/* How long until a threshold is crossed while running at rate. */
+static int64_t ms_until_cost(int64_t cost, int64_t max, int64_t rate)
+{
+    if (rate <= 0)
+        return EM_NEVER;
+    if (cost >= max)
+        return 0;
+    __int128 ms = ((__int128)(max - cost) * 3600000 + rate - 1) / rate;
+    return ms > (__int128)EM_NEVER / 2 ? EM_NEVER / 2 : (int64_t)ms;
+}
+
+static void run(struct em_ctl *c)
+{
+    const json_t *spec = json_object_get(c->obj, "spec");
+    int64_t rate = rate_of(c);
+    em_ctl_accrue(c, rate);
+    int64_t cost = em_ctl_money(c->status, "costUSD", 0);
+    int64_t max = em_ctl_money(spec, "maxCostUSD", -1);
+    int64_t ran = em_ctl_sim_get(c, "runMs", 0);
+    int64_t duration = em_ctl_annotation_ms(c, "duration", em_delay_ms(c->srv, "jobRun"));
+    int64_t fail_at = em_ctl_annotation_ms(c, "fail-at", -1);
+    int64_t deadline = -1;
+    const char *md = json_string_value(json_object_get(spec, "maxDuration"));
+    struct nd_status st = ND_STATUS_INIT;
+    if (md && nd_duration_parse(md, &deadline, &st) < 0)
+        deadline = -1;
+    nd_status_release(&st);
+
+    if (max >= 0 && cost >= max) {
+        em_ctl_set_money(c->status, "costUSD", max);
+        finish(c, "Failed", "MaxCostReached", -1, "stopped: the cost reached maxCostUSD");
+        return;
+    }
+    if (deadline >= 0 && ran >= deadline) {
+        finish(c, "Failed", "DeadlineExceeded", -1, "stopped: the run reached maxDuration");
+        return;
+    }
+    if (fail_at >= 0 && ran >= fail_at) {
+        int code = (int)em_ctl_annotation_int(c, "exit-code", 1);
+        finish(c, "Failed", "Error", code ? code : 1, "the command failed");
+        return;
+    }
+    if (ran >= duration) {
+        int code = (int)em_ctl_annotation_int(c, "exit-code", 0);
+        if (code == 0)
+            finish(c, "Succeeded", "Succeeded", 0, "the command exited 0");
+        else
+            finish(c, "Failed", "Error", code, "the command exited with an error");
+        return;
+    }
+    /* the next thing that can happen: the end, a limit, or the next visible cost */
+    int64_t next = c->now + (duration - ran);
+    if (fail_at >= 0 && c->now + (fail_at - ran) < next)
+        next = c->now + (fail_at - ran);
+    if (deadline >= 0 && c->now + (deadline - ran) < next)
+        next = c->now + (deadline - ran);
+    if (max >= 0) {
+        int64_t t = ms_until_cost(cost, max, rate);
+        if (t != EM_NEVER && c->now + t < next)
+            next = c->now + t;
+    }
+    if (rate > 0 && c->now + EM_ACCRUE_EVERY_MS < next)
+        next = c->now + EM_ACCRUE_EVERY_MS;
+    em_ctl_due(c, next);
+}
+
+static void start_provisioning(struct em_ctl *c)
+{
+    const json_t *spec = json_object_get(c->obj, "spec");
+    /* a placement decided by a Pool's routing sets the rate it pays; the market's else */
+    if (!json_object_get(c->status, "rateUSDPerHour"))
+        em_ctl_set_money(c->status, "rateUSDPerHour", em_spec_rate(c->srv, "jobs", spec));
+    const json_t *gpu = json_object_get(json_object_get(spec, "resources"), "gpu");
+    json_t *placement = json_object();
+    json_object_set_new(placement, "target", json_string("market"));
+    if (json_string_value(json_object_get(gpu, "model")))
+        json_object_set(placement, "gpuModel", json_object_get(gpu, "model"));
+    if (!json_object_get(c->status, "placement"))
+        json_object_set_new(c->status, "placement", placement);
+    else
+        json_decref(placement);
+    json_object_set_new(c->status, "attempts",
+                        json_integer(json_integer_value(json_object_get(c->status, "attempts")) + 1));
+    em_ctl_set_phase(c, "Provisioning", "Provisioning", "placed on %s; provisioning",
+                     json_string_value(json_object_get(json_object_get(c->status, "placement"),
+                                                       "target")));
+}
+
+static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t *obj, int64_t now)
+{
+    struct em_ctl c;
+    em_ctl_begin(&c, srv, k, obj, now);
+    const char *phase = em_ctl_phase(&c);
+    bool deleting = json_object_get(json_object_get(obj, "metadata"), "deletionTimestamp") != NULL;
+    const char *state = state_of(obj);
+
+    if (nd_phase_terminal(k->family, phase)) {
+        int64_t ended = em_ctl_time(&c, "completionTime");
+        em_ctl_settle(&c, ended >= 0 ? ended : now);
+        return em_ctl_commit(&c);
+    }
+    if (deleting) {
+        /* a delete stops the work; the object goes once the final charge has posted */
+        if (em_ctl_sim_get(&c, "accruedAt", -1) >= 0 || em_ctl_time(&c, "completionTime") < 0) {
+            em_ctl_accrue_stop(&c, rate_of(&c));
+            em_ctl_set_time(&c, "completionTime", now);
+            json_object_set_new(c.status, "reason", json_string("Cancelled"));
+            em_ctl_condition(&c, "Ready", false, "Cancelled", "the Job is being deleted");
+        }
+        em_ctl_settle(&c, em_ctl_time(&c, "completionTime"));
+        return em_ctl_commit(&c);
+    }
+    if (!strcmp(state, "Cancelled")) {
+        finish(&c, "Cancelled", "Cancelled", -1, "cancelled: spec.state is Cancelled");
+        int64_t ended = em_ctl_time(&c, "completionTime");
+        em_ctl_settle(&c, ended);
+        return em_ctl_commit(&c);
+    }
+    if (!strcmp(state, "Suspended")) {
+        if (!strcmp(phase, "Provisioning") || !strcmp(phase, "Running")) {
+            em_ctl_accrue_stop(&c, rate_of(&c));
+            json_object_del(c.status, "placement");
+            json_object_del(c.status, "rateUSDPerHour");
+            em_ctl_set_phase(&c, "Queued", "Suspended", "suspended: back in the queue, no cost");
+        }
+        if (!em_ctl_condition_true(&c, "Suspended"))
+            em_ctl_condition(&c, "Suspended", true, "Suspended", "spec.state is Suspended");
+        em_ctl_condition(&c, "Ready", false, "Suspended", "suspended");
+        return em_ctl_commit(&c);
+    }
+    /* spec.state Running */
+    if (em_ctl_condition_true(&c, "Suspended")) {
+        em_ctl_condition(&c, "Suspended", false, "Resumed", "spec.state is Running");
+        em_ctl_sim_set(&c, "phaseTime", now); /* queued again from now */
+    }
+    if (!*phase || !strcmp(phase, "Queued")) {
+        if (!*phase)
+            json_object_set_new(c.status, "phase", json_string("Queued"));
+        int64_t wait = 0;
+        if (em_job_can_start(&c, &wait)) {
+            int64_t at = em_ctl_phase_time(&c) + em_delay_ms(srv, "queued");
+            if (now >= at)
+                start_provisioning(&c);
+            else
+                em_ctl_due(&c, at);
+        } else if (wait != EM_NEVER) {
+            em_ctl_due(&c, wait);
+        }
+        if (strcmp(em_ctl_phase(&c), "Provisioning") != 0) {
+            em_ctl_condition(&c, "Ready", false, "Queued", "waiting to be placed");
+            return em_ctl_commit(&c);
+        }
+    }
+    if (!strcmp(em_ctl_phase(&c), "Provisioning")) {
+        int64_t at = em_ctl_phase_time(&c) + em_delay_ms(srv, "provisioning");
+        if (now < at) {
+            em_ctl_due(&c, at);
+            return em_ctl_commit(&c);
+        }
+        if (!json_object_get(c.status, "startTime"))
+            em_ctl_set_time(&c, "startTime", now);
+        em_ctl_accrue_start(&c);
+        em_ctl_condition(&c, "Ready", true, "Running", "the command is running");
+        em_ctl_set_phase(&c, "Running", "Running", "the command is running");
+    }
+    if (!strcmp(em_ctl_phase(&c), "Running"))
+        run(&c);
+    return em_ctl_commit(&c);
+}
+
+const struct em_controller em_job_controller = {"jobs", reconcile};

@@ -1,0 +1,205 @@
+/* The simulation's scheduler; see sim.h. */
+#include "sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "objects.h"
+#include "util/xmalloc.h"
+
+/* due: "plural\n" + "ns/name" -> emulated ms (json integer) */
+static char *due_key(const char *plural, const json_t *obj)
+{
+    return nd_xasprintf("%s\n%s/%s", plural, em_obj_ns(obj), em_obj_name(obj));
+}
+
+void em_sim_touch(struct em_server *srv, const char *plural, const json_t *obj)
+{
+    if (!srv->sim_due || !em_controller_find(plural))
+        return;
+    char *key = due_key(plural, obj);
+    json_object_set_new(srv->sim_due, key, json_integer(0));
+    free(key);
+    pthread_cond_signal(&srv->sim_wake);
+}
+
+static void touch_name(struct em_server *srv, const char *plural, const char *ns,
+                       const char *name)
+{
+    if (!name || !em_controller_find(plural))
+        return;
+    char *key = nd_xasprintf("%s\n%s/%s", plural, ns, name);
+    json_object_set_new(srv->sim_due, key, json_integer(0));
+    free(key);
+}
+
+void em_sim_touch_related(struct em_server *srv, const struct nd_kind *k, const json_t *obj)
+{
+    if (!srv->sim_due)
+        return;
+    const char *ns = em_obj_ns(obj);
+    const json_t *meta = json_object_get(obj, "metadata");
+    size_t i;
+    json_t *ref;
+    json_array_foreach(json_object_get(meta, "ownerReferences"), i, ref) {
+        const struct nd_kind *ok =
+            nd_kind_by_kind(NULL, json_string_value(json_object_get(ref, "kind")));
+        if (ok)
+            touch_name(srv, ok->plural, ns, json_string_value(json_object_get(ref, "name")));
+    }
+    const json_t *spec = json_object_get(obj, "spec");
+    touch_name(srv, "pools", ns, json_string_value(json_object_get(spec, "pool")));
+    touch_name(srv, "pools", ns,
+               json_string_value(json_object_get(json_object_get(spec, "placement"), "pool")));
+    json_t *vol;
+    json_array_foreach(json_object_get(spec, "volumes"), i, vol)
+        touch_name(srv, "volumes", ns, json_string_value(json_object_get(vol, "name")));
+    if (em_kind_billed(k) || !strcmp(k->plural, "pipelines")) {
+        json_t *budgets = json_object_get(srv->store.by_plural, "budgets");
+        const char *key;
+        json_t *b;
+        json_object_foreach(budgets, key, b) {
+            if (!strcmp(em_obj_ns(b), ns))
+                touch_name(srv, "budgets", ns, em_obj_name(b));
+        }
+    }
+    pthread_cond_signal(&srv->sim_wake);
+}
+
+void em_sim_init(struct em_server *srv)
+{
+    srv->sim_due = json_object();
+    pthread_cond_init(&srv->sim_wake, NULL);
+    const char *plural;
+    json_t *bucket;
+    json_object_foreach(srv->store.by_plural, plural, bucket) {
+        const char *k;
+        json_t *obj;
+        json_object_foreach(bucket, k, obj) em_sim_touch(srv, plural, obj);
+    }
+}
+
+void em_sim_release(struct em_server *srv)
+{
+    json_decref(srv->sim_due);
+    srv->sim_due = NULL;
+    pthread_cond_destroy(&srv->sim_wake);
+}
+
+int64_t em_sim_run(struct em_server *srv, int64_t now)
+{
+    int64_t next = EM_NEVER;
+    /* a controller's write makes its object (and others) due again: repeat, bounded */
+    for (int round = 0; round < 64; round++) {
+        json_t *todo = json_array();
+        const char *key;
+        json_t *v;
+        json_object_foreach(srv->sim_due, key, v) {
+            if (json_integer_value(v) <= now)
+                json_array_append_new(todo, json_string(key));
+        }
+        if (!json_array_size(todo)) {
+            json_decref(todo);
+            break;
+        }
+        size_t i;
+        json_t *kv;
+        json_array_foreach(todo, i, kv) {
+            const char *k = json_string_value(kv);
+            const char *nl = strchr(k, '\n');
+            char *plural = nd_xstrndup(k, (size_t)(nl - k));
+            const char *slash = strchr(nl + 1, '/');
+            char *ns = nd_xstrndup(nl + 1, (size_t)(slash - nl - 1));
+            const struct em_controller *c = em_controller_find(plural);
+            const struct nd_kind *kind = nd_kind_by_plural(NULL, plural);
+            json_t *obj = em_store_get(&srv->store, plural, ns, slash + 1);
+            json_object_set_new(srv->sim_due, k, json_integer(EM_NEVER));
+            if (obj && c && kind) {
+                json_incref(obj);
+                int64_t due = c->reconcile(srv, kind, obj, now);
+                json_decref(obj);
+                /* the reconcile's own writes marked it due now: its answer wins unless the
+                 * object is gone */
+                if (em_store_get(&srv->store, plural, ns, slash + 1))
+                    json_object_set_new(srv->sim_due, k, json_integer(due));
+            }
+            free(plural);
+            free(ns);
+        }
+        json_decref(todo);
+    }
+    const char *key;
+    json_t *v, *tmp;
+    json_object_foreach_safe(srv->sim_due, tmp, key, v) {
+        json_int_t t = json_integer_value(v);
+        if (t == EM_NEVER)
+            json_object_del(srv->sim_due, key);
+        else if (t < next)
+            next = t;
+    }
+    return next;
+}
+
+void em_sim_advance(struct em_server *srv, int64_t ms)
+{
+    int64_t target = em_clock_now_ms(&srv->clock) + ms;
+    for (int steps = 0; steps < 1000000; steps++) {
+        int64_t now = em_clock_now_ms(&srv->clock);
+        int64_t next = em_sim_run(srv, now);
+        if (next > target || next == EM_NEVER)
+            break;
+        if (next > now)
+            em_clock_advance(&srv->clock, next - now);
+        em_server_housekeep(srv);
+    }
+    int64_t now = em_clock_now_ms(&srv->clock);
+    if (target > now)
+        em_clock_advance(&srv->clock, target - now);
+    em_sim_run(srv, em_clock_now_ms(&srv->clock));
+}
+
+static void *sim_main(void *arg)
+{
+    struct em_server *srv = arg;
+    pthread_mutex_lock(&srv->lock);
+    while (!srv->stopping) {
+        int64_t next = em_sim_run(srv, em_clock_now_ms(&srv->clock));
+        int64_t wait_ms = next == EM_NEVER ? 1000 : em_clock_real_delay_ms(&srv->clock, next);
+        if (wait_ms > 1000)
+            wait_ms = 1000;
+        if (wait_ms < 1)
+            wait_ms = 1;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += wait_ms / 1000;
+        ts.tv_nsec += (wait_ms % 1000) * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&srv->sim_wake, &srv->lock, &ts);
+    }
+    pthread_mutex_unlock(&srv->lock);
+    return NULL;
+}
+
+int em_sim_start(struct em_server *srv)
+{
+    if (pthread_create(&srv->sim_thread, NULL, sim_main, srv) != 0)
+        return -1;
+    srv->sim_running = true;
+    return 0;
+}
+
+void em_sim_stop(struct em_server *srv)
+{
+    if (!srv->sim_running)
+        return;
+    pthread_mutex_lock(&srv->lock);
+    srv->stopping = 1;
+    pthread_cond_signal(&srv->sim_wake);
+    pthread_mutex_unlock(&srv->lock);
+    pthread_join(srv->sim_thread, NULL);
+    srv->sim_running = false;
+}

@@ -1,0 +1,51 @@
+/* sim.h: the simulation's scheduler.
+ *
+ * Each kind that moves on its own has a controller (controllers/<kind>.c): reconcile()
+ * brings one object up to date at an emulated time, writing what changed through
+ * objects.h, and says when it next needs to run. The scheduler keeps, per object, the
+ * emulated time it is due; any write marks the object due at once (so controllers react
+ * to spec changes and to each other's writes). A thread runs what falls due as the
+ * emulated clock moves; a clock jump (em_server_advance) runs every due time on the way,
+ * in order, so an hour jumped over is an hour simulated. Everything runs with the server
+ * lock held.
+ */
+#ifndef EM_SIM_H
+#define EM_SIM_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "api/registry.h"
+#include "server.h"
+
+#define EM_NEVER INT64_MAX
+
+struct em_controller {
+    const char *plural;
+    /* Brings obj (the stored object: never change it in place) up to date at now
+     * (emulated ms) and returns the emulated time it next needs to run, or EM_NEVER. */
+    int64_t (*reconcile)(struct em_server *srv, const struct nd_kind *k, json_t *obj,
+                         int64_t now);
+};
+
+/* The controllers (controllers/controllers.c). */
+const struct em_controller *em_controller_find(const char *plural);
+
+/* Marks every stored object due now (at start). */
+void em_sim_init(struct em_server *srv);
+void em_sim_release(struct em_server *srv);
+/* Starts and stops the thread that runs what falls due in real time. */
+int em_sim_start(struct em_server *srv);
+void em_sim_stop(struct em_server *srv);
+/* An object changed: it is due now (called by objects.c on every write). */
+void em_sim_touch(struct em_server *srv, const char *plural, const json_t *obj);
+/* Objects obj's change may matter to are due now too: its owners, the Pool it names,
+ * the Volumes it mounts, the Budgets of its project. */
+void em_sim_touch_related(struct em_server *srv, const struct nd_kind *k, const json_t *obj);
+/* Runs every object due at or before now, again until none is; the earliest later due
+ * time (EM_NEVER when nothing is pending). */
+int64_t em_sim_run(struct em_server *srv, int64_t now);
+/* Moves the clock forward by ms, running everything due on the way in time order. */
+void em_sim_advance(struct em_server *srv, int64_t ms);
+
+#endif
