@@ -5,6 +5,7 @@
 
 static const struct em_controller *const table[] = {
     &em_job_controller,
+    &em_sandbox_controller,
     NULL,
 };
 

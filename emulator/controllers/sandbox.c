@@ -1,0 +1,91 @@
+/* The Sandbox controller: the long-running lifecycle billed at the Sandbox's rate,
+ * idleTimeout (Stopped, reason IdleTimeout, after that long Running with no exec
+ * session), and the restart request (nodus.dev/restart-requested-at, once per value;
+ * status.requests.restart, status.restartCount). */
+#include <string.h>
+
+#include "controllers.h"
+#include "longrun.h"
+#include "pricebook.h"
+#include "util/time.h"
+
+static int64_t rate(struct em_ctl *c)
+{
+    int64_t r = em_ctl_money(c->status, "rateUSDPerHour", -1);
+    return r >= 0 ? r : em_spec_rate(c->srv, "sandboxes", json_object_get(c->obj, "spec"));
+}
+
+static void started(struct em_ctl *c)
+{
+    em_ctl_set_money(c->status, "rateUSDPerHour", rate(c));
+    em_ctl_sim_set(c, "activeAt", c->now);
+}
+
+static void ended(struct em_ctl *c)
+{
+    json_object_del(c->status, "rateUSDPerHour");
+}
+
+static int64_t idle_timeout(const struct em_ctl *c)
+{
+    const char *s = json_string_value(
+        json_object_get(json_object_get(c->obj, "spec"), "idleTimeout"));
+    int64_t ms = 30 * 60 * 1000;
+    struct nd_status st = ND_STATUS_INIT;
+    if (s && nd_duration_parse(s, &ms, &st) < 0)
+        ms = 30 * 60 * 1000;
+    nd_status_release(&st);
+    return ms;
+}
+
+static const struct em_longrun_ops ops;
+
+static void running(struct em_ctl *c)
+{
+    int64_t limit = idle_timeout(c);
+    if (limit <= 0)
+        return;
+    int64_t active = em_ctl_sim_get(c, "activeAt", c->now);
+    if (em_sandbox_sessions(c->srv, c->obj) > 0) {
+        em_ctl_sim_set(c, "activeAt", c->now);
+        active = c->now;
+    }
+    if (c->now - active >= limit) {
+        em_longrun_stop(c, &ops, "IdleTimeout", "stopped: no exec session for spec.idleTimeout");
+        return;
+    }
+    em_ctl_due(c, active + limit);
+}
+
+static const struct em_longrun_ops ops = {
+    .rate = rate,
+    .started = started,
+    .ended = ended,
+    .running = running,
+};
+
+static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t *obj, int64_t now)
+{
+    const char *req = json_string_value(json_object_get(
+        json_object_get(json_object_get(obj, "metadata"), "annotations"),
+        "nodus.dev/restart-requested-at"));
+    const char *done = json_string_value(
+        json_object_get(json_object_get(json_object_get(obj, "status"), "requests"), "restart"));
+    if (req && *req && (!done || strcmp(req, done) != 0) &&
+        !json_object_get(json_object_get(obj, "metadata"), "deletionTimestamp")) {
+        struct em_ctl c;
+        em_ctl_begin(&c, srv, k, obj, now);
+        em_ctl_take_request(&c, "restart");
+        json_object_set_new(
+            c.status, "restartCount",
+            json_integer(json_integer_value(json_object_get(c.status, "restartCount")) + 1));
+        if (strcmp(em_ctl_state(&c), "Stopped") != 0)
+            em_longrun_restart(&c, &ops, "Restarted",
+                               "restarting: nodus.dev/restart-requested-at changed");
+        em_ctl_commit(&c);
+        return now; /* run again at once on the new state */
+    }
+    return em_longrun_reconcile(srv, k, obj, now, &ops);
+}
+
+const struct em_controller em_sandbox_controller = {"sandboxes", reconcile};
