@@ -190,9 +190,9 @@ static int clock_post(struct em_server *srv, const struct em_req *req, struct nd
             goto out;
         }
     }
-    if (speed && (!json_is_number(speed) || !(json_number_value(speed) > 0) ||
+    if (speed && (!json_is_number(speed) || !(json_number_value(speed) >= 0) ||
                   json_number_value(speed) > 1e6)) {
-        nd_status_set(st, "Invalid", NULL, "speed: must be a number > 0");
+        nd_status_set(st, "Invalid", NULL, "speed: must be a number from 0 (stopped) to 1000000");
         goto out;
     }
     if (speed)

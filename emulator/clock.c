@@ -1,5 +1,6 @@
 #include "clock.h"
 
+#include <stdint.h>
 #include <time.h>
 
 int64_t em_real_now_ms(void)
@@ -13,7 +14,7 @@ void em_clock_init(struct em_clock *c, double speed, int64_t offset_ms)
 {
     c->base_real_ms = em_real_now_ms();
     c->base_emu_ms = c->base_real_ms + offset_ms;
-    c->speed = speed > 0 ? speed : 1.0;
+    c->speed = speed >= 0 ? speed : 1.0;
 }
 
 int64_t em_clock_now_ms(const struct em_clock *c)
@@ -37,7 +38,7 @@ void em_clock_set_speed(struct em_clock *c, double speed)
     int64_t now = em_clock_now_ms(c);
     c->base_real_ms = em_real_now_ms();
     c->base_emu_ms = now;
-    c->speed = speed > 0 ? speed : 1.0;
+    c->speed = speed >= 0 ? speed : 1.0;
 }
 
 int64_t em_clock_real_delay_ms(const struct em_clock *c, int64_t emu_ms)
@@ -45,5 +46,7 @@ int64_t em_clock_real_delay_ms(const struct em_clock *c, int64_t emu_ms)
     int64_t d = emu_ms - em_clock_now_ms(c);
     if (d <= 0)
         return 0;
+    if (c->speed <= 0)
+        return INT64_MAX; /* a stopped clock moves only when advanced */
     return (int64_t)((double)d / c->speed) + 1;
 }

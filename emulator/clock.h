@@ -13,7 +13,7 @@
 struct em_clock {
     int64_t base_real_ms; /* CLOCK_REALTIME at the last re-base */
     int64_t base_emu_ms;  /* emulated time at the last re-base */
-    double speed;         /* > 0 */
+    double speed;         /* >= 0; 0: stands still but for advances */
 };
 
 /* Starts at real time (offset_ms = 0) or at real time + offset_ms (a saved clock). */

@@ -19,7 +19,7 @@ static const char usage[] =
     "                         port, printed on the first line of output)\n"
     "  --port-file FILE       also write the port to FILE once ready\n"
     "  --token-file FILE      require bearer tokens (JSON: token -> identity, projects, scopes)\n"
-    "  --speed X              run the emulated clock X times faster than real time (default 1)\n"
+    "  --speed X              run the emulated clock X times faster than real time (default 1;\n                         0: the clock moves only through POST /emulator/v1/clock)\n"
     "  --runtime MODE         simulate (the default and, in this version, the only runtime)\n"
     "  --fsync MODE           always (default), batch or never\n"
     "  --seed DIR             apply the manifests in DIR (YAML or JSON) before becoming ready\n"
@@ -89,8 +89,11 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
         case O_SPEED: {
             char *end;
             opt->speed = strtod(optarg, &end);
-            if (*end || end == optarg || !(opt->speed > 0) || opt->speed > 1e6) {
-                fprintf(stderr, "nodus-emulator: --speed wants a number > 0, got %s\n", optarg);
+            if (*end || end == optarg || !(opt->speed >= 0) || opt->speed > 1e6) {
+                fprintf(stderr,
+                        "nodus-emulator: --speed wants a number from 0 (a clock that moves only "
+                        "when advanced) to 1000000, got %s\n",
+                        optarg);
                 return -1;
             }
             break;

@@ -93,7 +93,9 @@ teardown_file() {
     assert_output --partial "--fsync is always, batch or never"
     run -2 nodus-emulator --listen nowhere
     assert_output --partial "--listen wants ADDR:PORT"
-    run -2 nodus-emulator --speed 0
+    run -2 nodus-emulator --speed -1
+    assert_output --partial "--speed wants a number from 0"
+    run -2 nodus-emulator --speed fast
     run -2 nodus-emulator --bogus
     assert_output --partial "unknown flag --bogus"
 }

@@ -1,7 +1,9 @@
 # Shared set-up for the bats suites: each file starts its own emulator on port 0 in
 # BATS_FILE_TMPDIR, and helpers to talk to it with curl.
 #
-#   start_emulator [flags...]   in setup_file; exports EMU_URL, EMU_STATE, EMU_PID
+#   start_emulator [flags...]   in setup_file; exports EMU_URL, EMU_STATE, EMU_PID. The
+#                               clock stands still (--speed 0: it moves only when a test
+#                               advances it) unless EMU_SPEED or a --speed flag says otherwise
 #   stop_emulator               in teardown_file
 #   http METHOD PATH [BODY] [curl args...]
 #                               sets CODE (HTTP status), BODY (file holding the body) and
@@ -21,7 +23,7 @@ start_emulator() {
     local portfile=$BATS_FILE_TMPDIR/port
     rm -f "$portfile"
     "$ND_BIN_DIR/nodus-emulator" --state "$EMU_STATE" --listen 127.0.0.1:0 \
-        --port-file "$portfile" --fsync never --quiet "$@" \
+        --port-file "$portfile" --fsync never --quiet --speed "${EMU_SPEED:-0}" "$@" \
         >"$BATS_FILE_TMPDIR/emulator.out" 2>"$BATS_FILE_TMPDIR/emulator.err" 3>&- &
     EMU_PID=$!
     local i
