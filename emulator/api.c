@@ -1,5 +1,6 @@
 /* Dispatch of API requests to the generic handlers, and what they share. */
 #include "api.h"
+#include "subresource.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -194,7 +195,7 @@ static const char *verb_of(struct em_api *a, bool item)
         return w && (strcmp(w, "true") == 0 || strcmp(w, "1") == 0) ? "watch" : "list";
     }
     if (strcmp(m, "POST") == 0)
-        return item ? NULL : "create";
+        return item && !a->path.sub ? NULL : "create"; /* POST .../NAME/exec, /invoke */
     if (strcmp(m, "PUT") == 0)
         return item ? "update" : NULL;
     if (strcmp(m, "PATCH") == 0)
@@ -242,8 +243,10 @@ static int dispatch(struct em_api *a)
         nd_validate_dns_label(p->name, "metadata.name", &a->st);
         return -1;
     }
+    if (p->sub && strcmp(p->sub, "status") != 0)
+        return em_subresource_dispatch(a, verb);
     if (p->sub) {
-        if (strcmp(p->sub, "status") != 0 || !nd_kind_has_subresource(a->kind, "status"))
+        if (!nd_kind_has_subresource(a->kind, "status"))
             return nd_status_set(&a->st, "NotFound", NULL,
                                  "the server could not find the requested resource");
         if (strcmp(verb, "delete") == 0)
