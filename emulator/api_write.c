@@ -14,6 +14,7 @@
 #include "util/validate.h"
 #include "util/xmalloc.h"
 #include "write.h"
+#include "controllers/admit.h"
 
 int em_write_options(struct em_api *a, struct em_write *w)
 {
@@ -363,6 +364,8 @@ int em_write_create(struct em_api *a, struct em_write *w, json_t *obj)
         set_label(meta, "kubernetes.io/metadata.name", name);
     }
     em_obj_normalize(obj);
+    if (em_admit(a, NULL, obj) < 0)
+        return -1;
     if (w->dry_run) {
         add_review(a, obj);
         em_api_answer(a, 201, obj);
@@ -490,6 +493,8 @@ int em_write_update(struct em_api *a, struct em_write *w, json_t *old, json_t *o
     if (validate(a, w, obj) < 0)
         return -1;
     if (!w->status_only && nd_kind_check_update(k, old, obj, &a->st) < 0)
+        return -1;
+    if (!w->status_only && em_admit(a, old, obj) < 0)
         return -1;
     if (json_object_get(json_object_get(old, "metadata"), "deletionTimestamp") &&
         adds_finalizer(old, obj)) {

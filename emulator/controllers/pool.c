@@ -1,0 +1,10 @@
+/* The Pool controller (not built yet): admission only. */
+#include "admit.h"
+
+int em_pool_admit(struct em_api *a, const json_t *old, json_t *obj)
+{
+    (void)a;
+    (void)old;
+    (void)obj;
+    return 0;
+}
