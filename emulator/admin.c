@@ -9,6 +9,7 @@
 
 #include "errors.h"
 #include "objects.h"
+#include "pricebook.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
 
@@ -227,6 +228,18 @@ void em_admin_handle(struct em_server *srv, const struct em_req *req, struct em_
         json_t *j = clock_json(srv);
         em_resp_json(resp, 200, j);
         json_decref(j);
+    } else if (strcmp(rest, "pricebook") == 0 && (get || !strcmp(req->method, "PUT"))) {
+        if (get)
+            em_pricebook_poll(srv);
+        else if (em_pricebook_put(srv, req->body.data, req->body.len, &st) < 0)
+            goto fail;
+        char v[32];
+        snprintf(v, sizeof v, "\"%lld\"", (long long)em_pricebook_version(srv));
+        em_resp_set_header(resp, "ETag", v);
+        em_resp_json(resp, 200, em_pricebook(srv));
+    } else if (strncmp(rest, "snapshots", 9) == 0 && (rest[9] == 0 || rest[9] == '/')) {
+        if (em_snapshot_handle(srv, req, resp, rest + 9, &st) < 0)
+            goto fail;
     } else if (strcmp(rest, "faults") == 0 && (post || get || del)) {
         if (post) {
             json_error_t jerr;
@@ -255,7 +268,8 @@ void em_admin_handle(struct em_server *srv, const struct em_req *req, struct em_
         em_resp_json(resp, post ? 201 : 200, j);
         json_decref(j);
     } else if (strcmp(rest, "stats") == 0 || strcmp(rest, "reset") == 0 ||
-               strcmp(rest, "faults") == 0 || strcmp(rest, "clock") == 0) {
+               strcmp(rest, "faults") == 0 || strcmp(rest, "clock") == 0 ||
+               strcmp(rest, "pricebook") == 0) {
         nd_status_set(&st, "MethodNotAllowed", NULL, "%s is not served on %s", req->method,
                       req->path);
         goto fail;

@@ -16,6 +16,11 @@ int em_faults_check(struct em_server *srv, const struct em_req *req, struct em_r
                     int64_t *delay_ms);
 void em_faults_release(struct em_server *srv);
 
+/* /emulator/v1/snapshots[/NAME[/restore]] (snapshot.c); rest is what follows
+ * "snapshots". 0 with resp filled, or -1 with st. */
+int em_snapshot_handle(struct em_server *srv, const struct em_req *req, struct em_resp *resp,
+                       const char *rest, struct nd_status *st);
+
 /* Hooks the admin endpoints call into the rest of the emulator. */
 int em_reset_state(struct em_server *srv, struct nd_status *st);
 json_t *em_stats_json(struct em_server *srv); /* NEW */

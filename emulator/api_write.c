@@ -15,6 +15,7 @@
 #include "util/xmalloc.h"
 #include "write.h"
 #include "controllers/admit.h"
+#include "util/money.h"
 
 int em_write_options(struct em_api *a, struct em_write *w)
 {
@@ -185,7 +186,14 @@ static int validate(struct em_api *a, struct em_write *w, json_t *obj)
     set_warnings(a, warnings);
     json_decref(warnings);
     if (rc == 0 && !w->status_only) {
-        nd_kind_prune(a->kind, obj); /* unknown fields were warned about; they are not kept */
+        /* unknown fields were warned about; they are not kept. The status is the
+         * server's (carried over from the stored object): pruning is for what the
+         * client sent. */
+        json_t *status = json_incref(json_object_get(obj, "status"));
+        json_object_del(obj, "status");
+        nd_kind_prune(a->kind, obj);
+        if (status)
+            json_object_set_new(obj, "status", status);
         rc = check_references(a, obj);
     }
     return rc;
@@ -215,22 +223,33 @@ static void add_review(struct em_api *a, json_t *obj)
         json_object_set_new(obj, "status", status);
     }
     json_object_set_new(status, "estimate", est);
-    char *etag = em_review_etag(a->srv, obj);
+    char *etag = em_review_etag(a->srv, a->kind->plural, obj);
     em_resp_set_header(a->resp, "ETag", etag);
     free(etag);
 }
 
-/* If-Match: the spec and the price book must be what was reviewed. */
-static int check_if_match(struct em_api *a, const json_t *obj)
+/* If-Match: the spec and the price book must be what was reviewed. The rate reviewed
+ * then caps what the object may run at: status.maxRateUSDPerHour, the reviewed rate +
+ * 10 % (the controllers keep it Queued with PriceAboveEstimate while the market is
+ * above; spec.placement.maxRateUSDPerHour, when set, says otherwise). */
+static int check_if_match(struct em_api *a, json_t *obj)
 {
     const char *want = em_req_header(a->req, "if-match");
     if (!want || !*want || !strcmp(want, "*"))
         return 0;
-    char *etag = em_review_etag(a->srv, obj);
-    bool same = strcmp(want, etag) == 0;
-    free(etag);
-    if (same)
+    int64_t reviewed;
+    if (em_review_check(a->srv, obj, want, &reviewed) == 0) {
+        json_t *status = json_object_get(obj, "status");
+        if (!json_is_object(status)) {
+            status = json_object();
+            json_object_set_new(obj, "status", status);
+        }
+        struct nd_buf b = ND_BUF_INIT;
+        nd_money_format(reviewed + reviewed / 10, &b);
+        json_object_set_new(status, "maxRateUSDPerHour", json_string(b.data));
+        nd_buf_release(&b);
         return 0;
+    }
     return nd_status_set(&a->st, "PreconditionFailed",
                          "review again with --dry-run=server and send the new ETag",
                          "If-Match %s no longer matches: the spec or the price book changed "

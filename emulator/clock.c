@@ -15,6 +15,8 @@ void em_clock_init(struct em_clock *c, double speed, int64_t offset_ms)
     c->base_real_ms = em_real_now_ms();
     c->base_emu_ms = c->base_real_ms + offset_ms;
     c->speed = speed >= 0 ? speed : 1.0;
+    if (c->speed == 0) /* a stopped clock stands on a whole second: times add up exactly */
+        c->base_emu_ms -= c->base_emu_ms % 1000;
 }
 
 int64_t em_clock_now_ms(const struct em_clock *c)

@@ -68,3 +68,71 @@ int em_read_file(const char *path, struct nd_buf *out)
     errno = saved;
     return n < 0 ? -1 : 0;
 }
+
+/* Copies the tree at from to to (regular files, directories, symbolic links as links). */
+int em_copy_tree(const char *from, const char *to)
+{
+    struct stat sb;
+    if (lstat(from, &sb) < 0)
+        return errno == ENOENT ? 0 : -1;
+    if (S_ISLNK(sb.st_mode)) {
+        char target[4096];
+        ssize_t n = readlink(from, target, sizeof target - 1);
+        if (n < 0)
+            return -1;
+        target[n] = 0;
+        return symlink(target, to);
+    }
+    if (S_ISDIR(sb.st_mode)) {
+        if (mkdir(to, sb.st_mode & 07777) < 0 && errno != EEXIST)
+            return -1;
+        DIR *d = opendir(from);
+        if (!d)
+            return -1;
+        int rc = 0;
+        struct dirent *e;
+        while (rc == 0 && (e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            char *f = nd_xasprintf("%s/%s", from, e->d_name);
+            char *t = nd_xasprintf("%s/%s", to, e->d_name);
+            rc = em_copy_tree(f, t);
+            free(f);
+            free(t);
+        }
+        closedir(d);
+        return rc;
+    }
+    if (!S_ISREG(sb.st_mode))
+        return 0;
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return -1;
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, sb.st_mode & 07777);
+    if (out < 0) {
+        close(in);
+        return -1;
+    }
+    char buf[65536];
+    ssize_t n;
+    int rc = 0;
+    while ((n = read(in, buf, sizeof buf)) > 0) {
+        for (ssize_t off = 0; off < n;) {
+            ssize_t w = write(out, buf + off, (size_t)(n - off));
+            if (w < 0) {
+                rc = -1;
+                break;
+            }
+            off += w;
+        }
+        if (rc < 0)
+            break;
+    }
+    if (n < 0)
+        rc = -1;
+    close(in);
+    if (close(out) < 0)
+        rc = -1;
+    return rc;
+}
+

@@ -12,4 +12,8 @@ int em_mkdir_p(const char *path);
 /* Reads a whole file into out (appending). -1 with errno on failure. */
 int em_read_file(const char *path, struct nd_buf *out);
 
+/* Copies the tree at from to to: directories, regular files (with their modes) and
+ * symbolic links (as links, never followed). 0 also when from does not exist. */
+int em_copy_tree(const char *from, const char *to);
+
 #endif

@@ -1,13 +1,16 @@
 /* The price book and estimates; see pricebook.h. */
 #include "pricebook.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include "fsutil.h"
 #include "json/json.h"
 #include "objects.h"
 #include "server.h"
+#include "sim.h"
 #include "util/hash.h"
 #include "util/money.h"
 #include "util/quantity.h"
@@ -31,6 +34,7 @@ static const char default_book[] =
     "}\n";
 
 static json_t *book; /* one emulator per process */
+static void remember(const char *path);
 
 static int64_t money_at(const json_t *obj, const char *key)
 {
@@ -101,6 +105,7 @@ int em_pricebook_load(struct em_server *srv, struct nd_status *st)
     }
     json_decref(book);
     book = j;
+    remember(path);
     rc = 0;
 out:
     nd_buf_release(&b);
@@ -267,14 +272,175 @@ json_t *em_estimate(struct em_server *srv, const char *plural, const json_t *obj
     return e;
 }
 
-char *em_review_etag(const struct em_server *srv, const json_t *obj)
+/* The hash part of a review ETag: the spec and the price book's version. */
+static void review_hash(const struct em_server *srv, const json_t *obj, char hex[17])
 {
     char *spec = json_dumps(json_object_get(obj, "spec"), JSON_COMPACT | JSON_SORT_KEYS);
     uint64_t h = nd_fnv64(ND_FNV64_INIT, spec ? spec : "", spec ? strlen(spec) : 0);
     free(spec);
     int64_t v = em_pricebook_version(srv);
     h = nd_fnv64(h, &v, sizeof v);
-    char hex[17];
     nd_hash_hex(h, hex);
-    return nd_xasprintf("\"%s\"", hex);
+}
+
+/* The rate a review quoted: a Pipeline's highest step, else the object's own. */
+static int64_t review_rate(struct em_server *srv, const char *plural, const json_t *obj)
+{
+    json_t *est = em_estimate(srv, plural, obj);
+    int64_t r = est ? money_at(est, "rateUSDPerHour") : 0;
+    json_decref(est);
+    return r < 0 ? 0 : r;
+}
+
+char *em_review_etag(struct em_server *srv, const char *plural, const json_t *obj)
+{
+    char hex[17];
+    review_hash(srv, obj, hex);
+    return nd_xasprintf("\"%s-%lld\"", hex, (long long)review_rate(srv, plural, obj));
+}
+
+int em_review_check(struct em_server *srv, const json_t *obj, const char *etag,
+                    int64_t *reviewed_rate)
+{
+    char hex[17];
+    review_hash(srv, obj, hex);
+    size_t n = strlen(etag);
+    if (n >= 2 && etag[0] == '"' && etag[n - 1] == '"') {
+        etag++;
+        n -= 2;
+    }
+    const char *dash = memchr(etag, '-', n);
+    if (!dash || (size_t)(dash - etag) != 16 || memcmp(etag, hex, 16) != 0)
+        return -1;
+    char *end;
+    long long r = strtoll(dash + 1, &end, 10);
+    if (end != etag + n || r < 0)
+        return -1;
+    *reviewed_rate = r;
+    return 0;
+}
+
+/* ---- changing the price book ---- */
+
+static struct {
+    bool known;
+    struct timespec mtime;
+    off_t size;
+} seen;
+
+static void remember(const char *path)
+{
+    struct stat sb;
+    seen.known = stat(path, &sb) == 0;
+    if (seen.known) {
+        seen.mtime = sb.st_mtim;
+        seen.size = sb.st_size;
+    }
+}
+
+/* A move of market rates alone keeps the version (a reviewed estimate stays valid). */
+static bool only_market_moved(const json_t *a, const json_t *b)
+{
+    json_t *x = json_deep_copy(a), *y = json_deep_copy(b);
+    json_t *all[] = {x, y};
+    for (int i = 0; i < 2; i++) {
+        json_object_del(all[i], "version");
+        json_object_del(json_object_get(all[i], "gpu"), "market");
+    }
+    bool same = json_equal(x, y);
+    json_decref(x);
+    json_decref(y);
+    return same;
+}
+
+/* Marks everything that may be waiting on a price due, so it looks again. */
+static void prices_moved(struct em_server *srv)
+{
+    const char *plural;
+    json_t *bucket;
+    json_object_foreach(srv->store.by_plural, plural, bucket) {
+        const char *k;
+        json_t *obj;
+        json_object_foreach(bucket, k, obj) em_sim_touch(srv, plural, obj);
+    }
+}
+
+/* Takes nb (checked) as the new book: its version follows the rule above; written to
+ * the file when write_file or when the version had to move. Steals nb. */
+static int take(struct em_server *srv, json_t *nb, bool write_file, struct nd_status *st)
+{
+    bool same = book && json_equal(book, nb);
+    int64_t v = em_pricebook_version(srv);
+    if (book && !only_market_moved(book, nb))
+        v++;
+    bool bump = book && json_integer_value(json_object_get(nb, "version")) != v;
+    json_object_set_new(nb, "version", json_integer(v));
+    char *path = em_store_path(&srv->store, "pricebook.json");
+    int rc = 0;
+    if (!same && (write_file || bump)) {
+        char *text = json_dumps(nb, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        size_t len = strlen(text);
+        char *withnl = nd_xasprintf("%s\n", text);
+        rc = em_store_write_file(&srv->store, path, withnl, len + 1, st);
+        free(withnl);
+        free(text);
+    }
+    if (rc == 0) {
+        remember(path);
+        if (!same) {
+            json_decref(book);
+            book = nb;
+            nb = NULL;
+            prices_moved(srv);
+        }
+    }
+    json_decref(nb);
+    free(path);
+    return rc;
+}
+
+int em_pricebook_put(struct em_server *srv, const char *data, size_t len, struct nd_status *st)
+{
+    json_t *nb = nd_json_load(data, len, "pricebook", st);
+    if (!nb)
+        return -1;
+    if (!json_is_object(nb)) {
+        json_decref(nb);
+        return nd_status_set(st, "BadRequest", NULL, "pricebook: must be a JSON object");
+    }
+    /* what the caller leaves out stays as it was (the version is the server's) */
+    if (!json_object_get(nb, "version"))
+        json_object_set_new(nb, "version", json_integer(em_pricebook_version(srv)));
+    if (check(nb, st) < 0) {
+        json_decref(nb);
+        return -1;
+    }
+    return take(srv, nb, true, st);
+}
+
+void em_pricebook_poll(struct em_server *srv)
+{
+    char *path = em_store_path(&srv->store, "pricebook.json");
+    struct stat sb;
+    bool changed = stat(path, &sb) == 0 &&
+                   (!seen.known || sb.st_size != seen.size ||
+                    sb.st_mtim.tv_sec != seen.mtime.tv_sec ||
+                    sb.st_mtim.tv_nsec != seen.mtime.tv_nsec);
+    if (changed) {
+        struct nd_buf b = ND_BUF_INIT;
+        struct nd_status st = ND_STATUS_INIT;
+        json_t *nb = NULL;
+        if (em_read_file(path, &b) == 0 && (nb = nd_json_load(b.data, b.len, path, &st)) &&
+            check(nb, &st) == 0) {
+            take(srv, nb, false, &st);
+        } else {
+            json_decref(nb);
+            fprintf(stderr, "nodus-emulator: %s: not taken, the price book stays as it was: %s\n",
+                    path, st.message ? st.message : "unreadable");
+            remember(path); /* say it once per edit */
+        }
+        nd_status_release(&st);
+        nd_buf_release(&b);
+    }
+    free(path);
 }

@@ -35,7 +35,20 @@ int64_t em_spec_rate(const struct em_server *srv, const char *plural, const json
 /* status.estimate for a dry run of a kind that uses compute, or NULL (NEW):
  * {rateUSDPerHour, expectedCostUSD, firstHoldUSD, startTime}. */
 json_t *em_estimate(struct em_server *srv, const char *plural, const json_t *obj);
-/* The ETag of a reviewed object: its spec and the price book version. NEW string. */
-char *em_review_etag(const struct em_server *srv, const json_t *obj);
+/* The ETag of a reviewed object: a hash of its spec and the price book version, and the
+ * hourly rate quoted ("<hash>-<micro-dollars>"). NEW string. */
+char *em_review_etag(struct em_server *srv, const char *plural, const json_t *obj);
+/* Whether an If-Match ETag still matches obj (same spec, same price book version; a
+ * moved market rate does not matter): 0 with the reviewed rate, or -1. */
+int em_review_check(struct em_server *srv, const json_t *obj, const char *etag,
+                    int64_t *reviewed_rate);
+
+/* PUT /emulator/v1/pricebook: a whole price book (JSON). Checked, then taken: its
+ * version moves on any change but a market-rate move; written to pricebook.json; every
+ * object looks again at its prices. -1 with st (Invalid, BadRequest). */
+int em_pricebook_put(struct em_server *srv, const char *data, size_t len, struct nd_status *st);
+/* Takes pricebook.json again when a person edited it (a broken edit is reported and
+ * ignored). Cheap: one stat. */
+void em_pricebook_poll(struct em_server *srv);
 
 #endif

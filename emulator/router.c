@@ -130,7 +130,8 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* --seed DIR: every *.yaml, *.yml and *.json file, in name order, created as if posted. */
+/* --seed DIR: every *.yaml, *.yml and *.json file (but pricebook.json), in name order,
+ * created as if posted. */
 static int apply_seed(struct em_server *srv, struct nd_buf *err)
 {
     DIR *d = opendir(srv->opt.seed_dir);
@@ -144,7 +145,8 @@ static int apply_seed(struct em_server *srv, struct nd_buf *err)
     while ((e = readdir(d))) {
         const char *dot = strrchr(e->d_name, '.');
         if (e->d_name[0] == '.' || !dot ||
-            (strcmp(dot, ".yaml") && strcmp(dot, ".yml") && strcmp(dot, ".json")))
+            (strcmp(dot, ".yaml") && strcmp(dot, ".yml") && strcmp(dot, ".json")) ||
+            !strcmp(e->d_name, "pricebook.json")) /* part of the state tree */
             continue;
         names = nd_xrealloc(names, (n + 1) * sizeof *names);
         names[n++] = nd_xstrdup(e->d_name);

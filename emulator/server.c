@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,31 @@ static int write_port_file(const char *path, unsigned port)
     return rc;
 }
 
+static const char *const seed_trees[] = {"objects", "files", "logs", "pricebook.json", NULL};
+
+static bool seed_has_tree(const char *dir)
+{
+    char *p = nd_xasprintf("%s/objects", dir);
+    struct stat sb;
+    bool yes = stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+    free(p);
+    return yes;
+}
+
+static int copy_seed_tree(struct em_server *srv)
+{
+    for (int i = 0; seed_trees[i]; i++) {
+        char *from = nd_xasprintf("%s/%s", srv->opt.seed_dir, seed_trees[i]);
+        char *to = nd_xasprintf("%s/%s", srv->opt.state_dir, seed_trees[i]);
+        int rc = em_copy_tree(from, to);
+        free(from);
+        free(to);
+        if (rc < 0)
+            return -1;
+    }
+    return 0;
+}
+
 int em_server_run(struct em_server *srv)
 {
     struct nd_buf err = ND_BUF_INIT, report = ND_BUF_INIT;
@@ -141,6 +167,23 @@ int em_server_run(struct em_server *srv)
         fprintf(stderr, "nodus-emulator: %s\n", err.data);
         goto out;
     }
+    /* --seed's state tree (objects/, files/, logs/, pricebook.json) fills an empty state
+     * directory; the store is opened again to load what came in. */
+    if (srv->opt.seed_dir && srv->store.revision == 0 && seed_has_tree(srv->opt.seed_dir)) {
+        if (copy_seed_tree(srv) < 0) {
+            fprintf(stderr, "nodus-emulator: --seed: cannot copy the state tree of %s into %s\n",
+                    srv->opt.seed_dir, srv->opt.state_dir);
+            goto out_store;
+        }
+        em_store_close(&srv->store);
+        nd_buf_reset(&report);
+        if (em_store_open(&srv->store, srv->opt.state_dir, srv->opt.fsync_mode, false, &report,
+                          &err) < 0) {
+            fprintf(stderr, "nodus-emulator: %s\n", err.data);
+            goto out;
+        }
+        srv->seeded_tree = true;
+    }
     if (report.len) {
         char *save = NULL;
         for (char *line = strtok_r(report.data, "\n", &save); line;
@@ -148,7 +191,7 @@ int em_server_run(struct em_server *srv)
             log_line(srv, line);
     }
     /* --seed fills an empty state directory only: a later start keeps what changed */
-    srv->seed_wanted = srv->store.revision == 0;
+    srv->seed_wanted = srv->store.revision == 0 || srv->seeded_tree;
     int64_t offset = load_meta(srv);
     em_clock_init(&srv->clock, srv->opt.speed, offset);
     if (em_journal_open(&srv->journal, &srv->store, srv->store.revision,

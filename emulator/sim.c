@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "objects.h"
+#include "pricebook.h"
 #include "util/xmalloc.h"
 
 /* due: "plural\n" + "ns/name" -> emulated ms (json integer) */
@@ -143,6 +144,7 @@ int64_t em_sim_run(struct em_server *srv, int64_t now)
 
 void em_sim_advance(struct em_server *srv, int64_t ms)
 {
+    em_pricebook_poll(srv);
     int64_t target = em_clock_now_ms(&srv->clock) + ms;
     for (int steps = 0; steps < 1000000; steps++) {
         int64_t now = em_clock_now_ms(&srv->clock);
@@ -164,6 +166,7 @@ static void *sim_main(void *arg)
     struct em_server *srv = arg;
     pthread_mutex_lock(&srv->lock);
     while (!srv->stopping) {
+        em_pricebook_poll(srv); /* a person may edit pricebook.json */
         int64_t next = em_sim_run(srv, em_clock_now_ms(&srv->clock));
         int64_t wait_ms = next == EM_NEVER ? 1000 : em_clock_real_delay_ms(&srv->clock, next);
         if (wait_ms > 1000)

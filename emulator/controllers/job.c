@@ -8,6 +8,7 @@
 
 #include "common.h"
 #include "controllers.h"
+#include "objects.h"
 #include "pricebook.h"
 #include "util/money.h"
 #include "util/time.h"
@@ -105,6 +106,44 @@ static void run(struct em_ctl *c)
     em_ctl_due(c, next);
 }
 
+/* The highest hourly rate the Job may start at: spec.placement.maxRateUSDPerHour, else
+ * the reviewed rate + 10 % recorded at create (status.maxRateUSDPerHour); -1: none. */
+static int64_t rate_cap(const struct em_ctl *c)
+{
+    int64_t cap = em_ctl_money(json_object_get(json_object_get(c->obj, "spec"), "placement"),
+                               "maxRateUSDPerHour", -1);
+    return cap >= 0 ? cap : em_ctl_money(c->status, "maxRateUSDPerHour", -1);
+}
+
+/* While the market is above the cap the Job waits, PriceAboveEstimate=True; the price
+ * book changing makes it look again. */
+static bool price_ok(struct em_ctl *c)
+{
+    int64_t cap = rate_cap(c);
+    if (cap < 0)
+        return true;
+    int64_t r = em_spec_rate(c->srv, "jobs", json_object_get(c->obj, "spec"));
+    struct nd_buf msg = ND_BUF_INIT, a = ND_BUF_INIT, b = ND_BUF_INIT;
+    nd_money_format(r, &a);
+    nd_money_format(cap, &b);
+    bool ok = r <= cap;
+    if (!ok) {
+        nd_buf_addf(&msg, "waiting: the rate $%s/h is above the most this Job may pay, $%s/h",
+                    a.data, b.data);
+        if (!em_ctl_condition_true(c, "PriceAboveEstimate"))
+            em_event_record(c->srv, c->k, c->obj, "Warning", "PriceAboveEstimate", "%s",
+                            msg.data);
+        em_ctl_condition(c, "PriceAboveEstimate", true, "PriceAboveEstimate", msg.data);
+    } else if (em_ctl_condition_true(c, "PriceAboveEstimate")) {
+        nd_buf_addf(&msg, "the rate $%s/h is within $%s/h again", a.data, b.data);
+        em_ctl_condition(c, "PriceAboveEstimate", false, "PriceWithinEstimate", msg.data);
+    }
+    nd_buf_release(&msg);
+    nd_buf_release(&a);
+    nd_buf_release(&b);
+    return ok;
+}
+
 static void start_provisioning(struct em_ctl *c)
 {
     const json_t *spec = json_object_get(c->obj, "spec");
@@ -153,8 +192,7 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
     }
     if (!strcmp(state, "Cancelled")) {
         finish(&c, "Cancelled", "Cancelled", -1, "cancelled: spec.state is Cancelled");
-        int64_t ended = em_ctl_time(&c, "completionTime");
-        em_ctl_settle(&c, ended);
+        em_ctl_settle(&c, em_ctl_time(&c, "completionTime"));
         return em_ctl_commit(&c);
     }
     if (!strcmp(state, "Suspended")) {
@@ -178,7 +216,9 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
         if (!*phase)
             json_object_set_new(c.status, "phase", json_string("Queued"));
         int64_t wait = 0;
-        if (em_job_can_start(&c, &wait)) {
+        if (!price_ok(&c)) {
+            /* looked at again when the price book changes */
+        } else if (em_job_can_start(&c, &wait)) {
             int64_t at = em_ctl_phase_time(&c) + em_delay_ms(srv, "queued");
             if (now >= at)
                 start_provisioning(&c);
@@ -206,6 +246,8 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
     }
     if (!strcmp(em_ctl_phase(&c), "Running"))
         run(&c);
+    if (nd_phase_terminal(k->family, em_ctl_phase(&c)))
+        em_ctl_settle(&c, em_ctl_time(&c, "completionTime")); /* the final charge's timer */
     return em_ctl_commit(&c);
 }
 

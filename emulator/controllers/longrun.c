@@ -146,13 +146,14 @@ int64_t em_longrun_reconcile(struct em_server *srv, const struct nd_kind *k, jso
     bool deleting = json_object_get(json_object_get(obj, "metadata"), "deletionTimestamp") != NULL;
 
     if (deleting) {
-        if (strcmp(em_ctl_phase(&c), "Terminating") != 0) {
-            bool was = running(&c);
+        /* the delete set phase Terminating already; the work stops here, once */
+        if (em_ctl_sim_get(&c, "endedAt", -1) < 0) {
+            bool was = em_ctl_sim_get(&c, "accruedAt", -1) >= 0;
             em_ctl_accrue_stop(&c, rate(&c, ops));
             if (was && ops->ended)
                 ops->ended(&c);
-            if (json_object_get(c.status, "startTime"))
-                em_ctl_sim_set(&c, "endedAt", now);
+            int64_t stopped = em_ctl_sim_get(&c, "stoppedAt", -1);
+            em_ctl_sim_set(&c, "endedAt", was || stopped < 0 ? now : stopped);
             em_ctl_condition(&c, "Ready", false, "Terminating", "being deleted");
             em_ctl_set_phase(&c, "Terminating", "Terminating", "being deleted");
         }

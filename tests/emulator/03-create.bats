@@ -218,7 +218,7 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
     [[ "$(body_json .status.estimate.startTime)" =~ Z$ ]]
     local etag
     etag=$(header ETag)
-    [[ "$etag" =~ ^\"[0-9a-f]{16}\"$ ]]
+    [[ "$etag" =~ ^\"[0-9a-f]{16}-[0-9]+\"$ ]]
     # a different spec than the one reviewed fails PreconditionFailed
     http POST $JOBS "$(job_json reviewed '{"resources":{"gpu":{"model":"H100","count":4}},"maxDuration":"2h"}')" \
         -H "If-Match: $etag"
