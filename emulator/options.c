@@ -26,6 +26,8 @@ static const char usage[] =
     "                         tree (objects/, files/, logs/, pricebook.json), then its\n"
     "                         manifests (*.yaml, *.yml, *.json) as if posted\n"
     "  --reset                empty the state directory first\n"
+    "  --no-simulation        serve the API only: objects keep the phase and status they are\n"
+    "                         given (for testing how a client shows particular states)\n"
     "  --log-format FORMAT    text (default) or json: one line per request on stderr\n"
     "  --quiet                no request log\n"
     "  -h, --help             show this help\n"
@@ -55,7 +57,7 @@ static int parse_listen(struct em_options *opt, const char *arg)
 int em_options_parse(struct em_options *opt, int argc, char **argv)
 {
     enum { O_STATE = 256, O_LISTEN, O_PORT_FILE, O_TOKEN_FILE, O_SPEED, O_RUNTIME, O_FSYNC,
-           O_SEED, O_RESET, O_LOG_FORMAT, O_QUIET, O_VERSION };
+           O_SEED, O_RESET, O_LOG_FORMAT, O_QUIET, O_VERSION, O_NO_SIM };
     static const struct option longopts[] = {
         {"state", required_argument, NULL, O_STATE},
         {"listen", required_argument, NULL, O_LISTEN},
@@ -68,6 +70,7 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
         {"reset", no_argument, NULL, O_RESET},
         {"log-format", required_argument, NULL, O_LOG_FORMAT},
         {"quiet", no_argument, NULL, O_QUIET},
+        {"no-simulation", no_argument, NULL, O_NO_SIM},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, O_VERSION},
         {NULL, 0, NULL, 0},
@@ -126,6 +129,7 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
             }
             break;
         case O_SEED: opt->seed_dir = optarg; break;
+        case O_NO_SIM: opt->no_simulation = true; break;
         case O_RESET: opt->reset = true; break;
         case O_LOG_FORMAT:
             if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0) {

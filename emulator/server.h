@@ -30,6 +30,7 @@ struct em_options {
     bool reset;
     bool log_json;
     bool quiet;
+    bool no_simulation; /* --no-simulation: no controller runs */
     char *owned[2]; /* strings the parser allocated (freed by em_options_release) */
 };
 

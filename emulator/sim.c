@@ -17,7 +17,7 @@ static char *due_key(const char *plural, const json_t *obj)
 
 void em_sim_touch(struct em_server *srv, const char *plural, const json_t *obj)
 {
-    if (!srv->sim_due || !em_controller_find(plural))
+    if (!srv->sim_due || srv->opt.no_simulation || !em_controller_find(plural))
         return;
     char *key = due_key(plural, obj);
     json_object_set_new(srv->sim_due, key, json_integer(0));
@@ -37,7 +37,7 @@ static void touch_name(struct em_server *srv, const char *plural, const char *ns
 
 void em_sim_touch_related(struct em_server *srv, const struct nd_kind *k, const json_t *obj)
 {
-    if (!srv->sim_due)
+    if (!srv->sim_due || srv->opt.no_simulation)
         return;
     const char *ns = em_obj_ns(obj);
     const json_t *meta = json_object_get(obj, "metadata");

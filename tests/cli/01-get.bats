@@ -64,7 +64,7 @@ EOF
 }
 
 setup_file() {
-    start_emulator
+    start_emulator --no-simulation # these tests show states written as fixtures
     export HOME=$BATS_FILE_TMPDIR/home
     write_config
     job train-a default '{"app":"trainer","tier":"gold"}' 15.00 '{"model":"H100","count":1}'

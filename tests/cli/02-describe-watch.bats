@@ -62,7 +62,7 @@ EOF
 }
 
 setup_file() {
-    start_emulator
+    start_emulator --no-simulation # these tests show states written as fixtures
     export HOME=$BATS_FILE_TMPDIR/home
     write_config
     project desc
@@ -432,7 +432,7 @@ EOF
     # the same state and port: a stopped server, then a new one
     stop_emulator
     kill -0 "$WATCH_PID"
-    start_emulator --listen "127.0.0.1:$port"
+    start_emulator --no-simulation --listen "127.0.0.1:$port"
     wait_for_watches 1
     job new w4
     wait_for_line "$WATCH_OUT" '^new '
@@ -459,7 +459,7 @@ EOF
     # the watcher cannot reconnect while the server forgets the point it watches from
     kill -STOP "$WATCH_PID"
     stop_emulator
-    start_emulator --listen "127.0.0.1:$port"
+    start_emulator --no-simulation --listen "127.0.0.1:$port"
     # a change the watcher misses, then 25 hours: the history to resume from is gone
     job early w5
     emu POST /emulator/v1/clock '{"advance":"25h"}'

@@ -205,3 +205,23 @@ events_of() {
     c1=$(get chain1 .status.completionTime)
     [ $(($(date -d "$c1" +%s) - $(date -d "$s1" +%s))) = 60 ]
 }
+
+@test "--no-simulation keeps objects as written: no phases, no costs, deletes at once" {
+    local state=$BATS_TEST_TMPDIR/frozen port pid
+    nodus-emulator --state "$state" --listen 127.0.0.1:0 --port-file "$BATS_TEST_TMPDIR/port" \
+        --fsync never --quiet --speed 0 --no-simulation >/dev/null 2>&1 3>&- &
+    pid=$!
+    for _ in $(seq 1 100); do [ -s "$BATS_TEST_TMPDIR/port" ] && break; sleep 0.05; done
+    local url=http://127.0.0.1:$(cat "$BATS_TEST_TMPDIR/port")
+    curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$url$JOBS" -d "$(l4_job still)"
+    curl -sf -o /dev/null -X PATCH -H 'Content-Type: application/merge-patch+json' \
+        "$url$JOBS/still/status" -d '{"status":{"phase":"Running","startTime":"2026-01-01T00:00:00Z"}}'
+    curl -sf -o /dev/null -X POST "$url/emulator/v1/clock" -d '{"advance":"2h"}'
+    run bash -c "curl -sf '$url$JOBS/still' | jq -c '[.status.phase, .status.costUSD, .status.conditions]'"
+    assert_output '["Running",null,null]'
+    curl -sf -o /dev/null -X DELETE "$url$JOBS/still"
+    run curl -s -o /dev/null -w '%{http_code}' "$url$JOBS/still"
+    assert_output 404
+    kill -TERM $pid
+    wait $pid
+}
