@@ -6,7 +6,7 @@
 # Verbs, flags and fixed values are the lists below; kinds, object names,
 # projects and contexts come from `nodus __complete`.
 
-_nodus_verbs='annotate api-resources api-versions apply cancel completion config create delete describe diff edit explain get label patch replace resume start stop suspend version wait'
+_nodus_verbs='annotate api-resources api-versions apply approve cancel completion config create delete describe diff edit explain get label patch reject replace request resume start stop suspend version wait'
 
 # The flags of verb $1 (none before the verb) and the global flags.
 _nodus_flags()
@@ -16,7 +16,7 @@ _nodus_flags()
     api-resources) echo '--output -o --namespaced --api-group --verbs --categories --sort-by --no-headers --cached' ;;
     api-versions) echo '--cached' ;;
     apply) echo '--filename -f --recursive -R --server-side --force-conflicts --field-manager --prune --selector -l --dry-run --output -o' ;;
-    cancel|resume|start|stop|suspend) echo '--dry-run' ;;
+    approve|cancel|reject|request|resume|start|stop|suspend) echo '--dry-run' ;;
     config) echo '--raw --minify --output -o --no-headers --current --cluster --user --namespace --server --certificate-authority --insecure-skip-tls-verify --token --token-file --client-certificate --client-key' ;;
     create) echo '--filename -f --recursive -R --dry-run --output -o --field-manager' ;;
     delete) echo '--filename -f --recursive -R --selector -l --all --cascade --wait --timeout --ignore-not-found --dry-run --output -o --yes -y' ;;
@@ -66,7 +66,7 @@ _nodus_flag_value()
         --output|-o) _nodus_hint='=name json yaml'; return 0 ;;
         --recursive|-R|--server-side|--force-conflicts|--prune) return 1 ;;
         esac ;;
-    cancel|resume|start|stop|suspend)
+    approve|cancel|reject|request|resume|start|stop|suspend)
         case $2 in
         --dry-run) _nodus_hint='=none server'; return 0 ;;
         esac ;;
@@ -182,7 +182,7 @@ _nodus_args()
 {
     _nodus_hint=none
     case $1 in
-    annotate|cancel|delete|describe|edit|explain|get|label|patch|resume|start|stop|suspend|wait) _nodus_hint=ask ;;
+    annotate|approve|cancel|delete|describe|edit|explain|get|label|patch|reject|resume|start|stop|suspend|wait) _nodus_hint=ask ;;
     completion) if (($2 == 0)); then _nodus_hint='=bash zsh fish'; fi ;;
     config) if (($2 == 0)); then _nodus_hint='=view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'; fi ;;
     esac

@@ -34,7 +34,7 @@ function __nodus_flag_value --argument-names verb flag
         case --recursive -R --server-side --force-conflicts --prune
             return 1
         end
-    case cancel resume start stop suspend
+    case approve cancel reject request resume start stop suspend
         switch $flag
         case --dry-run
             return 0
@@ -196,6 +196,7 @@ complete -c nodus -n __nodus_needs_verb -a annotate -d 'Set or remove annotation
 complete -c nodus -n __nodus_needs_verb -a api-resources -d 'Print the kinds the server serves'
 complete -c nodus -n __nodus_needs_verb -a api-versions -d 'Print the API versions the server serves, as group/version'
 complete -c nodus -n __nodus_needs_verb -a apply -d 'Make objects look like their manifests (server-side apply)'
+complete -c nodus -n __nodus_needs_verb -a approve -d 'Approve PoolActions that wait for a decision (spec.decision: Approved)'
 complete -c nodus -n __nodus_needs_verb -a cancel -d 'Cancel Jobs and Pipelines (spec.state: Cancelled)'
 complete -c nodus -n __nodus_needs_verb -a completion -d 'Print a shell completion script (bash, zsh or fish)'
 complete -c nodus -n __nodus_needs_verb -a config -d 'Show or change the configuration file (kubeconfig format)'
@@ -208,7 +209,9 @@ complete -c nodus -n __nodus_needs_verb -a explain -d 'Describe the fields of a 
 complete -c nodus -n __nodus_needs_verb -a get -d 'Display one or many objects'
 complete -c nodus -n __nodus_needs_verb -a label -d 'Set or remove labels of objects'
 complete -c nodus -n __nodus_needs_verb -a patch -d 'Change an object with a merge patch or a JSON patch'
+complete -c nodus -n __nodus_needs_verb -a reject -d 'Reject PoolActions that wait for a decision (spec.decision: Rejected)'
 complete -c nodus -n __nodus_needs_verb -a replace -d 'Replace objects with their manifests'
+complete -c nodus -n __nodus_needs_verb -a request -d 'Ask for a one-off action: set nodus.dev/ACTION-requested-at to now'
 complete -c nodus -n __nodus_needs_verb -a resume -d 'Resume suspended Jobs and Pipelines (spec.state: Running)'
 complete -c nodus -n __nodus_needs_verb -a start -d 'Start stopped Sandboxes, Functions and Budgets (spec.state: Running)'
 complete -c nodus -n __nodus_needs_verb -a stop -d 'Stop Sandboxes, Functions and Budgets (spec.state: Stopped)'
@@ -254,7 +257,7 @@ complete -c nodus -n '__nodus_using apply' -l prune -d 'delete objects matching 
 complete -c nodus -n '__nodus_using apply' -s l -l selector -x -d 'label selector for --prune'
 complete -c nodus -n '__nodus_using apply' -l dry-run -x -a 'none client server' -d 'none, client or server (server: everything but storing)'
 complete -c nodus -n '__nodus_using apply' -s o -l output -x -a 'name json yaml' -d 'print the applied objects: name, json, yaml ...'
-complete -c nodus -n '__nodus_using cancel resume start stop suspend' -l dry-run -x -a 'none server' -d 'none or server'
+complete -c nodus -n '__nodus_using approve cancel reject request resume start stop suspend' -l dry-run -x -a 'none server' -d 'none or server'
 complete -c nodus -n '__nodus_using config' -l raw -d 'view: show tokens and certificate data as they are'
 complete -c nodus -n '__nodus_using config' -l minify -d 'view: only what the current context (or --context) uses'
 complete -c nodus -n '__nodus_using config' -s o -l output -x -a 'yaml json name jsonpath=' -d 'view: yaml, json or jsonpath=TEMPLATE; get-contexts: name'
@@ -330,6 +333,6 @@ complete -c nodus -n '__nodus_using wait' -s l -l selector -x -d 'wait for the o
 complete -c nodus -n '__nodus_using wait' -l all -d 'wait for every object of the kind'
 
 # Arguments
-complete -c nodus -n '__nodus_arg any annotate cancel delete describe edit explain get label patch resume start stop suspend wait' -a '(__nodus_complete)'
+complete -c nodus -n '__nodus_arg any annotate approve cancel delete describe edit explain get label patch reject resume start stop suspend wait' -a '(__nodus_complete)'
 complete -c nodus -n '__nodus_arg first completion' -a 'bash zsh fish'
 complete -c nodus -n '__nodus_arg first config' -a 'view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'

@@ -1,0 +1,89 @@
+/* request ACTION KIND/NAME...: asks Nodus for a one-off action by setting the
+ * annotation nodus.dev/ACTION-requested-at to now (RFC 3339). The server acts once per
+ * new value and records the value handled in status.requests.ACTION. */
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "resolve.h"
+#include "util/time.h"
+#include "util/validate.h"
+#include "write.h"
+
+const struct nd_flag cmd_request_flags[] = {
+    {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server"},
+    {NULL},
+};
+
+int cmd_request(int argc, char **argv, struct nd_ctx *ctx)
+{
+    struct nd_opts o;
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_res_list res = {0};
+    enum nd_dry_run dry;
+    int worst = 0;
+    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
+        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0) {
+        worst = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    if (o.npos < 2) {
+        worst = nd_cli_usage(ctx, "name the action and the objects: nodus request ACTION "
+                                  "KIND/NAME... (e.g. nodus request restart sandbox/dev)");
+        goto out;
+    }
+    const char *action = o.pos[0];
+    if (!nd_is_dns_label(action)) {
+        worst = nd_cli_usage(ctx, "action \"%s\": must be lower-case letters, digits and '-' "
+                                  "(e.g. restart)",
+                             action);
+        goto out;
+    }
+    if (nd_resolve_args(o.npos - 1, o.pos + 1, &res, &st) < 0) {
+        worst = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    if (!res.by_name) {
+        worst = nd_cli_usage(ctx, "name the objects: nodus request %s KIND/NAME...", action);
+        goto out;
+    }
+    struct nd_buf when = ND_BUF_INIT, key = ND_BUF_INIT, done = ND_BUF_INIT;
+    nd_time_format((int64_t)time(NULL), &when);
+    nd_buf_addf(&key, "nodus.dev/%s-requested-at", action);
+    nd_buf_addf(&done, "%s requested", action);
+    for (size_t i = 0; i < res.n; i++) {
+        const struct nd_kind *k = res.v[i].k;
+        for (size_t j = 0; j < json_array_size(res.v[i].names); j++) {
+            const char *name = json_string_value(json_array_get(res.v[i].names, j));
+            struct nd_buf p = ND_BUF_INIT;
+            nd_kind_path(k, nd_ctx_namespace(ctx), name, NULL, &p);
+            nd_buf_addf(&p, "?fieldManager=nodus-request%s",
+                        dry == ND_DRY_SERVER ? "&dryRun=All" : "");
+            json_t *patch = json_pack("{s{s{ss}}}", "metadata", "annotations", key.data,
+                                      when.data);
+            json_t *obj = NULL;
+            int code;
+            if (nd_write(ctx, "PATCH", p.data, "application/merge-patch+json", patch, &obj, &code,
+                         &st) < 0 ||
+                nd_print_result(&(struct nd_print_opts){0}, false, obj, done.data, dry, 0,
+                                &st) < 0) {
+                int c = nd_cli_error(ctx, &st);
+                if (!worst)
+                    worst = c;
+                nd_status_release(&st);
+            }
+            fflush(stdout);
+            json_decref(patch);
+            json_decref(obj);
+            nd_buf_release(&p);
+        }
+    }
+    nd_buf_release(&when);
+    nd_buf_release(&key);
+    nd_buf_release(&done);
+out:
+    nd_res_list_release(&res);
+    nd_status_release(&st);
+    nd_opts_release(&o);
+    return worst;
+}
