@@ -6,7 +6,7 @@
 # Verbs, flags and fixed values are the lists below; kinds, object names,
 # projects and contexts come from `nodus __complete`.
 
-_nodus_verbs='annotate api-resources api-versions apply approve cancel completion config create delete describe diff edit explain get label patch reject replace request resume start stop suspend version wait'
+_nodus_verbs='annotate api-resources api-versions apply approve cancel completion config create delete describe diff edit emulator explain get label patch reject replace request resume start stop suspend version wait'
 
 # The flags of verb $1 (none before the verb) and the global flags.
 _nodus_flags()
@@ -23,6 +23,7 @@ _nodus_flags()
     describe) echo '--selector -l --show-events' ;;
     diff) echo '--filename -f --recursive -R --field-manager' ;;
     edit) echo '--output -o' ;;
+    emulator) echo '--state --speed --seed --reset' ;;
     explain) echo '--recursive --api-version --output' ;;
     get) echo '--output -o --selector -l --field-selector --watch -w --watch-only --output-watch-events --sort-by --show-labels --label-columns -L --no-headers --chunk-size --show-kind --ignore-not-found --raw --show-managed-fields' ;;
     patch) echo '--patch -p --patch-file --type --dry-run --output -o' ;;
@@ -117,6 +118,13 @@ _nodus_flag_value()
         case $2 in
         --output|-o) _nodus_hint='=yaml json'; return 0 ;;
         esac ;;
+    emulator)
+        case $2 in
+        --state) _nodus_hint='dirs'; return 0 ;;
+        --speed) _nodus_hint='none'; return 0 ;;
+        --seed) _nodus_hint='dirs'; return 0 ;;
+        --reset) return 1 ;;
+        esac ;;
     explain)
         case $2 in
         --api-version) _nodus_hint='=nodus.dev/v1 v1'; return 0 ;;
@@ -185,6 +193,7 @@ _nodus_args()
     annotate|approve|cancel|delete|describe|edit|explain|get|label|patch|reject|resume|start|stop|suspend|wait) _nodus_hint=ask ;;
     completion) if (($2 == 0)); then _nodus_hint='=bash zsh fish'; fi ;;
     config) if (($2 == 0)); then _nodus_hint='=view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'; fi ;;
+    emulator) if (($2 == 0)); then _nodus_hint='=start stop status reset logs env clock'; fi ;;
     esac
 }
 

@@ -79,6 +79,13 @@ function __nodus_flag_value --argument-names verb flag
         case --output -o
             return 0
         end
+    case emulator
+        switch $flag
+        case --state --speed --seed
+            return 0
+        case --reset
+            return 1
+        end
     case explain
         switch $flag
         case --api-version --output
@@ -205,6 +212,7 @@ complete -c nodus -n __nodus_needs_verb -a delete -d 'Delete objects by name, ma
 complete -c nodus -n __nodus_needs_verb -a describe -d 'Show a readable summary of objects, with their Events'
 complete -c nodus -n __nodus_needs_verb -a diff -d 'Show what apply would change (exit 0 none, 1 some, 2 an error)'
 complete -c nodus -n __nodus_needs_verb -a edit -d 'Edit objects as YAML in $NODUS_EDITOR or $EDITOR'
+complete -c nodus -n __nodus_needs_verb -a emulator -d 'Run and drive a local nodus-emulator (start, stop, status, reset, logs, env, clock)'
 complete -c nodus -n __nodus_needs_verb -a explain -d 'Describe the fields of a kind, from the server\'s OpenAPI schema'
 complete -c nodus -n __nodus_needs_verb -a get -d 'Display one or many objects'
 complete -c nodus -n __nodus_needs_verb -a label -d 'Set or remove labels of objects'
@@ -295,6 +303,10 @@ complete -c nodus -n '__nodus_using diff' -s f -l filename -r -F -d 'manifest fi
 complete -c nodus -n '__nodus_using diff' -s R -l recursive -d 'read directories given with -f recursively'
 complete -c nodus -n '__nodus_using diff' -l field-manager -x -d 'the manager apply would use (default nodus)'
 complete -c nodus -n '__nodus_using edit' -s o -l output -x -a 'yaml json' -d 'edit as yaml (default) or json'
+complete -c nodus -n '__nodus_using emulator' -l state -x -a '(__fish_complete_directories)' -d 'the emulator\'s state directory (start, and to find it)'
+complete -c nodus -n '__nodus_using emulator' -l speed -x -d 'start: run its clock X times faster than real time (0: stopped)'
+complete -c nodus -n '__nodus_using emulator' -l seed -x -a '(__fish_complete_directories)' -d 'start: fill an empty state from DIR'
+complete -c nodus -n '__nodus_using emulator' -l reset -d 'start: empty the state directory first'
 complete -c nodus -n '__nodus_using explain' -l recursive -d 'print the fields of fields too, without descriptions'
 complete -c nodus -n '__nodus_using explain' -l api-version -x -a 'nodus.dev/v1 v1' -d 'explain the kind in this API version'
 complete -c nodus -n '__nodus_using explain' -l output -x -a 'plaintext' -d 'plaintext (the only format)'
@@ -336,3 +348,4 @@ complete -c nodus -n '__nodus_using wait' -l all -d 'wait for every object of th
 complete -c nodus -n '__nodus_arg any annotate approve cancel delete describe edit explain get label patch reject resume start stop suspend wait' -a '(__nodus_complete)'
 complete -c nodus -n '__nodus_arg first completion' -a 'bash zsh fish'
 complete -c nodus -n '__nodus_arg first config' -a 'view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'
+complete -c nodus -n '__nodus_arg first emulator' -a 'start stop status reset logs env clock'

@@ -31,6 +31,7 @@ ND_VERB(wait);
 /* state.c: the five verbs that set spec.state share one flag table */
 int cmd_suspend(int argc, char **argv, struct nd_ctx *ctx);
 int cmd_request(int argc, char **argv, struct nd_ctx *ctx);
+int cmd_emulator(int argc, char **argv, struct nd_ctx *ctx);
 int cmd_approve(int argc, char **argv, struct nd_ctx *ctx);
 int cmd_reject(int argc, char **argv, struct nd_ctx *ctx);
 int cmd_resume(int argc, char **argv, struct nd_ctx *ctx);
@@ -39,6 +40,7 @@ int cmd_stop(int argc, char **argv, struct nd_ctx *ctx);
 int cmd_start(int argc, char **argv, struct nd_ctx *ctx);
 extern const struct nd_flag cmd_suspend_flags[];
 extern const struct nd_flag cmd_request_flags[];
+extern const struct nd_flag cmd_emulator_flags[];
 extern const struct nd_flag cmd_approve_flags[];
 
 #endif

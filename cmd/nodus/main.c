@@ -80,6 +80,12 @@ const struct nd_command nd_commands[] = {
     {"edit", cmd_edit, cmd_edit_flags, "Deploy and change",
      "Edit objects as YAML in $NODUS_EDITOR or $EDITOR", "edit KIND NAME | KIND/NAME",
      "kinds names", NULL},
+    {"emulator", cmd_emulator, cmd_emulator_flags, "Settings",
+     "Run and drive a local nodus-emulator (start, stop, status, reset, logs, env, clock)",
+     "emulator start|stop|status|reset|logs|env|clock [advance DURATION|speed X] [--state DIR]",
+     "=start stop status reset logs env clock",
+     "  nodus emulator start\n  nodus emulator clock advance 1h\n"
+     "  eval \"$(nodus emulator env)\"\n  nodus emulator stop"},
     {"explain", cmd_explain, cmd_explain_flags, "Inspect the API",
      "Describe the fields of a kind, from the server's OpenAPI schema",
      "explain KIND[.FIELD...] [--recursive] [--api-version GROUP/VERSION]", "kinds",

@@ -1,0 +1,423 @@
+/* emulator start|stop|status|reset|logs|clock|env: run and drive a local nodus-emulator.
+ *
+ * `start` runs nodus-emulator in the background on a free loopback port with its state
+ * in --state (default $NODUS_EMULATOR_STATE, else ~/.nodus/emulator), waits until it is
+ * ready, and writes a context "emulator" into the CLI's configuration and makes it
+ * current. The running emulator is found again through two files in its state
+ * directory: emulator.pid and emulator.port (its request log goes to emulator.log).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client/client.h"
+#include "commands.h"
+#include "config/config.h"
+#include "util/time.h"
+#include "util/xmalloc.h"
+
+const struct nd_flag cmd_emulator_flags[] = {
+    {"state", 0, ND_STRING, "DIR", "the emulator's state directory (start, and to find it)",
+     "dirs"},
+    {"speed", 0, ND_STRING, "X", "start: run its clock X times faster than real time (0: stopped)",
+     NULL},
+    {"seed", 0, ND_STRING, "DIR", "start: fill an empty state from DIR", "dirs"},
+    {"reset", 0, ND_BOOL, NULL, "start: empty the state directory first", NULL},
+    {NULL},
+};
+
+struct emu {
+    char *dir;
+    char *url;
+    pid_t pid;
+};
+
+static void emu_release(struct emu *e)
+{
+    free(e->dir);
+    free(e->url);
+}
+
+static char *state_dir(const struct nd_opts *o)
+{
+    const char *s = nd_opt_str(o, "state");
+    if (s && *s)
+        return nd_xstrdup(s);
+    s = getenv("NODUS_EMULATOR_STATE");
+    if (s && *s)
+        return nd_xstrdup(s);
+    const char *home = getenv("HOME");
+    return nd_xasprintf("%s/.nodus/emulator", home && *home ? home : ".");
+}
+
+static char *file_in(const struct emu *e, const char *name)
+{
+    return nd_xasprintf("%s/%s", e->dir, name);
+}
+
+static long read_number(const char *path)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -1;
+    long n = -1;
+    if (fscanf(f, "%ld", &n) != 1)
+        n = -1;
+    fclose(f);
+    return n;
+}
+
+/* Fills e->pid and e->url when an emulator started by `start` runs on e->dir. */
+static bool running(struct emu *e)
+{
+    char *pidf = file_in(e, "emulator.pid"), *portf = file_in(e, "emulator.port");
+    long pid = read_number(pidf), port = read_number(portf);
+    free(pidf);
+    free(portf);
+    if (pid <= 0 || port <= 0 || port > 65535 || (kill((pid_t)pid, 0) < 0 && errno == ESRCH))
+        return false;
+    e->pid = (pid_t)pid;
+    free(e->url);
+    e->url = nd_xasprintf("http://127.0.0.1:%ld", port);
+    return true;
+}
+
+static int not_running(struct nd_ctx *ctx, const struct emu *e)
+{
+    struct nd_status st = ND_STATUS_INIT;
+    nd_status_set(&st, "Unreachable", "start it: nodus emulator start",
+                  "no emulator is running on %s", e->dir);
+    int rc = nd_cli_error(ctx, &st);
+    nd_status_release(&st);
+    return rc;
+}
+
+/* nodus-emulator beside this executable, else the one on PATH. NEW. */
+static char *emulator_binary(void)
+{
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = 0;
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = 0;
+            char *p = nd_xasprintf("%s/nodus-emulator", self);
+            if (access(p, X_OK) == 0)
+                return p;
+            free(p);
+        }
+    }
+    return nd_xstrdup("nodus-emulator");
+}
+
+static int mkdir_p(const char *path)
+{
+    char *p = nd_xstrdup(path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s == '/') {
+            *s = 0;
+            if (mkdir(p, 0700) < 0 && errno != EEXIST) {
+                free(p);
+                return -1;
+            }
+            *s = '/';
+        }
+    }
+    int rc = mkdir(p, 0700) < 0 && errno != EEXIST ? -1 : 0;
+    free(p);
+    return rc;
+}
+
+/* The context "emulator" (cluster and user of that name) for url, made current. */
+static int write_context(struct nd_ctx *ctx, const char *url, struct nd_status *st)
+{
+    struct nd_config *cfg = nd_ctx_config(ctx, st);
+    if (!cfg)
+        return -1;
+    if (nd_config_set_cluster(cfg, "emulator", url, NULL, -1, st) < 0 ||
+        nd_config_set_credentials(cfg, "emulator", NULL, NULL, NULL, NULL, st) < 0 ||
+        nd_config_set_context(cfg, "emulator", "emulator", "emulator", NULL, st) < 0 ||
+        nd_config_use_context(cfg, "emulator", st) < 0)
+        return -1;
+    return nd_config_save(cfg, st);
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct emu *e)
+{
+    struct nd_status st = ND_STATUS_INIT;
+    int rc = 0;
+    if (running(e)) {
+        if (write_context(ctx, e->url, &st) < 0) {
+            rc = nd_cli_error(ctx, &st);
+            goto out;
+        }
+        printf("emulator already running: %s (pid %ld, state %s)\n", e->url, (long)e->pid,
+               e->dir);
+        printf("context \"emulator\" is current\n");
+        goto out;
+    }
+    if (mkdir_p(e->dir) < 0) {
+        nd_status_set(&st, "Usage", NULL, "cannot create %s: %s", e->dir, strerror(errno));
+        rc = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    char *portf = file_in(e, "emulator.port"), *logf = file_in(e, "emulator.log");
+    char *pidf = file_in(e, "emulator.pid"), *bin = emulator_binary();
+    unlink(portf);
+    const char *argv[16];
+    int n = 0;
+    argv[n++] = bin;
+    argv[n++] = "--state";
+    argv[n++] = e->dir;
+    argv[n++] = "--listen";
+    argv[n++] = "127.0.0.1:0";
+    argv[n++] = "--port-file";
+    argv[n++] = portf;
+    if (nd_opt_str(o, "speed")) {
+        argv[n++] = "--speed";
+        argv[n++] = nd_opt_str(o, "speed");
+    }
+    if (nd_opt_str(o, "seed")) {
+        argv[n++] = "--seed";
+        argv[n++] = nd_opt_str(o, "seed");
+    }
+    if (nd_opt_bool(o, "reset"))
+        argv[n++] = "--reset";
+    argv[n] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setsid();
+        int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        int log = open(logf, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+        if (null >= 0)
+            dup2(null, 0);
+        if (log >= 0) {
+            dup2(log, 1);
+            dup2(log, 2);
+        }
+        for (int fd = 3; fd < 1024; fd++) /* nothing of ours stays open in the daemon */
+            close(fd);
+        execvp(bin, (char *const *)argv);
+        fprintf(stderr, "nodus: cannot run %s: %s\n", bin, strerror(errno));
+        _exit(127);
+    }
+    if (pid < 0) {
+        nd_status_set(&st, "InternalError", NULL, "cannot start the emulator: %s",
+                      strerror(errno));
+        rc = nd_cli_error(ctx, &st);
+        goto done;
+    }
+    /* ready when it has written its port file; gone when it exited */
+    for (int i = 0; i < 300 && read_number(portf) <= 0; i++) {
+        int status;
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            nd_status_set(&st, "Usage", "see its log: nodus emulator logs",
+                          "the emulator exited at start (status %d); its log is %s",
+                          WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), logf);
+            rc = nd_cli_error(ctx, &st);
+            goto done;
+        }
+        sleep_ms(50);
+    }
+    long port = read_number(portf);
+    if (port <= 0) {
+        kill(pid, SIGTERM);
+        nd_status_set(&st, "Timeout", "see its log: nodus emulator logs",
+                      "the emulator did not become ready within 15 seconds");
+        rc = nd_cli_error(ctx, &st);
+        goto done;
+    }
+    FILE *f = fopen(pidf, "we");
+    if (f) {
+        fprintf(f, "%ld\n", (long)pid);
+        fclose(f);
+    }
+    e->pid = pid;
+    e->url = nd_xasprintf("http://127.0.0.1:%ld", port);
+    if (write_context(ctx, e->url, &st) < 0) {
+        rc = nd_cli_error(ctx, &st);
+        goto done;
+    }
+    printf("emulator started: %s (pid %ld, state %s)\n", e->url, (long)pid, e->dir);
+    printf("context \"emulator\" is current\n");
+done:
+    free(portf);
+    free(logf);
+    free(pidf);
+    free(bin);
+out:
+    nd_status_release(&st);
+    return rc;
+}
+
+static int stop(struct nd_ctx *ctx, struct emu *e)
+{
+    (void)ctx;
+    if (!running(e)) {
+        printf("emulator is not running (state %s)\n", e->dir);
+        return 0;
+    }
+    kill(e->pid, SIGTERM);
+    for (int i = 0; i < 200 && kill(e->pid, 0) == 0; i++) {
+        waitpid(e->pid, NULL, WNOHANG); /* our own child when started by this process */
+        sleep_ms(50);
+    }
+    if (kill(e->pid, 0) == 0)
+        kill(e->pid, SIGKILL);
+    char *pidf = file_in(e, "emulator.pid"), *portf = file_in(e, "emulator.port");
+    unlink(pidf);
+    unlink(portf);
+    free(pidf);
+    free(portf);
+    printf("emulator stopped (pid %ld)\n", (long)e->pid);
+    return 0;
+}
+
+/* One JSON call to the running emulator. */
+static int call(struct nd_ctx *ctx, const struct emu *e, const char *method, const char *path,
+                const json_t *body, json_t **out)
+{
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_client *c = nd_client_new(&(struct nd_client_opts){.server = e->url,
+                                                                 .timeout_ms = 60000},
+                                        &st);
+    int rc = 0;
+    if (!c || nd_client_json(c, method, path, body, out, &st) < 0)
+        rc = nd_cli_error(ctx, &st);
+    nd_client_free(c);
+    nd_status_release(&st);
+    return rc;
+}
+
+static void print_clock(const json_t *clock)
+{
+    printf("%s (speed %g)\n", json_string_value(json_object_get(clock, "now")),
+           json_number_value(json_object_get(clock, "speed")));
+}
+
+static int clock_cmd(struct nd_ctx *ctx, const struct nd_opts *o, struct emu *e)
+{
+    json_t *body = NULL, *out = NULL;
+    const char *method = "GET";
+    if (o->npos >= 2) {
+        const char *what = o->pos[1];
+        if (o->npos != 3 || (strcmp(what, "advance") && strcmp(what, "speed")))
+            return nd_cli_usage(ctx, "nodus emulator clock [advance DURATION | speed X]");
+        method = "POST";
+        if (!strcmp(what, "advance")) {
+            body = json_pack("{ss}", "advance", o->pos[2]);
+        } else {
+            char *end;
+            double x = strtod(o->pos[2], &end);
+            if (*end || end == o->pos[2])
+                return nd_cli_usage(ctx, "speed: want a number, got %s", o->pos[2]);
+            body = json_pack("{sf}", "speed", x);
+        }
+    }
+    int rc = call(ctx, e, method, "/emulator/v1/clock", body, &out);
+    if (rc == 0)
+        print_clock(out);
+    json_decref(body);
+    json_decref(out);
+    return rc;
+}
+
+static int status(struct nd_ctx *ctx, struct emu *e)
+{
+    json_t *clock = NULL, *stats = NULL;
+    int rc = call(ctx, e, "GET", "/emulator/v1/clock", NULL, &clock);
+    if (rc == 0)
+        rc = call(ctx, e, "GET", "/emulator/v1/stats", NULL, &stats);
+    if (rc == 0) {
+        printf("running: %s (pid %ld, state %s)\n", e->url, (long)e->pid, e->dir);
+        printf("clock:   ");
+        print_clock(clock);
+        long long objects = 0;
+        const char *k;
+        json_t *v;
+        json_object_foreach(json_object_get(stats, "objects"), k, v) objects +=
+            json_integer_value(v);
+        printf("objects: %lld\n", objects);
+    }
+    json_decref(clock);
+    json_decref(stats);
+    return rc;
+}
+
+static int logs(struct emu *e)
+{
+    char *logf = file_in(e, "emulator.log");
+    FILE *f = fopen(logf, "re");
+    free(logf);
+    if (!f)
+        return 0;
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        fwrite(buf, 1, n, stdout);
+    fclose(f);
+    return 0;
+}
+
+int cmd_emulator(int argc, char **argv, struct nd_ctx *ctx)
+{
+    struct nd_opts o;
+    struct nd_status st = ND_STATUS_INIT;
+    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+        int rc = nd_cli_error(ctx, &st);
+        nd_status_release(&st);
+        return rc;
+    }
+    struct emu e = {.dir = state_dir(&o)};
+    const char *sub = o.npos ? o.pos[0] : "";
+    int rc;
+    if (!strcmp(sub, "start") && o.npos == 1) {
+        rc = start(ctx, &o, &e);
+    } else if (!strcmp(sub, "stop") && o.npos == 1) {
+        rc = stop(ctx, &e);
+    } else if (!strcmp(sub, "logs") && o.npos == 1) {
+        rc = logs(&e);
+    } else if (!strcmp(sub, "status") || !strcmp(sub, "reset") || !strcmp(sub, "clock") ||
+               !strcmp(sub, "env")) {
+        if (!running(&e)) {
+            if (!strcmp(sub, "status"))
+                printf("not running (state %s)\n", e.dir);
+            rc = !strcmp(sub, "status") ? 1 : not_running(ctx, &e);
+        } else if (!strcmp(sub, "status") && o.npos == 1) {
+            rc = status(ctx, &e);
+        } else if (!strcmp(sub, "reset") && o.npos == 1) {
+            rc = call(ctx, &e, "POST", "/emulator/v1/reset", NULL, NULL);
+            if (rc == 0)
+                printf("emulator reset: objects, history and keys emptied\n");
+        } else if (!strcmp(sub, "env") && o.npos == 1) {
+            printf("export NODUS_SERVER=%s\n", e.url);
+            rc = 0;
+        } else if (!strcmp(sub, "clock")) {
+            rc = clock_cmd(ctx, &o, &e);
+        } else {
+            rc = nd_cli_usage(ctx, "nodus emulator %s takes no arguments", sub);
+        }
+    } else {
+        rc = nd_cli_usage(ctx, "nodus emulator start|stop|status|reset|logs|env|clock");
+    }
+    emu_release(&e);
+    nd_status_release(&st);
+    nd_opts_release(&o);
+    return rc;
+}
