@@ -15,7 +15,7 @@ _nodus_flags()
     annotate|label) echo '--overwrite --selector -l --all' ;;
     api-resources) echo '--output -o --namespaced --api-group --verbs --categories --sort-by --no-headers --cached' ;;
     api-versions) echo '--cached' ;;
-    apply) echo '--filename -f --recursive -R --server-side --force-conflicts --field-manager --prune --selector -l --dry-run --output -o' ;;
+    apply) echo '--filename -f --recursive -R --server-side --force-conflicts --field-manager --prune --selector -l --dry-run --output -o --review --yes -y' ;;
     approve|cancel|reject|request|resume|start|stop|suspend) echo '--dry-run' ;;
     config) echo '--raw --minify --output -o --no-headers --current --cluster --user --namespace --server --certificate-authority --insecure-skip-tls-verify --token --token-file --client-certificate --client-key' ;;
     create) echo '--filename -f --recursive -R --dry-run --output -o --field-manager' ;;
@@ -65,7 +65,7 @@ _nodus_flag_value()
         --selector|-l) _nodus_hint='none'; return 0 ;;
         --dry-run) _nodus_hint='=none client server'; return 0 ;;
         --output|-o) _nodus_hint='=name json yaml'; return 0 ;;
-        --recursive|-R|--server-side|--force-conflicts|--prune) return 1 ;;
+        --recursive|-R|--server-side|--force-conflicts|--prune|--review|--yes|-y) return 1 ;;
         esac ;;
     approve|cancel|reject|request|resume|start|stop|suspend)
         case $2 in

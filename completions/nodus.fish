@@ -31,7 +31,7 @@ function __nodus_flag_value --argument-names verb flag
         switch $flag
         case --filename -f --field-manager --selector -l --dry-run --output -o
             return 0
-        case --recursive -R --server-side --force-conflicts --prune
+        case --recursive -R --server-side --force-conflicts --prune --review --yes -y
             return 1
         end
     case approve cancel reject request resume start stop suspend
@@ -265,6 +265,8 @@ complete -c nodus -n '__nodus_using apply' -l prune -d 'delete objects matching 
 complete -c nodus -n '__nodus_using apply' -s l -l selector -x -d 'label selector for --prune'
 complete -c nodus -n '__nodus_using apply' -l dry-run -x -a 'none client server' -d 'none, client or server (server: everything but storing)'
 complete -c nodus -n '__nodus_using apply' -s o -l output -x -a 'name json yaml' -d 'print the applied objects: name, json, yaml ...'
+complete -c nodus -n '__nodus_using apply' -l review -d 'show each object\'s estimate, ask, then apply exactly what was reviewed (If-Match)'
+complete -c nodus -n '__nodus_using apply' -s y -l yes -d 'answer yes to --review\'s question (for scripts)'
 complete -c nodus -n '__nodus_using approve cancel reject request resume start stop suspend' -l dry-run -x -a 'none server' -d 'none or server'
 complete -c nodus -n '__nodus_using config' -l raw -d 'view: show tokens and certificate data as they are'
 complete -c nodus -n '__nodus_using config' -l minify -d 'view: only what the current context (or --context) uses'

@@ -28,6 +28,9 @@ const struct nd_flag cmd_apply_flags[] = {
      "=none client server"},
     {"output", 'o', ND_STRING, "FORMAT", "print the applied objects: name, json, yaml ...",
      "=name json yaml"},
+    {"review", 0, ND_BOOL, NULL,
+     "show each object's estimate, ask, then apply exactly what was reviewed (If-Match)", NULL},
+    {"yes", 'y', ND_BOOL, NULL, "answer yes to --review's question (for scripts)", NULL},
     {NULL},
 };
 
@@ -48,9 +51,10 @@ static char *object_path(const struct nd_manifest *m, const char *ns, const char
     return nd_buf_detach(&p);
 }
 
-static int server_side(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd_manifest *m,
-                       const char *ns, enum nd_dry_run dry, json_t **out, const char **op,
-                       struct nd_status *st)
+static int server_side_ex(struct nd_ctx *ctx, const struct nd_opts *o,
+                          const struct nd_manifest *m, const char *ns, enum nd_dry_run dry,
+                          const char *if_match, char **etag, json_t **out, const char **op,
+                          struct nd_status *st)
 {
     const char *mgr = nd_opt_str(o, "field-manager") ? nd_opt_str(o, "field-manager") : "nodus";
     struct nd_buf q = ND_BUF_INIT;
@@ -65,10 +69,57 @@ static int server_side(struct nd_ctx *ctx, const struct nd_opts *o, const struct
     if (*ns)
         json_object_set_new(json_object_get(body, "metadata"), "namespace", json_string(ns));
     int code = 0;
-    int rc = nd_write(ctx, "PATCH", path, "application/apply-patch+yaml", body, out, &code, st);
+    char *hdr = if_match ? nd_xasprintf("If-Match: %s", if_match) : NULL;
+    const char *headers[] = {hdr, NULL};
+    int rc = nd_write_ex(ctx, "PATCH", path, "application/apply-patch+yaml", body,
+                         hdr ? headers : NULL, out, &code, etag, st);
     *op = code == 201 ? "created" : "serverside-applied";
+    free(hdr);
     json_decref(body);
     free(path);
+    return rc;
+}
+
+static int server_side(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd_manifest *m,
+                       const char *ns, enum nd_dry_run dry, json_t **out, const char **op,
+                       struct nd_status *st)
+{
+    return server_side_ex(ctx, o, m, ns, dry, NULL, NULL, out, op, st);
+}
+
+/* --review: a server dry run shows what the object would cost; after a yes, the real
+ * apply carries the dry run's ETag as If-Match, so it does exactly what was reviewed
+ * (a changed spec or price book fails PreconditionFailed). *declined when the answer
+ * was no. */
+static int reviewed(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd_manifest *m,
+                    const char *ns, json_t **out, const char **op, bool *declined,
+                    struct nd_status *st)
+{
+    json_t *preview = NULL;
+    char *etag = NULL;
+    const char *pop;
+    *declined = false;
+    int rc = server_side_ex(ctx, o, m, ns, ND_DRY_SERVER, NULL, &etag, &preview, &pop, st);
+    if (rc == 0) {
+        const json_t *meta = json_object_get(preview, "metadata");
+        printf("%s.%s/%s: review\n", m->kind->singular, m->kind->group,
+               json_string_value(json_object_get(meta, "name")));
+        nd_print_estimate(preview);
+        fflush(stdout);
+        bool yes = nd_opt_bool(o, "yes");
+        if (!yes) {
+            char q[256];
+            snprintf(q, sizeof q, "apply %s/%s?", m->kind->singular,
+                     json_string_value(json_object_get(meta, "name")));
+            rc = nd_prompt_yes(q, "--yes", &yes, st);
+        }
+        if (rc == 0 && !yes)
+            *declined = true;
+        else if (rc == 0)
+            rc = server_side_ex(ctx, o, m, ns, ND_DRY_NONE, etag, NULL, out, op, st);
+    }
+    free(etag);
+    json_decref(preview);
     return rc;
 }
 
@@ -260,6 +311,12 @@ int cmd_apply(int argc, char **argv, struct nd_ctx *ctx)
         goto out;
     }
     bool ssa = !nd_opt_set(&o, "server-side") || nd_opt_bool(&o, "server-side");
+    bool review = nd_opt_bool(&o, "review");
+    if (review && (dry != ND_DRY_NONE || !ssa)) {
+        worst = nd_cli_usage(ctx, "--review reviews a server-side apply: it cannot be combined "
+                                  "with --dry-run or --server-side=false");
+        goto out;
+    }
     bool has_output = nd_opt_str(&o, "output") != NULL;
     const char *cmd_ns = nd_ctx_namespace(ctx);
     for (size_t i = 0; i < ms.n; i++) {
@@ -270,7 +327,15 @@ int cmd_apply(int argc, char **argv, struct nd_ctx *ctx)
         const char *name = rc == 0 ? nd_manifest_name(&ms.v[i], "applying", &st) : NULL;
         if (!name)
             rc = -1;
-        if (rc == 0) {
+        bool declined = false;
+        if (rc == 0 && review) {
+            rc = reviewed(ctx, &o, &ms.v[i], ns, &result, &op, &declined, &st);
+            if (rc == 0 && declined) {
+                printf("not applied\n");
+                fflush(stdout);
+                continue;
+            }
+        } else if (rc == 0) {
             if (ssa && dry != ND_DRY_CLIENT)
                 rc = server_side(ctx, &o, &ms.v[i], ns, dry, &result, &op, &st);
             else

@@ -34,6 +34,15 @@ int nd_dry_run_parse(const char *v, enum nd_dry_run *out, struct nd_status *st)
 int nd_write(struct nd_ctx *ctx, const char *method, const char *path, const char *content_type,
              const json_t *body, json_t **out, int *code, struct nd_status *st)
 {
+    return nd_write_ex(ctx, method, path, content_type, body, NULL, out, code, NULL, st);
+}
+
+int nd_write_ex(struct nd_ctx *ctx, const char *method, const char *path,
+                const char *content_type, const json_t *body, const char *const *headers,
+                json_t **out, int *code, char **etag, struct nd_status *st)
+{
+    if (etag)
+        *etag = NULL;
     struct nd_client *c = nd_ctx_client(ctx, st);
     if (out)
         *out = NULL;
@@ -48,6 +57,7 @@ int nd_write(struct nd_ctx *ctx, const char *method, const char *path, const cha
         .body = text,
         .body_len = text ? strlen(text) : 0,
         .idempotency_key = key,
+        .headers = headers,
     };
     struct nd_response resp;
     nd_response_init(&resp);
@@ -63,6 +73,8 @@ int nd_write(struct nd_ctx *ctx, const char *method, const char *path, const cha
             st->request_id = nd_xstrdup(nd_response_header(&resp, "x-request-id"));
         goto out;
     }
+    if (etag && nd_response_header(&resp, "etag"))
+        *etag = nd_xstrdup(nd_response_header(&resp, "etag"));
     if (out && resp.body.len) {
         *out = nd_json_load(resp.body.data, resp.body.len, "answer", st);
         if (!*out)

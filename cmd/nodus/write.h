@@ -4,6 +4,7 @@
 #define ND_CMD_WRITE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "cli.h"
 #include "print/print.h"
@@ -19,6 +20,17 @@ int nd_dry_run_parse(const char *v, enum nd_dry_run *out, struct nd_status *st);
  * st and -1. */
 int nd_write(struct nd_ctx *ctx, const char *method, const char *path, const char *content_type,
              const json_t *body, json_t **out, int *code, struct nd_status *st);
+
+/* The same with extra request headers ("Name: value", NULL-terminated; may be NULL)
+ * and the answer's ETag (*etag NEW, or NULL when none; etag may be NULL). */
+int nd_write_ex(struct nd_ctx *ctx, const char *method, const char *path,
+                const char *content_type, const json_t *body, const char *const *headers,
+                json_t **out, int *code, char **etag, struct nd_status *st);
+
+/* Asks a yes/no question on the terminal (readline, loaded only when a prompt is
+ * needed). Without a terminal it never blocks: -1 with st (Usage) naming the flag that
+ * answers it. 0 with *yes. */
+int nd_prompt_yes(const char *question, const char *flag, bool *yes, struct nd_status *st);
 
 /* Adds kubectl's context to a server's error about an object of a file:
  * `error when creating "job.yaml": jobs.nodus.dev "a" already exists` (verb "creating",
