@@ -6,7 +6,7 @@
 # Verbs, flags and fixed values are the lists below; kinds, object names,
 # projects and contexts come from `nodus __complete`.
 
-_nodus_verbs='annotate api-resources api-versions apply approve cancel completion config create delete describe diff edit emulator explain get label patch reject replace request resume start stop suspend version wait'
+_nodus_verbs='annotate api-resources api-versions apply approve cancel completion config create delete describe diff edit emulator explain get label patch reject replace request resume shell start stop suspend version wait'
 
 # The flags of verb $1 (none before the verb) and the global flags.
 _nodus_flags()

@@ -221,6 +221,7 @@ complete -c nodus -n __nodus_needs_verb -a reject -d 'Reject PoolActions that wa
 complete -c nodus -n __nodus_needs_verb -a replace -d 'Replace objects with their manifests'
 complete -c nodus -n __nodus_needs_verb -a request -d 'Ask for a one-off action: set nodus.dev/ACTION-requested-at to now'
 complete -c nodus -n __nodus_needs_verb -a resume -d 'Resume suspended Jobs and Pipelines (spec.state: Running)'
+complete -c nodus -n __nodus_needs_verb -a shell -d 'An interactive prompt: nodus commands with history, Tab completion and `use project`'
 complete -c nodus -n __nodus_needs_verb -a start -d 'Start stopped Sandboxes, Functions and Budgets (spec.state: Running)'
 complete -c nodus -n __nodus_needs_verb -a stop -d 'Stop Sandboxes, Functions and Budgets (spec.state: Stopped)'
 complete -c nodus -n __nodus_needs_verb -a suspend -d 'Suspend Jobs and Pipelines (spec.state: Suspended)'

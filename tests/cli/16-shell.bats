@@ -1,0 +1,82 @@
+#!/usr/bin/env bats
+# nodus shell: command lines read from a script or a terminal, use project, built-ins,
+# Tab completion from the live server and the history file.
+
+load ../lib/common
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+    start_emulator
+}
+
+teardown_file() {
+    stop_emulator
+}
+
+setup() {
+    export HOME=$BATS_TEST_TMPDIR/home NODUS_SERVER=$(emu_url)
+    mkdir -p "$HOME"
+}
+
+@test "a script on standard input runs each line as a nodus command" {
+    run -0 --separate-stderr nodus shell <<'IN'
+get projects -o name
+use project nodus
+get image pytorch -o name
+get projects -o 'jsonpath={.items[0].metadata.name}'
+IN
+    assert_output - <<'OUT'
+namespace/default
+namespace/nodus
+commands now run in project nodus
+image.nodus.dev/pytorch
+default
+OUT
+}
+
+@test "the exit status is the last command's; a bad line is an error, not the end" {
+    run -3 --separate-stderr nodus shell <<'IN'
+bogus "unbalanced
+get job missing
+IN
+    [[ "$stderr" == *"error: unbalanced quotes"* ]]
+    [[ "$stderr" == *'jobs.nodus.dev "missing" not found'* ]]
+    run -3 --separate-stderr nodus shell <<'IN'
+get projects default -o name
+get job missing
+exit
+get projects default -o name
+IN
+    assert_output namespace/default # nothing after exit runs
+    run -2 --separate-stderr nodus shell <<'IN'
+get jobs | wc -l
+IN
+    [[ "$stderr" == *"unquoted special character"* ]]
+    run -2 --separate-stderr nodus shell extra
+}
+
+@test "-n before shell picks the first project; a line's own -n wins" {
+    run -0 --separate-stderr nodus -n nodus shell <<'IN'
+get image cuda -o name
+get projects default -o name -n default
+IN
+    assert_output - <<'OUT'
+image.nodus.dev/cuda
+namespace/default
+OUT
+}
+
+@test "on a terminal: a prompt, Tab completes from the server, lines go to the history" {
+    (printf 'use project nodus\n'; sleep 0.7; printf 'get imag\t'; sleep 1.5; printf -- ' pytorch -o name\n'; sleep 1; printf 'exit\n') |
+        script -qec "nodus shell" /dev/null >"$BATS_TEST_TMPDIR/out"
+    run grep -a -c 'image.nodus.dev/pytorch' "$BATS_TEST_TMPDIR/out"
+    assert_output 1
+    grep -aq 'nodus nodus> ' "$BATS_TEST_TMPDIR/out"
+    run cat "$HOME/.nodus/history"
+    assert_output - <<'OUT'
+use project nodus
+get image pytorch -o name
+exit
+OUT
+}
