@@ -185,7 +185,13 @@ static int validate(struct em_api *a, struct em_write *w, json_t *obj)
     set_warnings(a, warnings);
     json_decref(warnings);
     if (rc == 0 && !w->status_only) {
-        nd_kind_prune(a->kind, obj); /* unknown fields were warned about; they are not kept */
+        /* unknown fields were warned about; they are not kept. status is the stored
+         * object's (shared, never changed in place), with Nodus's own bookkeeping in it */
+        json_t *status = json_incref(json_object_get(obj, "status"));
+        json_object_del(obj, "status");
+        nd_kind_prune(a->kind, obj);
+        if (status)
+            json_object_set_new(obj, "status", status);
         rc = check_references(a, obj);
     }
     return rc;
