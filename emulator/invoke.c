@@ -370,6 +370,8 @@ static int invoke_local(struct em_api *a, const json_t *fn)
         goto out;
     }
     if (r.timed_out || r.exit_code != 0) {
+        while (r.err.len && (r.err.data[r.err.len - 1] == '\n' || r.err.data[r.err.len - 1] == ' '))
+            r.err.data[--r.err.len] = '\0';
         const char *tail = r.err.data;
         if (r.err.len > STDERR_TAIL)
             tail += r.err.len - STDERR_TAIL;
