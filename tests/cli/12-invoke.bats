@@ -106,3 +106,10 @@ answer() {
     curl -sSf -o /dev/null -X POST -d '{"advance":"1s"}' "$EMU_URL/emulator/v1/clock"
     [ "$(nodus get function echo -o jsonpath='{.status.replicas}')" = 1 ]
 }
+
+@test "the emulator stops cleanly, with no sanitizer report (under make asan)" {
+    stop_emulator
+    run grep -E "ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error" \
+        "$BATS_FILE_TMPDIR/emulator.err"
+    [ "$status" -eq 1 ]
+}

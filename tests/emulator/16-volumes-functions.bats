@@ -289,6 +289,10 @@ start_local() {
     upper=$(curl -s -X POST "$LOCAL_URL$NS/functions/upper/invoke" --data-binary hello)
     fails=$(curl -s -X POST "$LOCAL_URL$NS/functions/fails/invoke" --data-binary hello)
     kill "$(cat "$BATS_FILE_TMPDIR/local/pid")"
+    wait "$(cat "$BATS_FILE_TMPDIR/local/pid")" || true
+    run grep -E "ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error" \
+        "$BATS_FILE_TMPDIR/local/err"
+    [ "$status" -eq 1 ]
     [ "$upper" = "HELLO from upper/hi" ]
     [ "$(jq -r '.code, .reason, .message' <<<"$fails")" = "500
 InternalError
