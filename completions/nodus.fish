@@ -100,6 +100,11 @@ function __nodus_flag_value --argument-names verb flag
         case --watch -w --watch-only --output-watch-events --show-labels --no-headers --show-kind --ignore-not-found --show-managed-fields
             return 1
         end
+    case invoke
+        switch $flag
+        case --data -d --filename -f --content-type
+            return 0
+        end
     case patch
         switch $flag
         case --patch -p --patch-file --type --dry-run --output -o
@@ -215,6 +220,7 @@ complete -c nodus -n __nodus_needs_verb -a edit -d 'Edit objects as YAML in $NOD
 complete -c nodus -n __nodus_needs_verb -a emulator -d 'Run and drive a local nodus-emulator (start, stop, status, reset, logs, env, clock)'
 complete -c nodus -n __nodus_needs_verb -a explain -d 'Describe the fields of a kind, from the server\'s OpenAPI schema'
 complete -c nodus -n __nodus_needs_verb -a get -d 'Display one or many objects'
+complete -c nodus -n __nodus_needs_verb -a invoke -d 'Call a Function with a request body and print its answer'
 complete -c nodus -n __nodus_needs_verb -a label -d 'Set or remove labels of objects'
 complete -c nodus -n __nodus_needs_verb -a patch -d 'Change an object with a merge patch or a JSON patch'
 complete -c nodus -n __nodus_needs_verb -a reject -d 'Reject PoolActions that wait for a decision (spec.decision: Rejected)'
@@ -328,6 +334,9 @@ complete -c nodus -n '__nodus_using get' -l show-kind -d 'show the kind with eac
 complete -c nodus -n '__nodus_using get' -l ignore-not-found -d 'a missing object is not an error'
 complete -c nodus -n '__nodus_using get' -l raw -x -d 'GET an API path and print the answer as it comes'
 complete -c nodus -n '__nodus_using get' -l show-managed-fields -d 'keep metadata.managedFields in json and yaml'
+complete -c nodus -n '__nodus_using invoke' -s d -l data -x -d 'the request body; @FILE reads a file, @- standard input'
+complete -c nodus -n '__nodus_using invoke' -s f -l filename -r -F -d 'read the request body from FILE (- for standard input)'
+complete -c nodus -n '__nodus_using invoke' -l content-type -x -d 'the Content-Type of the body (default application/octet-stream)'
 complete -c nodus -n '__nodus_using label' -l overwrite -d 'allow changing a label that has a value'
 complete -c nodus -n '__nodus_using label' -s l -l selector -x -d 'label the objects matching a selector'
 complete -c nodus -n '__nodus_using label' -l all -d 'label every object of the kind'
@@ -348,7 +357,7 @@ complete -c nodus -n '__nodus_using wait' -s l -l selector -x -d 'wait for the o
 complete -c nodus -n '__nodus_using wait' -l all -d 'wait for every object of the kind'
 
 # Arguments
-complete -c nodus -n '__nodus_arg any annotate approve cancel delete describe edit explain get label patch reject resume start stop suspend wait' -a '(__nodus_complete)'
+complete -c nodus -n '__nodus_arg any annotate approve cancel delete describe edit explain get invoke label patch reject resume start stop suspend wait' -a '(__nodus_complete)'
 complete -c nodus -n '__nodus_arg first completion' -a 'bash zsh fish'
 complete -c nodus -n '__nodus_arg first config' -a 'view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'
 complete -c nodus -n '__nodus_arg first emulator' -a 'start stop status reset logs env clock'

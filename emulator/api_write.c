@@ -186,9 +186,8 @@ static int validate(struct em_api *a, struct em_write *w, json_t *obj)
     set_warnings(a, warnings);
     json_decref(warnings);
     if (rc == 0 && !w->status_only) {
-        /* unknown fields were warned about; they are not kept. The status is the
-         * server's (carried over from the stored object): pruning is for what the
-         * client sent. */
+        /* unknown fields were warned about; they are not kept. status is the stored
+         * object's (shared, never changed in place), with Nodus's own bookkeeping in it */
         json_t *status = json_incref(json_object_get(obj, "status"));
         json_object_del(obj, "status");
         nd_kind_prune(a->kind, obj);

@@ -7,6 +7,7 @@ static const struct {
     const char *name;
     em_subresource_fn fn;
 } table[] = {
+    {"invoke", em_function_invoke},
     {NULL, NULL},
 };
 

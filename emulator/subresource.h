@@ -17,4 +17,7 @@ typedef int (*em_subresource_fn)(struct em_api *a, const char *verb);
  * when the kind has no such subresource. */
 int em_subresource_dispatch(struct em_api *a, const char *verb);
 
+/* The handlers (one file each). */
+int em_function_invoke(struct em_api *a, const char *verb); /* invoke.c */
+
 #endif

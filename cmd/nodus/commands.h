@@ -22,6 +22,7 @@ ND_VERB(diff);
 ND_VERB(edit);
 ND_VERB(explain);
 ND_VERB(get);
+ND_VERB(invoke);
 ND_VERB(label);
 ND_VERB(patch);
 ND_VERB(replace);

@@ -95,6 +95,12 @@ const struct nd_command nd_commands[] = {
      "get KIND[,KIND...] [NAME...] | KIND/NAME... [flags]", "kinds names",
      "  nodus get jobs\n  nodus get jobs -o wide -l app=trainer\n  nodus get job/train-a -o yaml\n"
      "  nodus get all -A\n  nodus get jobs -w"},
+    {"invoke", cmd_invoke, cmd_invoke_flags, "Nodus commands",
+     "Call a Function with a request body and print its answer",
+     "invoke function/NAME [-d DATA|@FILE|@-] [-f FILE|-] [--content-type TYPE]", "kinds names",
+     "  nodus invoke function/embed -d '{\"text\": \"hello\"}'\n"
+     "  nodus invoke function/embed -d @request.json\n"
+     "  echo hello | nodus invoke fn/embed -f -"},
     {"label", cmd_label, cmd_label_flags, "Deploy and change", "Set or remove labels of objects",
      "label KIND NAME KEY=VALUE... KEY-... [--overwrite]", "kinds names",
      "  nodus label job train-a team=vision\n  nodus label job train-a team-"},

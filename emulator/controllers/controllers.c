@@ -6,6 +6,10 @@
 static const struct em_controller *const table[] = {
     &em_job_controller,
     &em_sandbox_controller,
+    &em_budget_controller,
+    &em_pipeline_controller,
+    &em_volume_controller,
+    &em_function_controller,
     NULL,
 };
 

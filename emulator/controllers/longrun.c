@@ -42,6 +42,19 @@ static bool running(const struct em_ctl *c)
     return !strcmp(em_ctl_phase(c), "Running");
 }
 
+static bool ready_because(const struct em_ctl *c, const char *reason)
+{
+    size_t i;
+    json_t *x;
+    json_array_foreach(json_object_get(c->status, "conditions"), i, x) {
+        const char *t = json_string_value(json_object_get(x, "type"));
+        const char *r = json_string_value(json_object_get(x, "reason"));
+        if (t && !strcmp(t, "Ready"))
+            return r && !strcmp(r, reason);
+    }
+    return false;
+}
+
 void em_longrun_stop(struct em_ctl *c, const struct em_longrun_ops *ops, const char *reason,
                      const char *message)
 {
@@ -146,9 +159,11 @@ int64_t em_longrun_reconcile(struct em_server *srv, const struct nd_kind *k, jso
     bool deleting = json_object_get(json_object_get(obj, "metadata"), "deletionTimestamp") != NULL;
 
     if (deleting) {
-        /* the delete set phase Terminating already; the work stops here, once */
-        if (em_ctl_sim_get(&c, "endedAt", -1) < 0) {
-            bool was = em_ctl_sim_get(&c, "accruedAt", -1) >= 0;
+        /* the delete request already set phase Terminating (objects.c): the Ready
+         * condition tells whether the controller has handled it, and whether it ran */
+        if (!ready_because(&c, "Terminating")) {
+            bool was = em_ctl_sim_get(&c, "accruedAt", -1) >= 0 ||
+                       em_ctl_condition_true(&c, "Ready");
             em_ctl_accrue_stop(&c, rate(&c, ops));
             if (was && ops->ended)
                 ops->ended(&c);

@@ -1,0 +1,435 @@
+/* The invoke subresource of a Function: POST .../functions/NAME/invoke, the request
+ * body in, the Function's answer out.
+ *
+ * Only a Running Function answers (BadRequest otherwise, as Kubernetes answers a
+ * subresource of a Pod that is not running). Under --runtime simulate the answer is
+ * deterministic: {"function":NAME,"project":NS,"bytes":N,"sha256":HEX} about the body
+ * received. Under --runtime local spec.command runs as a local process in the
+ * Function's file tree (files/<project>/functions/<name>/) with the body on its standard
+ * input and spec.env added to the environment; its standard output is the answer. A
+ * command that exits non-zero (or runs past EM_INVOKE_TIMEOUT_MS of real time) answers
+ * an InternalError Status carrying the end of its standard error. Every invocation is
+ * recorded on the Function (status.simulation) for scaling (controllers/function.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "controllers/controllers.h"
+#include "fsutil.h"
+#include "objects.h"
+#include "subresource.h"
+#include "util/xmalloc.h"
+
+#define EM_INVOKE_TIMEOUT_MS (60 * 1000)
+#define STDERR_TAIL 2048
+
+extern char **environ;
+
+/* ---- SHA-256 (FIPS 180-4), for the simulated answer ---- */
+
+struct sha256 {
+    uint32_t h[8];
+    uint64_t len;
+    unsigned char block[64];
+    size_t used;
+};
+
+static const uint32_t K[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
+    0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
+    0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
+    0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
+    0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
+    0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
+    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
+    0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
+    0xc67178f2,
+};
+
+static uint32_t ror(uint32_t x, int n)
+{
+    return (x >> n) | (x << (32 - n));
+}
+
+static void sha_block(struct sha256 *s, const unsigned char *p)
+{
+    uint32_t w[64];
+    for (int i = 0; i < 16; i++)
+        w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+               (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+    for (int i = 16; i < 64; i++) {
+        uint32_t s0 = ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^ (w[i - 15] >> 3);
+        uint32_t s1 = ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10);
+        w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+    }
+    uint32_t a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4], f = s->h[5],
+             g = s->h[6], h = s->h[7];
+    for (int i = 0; i < 64; i++) {
+        uint32_t t1 = h + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + K[i] +
+                      w[i];
+        uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+        h = g;
+        g = f;
+        f = e;
+        e = d + t1;
+        d = c;
+        c = b;
+        b = a;
+        a = t1 + t2;
+    }
+    s->h[0] += a;
+    s->h[1] += b;
+    s->h[2] += c;
+    s->h[3] += d;
+    s->h[4] += e;
+    s->h[5] += f;
+    s->h[6] += g;
+    s->h[7] += h;
+}
+
+static void sha_add(struct sha256 *s, const unsigned char *p, size_t n)
+{
+    s->len += n;
+    while (n) {
+        size_t take = 64 - s->used < n ? 64 - s->used : n;
+        memcpy(s->block + s->used, p, take);
+        s->used += take;
+        p += take;
+        n -= take;
+        if (s->used == 64) {
+            sha_block(s, s->block);
+            s->used = 0;
+        }
+    }
+}
+
+/* The digest of n bytes as 64 lower-case hex digits and a NUL. */
+static void sha256_hex(const void *data, size_t n, char out[65])
+{
+    struct sha256 s = {{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c,
+                        0x1f83d9ab, 0x5be0cd19},
+                       0, {0}, 0};
+    sha_add(&s, data, n);
+    uint64_t bits = s.len * 8;
+    unsigned char pad = 0x80;
+    sha_add(&s, &pad, 1);
+    pad = 0;
+    while (s.used != 56)
+        sha_add(&s, &pad, 1);
+    unsigned char len[8];
+    for (int i = 0; i < 8; i++)
+        len[i] = (unsigned char)(bits >> (56 - 8 * i));
+    sha_add(&s, len, 8);
+    for (int i = 0; i < 8; i++)
+        snprintf(out + 8 * i, 9, "%08x", s.h[i]);
+}
+
+/* ---- --runtime local ---- */
+
+struct run {
+    char **argv;   /* owned, NULL-terminated */
+    char **envp;   /* owned, NULL-terminated */
+    char *dir;     /* owned */
+    int exit_code; /* -1 when it did not exit normally */
+    bool timed_out;
+    struct nd_buf out, err;
+};
+
+static char **strv_new(size_t n)
+{
+    return nd_xcalloc(n + 1, sizeof(char *));
+}
+
+static void strv_free(char **v)
+{
+    for (size_t i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+/* The emulator's environment with spec.env and NODUS_FUNCTION/NODUS_PROJECT set. */
+static char **make_env(const json_t *fn)
+{
+    const json_t *env = json_object_get(json_object_get(fn, "spec"), "env");
+    json_t *vars = json_object(); /* name -> value, in order */
+    for (char **e = environ; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (!eq)
+            continue;
+        char *name = nd_xstrndup(*e, (size_t)(eq - *e));
+        json_object_set_new(vars, name, json_string(eq + 1));
+        free(name);
+    }
+    json_object_set_new(vars, "NODUS_FUNCTION", json_string(em_obj_name(fn)));
+    json_object_set_new(vars, "NODUS_PROJECT", json_string(em_obj_ns(fn)));
+    size_t i;
+    json_t *v;
+    json_array_foreach(env, i, v) {
+        const char *name = json_string_value(json_object_get(v, "name"));
+        const char *value = json_string_value(json_object_get(v, "value"));
+        if (name)
+            json_object_set_new(vars, name, json_string(value ? value : ""));
+    }
+    char **out = strv_new(json_object_size(vars));
+    const char *key;
+    size_t n = 0;
+    json_object_foreach(vars, key, v) out[n++] = nd_xasprintf("%s=%s", key, json_string_value(v));
+    json_decref(vars);
+    return out;
+}
+
+static int64_t real_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Runs r->argv with in on its standard input; fills exit_code, out and err. -1 with
+ * errno when it could not be started. Called without the server lock. */
+static int run_local(struct run *r, const char *in, size_t in_len)
+{
+    int pin[2], pout[2], perr[2];
+    if (pipe(pin) < 0)
+        return -1;
+    if (pipe(pout) < 0) {
+        close(pin[0]);
+        close(pin[1]);
+        return -1;
+    }
+    if (pipe(perr) < 0) {
+        close(pin[0]);
+        close(pin[1]);
+        close(pout[0]);
+        close(pout[1]);
+        return -1;
+    }
+    long max_fd = sysconf(_SC_OPEN_MAX);
+    if (max_fd < 0 || max_fd > 4096)
+        max_fd = 4096;
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        for (int i = 0; i < 2; i++) {
+            close(pin[i]);
+            close(pout[i]);
+            close(perr[i]);
+        }
+        errno = e;
+        return -1;
+    }
+    if (pid == 0) {
+        dup2(pin[0], 0);
+        dup2(pout[1], 1);
+        dup2(perr[1], 2);
+        for (long fd = 3; fd < max_fd; fd++)
+            close((int)fd);
+        if (chdir(r->dir) < 0)
+            _exit(126);
+        environ = r->envp;
+        signal(SIGPIPE, SIG_DFL);
+        execvp(r->argv[0], r->argv);
+        _exit(127);
+    }
+    close(pin[0]);
+    close(pout[1]);
+    close(perr[1]);
+    fcntl(pin[1], F_SETFL, fcntl(pin[1], F_GETFL) | O_NONBLOCK);
+    int64_t deadline = real_ms() + EM_INVOKE_TIMEOUT_MS;
+    size_t sent = 0;
+    int fds[3] = {pout[0], perr[0], in_len ? pin[1] : -1};
+    if (!in_len)
+        close(pin[1]);
+    while (fds[0] >= 0 || fds[1] >= 0) {
+        struct pollfd p[3];
+        nfds_t n = 0;
+        int which[3];
+        for (int i = 0; i < 3; i++) {
+            if (fds[i] < 0)
+                continue;
+            p[n].fd = fds[i];
+            p[n].events = i == 2 ? POLLOUT : POLLIN;
+            p[n].revents = 0;
+            which[n++] = i;
+        }
+        int64_t left = deadline - real_ms();
+        if (left <= 0) {
+            r->timed_out = true;
+            kill(pid, SIGKILL);
+            break;
+        }
+        if (poll(p, n, (int)(left > 1000 ? 1000 : left)) < 0 && errno != EINTR)
+            break;
+        for (nfds_t j = 0; j < n; j++) {
+            int i = which[j];
+            if (!p[j].revents)
+                continue;
+            if (i == 2) {
+                ssize_t w = write(fds[2], in + sent, in_len - sent);
+                if (w > 0)
+                    sent += (size_t)w;
+                if ((w < 0 && errno != EAGAIN && errno != EINTR) || sent == in_len) {
+                    close(fds[2]);
+                    fds[2] = -1;
+                }
+                continue;
+            }
+            char buf[8192];
+            ssize_t got = read(fds[i], buf, sizeof buf);
+            if (got > 0) {
+                struct nd_buf *b = i == 0 ? &r->out : &r->err;
+                if (b->len + (size_t)got <= EM_MAX_BODY)
+                    nd_buf_add(b, buf, (size_t)got);
+            } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
+                close(fds[i]);
+                fds[i] = -1;
+            }
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    int wst = 0;
+    while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
+        ;
+    r->exit_code = WIFEXITED(wst) ? WEXITSTATUS(wst) : -1;
+    return 0;
+}
+
+static int not_runnable(struct em_api *a, const json_t *fn, const char *why)
+{
+    const char *name = em_obj_name(fn);
+    nd_status_set(&a->st, "BadRequest", NULL,
+                  "functions.nodus.dev \"%s\" cannot be invoked: %s", name, why);
+    nd_status_set_target(&a->st, name, a->kind->group, a->kind->plural);
+    nd_status_set_fix(&a->st,
+                      "start it and wait until it is ready: nodus start function/%s && nodus "
+                      "wait function/%s --for=condition=Ready",
+                      name, name);
+    return -1;
+}
+
+/* Records the invocation on the stored Function (it may have gone meanwhile). */
+static void record(struct em_api *a, const char *name)
+{
+    json_t *fn = em_store_get(&a->srv->store, "functions", a->ns, name);
+    if (!fn)
+        return;
+    json_t *copy = json_deep_copy(fn);
+    em_function_record_invocation(copy, em_clock_now_ms(&a->srv->clock));
+    struct nd_status st = ND_STATUS_INIT;
+    em_obj_update(a->srv, a->kind, fn, copy, &st);
+    nd_status_release(&st);
+    json_decref(copy);
+}
+
+static int invoke_local(struct em_api *a, const json_t *fn)
+{
+    const char *name = em_obj_name(fn);
+    const json_t *cmd = json_object_get(json_object_get(fn, "spec"), "command");
+    if (!json_array_size(cmd)) {
+        nd_status_set(&a->st, "BadRequest", "set spec.command (it runs with the body on stdin)",
+                      "functions.nodus.dev \"%s\" has no spec.command to run", name);
+        return -1;
+    }
+    struct run r = {.exit_code = -1, .out = ND_BUF_INIT, .err = ND_BUF_INIT};
+    r.argv = strv_new(json_array_size(cmd));
+    size_t i;
+    json_t *v;
+    json_array_foreach(cmd, i, v) r.argv[i] = nd_xstrdup(json_string_value(v) ? json_string_value(v)
+                                                                              : "");
+    r.envp = make_env(fn);
+    char *rel = nd_xasprintf("files/%s/functions/%s", a->ns, name);
+    r.dir = em_store_path(&a->srv->store, rel);
+    free(rel);
+    char *name_copy = nd_xstrdup(name);
+    int rc = -1;
+    if (em_mkdir_p(r.dir) < 0) {
+        nd_status_set(&a->st, "InternalError", NULL, "cannot create %s: %s", r.dir,
+                      strerror(errno));
+        goto out;
+    }
+    /* the process runs without the lock: the emulator keeps serving meanwhile */
+    pthread_mutex_unlock(&a->srv->lock);
+    int started = run_local(&r, a->req->body.data, a->req->body.len);
+    int err = errno;
+    pthread_mutex_lock(&a->srv->lock);
+    record(a, name_copy);
+    if (started < 0) {
+        nd_status_set(&a->st, "InternalError", "check spec.command",
+                      "cannot run the command of function %s: %s", name_copy, strerror(err));
+        goto out;
+    }
+    if (r.timed_out || r.exit_code != 0) {
+        while (r.err.len && (r.err.data[r.err.len - 1] == '\n' || r.err.data[r.err.len - 1] == ' '))
+            r.err.data[--r.err.len] = '\0';
+        const char *tail = r.err.data;
+        if (r.err.len > STDERR_TAIL)
+            tail += r.err.len - STDERR_TAIL;
+        struct nd_buf why = ND_BUF_INIT;
+        if (r.timed_out)
+            nd_buf_addf(&why, "did not answer within %ds", EM_INVOKE_TIMEOUT_MS / 1000);
+        else if (r.exit_code == 127)
+            nd_buf_addf(&why, "command not found: %s", r.argv[0]);
+        else if (r.exit_code < 0)
+            nd_buf_adds(&why, "was killed by a signal");
+        else
+            nd_buf_addf(&why, "exited with code %d", r.exit_code);
+        nd_status_set(&a->st, "InternalError",
+                      "run its command locally with the same input to see why",
+                      "function %s %s%s%s", name_copy, why.data, *tail ? ": " : "", tail);
+        nd_status_set_target(&a->st, name_copy, a->kind->group, a->kind->plural);
+        nd_buf_release(&why);
+        goto out;
+    }
+    a->resp->code = 200;
+    em_resp_set_type(a->resp, "application/octet-stream");
+    nd_buf_reset(&a->resp->body);
+    nd_buf_add(&a->resp->body, r.out.data, r.out.len);
+    rc = 0;
+out:
+    free(name_copy);
+    strv_free(r.argv);
+    strv_free(r.envp);
+    free(r.dir);
+    nd_buf_release(&r.out);
+    nd_buf_release(&r.err);
+    return rc;
+}
+
+int em_function_invoke(struct em_api *a, const char *verb)
+{
+    if (strcmp(verb, "create") != 0)
+        return nd_status_set(&a->st, "MethodNotAllowed", "POST the request body",
+                             "%s is not supported on the invoke subresource", a->req->method);
+    json_t *fn = em_store_get(&a->srv->store, a->kind->plural, a->ns, a->path.name);
+    if (!fn)
+        return em_api_not_found(a, a->path.name);
+    const char *phase = json_string_value(json_object_get(json_object_get(fn, "status"), "phase"));
+    if (json_object_get(json_object_get(fn, "metadata"), "deletionTimestamp"))
+        return not_runnable(a, fn, "it is being deleted");
+    if (!phase || strcmp(phase, "Running") != 0) {
+        char why[64];
+        snprintf(why, sizeof why, "it is not Running (phase %s)", phase ? phase : "unknown");
+        return not_runnable(a, fn, why);
+    }
+    if (a->srv->opt.runtime && !strcmp(a->srv->opt.runtime, "local"))
+        return invoke_local(a, fn);
+    char hex[65];
+    sha256_hex(a->req->body.data, a->req->body.len, hex);
+    json_t *answer = json_pack("{ss ss sI ss}", "function", em_obj_name(fn), "project", a->ns,
+                               "bytes", (json_int_t)a->req->body.len, "sha256", hex);
+    em_resp_json(a->resp, 200, answer);
+    json_decref(answer);
+    record(a, a->path.name);
+    return 0;
+}
