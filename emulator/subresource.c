@@ -3,10 +3,13 @@
 
 #include <string.h>
 
+#include "logs.h"
+
 static const struct {
     const char *name;
     em_subresource_fn fn;
 } table[] = {
+    {"log", em_logs_serve},
     {NULL, NULL},
 };
 

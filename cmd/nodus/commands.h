@@ -23,6 +23,7 @@ ND_VERB(edit);
 ND_VERB(explain);
 ND_VERB(get);
 ND_VERB(label);
+ND_VERB(logs);
 ND_VERB(patch);
 ND_VERB(replace);
 ND_VERB(version);
