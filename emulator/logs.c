@@ -295,7 +295,10 @@ static int parse_opts(struct em_api *a, struct log_opts *o)
             nd_status_prefix(&a->st, "sinceTime");
             return -1;
         }
-        o->since_ns = us * 1000;
+        /* nanoseconds reach to 2262: later is "nothing yet", earlier "everything" */
+        o->since_ns = us > INT64_MAX / 1000   ? INT64_MAX
+                      : us < INT64_MIN / 1000 ? INT64_MIN
+                                              : us * 1000;
     }
     return 0;
 }
@@ -370,8 +373,7 @@ static void collect(struct follow *f)
     struct em_log_state state = {0};
     read_log(f->srv, f->k, obj, &f->cur, &l, &state);
     bool full = format_lines(&f->o, &l, f->first ? f->o.tail : -1, &f->sent, &f->pending);
-    if (state.run >= 0)
-        f->first = false;
+    f->first = false;
     em_log_lines_release(&l);
     if (full || state.ended)
         f->done = true;
@@ -438,14 +440,12 @@ static int not_started(struct em_api *a, const json_t *obj)
     const char *phase =
         json_string_value(json_object_get(json_object_get(obj, "status"), "phase"));
     const char *name = em_obj_name(obj);
-    nd_status_set(&a->st, "BadRequest", NULL, "%s \"%s\" is waiting to start%s%s: it has no log yet",
-                  a->kind->singular, name, phase ? ": " : "", phase ? phase : "");
-    if (strcmp(a->ns, "default") != 0)
-        nd_status_set_fix(&a->st, "follow it, and its log shows once it runs: nodus logs -f %s/%s -n %s",
-                          a->kind->singular, name, a->ns);
-    else
-        nd_status_set_fix(&a->st, "follow it, and its log shows once it runs: nodus logs -f %s/%s",
-                          a->kind->singular, name);
+    nd_status_set(&a->st, "BadRequest", NULL,
+                  "%s \"%s\" has not started yet (phase %s): there is no log until it runs",
+                  a->kind->singular, name, phase ? phase : "unknown");
+    nd_status_set_fix(&a->st, "follow it to see the log once it runs: nodus logs -f %s/%s%s%s",
+                      a->kind->singular, name, strcmp(a->ns, "default") ? " -n " : "",
+                      strcmp(a->ns, "default") ? a->ns : "");
     nd_status_set_target(&a->st, name, a->kind->group, a->kind->plural);
     return -1;
 }

@@ -392,9 +392,12 @@ static void longrun_log(struct out *o, struct em_server *srv, const struct nd_ki
     header(o, srv, obj, start, sandbox ? "/bin/sh" : "the image's default command", "");
     if (sandbox) {
         const char *idle = str(spec, "idleTimeout");
-        emit(o, start, "[nodus] ready: open a shell with nodus exec -it sandbox/%s -- sh "
+        const char *shell = json_string_value(json_array_get(json_object_get(spec, "command"), 0));
+        const char *base = shell && strrchr(shell, '/') ? strrchr(shell, '/') + 1 : shell;
+        emit(o, start, "[nodus] ready: open a shell with nodus exec -it sandbox/%s -- %s "
                        "(stops after %s without a session)",
-             str(json_object_get(obj, "metadata"), "name"), *idle ? idle : "30m");
+             str(json_object_get(obj, "metadata"), "name"), base && *base ? base : "sh",
+             *idle ? idle : "30m");
     } else if (!strcmp(k->plural, "functions")) {
         const json_t *sc = json_object_get(spec, "scaling");
         json_int_t conc = json_integer_value(json_object_get(sc, "concurrency"));

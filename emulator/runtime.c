@@ -153,7 +153,8 @@ static void write_lines(struct proc *p, const char *const *lines, const size_t *
     for (size_t i = 0; i < n && !p->truncated; i++) {
         size_t before = out.len;
         append_line(p, &out, lines[i], lens[i]);
-        if (p->written + (int64_t)out.len > (int64_t)EM_RUNTIME_LOG_MAX) {
+        /* room is kept for the line that says so */
+        if (p->written + (int64_t)out.len > (int64_t)EM_RUNTIME_LOG_MAX - 128) {
             nd_buf_truncate(&out, before);
             static const char msg[] = "[nodus] the log reached its limit of 8 MiB: "
                                       "further output is dropped";
@@ -474,6 +475,46 @@ static char *working_dir(const char *wd)
     return nd_buf_detach(&b);
 }
 
+/* The value of NODUS_RUN in a run's environment: how its processes are found again
+ * after an emulator that was killed (kill -9) left them behind. NEW. */
+static char *run_marker(const char *uid, int64_t run)
+{
+    return nd_xasprintf("%s.%lld", uid, (long long)run);
+}
+
+/* Kills what is left of a run whose emulator died: every process whose environment
+ * holds NODUS_RUN=<marker> (Linux /proc; processes of other users cannot be read). */
+static void kill_leftovers(const char *marker)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return;
+    char *want = nd_xasprintf("NODUS_RUN=%s", marker);
+    size_t want_len = strlen(want) + 1; /* with its NUL: the whole entry */
+    struct dirent *e;
+    struct nd_buf env = ND_BUF_INIT;
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        long pid = strtol(e->d_name, &end, 10);
+        if (*end || pid <= 1 || pid == (long)getpid())
+            continue;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%ld/environ", pid);
+        nd_buf_reset(&env);
+        if (em_read_file(path, &env) < 0)
+            continue;
+        for (size_t at = 0; at < env.len; at += strlen(env.data + at) + 1) {
+            if (env.len - at >= want_len && !memcmp(env.data + at, want, want_len)) {
+                kill((pid_t)pid, SIGKILL);
+                break;
+            }
+        }
+    }
+    nd_buf_release(&env);
+    free(want);
+    closedir(d);
+}
+
 static void prepare(struct proc *p, struct em_server *srv, const json_t *obj)
 {
     const json_t *spec = json_object_get(obj, "spec");
@@ -508,6 +549,9 @@ static void prepare(struct proc *p, struct em_server *srv, const json_t *obj)
     json_object_set_new(env, "HOSTNAME", json_string(p->name));
     json_object_set_new(env, "NODUS_PROJECT", json_string(p->ns));
     json_object_set_new(env, "NODUS_JOB", json_string(p->name));
+    char *marker = run_marker(p->uid, p->run);
+    json_object_set_new(env, "NODUS_RUN", json_string(marker));
+    free(marker);
     size_t i;
     json_t *e;
     json_array_foreach(json_object_get(spec, "env"), i, e) {
@@ -602,6 +646,13 @@ static struct proc *find(struct em_server *srv, const char *uid, int64_t run)
 
 void em_runtime_run_start(struct em_ctl *c)
 {
+    int64_t old = em_ctl_sim_get(c, "runStart", -1);
+    if (old >= 0 && em_ctl_sim_get(c, "local", 0) == 1 && em_runtime_local(c->srv) &&
+        !find(c->srv, uid_of(c->obj), old)) {
+        char *marker = run_marker(uid_of(c->obj), old);
+        kill_leftovers(marker);
+        free(marker);
+    }
     em_ctl_sim_set(c, "runStart", c->now);
     em_ctl_sim_set(c, "runFrom", em_ctl_sim_get(c, "runMs", 0));
     em_ctl_sim_del(c, "runEnd");

@@ -228,17 +228,24 @@ static void log_path(struct nd_ctx *ctx, const struct nd_kind *k, const char *na
 #undef ADD
 }
 
-/* The object as it is now: 0 with *obj (NULL when it is gone), or -1 with st. */
+/* An answer worth asking again for: no connection, or a server busy or restarting. */
+static bool transient(int code, const struct nd_status *st)
+{
+    return nd_status_exit_code(st) == 7 || code == 429 || code >= 500;
+}
+
+/* The object as it is now: 0 with *obj (NULL when it is gone), or -1 with st and *code
+ * (0 when no answer came). */
 static int get_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *name,
-                      json_t **obj, struct nd_status *st)
+                      json_t **obj, int *code, struct nd_status *st)
 {
     struct nd_buf item = ND_BUF_INIT;
     nd_kind_path(k, nd_ctx_namespace(ctx), name, NULL, &item);
-    int code = 0;
+    *code = 0;
     *obj = NULL;
-    int rc = nd_write(ctx, "GET", item.data, NULL, NULL, obj, &code, st);
+    int rc = nd_write(ctx, "GET", item.data, NULL, NULL, obj, code, st);
     nd_buf_release(&item);
-    if (rc < 0 && code == 404) {
+    if (rc < 0 && *code == 404) {
         nd_status_release(st);
         return 0;
     }
@@ -260,7 +267,8 @@ static int once(struct nd_ctx *ctx, struct nd_client *c, const char *path, bool 
     if (!follow)
         return 0;
     json_t *obj = NULL;
-    if (get_object(ctx, k, name, &obj, st) < 0)
+    int code;
+    if (get_object(ctx, k, name, &obj, &code, st) < 0)
         return nd_cli_error(ctx, st);
     int rc = ended(k, name, obj);
     json_decref(obj);
@@ -290,23 +298,19 @@ static int follow(struct nd_ctx *ctx, struct nd_client *c, const struct query *q
             fprintf(stderr, "error: cannot write the log to stdout\n");
             return 1;
         }
-        if (rc < 0 && code) {
-            /* an error answer: on a resumed stream, a NotFound means the object went */
-            if (code == 404 && round > 0)
-                return ended(k, name, NULL);
-            return nd_cli_error(ctx, st);
-        }
-        if (rc < 0 && ++failures > MAX_FAILURES)
+        if (rc < 0 && code == 404 && round > 0)
+            return ended(k, name, NULL); /* a resumed stream: the object went */
+        if (rc < 0 && (!transient(code, st) || ++failures > MAX_FAILURES))
             return nd_cli_error(ctx, st);
         if (rc == 0)
             failures = 0;
         nd_status_release(st);
         /* the stream ended or dropped: has the object ended? */
         json_t *obj = NULL;
-        int got = get_object(ctx, k, name, &obj, st);
+        int got = get_object(ctx, k, name, &obj, &code, st);
         int end = got == 0 ? ended(k, name, obj) : -1;
         json_decref(obj);
-        if (got < 0 && (nd_status_exit_code(st) != 7 || ++failures > MAX_FAILURES))
+        if (got < 0 && (!transient(code, st) || ++failures > MAX_FAILURES))
             return nd_cli_error(ctx, st);
         nd_status_release(st);
         if (end >= 0)
