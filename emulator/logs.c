@@ -466,10 +466,11 @@ int em_logs_serve(struct em_api *a, const char *verb)
         struct em_log_lines l = {0};
         struct em_log_state state = {0};
         read_log(a->srv, a->kind, obj, &cur, &l, &state);
-        if (state.run < 0) {
+        if (state.run < 0 && !state.ended) {
             em_log_lines_release(&l);
             return not_started(a, obj);
         }
+        /* one that ended without running (cancelled while queued) has an empty log */
         int64_t sent = 0;
         nd_buf_reset(&a->resp->body);
         format_lines(&o, &l, o.tail, &sent, &a->resp->body);

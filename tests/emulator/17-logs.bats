@@ -105,6 +105,17 @@ no_sanitizer_reports() {
     [ "$(body_json .message)" = 'job "early" has not started yet (phase Queued): there is no log until it runs' ]
     [ "$(body_json .fix)" = 'follow it to see the log once it runs: nodus logs -f job/early' ]
     [ "$(body_json .details.name)" = early ]
+    # one that ends without having run has an empty log
+    http POST $JOBS "$(sim_job never 5m)"
+    http PATCH $JOBS/never '{"spec":{"state":"Cancelled"}}' "${MERGE[@]}"
+    advance 0s # the controller acts on it now
+    [ "$(curl -sf "$(emu_url)$JOBS/never" | jq -r .status.phase)" = Cancelled ]
+    http GET $JOBS/never/log
+    [ "$CODE" = 200 ]
+    [ ! -s "$BODY" ]
+    run curl -sfN "$(emu_url)$JOBS/never/log?follow=true"
+    [ "$status" = 0 ]
+    [ "$output" = "" ]
 }
 
 @test "a missing object, or a kind without a log, is NotFound; only GET is served" {
@@ -335,6 +346,7 @@ no_sanitizer_reports() {
     advance 2m
     http PATCH $JOBS/pause '{"spec":{"state":"Suspended"}}' "${MERGE[@]}"
     [ "$CODE" = 200 ]
+    advance 0s
     run log pause
     [ "${lines[-3]}" = "[nodus] stopping the command (SIGTERM): the Job was suspended" ]
     [[ ${lines[-2]} =~ ^received\ SIGTERM:\ saved\ checkpoint\ step-[0-9]+$ ]]
