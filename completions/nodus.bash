@@ -6,7 +6,7 @@
 # Verbs, flags and fixed values are the lists below; kinds, object names,
 # projects and contexts come from `nodus __complete`.
 
-_nodus_verbs='annotate api-resources api-versions apply approve cancel completion config create delete describe diff edit emulator explain get invoke label patch reject replace request resume shell start stop suspend version wait'
+_nodus_verbs='annotate api-resources api-versions apply approve cancel completion config create delete describe diff edit emulator explain get invoke label logs patch reject replace request resume shell start stop suspend version wait'
 
 # The flags of verb $1 (none before the verb) and the global flags.
 _nodus_flags()
@@ -27,6 +27,7 @@ _nodus_flags()
     explain) echo '--recursive --api-version --output' ;;
     get) echo '--output -o --selector -l --field-selector --watch -w --watch-only --output-watch-events --sort-by --show-labels --label-columns -L --no-headers --chunk-size --show-kind --ignore-not-found --raw --show-managed-fields' ;;
     invoke) echo '--data -d --filename -f --content-type' ;;
+    logs) echo '--follow -f --tail --since --since-time --timestamps --limit-bytes' ;;
     patch) echo '--patch -p --patch-file --type --dry-run --output -o' ;;
     replace) echo '--filename -f --recursive -R --dry-run --output -o' ;;
     version) echo '--client --output -o' ;;
@@ -149,6 +150,14 @@ _nodus_flag_value()
         --filename|-f) _nodus_hint='files'; return 0 ;;
         --content-type) _nodus_hint='none'; return 0 ;;
         esac ;;
+    logs)
+        case $2 in
+        --tail) _nodus_hint='none'; return 0 ;;
+        --since) _nodus_hint='none'; return 0 ;;
+        --since-time) _nodus_hint='none'; return 0 ;;
+        --limit-bytes) _nodus_hint='none'; return 0 ;;
+        --follow|-f|--timestamps) return 1 ;;
+        esac ;;
     patch)
         case $2 in
         --patch|-p) _nodus_hint='none'; return 0 ;;
@@ -197,7 +206,7 @@ _nodus_args()
 {
     _nodus_hint=none
     case $1 in
-    annotate|approve|cancel|delete|describe|edit|explain|get|invoke|label|patch|reject|resume|start|stop|suspend|wait) _nodus_hint=ask ;;
+    annotate|approve|cancel|delete|describe|edit|explain|get|invoke|label|logs|patch|reject|resume|start|stop|suspend|wait) _nodus_hint=ask ;;
     completion) if (($2 == 0)); then _nodus_hint='=bash zsh fish'; fi ;;
     config) if (($2 == 0)); then _nodus_hint='=view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'; fi ;;
     emulator) if (($2 == 0)); then _nodus_hint='=start stop status reset logs env clock'; fi ;;

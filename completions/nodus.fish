@@ -105,6 +105,13 @@ function __nodus_flag_value --argument-names verb flag
         case --data -d --filename -f --content-type
             return 0
         end
+    case logs
+        switch $flag
+        case --tail --since --since-time --limit-bytes
+            return 0
+        case --follow -f --timestamps
+            return 1
+        end
     case patch
         switch $flag
         case --patch -p --patch-file --type --dry-run --output -o
@@ -222,6 +229,7 @@ complete -c nodus -n __nodus_needs_verb -a explain -d 'Describe the fields of a 
 complete -c nodus -n __nodus_needs_verb -a get -d 'Display one or many objects'
 complete -c nodus -n __nodus_needs_verb -a invoke -d 'Call a Function with a request body and print its answer'
 complete -c nodus -n __nodus_needs_verb -a label -d 'Set or remove labels of objects'
+complete -c nodus -n __nodus_needs_verb -a logs -d 'Print the log of a Job, Sandbox, Function or PoolAction'
 complete -c nodus -n __nodus_needs_verb -a patch -d 'Change an object with a merge patch or a JSON patch'
 complete -c nodus -n __nodus_needs_verb -a reject -d 'Reject PoolActions that wait for a decision (spec.decision: Rejected)'
 complete -c nodus -n __nodus_needs_verb -a replace -d 'Replace objects with their manifests'
@@ -340,6 +348,12 @@ complete -c nodus -n '__nodus_using invoke' -l content-type -x -d 'the Content-T
 complete -c nodus -n '__nodus_using label' -l overwrite -d 'allow changing a label that has a value'
 complete -c nodus -n '__nodus_using label' -s l -l selector -x -d 'label the objects matching a selector'
 complete -c nodus -n '__nodus_using label' -l all -d 'label every object of the kind'
+complete -c nodus -n '__nodus_using logs' -s f -l follow -d 'stream new lines until the object ends'
+complete -c nodus -n '__nodus_using logs' -l tail -x -d 'show the last N lines only (-1: all)'
+complete -c nodus -n '__nodus_using logs' -l since -x -d 'only lines newer than this, e.g. 5m or 1h'
+complete -c nodus -n '__nodus_using logs' -l since-time -x -d 'only lines at or after this RFC 3339 time'
+complete -c nodus -n '__nodus_using logs' -l timestamps -d 'start each line with its time (RFC 3339, nanoseconds)'
+complete -c nodus -n '__nodus_using logs' -l limit-bytes -x -d 'stop after N bytes of log'
 complete -c nodus -n '__nodus_using patch' -s p -l patch -x -d 'the patch, as JSON or YAML'
 complete -c nodus -n '__nodus_using patch' -l patch-file -r -F -d 'read the patch from a file'
 complete -c nodus -n '__nodus_using patch' -l type -x -a 'merge json' -d 'merge (default) or json'
@@ -357,7 +371,7 @@ complete -c nodus -n '__nodus_using wait' -s l -l selector -x -d 'wait for the o
 complete -c nodus -n '__nodus_using wait' -l all -d 'wait for every object of the kind'
 
 # Arguments
-complete -c nodus -n '__nodus_arg any annotate approve cancel delete describe edit explain get invoke label patch reject resume start stop suspend wait' -a '(__nodus_complete)'
+complete -c nodus -n '__nodus_arg any annotate approve cancel delete describe edit explain get invoke label logs patch reject resume start stop suspend wait' -a '(__nodus_complete)'
 complete -c nodus -n '__nodus_arg first completion' -a 'bash zsh fish'
 complete -c nodus -n '__nodus_arg first config' -a 'view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'
 complete -c nodus -n '__nodus_arg first emulator' -a 'start stop status reset logs env clock'

@@ -20,7 +20,8 @@ static const char usage[] =
     "  --port-file FILE       also write the port to FILE once ready\n"
     "  --token-file FILE      require bearer tokens (JSON: token -> identity, projects, scopes)\n"
     "  --speed X              run the emulated clock X times faster than real time (default 1;\n                         0: the clock moves only through POST /emulator/v1/clock)\n"
-    "  --runtime MODE         simulate (the default and, in this version, the only runtime)\n"
+    "  --runtime MODE         simulate (default: simulated Jobs and logs) or local (a Job's\n"
+    "                         command runs as a local process)\n"
     "  --fsync MODE           always (default), batch or never\n"
     "  --seed DIR             fill an empty state from DIR before becoming ready: its state\n"
     "                         tree (objects/, files/, logs/, pricebook.json), then its\n"
@@ -104,13 +105,9 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
             break;
         }
         case O_RUNTIME:
-            if (strcmp(optarg, "local") == 0) {
-                fprintf(stderr, "nodus-emulator: --runtime local is not available in this "
-                                "version; use --runtime simulate\n");
-                return -1;
-            }
-            if (strcmp(optarg, "simulate") != 0) {
-                fprintf(stderr, "nodus-emulator: --runtime is simulate, got %s\n", optarg);
+            if (strcmp(optarg, "simulate") != 0 && strcmp(optarg, "local") != 0) {
+                fprintf(stderr, "nodus-emulator: --runtime is simulate or local, got %s\n",
+                        optarg);
                 return -1;
             }
             opt->runtime = optarg;

@@ -13,6 +13,7 @@
 #include "idempotency.h"
 #include "pricebook.h"
 #include "router.h"
+#include "runtime.h"
 #include "sim.h"
 #include "util/xmalloc.h"
 
@@ -254,6 +255,7 @@ out_http:
     /* Stop taking connections, end every stream, then wait for the handlers. */
     em_http_quiesce(srv->http);
     em_sim_stop(srv);
+    em_runtime_shutdown(srv);
     pthread_mutex_lock(&srv->lock);
     srv->stopping = 1;
     pthread_cond_broadcast(&srv->changed);

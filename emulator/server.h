@@ -35,6 +35,7 @@ struct em_options {
 };
 
 struct em_faults;
+struct em_runtime;
 
 struct em_stats {
     uint64_t requests;
@@ -54,6 +55,7 @@ struct em_server {
     struct em_faults *faults; /* injected faults (admin.c) */
     json_t *tokens;      /* token -> identity (when --token-file) */
     struct em_http *http;
+    struct em_runtime *runtime; /* --runtime local's processes (runtime.h) */
     char base_url[80];
     /* the simulation (sim.h) */
     json_t *sim_due;

@@ -3,11 +3,14 @@
 
 #include <string.h>
 
+#include "logs.h"
+
 static const struct {
     const char *name;
     em_subresource_fn fn;
 } table[] = {
     {"invoke", em_function_invoke},
+    {"log", em_logs_serve},
     {NULL, NULL},
 };
 

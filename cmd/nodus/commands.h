@@ -24,6 +24,7 @@ ND_VERB(explain);
 ND_VERB(get);
 ND_VERB(invoke);
 ND_VERB(label);
+ND_VERB(logs);
 ND_VERB(patch);
 ND_VERB(replace);
 ND_VERB(version);

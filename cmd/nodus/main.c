@@ -104,6 +104,13 @@ const struct nd_command nd_commands[] = {
     {"label", cmd_label, cmd_label_flags, "Deploy and change", "Set or remove labels of objects",
      "label KIND NAME KEY=VALUE... KEY-... [--overwrite]", "kinds names",
      "  nodus label job train-a team=vision\n  nodus label job train-a team-"},
+    {"logs", cmd_logs, cmd_logs_flags, "Nodus commands",
+     "Print the log of a Job, Sandbox, Function or PoolAction",
+     "logs KIND/NAME | NAME [-f] [--tail=N] [--since=DURATION|--since-time=TIME] [--timestamps] "
+     "[--limit-bytes=N]",
+     "kinds names",
+     "  nodus logs train-a\n  nodus logs -f job/train-a\n  nodus logs sandbox/dev --tail=20 "
+     "--timestamps\n  nodus logs job/train-a --since=10m"},
     {"patch", cmd_patch, cmd_patch_flags, "Deploy and change",
      "Change an object with a merge patch or a JSON patch",
      "patch KIND NAME -p PATCH [--type merge|json]", "kinds names",

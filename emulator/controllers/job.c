@@ -3,13 +3,15 @@
  * ends it), costs accrued per emulated second at the Job's rate, maxCostUSD
  * (MaxCostReached), maxDuration (DeadlineExceeded), the annotations
  * emulator.nodus.dev/duration, /exit-code and /fail-at, and the final charge after the
- * end (or after a delete stopped it). */
+ * end (or after a delete stopped it). Under --runtime local the command really runs
+ * (runtime.h): its exit decides the end instead of the simulated duration. */
 #include <string.h>
 
 #include "common.h"
 #include "controllers.h"
 #include "objects.h"
 #include "pricebook.h"
+#include "runtime.h"
 #include "util/money.h"
 #include "util/time.h"
 
@@ -29,6 +31,7 @@ static int64_t rate_of(struct em_ctl *c)
 static void finish(struct em_ctl *c, const char *phase, const char *reason, int exit_code,
                    const char *fmt_msg)
 {
+    em_runtime_run_stop(c, fmt_msg);
     em_ctl_accrue_stop(c, rate_of(c));
     em_ctl_set_time(c, "completionTime", c->now);
     if (strcmp(reason, "Succeeded") != 0)
@@ -59,8 +62,10 @@ static void run(struct em_ctl *c)
     int64_t cost = em_ctl_money(c->status, "costUSD", 0);
     int64_t max = em_ctl_money(spec, "maxCostUSD", -1);
     int64_t ran = em_ctl_sim_get(c, "runMs", 0);
-    int64_t duration = em_ctl_annotation_ms(c, "duration", em_delay_ms(c->srv, "jobRun"));
-    int64_t fail_at = em_ctl_annotation_ms(c, "fail-at", -1);
+    bool local = em_runtime_local(c->srv);
+    int64_t duration = local ? EM_NEVER / 4
+                             : em_ctl_annotation_ms(c, "duration", em_delay_ms(c->srv, "jobRun"));
+    int64_t fail_at = local ? -1 : em_ctl_annotation_ms(c, "fail-at", -1);
     int64_t deadline = -1;
     const char *md = json_string_value(json_object_get(spec, "maxDuration"));
     struct nd_status st = ND_STATUS_INIT;
@@ -75,6 +80,17 @@ static void run(struct em_ctl *c)
     }
     if (deadline >= 0 && ran >= deadline) {
         finish(c, "Failed", "DeadlineExceeded", -1, "stopped: the run reached maxDuration");
+        return;
+    }
+    int exit_code = 0;
+    int ran_local = local ? em_runtime_run_poll(c, &exit_code) : 0;
+    if (ran_local < 0)
+        em_runtime_run_start(c); /* the emulator restarted while it ran: run it again */
+    if (ran_local > 0) {
+        if (exit_code == 0)
+            finish(c, "Succeeded", "Succeeded", 0, "the command exited 0");
+        else
+            finish(c, "Failed", "Error", exit_code, "the command exited with an error");
         return;
     }
     if (fail_at >= 0 && ran >= fail_at) {
@@ -182,6 +198,7 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
     if (deleting) {
         /* a delete stops the work; the object goes once the final charge has posted */
         if (em_ctl_sim_get(&c, "accruedAt", -1) >= 0 || em_ctl_time(&c, "completionTime") < 0) {
+            em_runtime_run_stop(&c, "the Job is being deleted");
             em_ctl_accrue_stop(&c, rate_of(&c));
             em_ctl_set_time(&c, "completionTime", now);
             json_object_set_new(c.status, "reason", json_string("Cancelled"));
@@ -197,6 +214,7 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
     }
     if (!strcmp(state, "Suspended")) {
         if (!strcmp(phase, "Provisioning") || !strcmp(phase, "Running")) {
+            em_runtime_run_stop(&c, "suspended: spec.state is Suspended");
             em_ctl_accrue_stop(&c, rate_of(&c));
             json_object_del(c.status, "placement");
             json_object_del(c.status, "rateUSDPerHour");
@@ -243,6 +261,7 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
         em_ctl_accrue_start(&c);
         em_ctl_condition(&c, "Ready", true, "Running", "the command is running");
         em_ctl_set_phase(&c, "Running", "Running", "the command is running");
+        em_runtime_run_start(&c);
     }
     if (!strcmp(em_ctl_phase(&c), "Running"))
         run(&c);

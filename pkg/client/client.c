@@ -702,3 +702,52 @@ out:
     nd_response_release(&resp);
     return rc;
 }
+
+struct bytes {
+    nd_bytes_fn fn;
+    void *cls;
+    bool ok; /* a 2xx answer: its body goes to fn */
+};
+
+static int bytes_head(struct nd_exchange *x)
+{
+    struct bytes *b = x->cls;
+    b->ok = x->resp->code >= 200 && x->resp->code <= 299;
+    return 0;
+}
+
+static int bytes_data(struct nd_exchange *x, const char *p, size_t n)
+{
+    struct bytes *b = x->cls;
+    if (!b->ok) {
+        if (x->resp->body.len + n <= ERROR_BODY_MAX)
+            nd_buf_add(&x->resp->body, p, n);
+        return 0;
+    }
+    if (!n)
+        return 0;
+    x->delivered = true;
+    return b->fn(b->cls, p, n) ? 1 : 0;
+}
+
+int nd_client_stream_bytes(struct nd_client *c, const struct nd_request *req, nd_bytes_fn fn,
+                           void *cls, int *code, struct nd_status *st)
+{
+    struct bytes b = {fn, cls, false};
+    struct sink sk = {bytes_head, bytes_data, &b, false};
+    struct nd_response resp;
+    nd_response_init(&resp);
+    if (code)
+        *code = 0;
+    int rc = run(c, req, &sk, &resp, st);
+    if (code)
+        *code = resp.code;
+    if (rc == 0 && !b.ok) {
+        if (resp.body.len)
+            log_body("Response Body", resp.body.data, resp.body.len);
+        nd_response_status(&resp, st);
+        rc = -1;
+    }
+    nd_response_release(&resp);
+    return rc;
+}

@@ -128,6 +128,14 @@ typedef int (*nd_line_fn)(void *cls, const char *line, size_t len);
 int nd_client_stream(struct nd_client *c, const struct nd_request *req, nd_line_fn fn, void *cls,
                      int *code, struct nd_status *st);
 
+/* Streams a response's body as it arrives (a log): fn gets each piece in order, chunk
+ * framing removed, lines not reassembled (a last line without a newline stays so); a
+ * non-zero return ends the stream early. *code, errors and the return value as for
+ * nd_client_stream. */
+typedef int (*nd_bytes_fn)(void *cls, const char *data, size_t len);
+int nd_client_stream_bytes(struct nd_client *c, const struct nd_request *req, nd_bytes_fn fn,
+                           void *cls, int *code, struct nd_status *st);
+
 /* The base URL the client was made with (for messages). BORROWED. */
 const char *nd_client_server(const struct nd_client *c);
 

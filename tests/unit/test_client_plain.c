@@ -509,6 +509,85 @@ static void test_plain_stream_incremental(void **state)
     fk_finish(&s);
 }
 
+/* Bytes as they arrive (logs): the body verbatim, in pieces, the last line without a
+ * newline kept so; fn may stop; a non-2xx answer is a Status. */
+struct pieces {
+    struct nd_buf all;
+    int n, stop_after;
+};
+
+static int on_bytes(void *cls, const char *data, size_t len)
+{
+    struct pieces *p = cls;
+    nd_buf_add(&p->all, data, len);
+    return p->stop_after && ++p->n >= p->stop_after;
+}
+
+static void test_plain_stream_bytes(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name;
+        struct fk_step step;
+        int stop_after, rc, code;
+        const char *body;
+    } rows[] = {
+        {"chunks joined, no newline added",
+         {{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", "3\r\na\nb\r\n",
+           "2\r\nc\n\r\n", "4\r\nlast\r\n", "0\r\n\r\n"},
+          FK_KEEP},
+         0,
+         0,
+         200,
+         "a\nbc\nlast"},
+        {"content-length",
+         {{"HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\none\n", "two"}, FK_KEEP},
+         0,
+         0,
+         200,
+         "one\ntwo"},
+        {"fn stops early (the server would go on)",
+         {{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", "2\r\n1\n\r\n",
+           "2\r\n2\n\r\n"},
+          FK_HANG},
+         1,
+         0,
+         200,
+         "1\n"},
+        {"non-2xx read whole",
+         {{"HTTP/1.1 404 Not Found\r\nContent-Length: 62\r\n\r\n",
+           "{\"kind\":\"Status\",\"code\":404,\"reason\":\"NotFound\",\"message\":\"x\"}"},
+          FK_KEEP},
+         0,
+         -1,
+         404,
+         ""},
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        static struct fk_server s; /* static: a failed test leaves its thread running */
+        assert_int_equal(fk_start(&s, &rows[i].step, 1), 0);
+        struct nd_client *c = client_for(s.port, 0);
+        struct pieces p = {ND_BUF_INIT, 0, rows[i].stop_after};
+        struct nd_request req = {.method = "GET", .path = "/log"};
+        struct nd_status st = ND_STATUS_INIT;
+        int code = -5;
+        int rc = nd_client_stream_bytes(c, &req, on_bytes, &p, &code, &st);
+        if (rc != rows[i].rc)
+            fail_msg("%s: rc %d (%s)", rows[i].name, rc, st.message ? st.message : "");
+        assert_int_equal(code, rows[i].code);
+        if (strcmp(p.all.data, rows[i].body) != 0)
+            fail_msg("%s: body \"%s\"", rows[i].name, p.all.data);
+        if (rows[i].rc < 0) {
+            assert_string_equal(st.reason, "NotFound");
+            assert_string_equal(st.message, "x");
+        }
+        nd_buf_release(&p.all);
+        nd_status_release(&st);
+        nd_client_free(c);
+        fk_finish(&s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -520,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_plain_deadline),
         cmocka_unit_test(test_plain_stream),
         cmocka_unit_test(test_plain_stream_incremental),
+        cmocka_unit_test(test_plain_stream_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

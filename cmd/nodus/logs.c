@@ -1,0 +1,386 @@
+/* nodus logs: the log of a Job, Sandbox, Function or PoolAction, as kubectl logs prints
+ * a pod's.
+ *
+ * Output is written as it arrives. Without -f, the server's answer is copied byte for
+ * byte. With -f, lines are asked for with their times (timestamps=true; the times are
+ * cut off again unless --timestamps), so that after a dropped connection, or a stream
+ * the server ended while the object still runs, the log is asked for again from the
+ * last time printed and the lines already printed are skipped. It ends when the object
+ * ends: exit 0 when it Succeeded (or a long-running one Stopped), 1 when it ended
+ * Failed or Cancelled or was deleted. With --limit-bytes the stream is not resumed.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "client/client.h"
+#include "commands.h"
+#include "resolve.h"
+#include "util/time.h"
+#include "util/xmalloc.h"
+#include "watchobj.h"
+#include "write.h"
+
+const struct nd_flag cmd_logs_flags[] = {
+    {"follow", 'f', ND_BOOL, NULL, "stream new lines until the object ends", NULL},
+    {"tail", 0, ND_INT, "N", "show the last N lines only (-1: all)", NULL},
+    {"since", 0, ND_DURATION, "DURATION", "only lines newer than this, e.g. 5m or 1h", NULL},
+    {"since-time", 0, ND_STRING, "TIME", "only lines at or after this RFC 3339 time", NULL},
+    {"timestamps", 0, ND_BOOL, NULL, "start each line with its time (RFC 3339, nanoseconds)",
+     NULL},
+    {"limit-bytes", 0, ND_INT, "N", "stop after N bytes of log", NULL},
+    {NULL},
+};
+
+#define ACCEPT "text/plain, application/json, */*"
+#define MAX_FAILURES 10
+
+/* KIND/NAME, KIND NAME, or NAME (a Job). */
+static int target(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd_kind **k,
+                  char **name, struct nd_status *st)
+{
+    if (o->npos == 0)
+        return nd_cli_usage(ctx, "name the object: nodus logs KIND/NAME (or NAME for a Job)");
+    if (o->npos == 1 && !strchr(o->pos[0], '/')) {
+        *k = nd_kind_by_plural(NULL, "jobs");
+        *name = nd_xstrdup(o->pos[0]);
+    } else {
+        struct nd_res_list res = {0};
+        if (nd_resolve_args(o->npos, o->pos, &res, st) < 0) {
+            nd_res_list_release(&res);
+            return nd_cli_error(ctx, st);
+        }
+        bool one = res.n == 1 && res.by_name && json_array_size(res.v[0].names) == 1;
+        if (one) {
+            *k = res.v[0].k;
+            *name = nd_xstrdup(json_string_value(json_array_get(res.v[0].names, 0)));
+        }
+        nd_res_list_release(&res);
+        if (!one)
+            return nd_cli_usage(ctx, "name one object: nodus logs KIND/NAME");
+    }
+    if (!nd_kind_has_subresource(*k, "log")) {
+        free(*name);
+        *name = NULL;
+        return nd_cli_usage(ctx, "%s have no log (Jobs, Sandboxes, Functions and PoolActions do)",
+                            (*k)->plural);
+    }
+    return 0;
+}
+
+/* ---- output ---- */
+
+static int put(const char *data, size_t len)
+{
+    if (len && fwrite(data, 1, len, stdout) != len)
+        return -1;
+    return fflush(stdout) == 0 && !ferror(stdout) ? 0 : -1;
+}
+
+static int on_bytes(void *cls, const char *data, size_t len)
+{
+    bool *failed = cls;
+    if (put(data, len) < 0) {
+        *failed = true;
+        return 1;
+    }
+    return 0;
+}
+
+struct follow {
+    bool timestamps;    /* the user's --timestamps */
+    char last[64];      /* the time of the last line printed ("" before any) */
+    int same;           /* lines printed with that time */
+    char skip[64];      /* after a reconnect: lines up to this time were printed */
+    int skip_same;      /* ...and this many with exactly that time */
+    int skipped;
+    bool skipping;
+    bool failed;        /* stdout failed */
+};
+
+/* The time at the start of a line of a timestamps=true answer, or 0 bytes. */
+static size_t time_len(const char *line, size_t len)
+{
+    const char *sp = memchr(line, ' ', len);
+    size_t n = sp ? (size_t)(sp - line) : len;
+    if (n < 20 || n >= 64 || line[4] != '-' || line[10] != 'T' || line[n - 1] != 'Z')
+        return 0;
+    return n;
+}
+
+static int on_line(void *cls, const char *line, size_t len)
+{
+    struct follow *f = cls;
+    size_t tl = time_len(line, len);
+    char ts[64];
+    memcpy(ts, line, tl);
+    ts[tl] = '\0';
+    if (f->skipping) {
+        /* fixed-width RFC 3339 times order as strings */
+        int c = strcmp(ts, f->skip);
+        if (c < 0 || (c == 0 && f->skipped < f->skip_same)) {
+            f->skipped += c == 0;
+            return 0;
+        }
+        f->skipping = false;
+    }
+    const char *text = line;
+    size_t n = len;
+    if (tl && !f->timestamps) {
+        text = line + tl + (tl < len);
+        n = len - tl - (tl < len);
+    }
+    if (put(text, n) < 0 || put("\n", 1) < 0) {
+        f->failed = true;
+        return 1;
+    }
+    if (strcmp(ts, f->last) == 0) {
+        f->same++;
+    } else {
+        memcpy(f->last, ts, tl + 1);
+        f->same = 1;
+    }
+    return 0;
+}
+
+/* ---- the end ---- */
+
+/* Whether the object has ended, and the exit code it ended with (a message printed for
+ * 1). -1 when it goes on. */
+static int ended(const struct nd_kind *k, const char *name, const json_t *obj)
+{
+    if (!obj) {
+        fprintf(stderr, "error: %s/%s was deleted\n", k->singular, name);
+        return 1;
+    }
+    const json_t *status = json_object_get(obj, "status");
+    const char *phase = json_string_value(json_object_get(status, "phase"));
+    if (json_object_get(json_object_get(obj, "metadata"), "deletionTimestamp")) {
+        fprintf(stderr, "error: %s/%s was deleted\n", k->singular, name);
+        return 1;
+    }
+    if (!phase)
+        return -1;
+    if (k->family == ND_FAMILY_LONG)
+        return strcmp(phase, "Stopped") == 0 ? 0 : -1;
+    if (!nd_phase_terminal(k->family, phase))
+        return -1;
+    if (strcmp(phase, "Succeeded") == 0)
+        return 0;
+    const char *msg = json_string_value(json_object_get(status, "message"));
+    json_t *code = json_object_get(status, "exitCode");
+    fprintf(stderr, "error: %s/%s ended %s", k->singular, name, phase);
+    if (msg)
+        fprintf(stderr, ": %s", msg);
+    if (json_is_integer(code))
+        fprintf(stderr, " (exit code %lld)", (long long)json_integer_value(code));
+    fputc('\n', stderr);
+    return 1;
+}
+
+static void pause_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* ---- the verb ---- */
+
+struct query {
+    int64_t tail, since_ms, limit;
+    const char *since_time;
+    bool timestamps;
+};
+
+/* The log's path and query, in kubectl's order. from: resume at that time. */
+static void log_path(struct nd_ctx *ctx, const struct nd_kind *k, const char *name,
+                     const struct query *q, bool follow, bool times, const char *from,
+                     struct nd_buf *p)
+{
+    nd_kind_path(k, nd_ctx_namespace(ctx), name, "log", p);
+    char sep = '?';
+#define ADD(...)                                                                                   \
+    do {                                                                                           \
+        nd_buf_addch(p, sep);                                                                      \
+        nd_buf_addf(p, __VA_ARGS__);                                                               \
+        sep = '&';                                                                                 \
+    } while (0)
+    if (follow)
+        ADD("follow=true");
+    if (times)
+        ADD("timestamps=true");
+    if (from) {
+        ADD("sinceTime=");
+        nd_buf_add_urlencoded(p, from);
+        return; /* a resumed stream: from the last line printed on */
+    }
+    if (q->tail >= 0)
+        ADD("tailLines=%lld", (long long)q->tail);
+    if (q->since_ms > 0) /* whole seconds, at least one */
+        ADD("sinceSeconds=%lld",
+            (long long)(q->since_ms >= 1500 ? (q->since_ms + 500) / 1000 : 1));
+    if (q->since_time) {
+        ADD("sinceTime=");
+        nd_buf_add_urlencoded(p, q->since_time);
+    }
+    if (q->limit > 0)
+        ADD("limitBytes=%lld", (long long)q->limit);
+#undef ADD
+}
+
+/* An answer worth asking again for: no connection, or a server busy or restarting. */
+static bool transient(int code, const struct nd_status *st)
+{
+    return nd_status_exit_code(st) == 7 || code == 429 || code >= 500;
+}
+
+/* The object as it is now: 0 with *obj (NULL when it is gone), or -1 with st and *code
+ * (0 when no answer came). */
+static int get_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *name,
+                      json_t **obj, int *code, struct nd_status *st)
+{
+    struct nd_buf item = ND_BUF_INIT;
+    nd_kind_path(k, nd_ctx_namespace(ctx), name, NULL, &item);
+    *code = 0;
+    *obj = NULL;
+    int rc = nd_write(ctx, "GET", item.data, NULL, NULL, obj, code, st);
+    nd_buf_release(&item);
+    if (rc < 0 && *code == 404) {
+        nd_status_release(st);
+        return 0;
+    }
+    return rc;
+}
+
+/* Copies one answer to stdout (no -f, or -f with --limit-bytes). */
+static int once(struct nd_ctx *ctx, struct nd_client *c, const char *path, bool follow,
+                const struct nd_kind *k, const char *name, struct nd_status *st)
+{
+    bool failed = false;
+    struct nd_request req = {.method = "GET", .path = path, .accept = ACCEPT};
+    if (nd_client_stream_bytes(c, &req, on_bytes, &failed, NULL, st) < 0)
+        return nd_cli_error(ctx, st);
+    if (failed) {
+        fprintf(stderr, "error: cannot write the log to stdout\n");
+        return 1;
+    }
+    if (!follow)
+        return 0;
+    json_t *obj = NULL;
+    int code;
+    if (get_object(ctx, k, name, &obj, &code, st) < 0)
+        return nd_cli_error(ctx, st);
+    int rc = ended(k, name, obj);
+    json_decref(obj);
+    return rc < 0 ? 0 : rc; /* the limit came first */
+}
+
+/* Follows until the object ends, resuming after a dropped connection. */
+static int follow(struct nd_ctx *ctx, struct nd_client *c, const struct query *q,
+                  const struct nd_kind *k, const char *name, struct nd_status *st)
+{
+    struct follow f = {.timestamps = q->timestamps};
+    int failures = 0;
+    for (int round = 0;; round++) {
+        struct nd_buf p = ND_BUF_INIT;
+        log_path(ctx, k, name, q, true, true, f.last[0] ? f.last : NULL, &p);
+        if (f.last[0]) {
+            memcpy(f.skip, f.last, sizeof f.skip);
+            f.skip_same = f.same;
+            f.skipped = 0;
+            f.skipping = true;
+        }
+        struct nd_request req = {.method = "GET", .path = p.data, .accept = ACCEPT};
+        int code = 0;
+        int rc = nd_client_stream(c, &req, on_line, &f, &code, st);
+        nd_buf_release(&p);
+        if (f.failed) {
+            fprintf(stderr, "error: cannot write the log to stdout\n");
+            return 1;
+        }
+        if (rc < 0 && code == 404 && round > 0)
+            return ended(k, name, NULL); /* a resumed stream: the object went */
+        if (rc < 0 && (!transient(code, st) || ++failures > MAX_FAILURES))
+            return nd_cli_error(ctx, st);
+        if (rc == 0)
+            failures = 0;
+        nd_status_release(st);
+        /* the stream ended or dropped: has the object ended? */
+        json_t *obj = NULL;
+        int got = get_object(ctx, k, name, &obj, &code, st);
+        int end = got == 0 ? ended(k, name, obj) : -1;
+        json_decref(obj);
+        if (got < 0 && (!transient(code, st) || ++failures > MAX_FAILURES))
+            return nd_cli_error(ctx, st);
+        nd_status_release(st);
+        if (end >= 0)
+            return end;
+        if (rc < 0 || got < 0)
+            pause_ms(500);
+    }
+}
+
+int cmd_logs(int argc, char **argv, struct nd_ctx *ctx)
+{
+    struct nd_opts o;
+    struct nd_status st = ND_STATUS_INIT;
+    const struct nd_kind *k = NULL;
+    char *name = NULL;
+    int rc = 0;
+    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+        rc = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    struct query q = {
+        .tail = nd_opt_int(&o, "tail", -1),
+        .since_ms = nd_opt_ms(&o, "since", 0),
+        .limit = nd_opt_int(&o, "limit-bytes", 0),
+        .since_time = nd_opt_str(&o, "since-time"),
+        .timestamps = nd_opt_bool(&o, "timestamps"),
+    };
+    if (q.tail < -1) {
+        rc = nd_cli_usage(ctx, "--tail must be greater than or equal to -1");
+        goto out;
+    }
+    if (q.since_ms < 0) {
+        rc = nd_cli_usage(ctx, "--since must be greater than 0");
+        goto out;
+    }
+    if (q.limit < 0) {
+        rc = nd_cli_usage(ctx, "--limit-bytes must be greater than 0");
+        goto out;
+    }
+    if (q.since_time && q.since_ms) {
+        rc = nd_cli_usage(ctx, "at most one of `sinceTime` or `sinceSeconds` may be specified");
+        goto out;
+    }
+    if (q.since_time) {
+        int64_t us;
+        if (nd_time_parse_micro(q.since_time, &us, &st) < 0) {
+            rc = nd_cli_usage(ctx, "invalid argument \"%s\" for \"--since-time\" flag: %s",
+                              q.since_time, st.message);
+            goto out;
+        }
+    }
+    if ((rc = target(ctx, &o, &k, &name, &st)) != 0)
+        goto out;
+    struct nd_client *c = nd_ctx_client(ctx, &st);
+    if (!c) {
+        rc = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    bool follow_it = nd_opt_bool(&o, "follow");
+    if (follow_it && !q.limit) {
+        rc = follow(ctx, c, &q, k, name, &st);
+        goto out;
+    }
+    struct nd_buf p = ND_BUF_INIT;
+    log_path(ctx, k, name, &q, follow_it, q.timestamps, NULL, &p);
+    rc = once(ctx, c, p.data, follow_it, k, name, &st);
+    nd_buf_release(&p);
+out:
+    free(name);
+    nd_status_release(&st);
+    nd_opts_release(&o);
+    return rc;
+}
