@@ -3,10 +3,15 @@
 
 #include <string.h>
 
+#include "exec.h"
+#include "files.h"
+
 static const struct {
     const char *name;
     em_subresource_fn fn;
 } table[] = {
+    {"exec", em_exec_handle},
+    {"files", em_files_handle},
     {NULL, NULL},
 };
 
