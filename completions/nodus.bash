@@ -6,7 +6,7 @@
 # Verbs, flags and fixed values are the lists below; kinds, object names,
 # projects and contexts come from `nodus __complete`.
 
-_nodus_verbs='annotate api-resources api-versions apply cancel completion config create delete describe diff edit explain get label patch replace resume start stop suspend version wait'
+_nodus_verbs='annotate api-resources api-versions apply cancel completion config cp create delete describe diff edit exec explain get label patch replace resume start stop suspend version wait'
 
 # The flags of verb $1 (none before the verb) and the global flags.
 _nodus_flags()
@@ -23,6 +23,7 @@ _nodus_flags()
     describe) echo '--selector -l --show-events' ;;
     diff) echo '--filename -f --recursive -R --field-manager' ;;
     edit) echo '--output -o' ;;
+    exec) echo '--quiet -q --stdin -i --tty -t' ;;
     explain) echo '--recursive --api-version --output' ;;
     get) echo '--output -o --selector -l --field-selector --watch -w --watch-only --output-watch-events --sort-by --show-labels --label-columns -L --no-headers --chunk-size --show-kind --ignore-not-found --raw --show-managed-fields' ;;
     patch) echo '--patch -p --patch-file --type --dry-run --output -o' ;;
@@ -117,6 +118,10 @@ _nodus_flag_value()
         case $2 in
         --output|-o) _nodus_hint='=yaml json'; return 0 ;;
         esac ;;
+    exec)
+        case $2 in
+        --quiet|-q|--stdin|-i|--tty|-t) return 1 ;;
+        esac ;;
     explain)
         case $2 in
         --api-version) _nodus_hint='=nodus.dev/v1 v1'; return 0 ;;
@@ -182,9 +187,10 @@ _nodus_args()
 {
     _nodus_hint=none
     case $1 in
-    annotate|cancel|delete|describe|edit|explain|get|label|patch|resume|start|stop|suspend|wait) _nodus_hint=ask ;;
+    annotate|cancel|delete|describe|edit|exec|explain|get|label|patch|resume|start|stop|suspend|wait) _nodus_hint=ask ;;
     completion) if (($2 == 0)); then _nodus_hint='=bash zsh fish'; fi ;;
     config) if (($2 == 0)); then _nodus_hint='=view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'; fi ;;
+    cp) _nodus_hint=files ;;
     esac
 }
 

@@ -79,6 +79,11 @@ function __nodus_flag_value --argument-names verb flag
         case --output -o
             return 0
         end
+    case exec
+        switch $flag
+        case --quiet -q --stdin -i --tty -t
+            return 1
+        end
     case explain
         switch $flag
         case --api-version --output
@@ -199,11 +204,13 @@ complete -c nodus -n __nodus_needs_verb -a apply -d 'Make objects look like thei
 complete -c nodus -n __nodus_needs_verb -a cancel -d 'Cancel Jobs and Pipelines (spec.state: Cancelled)'
 complete -c nodus -n __nodus_needs_verb -a completion -d 'Print a shell completion script (bash, zsh or fish)'
 complete -c nodus -n __nodus_needs_verb -a config -d 'Show or change the configuration file (kubeconfig format)'
+complete -c nodus -n __nodus_needs_verb -a cp -d 'Copy files and directories to and from Sandboxes and Volumes'
 complete -c nodus -n __nodus_needs_verb -a create -d 'Create objects from manifests'
 complete -c nodus -n __nodus_needs_verb -a delete -d 'Delete objects by name, manifest, selector or --all'
 complete -c nodus -n __nodus_needs_verb -a describe -d 'Show a readable summary of objects, with their Events'
 complete -c nodus -n __nodus_needs_verb -a diff -d 'Show what apply would change (exit 0 none, 1 some, 2 an error)'
 complete -c nodus -n __nodus_needs_verb -a edit -d 'Edit objects as YAML in $NODUS_EDITOR or $EDITOR'
+complete -c nodus -n __nodus_needs_verb -a exec -d 'Run a command in a Running Sandbox (or Job)'
 complete -c nodus -n __nodus_needs_verb -a explain -d 'Describe the fields of a kind, from the server\'s OpenAPI schema'
 complete -c nodus -n __nodus_needs_verb -a get -d 'Display one or many objects'
 complete -c nodus -n __nodus_needs_verb -a label -d 'Set or remove labels of objects'
@@ -292,6 +299,9 @@ complete -c nodus -n '__nodus_using diff' -s f -l filename -r -F -d 'manifest fi
 complete -c nodus -n '__nodus_using diff' -s R -l recursive -d 'read directories given with -f recursively'
 complete -c nodus -n '__nodus_using diff' -l field-manager -x -d 'the manager apply would use (default nodus)'
 complete -c nodus -n '__nodus_using edit' -s o -l output -x -a 'yaml json' -d 'edit as yaml (default) or json'
+complete -c nodus -n '__nodus_using exec' -s q -l quiet -d 'Only print the output of the remote command'
+complete -c nodus -n '__nodus_using exec' -s i -l stdin -d 'Pass stdin to the command'
+complete -c nodus -n '__nodus_using exec' -s t -l tty -d 'Stdin is a terminal: raw mode, window size forwarded'
 complete -c nodus -n '__nodus_using explain' -l recursive -d 'print the fields of fields too, without descriptions'
 complete -c nodus -n '__nodus_using explain' -l api-version -x -a 'nodus.dev/v1 v1' -d 'explain the kind in this API version'
 complete -c nodus -n '__nodus_using explain' -l output -x -a 'plaintext' -d 'plaintext (the only format)'
@@ -330,6 +340,7 @@ complete -c nodus -n '__nodus_using wait' -s l -l selector -x -d 'wait for the o
 complete -c nodus -n '__nodus_using wait' -l all -d 'wait for every object of the kind'
 
 # Arguments
-complete -c nodus -n '__nodus_arg any annotate cancel delete describe edit explain get label patch resume start stop suspend wait' -a '(__nodus_complete)'
+complete -c nodus -n '__nodus_arg any annotate cancel delete describe edit exec explain get label patch resume start stop suspend wait' -a '(__nodus_complete)'
 complete -c nodus -n '__nodus_arg first completion' -a 'bash zsh fish'
 complete -c nodus -n '__nodus_arg first config' -a 'view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'
+complete -c nodus -n '__nodus_arg any cp' -F
