@@ -82,17 +82,20 @@ TREE() { echo "$EMU_STATE/files/default/sandboxes/sbx"; }
 }
 
 @test "exec -it: a window resize (SIGWINCH) reaches the remote terminal" {
-    # the remote side waits until its size changes, then prints it
+    # the remote side says it started (a file in its tree), waits until its size
+    # changes, then prints it
+    rm -f "$(TREE)/started"
     cat >resize.sh <<'SH'
 stty cols 100 rows 30
-nodus exec -it sbx -- sh -c 'stty size; i=0; while [ "$(stty size)" = "30 100" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; stty size' </dev/tty &
+nodus exec -it sbx -- sh -c 'stty size; touch started; i=0; while [ "$(stty size)" = "30 100" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; stty size' </dev/tty &
 pid=$!
-sleep 0.5
+i=0
+while [ ! -e "$STARTED" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
 stty cols 50 rows 20
 kill -WINCH $pid
 wait $pid
 SH
-    run -0 script -qec "sh resize.sh" /dev/null
+    STARTED=$(TREE)/started run -0 script -qec "sh resize.sh" /dev/null
     assert_output $'30 100\r\n20 50\r'
 }
 

@@ -194,7 +194,7 @@ hdr() {
     t=$(tree sandboxes dev)
     rm -f "$t/sleeper.pid"
     ws "$NS/sandboxes/dev/exec?command=sh&command=-c&command=echo+\$\$+>sleeper.pid;+exec+sleep+300&stdout=true" \
-        "v5.channel.k8s.io" --max-time 1 || true
+        "v5.channel.k8s.io" --max-time 2 || true
     [ -s "$t/sleeper.pid" ]
     pid=$(cat "$t/sleeper.pid")
     for i in $(seq 1 50); do
