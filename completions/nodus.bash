@@ -6,7 +6,7 @@
 # Verbs, flags and fixed values are the lists below; kinds, object names,
 # projects and contexts come from `nodus __complete`.
 
-_nodus_verbs='annotate api-resources api-versions apply approve cancel completion config create delete describe diff edit emulator explain get invoke label logs patch reject replace request resume shell start stop suspend version wait'
+_nodus_verbs='annotate api-resources api-versions apply approve cancel completion config cp create delete describe diff edit emulator exec explain get invoke label logs patch reject replace request resume shell start stop suspend version wait'
 
 # The flags of verb $1 (none before the verb) and the global flags.
 _nodus_flags()
@@ -24,6 +24,7 @@ _nodus_flags()
     diff) echo '--filename -f --recursive -R --field-manager' ;;
     edit) echo '--output -o' ;;
     emulator) echo '--state --speed --seed --reset' ;;
+    exec) echo '--quiet -q --stdin -i --tty -t' ;;
     explain) echo '--recursive --api-version --output' ;;
     get) echo '--output -o --selector -l --field-selector --watch -w --watch-only --output-watch-events --sort-by --show-labels --label-columns -L --no-headers --chunk-size --show-kind --ignore-not-found --raw --show-managed-fields' ;;
     invoke) echo '--data -d --filename -f --content-type' ;;
@@ -127,6 +128,10 @@ _nodus_flag_value()
         --seed) _nodus_hint='dirs'; return 0 ;;
         --reset) return 1 ;;
         esac ;;
+    exec)
+        case $2 in
+        --quiet|-q|--stdin|-i|--tty|-t) return 1 ;;
+        esac ;;
     explain)
         case $2 in
         --api-version) _nodus_hint='=nodus.dev/v1 v1'; return 0 ;;
@@ -206,9 +211,10 @@ _nodus_args()
 {
     _nodus_hint=none
     case $1 in
-    annotate|approve|cancel|delete|describe|edit|explain|get|invoke|label|logs|patch|reject|resume|start|stop|suspend|wait) _nodus_hint=ask ;;
+    annotate|approve|cancel|delete|describe|edit|exec|explain|get|invoke|label|logs|patch|reject|resume|start|stop|suspend|wait) _nodus_hint=ask ;;
     completion) if (($2 == 0)); then _nodus_hint='=bash zsh fish'; fi ;;
     config) if (($2 == 0)); then _nodus_hint='=view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'; fi ;;
+    cp) _nodus_hint=files ;;
     emulator) if (($2 == 0)); then _nodus_hint='=start stop status reset logs env clock'; fi ;;
     esac
 }

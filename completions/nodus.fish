@@ -86,6 +86,11 @@ function __nodus_flag_value --argument-names verb flag
         case --reset
             return 1
         end
+    case exec
+        switch $flag
+        case --quiet -q --stdin -i --tty -t
+            return 1
+        end
     case explain
         switch $flag
         case --api-version --output
@@ -219,12 +224,14 @@ complete -c nodus -n __nodus_needs_verb -a approve -d 'Approve PoolActions that 
 complete -c nodus -n __nodus_needs_verb -a cancel -d 'Cancel Jobs and Pipelines (spec.state: Cancelled)'
 complete -c nodus -n __nodus_needs_verb -a completion -d 'Print a shell completion script (bash, zsh or fish)'
 complete -c nodus -n __nodus_needs_verb -a config -d 'Show or change the configuration file (kubeconfig format)'
+complete -c nodus -n __nodus_needs_verb -a cp -d 'Copy files and directories to and from Sandboxes and Volumes'
 complete -c nodus -n __nodus_needs_verb -a create -d 'Create objects from manifests'
 complete -c nodus -n __nodus_needs_verb -a delete -d 'Delete objects by name, manifest, selector or --all'
 complete -c nodus -n __nodus_needs_verb -a describe -d 'Show a readable summary of objects, with their Events'
 complete -c nodus -n __nodus_needs_verb -a diff -d 'Show what apply would change (exit 0 none, 1 some, 2 an error)'
 complete -c nodus -n __nodus_needs_verb -a edit -d 'Edit objects as YAML in $NODUS_EDITOR or $EDITOR'
 complete -c nodus -n __nodus_needs_verb -a emulator -d 'Run and drive a local nodus-emulator (start, stop, status, reset, logs, env, clock)'
+complete -c nodus -n __nodus_needs_verb -a exec -d 'Run a command in a Running Sandbox (or Job)'
 complete -c nodus -n __nodus_needs_verb -a explain -d 'Describe the fields of a kind, from the server\'s OpenAPI schema'
 complete -c nodus -n __nodus_needs_verb -a get -d 'Display one or many objects'
 complete -c nodus -n __nodus_needs_verb -a invoke -d 'Call a Function with a request body and print its answer'
@@ -324,6 +331,9 @@ complete -c nodus -n '__nodus_using emulator' -l state -x -a '(__fish_complete_d
 complete -c nodus -n '__nodus_using emulator' -l speed -x -d 'start: run its clock X times faster than real time (0: stopped)'
 complete -c nodus -n '__nodus_using emulator' -l seed -x -a '(__fish_complete_directories)' -d 'start: fill an empty state from DIR'
 complete -c nodus -n '__nodus_using emulator' -l reset -d 'start: empty the state directory first'
+complete -c nodus -n '__nodus_using exec' -s q -l quiet -d 'Only print the output of the remote command'
+complete -c nodus -n '__nodus_using exec' -s i -l stdin -d 'Pass stdin to the command'
+complete -c nodus -n '__nodus_using exec' -s t -l tty -d 'Stdin is a terminal: raw mode, window size forwarded'
 complete -c nodus -n '__nodus_using explain' -l recursive -d 'print the fields of fields too, without descriptions'
 complete -c nodus -n '__nodus_using explain' -l api-version -x -a 'nodus.dev/v1 v1' -d 'explain the kind in this API version'
 complete -c nodus -n '__nodus_using explain' -l output -x -a 'plaintext' -d 'plaintext (the only format)'
@@ -371,7 +381,8 @@ complete -c nodus -n '__nodus_using wait' -s l -l selector -x -d 'wait for the o
 complete -c nodus -n '__nodus_using wait' -l all -d 'wait for every object of the kind'
 
 # Arguments
-complete -c nodus -n '__nodus_arg any annotate approve cancel delete describe edit explain get invoke label logs patch reject resume start stop suspend wait' -a '(__nodus_complete)'
+complete -c nodus -n '__nodus_arg any annotate approve cancel delete describe edit exec explain get invoke label logs patch reject resume start stop suspend wait' -a '(__nodus_complete)'
 complete -c nodus -n '__nodus_arg first completion' -a 'bash zsh fish'
 complete -c nodus -n '__nodus_arg first config' -a 'view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'
+complete -c nodus -n '__nodus_arg any cp' -F
 complete -c nodus -n '__nodus_arg first emulator' -a 'start stop status reset logs env clock'

@@ -12,6 +12,7 @@
 #include "api.h"
 #include "discovery.h"
 #include "errors.h"
+#include "exec.h"
 #include "fsutil.h"
 #include "idempotency.h"
 #include "json/json.h"
@@ -313,7 +314,7 @@ void em_router_handle(void *cls, struct em_req *req, struct em_resp *resp)
 
 void em_router_stop(struct em_server *srv)
 {
-    (void)srv;
+    em_exec_shutdown(srv);
 }
 
 void em_router_release(struct em_server *srv)

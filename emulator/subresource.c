@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "logs.h"
+#include "exec.h"
+#include "files.h"
 
 static const struct {
     const char *name;
@@ -11,6 +13,8 @@ static const struct {
 } table[] = {
     {"invoke", em_function_invoke},
     {"log", em_logs_serve},
+    {"exec", em_exec_handle},
+    {"files", em_files_handle},
     {NULL, NULL},
 };
 

@@ -15,11 +15,13 @@ ND_VERB(apply);
 ND_VERB(complete); /* __complete (hidden), in complete.c */
 ND_VERB(completion);
 ND_VERB(config);
+ND_VERB(cp);
 ND_VERB(create);
 ND_VERB(delete);
 ND_VERB(describe);
 ND_VERB(diff);
 ND_VERB(edit);
+ND_VERB(exec);
 ND_VERB(explain);
 ND_VERB(get);
 ND_VERB(invoke);

@@ -63,6 +63,11 @@ const struct nd_command nd_commands[] = {
      "  nodus config set-credentials me --token-file ~/.nodus/token\n"
      "  nodus config set-context local --cluster local --user me --namespace default\n"
      "  nodus config use-context local\n  nodus config view --minify"},
+    {"cp", cmd_cp, cmd_cp_flags, "Nodus commands",
+     "Copy files and directories to and from Sandboxes and Volumes",
+     "cp SRC DEST (one of them [KIND/]NAME:PATH)", "files",
+     "  nodus cp ./data sandbox/dev:/work\n  nodus cp dev:/work/out ./out\n"
+     "  nodus cp volume/datasets:/train ./train"},
     {"create", cmd_create, cmd_create_flags, "Deploy and change", "Create objects from manifests",
      "create -f FILE|DIR|- [-R]", NULL, NULL},
     {"delete", cmd_delete, cmd_delete_flags, "Basic commands",
@@ -86,6 +91,11 @@ const struct nd_command nd_commands[] = {
      "=start stop status reset logs env clock",
      "  nodus emulator start\n  nodus emulator clock advance 1h\n"
      "  eval \"$(nodus emulator env)\"\n  nodus emulator stop"},
+    {"exec", cmd_exec, cmd_exec_flags, "Nodus commands",
+     "Run a command in a Running Sandbox (or Job)",
+     "exec [-i] [-t] SANDBOX|KIND/NAME -- COMMAND [ARGS...]", "kinds names",
+     "  nodus exec dev -- ls -la\n  nodus exec -it sandbox/dev -- bash\n"
+     "  echo hello | nodus exec -i dev -- cat"},
     {"explain", cmd_explain, cmd_explain_flags, "Inspect the API",
      "Describe the fields of a kind, from the server's OpenAPI schema",
      "explain KIND[.FIELD...] [--recursive] [--api-version GROUP/VERSION]", "kinds",

@@ -8,11 +8,3 @@ bool em_job_can_start(struct em_ctl *c, int64_t *wait)
     *wait = EM_NEVER;
     return true;
 }
-
-/* Until exec sessions are tracked, no Sandbox has one. */
-int em_sandbox_sessions(struct em_server *srv, const json_t *sandbox)
-{
-    (void)srv;
-    (void)sandbox;
-    return 0;
-}

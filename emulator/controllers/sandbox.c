@@ -88,4 +88,16 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
     return em_longrun_reconcile(srv, k, obj, now, &ops);
 }
 
+void em_sandbox_session_ended(struct em_server *srv, json_t *sandbox)
+{
+    const struct nd_kind *k = nd_kind_by_plural(NULL, "sandboxes");
+    struct em_ctl c;
+    em_ctl_begin(&c, srv, k, sandbox, em_clock_now_ms(&srv->clock));
+    if (strcmp(em_ctl_phase(&c), "Running") == 0) {
+        em_ctl_sim_set(&c, "activeAt", c.now);
+        em_ctl_set_time(&c, "lastActivityTime", c.now);
+    }
+    em_ctl_commit(&c);
+}
+
 const struct em_controller em_sandbox_controller = {"sandboxes", reconcile};

@@ -32,6 +32,8 @@ static struct curl_api {
     const char *(*easy_strerror)(CURLcode);
     struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
     void (*slist_free_all)(struct curl_slist *);
+    CURLcode (*easy_send)(CURL *, const void *, size_t, size_t *);
+    CURLcode (*easy_recv)(CURL *, void *, size_t, size_t *);
 } api;
 
 static const char *soname = "libcurl.so.4";
@@ -79,6 +81,7 @@ static int load(struct nd_status *st)
         SYM(easy_getinfo, "curl_easy_getinfo"), SYM(easy_cleanup, "curl_easy_cleanup"),
         SYM(easy_reset, "curl_easy_reset"),     SYM(easy_strerror, "curl_easy_strerror"),
         SYM(slist_append, "curl_slist_append"), SYM(slist_free_all, "curl_slist_free_all"),
+        SYM(easy_send, "curl_easy_send"),       SYM(easy_recv, "curl_easy_recv"),
 #undef SYM
     };
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
@@ -377,4 +380,95 @@ out:
     api.slist_free_all(hdrs);
     k->x = NULL;
     return rc;
+}
+
+/* ---- raw connections for ws.c ---- */
+
+int nd_curl_raw_open(struct nd_client *c, const char *url, int64_t deadline, void **handle,
+                     int *fd, struct nd_status *st)
+{
+    *handle = NULL;
+    *fd = -1;
+    if (load(st) < 0)
+        return -1;
+    struct nd_curl *k = nd_xcalloc(1, sizeof *k);
+    k->h = api.easy_init();
+    if (!k->h) {
+        free(k);
+        return nd_status_set(st, "Unreachable", INSTALL_FIX, "curl_easy_init failed");
+    }
+    struct nd_response resp;
+    nd_response_init(&resp);
+    struct nd_exchange x = {0};
+    x.method = "GET";
+    x.url = url;
+    x.headers = "";
+    x.deadline = deadline;
+    x.resp = &resp;
+    k->x = &x;
+    int rc = -1;
+    if (set_options(c, k, &x, NULL, st) < 0)
+        goto out;
+    api.easy_setopt(k->h, CURLOPT_CONNECT_ONLY, 1L);
+    /* the upgrade is HTTP/1.1: ALPN must not settle on h2 */
+    api.easy_setopt(k->h, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
+    api.easy_setopt(k->h, CURLOPT_TIMEOUT_MS, 0L); /* the session itself has no deadline */
+    CURLcode r = api.easy_perform(k->h);
+    if (r != CURLE_OK) {
+        fail(c, k, &x, r, st);
+        goto out;
+    }
+    curl_socket_t sock = CURL_SOCKET_BAD;
+    if (api.easy_getinfo(k->h, CURLINFO_ACTIVESOCKET, &sock) != CURLE_OK ||
+        sock == CURL_SOCKET_BAD) {
+        nd_status_set(st, "Unreachable", INSTALL_FIX, "libcurl gave no socket for %s", url);
+        goto out;
+    }
+    *fd = (int)sock;
+    rc = 0;
+out:
+    k->x = NULL;
+    nd_response_release(&resp);
+    if (rc < 0)
+        nd_curl_free(k);
+    else
+        *handle = k;
+    return rc;
+}
+
+ssize_t nd_curl_raw_send(void *handle, const void *p, size_t n)
+{
+    struct nd_curl *k = handle;
+    size_t sent = 0;
+    CURLcode r = api.easy_send(k->h, p, n, &sent);
+    if (r == CURLE_AGAIN) {
+        errno = EAGAIN;
+        return -1;
+    }
+    if (r != CURLE_OK) {
+        errno = EPIPE;
+        return -1;
+    }
+    return (ssize_t)sent;
+}
+
+ssize_t nd_curl_raw_recv(void *handle, void *p, size_t n)
+{
+    struct nd_curl *k = handle;
+    size_t got = 0;
+    CURLcode r = api.easy_recv(k->h, p, n, &got);
+    if (r == CURLE_AGAIN) {
+        errno = EAGAIN;
+        return -1;
+    }
+    if (r != CURLE_OK) {
+        errno = ECONNRESET;
+        return -1;
+    }
+    return (ssize_t)got;
+}
+
+void nd_curl_raw_close(void *handle)
+{
+    nd_curl_free(handle);
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "client/client.h"
 #include "util/buf.h"
@@ -92,6 +93,19 @@ void nd_curl_free(struct nd_curl *k);
 /* The soname nd_curl_exchange loads ("libcurl.so.4"); tests point it elsewhere to see
  * the error. A failed load is not remembered, so the next request tries again. */
 void nd_curl_set_library(const char *soname);
+
+/* For ws.c: a new connection of its own, with the errors a request would get. Plain:
+ * a connected non-blocking socket (*fd, owned by the caller). TLS: a libcurl handle
+ * connected with CURLOPT_CONNECT_ONLY (TLS done, nothing sent), its socket in *fd;
+ * bytes go through nd_curl_raw_send/recv (-1 with errno EAGAIN when they would block,
+ * 0 from recv at the end), and nd_curl_raw_close frees it. deadline: 0 or
+ * nd_client_now_ms() based. */
+int nd_plain_dial(struct nd_client *c, int64_t deadline, int *fd, struct nd_status *st);
+int nd_curl_raw_open(struct nd_client *c, const char *url, int64_t deadline, void **handle,
+                     int *fd, struct nd_status *st);
+ssize_t nd_curl_raw_send(void *handle, const void *p, size_t n);
+ssize_t nd_curl_raw_recv(void *handle, void *p, size_t n);
+void nd_curl_raw_close(void *handle);
 
 /* Records a header of the answer in resp->headers (name lower-cased, repeats joined
  * by ", ", surrounding blanks trimmed, bytes that are not UTF-8 turned into '?').

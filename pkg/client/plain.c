@@ -614,3 +614,15 @@ int nd_plain_exchange(struct nd_client *c, struct nd_exchange *x, struct nd_stat
     nd_buf_release(&head);
     return rc;
 }
+
+int nd_plain_dial(struct nd_client *c, int64_t deadline, int *fd, struct nd_status *st)
+{
+    struct nd_plain *p = nd_xcalloc(1, sizeof *p);
+    p->fd = -1;
+    struct nd_exchange x = {0};
+    x.deadline = deadline;
+    int rc = plain_connect(c, p, &x, st);
+    *fd = p->fd;
+    free(p);
+    return rc;
+}

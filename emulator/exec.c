@@ -1,0 +1,303 @@
+/* The exec subresource: checks, the WebSocket handshake and the session registry. The
+ * session itself (the process and the channel protocol) is exec_session.c's. */
+#include "exec.h"
+#include "exec_session.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "clock.h"
+#include "controllers/controllers.h"
+#include "files.h"
+#include "objects.h"
+#include "client/ws.h"
+#include "util/xmalloc.h"
+
+/* ---- the registry: open sessions per object uid (server lock held) ---- */
+
+static json_t *open_sessions; /* uid -> count */
+static int live;              /* sessions from their request to their end */
+static pthread_cond_t live_changed = PTHREAD_COND_INITIALIZER;
+
+int em_sandbox_sessions(struct em_server *srv, const json_t *sandbox)
+{
+    (void)srv;
+    const char *uid =
+        json_string_value(json_object_get(json_object_get(sandbox, "metadata"), "uid"));
+    return uid && open_sessions ? (int)json_integer_value(json_object_get(open_sessions, uid)) : 0;
+}
+
+static void session_count(const char *uid, int delta)
+{
+    if (!open_sessions)
+        open_sessions = json_object();
+    json_int_t n = json_integer_value(json_object_get(open_sessions, uid)) + delta;
+    if (n > 0)
+        json_object_set_new(open_sessions, uid, json_integer(n));
+    else
+        json_object_del(open_sessions, uid);
+    if (!json_object_size(open_sessions)) {
+        json_decref(open_sessions);
+        open_sessions = NULL;
+    }
+}
+
+void em_exec_session_open(struct em_exec_session *s)
+{
+    session_count(s->uid, +1);
+    live++;
+}
+
+void em_exec_session_closed(struct em_exec_session *s)
+{
+    session_count(s->uid, -1);
+    live--;
+    pthread_cond_broadcast(&live_changed);
+    if (strcmp(s->plural, "sandboxes") != 0)
+        return;
+    json_t *obj = em_store_get(&s->srv->store, s->plural, s->ns, s->name);
+    const char *uid = json_string_value(json_object_get(json_object_get(obj, "metadata"), "uid"));
+    if (obj && uid && strcmp(uid, s->uid) == 0)
+        em_sandbox_session_ended(s->srv, obj);
+}
+
+bool em_exec_target_running(struct em_server *srv, const char *plural, const char *ns,
+                            const char *name, const char *uid)
+{
+    json_t *obj = em_store_get(&srv->store, plural, ns, name);
+    if (!obj)
+        return false;
+    const json_t *meta = json_object_get(obj, "metadata");
+    const char *u = json_string_value(json_object_get(meta, "uid"));
+    const char *phase = json_string_value(json_object_get(json_object_get(obj, "status"), "phase"));
+    return u && strcmp(u, uid) == 0 && phase && strcmp(phase, "Running") == 0 &&
+           !json_object_get(meta, "deletionTimestamp");
+}
+
+void em_exec_shutdown(struct em_server *srv)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 5;
+    pthread_mutex_lock(&srv->lock);
+    while (live > 0 && pthread_cond_timedwait(&live_changed, &srv->lock, &until) == 0)
+        ;
+    pthread_mutex_unlock(&srv->lock);
+}
+
+/* ---- the request ---- */
+
+/* A boolean query parameter as Go's strconv.ParseBool reads it. */
+static int query_bool(struct em_api *a, const char *name, bool *out)
+{
+    *out = false;
+    const char *v = em_req_query(a->req, name);
+    if (!v)
+        return 0;
+    static const char *const yes[] = {"1", "t", "T", "true", "TRUE", "True", NULL};
+    static const char *const no[] = {"0", "f", "F", "false", "FALSE", "False", "", NULL};
+    for (int i = 0; yes[i]; i++)
+        if (!strcmp(v, yes[i]))
+            return (*out = true), 0;
+    for (int i = 0; no[i]; i++)
+        if (!strcmp(v, no[i]))
+            return 0;
+    return nd_status_set(&a->st, "BadRequest", "use true or false",
+                         "invalid value for query parameter %s: \"%s\" (want true or false)", name,
+                         v);
+}
+
+static bool has_token(const char *list, const char *tok)
+{
+    size_t tl = strlen(tok);
+    for (const char *p = list; p && *p;) {
+        while (*p == ' ' || *p == '\t' || *p == ',')
+            p++;
+        size_t n = strcspn(p, ",");
+        size_t m = n;
+        while (m && (p[m - 1] == ' ' || p[m - 1] == '\t'))
+            m--;
+        if (m == tl && strncasecmp(p, tok, tl) == 0)
+            return true;
+        p += n;
+    }
+    return false;
+}
+
+static int websocket_request(struct em_api *a, const char **protocol)
+{
+    const char *conn = em_req_header(a->req, "connection");
+    const char *up = em_req_header(a->req, "upgrade");
+    const char *key = em_req_header(a->req, "sec-websocket-key");
+    const char *ver = em_req_header(a->req, "sec-websocket-version");
+    const char *FIX = "connect with a WebSocket client, e.g. nodus exec";
+    if (!conn || !has_token(conn, "upgrade") || !up || !has_token(up, "websocket") || !key || !*key)
+        return nd_status_set(&a->st, "BadRequest", FIX,
+                             "exec needs a WebSocket upgrade (Connection: Upgrade, Upgrade: "
+                             "websocket, Sec-WebSocket-Key)");
+    if (!ver || strcmp(ver, "13") != 0)
+        return nd_status_set(&a->st, "BadRequest", FIX,
+                             "unsupported Sec-WebSocket-Version \"%s\" (this server speaks 13)",
+                             ver ? ver : "");
+    const char *offered = em_req_header(a->req, "sec-websocket-protocol");
+    if (has_token(offered, "v5.channel.k8s.io"))
+        *protocol = "v5.channel.k8s.io";
+    else if (has_token(offered, "v4.channel.k8s.io"))
+        *protocol = "v4.channel.k8s.io";
+    else
+        return nd_status_set(&a->st, "BadRequest",
+                             "offer Sec-WebSocket-Protocol: v5.channel.k8s.io",
+                             "no supported subprotocol in \"%s\": this server speaks "
+                             "v5.channel.k8s.io and v4.channel.k8s.io",
+                             offered ? offered : "");
+    return 0;
+}
+
+/* Not Running: a refusal whose fix depends on where the object is. */
+static int not_running(struct em_api *a, const json_t *obj)
+{
+    const json_t *meta = json_object_get(obj, "metadata");
+    const char *phase = json_string_value(json_object_get(json_object_get(obj, "status"), "phase"));
+    if (!phase || !*phase)
+        phase = "Pending";
+    const char *kind = a->kind->singular, *name = a->path.name;
+    bool deleting = json_object_get(meta, "deletionTimestamp") != NULL;
+    nd_status_set(&a->st, "BadRequest", NULL,
+                  "cannot exec into %s \"%s\": it is %s%s, and exec needs it Running", kind, name,
+                  deleting ? "being deleted, " : "", phase);
+    if (deleting)
+        nd_status_set_fix(&a->st, "create it again: nodus apply -f ...");
+    else if (!strcmp(phase, "Stopped"))
+        nd_status_set_fix(&a->st, "start it: nodus start %s/%s -n %s", kind, name, a->ns);
+    else if (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed") || !strcmp(phase, "Cancelled"))
+        nd_status_set_fix(&a->st, "it has ended; read its output: nodus logs %s/%s -n %s", kind,
+                          name, a->ns);
+    else
+        nd_status_set_fix(&a->st,
+                          "wait until it runs: nodus wait %s/%s -n %s "
+                          "--for=jsonpath='{.status.phase}'=Running",
+                          kind, name, a->ns);
+    nd_status_set_target(&a->st, name, a->kind->group, a->kind->plural);
+    return -1;
+}
+
+static char **strings_of(const json_t *arr)
+{
+    size_t n = json_array_size(arr);
+    char **v = nd_xcalloc(n + 1, sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = nd_xstrdup(json_string_value(json_array_get(arr, i)));
+    return v;
+}
+
+/* The process's environment: the emulator's, then spec.env, then TERM for a terminal. */
+extern char **environ;
+static char **environment(const json_t *obj, bool tty)
+{
+    json_t *env = json_object();
+    for (char **e = environ; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (!eq)
+            continue;
+        char *k = nd_xstrndup(*e, (size_t)(eq - *e));
+        json_object_set_new(env, k, json_string(eq + 1));
+        free(k);
+    }
+    if (tty)
+        json_object_set_new(env, "TERM", json_string("xterm"));
+    size_t i;
+    json_t *kv;
+    json_array_foreach(json_object_get(json_object_get(obj, "spec"), "env"), i, kv)
+    {
+        const char *k = json_string_value(json_object_get(kv, "name"));
+        const char *v = json_string_value(json_object_get(kv, "value"));
+        if (k && *k)
+            json_object_set_new(env, k, json_string(v ? v : ""));
+    }
+    char **out = nd_xcalloc(json_object_size(env) + 1, sizeof *out);
+    size_t n = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach(env, k, v) out[n++] = nd_xasprintf("%s=%s", k, json_string_value(v));
+    json_decref(env);
+    return out;
+}
+
+static void session_run(void *cls, int fd, const char *extra, size_t extra_len)
+{
+    em_exec_session_run(cls, fd, extra, extra_len);
+}
+
+static void session_abandon(void *cls)
+{
+    /* the upgrade never happened: nothing ran */
+    struct em_exec_session *s = cls;
+    pthread_mutex_lock(&s->srv->lock);
+    em_exec_session_closed(s);
+    pthread_mutex_unlock(&s->srv->lock);
+    em_exec_session_free(s);
+}
+
+int em_exec_handle(struct em_api *a, const char *verb)
+{
+    if (strcmp(verb, "get") != 0 && strcmp(verb, "create") != 0)
+        return nd_status_set(&a->st, "MethodNotAllowed", "open it with GET (a WebSocket upgrade)",
+                             "%s is not supported on the exec subresource", a->req->method);
+    json_t *obj = em_store_get(&a->srv->store, a->kind->plural, a->ns, a->path.name);
+    if (!obj)
+        return em_api_not_found(a, a->path.name);
+    json_t *command = json_object_get(a->req->query, "command");
+    if (!json_array_size(command) || !*json_string_value(json_array_get(command, 0)))
+        return nd_status_set(&a->st, "BadRequest",
+                             "add the command: nodus exec sandbox/NAME -- COMMAND [ARGS...]",
+                             "you must specify at least 1 command (query parameter command, "
+                             "once per argument)");
+    bool in, out, err, tty;
+    if (query_bool(a, "stdin", &in) < 0 || query_bool(a, "stdout", &out) < 0 ||
+        query_bool(a, "stderr", &err) < 0 || query_bool(a, "tty", &tty) < 0)
+        return -1;
+    if (!in && !out && !err)
+        return nd_status_set(&a->st, "BadRequest", "add stdout=true (and stderr=true, stdin=true)",
+                             "you must specify at least one of stdin, stdout, stderr");
+    const char *protocol = NULL;
+    if (websocket_request(a, &protocol) < 0)
+        return -1;
+    const char *phase = json_string_value(json_object_get(json_object_get(obj, "status"), "phase"));
+    if (!phase || strcmp(phase, "Running") != 0 ||
+        json_object_get(json_object_get(obj, "metadata"), "deletionTimestamp"))
+        return not_running(a, obj);
+    char *dir = em_files_tree(a->srv, a->kind->plural, obj, &a->st);
+    if (!dir)
+        return -1;
+
+    struct em_exec_session *s = nd_xcalloc(1, sizeof *s);
+    s->srv = a->srv;
+    s->plural = nd_xstrdup(a->kind->plural);
+    s->ns = nd_xstrdup(a->ns);
+    s->name = nd_xstrdup(a->path.name);
+    s->uid =
+        nd_xstrdup(json_string_value(json_object_get(json_object_get(obj, "metadata"), "uid")));
+    s->dir = dir;
+    s->argv = strings_of(command);
+    s->envp = environment(obj, tty);
+    s->want_in = in;
+    s->want_out = out;
+    s->want_err = err;
+    s->tty = tty;
+    s->v5 = strcmp(protocol, "v5.channel.k8s.io") == 0;
+    em_exec_session_open(s);
+
+    char accept[29];
+    nd_ws_accept(em_req_header(a->req, "sec-websocket-key"), accept);
+    em_resp_set_header(a->resp, "Upgrade", "websocket");
+    em_resp_set_header(a->resp, "Sec-WebSocket-Accept", accept);
+    em_resp_set_header(a->resp, "Sec-WebSocket-Protocol", protocol);
+    a->resp->code = 101;
+    a->resp->upgrade = session_run;
+    a->resp->upgrade_cls = s;
+    a->resp->upgrade_free = session_abandon;
+    return 0;
+}

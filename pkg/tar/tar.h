@@ -1,0 +1,135 @@
+/* tar.h: a small tar reader and writer, and the path checks that keep an archive inside
+ * the directory it is read into (Sandbox and Volume files, `nodus cp`).
+ *
+ * Archives are POSIX ustar; a name or link target too long for the ustar fields, or a
+ * size past 8 GiB, gets a pax extended header ('x') before its entry, as GNU tar and
+ * Go's archive/tar write them. The reader also takes GNU long names ('L', 'K'),
+ * base-256 numbers and old v7 headers, and ignores pax global headers.
+ *
+ * Two kinds of functions: the format (this file's first half: headers, a reader over an
+ * archive in memory, name cleaning) and the file system (tar_fs.c, tar_walk.c):
+ * extracting an archive under a directory without ever writing outside it, and writing
+ * a tree as an archive without following a symbolic link out of it. Every failure is a
+ * struct nd_status: BadRequest for an archive or a member that is refused (the message
+ * names the member), NotFound for a missing path, InternalError for an I/O error.
+ */
+#ifndef ND_TAR_H
+#define ND_TAR_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "util/buf.h"
+#include "util/status.h"
+
+#define ND_TAR_BLOCK 512
+
+enum nd_tar_type {
+    ND_TAR_FILE,
+    ND_TAR_DIR,
+    ND_TAR_SYMLINK,
+    ND_TAR_HARDLINK,
+    ND_TAR_OTHER, /* devices, fifos, sparse files ...: never extracted */
+};
+
+/* One member of an archive. */
+struct nd_tar_entry {
+    char *name; /* as stored (a pax or GNU long name wins); owned */
+    char *link; /* target of a link, owned; NULL for other types */
+    enum nd_tar_type type;
+    char typeflag;    /* the header's byte ('0', '5', '2', ...) */
+    unsigned mode;    /* permission bits, 07777 at most */
+    int64_t mtime;    /* seconds since the epoch */
+    uint64_t size;    /* bytes of content (files only) */
+    const char *data; /* the content, inside the archive (borrowed) */
+};
+
+void nd_tar_entry_release(struct nd_tar_entry *e);
+
+/* Reads members from an archive held in memory (borrowed; it must outlive the reader
+ * and the entries). */
+struct nd_tar_reader {
+    const char *data;
+    size_t len, pos;
+};
+
+void nd_tar_reader_init(struct nd_tar_reader *r, const char *data, size_t len);
+/* 1 with e filled (release it), 0 at the end of the archive (two zero blocks, or the end
+ * of the data on a block boundary), -1 with st (BadRequest: a bad checksum, a number
+ * that is not octal, a truncated member; the message gives the byte offset). */
+int nd_tar_next(struct nd_tar_reader *r, struct nd_tar_entry *e, struct nd_status *st);
+
+/* Appends the header of one member (after a pax header when a field does not fit).
+ * A directory's name gets a trailing '/'. link: the target of a symlink or hard link. */
+void nd_tar_header(struct nd_buf *out, const char *name, enum nd_tar_type type, unsigned mode,
+                   uint64_t size, int64_t mtime, const char *link);
+/* Bytes of zero padding after `size` bytes of content. */
+size_t nd_tar_padding(uint64_t size);
+/* Appends the end of the archive (two zero blocks). */
+void nd_tar_end(struct nd_buf *out);
+
+/* Cleans a member's name into a relative path: a leading '/' or "./" is dropped, and so
+ * are "." components, repeated and trailing slashes; "" names the top itself ("/", ".").
+ * A ".." component is refused: -1 with st (BadRequest naming the member). */
+int nd_tar_clean_path(const char *name, struct nd_buf *out, struct nd_status *st);
+
+/* ---- the file system (tar_fs.c) ---- */
+
+/* Opens the directory `rel` (a clean relative path, "" for dirfd itself) under dirfd,
+ * component by component, never following a symbolic link; with create, missing
+ * directories are made (mode 0755). Returns a new descriptor, or -1 with st: NotFound
+ * for a missing component, BadRequest for one that is a file or a symbolic link. */
+int nd_tar_open_dir(int dirfd, const char *rel, bool create, struct nd_status *st);
+
+/* lstat of `rel` under dirfd, with the same walk (no symbolic link followed on the way;
+ * the last component itself may be one). -1 with st as above. */
+int nd_tar_lstat(int dirfd, const char *rel, struct stat *out, struct nd_status *st);
+
+struct nd_tar_extract_opts {
+    /* When set, every member must be `top_from` or under it, and that first component is
+     * written as `top_to` instead: `nodus cp sandbox/dev:/a/b ./c` writes b's members as
+     * c. Symbolic links must then stay inside that top member. */
+    const char *top_from;
+    const char *top_to;
+    /* Path of the directory extracted into, relative to the tree whose bounds links
+     * must keep ("" or NULL: that directory is the bound). */
+    const char *base;
+    uint64_t max_bytes; /* content of all members together; 0: no limit */
+    size_t max_entries; /* 0: no limit */
+    /* NULL: a symbolic link that would point outside is refused (the whole archive).
+     * Else such links are skipped and described here (strings). BORROWED array. */
+    json_t *skipped;
+};
+
+/* Extracts an archive under dirfd. Every member is checked first (names, types, link
+ * targets, limits); nothing is written unless all pass. Then directories are made,
+ * files written (an existing file is replaced, an existing symbolic link is replaced,
+ * never written through), modes (permission bits) and times set. Hard links, devices
+ * and fifos are refused. *count (may be NULL) is the number of members written. */
+int nd_tar_extract(const char *data, size_t len, int dirfd, const struct nd_tar_extract_opts *o,
+                   size_t *count, struct nd_status *st);
+
+/* ---- writing a tree (tar_walk.c) ---- */
+
+struct nd_tar_writer;
+
+/* An archive of the file, directory or symbolic link `rel` (a clean relative path; ""
+ * for dirfd itself) under dirfd. Its members are named `name`, `name/...` (a directory
+ * walked in name order). Symbolic links are stored as links, never followed; sockets,
+ * devices and fifos are left out. NULL with st (NotFound, BadRequest) when rel cannot be
+ * reached. dirfd is borrowed: it must stay open until the writer is freed. */
+struct nd_tar_writer *nd_tar_writer_new(int dirfd, const char *rel, const char *name,
+                                        struct nd_status *st);
+/* Fills buf with the next bytes of the archive: their count, 0 once the archive has
+ * ended, -1 with st (InternalError) on a read error. A file that shrank while read is
+ * padded with zeros, one that grew is cut at its first size. */
+ssize_t nd_tar_writer_read(struct nd_tar_writer *w, char *buf, size_t max, struct nd_status *st);
+/* Members written so far. */
+size_t nd_tar_writer_count(const struct nd_tar_writer *w);
+void nd_tar_writer_free(struct nd_tar_writer *w);
+
+#endif
