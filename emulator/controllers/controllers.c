@@ -6,6 +6,9 @@
 static const struct em_controller *const table[] = {
     &em_job_controller,
     &em_sandbox_controller,
+    &em_pool_controller,
+    &em_host_controller,
+    &em_poolaction_controller,
     NULL,
 };
 
