@@ -13,13 +13,15 @@
  * burst to the market.
  *
  * The forecast (redone each hour, and when the horizon or the devices change) reads the
- * demand samples plus the current hour's peak: a least-squares linear trend (from two
- * days of samples on), then per hour of the day the residuals of the samples at that
- * hour of the day (all residuals before a day of samples). For each of the next
- * `horizon` hours, p50 and p90 are the trend plus the 50th and 90th percentile
- * (linear interpolation) of that hour's residuals, never below 0. The Pool's
- * peakDemandGPUs are the highest of those; shortfallTime the start of the first hour
- * whose p90 exceeds the Pool's devices.
+ * demand samples plus the current hour's peak. The trend b (GPUs per hour) is the
+ * least-squares slope of the daily peaks of the whole days of completed samples (counted
+ * back from the newest; 0 before two whole days), divided by 24. Each sample less b times
+ * its index is its residual; residuals are grouped by hour of the day (one group of all
+ * of them before a day of samples). For each of the next `horizon` hours j, p50 and p90
+ * are b * j plus the 50th and 90th percentile (linear interpolation) of the residuals at
+ * j's hour of the day, rounded to hundredths and never below 0. The Pool's peakDemandGPUs
+ * are the highest of those; shortfallTime the start of the first hour whose p90 exceeds
+ * the Pool's devices. A steady daily pattern has no trend and repeats exactly.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -194,22 +196,32 @@ static void forecast(const json_t *hist, int64_t now_peak, int64_t hours, int64_
             x[at++] = (double)json_integer_value(json_array_get(run, 0));
     }
     x[n - 1] = (double)now_peak;
-    double mean = 0, a, b = 0;
-    for (i = 0; i < n; i++)
-        mean += x[i];
-    mean /= (double)n;
-    a = mean;
-    if (n >= 48) {
-        double mi = (double)(n - 1) / 2, sxy = 0, sxx = 0;
-        for (i = 0; i < n; i++) {
-            sxy += ((double)i - mi) * (x[i] - mean);
-            sxx += ((double)i - mi) * ((double)i - mi);
+    /* the trend: least squares over the peaks of the whole days of completed samples,
+     * counted back from the newest, in GPUs per day (none before two days) */
+    size_t days = (n - 1) / WINDOW_HOURS;
+    double b = 0;
+    if (days >= 2) {
+        double *peak = nd_xmalloc(days * sizeof *peak), my = 0, md = (double)(days - 1) / 2;
+        for (size_t d = 0; d < days; d++) {
+            size_t end = n - 1 - d * WINDOW_HOURS; /* block d (0 = newest) is [end-24, end) */
+            peak[days - 1 - d] = 0;
+            for (i = end - WINDOW_HOURS; i < end; i++)
+                if (x[i] > peak[days - 1 - d])
+                    peak[days - 1 - d] = x[i];
         }
-        b = sxy / sxx;
-        a = mean - b * mi;
+        for (size_t d = 0; d < days; d++)
+            my += peak[d];
+        my /= (double)days;
+        double sxy = 0, sxx = 0;
+        for (size_t d = 0; d < days; d++) {
+            sxy += ((double)d - md) * (peak[d] - my);
+            sxx += ((double)d - md) * ((double)d - md);
+        }
+        b = sxy / sxx / WINDOW_HOURS;
+        free(peak);
     }
     for (i = 0; i < n; i++)
-        r[i] = x[i] - (a + b * (double)i);
+        r[i] = x[i] - b * (double)i;
     /* residuals grouped by hour of the day: group d holds samples i with i % 24 == d;
      * before a day of samples, one group of them all */
     size_t off[WINDOW_HOURS + 1] = {0};
@@ -228,7 +240,7 @@ static void forecast(const json_t *hist, int64_t now_peak, int64_t hours, int64_
         int d = groups == 1 ? 0 : (int)(j % WINDOW_HOURS);
         const double *set = sorted + off[d];
         size_t m = off[d + 1] - off[d];
-        double base = a + b * (double)j;
+        double base = b * (double)j;
         double q50 = round2(base + percentile(set, m, 0.5));
         double q90 = round2(base + percentile(set, m, 0.9));
         if (q50 > out->p50)
@@ -263,14 +275,23 @@ static void set_time(json_t *obj, const char *key, int64_t ms)
     nd_buf_release(&t);
 }
 
-/* The fee from feeAt to now, added to status.simulation.predictFeeMicros. */
+/* The fee since enabledTime: feeMicros accrued up to feeAt (the last price change), plus
+ * the current fee from feeAt to now, computed over the whole span so it stays exact. */
 static void accrue_fee(struct em_ctl *c)
 {
     int64_t rate = em_ctl_money(em_pricebook(c->srv), "predictFeeUSDPerHour", 0);
-    int64_t at = em_ctl_sim_get(c, "feeAt", c->now), add = 0;
-    if (c->now > at && nd_money_mul_rate(rate, c->now - at, &add) == 0)
-        em_ctl_sim_set(c, "predictFeeMicros", em_ctl_sim_get(c, "predictFeeMicros", 0) + add);
-    em_ctl_sim_set(c, "feeAt", c->now);
+    int64_t at = em_ctl_sim_get(c, "feeAt", c->now), base = em_ctl_sim_get(c, "feeMicros", 0);
+    int64_t was = em_ctl_sim_get(c, "feeRate", rate), add = 0;
+    if (c->now > at)
+        nd_money_mul_rate(was, c->now - at, &add);
+    if (was != rate) {
+        base += add;
+        add = 0;
+        em_ctl_sim_set(c, "feeMicros", base);
+        em_ctl_sim_set(c, "feeAt", c->now);
+    }
+    em_ctl_sim_set(c, "feeRate", rate);
+    em_ctl_sim_set(c, "predictFeeMicros", base + add);
 }
 
 static void predict_off(struct em_ctl *c)
@@ -283,8 +304,9 @@ static void predict_off(struct em_ctl *c)
     nd_buf_release(&fee);
     json_object_del(c->status, "predict");
     json_object_del(c->status, "forecast");
-    static const char *const keys[] = {"feeAt", "predictFeeMicros", "forecastHour",
-                                       "forecastDevices", "forecastHorizon", NULL};
+    static const char *const keys[] = {"feeAt", "feeMicros", "feeRate", "predictFeeMicros",
+                                       "forecastHour", "forecastDevices", "forecastHorizon",
+                                       NULL};
     for (int i = 0; keys[i]; i++)
         em_ctl_sim_del(c, keys[i]);
     drop_condition(c, "Shortfall");
@@ -304,7 +326,7 @@ void em_pool_predict(struct em_ctl *c, int64_t devices)
         set_time(pred, "enabledTime", c->now);
         json_object_set_new(c->status, "predict", pred);
         em_ctl_sim_set(c, "feeAt", c->now);
-        em_ctl_sim_set(c, "predictFeeMicros", 0);
+        em_ctl_sim_set(c, "feeMicros", 0);
         struct nd_buf fee = ND_BUF_INIT;
         nd_money_format(em_ctl_money(em_pricebook(c->srv), "predictFeeUSDPerHour", 0), &fee);
         em_event_record(c->srv, c->k, c->obj, "Normal", "PredictEnabled",

@@ -83,10 +83,12 @@ pool_with_host() {
     advance 15s
 }
 
-# refresh POOL: a write makes the Pool recompute its status now (utilization is otherwise
+# refresh POOL [curl args...]: a write makes the Pool recompute its status now (utilization is otherwise
 # brought up to date every minute while devices are busy, and every hour).
 refresh() {
-    patch "pools/$1" "{\"metadata\":{\"annotations\":{\"refreshed\":\"$RANDOM$RANDOM\"}}}"
+    local pool=$1
+    shift
+    patch "pools/$pool" "{\"metadata\":{\"annotations\":{\"refreshed\":\"$RANDOM$RANDOM\"}}}" "$@"
     [ "$CODE" = 200 ]
     advance 1ms
 }
