@@ -239,7 +239,7 @@ TABLE='Accept: application/json;as=Table;v=v1;g=meta.k8s.io'
     assert_output 1
 }
 
-@test "waitPolicy Never bursts at once; routing mode Only never uses the market" {
+@test "waitPolicy Never bursts at once, Cheaper waits for the cheaper Pool; mode Only never uses the market" {
     pool_with_host b5 b5-a '{"H100":1}' '{"routing":{"waitPolicy":"Never","burstToMarket":"Allow"}}'
     create jobs "$(pjob_json b5-fill b5 1 10h)"
     advance 1s
@@ -257,6 +257,18 @@ TABLE='Accept: application/json;as=Table;v=v1;g=meta.k8s.io'
     assert_output "$(printf 'none\tno 1 free H100 in pool/b6; routing mode Only keeps it waiting for the Pool')"
     run actions_of b6
     assert_output '[]'
+
+    # Cheaper: the Pool costs 0.00, so the work waits for it however long it takes
+    pool_with_host b8 b8-a '{"H100":1}' '{"routing":{"waitPolicy":"Cheaper","burstToMarket":"Allow"}}'
+    create jobs "$(pjob_json b8-fill b8 1 10h)"
+    advance 1s
+    create jobs "$(pjob_json b8-wait b8 1 10h)"
+    advance 5h
+    run val jobs/b8-wait '[(.status.placement // "none" | tostring), (.status.conditions[] | select(.type=="Placed") | .message)] | @tsv'
+    assert_output "$(printf 'none\tno 1 free H100 in pool/b8; waitPolicy Cheaper waits while the Pool is cheaper than the market')"
+    advance 6h
+    run val jobs/b8-wait '.status.placement.target'
+    assert_output pool/b8
 }
 
 @test "a Job's maxRateUSDPerHour below the market keeps it in the Pool" {
