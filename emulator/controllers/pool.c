@@ -144,8 +144,9 @@ int em_pool_admit(struct em_api *a, const json_t *old, json_t *obj)
                       "enabling Predict on pool \"%s\" costs %s USD per hour: consent to the "
                       "price with the Nodus-Price-Consent header",
                       name, feetxt.data);
-        nd_status_set_fix(&a->st, "repeat the request with the header 'Nodus-Price-Consent: %s' "
-                                  "(the Predict fee in US dollars per hour you agree to)",
+        nd_status_set_fix(&a->st,
+                          "repeat the request with the header 'Nodus-Price-Consent: %s' "
+                          "(the Predict fee in US dollars per hour you agree to)",
                           feetxt.data);
         goto fail;
     }
@@ -155,8 +156,9 @@ int em_pool_admit(struct em_api *a, const json_t *old, json_t *obj)
         int bad = nd_money_parse(consent, &agreed, &pst);
         if (bad < 0) {
             nd_status_set(&a->st, "BadRequest", NULL, "Nodus-Price-Consent: %s", pst.message);
-            nd_status_set_fix(&a->st, "send the hourly rate you agree to as a decimal amount of "
-                                      "US dollars: 'Nodus-Price-Consent: %s'",
+            nd_status_set_fix(&a->st,
+                              "send the hourly rate you agree to as a decimal amount of "
+                              "US dollars: 'Nodus-Price-Consent: %s'",
                               feetxt.data);
             nd_status_release(&pst);
             goto fail;
@@ -169,8 +171,9 @@ int em_pool_admit(struct em_api *a, const json_t *old, json_t *obj)
                           "the Predict fee is %s USD per hour, more than the %s consented to "
                           "with the Nodus-Price-Consent header",
                           feetxt.data, ag.data);
-            nd_status_set_fix(&a->st, "repeat the request with the header "
-                                      "'Nodus-Price-Consent: %s' to agree to the current fee",
+            nd_status_set_fix(&a->st,
+                              "repeat the request with the header "
+                              "'Nodus-Price-Consent: %s' to agree to the current fee",
                               feetxt.data);
             nd_buf_release(&ag);
             goto fail;
@@ -202,8 +205,8 @@ static void count(json_t *obj, const char *key, int64_t n)
     json_object_set_new(obj, key, json_integer(n));
 }
 
-static void capacity(struct em_ctl *c, const json_t *hosts, const json_t *alloc,
-                     int64_t *devices, int64_t *busy, int64_t *usable)
+static void capacity(struct em_ctl *c, const json_t *hosts, const json_t *alloc, int64_t *devices,
+                     int64_t *busy, int64_t *usable)
 {
     json_t *gpus = json_object();
     int64_t nodes = 0, ready = 0;

@@ -44,8 +44,7 @@ static const char *const month_names[] = {"JAN", "FEB", "MAR", "APR", "MAY", "JU
                                           "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"};
 static const char *const day_names[] = {"SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"};
 
-static bool value(const char **p, int lo, int hi, const char *const *names, int n_names,
-                  int *out)
+static bool value(const char **p, int lo, int hi, const char *const *names, int n_names, int *out)
 {
     const char *s = *p;
     if (*s >= '0' && *s <= '9') {
@@ -189,9 +188,8 @@ static bool open_action(const json_t *actions, const char *action, const char *t
     return false;
 }
 
-static void propose(struct em_ctl *c, const json_t *actions, const char *mode,
-                    const char *action, const char *target, const char *key, json_t *params,
-                    const char *reason)
+static void propose(struct em_ctl *c, const json_t *actions, const char *mode, const char *action,
+                    const char *target, const char *key, json_t *params, const char *reason)
 {
     const char *decision = decision_for(mode);
     if (strcmp(decision, "Shadow") != 0 && open_action(actions, action, target)) {
@@ -227,9 +225,8 @@ static int64_t host_busy(const json_t *alloc, const char *host)
     return n;
 }
 
-static void idle_reclaim(struct em_ctl *c, const json_t *pol, const char *mode,
-                         const json_t *hosts, const json_t *alloc, const json_t *work,
-                         const json_t *actions)
+static void idle_reclaim(struct em_ctl *c, const json_t *pol, const char *mode, const json_t *hosts,
+                         const json_t *alloc, const json_t *work, const json_t *actions)
 {
     int64_t idle_for = em_json_duration(pol, "idleFor", EM_HOUR_MS);
     if (any_waiting(work))
@@ -253,8 +250,8 @@ static void idle_reclaim(struct em_ctl *c, const json_t *pol, const char *mode,
         nd_buf_reset(&reason);
         nd_buf_addf(&target, "host/%s", em_obj_name(h));
         nd_buf_addf(&key, "%lld", (long long)json_integer_value(since));
-        nd_buf_addf(&reason, "host/%s has run no work for %s (idleFor %s): return it", em_obj_name(h),
-                    d.data, d.data);
+        nd_buf_addf(&reason, "host/%s has run no work for %s (idleFor %s): return it",
+                    em_obj_name(h), d.data, d.data);
         propose(c, actions, mode, "IdleReclaim", target.data, key.data,
                 json_pack("{s:s}", "idleFor", d.data), reason.data);
     }
@@ -359,8 +356,8 @@ json_t *em_defrag_plan(struct em_server *srv, const char *ns, const char *pool, 
             break;
         }
         json_object_set_new(room, best, json_integer(best_left));
-        json_array_append_new(plan, json_pack("[OOs]", json_array_get(it, 0), json_array_get(it, 1),
-                                              best));
+        json_array_append_new(
+            plan, json_pack("[OOs]", json_array_get(it, 0), json_array_get(it, 1), best));
     }
     json_decref(room);
 out:
@@ -371,8 +368,8 @@ out:
     return plan;
 }
 
-static void defragment(struct em_ctl *c, const char *mode, const json_t *hosts,
-                       const json_t *alloc, const json_t *actions)
+static void defragment(struct em_ctl *c, const char *mode, const json_t *hosts, const json_t *alloc,
+                       const json_t *actions)
 {
     if (open_action(actions, "Defragment", NULL))
         return;
@@ -382,7 +379,8 @@ static void defragment(struct em_ctl *c, const char *mode, const json_t *hosts,
     json_array_foreach(hosts, i, h) {
         const char *m;
         json_t *v;
-        json_object_foreach((json_t *)nd_obj_get(h, "spec.gpus"), m, v) json_object_set_new(models, m, json_true());
+        json_object_foreach((json_t *)nd_obj_get(h, "spec.gpus"), m, v)
+            json_object_set_new(models, m, json_true());
     }
     const char *model;
     json_t *v;
@@ -415,8 +413,9 @@ static void defragment(struct em_ctl *c, const char *mode, const json_t *hosts,
                         json_string_value(json_array_get(mv, 1)));
         }
         nd_buf_addf(&key, ":%s", list.data);
-        nd_buf_addf(&reason, "host/%s runs %lld of its %lld %s; its work fits on the Pool's other "
-                             "busy hosts, which frees the whole host",
+        nd_buf_addf(&reason,
+                    "host/%s runs %lld of its %lld %s; its work fits on the Pool's other "
+                    "busy hosts, which frees the whole host",
                     name, (long long)em_alloc_of(alloc, name, model),
                     (long long)em_host_devices(cand, model), model);
         propose(c, actions, mode, "Defragment", target.data, key.data,
@@ -478,8 +477,9 @@ static void wait_tuning(struct em_ctl *c, const json_t *pol, const char *mode, c
     fmt_duration(&h, hi);
     nd_buf_addf(&target, "pool/%s", em_obj_name(c->obj));
     nd_buf_addf(&key, "%s:%s", to.data, from.data);
-    nd_buf_addf(&reason, "90 %% of the work placed after waiting in the last 24h waited at most "
-                         "%s: waitTimeout %s -> %s (bounds %s to %s)",
+    nd_buf_addf(&reason,
+                "90 %% of the work placed after waiting in the last 24h waited at most "
+                "%s: waitTimeout %s -> %s (bounds %s to %s)",
                 w.data, from.data, to.data, l.data, h.data);
     propose(c, actions, mode, "WaitTuning", target.data, key.data,
             json_pack("{s:s, s:s}", "waitTimeout", to.data, "from", from.data), reason.data);

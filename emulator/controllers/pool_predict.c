@@ -34,7 +34,7 @@
 #include "util/time.h"
 #include "util/xmalloc.h"
 
-#define WINDOW_HOURS 24
+#define WINDOW_HOURS  24
 #define HISTORY_HOURS 720
 
 static json_t *sim_array(struct em_ctl *c, const char *key)
@@ -304,9 +304,9 @@ static void predict_off(struct em_ctl *c)
     nd_buf_release(&fee);
     json_object_del(c->status, "predict");
     json_object_del(c->status, "forecast");
-    static const char *const keys[] = {"feeAt", "feeMicros", "feeRate", "predictFeeMicros",
-                                       "forecastHour", "forecastDevices", "forecastHorizon",
-                                       NULL};
+    static const char *const keys[] = {
+        "feeAt",        "feeMicros",       "feeRate",         "predictFeeMicros",
+        "forecastHour", "forecastDevices", "forecastHorizon", NULL};
     for (int i = 0; keys[i]; i++)
         em_ctl_sim_del(c, keys[i]);
     drop_condition(c, "Shortfall");
@@ -344,8 +344,8 @@ void em_pool_predict(struct em_ctl *c, int64_t devices)
         return;
     struct band band;
     int64_t hours = horizon / EM_HOUR_MS;
-    forecast(json_object_get(c->sim, "demand"), em_ctl_sim_get(c, "peak", 0),
-             hours > 0 ? hours : 1, devices, hour, &band);
+    forecast(json_object_get(c->sim, "demand"), em_ctl_sim_get(c, "peak", 0), hours > 0 ? hours : 1,
+             devices, hour, &band);
     json_t *f = json_object();
     set_time(f, "generatedTime", c->now);
     const char *h = nd_obj_get_string(c->obj, "spec.predict.horizon");

@@ -38,8 +38,8 @@
 
 static bool ended(const char *phase)
 {
-    return phase && (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed") ||
-                     !strcmp(phase, "Cancelled"));
+    return phase &&
+           (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed") || !strcmp(phase, "Cancelled"));
 }
 
 bool em_action_open(const json_t *pa)
@@ -114,8 +114,8 @@ const json_t *em_action_create(struct em_server *srv, const json_t *pool, const 
     em_now_rfc3339(srv, now);
     char *uid = nd_uid_new(k->uid_prefix);
     json_t *meta = json_pack(
-        "{s:s, s:s, s:s, s:i, s:s, s:{s:s, s:s}, s:[{s:s, s:s, s:s, s:O, s:b, s:b}]}", "name",
-        name, "namespace", ns, "uid", uid, "generation", 1, "creationTimestamp", now, "labels",
+        "{s:s, s:s, s:s, s:i, s:s, s:{s:s, s:s}, s:[{s:s, s:s, s:s, s:O, s:b, s:b}]}", "name", name,
+        "namespace", ns, "uid", uid, "generation", 1, "creationTimestamp", now, "labels",
         "nodus.dev/pool", pname, "nodus.dev/created-by", "nodus", "ownerReferences", "apiVersion",
         "nodus.dev/v1", "kind", "Pool", "name", pname, "uid", nd_obj_get(pool, "metadata.uid"),
         "controller", 1, "blockOwnerDeletion", 1);
@@ -178,7 +178,8 @@ static json_t *target_obj(struct em_ctl *c, const char **plural_out)
     static const char *const kinds[][2] = {
         {"host", "hosts"}, {"job", "jobs"}, {"sandbox", "sandboxes"}, {"pool", "pools"}};
     for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++) {
-        if (strlen(kinds[i][0]) == (size_t)(slash - t) && !strncmp(t, kinds[i][0], (size_t)(slash - t))) {
+        if (strlen(kinds[i][0]) == (size_t)(slash - t) &&
+            !strncmp(t, kinds[i][0], (size_t)(slash - t))) {
             if (plural_out)
                 *plural_out = kinds[i][1];
             return em_store_get(&c->srv->store, kinds[i][1], em_obj_ns(c->obj), slash + 1);
@@ -218,7 +219,8 @@ static void run_idle_reclaim(struct em_ctl *c)
         return;
     }
     const char *name = em_obj_name(host);
-    json_t *alloc = em_pool_allocated(c->srv, em_obj_ns(c->obj), nd_obj_get_string(host, "spec.pool"));
+    json_t *alloc =
+        em_pool_allocated(c->srv, em_obj_ns(c->obj), nd_obj_get_string(host, "spec.pool"));
     bool busy = false;
     const char *m;
     json_t *v;
@@ -230,7 +232,8 @@ static void run_idle_reclaim(struct em_ctl *c)
     }
     if (!em_host_cordoned(host))
         cordon(c, host, EM_ANN_RECLAIMED_BY);
-    finish(c, "Succeeded", "Succeeded", "returned host/%s: cordoned, no new work lands on it", name);
+    finish(c, "Succeeded", "Succeeded", "returned host/%s: cordoned, no new work lands on it",
+           name);
 }
 
 static void run_drain(struct em_ctl *c)
@@ -243,15 +246,18 @@ static void run_drain(struct em_ctl *c)
     bool began = em_ctl_sim_get(c, "drained", -1) >= 0;
     if (c->now >= end) {
         if (began)
-            finish(c, "Succeeded", "Succeeded", "the drain window closed; the hosts are back in "
-                                                "service");
+            finish(c, "Succeeded", "Succeeded",
+                   "the drain window closed; the hosts are back in "
+                   "service");
         else
-            finish(c, "Cancelled", "WindowPassed", "the drain window closed before the action "
-                                                   "could start");
+            finish(c, "Cancelled", "WindowPassed",
+                   "the drain window closed before the action "
+                   "could start");
         return;
     }
     if (!began) {
-        json_t *hosts = em_pool_hosts(c->srv, em_obj_ns(c->obj), nd_obj_get_string(c->obj, "spec.pool"));
+        json_t *hosts =
+            em_pool_hosts(c->srv, em_obj_ns(c->obj), nd_obj_get_string(c->obj, "spec.pool"));
         int64_t n = 0;
         size_t i;
         json_t *h;
@@ -291,8 +297,9 @@ static void run_defragment(struct em_ctl *c)
         if (empty)
             finish(c, "Cancelled", "NotNeeded", "host/%s runs no work any more", name);
         else
-            finish(c, "Failed", "NoRoom", "the work on host/%s no longer fits on the Pool's "
-                                          "other busy hosts",
+            finish(c, "Failed", "NoRoom",
+                   "the work on host/%s no longer fits on the Pool's "
+                   "other busy hosts",
                    name);
         return;
     }
@@ -439,8 +446,8 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
     if (strcmp(decision, "Pending") != 0 && strcmp(decision, "Shadow") != 0 &&
         !json_object_get(c.status, "decisionTime"))
         em_ctl_set_time(&c, "decisionTime", now);
-    const json_t *pool = em_store_get(&srv->store, "pools", em_obj_ns(obj),
-                                      nd_obj_get_string(obj, "spec.pool"));
+    const json_t *pool =
+        em_store_get(&srv->store, "pools", em_obj_ns(obj), nd_obj_get_string(obj, "spec.pool"));
     bool running = strcmp(phase, "Queued") != 0;
     if (!pool || em_obj_deleting(pool))
         finish(&c, "Cancelled", "PoolNotFound", "pool/%s no longer exists",
@@ -465,8 +472,9 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
                    nd_obj_get_string(obj, "spec.target"));
         else if (where == 0) {
             struct nd_buf msg = ND_BUF_INIT;
-            nd_buf_addf(&msg, "waiting for a decision: nodus approve poolaction/%s, or nodus "
-                              "reject poolaction/%s",
+            nd_buf_addf(&msg,
+                        "waiting for a decision: nodus approve poolaction/%s, or nodus "
+                        "reject poolaction/%s",
                         em_obj_name(obj), em_obj_name(obj));
             em_ctl_condition(&c, "Ready", false, "Pending", msg.data);
             nd_buf_release(&msg);

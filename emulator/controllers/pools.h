@@ -23,7 +23,7 @@
 #define EM_FINALIZER_POOL "nodus.dev/routing"
 /* Annotations Nodus sets on a Host: the Drain holding it cordoned (lifted by the Host
  * controller when that PoolAction no longer runs), and the IdleReclaim that returned it. */
-#define EM_ANN_DRAINED_BY "nodus.dev/drained-by"
+#define EM_ANN_DRAINED_BY   "nodus.dev/drained-by"
 #define EM_ANN_RECLAIMED_BY "nodus.dev/reclaimed-by"
 
 /* ---- work routed to Pools (routing.c) ---- */
@@ -98,8 +98,7 @@ void em_pool_act(struct em_ctl *c, const json_t *hosts, const json_t *alloc, con
 /* Whether the Pool's Act pre-approves a burst of gpus devices at market rate (Auto mode,
  * a Burst policy whose maxGPUs and maxRateUSDPerHour cover it, counting market_gpus
  * already on the market). */
-bool em_pool_burst_preapproved(const json_t *pool, int64_t gpus, int64_t market_gpus,
-                               int64_t rate);
+bool em_pool_burst_preapproved(const json_t *pool, int64_t gpus, int64_t market_gpus, int64_t rate);
 /* Defragment's plan: every piece of work holding devices on host moved to the Pool's
  * other busy (Ready, uncordoned, partly used) hosts of the same GPU model, largest first,
  * each to the host it fills best. NEW array of [plural, name, destination host], or NULL

@@ -72,8 +72,7 @@ static bool placed_now(const json_t *obj)
 {
     const json_t *at = nd_obj_get(obj, "status.simulation.placedAt");
     return nd_obj_get(obj, "status.placement") && json_is_integer(at) &&
-           json_integer_value(at) >= em_work_queued_since(obj) &&
-           !strcmp(state_of(obj), "Running");
+           json_integer_value(at) >= em_work_queued_since(obj) && !strcmp(state_of(obj), "Running");
 }
 
 /* Placed (on target "pool/..." or "market") and not ended, suspended or deleted. */
@@ -165,7 +164,8 @@ json_t *em_pool_allocated(struct em_server *srv, const char *ns, const char *poo
             h = json_object();
             json_object_set_new(out, host, h);
         }
-        json_object_set_new(h, model, json_integer(json_integer_value(json_object_get(h, model)) + n));
+        json_object_set_new(h, model,
+                            json_integer(json_integer_value(json_object_get(h, model)) + n));
     }
     nd_buf_release(&target);
     json_decref(work);
@@ -217,7 +217,8 @@ static bool behind(struct em_ctl *c, const char *plural, const json_t *work, con
             continue;
         int64_t s = em_work_queued_since(o);
         int cmp = strcmp(p, plural);
-        if (s < since || (s == since && (cmp < 0 || (cmp == 0 && strcmp(em_obj_name(o), name) < 0))))
+        if (s < since ||
+            (s == since && (cmp < 0 || (cmp == 0 && strcmp(em_obj_name(o), name) < 0))))
             return true;
     }
     return false;
@@ -237,7 +238,8 @@ static const json_t *pick_host(const json_t *hosts, const json_t *alloc, const c
             continue;
         if (count == 0)
             return h;
-        int64_t left = em_host_devices(h, model) - em_alloc_of(alloc, em_obj_name(h), model) - count;
+        int64_t left =
+            em_host_devices(h, model) - em_alloc_of(alloc, em_obj_name(h), model) - count;
         if (left >= 0 && left < best_left) {
             best = h;
             best_left = left;
@@ -392,8 +394,10 @@ static bool approve_burst(struct em_ctl *c, const char *plural, const json_t *po
         nd_buf_addf(&msg, "%s; poolaction/%s was cancelled, so it waits for the Pool", why, name);
         waiting(c, "BurstCancelled", msg.data);
     } else {
-        nd_buf_addf(&msg, "%s; waiting for a decision on poolaction/%s (nodus approve "
-                          "poolaction/%s)", why, name, name);
+        nd_buf_addf(&msg,
+                    "%s; waiting for a decision on poolaction/%s (nodus approve "
+                    "poolaction/%s)",
+                    why, name, name);
         waiting(c, "BurstPending", msg.data);
     }
 out:
@@ -491,7 +495,8 @@ bool em_route_place(struct em_ctl *c, const char *plural, int64_t *wait)
     }
     const char *model;
     int count = em_work_gpus(c->obj, &model);
-    bool can_fit = count > 0 || jobs(plural) || json_is_true(nd_obj_get(pool, "spec.sandboxCapable"));
+    bool can_fit =
+        count > 0 || jobs(plural) || json_is_true(nd_obj_get(pool, "spec.sandboxCapable"));
     json_t *work = em_pool_work(c->srv, ns, pname);
     json_t *hosts = em_pool_hosts(c->srv, ns, pname);
     json_t *alloc = em_pool_allocated(c->srv, ns, pname);

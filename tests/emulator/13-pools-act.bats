@@ -201,6 +201,31 @@ act_json() {
     assert_output 1
 }
 
+@test "Drain schedules are cron expressions in UTC: lists, steps, ranges and day names" {
+    create pools "$(pool_json d3 "$(act_json Shadow '{"action":"Drain","schedule":"10,40 */2 * * *","duration":"5m"}' '{"action":"Drain","schedule":"0 3 * * sun","duration":"1h"}')")"
+    advance 15s
+    to_next_hour
+    from=$(rfc3339 "$(now_ms)")
+    advance 192h
+    http GET "$P/poolactions?fieldSelector=spec.pool=d3"
+    # every window of the first schedule starts at :10 or :40 of an even hour: 192 in 8 days
+    run body_json '[.items[] | select(.spec.params.schedule == "10,40 */2 * * *") | .spec.params.windowStart | select(. > "'"$from"'")] | length'
+    assert_output 192
+    for t in $(body_json '.items[] | select(.spec.params.schedule == "10,40 */2 * * *") | .spec.params.windowStart'); do
+        [[ "$(date -u -d "$t" +%M)" =~ ^(10|40)$ ]]
+        [ $((10#$(date -u -d "$t" +%H) % 2)) = 0 ]
+    done
+    # the second: Sundays at 03:00, once or twice in eight days
+    run body_json '[.items[] | select(.spec.params.schedule == "0 3 * * sun") | .spec.params.windowStart] | length'
+    [[ "$output" =~ ^[12]$ ]]
+    for t in $(body_json '.items[] | select(.spec.params.schedule == "0 3 * * sun") | .spec.params.windowStart'); do
+        [ "$(date -u -d "$t" +%a%H%M)" = Sun0300 ]
+    done
+    run body_json '[.items[].spec.decision] | unique | join(",")'
+    assert_output Shadow
+    patch pools/d3 '{"spec":{"act":{"mode":"Off"}}}'
+}
+
 @test "Defragment moves the work of the least busy host to the others, freeing it" {
     create pools "$(pool_json f1 "$(act_json Auto '{"action":"Defragment"}' | jq -c '. + {routing:{waitTimeout:"24h"}}')")"
     create hosts "$(host_json f1-a f1 '{"H100":4}')"
