@@ -472,8 +472,8 @@ static void carry_over(json_t *old, json_t *obj, bool status_only)
         return;
     }
     json_t *status = json_object_get(old, "status");
-    if (status)
-        json_object_set(obj, "status", status);
+    if (status) /* a copy: validation prunes obj, never the stored object */
+        json_object_set_new(obj, "status", json_deep_copy(status));
     else
         json_object_del(obj, "status");
 }
@@ -510,6 +510,8 @@ int em_write_update(struct em_api *a, struct em_write *w, json_t *old, json_t *o
     }
     if (validate(a, w, obj) < 0)
         return -1;
+    if (!w->status_only && json_object_get(old, "status")) /* Nodus's, unpruned */
+        json_object_set_new(obj, "status", json_deep_copy(json_object_get(old, "status")));
     if (!w->status_only && nd_kind_check_update(k, old, obj, &a->st) < 0)
         return -1;
     if (!w->status_only && em_admit(a, old, obj) < 0)

@@ -1,10 +1,15 @@
 /* admission.c: whether a queued Job may be placed now. The market always has room;
  * Pools (routing, waits, bursts), reviewed prices and Budgets add their rules here. */
 #include "controllers.h"
+#include "pools.h"
 
 bool em_job_can_start(struct em_ctl *c, int64_t *wait)
 {
-    (void)c;
     *wait = EM_NEVER;
-    return true;
+    return em_route_place(c, "jobs", wait); /* true when not routed to a Pool */
+}
+
+bool em_sandbox_can_start(struct em_ctl *c, int64_t *wait)
+{
+    return em_route_place(c, "sandboxes", wait);
 }

@@ -16,6 +16,8 @@ int em_admit(struct em_api *a, const json_t *old, json_t *obj);
 
 /* Per kind (pool.c, budget.c). */
 int em_pool_admit(struct em_api *a, const json_t *old, json_t *obj);
+/* A decision on a PoolAction (poolaction.c). */
+int em_poolaction_admit(struct em_api *a, const json_t *old, json_t *obj);
 /* A launch (create of a billed kind, or spec.state back to Running) against the
  * project's Budgets. */
 int em_budget_admit(struct em_api *a, const json_t *old, json_t *obj);

@@ -10,6 +10,9 @@ static const struct em_controller *const table[] = {
     &em_pipeline_controller,
     &em_volume_controller,
     &em_function_controller,
+    &em_pool_controller,
+    &em_host_controller,
+    &em_poolaction_controller,
     NULL,
 };
 

@@ -216,10 +216,11 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
         if (!strcmp(phase, "Provisioning") || !strcmp(phase, "Running")) {
             em_runtime_run_stop(&c, "suspended: spec.state is Suspended");
             em_ctl_accrue_stop(&c, rate_of(&c));
-            json_object_del(c.status, "placement");
-            json_object_del(c.status, "rateUSDPerHour");
             em_ctl_set_phase(&c, "Queued", "Suspended", "suspended: back in the queue, no cost");
         }
+        /* the devices go back (also those a Pool's routing held for it while queued) */
+        json_object_del(c.status, "placement");
+        json_object_del(c.status, "rateUSDPerHour");
         if (!em_ctl_condition_true(&c, "Suspended"))
             em_ctl_condition(&c, "Suspended", true, "Suspended", "spec.state is Suspended");
         em_ctl_condition(&c, "Ready", false, "Suspended", "suspended");

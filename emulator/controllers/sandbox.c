@@ -59,6 +59,7 @@ static void running(struct em_ctl *c)
 
 static const struct em_longrun_ops ops = {
     .rate = rate,
+    .can_start = em_sandbox_can_start,
     .started = started,
     .ended = ended,
     .running = running,

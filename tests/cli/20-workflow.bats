@@ -119,9 +119,63 @@ OUT
     [ "$(jp job/eval '{.status.phase}')" = Running ]
 }
 
-@test "8. logs: what the Job printed, to its end" {
+@test "8. logs: the Job's output, read after the end and followed to the end" {
     run -0 --separate-stderr nodus logs job/train --tail 1
-    [[ "$output" == *"exit"* || "$output" == *"0"* ]]
+    [ "${#lines[@]}" = 1 ]
+    assert_output --partial "exit"
     run -0 --separate-stderr nodus logs job/train
     [ "${#lines[@]}" -gt 3 ]
+    # a Job followed while it runs: the stream ends by itself when the Job ends
+    nodus apply -f - >/dev/null <<'YAML'
+apiVersion: nodus.dev/v1
+kind: Job
+metadata:
+  name: short
+  annotations: {emulator.nodus.dev/duration: 5m}
+spec:
+  image: nodus/pytorch:2.8-cuda12.8
+  command: [python, short.py]
+  maxCostUSD: "1.00"
+YAML
+    nodus logs -f job/short >"$BATS_TEST_TMPDIR/follow" 2>&1 3>&- &
+    local pid=$!
+    advance 35s
+    advance 5m
+    local i
+    for i in $(seq 1 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+    run wait $pid
+    [ "$status" = 0 ]
+    [ "$(wc -l <"$BATS_TEST_TMPDIR/follow")" -gt 2 ]
+}
+
+@test "9. exec into a Running Sandbox: output, input and the exit code come back" {
+    nodus apply -f examples/workflow/05-sandbox.yaml >/dev/null
+    advance 15s
+    [ "$(jp sandbox/dev '{.status.phase}')" = Running ]
+    run -0 --separate-stderr nodus exec dev -- sh -c 'echo hello from the sandbox'
+    assert_output "hello from the sandbox"
+    run -0 --separate-stderr nodus exec -i dev -- tr a-z A-Z <<<"shout"
+    assert_output SHOUT
+    run -3 --separate-stderr nodus exec dev -- sh -c 'exit 3'
+}
+
+@test "10. files copied in and out of the Sandbox arrive exactly" {
+    mkdir -p "$BATS_TEST_TMPDIR/in/sub"
+    echo "notes" >"$BATS_TEST_TMPDIR/in/notes.txt"
+    printf '#!/bin/sh\necho run\n' >"$BATS_TEST_TMPDIR/in/sub/run.sh"
+    chmod 755 "$BATS_TEST_TMPDIR/in/sub/run.sh"
+    run -0 --separate-stderr nodus cp "$BATS_TEST_TMPDIR/in" dev:/work
+    run -0 --separate-stderr nodus exec dev -- sh work/sub/run.sh
+    assert_output run
+    run -0 --separate-stderr nodus cp dev:/work "$BATS_TEST_TMPDIR/out"
+    diff -r "$BATS_TEST_TMPDIR/in" "$BATS_TEST_TMPDIR/out"
+    [ "$(stat -c %a "$BATS_TEST_TMPDIR/out/sub/run.sh")" = 755 ]
+}
+
+@test "11. deleting everything: work stops, the final charges post, the objects go" {
+    run -0 --separate-stderr nodus delete sandbox dev --wait=false
+    advance 1m
+    run -3 --separate-stderr nodus get sandbox dev
+    run -0 nodus emulator stop
+    assert_output --regexp '^emulator stopped'
 }
