@@ -1,77 +1,87 @@
 #!/bin/sh
-# The offline demo: an emulator on a free port in a temporary directory, the manifests of
-# examples/ applied and looked at, watched, changed, suspended and resumed, deleted.
-# Run by `make demo` (which installs and builds first); about twenty seconds.
+# The offline demo: a whole GPU workflow against nodus-emulator, with the emulator's clock
+# advanced instead of waited for. A Pool with Hosts, pool-routed and market Jobs, a
+# Pipeline, costs, a Budget that suspends work, suspend and resume, logs, exec into a
+# Sandbox, files in and out, snapshots. Run by `make demo` (which installs and builds
+# first); the manifests are in examples/workflow/. Under a minute.
 set -eu
 cd "$(dirname "$0")/.."
 BIN=$(cd "${ND_BIN:-bin}" && pwd)
-STATE=$(mktemp -d "${TMPDIR:-/tmp}/nodus-demo.XXXXXX")
-EMU_PID=""
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/nodus-demo.XXXXXX")
+export HOME="$TMP/home" NODUS_EMULATOR_STATE="$TMP/state" PATH="$BIN:$PATH"
+unset NODUS_SERVER NODUS_TOKEN NODUS_CONFIG KUBECONFIG
+mkdir -p "$HOME"
 
 cleanup() {
-    [ -n "$EMU_PID" ] && kill "$EMU_PID" 2>/dev/null && wait "$EMU_PID" 2>/dev/null
-    rm -rf "$STATE"
+    nodus emulator stop >/dev/null 2>&1 || true
+    rm -rf "$TMP"
 }
 trap cleanup EXIT INT TERM
 
-if [ -t 1 ]; then B=$(printf '\033[1m'); D=$(printf '\033[2m'); R=$(printf '\033[0m'); else B= D= R=; fi
+if [ -t 1 ]; then B=$(printf '\033[1m'); R=$(printf '\033[0m'); else B= R=; fi
 say() { printf '\n%s== %s%s\n' "$B" "$*" "$R"; }
 run() { printf '%s$ %s%s\n' "$B" "$*" "$R"; "$@"; }
+advance() { run nodus emulator clock advance "$1"; }
 
-say "Start nodus-emulator: a free port, a temporary state directory"
-"$BIN/nodus-emulator" --state "$STATE/state" --listen 127.0.0.1:0 --port-file "$STATE/port" \
-    --fsync never --quiet >"$STATE/emulator.out" 2>"$STATE/emulator.err" &
-EMU_PID=$!
-i=0
-while [ ! -s "$STATE/port" ]; do
-    i=$((i + 1))
-    if [ $i -gt 100 ] || ! kill -0 "$EMU_PID" 2>/dev/null; then
-        echo "the emulator did not start:" >&2
-        cat "$STATE/emulator.err" >&2
-        exit 1
-    fi
-    sleep 0.05
-done
-cat "$STATE/emulator.out"
-export NODUS_SERVER="http://127.0.0.1:$(cat "$STATE/port")" HOME="$STATE" PATH="$BIN:$PATH"
-printf '%sexport NODUS_SERVER=%s%s\n' "$D" "$NODUS_SERVER" "$R"
+say "Start an emulator in the background; its clock stands still until we move it"
+run nodus emulator start --speed 0
 
-say "What would these manifests cost? A server-side dry run answers with an estimate"
-run nodus apply -f examples/job.yaml -f examples/sandbox.yaml --dry-run=server
+say "What would a Job cost? A server-side dry run answers with an estimate"
+run nodus apply -f examples/workflow/03-jobs.yaml --dry-run=server
 
-say "Apply every manifest of examples/ (server-side apply)"
-run nodus apply -f examples/
+say "A Pool of our own GPUs: two Hosts enrol in it"
+run nodus apply -f examples/workflow/01-pool.yaml
+advance 15s
+run nodus get pools,hosts
 
-say "Look at them"
-run nodus get all
+say "A Budget for the vision team, then a Job on the Pool and one on the market"
+run nodus apply -f examples/workflow/02-budget.yaml -f examples/workflow/03-jobs.yaml
+advance 35s
 run nodus get jobs -o wide
-run nodus get pools,budgets
-run nodus describe job train-a
 
-say "Watch the Jobs for a few seconds while another client changes one"
-( sleep 1; nodus label job train-a stage=demo >/dev/null ) &
+say "A Pipeline: prep, then tune on the Pool, then report, each a Job it owns"
+run nodus apply -f examples/workflow/04-pipeline.yaml
+advance 21m
+run nodus get pipelines,jobs
+
+say "Watch the Jobs while an hour passes"
+( sleep 1; nodus emulator clock advance 1h >/dev/null ) &
 WRITER=$!
-run timeout 3 nodus get jobs -w || true
+run timeout 3 nodus get jobs --watch-only || true
 wait "$WRITER"
 
-say "Edit a manifest, and ask what apply would change"
-cp examples/job.yaml "$STATE/job.yaml"
-sed -i 's/maxCostUSD: "40.00"/maxCostUSD: "60.00"/' "$STATE/job.yaml"
-run nodus diff -f "$STATE/job.yaml" || true
-run nodus apply -f "$STATE/job.yaml"
+say "Costs have accrued; the Budget stopped the market Job at its limit"
+advance 30m
+run nodus get jobs,budgets
+run nodus get events --field-selector involvedObject.name=eval
 
-say "Suspend and resume the Job: spec.state, through a patch"
-run nodus patch job train-a -p '{"spec":{"state":"Suspended"}}'
-run nodus get job train-a -o custom-columns=NAME:.metadata.name,STATE:.spec.state,MAX:.spec.maxCostUSD
-run nodus resume job/train-a
+say "Raise the Budget, resume the Job; suspend it again: no cost while suspended"
+run nodus patch budget vision --type merge -p '{"spec":{"limitUSD":"10.00"}}'
+run nodus resume job/eval
+advance 10m
+run nodus suspend job/eval
+advance 1h
+run nodus get job eval -o custom-columns=NAME:.metadata.name,STATE:.spec.state,PHASE:.status.phase,COST:.status.costUSD
 
-say "Errors say what went wrong, what to do, and where to read more"
-run nodus patch job train-a -p '{"spec":{"image":"nodus/cuda:12.8-runtime"}}' || true
+say "Logs: what the training Job printed"
+advance 2h
+run nodus logs job/train --tail 6
 
-say "Delete everything, and stop the emulator"
-run nodus delete -f examples/
-run nodus get all
-kill "$EMU_PID"
-wait "$EMU_PID" 2>/dev/null || true
-EMU_PID=""
-printf '\nDone. The same steps by hand are in README.md ("A first session").\n'
+say "A Sandbox: exec into it, copy files in and out"
+run nodus apply -f examples/workflow/05-sandbox.yaml
+advance 15s
+run nodus exec dev -- sh -c 'echo "hello from $(pwd)"; uname -s'
+mkdir -p "$TMP/project"
+echo "print('hello')" >"$TMP/project/main.py"
+run nodus cp "$TMP/project" dev:/work
+run nodus exec dev -- ls -l work
+run nodus cp dev:/work "$TMP/back"
+run ls "$TMP/back"
+
+say "A snapshot of the whole state, to come back to"
+run curl -s -X POST "$(nodus emulator env | sed 's/^export NODUS_SERVER=//')/emulator/v1/snapshots/after-demo"
+echo
+
+say "Stop the emulator"
+run nodus emulator stop
+printf '\nDone. The same steps by hand: README.md ("A GPU workflow, offline").\n'

@@ -13,7 +13,7 @@ bats_require_minimum_version 1.5.0
 FIX=$BATS_TEST_DIRNAME/fixtures/write
 
 setup_file() {
-    write_setup_file
+    write_setup_file --no-simulation # its waits watch conditions the tests write
 }
 
 teardown_file() {
