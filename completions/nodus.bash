@@ -6,7 +6,7 @@
 # Verbs, flags and fixed values are the lists below; kinds, object names,
 # projects and contexts come from `nodus __complete`.
 
-_nodus_verbs='annotate api-resources api-versions apply approve cancel completion config cp create delete describe diff edit emulator exec explain get invoke label logs patch reject replace request resume shell start stop suspend version wait'
+_nodus_verbs='annotate api-resources api-versions apply approve cancel completion config cp create delete describe diff edit emulator exec explain get invoke label logs patch reject replace request resume shell start stop suspend top version wait'
 
 # The flags of verb $1 (none before the verb) and the global flags.
 _nodus_flags()
@@ -31,6 +31,7 @@ _nodus_flags()
     logs) echo '--follow -f --tail --since --since-time --timestamps --limit-bytes' ;;
     patch) echo '--patch -p --patch-file --type --dry-run --output -o' ;;
     replace) echo '--filename -f --recursive -R --dry-run --output -o' ;;
+    top) echo '--no-headers' ;;
     version) echo '--client --output -o' ;;
     wait) echo '--for --timeout --selector -l --all' ;;
     esac
@@ -178,6 +179,10 @@ _nodus_flag_value()
         --output|-o) _nodus_hint='=name json yaml'; return 0 ;;
         --recursive|-R) return 1 ;;
         esac ;;
+    top)
+        case $2 in
+        --no-headers) return 1 ;;
+        esac ;;
     version)
         case $2 in
         --output|-o) _nodus_hint='=json yaml'; return 0 ;;
@@ -216,6 +221,7 @@ _nodus_args()
     config) if (($2 == 0)); then _nodus_hint='=view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'; fi ;;
     cp) _nodus_hint=files ;;
     emulator) if (($2 == 0)); then _nodus_hint='=start stop status reset logs env clock'; fi ;;
+    top) if (($2 == 0)); then _nodus_hint='=pools jobs'; fi ;;
     esac
 }
 

@@ -129,6 +129,11 @@ function __nodus_flag_value --argument-names verb flag
         case --recursive -R
             return 1
         end
+    case top
+        switch $flag
+        case --no-headers
+            return 1
+        end
     case version
         switch $flag
         case --output -o
@@ -246,6 +251,7 @@ complete -c nodus -n __nodus_needs_verb -a shell -d 'An interactive prompt: nodu
 complete -c nodus -n __nodus_needs_verb -a start -d 'Start stopped Sandboxes, Functions and Budgets (spec.state: Running)'
 complete -c nodus -n __nodus_needs_verb -a stop -d 'Stop Sandboxes, Functions and Budgets (spec.state: Stopped)'
 complete -c nodus -n __nodus_needs_verb -a suspend -d 'Suspend Jobs and Pipelines (spec.state: Suspended)'
+complete -c nodus -n __nodus_needs_verb -a top -d 'Utilization and cost at a glance: top pools, top jobs'
 complete -c nodus -n __nodus_needs_verb -a version -d 'Print the client and server versions'
 complete -c nodus -n __nodus_needs_verb -a wait -d 'Wait until objects meet a condition, a value, are created or deleted'
 
@@ -373,6 +379,7 @@ complete -c nodus -n '__nodus_using replace' -s f -l filename -r -F -d 'manifest
 complete -c nodus -n '__nodus_using replace' -s R -l recursive -d 'read directories given with -f recursively'
 complete -c nodus -n '__nodus_using replace' -l dry-run -x -a 'none server' -d 'none or server'
 complete -c nodus -n '__nodus_using replace' -s o -l output -x -a 'name json yaml' -d 'print the replaced objects: name, json, yaml ...'
+complete -c nodus -n '__nodus_using top' -l no-headers -d 'leave the header line out'
 complete -c nodus -n '__nodus_using version' -l client -d 'show only the client version'
 complete -c nodus -n '__nodus_using version' -s o -l output -x -a 'json yaml' -d 'json or yaml'
 complete -c nodus -n '__nodus_using wait' -l for -x -d 'condition=NAME[=VALUE], jsonpath={.path}=VALUE, create or delete'
@@ -386,3 +393,4 @@ complete -c nodus -n '__nodus_arg first completion' -a 'bash zsh fish'
 complete -c nodus -n '__nodus_arg first config' -a 'view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'
 complete -c nodus -n '__nodus_arg any cp' -F
 complete -c nodus -n '__nodus_arg first emulator' -a 'start stop status reset logs env clock'
+complete -c nodus -n '__nodus_arg first top' -a 'pools jobs'

@@ -37,6 +37,7 @@ int cmd_suspend(int argc, char **argv, struct nd_ctx *ctx);
 int cmd_request(int argc, char **argv, struct nd_ctx *ctx);
 int cmd_emulator(int argc, char **argv, struct nd_ctx *ctx);
 int cmd_shell(int argc, char **argv, struct nd_ctx *ctx);
+int cmd_top(int argc, char **argv, struct nd_ctx *ctx);
 int cmd_approve(int argc, char **argv, struct nd_ctx *ctx);
 int cmd_reject(int argc, char **argv, struct nd_ctx *ctx);
 int cmd_resume(int argc, char **argv, struct nd_ctx *ctx);
@@ -47,6 +48,7 @@ extern const struct nd_flag cmd_suspend_flags[];
 extern const struct nd_flag cmd_request_flags[];
 extern const struct nd_flag cmd_emulator_flags[];
 extern const struct nd_flag cmd_shell_flags[];
+extern const struct nd_flag cmd_top_flags[];
 extern const struct nd_flag cmd_approve_flags[];
 
 #endif

@@ -59,6 +59,9 @@ See 'nodus request --help' for usage."
 }
 
 @test "approve and reject set spec.decision; a bare name is a PoolAction" {
+    # PoolActions belong to a Pool (without one they end Cancelled at once)
+    curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$(emu_url)$API/pools" \
+        -d '{"apiVersion":"nodus.dev/v1","kind":"Pool","metadata":{"name":"lab"},"spec":{}}'
     poolaction reclaim-1
     poolaction reclaim-2
     run -0 --separate-stderr nodus approve reclaim-1 --dry-run=server

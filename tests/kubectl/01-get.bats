@@ -284,7 +284,7 @@ NAME                  STATE     PHASE    GPU   COST   AGE
 job.nodus.dev/all-a   Running   Queued   -     -      <age>
 
 NAME                        PHASE     SIZE    USED   AGE
-volume.nodus.dev/datasets   Pending   100Gi   -      <age>
+volume.nodus.dev/datasets   Pending   100Gi   0      <age>
 EOF
     done
 }
