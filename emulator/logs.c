@@ -77,7 +77,7 @@ void em_log_format_time(int64_t ns, struct nd_buf *out)
 static int64_t parse_time(const char *line, size_t len, size_t *text_at)
 {
     *text_at = 0;
-    if (len < 21 || line[19] != '.' )
+    if (len < 21 || line[19] != '.')
         return -1;
     size_t i = 20;
     int64_t frac = 0;
@@ -184,9 +184,8 @@ static void read_log(struct em_server *srv, const struct nd_kind *k, const json_
         cur->offset = 0;
         cur->line = 0;
     }
-    for (size_t i = cur->line; i < all.len; i++) {
+    for (size_t i = cur->line; i < all.len; i++)
         em_log_addn(out, all.v[i].ns, all.v[i].text, strlen(all.v[i].text));
-    }
     if (all.len > cur->line)
         cur->line = all.len;
     em_log_lines_release(&all);
@@ -256,8 +255,10 @@ static int parse_opts(struct em_api *a, struct log_opts *o)
     o->tail = -1;
     o->limit = -1;
     o->since_ns = INT64_MIN;
-    if (parse_bool(a, "follow", &o->follow) < 0 || parse_bool(a, "timestamps", &o->timestamps) < 0 ||
-        parse_bool(a, "previous", &previous) < 0 || parse_int(a, "tailLines", &o->tail, &set_tail) < 0 ||
+    if (parse_bool(a, "follow", &o->follow) < 0 ||
+        parse_bool(a, "timestamps", &o->timestamps) < 0 ||
+        parse_bool(a, "previous", &previous) < 0 ||
+        parse_int(a, "tailLines", &o->tail, &set_tail) < 0 ||
         parse_int(a, "limitBytes", &o->limit, &set_limit) < 0 ||
         parse_int(a, "sinceSeconds", &since, &set_since) < 0)
         return -1;

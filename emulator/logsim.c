@@ -60,7 +60,8 @@ struct out {
     uint64_t count; /* lines so far */
 };
 
-static bool emit(struct out *o, int64_t ms, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool emit(struct out *o, int64_t ms, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 static bool emit(struct out *o, int64_t ms, const char *fmt, ...)
 {
@@ -322,7 +323,8 @@ static void job_log(struct out *o, struct em_server *srv, const json_t *obj, int
     header(o, srv, obj, start, "the image's default command", where.data);
     nd_buf_release(&where);
     if (from >= MINUTE_MS)
-        emit(o, start, "resuming from checkpoint step-%lld", (long long)(from / MINUTE_MS * per_min));
+        emit(o, start, "resuming from checkpoint step-%lld",
+             (long long)(from / MINUTE_MS * per_min));
     else
         emit(o, start, "training: %lld steps, batch size %lld", (long long)total,
              (long long)batch);

@@ -48,7 +48,6 @@ struct proc {
     char *exec_error;   /* what the child prints if execve fails */
     char *why;          /* why it is being stopped */
     int grace_ms;
-    pid_t pid;
     int exit_code;
     bool done;          /* reaped and its output written */
     bool stop;
@@ -329,9 +328,6 @@ static int supervise(struct proc *p)
     }
     setpgid(pid, pid); /* also here: a stop may come before the child ran */
     fcntl(pfd[0], F_SETFL, fcntl(pfd[0], F_GETFL) | O_NONBLOCK);
-    pthread_mutex_lock(&srv->lock);
-    p->pid = pid;
-    pthread_mutex_unlock(&srv->lock);
 
     bool eof = false, term_sent = false, kill_sent = false;
     int status = 0;
@@ -646,6 +642,8 @@ static struct proc *find(struct em_server *srv, const char *uid, int64_t run)
 
 void em_runtime_run_start(struct em_ctl *c)
 {
+    if (em_runtime_local(c->srv) && c->srv->stopping)
+        return; /* the next start of the emulator runs it */
     int64_t old = em_ctl_sim_get(c, "runStart", -1);
     if (old >= 0 && em_ctl_sim_get(c, "local", 0) == 1 && em_runtime_local(c->srv) &&
         !find(c->srv, uid_of(c->obj), old)) {
@@ -656,7 +654,7 @@ void em_runtime_run_start(struct em_ctl *c)
     em_ctl_sim_set(c, "runStart", c->now);
     em_ctl_sim_set(c, "runFrom", em_ctl_sim_get(c, "runMs", 0));
     em_ctl_sim_del(c, "runEnd");
-    if (!em_runtime_local(c->srv) || c->srv->stopping) {
+    if (!em_runtime_local(c->srv)) {
         em_ctl_sim_del(c, "local");
         return;
     }

@@ -145,20 +145,16 @@ static int on_line(void *cls, const char *line, size_t len)
 
 /* ---- the end ---- */
 
-/* Whether the object has ended, and the exit code it ended with (a message printed for
- * 1). -1 when it goes on. */
-static int ended(const struct nd_kind *k, const char *name, const json_t *obj)
+/* Whether the object has ended: the exit code it ended with (for 1, why goes into
+ * msg, to print after the log), or -1 when it goes on. */
+static int ended(const struct nd_kind *k, const char *name, const json_t *obj, struct nd_buf *msg)
 {
-    if (!obj) {
-        fprintf(stderr, "error: %s/%s was deleted\n", k->singular, name);
+    if (!obj || json_object_get(json_object_get(obj, "metadata"), "deletionTimestamp")) {
+        nd_buf_addf(msg, "error: %s/%s was deleted\n", k->singular, name);
         return 1;
     }
     const json_t *status = json_object_get(obj, "status");
     const char *phase = json_string_value(json_object_get(status, "phase"));
-    if (json_object_get(json_object_get(obj, "metadata"), "deletionTimestamp")) {
-        fprintf(stderr, "error: %s/%s was deleted\n", k->singular, name);
-        return 1;
-    }
     if (!phase)
         return -1;
     if (k->family == ND_FAMILY_LONG)
@@ -167,15 +163,23 @@ static int ended(const struct nd_kind *k, const char *name, const json_t *obj)
         return -1;
     if (strcmp(phase, "Succeeded") == 0)
         return 0;
-    const char *msg = json_string_value(json_object_get(status, "message"));
+    const char *why = json_string_value(json_object_get(status, "message"));
     json_t *code = json_object_get(status, "exitCode");
-    fprintf(stderr, "error: %s/%s ended %s", k->singular, name, phase);
-    if (msg)
-        fprintf(stderr, ": %s", msg);
+    nd_buf_addf(msg, "error: %s/%s ended %s", k->singular, name, phase);
+    if (why)
+        nd_buf_addf(msg, ": %s", why);
     if (json_is_integer(code))
-        fprintf(stderr, " (exit code %lld)", (long long)json_integer_value(code));
-    fputc('\n', stderr);
+        nd_buf_addf(msg, " (exit code %lld)", (long long)json_integer_value(code));
+    nd_buf_addch(msg, '\n');
     return 1;
+}
+
+/* Prints msg on stderr; returns rc. */
+static int finish(int rc, struct nd_buf *msg)
+{
+    fputs(msg->data, stderr);
+    nd_buf_release(msg);
+    return rc;
 }
 
 static void pause_ms(int ms)
@@ -270,9 +274,21 @@ static int once(struct nd_ctx *ctx, struct nd_client *c, const char *path, bool 
     int code;
     if (get_object(ctx, k, name, &obj, &code, st) < 0)
         return nd_cli_error(ctx, st);
-    int rc = ended(k, name, obj);
+    struct nd_buf msg = ND_BUF_INIT;
+    int rc = ended(k, name, obj, &msg);
     json_decref(obj);
-    return rc < 0 ? 0 : rc; /* the limit came first */
+    return finish(rc < 0 ? 0 : rc, &msg); /* -1: the limit came first */
+}
+
+/* The next answer starts at the last line printed: skip up to it. */
+static void skip_printed(struct follow *f)
+{
+    if (!f->last[0])
+        return;
+    memcpy(f->skip, f->last, sizeof f->skip);
+    f->skip_same = f->same;
+    f->skipped = 0;
+    f->skipping = true;
 }
 
 /* Follows until the object ends, resuming after a dropped connection. */
@@ -284,12 +300,7 @@ static int follow(struct nd_ctx *ctx, struct nd_client *c, const struct query *q
     for (int round = 0;; round++) {
         struct nd_buf p = ND_BUF_INIT;
         log_path(ctx, k, name, q, true, true, f.last[0] ? f.last : NULL, &p);
-        if (f.last[0]) {
-            memcpy(f.skip, f.last, sizeof f.skip);
-            f.skip_same = f.same;
-            f.skipped = 0;
-            f.skipping = true;
-        }
+        skip_printed(&f);
         struct nd_request req = {.method = "GET", .path = p.data, .accept = ACCEPT};
         int code = 0;
         int rc = nd_client_stream(c, &req, on_line, &f, &code, st);
@@ -298,8 +309,9 @@ static int follow(struct nd_ctx *ctx, struct nd_client *c, const struct query *q
             fprintf(stderr, "error: cannot write the log to stdout\n");
             return 1;
         }
+        struct nd_buf msg = ND_BUF_INIT;
         if (rc < 0 && code == 404 && round > 0)
-            return ended(k, name, NULL); /* a resumed stream: the object went */
+            return finish(ended(k, name, NULL, &msg), &msg); /* the object went */
         if (rc < 0 && (!transient(code, st) || ++failures > MAX_FAILURES))
             return nd_cli_error(ctx, st);
         if (rc == 0)
@@ -308,13 +320,33 @@ static int follow(struct nd_ctx *ctx, struct nd_client *c, const struct query *q
         /* the stream ended or dropped: has the object ended? */
         json_t *obj = NULL;
         int got = get_object(ctx, k, name, &obj, &code, st);
-        int end = got == 0 ? ended(k, name, obj) : -1;
-        json_decref(obj);
-        if (got < 0 && (!transient(code, st) || ++failures > MAX_FAILURES))
+        int end = got == 0 ? ended(k, name, obj, &msg) : -1;
+        if (got < 0 && (!transient(code, st) || ++failures > MAX_FAILURES)) {
+            nd_buf_release(&msg);
             return nd_cli_error(ctx, st);
+        }
         nd_status_release(st);
+        if (end >= 0 && obj) {
+            /* it ended: what it printed since the last line seen (the stream may have
+             * dropped before its end), then how it ended */
+            struct nd_buf p2 = ND_BUF_INIT;
+            log_path(ctx, k, name, q, false, true, f.last[0] ? f.last : NULL, &p2);
+            skip_printed(&f);
+            struct nd_request last = {.method = "GET", .path = p2.data, .accept = ACCEPT};
+            struct nd_status lst = ND_STATUS_INIT;
+            nd_client_stream(c, &last, on_line, &f, NULL, &lst);
+            nd_status_release(&lst);
+            nd_buf_release(&p2);
+        }
+        json_decref(obj);
+        if (f.failed) {
+            nd_buf_release(&msg);
+            fprintf(stderr, "error: cannot write the log to stdout\n");
+            return 1;
+        }
         if (end >= 0)
-            return end;
+            return finish(end, &msg);
+        nd_buf_release(&msg);
         if (rc < 0 || got < 0)
             pause_ms(500);
     }

@@ -223,6 +223,8 @@ fix: see 'nodus logs --help' for the flags"
     # the emulator goes away (the stream ends) and comes back on the same port
     port=$(cat "$BATS_FILE_TMPDIR/port")
     stop_emulator
+    ! grep -qE "ERROR: (Address|Leak)Sanitizer|runtime error" "$BATS_FILE_TMPDIR/emulator.err" ||
+        { cat "$BATS_FILE_TMPDIR/emulator.err" >&2; false; }
     start_emulator --runtime local --listen "127.0.0.1:$port"
     kill -0 "$pid" || { cat "$BATS_TEST_TMPDIR/err" "$out"; false; }
     nodus stop sandbox/box >/dev/null
@@ -234,4 +236,12 @@ $(sed -n 2p "$out")
 [nodus] ready: open a shell with nodus exec -it sandbox/box -- bash (stops after 30m without a session)
 [nodus] stopping (SIGTERM): spec.state is Stopped
 [nodus] stopped" ]
+}
+
+@test "the emulator stops cleanly, with nothing reported by the sanitizers" {
+    stop_emulator
+    if grep -qE "ERROR: (Address|Leak)Sanitizer|runtime error" "$BATS_FILE_TMPDIR/emulator.err"; then
+        cat "$BATS_FILE_TMPDIR/emulator.err" >&2
+        false
+    fi
 }
