@@ -51,33 +51,9 @@ int cmd_request(int argc, char **argv, struct nd_ctx *ctx)
     nd_time_format((int64_t)time(NULL), &when);
     nd_buf_addf(&key, "nodus.dev/%s-requested-at", action);
     nd_buf_addf(&done, "%s requested", action);
-    for (size_t i = 0; i < res.n; i++) {
-        const struct nd_kind *k = res.v[i].k;
-        for (size_t j = 0; j < json_array_size(res.v[i].names); j++) {
-            const char *name = json_string_value(json_array_get(res.v[i].names, j));
-            struct nd_buf p = ND_BUF_INIT;
-            nd_kind_path(k, nd_ctx_namespace(ctx), name, NULL, &p);
-            nd_buf_addf(&p, "?fieldManager=nodus-request%s",
-                        dry == ND_DRY_SERVER ? "&dryRun=All" : "");
-            json_t *patch = json_pack("{s{s{ss}}}", "metadata", "annotations", key.data,
-                                      when.data);
-            json_t *obj = NULL;
-            int code;
-            if (nd_write(ctx, "PATCH", p.data, "application/merge-patch+json", patch, &obj, &code,
-                         &st) < 0 ||
-                nd_print_result(&(struct nd_print_opts){0}, false, obj, done.data, dry, 0,
-                                &st) < 0) {
-                int c = nd_cli_error(ctx, &st);
-                if (!worst)
-                    worst = c;
-                nd_status_release(&st);
-            }
-            fflush(stdout);
-            json_decref(patch);
-            json_decref(obj);
-            nd_buf_release(&p);
-        }
-    }
+    json_t *patch = json_pack("{s{s{ss}}}", "metadata", "annotations", key.data, when.data);
+    worst = nd_patch_each(ctx, &res, patch, dry, done.data);
+    json_decref(patch);
     nd_buf_release(&when);
     nd_buf_release(&key);
     nd_buf_release(&done);

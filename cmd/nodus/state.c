@@ -37,29 +37,10 @@ static int set_state(int argc, char **argv, struct nd_ctx *ctx, const char *stat
                                  done, k->kind, state);
             goto out;
         }
-        for (size_t j = 0; j < json_array_size(res.v[i].names); j++) {
-            const char *name = json_string_value(json_array_get(res.v[i].names, j));
-            struct nd_buf p = ND_BUF_INIT;
-            nd_kind_path(k, nd_ctx_namespace(ctx), name, NULL, &p);
-            nd_buf_addf(&p, "?fieldManager=nodus-%s%s", ctx->cmd->name,
-                        dry == ND_DRY_SERVER ? "&dryRun=All" : "");
-            json_t *patch = json_pack("{s{ss}}", "spec", "state", state);
-            json_t *obj = NULL;
-            int code;
-            if (nd_write(ctx, "PATCH", p.data, "application/merge-patch+json", patch, &obj, &code,
-                         &st) < 0 ||
-                nd_print_result(&(struct nd_print_opts){0}, false, obj, done, dry, 0, &st) < 0) {
-                int c = nd_cli_error(ctx, &st);
-                if (!worst)
-                    worst = c;
-                nd_status_release(&st);
-            }
-            fflush(stdout);
-            json_decref(patch);
-            json_decref(obj);
-            nd_buf_release(&p);
-        }
     }
+    json_t *patch = json_pack("{s{ss}}", "spec", "state", state);
+    worst = nd_patch_each(ctx, &res, patch, dry, done);
+    json_decref(patch);
 out:
     nd_res_list_release(&res);
     nd_status_release(&st);

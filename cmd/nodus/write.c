@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/registry.h"
 #include "client/client.h"
+#include "resolve.h"
 #include "json/json.h"
 #include "util/id.h"
 #include "util/money.h"
@@ -203,4 +205,35 @@ char *nd_tmpdir_template(const char *prefix)
     while (n > 1 && dir[n - 1] == '/')
         n--;
     return nd_xasprintf("%.*s/%s-XXXXXX", (int)n, dir, prefix);
+}
+
+int nd_patch_each(struct nd_ctx *ctx, const struct nd_res_list *res, const json_t *patch,
+                  enum nd_dry_run dry, const char *done)
+{
+    int worst = 0;
+    struct nd_status st = ND_STATUS_INIT;
+    for (size_t i = 0; i < res->n; i++) {
+        const struct nd_kind *k = res->v[i].k;
+        for (size_t j = 0; j < json_array_size(res->v[i].names); j++) {
+            const char *name = json_string_value(json_array_get(res->v[i].names, j));
+            struct nd_buf p = ND_BUF_INIT;
+            nd_kind_path(k, nd_ctx_namespace(ctx), name, NULL, &p);
+            nd_buf_addf(&p, "?fieldManager=nodus-%s%s", ctx->cmd->name,
+                        dry == ND_DRY_SERVER ? "&dryRun=All" : "");
+            json_t *obj = NULL;
+            int code;
+            if (nd_write(ctx, "PATCH", p.data, "application/merge-patch+json", patch, &obj, &code,
+                         &st) < 0 ||
+                nd_print_result(&(struct nd_print_opts){0}, false, obj, done, dry, 0, &st) < 0) {
+                int c = nd_cli_error(ctx, &st);
+                if (!worst)
+                    worst = c;
+            }
+            nd_status_release(&st);
+            fflush(stdout);
+            json_decref(obj);
+            nd_buf_release(&p);
+        }
+    }
+    return worst;
 }

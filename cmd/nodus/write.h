@@ -27,6 +27,14 @@ int nd_write_ex(struct nd_ctx *ctx, const char *method, const char *path,
                 const char *content_type, const json_t *body, const char *const *headers,
                 json_t **out, int *code, char **etag, struct nd_status *st);
 
+struct nd_res_list;
+/* Sends one merge patch (borrowed) to every object of res, each with the field manager
+ * nodus-<verb> (and dryRun=All when dry is server), printing `kind.group/name done` for
+ * each, or its error; it goes on after an error. Returns the first error's exit code, or
+ * 0. */
+int nd_patch_each(struct nd_ctx *ctx, const struct nd_res_list *res, const json_t *patch,
+                  enum nd_dry_run dry, const char *done);
+
 /* Asks a yes/no question on the terminal (readline, loaded only when a prompt is
  * needed). Without a terminal it never blocks: -1 with st (Usage) naming the flag that
  * answers it. 0 with *yes. */
