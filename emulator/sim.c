@@ -93,20 +93,20 @@ int64_t em_sim_run(struct em_server *srv, int64_t now)
     int64_t next = EM_NEVER;
     /* a controller's write makes its object (and others) due again: repeat, bounded */
     for (int round = 0; round < 64; round++) {
-        json_t *todo = json_array();
+        json_t *due_now = json_array();
         const char *key;
         json_t *v;
         json_object_foreach(srv->sim_due, key, v) {
             if (json_integer_value(v) <= now)
-                json_array_append_new(todo, json_string(key));
+                json_array_append_new(due_now, json_string(key));
         }
-        if (!json_array_size(todo)) {
-            json_decref(todo);
+        if (!json_array_size(due_now)) {
+            json_decref(due_now);
             break;
         }
         size_t i;
         json_t *kv;
-        json_array_foreach(todo, i, kv) {
+        json_array_foreach(due_now, i, kv) {
             const char *k = json_string_value(kv);
             const char *nl = strchr(k, '\n');
             char *plural = nd_xstrndup(k, (size_t)(nl - k));
@@ -128,7 +128,7 @@ int64_t em_sim_run(struct em_server *srv, int64_t now)
             free(plural);
             free(ns);
         }
-        json_decref(todo);
+        json_decref(due_now);
     }
     const char *key;
     json_t *v, *tmp;
