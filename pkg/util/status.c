@@ -48,8 +48,13 @@ static const struct reason_row reasons[] = {
      "changed since the review.", "Review again with --dry-run=server and send the new ETag."},
     {"RequestEntityTooLarge", 413, 1, "The body is larger than 3 MiB.",
      "Split the request or shrink the object."},
+    {"RequestURITooLong", 414, 1, "The request target (path and query) is longer than the "
+     "server takes (16 KiB in the emulator).", "Shorten the URL: fewer or shorter selectors."},
     {"UnsupportedMediaType", 415, 1, "The Content-Type is not accepted here (strategic merge "
      "patch is not served for Nodus kinds).", "Use --type merge or --type json."},
+    {"RequestHeaderFieldsTooLarge", 431, 1, "The request's headers are larger than the server "
+     "takes (64 KiB in all, 32 KiB for one line, 256 lines in the emulator).",
+     "Send fewer or smaller headers."},
     {"Invalid", 422, 1, "A field fails validation; the causes name each field.",
      "Fix the fields named in the causes."},
     {"FieldImmutable", 422, 4, "The write changes a field that cannot change after create; the "

@@ -210,7 +210,7 @@ put() { # QUERY-PATH TAR-FILE [curl args]
     http PUT "$NS/volumes/data/files?path=/" @k.tar -H 'Content-Type: application/x-tar'
     [ -e "$EMU_STATE/files/default/volumes/data/k" ]
     curl -sf -o /dev/null -X DELETE "$(emu_url)$NS/volumes/data"
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -d '{"advance":"2m"}'
+    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d '{"advance":"2m"}'
     http GET "$NS/volumes/data"
     [ "$CODE" = 404 ]
     local body
