@@ -22,7 +22,8 @@
  * (frontdoor.h), so that a request a little over them reaches it and is answered with a
  * Status; a request line or headers past this get libmicrohttpd's own 414/431 page. */
 #define EM_HTTP_MEMORY_LIMIT (1024u * 1024u)
-#define OVER_LIMIT_TIMEOUT_S 5u
+#define OVER_LIMIT_TIMEOUT_S 2u /* a connection past max_conns that sends nothing */
+#define HARD_MARGIN 1024u
 
 struct em_http {
     struct MHD_Daemon *daemon;
@@ -469,12 +470,24 @@ static void raise_fd_limit(void)
     }
 }
 
-/* MHD's own limit: past it MHD stops accepting (new clients wait in the listen backlog).
- * Ours is lower, so that the connections between the two are answered 503. */
+/* MHD's own limit: past it MHD stops accepting and new clients wait in the listen
+ * backlog. Ours is well below, so that a flood of idle connections (each one a thread,
+ * its stack and MHD's pool reserved but mostly untouched) still leaves room to accept a
+ * new client and answer it 503; the file limit decides how far. */
 static unsigned hard_connection_limit(void)
 {
-    unsigned margin = max_conns / 4 > 16 ? max_conns / 4 : 16;
-    return max_conns + margin;
+    unsigned margin = max_conns > HARD_MARGIN ? max_conns : HARD_MARGIN;
+    unsigned long hard = (unsigned long)max_conns + margin;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        /* keep a quarter of the files for streams, exec sessions and the state */
+        unsigned long room = (unsigned long)rl.rlim_cur / 4 * 3;
+        if (hard > room)
+            hard = room;
+    }
+    if (hard < (unsigned long)max_conns + 16)
+        hard = (unsigned long)max_conns + 16;
+    return (unsigned)hard;
 }
 
 struct em_http *em_http_start(const char *addr, uint16_t port, em_handler_fn handler, void *cls,

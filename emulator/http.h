@@ -39,9 +39,11 @@ struct em_req {
 };
 
 /* Connection limits, set before em_http_start (one emulator per process). A connection
- * that arrives while max_connections are open is still accepted, up to a margin, so its
- * request can be answered 503 instead of being reset. idle_timeout_s (0: none) closes a
- * connection that sends nothing for that long; never a stream in progress. */
+ * that arrives while max_connections are open is still accepted, up to a margin (1024
+ * or max_connections more, within the open-file limit), so that its request is answered
+ * 503 instead of being reset; it is closed after 2 s without a request. idle_timeout_s
+ * (0: none) closes a connection that sends nothing for that long; never a stream or an
+ * exec session in progress. */
 void em_http_set_limits(unsigned max_connections, unsigned idle_timeout_s);
 /* Connections open now (for tests and stats). */
 unsigned em_http_connections(void);

@@ -269,6 +269,27 @@ raw() {
     [ "$code" = 200 ]
 }
 
+@test "1100 idle connections do not lock a new client out: it gets 503, not a reset" {
+    ulimit -n 4096 2>/dev/null || skip "this shell may not open 1100 sockets (ulimit -n)"
+    start_extra flood
+    local fds=() fd i
+    for i in $(seq 1 1100); do
+        exec {fd}<>"/dev/tcp/127.0.0.1/$XPORT"
+        fds+=("$fd")
+    done
+    run curl -s -m 10 -o "$BATS_TEST_TMPDIR/b" -w '%{http_code}' "$XURL/healthz"
+    assert_output 503
+    [ "$(jq -r .message "$BATS_TEST_TMPDIR/b")" = "the emulator is serving its limit of 256 connections" ]
+    for fd in "${fds[@]}"; do exec {fd}<&-; done
+    local code=
+    for i in $(seq 1 100); do
+        code=$(curl -s -o /dev/null -w '%{http_code}' "$XURL/healthz")
+        [ "$code" = 200 ] && break
+        sleep 0.05
+    done
+    [ "$code" = 200 ]
+}
+
 @test "--idle-timeout closes an idle connection; a watch outlives it" {
     start_extra idle --idle-timeout 1s --speed 0
     local fd
