@@ -78,6 +78,22 @@ static double elapsed_ms(const struct timespec *start)
     return (double)(now.tv_sec - start->tv_sec) * 1e3 + (double)(now.tv_nsec - start->tv_nsec) / 1e6;
 }
 
+/* A header value as a JSON string. One that is not UTF-8 keeps its ASCII and gets '?' for
+ * every other byte: dropping it would hide an Origin or a Host from the front door. */
+static json_t *header_string(const char *value)
+{
+    json_t *s = json_string(value);
+    if (s)
+        return s;
+    char *copy = nd_xstrdup(value);
+    for (char *p = copy; *p; p++)
+        if ((unsigned char)*p >= 0x80)
+            *p = '?';
+    s = json_string(copy);
+    free(copy);
+    return s ? s : json_string("?");
+}
+
 static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const char *key,
                                       const char *value)
 {
@@ -96,10 +112,10 @@ static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const 
     const char *old = json_string_value(json_object_get(headers, lkey));
     if (old) {
         char *joined = nd_xasprintf("%s, %s", old, value ? value : "");
-        json_object_set_new(headers, lkey, json_string(joined));
+        json_object_set_new(headers, lkey, header_string(joined));
         free(joined);
     } else {
-        json_object_set_new(headers, lkey, json_string(value ? value : ""));
+        json_object_set_new(headers, lkey, header_string(value ? value : ""));
     }
     free(lkey);
     return MHD_YES;

@@ -4,8 +4,8 @@
  * lower-cased headers, body capped at 3 MiB), hands it to one handler function, and
  * writes back the struct em_resp the handler filled: a whole body, a stream produced
  * by a blocking callback (watches, followed logs), or a protocol upgrade (exec).
- * Every response carries X-Request-Id and X-Content-Type-Options: nosniff. One thread serves each connection, so a
- * stream blocks only its own connection.
+ * Every response carries X-Request-Id and X-Content-Type-Options: nosniff. One thread
+ * serves each connection, so a stream blocks only its own connection.
  */
 #ifndef EM_HTTP_H
 #define EM_HTTP_H

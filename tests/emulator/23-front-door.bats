@@ -87,6 +87,14 @@ raw() {
     [ "$(body_json .reason)" = Forbidden ]
 }
 
+@test "an Origin or a Host that is not UTF-8 is refused, not ignored" {
+    http GET "$NS/jobs" - -H $'Origin: http://\xff\xfe.example'
+    [ "$CODE" = 403 ]
+    [ "$(body_json .message)" = "requests from web pages of origin http://??.example are refused: a page a browser shows may not drive this emulator" ]
+    http GET "$NS/jobs" - -H $'Host: \xff\xfe.example'
+    [ "$CODE" = 403 ]
+}
+
 @test "the emulator's own origin, by 127.0.0.1 or localhost, is served" {
     http POST "$NS/jobs" "$(job_json own1)" -H "Origin: http://127.0.0.1:$(port)"
     [ "$CODE" = 201 ]
@@ -306,6 +314,17 @@ raw() {
     # the connection of a finished stream may idle out again
     run curl -s -o /dev/null -w '%{http_code}' "$XURL/healthz"
     assert_output 200
+}
+
+@test "an exec session outlives --idle-timeout" {
+    start_extra execidle --idle-timeout 1s --speed 0
+    run curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+        -d '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"dev"},"spec":{"image":"nodus/python:3.12"}}' \
+        "$XURL$NS/sandboxes"
+    assert_output 201
+    curl -sf -o /dev/null --json '{"advance":"15s"}' "$XURL/emulator/v1/clock"
+    HOME=$BATS_TEST_TMPDIR NODUS_SERVER=$XURL run -0 nodus exec dev -- sh -c 'sleep 2; echo done'
+    assert_output done
 }
 
 @test "--rate-limit: past the burst a client gets 429 with Retry-After" {
