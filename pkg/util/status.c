@@ -63,11 +63,12 @@ static const struct reason_row reasons[] = {
      "Raise the Budget's limitUSD or lower the object's maxCostUSD."},
     {"ConsentRequired", 428, 8, "A paid feature needs the caller's consent to its price "
      "(header Nodus-Price-Consent).", "Repeat the request with the Nodus-Price-Consent header."},
-    {"TooManyRequests", 429, 1, "Rate limited.", "Wait for Retry-After seconds and retry."},
+    {"TooManyRequests", 429, 1, "Rate limited: this client sent more requests than the server "
+     "takes per second.", "Wait for Retry-After seconds and retry."},
     {"InternalError", 500, 1, "A bug in the server. It is never a crash; the requestId finds "
      "it in the logs.", "Retry; if it persists, report the requestId."},
-    {"ServiceUnavailable", 503, 1, "The server is shutting down or not ready, or a fault was "
-     "injected.", "Retry in a moment."},
+    {"ServiceUnavailable", 503, 1, "The server is shutting down or not ready, is serving as "
+     "many connections as it takes, or a fault was injected.", "Retry in a moment."},
     {"Timeout", 504, 6, "The request or wait did not finish in time.",
      "Retry with a longer --request-timeout or --timeout."},
     /* client-side only */
