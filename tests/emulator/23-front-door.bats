@@ -12,11 +12,23 @@ setup_file() {
 }
 
 teardown_file() {
-    local f
-    for f in "$BATS_FILE_TMPDIR"/extra-*.pid; do
-        [ -e "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null
-    done
+    stop_extras
     stop_emulator
+}
+
+# Stops the emulators start_extra started and waits until they are gone.
+stop_extras() {
+    local f pid i
+    for f in "$BATS_FILE_TMPDIR"/extra-*.pid; do
+        [ -e "$f" ] || continue
+        pid=$(cat "$f")
+        rm -f "$f"
+        kill -TERM "$pid" 2>/dev/null || continue
+        for i in $(seq 1 200); do
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.05
+        done
+    done
 }
 
 # Starts another emulator NAME with flags; sets XURL. Stopped in teardown_file.
@@ -363,4 +375,12 @@ raw() {
     run -2 nodus-emulator --idle-timeout 500ms
     run -2 nodus-emulator --idle-timeout soon
     run -2 nodus-emulator --rate-limit -1
+}
+
+@test "the emulators stop cleanly, with no sanitizer report (under make asan)" {
+    stop_extras
+    stop_emulator
+    run grep -E "ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error" \
+        "$BATS_FILE_TMPDIR/emulator.err" "$BATS_FILE_TMPDIR"/extra-*/err
+    [ "$status" -eq 1 ]
 }
