@@ -359,8 +359,8 @@ bool em_frontdoor_check(struct em_server *srv, struct em_req *req, struct em_res
             nd_status_set(&st, "TooManyRequests",
                           "wait Retry-After seconds and retry; start the emulator with a "
                           "higher --rate-limit (0: off) if this client needs more",
-                          "%s sent more than %g requests a second (burst %g)", req->remote,
-                          srv->opt.front.rate_limit, 2 * srv->opt.front.rate_limit);
+                          "%s sends faster than the limit of %g requests a second (bursts of %g)",
+                          req->remote, srv->opt.front.rate_limit, 2 * srv->opt.front.rate_limit);
             json_object_set_new(nd_status_details(&st), "retryAfterSeconds",
                                 json_integer(wait));
             em_resp_status(srv, req, resp, &st);
