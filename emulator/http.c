@@ -486,10 +486,11 @@ static void raise_fd_limit(void)
     }
 }
 
-/* MHD's own limit: past it MHD stops accepting and new clients wait in the listen
- * backlog. Ours is well below, so that a flood of idle connections (each one a thread,
- * its stack and MHD's pool reserved but mostly untouched) still leaves room to accept a
- * new client and answer it 503; the file limit decides how far. */
+/* MHD's own limit: past it MHD 0.9.75 (thread per connection) accepts a connection and
+ * closes it at once, unanswered. Ours is well below, so that a flood of idle connections
+ * (each one a thread, its stack and MHD's pool reserved but mostly untouched; those past
+ * ours closed after 2 s without a request) still leaves room to accept a new client and
+ * answer it 503; the file limit decides how far. */
 static unsigned hard_connection_limit(void)
 {
     unsigned margin = max_conns > HARD_MARGIN ? max_conns : HARD_MARGIN;
