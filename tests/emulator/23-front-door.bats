@@ -91,7 +91,12 @@ raw() {
 }
 
 @test "a WebSocket exec from another site's page is refused before the upgrade" {
-    http GET "$NS/sandboxes/box/exec?command=id&stdout=true" - -H 'Origin: https://evil.example' \
+    http POST "$NS/sandboxes" '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"box"},"spec":{"image":"nodus/python:3.12"}}'
+    [ "$CODE" = 201 ]
+    http POST /emulator/v1/clock '{"advance":"15s"}'
+    http GET "$NS/sandboxes/box"
+    [ "$(body_json .status.phase)" = Running ]
+    http GET "$NS/sandboxes/box/exec?command=id&stdout=true" - -m 5 -H 'Origin: https://evil.example' \
         -H 'Connection: Upgrade' -H 'Upgrade: websocket' -H 'Sec-WebSocket-Version: 13' \
         -H 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==' \
         -H 'Sec-WebSocket-Protocol: v5.channel.k8s.io'
