@@ -59,10 +59,6 @@ void em_http_set_limits(unsigned max_connections, unsigned idle_s)
     idle_timeout_s = idle_s;
 }
 
-unsigned em_http_connections(void)
-{
-    return atomic_load(&live_conns);
-}
 
 static void make_request_id(char out[40])
 {

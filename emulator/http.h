@@ -45,8 +45,6 @@ struct em_req {
  * (0: none) closes a connection that sends nothing for that long; never a stream or an
  * exec session in progress. */
 void em_http_set_limits(unsigned max_connections, unsigned idle_timeout_s);
-/* Connections open now (for tests and stats). */
-unsigned em_http_connections(void);
 
 /* A streamed body: read() blocks until it has bytes (returns their count), the stream
  * ended (returns 0) or failed (-1). free() is called once when the connection is done. */
