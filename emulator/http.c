@@ -59,7 +59,6 @@ void em_http_set_limits(unsigned max_connections, unsigned idle_s)
     idle_timeout_s = idle_s;
 }
 
-
 static void make_request_id(char out[40])
 {
     char ulid[27];
