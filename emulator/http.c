@@ -7,14 +7,23 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "util/id.h"
 #include "util/xmalloc.h"
+
+/* What MHD may hold of one request's line and headers. Above the front door's limits
+ * (frontdoor.h), so that a request a little over them reaches it and is answered with a
+ * Status; a request line or headers past this get libmicrohttpd's own 414/431 page. */
+#define EM_HTTP_MEMORY_LIMIT (1024u * 1024u)
+#define OVER_LIMIT_TIMEOUT_S 2u /* a connection past max_conns that sends nothing */
+#define HARD_MARGIN 1024u
 
 struct em_http {
     struct MHD_Daemon *daemon;
@@ -25,7 +34,7 @@ struct em_http {
     uint16_t port;
 };
 
-/* Per-request state kept in MHD's con_cls. */
+/* Per-request state kept in MHD's con_cls (made when the request line is read). */
 struct conn_req {
     struct em_req req;
     struct em_resp resp;
@@ -33,8 +42,22 @@ struct conn_req {
     char *path;
     int code;
     struct timespec start;
+    bool started;
     bool handled;
+    bool untimed; /* a stream: the idle timeout is off until the response ends */
+    char remote[64];
 };
+
+/* Connection limits (em_http_set_limits); live counts connections open now. */
+static unsigned max_conns = 256, idle_timeout_s = 60;
+static atomic_uint live_conns;
+static char over_marker; /* socket context of a connection past max_conns */
+
+void em_http_set_limits(unsigned max_connections, unsigned idle_s)
+{
+    max_conns = max_connections ? max_connections : 1;
+    idle_timeout_s = idle_s;
+}
 
 static void make_request_id(char out[40])
 {
@@ -50,11 +73,33 @@ static double elapsed_ms(const struct timespec *start)
     return (double)(now.tv_sec - start->tv_sec) * 1e3 + (double)(now.tv_nsec - start->tv_nsec) / 1e6;
 }
 
+/* A header value as a JSON string. One that is not UTF-8 keeps its ASCII and gets '?' for
+ * every other byte: dropping it would hide an Origin or a Host from the front door. */
+static json_t *header_string(const char *value)
+{
+    json_t *s = json_string(value);
+    if (s)
+        return s;
+    char *copy = nd_xstrdup(value);
+    for (char *p = copy; *p; p++)
+        if ((unsigned char)*p >= 0x80)
+            *p = '?';
+    s = json_string(copy);
+    free(copy);
+    return s ? s : json_string("?");
+}
+
 static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const char *key,
                                       const char *value)
 {
     (void)kind;
-    json_t *headers = cls;
+    struct em_req *req = cls;
+    json_t *headers = req->headers;
+    size_t line = strlen(key) + (value ? strlen(value) : 0) + 4;
+    req->header_bytes += line;
+    req->header_count++;
+    if (line > req->header_max)
+        req->header_max = line;
     char *lkey = nd_xstrdup(key);
     for (char *p = lkey; *p; p++)
         if (*p >= 'A' && *p <= 'Z')
@@ -62,10 +107,10 @@ static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const 
     const char *old = json_string_value(json_object_get(headers, lkey));
     if (old) {
         char *joined = nd_xasprintf("%s, %s", old, value ? value : "");
-        json_object_set_new(headers, lkey, json_string(joined));
+        json_object_set_new(headers, lkey, header_string(joined));
         free(joined);
     } else {
-        json_object_set_new(headers, lkey, json_string(value ? value : ""));
+        json_object_set_new(headers, lkey, header_string(value ? value : ""));
     }
     free(lkey);
     return MHD_YES;
@@ -75,7 +120,9 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
                                    const char *value)
 {
     (void)kind;
-    json_t *query = cls;
+    struct em_req *req = cls;
+    json_t *query = req->query;
+    req->query_count++;
     json_t *vals = json_object_get(query, key);
     if (!vals) {
         vals = json_array();
@@ -260,6 +307,7 @@ static enum MHD_Result send_response(struct MHD_Connection *c, struct conn_req *
 {
     struct em_resp *resp = &r->resp;
     struct MHD_Response *mr;
+    bool mr_is_stream = !resp->upgrade && resp->stream;
     if (resp->upgrade) {
         mr = MHD_create_response_for_upgrade(on_upgrade, NULL);
         resp->code = MHD_HTTP_SWITCHING_PROTOCOLS;
@@ -282,12 +330,44 @@ static enum MHD_Result send_response(struct MHD_Connection *c, struct conn_req *
         MHD_add_response_header(mr, "Content-Type",
                                 resp->content_type ? resp->content_type : "application/json");
     MHD_add_response_header(mr, "X-Request-Id", r->req.request_id);
+    MHD_add_response_header(mr, "X-Content-Type-Options", "nosniff");
+    if (resp->upgrade || mr_is_stream) {
+        /* a watch, a followed log or an exec session is not idle while it waits */
+        MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, 0u);
+        r->untimed = !resp->upgrade;
+    }
     if (!json_object_get(resp->headers, "Cache-Control"))
         MHD_add_response_header(mr, "Cache-Control", "no-cache, private");
     r->code = resp->code;
     enum MHD_Result ret = MHD_queue_response(c, (unsigned)resp->code, mr);
     MHD_destroy_response(mr);
     return ret;
+}
+
+/* MHD_OPTION_URI_LOG_CALLBACK: the request line has been read; its target, raw. */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    (void)cls;
+    (void)c;
+    struct conn_req *r = nd_xcalloc(1, sizeof *r);
+    r->req.uri_bytes = uri ? strlen(uri) : 0;
+    return r;
+}
+
+static void peer_address(struct MHD_Connection *c, struct conn_req *r)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+    if (sa && sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr,
+                  r->remote, sizeof r->remote);
+    else if (sa && sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
+                  r->remote, sizeof r->remote);
+    r->req.remote = r->remote;
+    ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    r->req.over_limit = ci && ci->socket_context == &over_marker;
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -298,8 +378,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     (void)version;
     struct em_http *h = cls;
     struct conn_req *r = *con_cls;
-    if (!r) {
-        r = nd_xcalloc(1, sizeof *r);
+    if (!r || !r->started) {
+        if (!r)
+            r = nd_xcalloc(1, sizeof *r);
+        r->started = true;
+        peer_address(c, r);
         clock_gettime(CLOCK_MONOTONIC, &r->start);
         r->method = nd_xstrdup(method);
         r->path = nd_xstrdup(url);
@@ -310,8 +393,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         r->req.query = json_object();
         nd_buf_init(&r->req.body, EM_MAX_BODY);
         make_request_id(r->req.request_id);
-        MHD_get_connection_values(c, MHD_HEADER_KIND, collect_header, r->req.headers);
-        MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, r->req.query);
+        MHD_get_connection_values(c, MHD_HEADER_KIND, collect_header, &r->req);
+        MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, &r->req);
         em_resp_init(&r->resp);
         *con_cls = r;
         const char *cl = em_req_header(&r->req, "content-length");
@@ -340,12 +423,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)c;
     (void)toe;
     struct em_http *h = cls;
     struct conn_req *r = *con_cls;
     if (!r)
         return;
+    if (r->untimed) /* the stream ended; the connection may idle again */
+        MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, idle_timeout_s);
     if (h->log_fn && r->handled)
         h->log_fn(h->log_cls, &r->req, r->code, elapsed_ms(&r->start));
     em_resp_release(&r->resp);
@@ -358,20 +442,64 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     *con_cls = NULL;
 }
 
-/* Nagle plus delayed ACK add ~40 ms to every small response; turn Nagle off. */
+/* Counts connections: one that comes past max_conns is marked, so that its request is
+ * answered 503 (frontdoor.c) and it is closed, and it gets a short idle timeout. Nagle
+ * plus delayed ACK add ~40 ms to every small response; turn Nagle off. */
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
                           enum MHD_ConnectionNotificationCode toe)
 {
     (void)cls;
-    (void)socket_context;
+    if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+        atomic_fetch_sub(&live_conns, 1);
+        return;
+    }
     if (toe != MHD_CONNECTION_NOTIFY_STARTED)
         return;
+    if (atomic_fetch_add(&live_conns, 1) + 1 > max_conns) {
+        *socket_context = &over_marker;
+        unsigned t = idle_timeout_s && idle_timeout_s < OVER_LIMIT_TIMEOUT_S
+                         ? idle_timeout_s
+                         : OVER_LIMIT_TIMEOUT_S;
+        MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, t);
+    }
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     if (ci) {
         int one = 1;
         setsockopt(ci->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     }
+}
+
+/* A connection's socket, a stream's pipe or two, and the exec sessions' ptys and pipes:
+ * let the soft limit on open files be the hard one. */
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+/* MHD's own limit: past it MHD 0.9.75 (thread per connection) accepts a connection and
+ * closes it at once, unanswered. Ours is well below, so that a flood of idle connections
+ * (each one a thread, its stack and MHD's pool reserved but mostly untouched; those past
+ * ours closed after 2 s without a request) still leaves room to accept a new client and
+ * answer it 503; the file limit decides how far. */
+static unsigned hard_connection_limit(void)
+{
+    unsigned margin = max_conns > HARD_MARGIN ? max_conns : HARD_MARGIN;
+    unsigned long hard = (unsigned long)max_conns + margin;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+        /* keep a quarter of the files for streams, exec sessions and the state */
+        unsigned long room = (unsigned long)rl.rlim_cur / 4 * 3;
+        if (hard > room)
+            hard = room;
+    }
+    if (hard < (unsigned long)max_conns + 16)
+        hard = (unsigned long)max_conns + 16;
+    return (unsigned)hard;
 }
 
 struct em_http *em_http_start(const char *addr, uint16_t port, em_handler_fn handler, void *cls,
@@ -389,12 +517,18 @@ struct em_http *em_http_start(const char *addr, uint16_t port, em_handler_fn han
     struct em_http *h = nd_xcalloc(1, sizeof *h);
     h->handler = handler;
     h->cls = cls;
+    /* poll(), not select(): a connection's socket may be past FD_SETSIZE */
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-                     MHD_ALLOW_UPGRADE | MHD_USE_ITC;
+                     MHD_ALLOW_UPGRADE | MHD_USE_ITC |
+                     (MHD_is_feature_supported(MHD_FEATURE_POLL) == MHD_YES ? MHD_USE_POLL : 0);
+    raise_fd_limit();
     h->daemon = MHD_start_daemon(flags, port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, &sa,
                                  MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
                                  MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
-                                 MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
+                                 MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
+                                 MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)EM_HTTP_MEMORY_LIMIT,
+                                 MHD_OPTION_CONNECTION_LIMIT, hard_connection_limit(),
+                                 MHD_OPTION_CONNECTION_TIMEOUT, idle_timeout_s,
                                  MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
     if (!h->daemon) {
         nd_buf_addf(err, "cannot listen on %s:%u: %s", addr, (unsigned)port,

@@ -4,8 +4,8 @@
  * lower-cased headers, body capped at 3 MiB), hands it to one handler function, and
  * writes back the struct em_resp the handler filled: a whole body, a stream produced
  * by a blocking callback (watches, followed logs), or a protocol upgrade (exec).
- * Every response carries X-Request-Id. One thread serves each connection, so a
- * stream blocks only its own connection.
+ * Every response carries X-Request-Id and X-Content-Type-Options: nosniff. One thread
+ * serves each connection, so a stream blocks only its own connection.
  */
 #ifndef EM_HTTP_H
 #define EM_HTTP_H
@@ -29,7 +29,22 @@ struct em_req {
     char request_id[40];
     const char *remote; /* peer address as text */
     void *conn;         /* the MHD connection (for upgrades) */
+    /* measured for the front door (frontdoor.h) */
+    size_t uri_bytes;     /* the raw request target (path and query) */
+    size_t header_bytes;  /* every header line, "name: value\r\n" */
+    size_t header_max;    /* the longest header line */
+    size_t header_count;
+    size_t query_count;   /* query parameters */
+    bool over_limit;      /* the connection came past --max-connections */
 };
+
+/* Connection limits, set before em_http_start (one emulator per process). A connection
+ * that arrives while max_connections are open is still accepted, up to a margin (1024
+ * or max_connections more, within the open-file limit), so that its request is answered
+ * 503 instead of being reset; it is closed after 2 s without a request. idle_timeout_s
+ * (0: none) closes a connection that sends nothing for that long; never a stream or an
+ * exec session in progress. */
+void em_http_set_limits(unsigned max_connections, unsigned idle_timeout_s);
 
 /* A streamed body: read() blocks until it has bytes (returns their count), the stream
  * ended (returns 0) or failed (-1). free() is called once when the connection is done. */

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frontdoor.h"
 #include "server.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 static const char usage[] =
@@ -31,6 +33,16 @@ static const char usage[] =
     "                         given (for testing how a client shows particular states)\n"
     "  --log-format FORMAT    text (default) or json: one line per request on stderr\n"
     "  --quiet                no request log\n"
+    "  --allow-origin ORIGIN  let web pages of ORIGIN (scheme://host:port, exactly; * for any)\n"
+    "                         call the API; other origins are refused (repeatable)\n"
+    "  --allow-host NAME      also accept Host: NAME on a loopback listener (repeatable;\n"
+    "                         default 127.0.0.1, localhost and [::1] only)\n"
+    "  --max-connections N    connections served at once (default 256); past it a new\n"
+    "                         client gets 503 with Retry-After\n"
+    "  --idle-timeout D       close a connection idle for D (default 60s; 0: never); watches\n"
+    "                         and followed logs are not idle\n"
+    "  --rate-limit N         requests a second per client address, burst 2N (default: off\n"
+    "                         on loopback, 100 elsewhere; 0: off); past it 429\n"
     "  -h, --help             show this help\n"
     "      --version          show the version\n";
 
@@ -55,6 +67,86 @@ static int parse_listen(struct em_options *opt, const char *arg)
     return 0;
 }
 
+/* The front door's flags, past the other flags' values. */
+enum { O_ALLOW_ORIGIN = 512, O_ALLOW_HOST, O_MAX_CONN, O_IDLE_TIMEOUT, O_RATE_LIMIT };
+
+static const char **push(const char **list, size_t *n, const char *s)
+{
+    list = nd_xrealloc(list, (*n + 1) * sizeof *list);
+    list[(*n)++] = s;
+    return list;
+}
+
+/* An origin as browsers send it: scheme://host[:port], nothing after; or * or null. */
+static bool origin_ok(const char *s)
+{
+    if (strcmp(s, "*") == 0 || strcmp(s, "null") == 0)
+        return true;
+    const char *rest = strncmp(s, "http://", 7) == 0    ? s + 7
+                       : strncmp(s, "https://", 8) == 0 ? s + 8
+                                                        : NULL;
+    return rest && *rest && !strpbrk(rest, "/?#@ ");
+}
+
+static int front_flag(struct em_frontdoor_opts *f, int c, const char *arg)
+{
+    char *end;
+    errno = 0;
+    switch (c) {
+    case O_ALLOW_ORIGIN:
+        if (!origin_ok(arg)) {
+            fprintf(stderr, "nodus-emulator: --allow-origin wants an origin such as "
+                            "http://localhost:3000 (scheme://host:port, no path), or *, got %s\n",
+                    arg);
+            return -1;
+        }
+        f->allow_origins = push(f->allow_origins, &f->n_allow_origins, arg);
+        return 0;
+    case O_ALLOW_HOST:
+        if (!*arg || strpbrk(arg, "/?#@ ")) {
+            fprintf(stderr, "nodus-emulator: --allow-host wants a host name such as "
+                            "emulator.test, got %s\n", arg);
+            return -1;
+        }
+        f->allow_hosts = push(f->allow_hosts, &f->n_allow_hosts, arg);
+        return 0;
+    case O_MAX_CONN: {
+        long n = strtol(arg, &end, 10);
+        if (errno || *end || end == arg || n < 1 || n > EM_MAX_MAX_CONNECTIONS) {
+            fprintf(stderr, "nodus-emulator: --max-connections wants a number from 1 to %d, "
+                            "got %s\n", EM_MAX_MAX_CONNECTIONS, arg);
+            return -1;
+        }
+        f->max_connections = (unsigned)n;
+        return 0;
+    }
+    case O_IDLE_TIMEOUT: {
+        int64_t ms = 0;
+        struct nd_status st = ND_STATUS_INIT;
+        int rc = strcmp(arg, "0") == 0 ? 0 : nd_duration_parse(arg, &ms, &st);
+        nd_status_release(&st);
+        if (rc < 0 || ms < 0 || ms > 24LL * 3600 * 1000 || (ms > 0 && ms < 1000)) {
+            fprintf(stderr, "nodus-emulator: --idle-timeout wants a duration from 1s to 24h "
+                            "(or 0 for none), got %s\n", arg);
+            return -1;
+        }
+        f->idle_timeout_s = (unsigned)((ms + 999) / 1000);
+        return 0;
+    }
+    default: {
+        long n = strtol(arg, &end, 10);
+        if (errno || *end || end == arg || n < 0 || n > 1000000) {
+            fprintf(stderr, "nodus-emulator: --rate-limit wants requests a second from 0 (off) "
+                            "to 1000000, got %s\n", arg);
+            return -1;
+        }
+        f->rate_limit = (double)n;
+        f->rate_limit_set = true;
+        return 0;
+    }
+    }
+}
+
 int em_options_parse(struct em_options *opt, int argc, char **argv)
 {
     enum { O_STATE = 256, O_LISTEN, O_PORT_FILE, O_TOKEN_FILE, O_SPEED, O_RUNTIME, O_FSYNC,
@@ -72,6 +164,11 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
         {"log-format", required_argument, NULL, O_LOG_FORMAT},
         {"quiet", no_argument, NULL, O_QUIET},
         {"no-simulation", no_argument, NULL, O_NO_SIM},
+        {"allow-origin", required_argument, NULL, O_ALLOW_ORIGIN},
+        {"allow-host", required_argument, NULL, O_ALLOW_HOST},
+        {"max-connections", required_argument, NULL, O_MAX_CONN},
+        {"idle-timeout", required_argument, NULL, O_IDLE_TIMEOUT},
+        {"rate-limit", required_argument, NULL, O_RATE_LIMIT},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, O_VERSION},
         {NULL, 0, NULL, 0},
@@ -81,6 +178,8 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
     opt->speed = 1.0;
     opt->runtime = "simulate";
     opt->fsync_mode = EM_FSYNC_ALWAYS;
+    opt->front.max_connections = EM_DEFAULT_MAX_CONNECTIONS;
+    opt->front.idle_timeout_s = EM_DEFAULT_IDLE_TIMEOUT_S;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -136,6 +235,14 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
             opt->log_json = strcmp(optarg, "json") == 0;
             break;
         case O_QUIET: opt->quiet = true; break;
+        case O_ALLOW_ORIGIN:
+        case O_ALLOW_HOST:
+        case O_MAX_CONN:
+        case O_IDLE_TIMEOUT:
+        case O_RATE_LIMIT:
+            if (front_flag(&opt->front, c, optarg) < 0)
+                return -1;
+            break;
         case 'h': fputs(usage, stdout); return 1;
         case O_VERSION: printf("nodus-emulator %s\n", ND_VERSION); return 1;
         case ':':
@@ -162,6 +269,8 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
                 nd_xasprintf("%s/.nodus/emulator", home && *home ? home : ".");
     }
     bool loopback = strncmp(opt->listen_addr, "127.", 4) == 0;
+    if (!opt->front.rate_limit_set)
+        opt->front.rate_limit = loopback ? 0 : EM_DEFAULT_RATE_LIMIT;
     if (!loopback && !opt->token_file) {
         fprintf(stderr, "nodus-emulator: listening on %s (not loopback) needs --token-file\n",
                 opt->listen_addr);
@@ -175,4 +284,8 @@ void em_options_release(struct em_options *opt)
     free(opt->owned[0]);
     free(opt->owned[1]);
     opt->owned[0] = opt->owned[1] = NULL;
+    free(opt->front.allow_origins);
+    free(opt->front.allow_hosts);
+    opt->front.allow_origins = opt->front.allow_hosts = NULL;
+    opt->front.n_allow_origins = opt->front.n_allow_hosts = 0;
 }

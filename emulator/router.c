@@ -13,6 +13,7 @@
 #include "discovery.h"
 #include "errors.h"
 #include "exec.h"
+#include "frontdoor.h"
 #include "fsutil.h"
 #include "idempotency.h"
 #include "json/json.h"
@@ -295,6 +296,8 @@ void em_router_handle(void *cls, struct em_req *req, struct em_resp *resp)
 {
     struct em_server *srv = cls;
     int64_t delay = 0;
+    if (em_frontdoor_check(srv, req, resp))
+        return;
     pthread_mutex_lock(&srv->lock);
     const char *p = req->path;
     bool faulted = strncmp(p, "/emulator/", 10) != 0 && strcmp(p, "/healthz") != 0 &&

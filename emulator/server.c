@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "frontdoor.h"
 #include "fsutil.h"
 #include "idempotency.h"
 #include "pricebook.h"
@@ -214,6 +215,8 @@ int em_server_run(struct em_server *srv)
         goto out_journal;
     }
 
+    srv->frontdoor = em_frontdoor_new(srv->opt.front.rate_limit);
+    em_http_set_limits(srv->opt.front.max_connections, srv->opt.front.idle_timeout_s);
     srv->http = em_http_start(srv->opt.listen_addr, srv->opt.port, em_router_handle, srv, &err);
     if (!srv->http) {
         fprintf(stderr, "nodus-emulator: %s\n", err.data);
@@ -267,6 +270,8 @@ out_router:
     if (srv->sim_due)
         em_sim_release(srv);
     em_router_release(srv);
+    em_frontdoor_free(srv->frontdoor);
+    srv->frontdoor = NULL;
     em_pricebook_release(srv);
 out_journal:
     em_journal_close(&srv->journal);

@@ -17,6 +17,18 @@
 #include "journal.h"
 #include "store.h"
 
+/* The front door's flags (frontdoor.h); the strings are borrowed from argv. */
+struct em_frontdoor_opts {
+    const char **allow_origins; /* --allow-origin, repeatable ("*": every origin) */
+    size_t n_allow_origins;
+    const char **allow_hosts; /* --allow-host, repeatable */
+    size_t n_allow_hosts;
+    unsigned max_connections; /* --max-connections */
+    unsigned idle_timeout_s;  /* --idle-timeout, whole seconds (0: none) */
+    double rate_limit;        /* --rate-limit, requests a second per client (0: off) */
+    bool rate_limit_set;      /* given on the command line */
+};
+
 struct em_options {
     const char *state_dir;
     const char *listen_addr;
@@ -31,6 +43,7 @@ struct em_options {
     bool log_json;
     bool quiet;
     bool no_simulation; /* --no-simulation: no controller runs */
+    struct em_frontdoor_opts front; /* origins, hosts, connection and rate limits */
     char *owned[2]; /* strings the parser allocated (freed by em_options_release) */
 };
 
@@ -56,6 +69,7 @@ struct em_server {
     json_t *tokens;      /* token -> identity (when --token-file) */
     struct em_http *http;
     struct em_runtime *runtime; /* --runtime local's processes (runtime.h) */
+    struct em_frontdoor *frontdoor; /* rate limiter state (frontdoor.h) */
     char base_url[80];
     /* the simulation (sim.h) */
     json_t *sim_due;

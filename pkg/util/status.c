@@ -48,8 +48,13 @@ static const struct reason_row reasons[] = {
      "changed since the review.", "Review again with --dry-run=server and send the new ETag."},
     {"RequestEntityTooLarge", 413, 1, "The body is larger than 3 MiB.",
      "Split the request or shrink the object."},
+    {"RequestURITooLong", 414, 1, "The request target (path and query) is longer than the "
+     "server takes (16 KiB in the emulator).", "Shorten the URL: fewer or shorter selectors."},
     {"UnsupportedMediaType", 415, 1, "The Content-Type is not accepted here (strategic merge "
      "patch is not served for Nodus kinds).", "Use --type merge or --type json."},
+    {"RequestHeaderFieldsTooLarge", 431, 1, "The request's headers are larger than the server "
+     "takes (64 KiB in all, 32 KiB for one line, 256 lines in the emulator).",
+     "Send fewer or smaller headers."},
     {"Invalid", 422, 1, "A field fails validation; the causes name each field.",
      "Fix the fields named in the causes."},
     {"FieldImmutable", 422, 4, "The write changes a field that cannot change after create; the "
@@ -58,11 +63,12 @@ static const struct reason_row reasons[] = {
      "Raise the Budget's limitUSD or lower the object's maxCostUSD."},
     {"ConsentRequired", 428, 8, "A paid feature needs the caller's consent to its price "
      "(header Nodus-Price-Consent).", "Repeat the request with the Nodus-Price-Consent header."},
-    {"TooManyRequests", 429, 1, "Rate limited.", "Wait for Retry-After seconds and retry."},
+    {"TooManyRequests", 429, 1, "Rate limited: this client sent more requests than the server "
+     "takes per second.", "Wait for Retry-After seconds and retry."},
     {"InternalError", 500, 1, "A bug in the server. It is never a crash; the requestId finds "
      "it in the logs.", "Retry; if it persists, report the requestId."},
-    {"ServiceUnavailable", 503, 1, "The server is shutting down or not ready, or a fault was "
-     "injected.", "Retry in a moment."},
+    {"ServiceUnavailable", 503, 1, "The server is shutting down or not ready, is serving as "
+     "many connections as it takes, or a fault was injected.", "Retry in a moment."},
     {"Timeout", 504, 6, "The request or wait did not finish in time.",
      "Retry with a longer --request-timeout or --timeout."},
     /* client-side only */

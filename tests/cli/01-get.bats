@@ -89,7 +89,7 @@ setup_file() {
             --data-binary "{\"status\":{\"phase\":\"$p\"}}" \
             "$EMU_URL/apis/nodus.dev/v1/namespaces/colour/jobs/$(tr 'A-Z' 'a-z' <<<"$p")/status"
     done
-    curl -sS -f -o /dev/null -X POST -d '{"advance":"10h"}' "$EMU_URL/emulator/v1/clock"
+    curl -sS -f -o /dev/null -X POST -H 'Content-Type: application/json' -d '{"advance":"10h"}' "$EMU_URL/emulator/v1/clock"
 }
 
 teardown_file() {

@@ -39,7 +39,7 @@ new_sandbox() {
 }
 
 advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -d "{\"advance\":\"$1\"}"
+    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
 }
 
 TREE() { echo "$EMU_STATE/files/default/sandboxes/sbx"; }

@@ -18,7 +18,7 @@ setup_file() {
             "{\"apiVersion\":\"nodus.dev/v1\",\"kind\":\"Function\",\"metadata\":{\"name\":\"$fn\"},\"spec\":{\"image\":\"nodus/pytorch:2.8-cuda12.8\",\"maxCostUSD\":\"5.00\"}}" \
             "$EMU_URL/apis/nodus.dev/v1/namespaces/default/functions"
     done
-    curl -sSf -o /dev/null -X POST -d '{"advance":"12s"}' "$EMU_URL/emulator/v1/clock"
+    curl -sSf -o /dev/null -X POST -H 'Content-Type: application/json' -d '{"advance":"12s"}' "$EMU_URL/emulator/v1/clock"
     curl -sSf -o /dev/null -X PATCH -H 'Content-Type: application/merge-patch+json' \
         -d '{"spec":{"state":"Stopped"}}' "$EMU_URL/apis/nodus.dev/v1/namespaces/default/functions/idle"
 }
@@ -103,7 +103,7 @@ answer() {
     run -0 nodus invoke function/echo -d once
     after=$(nodus get function echo -o jsonpath='{.status.simulation.invocationCount}')
     [ "$after" -eq $((before + 1)) ]
-    curl -sSf -o /dev/null -X POST -d '{"advance":"1s"}' "$EMU_URL/emulator/v1/clock"
+    curl -sSf -o /dev/null -X POST -H 'Content-Type: application/json' -d '{"advance":"1s"}' "$EMU_URL/emulator/v1/clock"
     [ "$(nodus get function echo -o jsonpath='{.status.replicas}')" = 1 ]
 }
 

@@ -52,7 +52,8 @@ teardown_file() {
     for r in badrequest unauthorized forbidden notfound methodnotallowed notacceptable \
         alreadyexists conflict expired idempotencykeyreused idempotencykeyrequired \
         preconditionfailed requestentitytoolarge unsupportedmediatype invalid fieldimmutable \
-        budgetexceeded consentrequired toomanyrequests internalerror serviceunavailable; do
+        budgetexceeded consentrequired toomanyrequests internalerror serviceunavailable \
+        requesturitoolong requestheaderfieldstoolarge; do
         grep -q "id=\"$r\"" "$BODY" || { echo "missing anchor $r"; return 1; }
     done
     http GET /docs/nope

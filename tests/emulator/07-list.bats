@@ -133,7 +133,7 @@ names() {
     token=$(body_json .metadata.continue)
     # a change after the token, then more than 24 hours: that change leaves the history
     curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$EMU_URL$JOBS" -d "$(job_json before-jump)"
-    curl -sf -o /dev/null -X POST "$EMU_URL/emulator/v1/clock" -d '{"advance":"25h"}'
+    curl -sf -o /dev/null -X POST "$EMU_URL/emulator/v1/clock" -H 'Content-Type: application/json' -d '{"advance":"25h"}'
     http GET "$JOBS?limit=2&continue=$token"
     [ "$CODE" = 410 ]
     [ "$(body_json .reason)" = Expired ]

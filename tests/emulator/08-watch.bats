@@ -116,13 +116,13 @@ rv_now() {
     local rv
     rv=$(rv_now)
     watch_bg "$JOBS?watch=true&resourceVersion=$rv&allowWatchBookmarks=true" "$BATS_TEST_TMPDIR/w"
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -d '{"advance":"31s"}'
+    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d '{"advance":"31s"}'
     wait_lines "$BATS_TEST_TMPDIR/w" 1
     run jq -r '.type + " " + .object.kind + " " + (.object.metadata.resourceVersion | test("^[0-9]+$") | tostring)' "$BATS_TEST_TMPDIR/w"
     assert_line "BOOKMARK Job true"
     # without the flag, no bookmark
     watch_bg "$JOBS?watch=true&resourceVersion=$rv&timeoutSeconds=1" "$BATS_TEST_TMPDIR/w2"
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -d '{"advance":"31s"}'
+    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d '{"advance":"31s"}'
     wait "$WATCH_PID"
     run grep -c BOOKMARK "$BATS_TEST_TMPDIR/w2"
     assert_output 0
@@ -183,7 +183,7 @@ rv_now() {
     local rv
     rv=$(rv_now)
     http POST $JOBS "$(job_json w7)"
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -d '{"advance":"25h"}'
+    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d '{"advance":"25h"}'
     http POST $JOBS "$(job_json w8)"
     curl -sN "$(emu_url)$JOBS?watch=true&resourceVersion=$rv&timeoutSeconds=1" >"$BATS_TEST_TMPDIR/w"
     run jq -r '.type + " " + (.object.code|tostring) + " " + .object.reason' "$BATS_TEST_TMPDIR/w"

@@ -18,7 +18,7 @@ MERGE=(-H 'Content-Type: application/merge-patch+json')
 L4='{"resources":{"gpu":{"model":"L4","count":1}}}'
 
 advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -d "{\"advance\":\"$1\"}"
+    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
 }
 
 # get NAME FILTER: jq FILTER over the Job NAME.
@@ -216,7 +216,7 @@ events_of() {
     curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$url$JOBS" -d "$(l4_job still)"
     curl -sf -o /dev/null -X PATCH -H 'Content-Type: application/merge-patch+json' \
         "$url$JOBS/still/status" -d '{"status":{"phase":"Running","startTime":"2026-01-01T00:00:00Z"}}'
-    curl -sf -o /dev/null -X POST "$url/emulator/v1/clock" -d '{"advance":"2h"}'
+    curl -sf -o /dev/null -X POST "$url/emulator/v1/clock" -H 'Content-Type: application/json' -d '{"advance":"2h"}'
     run bash -c "curl -sf '$url$JOBS/still' | jq -c '[.status.phase, .status.costUSD, .status.conditions]'"
     assert_output '["Running",null,null]'
     curl -sf -o /dev/null -X DELETE "$url$JOBS/still"

@@ -13,7 +13,7 @@ setup_file() {
     local now next
     now=$(curl -s "$EMU_URL/emulator/v1/clock" | jq -r '.nowMs / 1000 | floor')
     next=$(date -u -d "$(date -u -d "@$now" +%Y-%m-01) +1 month" +%s)
-    curl -s -X POST "$EMU_URL/emulator/v1/clock" -d "{\"advance\":\"$((next - now + 60))s\"}" \
+    curl -s -X POST "$EMU_URL/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$((next - now + 60))s\"}" \
         >/dev/null
 }
 

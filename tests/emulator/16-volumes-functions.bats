@@ -284,10 +284,10 @@ start_local() {
     curl -s -X POST "$LOCAL_URL$NS/functions" -H 'Content-Type: application/json' -d "$fn" >/dev/null
     fn=$(jq -c '.metadata.name = "fails" | .spec.command = ["sh","-c","cat >/dev/null; echo broken >&2; exit 3"]' <<<"$fn")
     curl -s -X POST "$LOCAL_URL$NS/functions" -H 'Content-Type: application/json' -d "$fn" >/dev/null
-    curl -s -X POST "$LOCAL_URL/emulator/v1/clock" -d '{"advance":"12s"}' >/dev/null
+    curl -s -X POST "$LOCAL_URL/emulator/v1/clock" -H 'Content-Type: application/json' -d '{"advance":"12s"}' >/dev/null
     local upper fails
-    upper=$(curl -s -X POST "$LOCAL_URL$NS/functions/upper/invoke" --data-binary hello)
-    fails=$(curl -s -X POST "$LOCAL_URL$NS/functions/fails/invoke" --data-binary hello)
+    upper=$(curl -s -X POST "$LOCAL_URL$NS/functions/upper/invoke" -H 'Content-Type: application/octet-stream' --data-binary hello)
+    fails=$(curl -s -X POST "$LOCAL_URL$NS/functions/fails/invoke" -H 'Content-Type: application/octet-stream' --data-binary hello)
     kill "$(cat "$BATS_FILE_TMPDIR/local/pid")"
     wait "$(cat "$BATS_FILE_TMPDIR/local/pid")" || true
     run grep -E "ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error" \

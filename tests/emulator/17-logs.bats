@@ -23,7 +23,7 @@ TS='[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{9}Z'
 STEP='step [0-9]+/[0-9]+ \| loss [0-9]+\.[0-9]{4} \| lr [0-9]\.[0-9]e-0[0-9] \| [0-9]+\.[0-9] samples/s'
 
 advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -d "{\"advance\":\"$1\"}"
+    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
 }
 
 now_ms() {

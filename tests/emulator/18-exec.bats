@@ -38,7 +38,7 @@ new_sandbox() { # NAME [EXTRA-SPEC-JSON]
 }
 
 advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -d "{\"advance\":\"$1\"}"
+    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
 }
 
 phase() { # PLURAL NAME

@@ -180,13 +180,15 @@ put() { # QUERY-PATH TAR-FILE [curl args]
     assert_output --regexp '^lrwxrwxrwx .* etc-link -> /etc$'
 }
 
-@test "bodies: a document type is refused, an empty body too; curl's default type works" {
+@test "bodies: a document or form type is refused, an empty body too; a tar type works" {
     http PUT "$FILES?path=/x" '{"a":1}'
     [ "$CODE" = 415 ]
     http PUT "$FILES?path=/x" ''
     [ "$CODE" = 400 ]
     printf x >f && tar -cf f.tar f
     http PUT "$FILES?path=/plain" @f.tar -H 'Content-Type: application/x-www-form-urlencoded'
+    [ "$CODE" = 415 ]
+    http PUT "$FILES?path=/plain" @f.tar -H 'Content-Type: application/octet-stream'
     [ "$CODE" = 200 ]
     http PUT "$FILES?path=/junk" 'not a tar archive at all' -H 'Content-Type: application/x-tar'
     [ "$CODE" = 400 ]
@@ -210,7 +212,7 @@ put() { # QUERY-PATH TAR-FILE [curl args]
     http PUT "$NS/volumes/data/files?path=/" @k.tar -H 'Content-Type: application/x-tar'
     [ -e "$EMU_STATE/files/default/volumes/data/k" ]
     curl -sf -o /dev/null -X DELETE "$(emu_url)$NS/volumes/data"
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -d '{"advance":"2m"}'
+    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d '{"advance":"2m"}'
     http GET "$NS/volumes/data"
     [ "$CODE" = 404 ]
     local body

@@ -16,7 +16,7 @@ SBX=/apis/nodus.dev/v1/namespaces/default/sandboxes
 MERGE=(-H 'Content-Type: application/merge-patch+json')
 
 advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -d "{\"advance\":\"$1\"}"
+    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
 }
 
 get() {

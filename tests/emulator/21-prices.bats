@@ -16,7 +16,7 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
 PB=/emulator/v1/pricebook
 
 advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -d "{\"advance\":\"$1\"}"
+    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
 }
 
 get() {

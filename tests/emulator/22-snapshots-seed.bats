@@ -15,7 +15,7 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
 SNAP=/emulator/v1/snapshots
 
 advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -d "{\"advance\":\"$1\"}"
+    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
 }
 
 clock_ms() {
@@ -128,7 +128,7 @@ YAML
     assert_output from-manifest,from-tree
     [ "$(cat "$state/files/default/volumes/data/readme")" = hello ]
     curl -sf -o /dev/null -X DELETE "http://127.0.0.1:$port$JOBS/from-manifest"
-    curl -sf -o /dev/null -X POST "http://127.0.0.1:$port/emulator/v1/clock" -d '{"advance":"1m"}'
+    curl -sf -o /dev/null -X POST "http://127.0.0.1:$port/emulator/v1/clock" -H 'Content-Type: application/json' -d '{"advance":"1m"}'
     kill -TERM $pid
     wait $pid
     # started again on the same state: the seed is not applied again

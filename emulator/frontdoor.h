@@ -1,0 +1,43 @@
+/* frontdoor.h: the checks every request passes before any handler runs.
+ *
+ * In order: a connection past --max-connections (503 ServiceUnavailable, Connection:
+ * close), the per-client rate limit (429 TooManyRequests), the size of the request line
+ * and headers (414 RequestURITooLong, 431 RequestHeaderFieldsTooLarge, 400 for too many
+ * query parameters), the Host header on a loopback listener (403: DNS rebinding), the
+ * Origin header (403 unless the emulator's own or --allow-origin; CORS preflights of
+ * allowed origins are answered here) and the Content-Type of writes (415 for a type the
+ * path does not take, which also keeps out the types a browser may send cross-site
+ * without asking: text/plain, form encodings).
+ */
+#ifndef EM_FRONTDOOR_H
+#define EM_FRONTDOOR_H
+
+#include <stdbool.h>
+
+#include "http.h"
+
+#define EM_DEFAULT_MAX_CONNECTIONS 256u
+#define EM_MAX_MAX_CONNECTIONS 20000
+#define EM_DEFAULT_IDLE_TIMEOUT_S 60u
+#define EM_DEFAULT_RATE_LIMIT 100.0 /* requests a second per client, off loopback */
+
+/* What a request may carry (the HTTP layer measures; see struct em_req). */
+#define EM_MAX_URI_BYTES (16u * 1024u)     /* request target: path and query, raw */
+#define EM_MAX_HEADER_BYTES (64u * 1024u)  /* every header line together */
+#define EM_MAX_ONE_HEADER (32u * 1024u)    /* one header line */
+#define EM_MAX_HEADERS 256u                /* header lines */
+#define EM_MAX_QUERY_PARAMS 1000u          /* query parameters (exec repeats command=) */
+
+struct em_server;
+struct em_frontdoor;
+
+/* The rate limiter's table; NULL when --rate-limit is off (nothing to free then). */
+struct em_frontdoor *em_frontdoor_new(double rate_per_s);
+void em_frontdoor_free(struct em_frontdoor *fd);
+
+/* Runs the checks above on req; true when it answered resp (the handler must not run).
+ * Also adds the CORS headers for an allowed foreign origin to resp. Thread-safe; does
+ * not take the server lock. */
+bool em_frontdoor_check(struct em_server *srv, struct em_req *req, struct em_resp *resp);
+
+#endif
