@@ -78,3 +78,94 @@ peak_kb() {
     run body_json .message
     assert_output --regexp '^ops\[2\]: the value at "/spec/x(/a){49}/b" would nest 102 levels deep, more than the limit of 100$'
 }
+
+@test "label selectors: more than 100 requirements or 100 values in a set, 400 naming the limit" {
+    local sel
+    sel=$(seq -s, -f 'k%g' 0 100)
+    http GET "$JOBS?labelSelector=$sel"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .reason)" = BadRequest ]
+    [ "$(body_json .message)" = "found 101 requirements, more than the limit of 100 (at character 391)" ]
+    http GET "$JOBS?labelSelector=$(seq -s, -f 'k%g' 1 100)"
+    [ "$CODE" = 200 ]
+    sel="a%20in%20($(seq -s, -f 'v%g' 0 100))"
+    http GET "$JOBS?labelSelector=$sel"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .message)" = "unable to parse requirement: found 101 values in a set, more than the limit of 100 (at character 397)" ]
+    # the same on a watch
+    http GET "$JOBS?watch=true&labelSelector=$(seq -s, -f 'k%g' 0 100)"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .reason)" = BadRequest ]
+}
+
+@test "field selectors: more than 100 terms, 400 naming the limit" {
+    http GET "$JOBS?fieldSelector=$(seq -s, -f 'metadata.name=n%g' 0 100)"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .message)" = "field selector has 101 terms, more than the limit of 100" ]
+    http GET "$JOBS?fieldSelector=$(seq -s, -f 'metadata.name=n%g' 1 100)"
+    [ "$CODE" = 200 ]
+}
+
+@test "query values: longer than 16 KiB, with a NUL or not UTF-8, 400 naming the parameter" {
+    local long
+    long=$(head -c 16385 /dev/zero | tr '\0' a)
+    http GET "$JOBS?labelSelector=$long"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .message)" = "query parameter labelSelector: the value is 16385 bytes, more than the limit of 16384" ]
+    http GET "$JOBS?fieldManager=a%00b"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .message)" = "query parameter fieldManager: the value holds a NUL character (%00)" ]
+    http GET "$JOBS/grow?pretty=%ff"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .message)" = "query parameter pretty: the value is not valid UTF-8" ]
+}
+
+@test "resourceVersion that is not an unsigned integer: 400 on get, list and watch" {
+    local q path
+    for path in "$JOBS/grow?" "$JOBS?" "$JOBS?watch=true&"; do
+        for q in abc -1 1.5 99999999999999999999; do
+            http GET "${path}resourceVersion=$q"
+            [ "$CODE" = 400 ]
+            [ "$(body_json .reason)" = BadRequest ]
+        done
+    done
+    http GET "$JOBS?resourceVersion=abc"
+    [ "$(body_json .message)" = 'resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax' ]
+    http GET "$JOBS/grow?resourceVersion=99999999999999999999"
+    [ "$(body_json .message)" = 'resourceVersion: Invalid value: "99999999999999999999": strconv.ParseUint: parsing "99999999999999999999": value out of range' ]
+    http GET "$JOBS/grow?resourceVersion=0"
+    [ "$CODE" = 200 ]
+    http GET "$JOBS?resourceVersion=1"
+    [ "$CODE" = 200 ]
+}
+
+@test "continue: NUL, not base64, not a key, or with a resourceVersion: 400" {
+    http GET "$JOBS?continue=%00"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .message)" = "query parameter continue: the value holds a NUL character (%00)" ]
+    http GET "$JOBS?continue=garbage!"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .message)" = "invalid continue token: continue key is not valid: it is not base64 (URL alphabet)" ]
+    http GET "$JOBS?continue=$(printf 'not json' | base64 | tr -d =)"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .message)" = "invalid continue token: continue key is not valid: it does not decode to a continue key" ]
+    http GET "$JOBS?continue=$(printf '{"rv":1}' | base64 | tr -d =)"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .message)" = "invalid continue token: continue key is not valid: it names no start or resourceVersion" ]
+    http GET "$JOBS?limit=1"
+    local token
+    token=$(body_json .metadata.continue)
+    http GET "$JOBS?continue=$token&resourceVersion=5"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .message)" = "specifying resource version is not allowed when using continue" ]
+}
+
+@test "selectors kube-apiserver takes are taken: 'a in ()', 'a!=', fieldSelector ','" {
+    http GET "$JOBS?labelSelector=a%20in%20()"
+    [ "$CODE" = 200 ]
+    http GET "$JOBS?labelSelector=a!%3D"
+    [ "$CODE" = 200 ]
+    [ "$(body_json '.items | length')" -ge 1 ]
+    http GET "$JOBS?fieldSelector=,"
+    [ "$CODE" = 200 ]
+}
