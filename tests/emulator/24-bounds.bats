@@ -14,6 +14,9 @@ setup_file() {
     start_emulator
     curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' \
         -d "$(job_json grow)" "$EMU_URL$JOBS"
+    curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' \
+        -d '{"apiVersion":"nodus.dev/v1","kind":"Volume","metadata":{"name":"data"},"spec":{"size":"10Gi"}}' \
+        "$EMU_URL$NS/volumes"
 }
 
 teardown_file() {
@@ -168,4 +171,62 @@ peak_kb() {
     [ "$(body_json '.items | length')" -ge 1 ]
     http GET "$JOBS?fieldSelector=,"
     [ "$CODE" = 200 ]
+}
+
+FILES=$NS/volumes/data/files
+TARX=(-H 'Content-Type: application/x-tar')
+
+# a tar with one file member named $1 (pax names: any length)
+tar_named() {
+    python3 -c '
+import io, sys, tarfile
+t = tarfile.open(sys.argv[2], "w", format=tarfile.PAX_FORMAT)
+i = tarfile.TarInfo(sys.argv[1]); i.size = 3
+t.addfile(i, io.BytesIO(b"hi\n"))
+t.close()' "$1" "$2"
+}
+
+@test "files: a path= name past 255 bytes or a path past 4095, 400 (not 500) on GET and PUT" {
+    local long deep
+    long=$(head -c 300 /dev/zero | tr '\0' a)
+    deep=$(printf 'd%.0s' $(seq 200) | sed 's/.*/&\/&\/&\/&\/&/')
+    deep="$deep/$deep/$deep/$deep/$deep" # 25 names of 200 bytes: 5024 bytes
+    tar_named x in.tar
+    http GET "$FILES?path=/$long"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .reason)" = BadRequest ]
+    [ "$(body_json .message)" = "path: \"/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...\": a name of 300 bytes, more than the limit of 255 (NAME_MAX)" ]
+    http PUT "$FILES?path=/$long" @in.tar "${TARX[@]}"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .reason)" = BadRequest ]
+    http GET "$FILES?path=/$deep"
+    [ "$CODE" = 400 ]
+    run body_json .message
+    assert_output --regexp 'a path of 5025 bytes, more than the limit of 4095 \(PATH_MAX\)$'
+    http PUT "$FILES?path=/$deep" @in.tar "${TARX[@]}"
+    [ "$CODE" = 400 ]
+    [ ! -e "$EMU_STATE/files/default/volumes/data/$(printf 'd%.0s' $(seq 200))" ]
+}
+
+@test "files: a tar member named past 255 bytes, or past 4095 under path=, 400 and nothing written" {
+    local long name base
+    long=$(head -c 300 /dev/zero | tr '\0' b)
+    tar_named "$long" long.tar
+    http PUT "$FILES?path=/in" @long.tar "${TARX[@]}"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .reason)" = BadRequest ]
+    [ "$(body_json .message)" = "cannot write the files of volume \"data\": refused: \"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb...\": a name of 300 bytes, more than the limit of 255 (NAME_MAX)" ]
+    # 16 names of 250 bytes (4015 bytes) fit under /in (4018), not under a 100-byte name
+    name=$(head -c 250 /dev/zero | tr '\0' c)
+    name=$(for i in $(seq 16); do printf '%s/' "$name"; done)
+    tar_named "${name%/}" deep.tar
+    http PUT "$FILES?path=/in" @deep.tar "${TARX[@]}"
+    [ "$CODE" = 200 ]
+    base=$(head -c 100 /dev/zero | tr '\0' e)
+    http PUT "$FILES?path=/$base" @deep.tar "${TARX[@]}"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .reason)" = BadRequest ]
+    run body_json .message
+    assert_output --regexp '^cannot write the files of volume "data": refused: "e{64}\.\.\.": a path of 4116 bytes, more than the limit of 4095 \(PATH_MAX\)$'
+    [ ! -e "$EMU_STATE/files/default/volumes/data/$base/${name%%/*}" ]
 }
