@@ -38,7 +38,7 @@ struct op {
 struct budget {
     const struct nd_patch_limits *lim;
     size_t copied; /* bytes all copies added so far */
-    size_t walked; /* steps taken measuring moved values */
+    size_t steps;  /* array elements shifted, moved values measured */
     size_t depth;  /* the document nests at most this deep (an upper bound) */
 };
 
@@ -211,6 +211,27 @@ static int check_depth(struct budget *b, const struct pointer *p, size_t vdepth,
     return 0;
 }
 
+static int too_many_steps(struct budget *b, const struct op *op, size_t i, struct nd_status *st)
+{
+    return fail(st, i,
+                "Unable to complete the %s, the patch would take more than %zu steps (array "
+                "elements shifted, moved values measured)",
+                op_names[op->kind], b->lim->max_steps);
+}
+
+/* Counts the elements an insert at (or a removal of) the pointer's last token in parent
+ * shifts, when parent is an array. */
+static int charge_shift(struct budget *b, const json_t *parent, const struct pointer *p,
+                        bool removal, const struct op *op, size_t i, struct nd_status *st)
+{
+    size_t idx, n = json_array_size(parent);
+    if (!b->lim || !b->lim->max_steps || !json_is_array(parent) ||
+        parse_index(last_tok(p), &idx) < 0 || idx >= n + !removal)
+        return 0;
+    b->steps += n - idx - removal;
+    return b->steps > b->lim->max_steps ? too_many_steps(b, op, i, st) : 0;
+}
+
 /* Puts value (stolen) at the pointer's last token in parent, as "add" does: NULL on
  * success, else the reason as a new string. */
 static char *insert(json_t *parent, const struct pointer *p, json_t *value)
@@ -284,6 +305,10 @@ static int do_add(json_t **root, const struct op *op, size_t i, struct budget *b
                     "add operation does not apply: doc is missing path: \"%s\": missing value",
                     op->path.text);
     }
+    if (charge_shift(b, parent, &op->path, false, op, i, st) < 0) {
+        json_decref(value);
+        return -1;
+    }
     char *why = insert(parent, &op->path, value);
     if (!why)
         return 0;
@@ -292,7 +317,8 @@ static int do_add(json_t **root, const struct op *op, size_t i, struct budget *b
     return -1;
 }
 
-static int do_remove(json_t *root, const struct op *op, size_t i, struct nd_status *st)
+static int do_remove(json_t *root, const struct op *op, size_t i, struct budget *b,
+                     struct nd_status *st)
 {
     json_t *parent = op->path.n ? parent_of(root, &op->path) : NULL;
     if (!parent)
@@ -301,6 +327,8 @@ static int do_remove(json_t *root, const struct op *op, size_t i, struct nd_stat
                     op->path.text);
     char *why;
     if (lookup(parent, &op->path, &why)) {
+        if (charge_shift(b, parent, &op->path, true, op, i, st) < 0)
+            return -1;
         detach(parent, &op->path);
         return 0;
     }
@@ -364,8 +392,8 @@ static int copy_allowed(struct budget *b, const struct op *op, const json_t *v, 
 
 /* Checks that moving v (now at from) to path keeps the depth bound. The document's
  * bound gives v's depth for free; v is measured only when that is not enough, and the
- * steps measuring takes count against max_copy_bytes, so moving a large value back and
- * forth cannot keep the server busy. */
+ * values measuring visits count as steps, so moving a large value back and forth cannot
+ * keep the server busy. */
 static int move_allowed(struct budget *b, const struct op *op, const json_t *v, size_t i,
                         struct nd_status *st)
 {
@@ -373,13 +401,9 @@ static int move_allowed(struct budget *b, const struct op *op, const json_t *v, 
     size_t bound = b->depth > op->from.n ? b->depth - op->from.n : 0;
     if (!max || op->path.n + bound <= max)
         return check_depth(b, &op->path, bound, i, st);
-    size_t steps_max = b->lim->max_copy_bytes;
-    size_t d = depth_counted(v, &b->walked, steps_max);
-    if (steps_max && b->walked > steps_max)
-        return fail(st, i,
-                    "Unable to complete the move, measuring the values moved took more than %zu "
-                    "steps",
-                    steps_max);
+    size_t d = depth_counted(v, &b->steps, b->lim->max_steps);
+    if (b->lim->max_steps && b->steps > b->lim->max_steps)
+        return too_many_steps(b, op, i, st);
     return check_depth(b, &op->path, d, i, st);
 }
 
@@ -415,7 +439,8 @@ static int do_move_copy(json_t **root, const struct op *op, size_t i, struct bud
             return -1;
         }
         if (op->kind == OP_MOVE) {
-            if (op->path.n && move_allowed(b, op, v, i, st) < 0)
+            if ((op->path.n && move_allowed(b, op, v, i, st) < 0) ||
+                charge_shift(b, parent, &op->from, true, op, i, st) < 0)
                 return -1;
             value = json_incref(v);
             detach(parent, &op->from);
@@ -439,6 +464,10 @@ static int do_move_copy(json_t **root, const struct op *op, size_t i, struct bud
                     "%s operation does not apply: doc is missing destination path: %s: missing "
                     "value",
                     name, op->path.text);
+    }
+    if (charge_shift(b, parent, &op->path, false, op, i, st) < 0) {
+        json_decref(value);
+        return -1;
     }
     char *why = insert(parent, &op->path, value);
     if (!why)
@@ -529,6 +558,7 @@ const struct nd_patch_limits nd_patch_default_limits = {
     .max_copy_bytes = ND_PATCH_MAX_COPY_BYTES,
     .max_depth = ND_PATCH_MAX_DEPTH,
     .max_result_bytes = ND_PATCH_MAX_RESULT_BYTES,
+    .max_steps = ND_PATCH_MAX_STEPS,
 };
 
 json_t *nd_json_patch_apply(const json_t *doc, const json_t *ops, struct nd_status *st)
@@ -568,7 +598,7 @@ json_t *nd_json_patch_apply_limited(const json_t *doc, const json_t *ops,
             rc = do_add(&root, op, i, &b, st);
             break;
         case OP_REMOVE:
-            rc = do_remove(root, op, i, st);
+            rc = do_remove(root, op, i, &b, st);
             break;
         case OP_REPLACE:
             rc = do_replace(&root, op, i, &b, st);

@@ -684,7 +684,7 @@ static void test_json_patch_limits(void **state)
 {
     (void)state;
     /* small limits keep the rows readable: 3 operations, 20 bytes of copies, depth 4 */
-    static const struct nd_patch_limits small = {3, 20, 4, 0};
+    static const struct nd_patch_limits small = {3, 20, 4, 0, 20};
     static const struct {
         const char *name, *doc, *ops;
         const char *want;             /* the result, or NULL on error */
@@ -735,12 +735,22 @@ static void test_json_patch_limits(void **state)
          "ops[0]: the value at \"/a/b/c\" would nest 6 levels deep, more than the limit of 4"},
         {"move that fits once measured", "{'a':{'b':{'x':{}}},'c':{'d':1}}",
          "[{'op':'move','from':'/c','path':'/a/b/c'}]", "{'a':{'b':{'x':{},'c':{'d':1}}}}"},
-        {"measuring moved values counts against the copy budget",
+        {"measuring moved values counts as steps",
          "{'a':{'b':{'z':{}}},'c':{'d':1,'e':2,'f':3,'g':4,'h':5,'i':6,'j':7,'k':8,'l':9,"
          "'m':10,'n':11,'o':12,'p':13,'q':14,'r':15,'s':16,'t':17,'u':18,'v':19,'w':20}}",
          "[{'op':'move','from':'/c','path':'/a/b/c'}]", NULL, "Invalid",
-         "ops[0]: Unable to complete the move, measuring the values moved took more than 20 "
-         "steps"},
+         "ops[0]: Unable to complete the move, the patch would take more than 20 steps (array "
+         "elements shifted, moved values measured)"},
+        {"inserts shift array elements: 9 + 0 + 11 fit", "{'a':[0,1,2,3,4,5,6,7,8,9]}",
+         "[{'op':'add','path':'/a/1','value':1},{'op':'add','path':'/a/-','value':1},"
+         "{'op':'move','from':'/a/11','path':'/a/0'}]",
+         "{'a':[1,0,1,1,2,3,4,5,6,7,8,9]}"},
+        {"then a removal passes 20", "{'a':[0,1,2,3,4,5,6,7,8,9]}",
+         "[{'op':'add','path':'/a/0','value':1},{'op':'remove','path':'/a/0'},"
+         "{'op':'remove','path':'/a/0'}]",
+         NULL, "Invalid",
+         "ops[2]: Unable to complete the remove, the patch would take more than 20 steps (array "
+         "elements shifted, moved values measured)"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         json_t *doc = J(rows[i].doc), *ops = J(rows[i].ops);
