@@ -43,7 +43,15 @@ peak_kb() {
         [range(1;21) | {op:"copy",from:"/metadata/annotations",
                         path:"/metadata/annotations/c\(.)"}]')
     [ "${#ops}" -lt 3000 ]
-    http PATCH $JOBS/grow "$ops" "${JSONP[@]}"
+    # sent in the background: the server answers another request meanwhile
+    curl -sS -o patch.json -w '%{http_code}' -X PATCH "${JSONP[@]}" --data-binary "$ops" \
+        "$(emu_url)$JOBS/grow" >patch.code &
+    local bg=$!
+    run curl -sS -m 5 -o /dev/null -w '%{http_code}' "$(emu_url)/readyz"
+    [ "$output" = 200 ]
+    wait "$bg"
+    CODE=$(cat patch.code)
+    BODY=patch.json
     [ "$CODE" = 422 ]
     [ "$(body_json .reason)" = Invalid ]
     [ "$(body_json .details.name)" = grow ]
