@@ -19,6 +19,7 @@
 #include "util/xmalloc.h"
 
 #define BOOKMARK_MS (30 * 1000)
+#define WATCH_MAX_TIMEOUT_S (100L * 365 * 24 * 3600) /* a century: no overflow in ms */
 
 struct watch {
     struct em_server *srv;
@@ -236,8 +237,10 @@ int em_api_watch(struct em_api *a)
             nd_status_set(&a->st, "BadRequest", NULL, "timeoutSeconds: invalid value %s", timeout);
             goto fail;
         }
+        if (t > WATCH_MAX_TIMEOUT_S) /* kube takes any int64: longer is forever here */
+            t = WATCH_MAX_TIMEOUT_S;
         if (t > 0)
-            w->deadline_real_ms = em_real_now_ms() + t * 1000;
+            w->deadline_real_ms = em_real_now_ms() + (int64_t)t * 1000;
     }
     const char *bm = em_req_query(a->req, "allowWatchBookmarks");
     w->bookmarks = bm && strcmp(bm, "true") == 0;

@@ -238,3 +238,39 @@ t.close()' "$1" "$2"
     assert_output --regexp '^cannot write the files of volume "data": refused: "e{64}\.\.\.": a path of 4116 bytes, more than the limit of 4095 \(PATH_MAX\)$'
     [ ! -e "$EMU_STATE/files/default/volumes/data/$base/${name%%/*}" ]
 }
+
+@test "objects: annotations past 256 KiB and bad label keys or values are 422 (create and patch)" {
+    head -c 262145 /dev/zero | tr '\0' a >v.txt
+    jq -cn --rawfile v v.txt \
+        '{apiVersion:"nodus.dev/v1",kind:"Job",metadata:{name:"annot",annotations:{"x":$v}},
+          spec:{image:"nodus/pytorch:2.8-cuda12.8",command:["true"],maxCostUSD:"1.00"}}' >big.json
+    http POST $JOBS @big.json
+    [ "$CODE" = 422 ]
+    [ "$(body_json .reason)" = Invalid ]
+    [ "$(body_json '.details.causes[0].field')" = metadata.annotations ]
+    jq -c '[{op:"add",path:"/metadata/annotations",value:.metadata.annotations}]' big.json >ops.json
+    http PATCH $JOBS/grow @ops.json "${JSONP[@]}"
+    [ "$CODE" = 422 ]
+    [ "$(body_json '.details.causes[0].field')" = metadata.annotations ]
+    http PATCH $JOBS/grow '{"metadata":{"labels":{"-bad":"x"}}}' "${MERGE[@]}"
+    [ "$CODE" = 422 ]
+    http PATCH $JOBS/grow "{\"metadata\":{\"labels\":{\"ok\":\"$(head -c 64 /dev/zero | tr '\0' v)\"}}}" "${MERGE[@]}"
+    [ "$CODE" = 422 ]
+}
+
+@test "watch: a huge timeoutSeconds is taken (no overflow), a bad one is 400" {
+    local code
+    # the stream stays open until curl gives up after a second
+    code=$(curl -s -m 1 -o /dev/null -w '%{http_code}' \
+        "$(emu_url)$JOBS?watch=true&timeoutSeconds=99999999999999999999" || true)
+    [ "$code" = 200 ]
+    http GET "$JOBS?watch=true&timeoutSeconds=1"
+    [ "$CODE" = 200 ]
+    http GET "$JOBS?watch=true&timeoutSeconds=-5"
+    [ "$CODE" = 400 ]
+    http GET "$JOBS?watch=true&timeoutSeconds=abc"
+    [ "$CODE" = 400 ]
+    # the server is still there
+    http GET /readyz
+    [ "$CODE" = 200 ]
+}
