@@ -66,7 +66,7 @@ json_t *em_api_select(struct em_api *a, json_t *items);
 /* Query parameters (params.c). Every request's are checked before its handler runs:
  * a name of at most EM_MAX_QUERY_NAME bytes, a value of at most EM_MAX_QUERY_VALUE, no
  * NUL (%00) and valid UTF-8 in either; -1 with a BadRequest naming the parameter. */
-#define EM_MAX_QUERY_NAME 256
+#define EM_MAX_QUERY_NAME  256
 #define EM_MAX_QUERY_VALUE (16 * 1024)
 int em_api_check_query(struct em_api *a);
 /* ?resourceVersion= of get, list and watch: *rv -1 when absent or empty, else its value;

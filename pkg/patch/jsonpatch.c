@@ -203,8 +203,9 @@ static int check_depth(struct budget *b, const struct pointer *p, size_t vdepth,
 {
     size_t d = p->n + vdepth;
     if (b->lim && b->lim->max_depth && d > b->lim->max_depth)
-        return fail(st, i, "the value at \"%s\" would nest %zu levels deep, more than the limit "
-                           "of %zu",
+        return fail(st, i,
+                    "the value at \"%s\" would nest %zu levels deep, more than the limit "
+                    "of %zu",
                     p->text, d, b->lim->max_depth);
     if (d > b->depth)
         b->depth = d;

@@ -80,11 +80,11 @@ json_t *nd_json_patch_apply(const json_t *doc, const json_t *ops, struct nd_stat
  * (evanphx/json-patch's AccumulatedCopySizeLimit, which kube-apiserver sets to 3 MiB:
  * 422 Invalid), and no result nested deeper than ND_JSON_MAX_DEPTH, which nodus' JSON
  * reader would refuse to read back (422 Invalid). */
-#define ND_PATCH_MAX_OPS 10000
-#define ND_PATCH_MAX_COPY_BYTES (3u * 1024u * 1024u)
-#define ND_PATCH_MAX_DEPTH 100      /* ND_JSON_MAX_DEPTH */
+#define ND_PATCH_MAX_OPS          10000
+#define ND_PATCH_MAX_COPY_BYTES   (3u * 1024u * 1024u)
+#define ND_PATCH_MAX_DEPTH        100 /* ND_JSON_MAX_DEPTH */
 #define ND_PATCH_MAX_RESULT_BYTES (3u * 1024u * 1024u)
-#define ND_PATCH_MAX_STEPS (8u * 1024u * 1024u)
+#define ND_PATCH_MAX_STEPS        (8u * 1024u * 1024u)
 
 struct nd_patch_limits {
     size_t max_ops;          /* operations of a JSON patch; 0: no limit */

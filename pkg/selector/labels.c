@@ -224,8 +224,8 @@ static int parse_values(struct parser *p, struct val **v, size_t *n)
         if (t == T_ID) {
             add_val(v, n, it->lit, it->pos);
             if (*n > ND_SELECTOR_MAX_VALUES)
-                return fail(p, it->pos, "found %zu values in a set, more than the limit of %d",
-                            *n, ND_SELECTOR_MAX_VALUES);
+                return fail(p, it->pos, "found %zu values in a set, more than the limit of %d", *n,
+                            ND_SELECTOR_MAX_VALUES);
             struct item *next = peek(p);
             enum tok t2 = as_value(next->tok);
             if (t2 == T_COMMA)

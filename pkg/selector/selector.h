@@ -39,9 +39,10 @@ struct nd_field_selector;
  *    (at character N)"
  *   "field selector has 101 terms, more than the limit of 100" */
 #define ND_SELECTOR_MAX_LEN (16 * 1024) /* bytes of a label or field selector string */
-#define ND_SELECTOR_MAX_REQS 100        /* requirements of a label selector, terms of a
-                                           field selector */
-#define ND_SELECTOR_MAX_VALUES 100      /* values of one in/notin set */
+#define ND_SELECTOR_MAX_REQS                                                                       \
+    100                            /* requirements of a label selector, terms of a                 \
+                                      field selector */
+#define ND_SELECTOR_MAX_VALUES 100 /* values of one in/notin set */
 
 /* ---- label selectors ---- */
 

@@ -466,12 +466,12 @@ int nd_tar_check_path(const char *path, struct nd_status *st)
     add_cut(&b, path);
     if (longest > ND_TAR_NAME_MAX)
         nd_status_set(st, "BadRequest", "use names of at most 255 bytes",
-                      "\"%s\": a name of %zu bytes, more than the limit of %d (NAME_MAX)",
-                      b.data, longest, ND_TAR_NAME_MAX);
+                      "\"%s\": a name of %zu bytes, more than the limit of %d (NAME_MAX)", b.data,
+                      longest, ND_TAR_NAME_MAX);
     else
         nd_status_set(st, "BadRequest", "use paths of at most 4095 bytes",
-                      "\"%s\": a path of %zu bytes, more than the limit of %d (PATH_MAX)",
-                      b.data, len, ND_TAR_PATH_MAX);
+                      "\"%s\": a path of %zu bytes, more than the limit of %d (PATH_MAX)", b.data,
+                      len, ND_TAR_PATH_MAX);
     nd_buf_release(&b);
     return -1;
 }

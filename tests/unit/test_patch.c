@@ -708,8 +708,8 @@ static void test_json_patch_limits(void **state)
          "ops[1]: Unable to complete the copy, the accumulated size increase of copy is 36, "
          "exceeding the limit 20"},
         {"a copy into itself doubles: stopped before it is made", "{'a':{'k':'0123456'}}",
-         "[{'op':'copy','from':'/a','path':'/a/b'},{'op':'copy','from':'/a','path':'/a/c'}]",
-         NULL, "Invalid",
+         "[{'op':'copy','from':'/a','path':'/a/b'},{'op':'copy','from':'/a','path':'/a/c'}]", NULL,
+         "Invalid",
          "ops[1]: Unable to complete the copy, the accumulated size increase of copy is 50, "
          "exceeding the limit 20"},
         {"copying the whole document counts", "{'k':'0123456789abcdefghij'}",
@@ -724,8 +724,8 @@ static void test_json_patch_limits(void **state)
         {"replace nesting 5 deep", "{'a':{'b':1}}",
          "[{'op':'replace','path':'/a/b','value':{'c':{'d':[[]]}}}]", NULL, "Invalid",
          "ops[0]: the value at \"/a/b\" would nest 6 levels deep, more than the limit of 4"},
-        {"the root replaced by a value 5 deep", "{}",
-         "[{'op':'add','path':'','value':[[[[[]]]]]}]", NULL, "Invalid",
+        {"the root replaced by a value 5 deep", "{}", "[{'op':'add','path':'','value':[[[[[]]]]]}]",
+         NULL, "Invalid",
          "ops[0]: the value at \"\" would nest 5 levels deep, more than the limit of 4"},
         {"copy nesting 6 deep", "{'a':{'b':{}},'c':{'d':{'e':{}}}}",
          "[{'op':'copy','from':'/c','path':'/a/b/c'}]", NULL, "Invalid",
@@ -788,8 +788,8 @@ static void test_json_patch_copy_bomb(void **state)
     memset(seed, 'x', 1200);
     seed[1200] = '\0';
     json_t *doc = json_pack("{s{s{}}}", "metadata", "annotations");
-    json_t *ops = json_pack("[{sssss{ss}}]", "op", "add", "path", "/metadata/annotations",
-                            "value", "seed", seed);
+    json_t *ops = json_pack("[{sssss{ss}}]", "op", "add", "path", "/metadata/annotations", "value",
+                            "seed", seed);
     for (int i = 1; i <= 20; i++) {
         char path[64];
         snprintf(path, sizeof path, "/metadata/annotations/c%d", i);
@@ -825,8 +825,9 @@ static void test_patch_check_result(void **state)
         {"{'a':'0123456789x'}", "RequestEntityTooLarge",
          "the patched object is 19 bytes, more than the limit of 18"},
         {"{'a':{'b':{}}}", NULL, NULL},
-        {"{'a':[[[]]]}", "Invalid", "the patched object nests 4 levels deep, more than the "
-                                     "limit of 3"},
+        {"{'a':[[[]]]}", "Invalid",
+         "the patched object nests 4 levels deep, more than the "
+         "limit of 3"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         json_t *obj = J(rows[i].obj);

@@ -474,8 +474,7 @@ static void test_field_matches(void **state)
 }
 
 /* Strings of n copies of a unit, joined by sep, between head and tail. NEW. */
-static char *repeat(const char *head, const char *unit, const char *sep, size_t n,
-                    const char *tail)
+static char *repeat(const char *head, const char *unit, const char *sep, size_t n, const char *tail)
 {
     size_t len = strlen(head) + n * (strlen(unit) + 8 + strlen(sep)) + strlen(tail) + 1;
     char *out = nd_xmalloc(len), *p = out;

@@ -484,7 +484,7 @@ static void test_path_lengths(void **state)
         {run_of('n', 255, ""), NULL},
         {run_of('n', 256, ""), ": a name of 256 bytes, more than the limit of 255 (NAME_MAX)"},
         {run_of('n', 300, "/x"), ": a name of 300 bytes, more than the limit of 255 (NAME_MAX)"},
-        {components('n', 255, 16), NULL},                                /* 4095 bytes */
+        {components('n', 255, 16), NULL}, /* 4095 bytes */
         {run_of('n', 4095, ""), ": a name of 4095 bytes, more than the limit of 255 (NAME_MAX)"},
         {components('n', 200, 21), ": a path of 4220 bytes, more than the limit of 4095 "
                                    "(PATH_MAX)"},
@@ -518,7 +518,8 @@ static void test_path_lengths(void **state)
 static void test_extract_path_lengths(void **state)
 {
     (void)state;
-    char *n300 = run_of('m', 300, ""), *deep = components('d', 250, 17), *m255 = run_of('m', 255, "");
+    char *n300 = run_of('m', 300, ""), *deep = components('d', 250, 17),
+         *m255 = run_of('m', 255, "");
     char *far = run_of('t', 4096, ""), *base = components('b', 200, 20);
     struct {
         const char *what, *name, *link, *base;
