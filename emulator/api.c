@@ -290,7 +290,7 @@ void em_api_handle(struct em_server *srv, struct em_req *req, struct em_resp *re
         em_resp_status(srv, req, resp, &a.st);
         goto out;
     }
-    if (dispatch(&a) < 0)
+    if (em_api_check_query(&a) < 0 || dispatch(&a) < 0)
         em_resp_status(srv, req, resp, &a.st);
     size_t i;
     json_t *w;

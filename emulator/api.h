@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "api/registry.h"
 #include "api/schema.h"
@@ -61,6 +62,17 @@ const char *em_api_field_manager(struct em_api *a, char out[128]);
 /* Objects of the request's kind and project (every project when ns is ""), filtered by
  * the request's labelSelector and fieldSelector. NEW array, or NULL with a->st. */
 json_t *em_api_select(struct em_api *a, json_t *items);
+
+/* Query parameters (params.c). Every request's are checked before its handler runs:
+ * a name of at most EM_MAX_QUERY_NAME bytes, a value of at most EM_MAX_QUERY_VALUE, no
+ * NUL (%00) and valid UTF-8 in either; -1 with a BadRequest naming the parameter. */
+#define EM_MAX_QUERY_NAME  256
+#define EM_MAX_QUERY_VALUE (16 * 1024)
+int em_api_check_query(struct em_api *a);
+/* ?resourceVersion= of get, list and watch: *rv -1 when absent or empty, else its value;
+ * -1 with a BadRequest when it is not an unsigned integer (this server's versions are
+ * integers; kube-apiserver's words). */
+int em_api_query_rv(struct em_api *a, int64_t *rv);
 
 /* True when the Accept header asks for a Table. Sets *ok false for an Accept naming
  * nothing this server can send. */

@@ -99,11 +99,17 @@ static int apply(struct em_api *a, struct em_write *w, json_t *old)
         if (nd_ssa_apply(NULL, applied, w->manager, force, a->kind->api_version, now, &merged,
                          &a->st) < 0)
             goto out;
+        if (nd_patch_check_result(merged, &nd_patch_default_limits, &a->st) < 0)
+            goto out;
         rc = em_write_create(a, w, merged);
         goto out;
     }
     if (nd_ssa_apply_ex(old, applied, w->manager, force, a->kind->api_version, now, default_obj,
                         (void *)a->kind, &merged, &a->st) < 0) {
+        nd_status_set_target(&a->st, a->path.name, a->kind->group, a->kind->plural);
+        goto out;
+    }
+    if (nd_patch_check_result(merged, &nd_patch_default_limits, &a->st) < 0) {
         nd_status_set_target(&a->st, a->path.name, a->kind->group, a->kind->plural);
         goto out;
     }
@@ -144,9 +150,16 @@ int em_api_patch(struct em_api *a)
                           "a JSON patch must be an array of operations");
             goto out;
         }
-        obj = nd_json_patch_apply(old, patch, &a->st);
-        if (!obj)
+        /* bounded as it applies (pkg/patch/patch.h): 10,000 operations, 3 MiB of copies */
+        obj = nd_json_patch_apply_limited(old, patch, &nd_patch_default_limits, &a->st);
+        if (!obj) {
+            nd_status_set_target(&a->st, a->path.name, a->kind->group, a->kind->plural);
             goto out;
+        }
+    }
+    if (nd_patch_check_result(obj, &nd_patch_default_limits, &a->st) < 0) {
+        nd_status_set_target(&a->st, a->path.name, a->kind->group, a->kind->plural);
+        goto out;
     }
     if (!json_is_object(obj) || !json_is_object(json_object_get(obj, "metadata"))) {
         nd_status_set(&a->st, "BadRequest", NULL, "the patched object is not an object with "

@@ -14,6 +14,9 @@
 
 int em_api_get(struct em_api *a)
 {
+    int64_t want;
+    if (em_api_query_rv(a, &want) < 0)
+        return -1;
     json_t *obj = em_store_get(&a->srv->store, a->kind->plural, a->ns, a->path.name);
     if (!obj)
         return em_api_not_found(a, a->path.name);
@@ -79,13 +82,19 @@ static int parse_continue(struct em_api *a, const char *token, int64_t *rv, char
     struct nd_buf raw = ND_BUF_INIT;
     json_t *j = NULL;
     int rc = -1;
-    if (nd_base64_decode(token, strlen(token), &raw) == 0)
+    bool decoded = nd_base64_decode(token, strlen(token), &raw) == 0;
+    if (decoded)
         j = json_loadb(raw.data, raw.len, 0, NULL);
     const char *s = json_string_value(json_object_get(j, "start"));
     json_int_t r = json_integer_value(json_object_get(j, "rv"));
     if (!s || r <= 0) {
-        nd_status_set(&a->st, "BadRequest", "list again without continue",
-                      "continue key is not valid: %s", token);
+        /* the token is not echoed: it may be 16 KiB of anything */
+        nd_status_set(&a->st, "BadRequest",
+                      "list again without continue, or with the token the last page gave",
+                      "invalid continue token: continue key is not valid: %s",
+                      !decoded ? "it is not base64 (URL alphabet)"
+                      : !j     ? "it does not decode to a continue key"
+                               : "it names no start or resourceVersion");
         goto out;
     }
     *rv = r;
@@ -135,9 +144,15 @@ int em_api_list(struct em_api *a)
     char *start = NULL;
     json_t *all = NULL, *selected = NULL, *page = NULL, *meta = NULL;
     int rc = -1;
-    if (parse_limit(a, &limit) < 0)
+    int64_t want;
+    if (parse_limit(a, &limit) < 0 || em_api_query_rv(a, &want) < 0)
         goto out;
     const char *cont = em_req_query(a->req, "continue");
+    if (cont && *cont && want > 0) {
+        nd_status_set(&a->st, "BadRequest", "leave resourceVersion out when you pass continue",
+                      "specifying resource version is not allowed when using continue");
+        goto out;
+    }
     if (cont && *cont) {
         if (parse_continue(a, cont, &rv, &start) < 0)
             goto out;

@@ -73,6 +73,10 @@ static int query_path(struct em_api *a, struct nd_buf *rel)
     const char *p = em_req_query(a->req, "path");
     if (!p || !*p)
         p = "/";
+    if (nd_tar_check_path(p, &a->st) < 0) {
+        nd_status_prefix(&a->st, "path");
+        return -1;
+    }
     if (nd_tar_clean_path(p, rel, &a->st) < 0) {
         nd_status_set(&a->st, "BadRequest", "give a path inside the tree, such as /data",
                       "path \"%s\" has a \"..\" component: paths stay inside the object's files",

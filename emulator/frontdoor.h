@@ -22,7 +22,7 @@
 #define EM_DEFAULT_RATE_LIMIT 100.0 /* requests a second per client, off loopback */
 
 /* What a request may carry (the HTTP layer measures; see struct em_req). */
-#define EM_MAX_URI_BYTES (16u * 1024u)     /* request target: path and query, raw */
+#define EM_MAX_URI_BYTES (32u * 1024u)     /* request target: path and query, raw */
 #define EM_MAX_HEADER_BYTES (64u * 1024u)  /* every header line together */
 #define EM_MAX_ONE_HEADER (32u * 1024u)    /* one header line */
 #define EM_MAX_HEADERS 256u                /* header lines */

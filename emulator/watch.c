@@ -19,6 +19,7 @@
 #include "util/xmalloc.h"
 
 #define BOOKMARK_MS (30 * 1000)
+#define WATCH_MAX_TIMEOUT_S (100L * 365 * 24 * 3600) /* a century: no overflow in ms */
 
 struct watch {
     struct em_server *srv;
@@ -210,24 +211,15 @@ static void watch_free(void *cls)
     free(w);
 }
 
-static int parse_rv(struct em_api *a, const char *s, int64_t *out)
-{
-    char *end;
-    long long v = strtoll(s, &end, 10);
-    if (*end || v < 0)
-        return nd_status_set(&a->st, "BadRequest", "use a resourceVersion from a list",
-                             "resourceVersion: invalid value %s", s);
-    *out = v;
-    return 0;
-}
-
 int em_api_watch(struct em_api *a)
 {
     struct em_server *srv = a->srv;
     const char *ls = em_req_query(a->req, "labelSelector");
     const char *fs = em_req_query(a->req, "fieldSelector");
-    const char *rvs = em_req_query(a->req, "resourceVersion");
     const char *timeout = em_req_query(a->req, "timeoutSeconds");
+    int64_t rv;
+    if (em_api_query_rv(a, &rv) < 0)
+        return -1;
     struct watch *w = nd_xcalloc(1, sizeof *w);
     w->srv = srv;
     w->kind = a->kind;
@@ -245,15 +237,17 @@ int em_api_watch(struct em_api *a)
             nd_status_set(&a->st, "BadRequest", NULL, "timeoutSeconds: invalid value %s", timeout);
             goto fail;
         }
+        if (t > WATCH_MAX_TIMEOUT_S) /* kube takes any int64: longer is forever here */
+            t = WATCH_MAX_TIMEOUT_S;
         if (t > 0)
-            w->deadline_real_ms = em_real_now_ms() + t * 1000;
+            w->deadline_real_ms = em_real_now_ms() + (int64_t)t * 1000;
     }
     const char *bm = em_req_query(a->req, "allowWatchBookmarks");
     w->bookmarks = bm && strcmp(bm, "true") == 0;
     w->next_bookmark_ms = em_clock_now_ms(&srv->clock) + BOOKMARK_MS;
     bool ok;
     w->table = em_accept_table(a->req, &ok);
-    if (!rvs || !*rvs || strcmp(rvs, "0") == 0) {
+    if (rv <= 0) {
         /* no starting point: the current objects first, as ADDED */
         w->last_rev = srv->store.revision;
         json_t *items = em_store_list(&srv->store, a->kind->plural, *a->ns ? a->ns : NULL);
@@ -262,8 +256,7 @@ int em_api_watch(struct em_api *a)
         json_array_foreach(items, i, o) if (matches(w, o)) emit(w, "ADDED", o);
         json_decref(items);
     } else {
-        if (parse_rv(a, rvs, &w->last_rev) < 0)
-            goto fail;
+        w->last_rev = rv;
         if (w->last_rev > srv->store.revision)
             w->last_rev = srv->store.revision;
         if (!em_journal_covers(&srv->journal, w->last_rev))

@@ -34,6 +34,14 @@ struct op {
     const json_t *value; /* borrowed from the operation */
 };
 
+/* The bounds of one application and what has been spent of them. */
+struct budget {
+    const struct nd_patch_limits *lim;
+    size_t copied; /* bytes all copies added so far */
+    size_t steps;  /* array elements shifted, moved values measured */
+    size_t depth;  /* the document nests at most this deep (an upper bound) */
+};
+
 static void pointer_release(struct pointer *p)
 {
     for (size_t i = 0; i < p->n; i++)
@@ -148,6 +156,83 @@ static int fail(struct nd_status *st, size_t i, const char *fmt, ...)
     return -1;
 }
 
+/* Compact JSON bytes of v, measured without writing them (jansson counts what it would
+ * write past a buffer of size 0). */
+static size_t json_bytes(const json_t *v)
+{
+    return json_dumpb(v, NULL, 0, JSON_COMPACT | JSON_ENCODE_ANY);
+}
+
+/* Nesting depth of v, counting each node visited against *steps; stops (returning what
+ * it has) once *steps passes max (0: no limit). */
+static size_t depth_counted(const json_t *v, size_t *steps, size_t max)
+{
+    size_t deepest = 0, d;
+    const char *k;
+    json_t *val;
+    size_t i;
+    if (max && ++*steps > max)
+        return 0;
+    if (json_is_object(v)) {
+        json_object_foreach((json_t *)v, k, val)
+        {
+            if ((d = depth_counted(val, steps, max)) > deepest)
+                deepest = d;
+            if (max && *steps > max)
+                break;
+        }
+        return deepest + 1;
+    }
+    if (json_is_array(v)) {
+        json_array_foreach(v, i, val)
+        {
+            if ((d = depth_counted(val, steps, max)) > deepest)
+                deepest = d;
+            if (max && *steps > max)
+                break;
+        }
+        return deepest + 1;
+    }
+    return 0;
+}
+
+/* Refuses to put a value nesting vdepth deep at pointer p when the document would then
+ * nest deeper than the limit; else raises the document's bound. */
+static int check_depth(struct budget *b, const struct pointer *p, size_t vdepth, size_t i,
+                       struct nd_status *st)
+{
+    size_t d = p->n + vdepth;
+    if (b->lim && b->lim->max_depth && d > b->lim->max_depth)
+        return fail(st, i,
+                    "the value at \"%s\" would nest %zu levels deep, more than the limit "
+                    "of %zu",
+                    p->text, d, b->lim->max_depth);
+    if (d > b->depth)
+        b->depth = d;
+    return 0;
+}
+
+static int too_many_steps(struct budget *b, const struct op *op, size_t i, struct nd_status *st)
+{
+    return fail(st, i,
+                "Unable to complete the %s, the patch would take more than %zu steps (array "
+                "elements shifted, moved values measured)",
+                op_names[op->kind], b->lim->max_steps);
+}
+
+/* Counts the elements an insert at (or a removal of) the pointer's last token in parent
+ * shifts, when parent is an array. */
+static int charge_shift(struct budget *b, const json_t *parent, const struct pointer *p,
+                        bool removal, const struct op *op, size_t i, struct nd_status *st)
+{
+    size_t idx, n = json_array_size(parent);
+    if (!b->lim || !b->lim->max_steps || !json_is_array(parent) ||
+        parse_index(last_tok(p), &idx) < 0 || idx >= n + !removal)
+        return 0;
+    b->steps += n - idx - removal;
+    return b->steps > b->lim->max_steps ? too_many_steps(b, op, i, st) : 0;
+}
+
 /* Puts value (stolen) at the pointer's last token in parent, as "add" does: NULL on
  * success, else the reason as a new string. */
 static char *insert(json_t *parent, const struct pointer *p, json_t *value)
@@ -203,8 +288,11 @@ static void detach(json_t *parent, const struct pointer *p)
         json_array_remove(parent, idx);
 }
 
-static int do_add(json_t **root, const struct op *op, size_t i, struct nd_status *st)
+static int do_add(json_t **root, const struct op *op, size_t i, struct budget *b,
+                  struct nd_status *st)
 {
+    if (check_depth(b, &op->path, nd_json_depth(op->value), i, st) < 0)
+        return -1;
     json_t *value = json_deep_copy(op->value);
     if (op->path.n == 0) {
         json_decref(*root);
@@ -218,6 +306,10 @@ static int do_add(json_t **root, const struct op *op, size_t i, struct nd_status
                     "add operation does not apply: doc is missing path: \"%s\": missing value",
                     op->path.text);
     }
+    if (charge_shift(b, parent, &op->path, false, op, i, st) < 0) {
+        json_decref(value);
+        return -1;
+    }
     char *why = insert(parent, &op->path, value);
     if (!why)
         return 0;
@@ -226,7 +318,8 @@ static int do_add(json_t **root, const struct op *op, size_t i, struct nd_status
     return -1;
 }
 
-static int do_remove(json_t *root, const struct op *op, size_t i, struct nd_status *st)
+static int do_remove(json_t *root, const struct op *op, size_t i, struct budget *b,
+                     struct nd_status *st)
 {
     json_t *parent = op->path.n ? parent_of(root, &op->path) : NULL;
     if (!parent)
@@ -235,6 +328,8 @@ static int do_remove(json_t *root, const struct op *op, size_t i, struct nd_stat
                     op->path.text);
     char *why;
     if (lookup(parent, &op->path, &why)) {
+        if (charge_shift(b, parent, &op->path, true, op, i, st) < 0)
+            return -1;
         detach(parent, &op->path);
         return 0;
     }
@@ -249,8 +344,11 @@ static int do_remove(json_t *root, const struct op *op, size_t i, struct nd_stat
     return -1;
 }
 
-static int do_replace(json_t **root, const struct op *op, size_t i, struct nd_status *st)
+static int do_replace(json_t **root, const struct op *op, size_t i, struct budget *b,
+                      struct nd_status *st)
 {
+    if (check_depth(b, &op->path, nd_json_depth(op->value), i, st) < 0)
+        return -1;
     if (op->path.n == 0) {
         json_decref(*root);
         *root = json_deep_copy(op->value);
@@ -277,7 +375,41 @@ static int do_replace(json_t **root, const struct op *op, size_t i, struct nd_st
 }
 
 /* move and copy: take the value at from (moved: detached), then add it at path. */
-static int do_move_copy(json_t **root, const struct op *op, size_t i, struct nd_status *st)
+/* Checks a copy of v against the copy budget and the depth bound, before it is made. */
+static int copy_allowed(struct budget *b, const struct op *op, const json_t *v, size_t i,
+                        struct nd_status *st)
+{
+    size_t max = b->lim ? b->lim->max_copy_bytes : 0;
+    if (max) {
+        b->copied += json_bytes(v);
+        if (b->copied > max)
+            return fail(st, i,
+                        "Unable to complete the copy, the accumulated size increase of copy is "
+                        "%zu, exceeding the limit %zu",
+                        b->copied, max);
+    }
+    return check_depth(b, &op->path, nd_json_depth(v), i, st);
+}
+
+/* Checks that moving v (now at from) to path keeps the depth bound. The document's
+ * bound gives v's depth for free; v is measured only when that is not enough, and the
+ * values measuring visits count as steps, so moving a large value back and forth cannot
+ * keep the server busy. */
+static int move_allowed(struct budget *b, const struct op *op, const json_t *v, size_t i,
+                        struct nd_status *st)
+{
+    size_t max = b->lim ? b->lim->max_depth : 0;
+    size_t bound = b->depth > op->from.n ? b->depth - op->from.n : 0;
+    if (!max || op->path.n + bound <= max)
+        return check_depth(b, &op->path, bound, i, st);
+    size_t d = depth_counted(v, &b->steps, b->lim->max_steps);
+    if (b->lim->max_steps && b->steps > b->lim->max_steps)
+        return too_many_steps(b, op, i, st);
+    return check_depth(b, &op->path, d, i, st);
+}
+
+static int do_move_copy(json_t **root, const struct op *op, size_t i, struct budget *b,
+                        struct nd_status *st)
 {
     const char *name = op_names[op->kind];
     json_t *value;
@@ -288,6 +420,8 @@ static int do_move_copy(json_t **root, const struct op *op, size_t i, struct nd_
             return fail(
                 st, i, "move operation does not apply: doc is missing from path: %s: missing value",
                 op->from.text);
+        if (copy_allowed(b, op, *root, i, st) < 0)
+            return -1;
         value = json_deep_copy(*root);
     } else {
         json_t *parent = parent_of(*root, &op->from);
@@ -306,9 +440,14 @@ static int do_move_copy(json_t **root, const struct op *op, size_t i, struct nd_
             return -1;
         }
         if (op->kind == OP_MOVE) {
+            if ((op->path.n && move_allowed(b, op, v, i, st) < 0) ||
+                charge_shift(b, parent, &op->from, true, op, i, st) < 0)
+                return -1;
             value = json_incref(v);
             detach(parent, &op->from);
         } else {
+            if (copy_allowed(b, op, v, i, st) < 0)
+                return -1;
             value = json_deep_copy(v);
         }
     }
@@ -326,6 +465,10 @@ static int do_move_copy(json_t **root, const struct op *op, size_t i, struct nd_
                     "%s operation does not apply: doc is missing destination path: %s: missing "
                     "value",
                     name, op->path.text);
+    }
+    if (charge_shift(b, parent, &op->path, false, op, i, st) < 0) {
+        json_decref(value);
+        return -1;
     }
     char *why = insert(parent, &op->path, value);
     if (!why)
@@ -411,7 +554,21 @@ static int parse_op(const json_t *j, size_t i, struct op *op, struct nd_status *
     return 0;
 }
 
+const struct nd_patch_limits nd_patch_default_limits = {
+    .max_ops = ND_PATCH_MAX_OPS,
+    .max_copy_bytes = ND_PATCH_MAX_COPY_BYTES,
+    .max_depth = ND_PATCH_MAX_DEPTH,
+    .max_result_bytes = ND_PATCH_MAX_RESULT_BYTES,
+    .max_steps = ND_PATCH_MAX_STEPS,
+};
+
 json_t *nd_json_patch_apply(const json_t *doc, const json_t *ops, struct nd_status *st)
+{
+    return nd_json_patch_apply_limited(doc, ops, &nd_patch_default_limits, st);
+}
+
+json_t *nd_json_patch_apply_limited(const json_t *doc, const json_t *ops,
+                                    const struct nd_patch_limits *lim, struct nd_status *st)
 {
     if (!json_is_array(ops)) {
         nd_status_set(st, "BadRequest", NULL, "a JSON patch must be an array of operations, not %s",
@@ -419,6 +576,13 @@ json_t *nd_json_patch_apply(const json_t *doc, const json_t *ops, struct nd_stat
         return NULL;
     }
     size_t n = json_array_size(ops), parsed = 0;
+    if (lim && lim->max_ops && n > lim->max_ops) {
+        nd_status_set(st, "RequestEntityTooLarge", "split the patch into several requests",
+                      "The allowed maximum operations in a JSON patch is %zu, got %zu",
+                      lim->max_ops, n);
+        return NULL;
+    }
+    struct budget b = {.lim = lim};
     struct op *list = nd_xcalloc(n ? n : 1, sizeof *list);
     json_t *root = NULL;
     for (; parsed < n; parsed++)
@@ -426,22 +590,23 @@ json_t *nd_json_patch_apply(const json_t *doc, const json_t *ops, struct nd_stat
             goto out;
 
     root = doc ? json_deep_copy(doc) : json_null();
+    b.depth = nd_json_depth(root);
     for (size_t i = 0; i < n; i++) {
         const struct op *op = &list[i];
         int rc = 0;
         switch (op->kind) {
         case OP_ADD:
-            rc = do_add(&root, op, i, st);
+            rc = do_add(&root, op, i, &b, st);
             break;
         case OP_REMOVE:
-            rc = do_remove(root, op, i, st);
+            rc = do_remove(root, op, i, &b, st);
             break;
         case OP_REPLACE:
-            rc = do_replace(&root, op, i, st);
+            rc = do_replace(&root, op, i, &b, st);
             break;
         case OP_MOVE:
         case OP_COPY:
-            rc = do_move_copy(&root, op, i, st);
+            rc = do_move_copy(&root, op, i, &b, st);
             break;
         case OP_TEST:
             rc = do_test(root, op, i, st);
@@ -460,4 +625,23 @@ out:
     }
     free(list);
     return root;
+}
+
+int nd_patch_check_result(const json_t *obj, const struct nd_patch_limits *lim,
+                          struct nd_status *st)
+{
+    if (!lim)
+        return 0;
+    size_t n = lim->max_result_bytes ? json_bytes(obj) : 0;
+    if (n > lim->max_result_bytes)
+        return nd_status_set(st, "RequestEntityTooLarge",
+                             "keep objects small: put large data in a Volume's files",
+                             "the patched object is %zu bytes, more than the limit of %zu", n,
+                             lim->max_result_bytes);
+    size_t d = lim->max_depth ? nd_json_depth(obj) : 0;
+    if (d > lim->max_depth)
+        return nd_status_set(st, "Invalid", NULL,
+                             "the patched object nests %zu levels deep, more than the limit of %zu",
+                             d, lim->max_depth);
+    return 0;
 }

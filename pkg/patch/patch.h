@@ -70,4 +70,56 @@ json_t *nd_merge_patch_three_way(const json_t *original, const json_t *modified,
  *               `ops[1]: testing value /spec/x failed: test failed`. */
 json_t *nd_json_patch_apply(const json_t *doc, const json_t *ops, struct nd_status *st);
 
+/* ---- bounds (jsonpatch.c) ----
+ *
+ * What one patch may make a server do. A JSON patch of 2.7 KB whose twenty operations
+ * each copy a member into itself doubles the document twenty times (gigabytes); the
+ * bounds are checked AS THE OPERATIONS APPLY, before a copy is made, so memory and time
+ * stay proportional to the limits. They follow kube-apiserver's: at most 10,000
+ * operations (413 RequestEntityTooLarge), copies adding at most 3 MiB together
+ * (evanphx/json-patch's AccumulatedCopySizeLimit, which kube-apiserver sets to 3 MiB:
+ * 422 Invalid), and no result nested deeper than ND_JSON_MAX_DEPTH, which nodus' JSON
+ * reader would refuse to read back (422 Invalid). */
+#define ND_PATCH_MAX_OPS          10000
+#define ND_PATCH_MAX_COPY_BYTES   (3u * 1024u * 1024u)
+#define ND_PATCH_MAX_DEPTH        100 /* ND_JSON_MAX_DEPTH */
+#define ND_PATCH_MAX_RESULT_BYTES (3u * 1024u * 1024u)
+#define ND_PATCH_MAX_STEPS        (8u * 1024u * 1024u)
+
+struct nd_patch_limits {
+    size_t max_ops;          /* operations of a JSON patch; 0: no limit */
+    size_t max_copy_bytes;   /* bytes (compact JSON) all copy operations add together;
+                              * 0: no limit */
+    size_t max_depth;        /* nesting of what an operation puts in place; 0: no limit */
+    size_t max_result_bytes; /* compact JSON of the patched object (nd_patch_check_result);
+                              * 0: no limit */
+    size_t max_steps;        /* array elements shifted by inserts and removes, and values
+                              * visited measuring how deep a moved value nests (10,000
+                              * inserts at the front of a 1M-element array would take 3 s);
+                              * 0: no limit */
+};
+
+/* ND_PATCH_MAX_OPS, ND_PATCH_MAX_COPY_BYTES, ND_PATCH_MAX_DEPTH, ND_PATCH_MAX_RESULT_BYTES,
+ * ND_PATCH_MAX_STEPS; what nd_json_patch_apply applies. */
+extern const struct nd_patch_limits nd_patch_default_limits;
+
+/* nd_json_patch_apply with limits (NULL: none). Beyond the errors above:
+ *   RequestEntityTooLarge  more than max_ops operations, checked before any applies:
+ *               "The allowed maximum operations in a JSON patch is 10000, got 10001"
+ *   Invalid     operation i would pass a bound, checked before it applies:
+ *               "ops[i]: Unable to complete the copy, the accumulated size increase of
+ *               copy is N, exceeding the limit 3145728" (evanphx's wording), or
+ *               "ops[i]: the value at \"/a/b\" would nest N levels deep, more than the
+ *               limit of 100", or "ops[i]: Unable to complete the add, the patch would
+ *               take more than 8388608 steps (array elements shifted, moved values
+ *               measured)". */
+json_t *nd_json_patch_apply_limited(const json_t *doc, const json_t *ops,
+                                    const struct nd_patch_limits *lim, struct nd_status *st);
+
+/* 0 when obj (the result of any kind of patch) is within lim's max_result_bytes and
+ * max_depth; else -1 with st: RequestEntityTooLarge ("the patched object is N bytes,
+ * more than the limit of 3145728") or Invalid (nesting). Measures without allocating. */
+int nd_patch_check_result(const json_t *obj, const struct nd_patch_limits *lim,
+                          struct nd_status *st);
+
 #endif

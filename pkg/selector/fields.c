@@ -90,9 +90,15 @@ struct nd_field_selector *nd_field_selector_parse(const char *s, const char *con
                                                   struct nd_status *st)
 {
     s = s ? s : "";
+    size_t nparts = 0, len = strlen(s), start = 0, nterms = 0;
+    if (len > ND_SELECTOR_MAX_LEN) {
+        nd_status_set(st, "BadRequest", "select with fewer or shorter terms",
+                      "field selector is %zu bytes long, more than the limit of %d", len,
+                      ND_SELECTOR_MAX_LEN);
+        return NULL;
+    }
     struct nd_field_selector *fs = nd_xcalloc(1, sizeof *fs);
     struct span *parts = NULL;
-    size_t nparts = 0, len = strlen(s), start = 0;
     struct nd_buf err = ND_BUF_INIT;
     size_t err_pos = 0;
     bool slash = false;
@@ -104,8 +110,17 @@ struct nd_field_selector *nd_field_selector_parse(const char *s, const char *con
         } else if (i == len || s[i] == ',') {
             parts = nd_xrealloc(parts, (nparts + 1) * sizeof *parts);
             parts[nparts++] = (struct span){start, i - start, s};
+            nterms += i > start;
             start = i + 1;
         }
+    }
+    if (nterms > ND_SELECTOR_MAX_REQS) {
+        nd_status_set(st, "BadRequest", "select with fewer terms",
+                      "field selector has %zu terms, more than the limit of %d", nterms,
+                      ND_SELECTOR_MAX_REQS);
+        free(parts);
+        nd_field_selector_free(fs);
+        return NULL;
     }
     if (nparts > 1)
         qsort(parts, nparts, sizeof *parts, cmp_span);

@@ -223,6 +223,9 @@ static int parse_values(struct parser *p, struct val **v, size_t *n)
         t = as_value(it->tok);
         if (t == T_ID) {
             add_val(v, n, it->lit, it->pos);
+            if (*n > ND_SELECTOR_MAX_VALUES)
+                return fail(p, it->pos, "found %zu values in a set, more than the limit of %d", *n,
+                            ND_SELECTOR_MAX_VALUES);
             struct item *next = peek(p);
             enum tok t2 = as_value(next->tok);
             if (t2 == T_COMMA)
@@ -242,6 +245,10 @@ static int parse_values(struct parser *p, struct val **v, size_t *n)
             if (t2 == T_COMMA) {
                 take(p);
                 add_val(v, n, "", next->pos);
+                if (*n > ND_SELECTOR_MAX_VALUES)
+                    return fail(p, next->pos,
+                                "found %zu values in a set, more than the limit of %d", *n,
+                                ND_SELECTOR_MAX_VALUES);
             }
         } else {
             return fail(p, it->pos, "found '%s', expected: ',', or identifier", it->lit);
@@ -424,6 +431,9 @@ static int parse_all(struct parser *p, struct nd_selector *sel)
         if (t != T_ID && t != T_NOT)
             return fail(p, la->pos, "found '%s', expected: !, identifier, or 'end of string'",
                         la->lit);
+        if (sel->n == ND_SELECTOR_MAX_REQS)
+            return fail(p, la->pos, "found %d requirements, more than the limit of %d",
+                        ND_SELECTOR_MAX_REQS + 1, ND_SELECTOR_MAX_REQS);
         struct sel_req r = {0};
         if (parse_requirement(p, &r) < 0) {
             char *msg = nd_buf_detach(&p->err);
@@ -448,6 +458,13 @@ static int parse_all(struct parser *p, struct nd_selector *sel)
 struct nd_selector *nd_selector_parse(const char *s, struct nd_status *st)
 {
     struct parser p = {.s = s ? s : ""};
+    size_t len = strlen(p.s);
+    if (len > ND_SELECTOR_MAX_LEN) {
+        nd_status_set(st, "BadRequest", "select with fewer or shorter requirements",
+                      "label selector is %zu bytes long, more than the limit of %d", len,
+                      ND_SELECTOR_MAX_LEN);
+        return NULL;
+    }
     struct nd_selector *sel = nd_xcalloc(1, sizeof *sel);
     nd_buf_init(&p.err, 0);
     while (lex(&p) != T_EOS)

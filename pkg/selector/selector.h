@@ -30,6 +30,20 @@
 struct nd_selector;
 struct nd_field_selector;
 
+/* Bounds on what a selector string may ask (Kubernetes sets none; a server matching
+ * every object against it needs some). Past one, parsing fails with a BadRequest naming
+ * the limit:
+ *   "label selector is 20000 bytes long, more than the limit of 16384"
+ *   "found 101 requirements, more than the limit of 100 (at character N)"
+ *   "unable to parse requirement: found 101 values in a set, more than the limit of 100
+ *    (at character N)"
+ *   "field selector has 101 terms, more than the limit of 100" */
+#define ND_SELECTOR_MAX_LEN (16 * 1024) /* bytes of a label or field selector string */
+#define ND_SELECTOR_MAX_REQS                                                                       \
+    100                            /* requirements of a label selector, terms of a                 \
+                                      field selector */
+#define ND_SELECTOR_MAX_VALUES 100 /* values of one in/notin set */
+
 /* ---- label selectors ---- */
 
 /* Parses a label selector string (NULL is taken as ""). Returns a new selector (free with

@@ -433,6 +433,49 @@ out:
     return rc;
 }
 
+/* The first bytes of s (at most 64, never splitting a UTF-8 sequence) and "..." when
+ * that is not all of it. */
+static void add_cut(struct nd_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (n <= 64) {
+        nd_buf_adds(b, s);
+        return;
+    }
+    n = 64;
+    while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+        n--;
+    nd_buf_add(b, s, n);
+    nd_buf_adds(b, "...");
+}
+
+int nd_tar_check_path(const char *path, struct nd_status *st)
+{
+    size_t len = strlen(path), longest = 0;
+    for (const char *p = path; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n > longest)
+            longest = n;
+        p += n;
+        if (*p)
+            p++;
+    }
+    if (longest <= ND_TAR_NAME_MAX && len <= ND_TAR_PATH_MAX)
+        return 0;
+    struct nd_buf b = ND_BUF_INIT;
+    add_cut(&b, path);
+    if (longest > ND_TAR_NAME_MAX)
+        nd_status_set(st, "BadRequest", "use names of at most 255 bytes",
+                      "\"%s\": a name of %zu bytes, more than the limit of %d (NAME_MAX)", b.data,
+                      longest, ND_TAR_NAME_MAX);
+    else
+        nd_status_set(st, "BadRequest", "use paths of at most 4095 bytes",
+                      "\"%s\": a path of %zu bytes, more than the limit of %d (PATH_MAX)", b.data,
+                      len, ND_TAR_PATH_MAX);
+    nd_buf_release(&b);
+    return -1;
+}
+
 int nd_tar_clean_path(const char *name, struct nd_buf *out, struct nd_status *st)
 {
     nd_buf_reset(out);
@@ -456,6 +499,10 @@ int nd_tar_clean_path(const char *name, struct nd_buf *out, struct nd_status *st
             nd_buf_addch(out, '/');
         nd_buf_add(out, p, n);
         p += n;
+    }
+    if (out->len && nd_tar_check_path(out->data, st) < 0) {
+        nd_status_prefix(st, "refused");
+        return -1;
     }
     return 0;
 }

@@ -72,9 +72,22 @@ size_t nd_tar_padding(uint64_t size);
 /* Appends the end of the archive (two zero blocks). */
 void nd_tar_end(struct nd_buf *out);
 
+/* What a file system takes (Linux' NAME_MAX and PATH_MAX less its NUL): a longer name
+ * or path is the client's error (BadRequest), never an I/O error. */
+#define ND_TAR_NAME_MAX 255
+#define ND_TAR_PATH_MAX 4095
+
+/* 0 when every '/'-separated component of path is at most ND_TAR_NAME_MAX bytes and the
+ * whole at most ND_TAR_PATH_MAX; else -1 with st (BadRequest), e.g.
+ *   "aaa...": a name of 300 bytes, more than the limit of 255 (NAME_MAX)
+ *   "a/b/...": a path of 5000 bytes, more than the limit of 4095 (PATH_MAX)
+ * (the path cut after 64 bytes, with "..."). */
+int nd_tar_check_path(const char *path, struct nd_status *st);
+
 /* Cleans a member's name into a relative path: a leading '/' or "./" is dropped, and so
  * are "." components, repeated and trailing slashes; "" names the top itself ("/", ".").
- * A ".." component is refused: -1 with st (BadRequest naming the member). */
+ * A ".." component is refused, and so is a result nd_tar_check_path refuses: -1 with st
+ * (BadRequest naming the member). */
 int nd_tar_clean_path(const char *name, struct nd_buf *out, struct nd_status *st);
 
 /* ---- the file system (tar_fs.c) ---- */
@@ -98,6 +111,8 @@ struct nd_tar_extract_opts {
     /* Path of the directory extracted into, relative to the tree whose bounds links
      * must keep ("" or NULL: that directory is the bound). */
     const char *base;
+    /* Each member's path under the tree (base/path) and a link's target must pass
+     * nd_tar_check_path. */
     uint64_t max_bytes; /* content of all members together; 0: no limit */
     size_t max_entries; /* 0: no limit */
     /* NULL: a symbolic link that would point outside is refused (the whole archive).

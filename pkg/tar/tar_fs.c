@@ -228,6 +228,21 @@ static int check(const char *data, size_t len, const struct nd_tar_extract_opts 
         } else {
             path = nd_xstrdup(clean.data);
         }
+        /* the path from the tree's top, and a link's target, must fit the file system */
+        char *full = o->base && *o->base ? nd_xasprintf("%s/%s", o->base, path) : NULL;
+        int fits = nd_tar_check_path(full ? full : path, st);
+        free(full);
+        if (fits == 0 && e.type == ND_TAR_SYMLINK && e.link && strlen(e.link) > ND_TAR_PATH_MAX)
+            fits = nd_status_set(st, "BadRequest", FIX_NAMES,
+                                 "refused: the symbolic link \"%s\" points to a path of %zu "
+                                 "bytes, more than the limit of %d (PATH_MAX)",
+                                 path, strlen(e.link), ND_TAR_PATH_MAX);
+        if (fits < 0) {
+            if (strncmp(st->message, "refused", 7) != 0)
+                nd_status_prefix(st, "refused");
+            free(path);
+            goto bad_entry;
+        }
         /* a member under a link the archive made would be written through it */
         const char *through = under_link(links, path);
         if (through) {

@@ -231,15 +231,15 @@ raw() {
     [ "$(header X-Content-Type-Options)" = nosniff ]
 }
 
-@test "a request target over 16 KiB is 414 RequestURITooLong, as a Status" {
+@test "a request target over 32 KiB is 414 RequestURITooLong, as a Status" {
     local q
-    q=$(head -c 17000 /dev/zero | tr '\0' a)
+    q=$(head -c 34000 /dev/zero | tr '\0' a)
     printf 'GET %s/jobs?labelSelector=%s HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n' \
         "$NS" "$q" >"$BATS_TEST_TMPDIR/req"
     raw "$(port)" "$BATS_TEST_TMPDIR/req"
     [[ "$RAW" == "HTTP/1.1 414 "* ]]
     [ "$(jq -r .reason <<<"${RAW#*$'\n\n'}")" = RequestURITooLong ]
-    [ "$(jq -r .message <<<"${RAW#*$'\n\n'}")" = "the request target is $((${#NS} + 20 + 17000)) bytes, over the limit of 16384" ]
+    [ "$(jq -r .message <<<"${RAW#*$'\n\n'}")" = "the request target is $((${#NS} + 20 + 34000)) bytes, over the limit of 32768" ]
 }
 
 @test "large headers are 431 RequestHeaderFieldsTooLarge, as a Status" {

@@ -678,6 +678,176 @@ static void test_json_patch_shape(void **state)
     nd_status_release(&st);
 }
 
+/* ---- bounds ---- */
+
+static void test_json_patch_limits(void **state)
+{
+    (void)state;
+    /* small limits keep the rows readable: 3 operations, 20 bytes of copies, depth 4 */
+    static const struct nd_patch_limits small = {3, 20, 4, 0, 20};
+    static const struct {
+        const char *name, *doc, *ops;
+        const char *want;             /* the result, or NULL on error */
+        const char *reason, *message; /* on error */
+    } rows[] = {
+        {"ops at the limit", "{'a':1}",
+         "[{'op':'test','path':'/a','value':1},{'op':'test','path':'/a','value':1},"
+         "{'op':'test','path':'/a','value':1}]",
+         "{'a':1}"},
+        {"one op too many, before any applies", "{'a':1}",
+         "[{'op':'test','path':'/a','value':1},{'op':'test','path':'/a','value':1},"
+         "{'op':'test','path':'/a','value':1},{'op':'remove','path':'/nothing'}]",
+         NULL, "RequestEntityTooLarge",
+         "The allowed maximum operations in a JSON patch is 3, got 4"},
+        {"copies within 20 bytes", "{'a':'xxxx'}",
+         "[{'op':'copy','from':'/a','path':'/b'},{'op':'copy','from':'/a','path':'/c'}]",
+         "{'a':'xxxx','b':'xxxx','c':'xxxx'}"},
+        {"copies add up past 20 bytes", "{'a':{'k':'0123456789'}}",
+         "[{'op':'copy','from':'/a','path':'/b'},{'op':'copy','from':'/b','path':'/c'}]", NULL,
+         "Invalid",
+         "ops[1]: Unable to complete the copy, the accumulated size increase of copy is 36, "
+         "exceeding the limit 20"},
+        {"a copy into itself doubles: stopped before it is made", "{'a':{'k':'0123456'}}",
+         "[{'op':'copy','from':'/a','path':'/a/b'},{'op':'copy','from':'/a','path':'/a/c'}]", NULL,
+         "Invalid",
+         "ops[1]: Unable to complete the copy, the accumulated size increase of copy is 50, "
+         "exceeding the limit 20"},
+        {"copying the whole document counts", "{'k':'0123456789abcdefghij'}",
+         "[{'op':'copy','from':'','path':'/b'}]", NULL, "Invalid",
+         "ops[0]: Unable to complete the copy, the accumulated size increase of copy is 28, "
+         "exceeding the limit 20"},
+        {"add at depth 4", "{}", "[{'op':'add','path':'/a','value':{'b':{'c':{'d':1}}}}]",
+         "{'a':{'b':{'c':{'d':1}}}}"},
+        {"add nesting 5 deep", "{}", "[{'op':'add','path':'/a','value':{'b':{'c':{'d':{}}}}}]",
+         NULL, "Invalid",
+         "ops[0]: the value at \"/a\" would nest 5 levels deep, more than the limit of 4"},
+        {"replace nesting 5 deep", "{'a':{'b':1}}",
+         "[{'op':'replace','path':'/a/b','value':{'c':{'d':[[]]}}}]", NULL, "Invalid",
+         "ops[0]: the value at \"/a/b\" would nest 6 levels deep, more than the limit of 4"},
+        {"the root replaced by a value 5 deep", "{}", "[{'op':'add','path':'','value':[[[[[]]]]]}]",
+         NULL, "Invalid",
+         "ops[0]: the value at \"\" would nest 5 levels deep, more than the limit of 4"},
+        {"copy nesting 6 deep", "{'a':{'b':{}},'c':{'d':{'e':{}}}}",
+         "[{'op':'copy','from':'/c','path':'/a/b/c'}]", NULL, "Invalid",
+         "ops[0]: the value at \"/a/b/c\" would nest 6 levels deep, more than the limit of 4"},
+        {"move nesting 6 deep (measured)", "{'a':{'b':{}},'c':{'d':{'e':{}}}}",
+         "[{'op':'move','from':'/c','path':'/a/b/c'}]", NULL, "Invalid",
+         "ops[0]: the value at \"/a/b/c\" would nest 6 levels deep, more than the limit of 4"},
+        {"move that fits once measured", "{'a':{'b':{'x':{}}},'c':{'d':1}}",
+         "[{'op':'move','from':'/c','path':'/a/b/c'}]", "{'a':{'b':{'x':{},'c':{'d':1}}}}"},
+        {"measuring moved values counts as steps",
+         "{'a':{'b':{'z':{}}},'c':{'d':1,'e':2,'f':3,'g':4,'h':5,'i':6,'j':7,'k':8,'l':9,"
+         "'m':10,'n':11,'o':12,'p':13,'q':14,'r':15,'s':16,'t':17,'u':18,'v':19,'w':20}}",
+         "[{'op':'move','from':'/c','path':'/a/b/c'}]", NULL, "Invalid",
+         "ops[0]: Unable to complete the move, the patch would take more than 20 steps (array "
+         "elements shifted, moved values measured)"},
+        {"inserts shift array elements: 9 + 0 + 11 fit", "{'a':[0,1,2,3,4,5,6,7,8,9]}",
+         "[{'op':'add','path':'/a/1','value':1},{'op':'add','path':'/a/-','value':1},"
+         "{'op':'move','from':'/a/11','path':'/a/0'}]",
+         "{'a':[1,0,1,1,2,3,4,5,6,7,8,9]}"},
+        {"then a removal passes 20", "{'a':[0,1,2,3,4,5,6,7,8,9]}",
+         "[{'op':'add','path':'/a/0','value':1},{'op':'remove','path':'/a/0'},"
+         "{'op':'remove','path':'/a/0'}]",
+         NULL, "Invalid",
+         "ops[2]: Unable to complete the remove, the patch would take more than 20 steps (array "
+         "elements shifted, moved values measured)"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        json_t *doc = J(rows[i].doc), *ops = J(rows[i].ops);
+        char *before = canon(doc);
+        struct nd_status st = ND_STATUS_INIT;
+        json_t *got = nd_json_patch_apply_limited(doc, ops, &small, &st);
+        if (rows[i].want) {
+            if (!got)
+                fail_msg("%s: %s", rows[i].name, st.message);
+            assert_json_msg(got, rows[i].want, rows[i].name);
+        } else {
+            if (got)
+                fail_msg("%s: expected an error", rows[i].name);
+            if (strcmp(st.reason, rows[i].reason) != 0 || strcmp(st.message, rows[i].message) != 0)
+                fail_msg("%s: got %s \"%s\", want %s \"%s\"", rows[i].name, st.reason, st.message,
+                         rows[i].reason, rows[i].message);
+        }
+        char *after = canon(doc);
+        assert_string_equal(before, after);
+        free(before);
+        free(after);
+        json_decref(got);
+        nd_status_release(&st);
+        json_decref(doc);
+        json_decref(ops);
+    }
+}
+
+/* The finding: twenty copies of a member into itself in a 2.7 KB patch would double the
+ * document twenty times (2.5 GB after 18); the default limits stop it at 3 MiB. */
+static void test_json_patch_copy_bomb(void **state)
+{
+    (void)state;
+    char seed[1201];
+    memset(seed, 'x', 1200);
+    seed[1200] = '\0';
+    json_t *doc = json_pack("{s{s{}}}", "metadata", "annotations");
+    json_t *ops = json_pack("[{sssss{ss}}]", "op", "add", "path", "/metadata/annotations", "value",
+                            "seed", seed);
+    for (int i = 1; i <= 20; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/metadata/annotations/c%d", i);
+        json_array_append_new(ops, json_pack("{ssssss}", "op", "copy", "from",
+                                             "/metadata/annotations", "path", path));
+    }
+    struct nd_status st = ND_STATUS_INIT;
+    assert_null(nd_json_patch_apply(doc, ops, &st));
+    assert_string_equal(st.reason, "Invalid");
+    assert_int_equal(st.code, 422);
+    assert_string_equal(st.message, "ops[12]: Unable to complete the copy, the accumulated size "
+                                    "increase of copy is 4983547, exceeding the limit 3145728");
+    nd_status_release(&st);
+    /* without limits it would go on: 11 copies (about 2.5 MB) still apply */
+    while (json_array_size(ops) > 12)
+        json_array_remove(ops, json_array_size(ops) - 1);
+    json_t *got = nd_json_patch_apply_limited(doc, ops, NULL, &st);
+    assert_non_null(got);
+    assert_true(json_dumpb(got, NULL, 0, JSON_COMPACT) > 2000000);
+    json_decref(got);
+    json_decref(ops);
+    json_decref(doc);
+}
+
+static void test_patch_check_result(void **state)
+{
+    (void)state;
+    static const struct nd_patch_limits lim = {0, 0, 3, 18};
+    static const struct {
+        const char *obj, *reason, *message;
+    } rows[] = {
+        {"{'a':'0123456789'}", NULL, NULL}, /* 18 bytes */
+        {"{'a':'0123456789x'}", "RequestEntityTooLarge",
+         "the patched object is 19 bytes, more than the limit of 18"},
+        {"{'a':{'b':{}}}", NULL, NULL},
+        {"{'a':[[[]]]}", "Invalid",
+         "the patched object nests 4 levels deep, more than the "
+         "limit of 3"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        json_t *obj = J(rows[i].obj);
+        struct nd_status st = ND_STATUS_INIT;
+        int rc = nd_patch_check_result(obj, &lim, &st);
+        if (!rows[i].reason) {
+            if (rc != 0)
+                fail_msg("%s: %s", rows[i].obj, st.message);
+        } else {
+            assert_int_equal(rc, -1);
+            assert_string_equal(st.reason, rows[i].reason);
+            assert_string_equal(st.message, rows[i].message);
+        }
+        nd_status_release(&st);
+        json_decref(obj);
+    }
+    struct nd_status st = ND_STATUS_INIT;
+    assert_int_equal(nd_patch_check_result(NULL, NULL, &st), 0);
+}
+
 int main(void)
 {
     nd_xmalloc_install();
@@ -687,6 +857,8 @@ int main(void)
         cmocka_unit_test(test_three_way),           cmocka_unit_test(test_three_way_errors),
         cmocka_unit_test(test_json_patch_rfc6902),  cmocka_unit_test(test_json_patch_pointers),
         cmocka_unit_test(test_json_patch_ops),      cmocka_unit_test(test_json_patch_shape),
+        cmocka_unit_test(test_json_patch_limits),   cmocka_unit_test(test_json_patch_copy_bomb),
+        cmocka_unit_test(test_patch_check_result),
     };
     return cmocka_run_group_tests_name("patch", tests, NULL, NULL);
 }

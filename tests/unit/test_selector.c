@@ -64,6 +64,10 @@ static void test_label_parse_valid(void **state)
         {"!app", "!app", false},
         {" tier in ( b , a ) , app ", "app,tier in (a,b)", false},
         {"x notin (),!y", "x notin (),!y", false},
+        /* kube-apiserver takes these too (apimachinery's parseValues/parseExactValue read
+         * "()" and a missing value as the empty value), so they are not refused */
+        {"a in ()", "a in ()", false},
+        {"a!=", "a!=", false},
         {"x in (a,,b)", "x in (,a,b)", false},
         {"x in (b,a,b)", "x in (a,b)", false},
         {"x in (a,)", "x in (,a)", false},
@@ -469,6 +473,80 @@ static void test_field_matches(void **state)
     json_decref(obj);
 }
 
+/* Strings of n copies of a unit, joined by sep, between head and tail. NEW. */
+static char *repeat(const char *head, const char *unit, const char *sep, size_t n, const char *tail)
+{
+    size_t len = strlen(head) + n * (strlen(unit) + 8 + strlen(sep)) + strlen(tail) + 1;
+    char *out = nd_xmalloc(len), *p = out;
+    p += snprintf(p, len, "%s", head);
+    for (size_t i = 0; i < n; i++)
+        p += snprintf(p, len - (size_t)(p - out), "%s%s%zu", i ? sep : "", unit, i);
+    snprintf(p, len - (size_t)(p - out), "%s", tail);
+    return out;
+}
+
+static void test_selector_limits(void **state)
+{
+    (void)state;
+    char *long_value = nd_xmalloc(ND_SELECTOR_MAX_LEN + 2);
+    memset(long_value, 'a', ND_SELECTOR_MAX_LEN + 1);
+    long_value[ND_SELECTOR_MAX_LEN + 1] = '\0';
+    struct {
+        char *in;
+        bool field;
+        const char *msg; /* NULL: parses */
+    } rows[] = {
+        {repeat("", "k", ",", 100, ""), false, NULL},
+        {repeat("", "k", ",", 101, ""), false,
+         "found 101 requirements, more than the limit of 100 (at character 391)"},
+        {repeat("a in (", "v", ",", 100, ")"), false, NULL},
+        {repeat("a in (", "v", ",", 101, ")"), false,
+         REQ "found 101 values in a set, more than the limit of 100 (at character 397)"},
+        {repeat("a notin (", "", ",,", 60, ")"), false,
+         REQ "found 101 values in a set, more than the limit of 100 (at character 200)"},
+        {nd_xstrdup(long_value), false,
+         "label selector is 16385 bytes long, more than the limit of 16384"},
+        {repeat("", "metadata.name=", ",", 100, ""), true, NULL},
+        {repeat("", "metadata.name=", ",", 101, ""), true,
+         "field selector has 101 terms, more than the limit of 100"},
+        {repeat(",,,", "metadata.name=", ",,", 100, ",,,"), true, NULL},
+        {nd_xstrdup(long_value), true,
+         "field selector is 16385 bytes long, more than the limit of 16384"},
+    };
+    long_value[ND_SELECTOR_MAX_LEN] = '\0';
+    for (size_t i = 0; i < N(rows); i++) {
+        struct nd_status st = ND_STATUS_INIT;
+        bool ok;
+        if (rows[i].field) {
+            struct nd_field_selector *fs = nd_field_selector_parse(rows[i].in, NULL, &st);
+            ok = fs != NULL;
+            nd_field_selector_free(fs);
+        } else {
+            struct nd_selector *sel = nd_selector_parse(rows[i].in, &st);
+            ok = sel != NULL;
+            nd_selector_free(sel);
+        }
+        if (!rows[i].msg) {
+            if (!ok)
+                fail_msg("row %zu: %s", i, st.message);
+        } else {
+            if (ok)
+                fail_msg("row %zu: parsed", i);
+            expect_str(rows[i].msg, st.reason, "BadRequest");
+            expect_str(rows[i].msg, st.message, rows[i].msg);
+        }
+        nd_status_release(&st);
+        free(rows[i].in);
+    }
+    /* a value as long as the limit allows is only refused as a label value */
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_field_selector *fs = nd_field_selector_parse(long_value, NULL, &st);
+    assert_null(fs);
+    assert_true(strstr(st.message, "can't understand") != NULL);
+    nd_status_release(&st);
+    free(long_value);
+}
+
 int main(void)
 {
     nd_xmalloc_install();
@@ -477,7 +555,7 @@ int main(void)
         cmocka_unit_test(test_label_matches),     cmocka_unit_test(test_label_exact_value),
         cmocka_unit_test(test_label_from_json),   cmocka_unit_test(test_label_from_json_invalid),
         cmocka_unit_test(test_field_parse),       cmocka_unit_test(test_field_parse_invalid),
-        cmocka_unit_test(test_field_matches),
+        cmocka_unit_test(test_field_matches),     cmocka_unit_test(test_selector_limits),
     };
     return cmocka_run_group_tests_name("selector", tests, NULL, NULL);
 }

@@ -450,6 +450,132 @@ static void test_extract_limits(void **state)
     free(dir);
 }
 
+/* n bytes of c, then tail. NEW. */
+static char *run_of(char c, size_t n, const char *tail)
+{
+    char *s = nd_xmalloc(n + strlen(tail) + 1);
+    memset(s, c, n);
+    memcpy(s + n, tail, strlen(tail) + 1);
+    return s;
+}
+
+/* k components of n bytes of c joined by '/'. NEW. */
+static char *components(char c, size_t n, size_t k)
+{
+    struct nd_buf b = ND_BUF_INIT;
+    for (size_t i = 0; i < k; i++) {
+        if (i)
+            nd_buf_addch(&b, '/');
+        for (size_t j = 0; j < n; j++)
+            nd_buf_addch(&b, c);
+    }
+    return nd_buf_detach(&b);
+}
+
+static void test_path_lengths(void **state)
+{
+    (void)state;
+    char *n64 = run_of('n', 64, "...\"");
+    struct {
+        char *path;
+        const char *message; /* after the quoted, cut path; NULL: fits */
+    } rows[] = {
+        {nd_xstrdup(""), NULL},
+        {run_of('n', 255, ""), NULL},
+        {run_of('n', 256, ""), ": a name of 256 bytes, more than the limit of 255 (NAME_MAX)"},
+        {run_of('n', 300, "/x"), ": a name of 300 bytes, more than the limit of 255 (NAME_MAX)"},
+        {components('n', 255, 16), NULL}, /* 4095 bytes */
+        {run_of('n', 4095, ""), ": a name of 4095 bytes, more than the limit of 255 (NAME_MAX)"},
+        {components('n', 200, 21), ": a path of 4220 bytes, more than the limit of 4095 "
+                                   "(PATH_MAX)"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct nd_status st = ND_STATUS_INIT;
+        int rc = nd_tar_check_path(rows[i].path, &st);
+        if (!rows[i].message) {
+            assert_int_equal(rc, 0);
+        } else {
+            assert_int_equal(rc, -1);
+            assert_string_equal(st.reason, "BadRequest");
+            char *want = nd_xasprintf("\"%s%s", n64, rows[i].message);
+            assert_string_equal(st.message, want);
+            free(want);
+        }
+        /* clean_path refuses the same, naming the member */
+        struct nd_buf out = ND_BUF_INIT;
+        struct nd_status st2 = ND_STATUS_INIT;
+        assert_int_equal(nd_tar_clean_path(rows[i].path, &out, &st2), rc);
+        if (rc < 0)
+            assert_true(strncmp(st2.message, "refused: \"nnnn", 14) == 0);
+        nd_buf_release(&out);
+        nd_status_release(&st2);
+        nd_status_release(&st);
+        free(rows[i].path);
+    }
+    free(n64);
+}
+
+static void test_extract_path_lengths(void **state)
+{
+    (void)state;
+    char *n300 = run_of('m', 300, ""), *deep = components('d', 250, 17),
+         *m255 = run_of('m', 255, "");
+    char *far = run_of('t', 4096, ""), *base = components('b', 200, 20);
+    struct {
+        const char *what, *name, *link, *base;
+        const char *message_start; /* NULL: extracts */
+    } cases[] = {
+        {"name of 255 bytes", m255, NULL, NULL, NULL},
+        {"name of 300 bytes", n300, NULL, NULL,
+         "refused: \"mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm...\": a name "
+         "of 300 bytes, more than the limit of 255 (NAME_MAX)"},
+        {"path of 4266 bytes", deep, NULL, NULL,
+         "refused: \"dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd...\": a path "
+         "of 4266 bytes, more than the limit of 4095 (PATH_MAX)"},
+        {"base and member past 4095 bytes", m255, NULL, base,
+         "refused: \"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb...\": a path "
+         "of 4275 bytes, more than the limit of 4095 (PATH_MAX)"},
+        {"link target of 4096 bytes", "l", far, NULL,
+         "refused: the symbolic link \"l\" points to a path of 4096 bytes, more than the limit "
+         "of 4095 (PATH_MAX)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *dir = tmpdir();
+        struct nd_buf b = ND_BUF_INIT;
+        add_file(&b, "first.txt", 0644, "written only if all pass");
+        if (cases[i].link)
+            nd_tar_header(&b, cases[i].name, ND_TAR_SYMLINK, 0777, 0, 0, cases[i].link);
+        else
+            add_file(&b, cases[i].name, 0644, "x");
+        nd_tar_end(&b);
+        struct nd_status st = ND_STATUS_INIT;
+        struct nd_tar_extract_opts o = {.base = cases[i].base, .skipped = json_array()};
+        int rc = extract(&b, dir, &o, &st);
+        if (!cases[i].message_start) {
+            if (rc != 0)
+                fail_msg("%s: %s", cases[i].what, st.message);
+            assert_true(exists(dir, cases[i].name));
+        } else {
+            if (rc != -1)
+                fail_msg("%s: extracted", cases[i].what);
+            assert_string_equal(st.reason, "BadRequest");
+            if (strcmp(st.message, cases[i].message_start) != 0)
+                fail_msg("%s: got %s", cases[i].what, st.message);
+            assert_false(exists(dir, "first.txt"));
+        }
+        json_decref(o.skipped);
+        nd_status_release(&st);
+        nd_buf_release(&b);
+        rm_rf(dir);
+        free(dir);
+    }
+    free(n300);
+    free(deep);
+    free(m255);
+    free(far);
+    free(base);
+}
+
 /* ---- writing ---- */
 
 static void write_all(int dirfd, const char *rel, const char *name, struct nd_buf *out)
@@ -566,6 +692,8 @@ int main(void)
         cmocka_unit_test(test_extract_never_follows_links),
         cmocka_unit_test(test_extract_top_rename_and_skips),
         cmocka_unit_test(test_extract_limits),
+        cmocka_unit_test(test_path_lengths),
+        cmocka_unit_test(test_extract_path_lengths),
         cmocka_unit_test(test_writer_walks_tree),
         cmocka_unit_test(test_round_trip),
     };
