@@ -398,10 +398,8 @@ int em_authz_decide(const struct em_server *srv, const struct em_identity *who,
     bool reads = !runs && ((sub && !strcmp(sub, "log")) || read_verb(acc->verb));
     const char *what = action(acc);
     if (!reads && acc->project && !strcmp(acc->project, "nodus")) {
-        nd_status_set(st, "Forbidden", "use your own project, e.g. -n default",
-                      "the project nodus is read-only: %s may not %s %s",
-                      who->name, what, path);
-        return -1;
+        return nd_status_set(st, "Forbidden", "use your own project, e.g. -n default",
+                             "the project nodus is read-only");
     }
     if (!(who->scopes & (reads ? EM_SCOPE_READ : EM_SCOPE_WRITE)))
         return forbidden_scope(who, what, path, reads ? "read" : "write", st);

@@ -273,7 +273,7 @@ walk() {
         -H 'Content-Type: application/merge-patch+json'
     [ "$CODE" = 403 ]
     assert_equal "$(body_json '[.reason, .message, .fix] | @tsv')" \
-        "$(printf 'Forbidden\tthe project nodus is read-only: root may not patch /api/v1/namespaces/nodus\tuse your own project, e.g. -n default')"
+        "$(printf 'Forbidden\tthe project nodus is read-only\tuse your own project, e.g. -n default')"
     http PUT /api/v1/namespaces/nodus '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"nodus"}}' "${ROOT[@]}"
     [ "$CODE" = 403 ]
     http POST "$NS/nodus/volumes" "$(volume mine)" "${ROOT[@]}"
