@@ -282,7 +282,12 @@ void em_authz_describe(const struct em_req *req, struct em_access *acc)
         acc->route = EM_ROUTE_CONTROL;
         return;
     }
-    if (em_path_parse(p, &path) < 0 || !path.plural) {
+    if (em_path_parse(p, &path) < 0) {
+        acc->route = EM_ROUTE_DISCOVERY;
+        return;
+    }
+    if (!path.plural) { /* /api/v1, /apis/nodus.dev/v1 */
+        em_path_release(&path);
         acc->route = EM_ROUTE_DISCOVERY;
         return;
     }
