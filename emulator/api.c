@@ -121,6 +121,8 @@ json_t *em_api_select(struct em_api *a, json_t *items)
     size_t i;
     json_t *o;
     json_array_foreach(items, i, o) {
+        if (!em_authz_sees_object(a->who, a->kind, o))
+            continue;
         if (sel && !nd_selector_matches(sel, json_object_get(json_object_get(o, "metadata"),
                                                              "labels")))
             continue;
@@ -185,26 +187,6 @@ void em_api_answer(struct em_api *a, int code, const json_t *obj)
     em_resp_json(a->resp, code, obj);
 }
 
-static const char *verb_of(struct em_api *a, bool item)
-{
-    const char *m = a->req->method;
-    if (strcmp(m, "GET") == 0) {
-        if (item)
-            return "get";
-        const char *w = em_req_query(a->req, "watch");
-        return w && (strcmp(w, "true") == 0 || strcmp(w, "1") == 0) ? "watch" : "list";
-    }
-    if (strcmp(m, "POST") == 0)
-        return item && !a->path.sub ? NULL : "create"; /* POST .../NAME/exec, /invoke */
-    if (strcmp(m, "PUT") == 0)
-        return item ? "update" : NULL;
-    if (strcmp(m, "PATCH") == 0)
-        return item ? "patch" : NULL;
-    if (strcmp(m, "DELETE") == 0)
-        return item ? "delete" : "deletecollection";
-    return NULL;
-}
-
 static int dispatch(struct em_api *a)
 {
     struct em_path *p = &a->path;
@@ -220,7 +202,7 @@ static int dispatch(struct em_api *a)
     if (*a->ns && !nd_is_dns_label(a->ns))
         return nd_status_set(&a->st, "NotFound", NULL, "namespaces \"%s\" not found", a->ns);
     bool item = p->name != NULL;
-    const char *verb = verb_of(a, item);
+    const char *verb = em_authz_verb(a->req, p);
     if (!verb)
         return nd_status_set(&a->st, "MethodNotAllowed", NULL,
                              "%s is not supported on %s", a->req->method, a->req->path);
@@ -229,9 +211,6 @@ static int dispatch(struct em_api *a)
         return nd_status_set(&a->st, "MethodNotAllowed", NULL,
                              "%s are published by Nodus and cannot be changed",
                              em_api_resource_name(a->kind, res));
-    if (write && strcmp(a->ns, "nodus") == 0)
-        return nd_status_set(&a->st, "Forbidden", "use your own project, e.g. -n default",
-                             "the project nodus is read-only");
     /* A namespaced kind without a project in the path is only listed and watched. */
     if (a->kind->namespaced && !p->ns && (item || strcmp(verb, "create") == 0 ||
                                           strcmp(verb, "deletecollection") == 0))
@@ -271,9 +250,10 @@ static int dispatch(struct em_api *a)
 }
 
 void em_api_handle(struct em_server *srv, struct em_req *req, struct em_resp *resp,
-                   const char *identity)
+                   const struct em_identity *who)
 {
-    struct em_api a = {.srv = srv, .req = req, .resp = resp, .identity = identity};
+    struct em_api a = {
+        .srv = srv, .req = req, .resp = resp, .identity = who->name, .who = who};
     nd_status_init(&a.st);
     a.warnings = json_array();
     if (em_path_parse(req->path, &a.path) < 0 || !a.path.plural) {

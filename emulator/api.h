@@ -15,6 +15,7 @@
 
 #include "api/registry.h"
 #include "api/schema.h"
+#include "authz.h"
 #include "path.h"
 #include "server.h"
 
@@ -26,14 +27,16 @@ struct em_api {
     struct em_path path;
     const struct nd_kind *kind;
     const char *ns;       /* the project of the path, "" for cluster-scoped or all */
-    const char *identity; /* who asks (nodus.dev/created-by) */
+    const char *identity; /* who asks (nodus.dev/created-by): who->name */
+    const struct em_identity *who; /* who asks: scopes, projects (authz.h) */
     json_t *warnings;     /* strings, sent as Warning headers */
     struct nd_status st;
 };
 
-/* Serves an API path (under /api/v1 or /apis/nodus.dev/v1, with a resource). */
+/* Serves an API path (under /api/v1 or /apis/nodus.dev/v1, with a resource) for who,
+ * whom em_authz_request has let through. */
 void em_api_handle(struct em_server *srv, struct em_req *req, struct em_resp *resp,
-                   const char *identity);
+                   const struct em_identity *who);
 
 /* Handlers (api_read.c, api_write.c, api_patch.c, api_delete.c, watch.c). Each fills
  * a->resp, or returns -1 with a->st filled. */
@@ -60,7 +63,8 @@ void em_api_answer(struct em_api *a, int code, const json_t *obj);
 /* The field manager of a write: ?fieldManager=, else derived from User-Agent. */
 const char *em_api_field_manager(struct em_api *a, char out[128]);
 /* Objects of the request's kind and project (every project when ns is ""), filtered by
- * the request's labelSelector and fieldSelector. NEW array, or NULL with a->st. */
+ * the request's labelSelector and fieldSelector, and to the projects the caller may see
+ * (em_authz_sees_object). NEW array, or NULL with a->st. */
 json_t *em_api_select(struct em_api *a, json_t *items);
 
 /* Query parameters (params.c). Every request's are checked before its handler runs:

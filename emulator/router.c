@@ -5,11 +5,11 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include "admin.h"
 #include "api.h"
+#include "authz.h"
 #include "discovery.h"
 #include "errors.h"
 #include "exec.h"
@@ -19,111 +19,9 @@
 #include "json/json.h"
 #include "util/xmalloc.h"
 
-#define ANONYMOUS "emulator-user"
-
-/* --token-file: {"TOKEN": {"identity": "...", "projects": ["*"], "scopes": [...]}}, or
- * the same map under "tokens". */
-static int load_tokens(struct em_server *srv, struct nd_buf *err)
-{
-    if (!srv->opt.token_file)
-        return 0;
-    struct nd_buf b = ND_BUF_INIT;
-    struct nd_status st = ND_STATUS_INIT;
-    int rc = -1;
-    if (em_read_file(srv->opt.token_file, &b) < 0) {
-        nd_buf_addf(err, "cannot read --token-file %s", srv->opt.token_file);
-        goto out;
-    }
-    json_t *j = nd_json_load(b.data, b.len, srv->opt.token_file, &st);
-    if (!j) {
-        nd_buf_addf(err, "--token-file: %s", st.message);
-        goto out;
-    }
-    json_t *tokens = json_object_get(j, "tokens") ? json_object_get(j, "tokens") : j;
-    const char *tok;
-    json_t *v;
-    json_object_foreach(tokens, tok, v) {
-        if (!json_is_object(v) || !json_string_value(json_object_get(v, "identity"))) {
-            nd_buf_addf(err, "--token-file: token entries need an \"identity\" string");
-            json_decref(j);
-            goto out;
-        }
-    }
-    srv->tokens = json_incref(tokens);
-    json_decref(j);
-    rc = 0;
-out:
-    nd_status_release(&st);
-    nd_buf_release(&b);
-    return rc;
-}
-
-static bool in_list(const json_t *arr, const char *s)
-{
-    size_t i;
-    json_t *v;
-    json_array_foreach(arr, i, v) {
-        const char *x = json_string_value(v);
-        if (x && (strcmp(x, s) == 0 || strcmp(x, "*") == 0))
-            return true;
-    }
-    return false;
-}
-
-/* Who asks; NULL (and resp filled) when the request may not go on. */
-static const char *authorize(struct em_server *srv, const struct em_req *req,
-                             struct em_resp *resp, bool admin_path)
-{
-    if (!srv->tokens)
-        return ANONYMOUS;
-    const char *auth = em_req_header(req, "authorization");
-    json_t *entry = NULL;
-    if (auth && strncasecmp(auth, "Bearer ", 7) == 0)
-        entry = json_object_get(srv->tokens, auth + 7);
-    if (!entry) {
-        struct nd_status st = ND_STATUS_INIT;
-        nd_status_set(&st, "Unauthorized", "nodus config set-credentials NAME --token TOKEN",
-                      auth ? "the bearer token is not known" : "a bearer token is required");
-        em_resp_status(srv, req, resp, &st);
-        nd_status_release(&st);
-        return NULL;
-    }
-    json_t *scopes = json_object_get(entry, "scopes");
-    bool write = strcmp(req->method, "GET") != 0 && strcmp(req->method, "HEAD") != 0;
-    const char *need = admin_path ? "admin" : write ? "write" : "read";
-    bool ok = !scopes || in_list(scopes, need) || in_list(scopes, "admin");
-    /* the project in the path must be one the token may use */
-    const char *ns = strstr(req->path, "/namespaces/");
-    json_t *projects = json_object_get(entry, "projects");
-    if (ok && ns) {
-        ns += strlen("/namespaces/");
-        size_t n = strcspn(ns, "/");
-        char *project = nd_xstrndup(ns, n);
-        if (projects && !in_list(projects, project) && strcmp(project, "nodus") != 0)
-            ok = false;
-        free(project);
-    } else if (ok && projects && !in_list(projects, "*") &&
-               strncmp(req->path, "/apis/nodus.dev/v1/", 19) == 0) {
-        /* every project at once (/apis/nodus.dev/v1/jobs) needs a token for every project */
-        ok = false;
-    }
-    if (!ok) {
-        struct nd_status st = ND_STATUS_INIT;
-        nd_status_set(&st, "Forbidden", "ask for a token with that scope or project",
-                      "%s may not %s %s", json_string_value(json_object_get(entry, "identity")),
-                      write ? "write" : "read", req->path);
-        em_resp_status(srv, req, resp, &st);
-        nd_status_release(&st);
-        return NULL;
-    }
-    return json_string_value(json_object_get(entry, "identity"));
-}
-
 int em_router_init(struct em_server *srv, struct nd_buf *err)
 {
     em_idem_load(srv);
-    if (load_tokens(srv, err) < 0)
-        return -1;
     return em_discovery_init(srv, err);
 }
 
@@ -195,7 +93,16 @@ static int apply_seed(struct em_server *srv, struct nd_buf *err)
             snprintf(req.request_id, sizeof req.request_id, "seed");
             struct em_resp resp;
             em_resp_init(&resp);
-            em_api_handle(srv, &req, &resp, ANONYMOUS);
+            /* the operator's manifests pass the same decision (nothing goes into nodus) */
+            struct em_access acc;
+            struct nd_status ast = ND_STATUS_INIT;
+            em_authz_describe(&req, &acc);
+            if (em_authz_decide(srv, em_authz_operator(), &acc, url, &ast) < 0)
+                em_resp_status(srv, &req, &resp, &ast);
+            else
+                em_api_handle(srv, &req, &resp, em_authz_operator());
+            em_access_release(&acc);
+            nd_status_release(&ast);
             if (resp.code >= 300) {
                 nd_buf_addf(err, "--seed: %s: document %zu: %s", path, j + 1, resp.body.data);
                 rc = -1;
@@ -239,7 +146,8 @@ static bool is_write(const char *m)
            strcmp(m, "DELETE") == 0;
 }
 
-static void handle_locked(struct em_server *srv, struct em_req *req, struct em_resp *resp)
+static void handle_locked(struct em_server *srv, struct em_req *req, struct em_resp *resp,
+                          const struct em_identity *who)
 {
     const char *p = req->path;
     srv->stats.requests++;
@@ -268,12 +176,7 @@ static void handle_locked(struct em_server *srv, struct em_req *req, struct em_r
                       "the request body is larger than the limit of 3 MiB");
         return;
     }
-    bool admin = strncmp(p, "/emulator/v1/", 13) == 0;
-    bool loopback = strncmp(srv->opt.listen_addr, "127.", 4) == 0;
-    const char *identity = admin && loopback ? ANONYMOUS : authorize(srv, req, resp, admin);
-    if (!identity)
-        return;
-    if (admin) {
+    if (strncmp(p, "/emulator/v1/", 13) == 0) {
         em_admin_handle(srv, req, resp, p + 13);
         return;
     }
@@ -287,18 +190,29 @@ static void handle_locked(struct em_server *srv, struct em_req *req, struct em_r
     bool keyed = is_write(req->method) && em_req_header(req, "idempotency-key");
     if (keyed && em_idem_check(srv, req, resp))
         return;
-    em_api_handle(srv, req, resp, identity);
+    em_api_handle(srv, req, resp, who);
     if (keyed)
         em_idem_save(srv, req, resp);
 }
 
-void em_router_handle(void *cls, struct em_req *req, struct em_resp *resp)
+static void serve(struct em_server *srv, struct em_req *req, struct em_resp *resp)
 {
-    struct em_server *srv = cls;
-    int64_t delay = 0;
+    /* the front door first (origins, hosts, content types, sizes, rates: frontdoor.h),
+     * then who asks and may they: the one decision (authz.h) */
     if (em_frontdoor_check(srv, req, resp))
         return;
+    struct em_identity who;
+    struct nd_status st = ND_STATUS_INIT;
+    int allowed = em_authz_request(srv, req, &who, &st);
+    int64_t delay = 0;
     pthread_mutex_lock(&srv->lock);
+    if (allowed < 0) {
+        srv->stats.requests++;
+        em_resp_status(srv, req, resp, &st);
+        pthread_mutex_unlock(&srv->lock);
+        nd_status_release(&st);
+        return;
+    }
     const char *p = req->path;
     bool faulted = strncmp(p, "/emulator/", 10) != 0 && strcmp(p, "/healthz") != 0 &&
                    strcmp(p, "/readyz") != 0 && strcmp(p, "/livez") != 0 &&
@@ -308,11 +222,30 @@ void em_router_handle(void *cls, struct em_req *req, struct em_resp *resp)
         struct timespec ts = {delay / 1000, (delay % 1000) * 1000000L};
         nanosleep(&ts, NULL);
     }
-    if (faulted)
+    if (!faulted) {
+        pthread_mutex_lock(&srv->lock);
+        handle_locked(srv, req, resp, &who);
+        pthread_mutex_unlock(&srv->lock);
+    }
+    nd_status_release(&st);
+}
+
+void em_router_handle(void *cls, struct em_req *req, struct em_resp *resp)
+{
+    struct em_server *srv = cls;
+    /* HEAD is GET without the body: served (and authorised) wherever GET is, with GET's
+     * headers; libmicrohttpd sends no body for HEAD. The request log keeps HEAD. */
+    const char *method = req->method;
+    bool head = strcmp(method, "HEAD") == 0;
+    if (head && em_req_header(req, "upgrade")) {
+        em_resp_error(srv, req, resp, "MethodNotAllowed",
+                      "HEAD cannot upgrade the connection: open it with GET");
         return;
-    pthread_mutex_lock(&srv->lock);
-    handle_locked(srv, req, resp);
-    pthread_mutex_unlock(&srv->lock);
+    }
+    if (head)
+        req->method = "GET";
+    serve(srv, req, resp);
+    req->method = method;
 }
 
 void em_router_stop(struct em_server *srv)
@@ -326,6 +259,6 @@ void em_router_release(struct em_server *srv)
     em_faults_release(srv);
     json_decref(srv->idempotency);
     srv->idempotency = NULL;
-    json_decref(srv->tokens);
+    json_decref(srv->tokens); /* read by em_authz_load */
     srv->tokens = NULL;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "authz.h"
 #include "frontdoor.h"
 #include "fsutil.h"
 #include "idempotency.h"
@@ -164,6 +165,11 @@ int em_server_run(struct em_server *srv)
     pthread_mutex_init(&srv->lock, NULL);
     pthread_cond_init(&srv->changed, NULL);
 
+    /* --token-file first: a bad or unsafe file stops the start before --reset acts */
+    if (em_authz_load(srv, &err) < 0) {
+        fprintf(stderr, "nodus-emulator: %s\n", err.data);
+        goto out;
+    }
     if (em_store_open(&srv->store, srv->opt.state_dir, srv->opt.fsync_mode, srv->opt.reset,
                       &report, &err) < 0) {
         fprintf(stderr, "nodus-emulator: %s\n", err.data);
@@ -278,6 +284,8 @@ out_journal:
 out_store:
     em_store_close(&srv->store);
 out:
+    json_decref(srv->tokens); /* when the start failed before em_router_release */
+    srv->tokens = NULL;
     nd_buf_release(&err);
     nd_buf_release(&report);
     pthread_cond_destroy(&srv->changed);

@@ -25,6 +25,7 @@ struct watch {
     struct em_server *srv;
     const struct nd_kind *kind;
     char *ns;
+    struct em_identity who; /* projects borrowed from the token file, which outlives us */
     struct nd_selector *sel;
     struct nd_field_selector *fsel;
     struct em_req req_copy; /* query of the request, for table building */
@@ -45,6 +46,8 @@ static bool matches(struct watch *w, const json_t *obj)
     if (!obj)
         return false;
     if (*w->ns && strcmp(em_obj_ns(obj), w->ns) != 0)
+        return false;
+    if (!em_authz_sees_object(&w->who, w->kind, obj))
         return false;
     if (w->sel && !nd_selector_matches(w->sel, json_object_get(json_object_get(obj, "metadata"),
                                                                  "labels")))
@@ -224,6 +227,7 @@ int em_api_watch(struct em_api *a)
     w->srv = srv;
     w->kind = a->kind;
     w->ns = nd_xstrdup(a->ns);
+    w->who = *a->who;
     nd_buf_init(&w->pending, 0);
     w->req_copy.query = json_incref(a->req->query);
     if (ls && *ls && !(w->sel = nd_selector_parse(ls, &a->st)))

@@ -16,7 +16,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "admit.h"
 #include "api/object.h"
@@ -68,29 +67,11 @@ static bool predict_on(const json_t *obj)
     return json_is_true(nd_obj_get(obj, "spec.predict.enabled"));
 }
 
-/* The caller's token scopes, as the router reads them: without --token-file, or for a
- * token without a scope list, every scope; "*" and "admin" hold every scope. */
-static bool has_scope(struct em_api *a, const char *scope)
+/* The caller's token scopes, as em_authz_request found them: without --token-file, or
+ * for a token without a scope list, every scope; "*" and "admin" hold every one. */
+static bool has_scope(struct em_api *a, unsigned scope)
 {
-    if (!a->srv->tokens)
-        return true;
-    const char *auth = em_req_header(a->req, "authorization");
-    if (!auth || strncasecmp(auth, "Bearer ", 7) != 0)
-        return false;
-    const json_t *entry = json_object_get(a->srv->tokens, auth + 7);
-    const json_t *scopes = json_object_get(entry, "scopes");
-    if (!entry)
-        return false;
-    if (!scopes)
-        return true;
-    size_t i;
-    json_t *s;
-    json_array_foreach(scopes, i, s) {
-        const char *v = json_string_value(s);
-        if (v && (!strcmp(v, scope) || !strcmp(v, "*") || !strcmp(v, "admin")))
-            return true;
-    }
-    return false;
+    return (a->who->scopes & scope) == scope;
 }
 
 static json_t *member(json_t *parent, const char *key)
@@ -129,7 +110,7 @@ int em_pool_admit(struct em_api *a, const json_t *old, json_t *obj)
     struct nd_buf feetxt = ND_BUF_INIT;
     nd_money_format(fee, &feetxt);
     int rc = -1;
-    if (!seed && !has_scope(a, "billing:write")) {
+    if (!seed && !has_scope(a, EM_SCOPE_BILLING_WRITE)) {
         nd_status_set(&a->st, "Forbidden",
                       "use a token with the billing:write scope, or leave spec.predict.enabled "
                       "false",

@@ -13,6 +13,7 @@ start_emulator_b() {
     mkdir -p "$dir"
     echo '{"secret-b": {"identity": "bob", "projects": ["*"], "scopes": ["read", "write", "admin"]}}' \
         >"$dir/tokens.json"
+    chmod 600 "$dir/tokens.json"
     "$ND_BIN_DIR/nodus-emulator" --state "$dir/state" --listen 127.0.0.1:0 \
         --port-file "$dir/port" --fsync never --quiet --token-file "$dir/tokens.json" \
         >"$dir/out" 2>"$dir/err" 3>&- &

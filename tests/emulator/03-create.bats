@@ -260,8 +260,12 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
 @test "read-only kinds refuse writes" {
     http POST /apis/nodus.dev/v1/namespaces/default/images '{"apiVersion":"nodus.dev/v1","kind":"Image","metadata":{"name":"mine"},"spec":{}}'
     [ "$CODE" = 405 ]
-    http DELETE /apis/nodus.dev/v1/namespaces/nodus/images/pytorch
+    http DELETE /apis/nodus.dev/v1/namespaces/default/images/pytorch
     [ "$CODE" = 405 ]
+    # in project nodus every write is Forbidden first: the project is read-only
+    http DELETE /apis/nodus.dev/v1/namespaces/nodus/images/pytorch
+    [ "$CODE" = 403 ]
+    [ "$(body_json .reason)" = Forbidden ]
 }
 
 @test "idempotency keys are forgotten after 24 hours of the emulator's clock" {

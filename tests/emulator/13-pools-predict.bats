@@ -8,6 +8,7 @@ load 13-pools
 FULL=(-H 'Authorization: Bearer tok-full')
 PLAIN=(-H 'Authorization: Bearer tok-plain')
 CONSENT=(-H 'Nodus-Price-Consent: 0.10')
+ADMIN_AUTH=(-H 'Authorization: Bearer tok-admin') # the control endpoints need admin
 
 setup_file() {
     cat >"$BATS_FILE_TMPDIR/tokens.json" <<'EOF'
@@ -15,6 +16,7 @@ setup_file() {
  "tok-plain": {"identity": "bob", "projects": ["*"], "scopes": ["read", "write"]},
  "tok-admin": {"identity": "root", "projects": ["*"], "scopes": ["admin"]}}
 EOF
+    chmod 600 "$BATS_FILE_TMPDIR/tokens.json"
     start_emulator --token-file "$BATS_FILE_TMPDIR/tokens.json"
 }
 

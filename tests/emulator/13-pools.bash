@@ -5,14 +5,17 @@ load ../lib/common
 
 P=/apis/nodus.dev/v1/namespaces/default
 
+# The control endpoints' credentials: an admin token when the emulator requires tokens.
+ADMIN_AUTH=()
+
 # advance DURATION: moves the emulated clock, running what falls due on the way.
 advance() {
-    http POST /emulator/v1/clock "{\"advance\":\"$1\"}"
+    http POST /emulator/v1/clock "{\"advance\":\"$1\"}" "${ADMIN_AUTH[@]}"
     [ "$CODE" = 200 ] || { cat "$BODY" >&2; return 1; }
 }
 
 now_ms() {
-    http GET /emulator/v1/clock
+    http GET /emulator/v1/clock - "${ADMIN_AUTH[@]}"
     body_json .nowMs
 }
 

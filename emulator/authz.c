@@ -1,0 +1,440 @@
+/* Authorisation: the token file, the caller's identity, what a request does, and the
+ * one decision every request goes through; see authz.h. */
+#include "authz.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json/json.h"
+#include "path.h"
+#include "protobuf.h"
+#include "util/xmalloc.h"
+#include "yaml/yaml.h"
+
+#define OPERATOR "emulator-user"
+
+static const struct em_identity operator_identity = {OPERATOR, EM_SCOPE_ALL, NULL, false};
+
+const struct em_identity *em_authz_operator(void)
+{
+    return &operator_identity;
+}
+
+/* ---- the token file ---- */
+
+static const struct {
+    const char *name;
+    unsigned bits;
+} scope_names[] = {
+    {"read", EM_SCOPE_READ},
+    {"write", EM_SCOPE_WRITE},
+    {"billing:write", EM_SCOPE_BILLING_WRITE},
+    {"admin", EM_SCOPE_ALL}, /* admin holds every scope */
+    {"*", EM_SCOPE_ALL},
+    {NULL, 0},
+};
+
+static unsigned scope_bits(const char *s)
+{
+    for (int i = 0; s && scope_names[i].name; i++)
+        if (strcmp(scope_names[i].name, s) == 0)
+            return scope_names[i].bits;
+    return 0;
+}
+
+static int read_private(const char *file, struct nd_buf *out, struct nd_buf *err)
+{
+    int fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+        nd_buf_addf(err, "cannot read --token-file %s%s%s", file, fd < 0 ? ": " : "",
+                    fd < 0 ? strerror(errno) : ": not a regular file");
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    /* as ssh does with private keys: tokens are secrets */
+    if (sb.st_mode & (S_IRWXG | S_IRWXO)) {
+        nd_buf_addf(err,
+                    "--token-file %s is open to group or others (mode %04o): it holds secrets; "
+                    "make it private with: chmod 600 %s",
+                    file, (unsigned)(sb.st_mode & 07777), file);
+        close(fd);
+        return -1;
+    }
+    char chunk[8192];
+    ssize_t n;
+    while ((n = read(fd, chunk, sizeof chunk)) > 0)
+        nd_buf_add(out, chunk, (size_t)n);
+    int saved = errno;
+    close(fd);
+    if (n < 0) {
+        nd_buf_addf(err, "cannot read --token-file %s: %s", file, strerror(saved));
+        return -1;
+    }
+    return 0;
+}
+
+/* Each entry: {"identity": "...", "projects": ["..."], "scopes": ["..."]}. */
+static int check_entry(const json_t *v, struct nd_buf *err)
+{
+    if (!json_is_object(v) || !json_string_value(json_object_get(v, "identity"))) {
+        nd_buf_addf(err, "--token-file: token entries need an \"identity\" string");
+        return -1;
+    }
+    const char *id = json_string_value(json_object_get(v, "identity"));
+    const json_t *projects = json_object_get(v, "projects");
+    const json_t *scopes = json_object_get(v, "scopes");
+    size_t i;
+    json_t *s;
+    if (projects && !json_is_array(projects)) {
+        nd_buf_addf(err, "--token-file: %s: \"projects\" must be a list of project names", id);
+        return -1;
+    }
+    json_array_foreach(projects, i, s) {
+        if (!json_is_string(s)) {
+            nd_buf_addf(err, "--token-file: %s: \"projects\" must be a list of project names", id);
+            return -1;
+        }
+    }
+    if (scopes && !json_is_array(scopes)) {
+        nd_buf_addf(err, "--token-file: %s: \"scopes\" must be a list of scopes", id);
+        return -1;
+    }
+    json_array_foreach(scopes, i, s) {
+        if (!scope_bits(json_string_value(s))) {
+            nd_buf_addf(err,
+                        "--token-file: %s: unknown scope %s (the scopes are read, write, "
+                        "billing:write, admin and *)",
+                        id, json_is_string(s) ? json_string_value(s) : "(not a string)");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int em_authz_load(struct em_server *srv, struct nd_buf *err)
+{
+    if (!srv->opt.token_file)
+        return 0;
+    struct nd_buf b = ND_BUF_INIT;
+    struct nd_status st = ND_STATUS_INIT;
+    json_t *j = NULL;
+    int rc = -1;
+    if (read_private(srv->opt.token_file, &b, err) < 0)
+        goto out;
+    j = nd_json_load(b.data, b.len, srv->opt.token_file, &st);
+    if (!j) {
+        nd_buf_addf(err, "--token-file: %s", st.message);
+        goto out;
+    }
+    json_t *tokens = json_object_get(j, "tokens") ? json_object_get(j, "tokens") : j;
+    if (!json_is_object(tokens)) {
+        nd_buf_addf(err, "--token-file: expected an object mapping each token to its entry");
+        goto out;
+    }
+    const char *tok;
+    json_t *v;
+    json_object_foreach(tokens, tok, v) {
+        if (check_entry(v, err) < 0)
+            goto out;
+    }
+    json_decref(srv->tokens);
+    srv->tokens = json_incref(tokens);
+    rc = 0;
+out:
+    json_decref(j);
+    nd_status_release(&st);
+    nd_buf_release(&b);
+    return rc;
+}
+
+/* ---- who asks ---- */
+
+/* Equal, in a time that depends on the lengths only (not on where they differ). */
+static bool same_secret(const char *a, size_t alen, const char *b)
+{
+    size_t blen = strlen(b);
+    unsigned char diff = alen != blen;
+    for (size_t i = 0; i < alen; i++)
+        diff |= (unsigned char)a[i] ^ (unsigned char)b[i < blen ? i : 0];
+    return blen && !diff;
+}
+
+static bool in_list(const json_t *arr, const char *s)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v) {
+        const char *x = json_string_value(v);
+        if (x && (strcmp(x, s) == 0 || strcmp(x, "*") == 0))
+            return true;
+    }
+    return false;
+}
+
+static void identify(const struct em_server *srv, const struct em_req *req,
+                     struct em_identity *who)
+{
+    if (!srv->tokens) {
+        *who = operator_identity;
+        return;
+    }
+    memset(who, 0, sizeof *who);
+    const char *auth = em_req_header(req, "authorization");
+    who->token_sent = auth != NULL;
+    if (!auth || strncasecmp(auth, "Bearer ", 7) != 0)
+        return;
+    const char *given = auth + 7;
+    size_t len = strlen(given);
+    const json_t *entry = NULL;
+    const char *tok;
+    json_t *v;
+    /* every token is compared, to the end: no early exit to time */
+    json_object_foreach(srv->tokens, tok, v) {
+        if (same_secret(given, len, tok))
+            entry = v;
+    }
+    if (!entry)
+        return;
+    who->name = json_string_value(json_object_get(entry, "identity"));
+    const json_t *scopes = json_object_get(entry, "scopes");
+    who->scopes = scopes ? 0 : EM_SCOPE_ALL;
+    size_t i;
+    json_array_foreach(scopes, i, v) who->scopes |= scope_bits(json_string_value(v));
+    const json_t *projects = json_object_get(entry, "projects");
+    who->projects = projects && !in_list(projects, "*") ? projects : NULL;
+}
+
+/* ---- what the request does ---- */
+
+const char *em_authz_verb(const struct em_req *req, const struct em_path *p)
+{
+    const char *m = req->method;
+    bool item = p->name != NULL;
+    if (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0) {
+        if (item)
+            return "get";
+        const char *w = em_req_query(req, "watch");
+        return w && (strcmp(w, "true") == 0 || strcmp(w, "1") == 0) ? "watch" : "list";
+    }
+    if (strcmp(m, "POST") == 0)
+        return item && !p->sub ? NULL : "create"; /* POST .../NAME/exec, /invoke */
+    if (strcmp(m, "PUT") == 0)
+        return item ? "update" : NULL;
+    if (strcmp(m, "PATCH") == 0)
+        return item ? "patch" : NULL;
+    if (strcmp(m, "DELETE") == 0)
+        return item ? "delete" : "deletecollection";
+    return NULL;
+}
+
+static bool read_verb(const char *verb)
+{
+    return !strcmp(verb, "get") || !strcmp(verb, "list") || !strcmp(verb, "watch");
+}
+
+/* The name of the Namespace a create's body asks for, as the handler will read it
+ * (JSON, YAML or kubectl's protobuf); NULL when the body does not give one. */
+static char *namespace_in_body(const struct em_req *req)
+{
+    const char *ct = em_req_header(req, "content-type");
+    struct nd_status st = ND_STATUS_INIT;
+    json_t *obj = NULL;
+    if (!req->body.len) {
+        /* nothing to read */
+    } else if (ct && strncasecmp(ct, "application/vnd.kubernetes.protobuf", 35) == 0) {
+        obj = em_protobuf_namespace((const unsigned char *)req->body.data, req->body.len, &st);
+    } else if (ct && strncasecmp(ct, "application/yaml", 16) == 0) {
+        obj = nd_yaml_load(req->body.data, req->body.len, "body", &st);
+    } else {
+        obj = nd_json_load(req->body.data, req->body.len, "body", &st);
+    }
+    const char *name = json_string_value(json_object_get(json_object_get(obj, "metadata"),
+                                                         "name"));
+    char *out = name && *name ? nd_xstrdup(name) : NULL;
+    json_decref(obj);
+    nd_status_release(&st);
+    return out;
+}
+
+static bool is_open(const char *p)
+{
+    return !strcmp(p, "/healthz") || !strcmp(p, "/livez") || !strcmp(p, "/readyz") ||
+           (!strncmp(p, "/docs", 5) && (p[5] == '\0' || p[5] == '/'));
+}
+
+void em_authz_describe(const struct em_req *req, struct em_access *acc)
+{
+    memset(acc, 0, sizeof *acc);
+    const char *p = req->path;
+    struct em_path path;
+    if (is_open(p)) {
+        acc->route = EM_ROUTE_OPEN;
+        return;
+    }
+    if (!strncmp(p, "/emulator", 9) && (p[9] == '\0' || p[9] == '/')) {
+        acc->route = EM_ROUTE_CONTROL;
+        return;
+    }
+    if (em_path_parse(p, &path) < 0) {
+        acc->route = EM_ROUTE_DISCOVERY;
+        return;
+    }
+    if (!path.plural) { /* /api/v1, /apis/nodus.dev/v1 */
+        em_path_release(&path);
+        acc->route = EM_ROUTE_DISCOVERY;
+        return;
+    }
+    acc->route = EM_ROUTE_API;
+    acc->verb = em_authz_verb(req, &path);
+    acc->kind = nd_kind_by_plural(path.group, path.plural);
+    acc->plural = nd_xstrdup(path.plural);
+    acc->sub = path.sub ? nd_xstrdup(path.sub) : NULL;
+    bool ns_object = !*path.group && !strcmp(path.plural, "namespaces") && !path.ns;
+    if (path.ns)
+        acc->project = nd_xstrdup(path.ns);
+    else if (ns_object && path.name)
+        acc->project = nd_xstrdup(path.name);
+    bool listing = acc->verb && (!strcmp(acc->verb, "list") || !strcmp(acc->verb, "watch"));
+    acc->cluster_wide = listing && !path.ns && !path.name;
+    if (ns_object && !path.name && acc->verb && !strcmp(acc->verb, "create")) {
+        acc->project = namespace_in_body(req);
+        acc->unnamed = !acc->project;
+    }
+    em_path_release(&path);
+}
+
+void em_access_release(struct em_access *acc)
+{
+    free(acc->project);
+    free(acc->plural);
+    free(acc->sub);
+    memset(acc, 0, sizeof *acc);
+}
+
+/* ---- the decision ---- */
+
+bool em_authz_may_see(const struct em_identity *who, const char *project)
+{
+    return !who->projects || in_list(who->projects, project) || !strcmp(project, "nodus");
+}
+
+bool em_authz_sees_object(const struct em_identity *who, const struct nd_kind *k,
+                          const json_t *obj)
+{
+    if (!who->projects)
+        return true;
+    const json_t *meta = json_object_get(obj, "metadata");
+    const char *project = json_string_value(json_object_get(meta, k->namespaced ? "namespace"
+                                                                                 : "name"));
+    return em_authz_may_see(who, project ? project : "");
+}
+
+static int unauthorized(const struct em_identity *who, struct nd_status *st)
+{
+    return nd_status_set(st, "Unauthorized", "nodus config set-credentials NAME --token TOKEN",
+                         who->token_sent ? "the bearer token is not known"
+                                         : "a bearer token is required");
+}
+
+/* "exec into", "patch": what the message says the caller tried. */
+static const char *action(const struct em_access *acc)
+{
+    static const struct {
+        const char *sub, *words;
+    } subs[] = {{"exec", "exec into"},
+                {"files", "use the files of"},
+                {"invoke", "invoke"},
+                {"log", "read the log of"},
+                {NULL, NULL}};
+    for (int i = 0; acc->sub && subs[i].sub; i++)
+        if (!strcmp(acc->sub, subs[i].sub))
+            return subs[i].words;
+    return acc->verb;
+}
+
+static int forbidden_scope(const struct em_identity *who, const char *what, const char *path,
+                           const char *scope, struct nd_status *st)
+{
+    nd_status_set(st, "Forbidden", NULL, "%s may not %s %s: it needs the token scope %s",
+                  who->name, what, path, scope);
+    nd_status_set_fix(st, "use a token with the %s scope", scope);
+    return -1;
+}
+
+static int forbidden_project(const struct em_identity *who, const struct em_access *acc,
+                             const char *path, struct nd_status *st)
+{
+    nd_status_set(st, "Forbidden", NULL, "%s may not %s %s: the token is not for project %s",
+                  who->name, action(acc), path, acc->project);
+    const char *mine = json_string_value(json_array_get(who->projects, 0));
+    if (mine)
+        nd_status_set_fix(st, "use a token for project %s, or one of this token's projects "
+                              "(-n %s)", acc->project, mine);
+    else
+        nd_status_set_fix(st, "use a token for project %s", acc->project);
+    return -1;
+}
+
+int em_authz_decide(const struct em_server *srv, const struct em_identity *who,
+                    const struct em_access *acc, const char *path, struct nd_status *st)
+{
+    if (acc->route == EM_ROUTE_OPEN)
+        return 0;
+    if (srv->tokens && !who->name)
+        return unauthorized(who, st);
+    if (acc->route == EM_ROUTE_DISCOVERY)
+        return 0;
+    if (acc->route == EM_ROUTE_CONTROL) {
+        if (!(who->scopes & EM_SCOPE_ADMIN))
+            return forbidden_scope(who, "use", path, "admin", st);
+        return 0;
+    }
+    if (!acc->verb)
+        return 0; /* no verb fits the method: the handler answers MethodNotAllowed */
+    const char *sub = acc->sub;
+    bool runs = sub && (!strcmp(sub, "exec") || !strcmp(sub, "files") || !strcmp(sub, "invoke"));
+    bool reads = !runs && ((sub && !strcmp(sub, "log")) || read_verb(acc->verb));
+    const char *what = action(acc);
+    if (!reads && acc->project && !strcmp(acc->project, "nodus")) {
+        return nd_status_set(st, "Forbidden", "use your own project, e.g. -n default",
+                             "the project nodus is read-only");
+    }
+    if (!(who->scopes & (reads ? EM_SCOPE_READ : EM_SCOPE_WRITE)))
+        return forbidden_scope(who, what, path, reads ? "read" : "write", st);
+    /* (nodus, readable by all, was refused above to any write) */
+    if (acc->project && !em_authz_may_see(who, acc->project))
+        return forbidden_project(who, acc, path, st);
+    bool namespaces = acc->kind && !acc->kind->namespaced;
+    if (namespaces && !strcmp(acc->verb, "deletecollection") && who->projects) {
+        nd_status_set(st, "Forbidden", "delete each project by name: nodus delete namespace NAME",
+                      "%s may not delete every project at once (%s): that needs a token for "
+                      "every project (\"projects\": [\"*\"])",
+                      who->name, path);
+        return -1;
+    }
+    if (acc->unnamed && who->projects) {
+        nd_status_set(st, "Forbidden", "name the project in metadata.name",
+                      "%s may create only its own projects, and the body names none (%s)",
+                      who->name, path);
+        return -1;
+    }
+    return 0;
+}
+
+int em_authz_request(const struct em_server *srv, const struct em_req *req,
+                     struct em_identity *who, struct nd_status *st)
+{
+    struct em_access acc;
+    identify(srv, req, who);
+    em_authz_describe(req, &acc);
+    int rc = em_authz_decide(srv, who, &acc, req->path, st);
+    em_access_release(&acc);
+    return rc;
+}

@@ -1,0 +1,101 @@
+/* authz.h: who may do what, decided once for every request.
+ *
+ * em_authz_request is the only code that reads the Authorization header. It finds the
+ * caller's identity (struct em_identity), works out what the request does (struct
+ * em_access: route, verb, project, kind, subresource; from em_path_parse) and asks
+ * em_authz_decide, which answers allowed (0) or a Status: 401 Unauthorized for a missing
+ * or unknown token, 403 Forbidden for a scope or project the token does not have. The
+ * identity then rides down to the handlers: the created-by label, the billing:write scope
+ * of Predict, and the filtering of cluster-wide lists and watches to the token's projects
+ * (em_authz_may_see).
+ *
+ * Rules (spec/emulator.md "Identity and access"):
+ *   /healthz /livez /readyz /docs/      open, tokens or not
+ *   discovery, /openapi, /version       any valid token
+ *   /emulator/v1/...                    admin (without --token-file: open, loopback only)
+ *   get list watch, log                 read
+ *   create update patch delete
+ *   deletecollection, exec files invoke write
+ *   a path naming a project             the token's projects (read: also nodus)
+ *   project nodus, Namespace nodus      no write by anyone
+ *   DELETE /api/v1/namespaces           only a token for every project ("*")
+ *   cluster-wide lists and watches      filtered to the token's projects and nodus
+ * admin (and "*") holds every scope; a token without "scopes" has every scope, one without
+ * "projects" may use every project.
+ */
+#ifndef EM_AUTHZ_H
+#define EM_AUTHZ_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "api/registry.h"
+#include "path.h"
+#include "server.h"
+
+#define EM_SCOPE_READ 1u
+#define EM_SCOPE_WRITE 2u
+#define EM_SCOPE_BILLING_WRITE 4u
+#define EM_SCOPE_ADMIN 8u
+#define EM_SCOPE_ALL 15u
+
+/* The caller. Strings and projects are borrowed from the token file (srv->tokens), which
+ * lives until em_router_release, after every stream has ended. */
+struct em_identity {
+    const char *name;       /* nodus.dev/created-by; NULL: no token, or an unknown one */
+    unsigned scopes;        /* EM_SCOPE_* */
+    const json_t *projects; /* the token's "projects"; NULL: every project */
+    bool token_sent;        /* an Authorization header came */
+};
+
+enum em_route {
+    EM_ROUTE_OPEN,      /* health and /docs */
+    EM_ROUTE_DISCOVERY, /* /api, /apis, /openapi, /version, and other paths (404 later) */
+    EM_ROUTE_CONTROL,   /* /emulator/... */
+    EM_ROUTE_API,       /* a resource under /api/v1 or /apis/G/V */
+};
+
+/* What a request does. */
+struct em_access {
+    enum em_route route;
+    const char *verb;           /* get list watch create update patch delete deletecollection;
+                                 * NULL: none fits the method (the handler answers 405) */
+    char *project;              /* the project touched; NULL: none, or all (cluster_wide) */
+    const struct nd_kind *kind; /* NULL: not a kind this server has (404 later) */
+    char *plural;
+    char *sub;                  /* subresource: status log exec files invoke */
+    bool cluster_wide;          /* list or watch across projects: answered filtered */
+    bool unnamed;               /* create of a Namespace whose body names none we can read */
+};
+
+/* Reads --token-file (0600 or stricter, like ssh keys) into srv->tokens. 0, or -1 with
+ * a message in err. Called before the state directory is touched. */
+int em_authz_load(struct em_server *srv, struct nd_buf *err);
+
+/* The verb of a request on a parsed API path, as Kubernetes names it; HEAD counts as
+ * GET. NULL when the method does not apply (POST on an object, PUT on a collection). */
+const char *em_authz_verb(const struct em_req *req, const struct em_path *p);
+
+/* Fills acc from the request (free with em_access_release). */
+void em_authz_describe(const struct em_req *req, struct em_access *acc);
+void em_access_release(struct em_access *acc);
+
+/* The one decision: 0 when who may do acc, else -1 with st set (Unauthorized or
+ * Forbidden, with a fix). path only words the message. */
+int em_authz_decide(const struct em_server *srv, const struct em_identity *who,
+                    const struct em_access *acc, const char *path, struct nd_status *st);
+
+/* Identify, describe, decide: what the router calls for every request. */
+int em_authz_request(const struct em_server *srv, const struct em_req *req,
+                     struct em_identity *who, struct nd_status *st);
+
+/* The caller without --token-file, and of --seed: emulator-user with every scope. */
+const struct em_identity *em_authz_operator(void);
+
+/* Whether who sees objects of project (its projects, and nodus, read-only to all). */
+bool em_authz_may_see(const struct em_identity *who, const char *project);
+/* Whether who sees obj of kind k in a list or watch (a Namespace by its name). */
+bool em_authz_sees_object(const struct em_identity *who, const struct nd_kind *k,
+                          const json_t *obj);
+
+#endif

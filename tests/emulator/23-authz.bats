@@ -1,0 +1,346 @@
+#!/usr/bin/env bats
+# Authorisation as one decision: every route (fixtures/authz-routes.tsv) walked as every
+# caller (no token, an unknown token, and tokens with the scopes read, write,
+# billing:write and admin, all for project proj-a), checking each answer's status and
+# that no refused request changed the state; then the holes this closed, one by one.
+
+load ../lib/common
+
+TABLE=$BATS_TEST_DIRNAME/fixtures/authz-routes.tsv
+CALLERS=(anon unknown read write billing admin)
+NS=/apis/nodus.dev/v1/namespaces
+KEY=dGhlIHNhbXBsZSBub25jZQ==
+ROOT=(-H 'Authorization: Bearer t-root')
+
+setup_file() {
+    cat >"$BATS_FILE_TMPDIR/tokens.json" <<'EOF'
+{"tokens": {
+  "t-root":  {"identity": "root", "projects": ["*"], "scopes": ["admin"]},
+  "t-read":  {"identity": "rita", "projects": ["proj-a"], "scopes": ["read"]},
+  "t-write": {"identity": "walt", "projects": ["proj-a"], "scopes": ["write"]},
+  "t-bill":  {"identity": "bill", "projects": ["proj-a"], "scopes": ["billing:write"]},
+  "t-admin": {"identity": "ada", "projects": ["proj-a"], "scopes": ["admin"]}}}
+EOF
+    chmod 600 "$BATS_FILE_TMPDIR/tokens.json"
+    start_emulator --token-file "$BATS_FILE_TMPDIR/tokens.json"
+    local ns s
+    for ns in proj-a proj-b; do
+        root POST /api/v1/namespaces "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$ns\"}}"
+        root POST "$NS/$ns/volumes" "$(volume v0)"
+        for s in "${CALLERS[@]}"; do root POST "$NS/$ns/volumes" "$(volume "d-$s")"; done
+        root POST "$NS/$ns/sandboxes" '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"box"},"spec":{"image":"nodus/pytorch:2.8-cuda12.8","maxCostUSD":"10.00"}}'
+        root POST "$NS/$ns/functions" '{"apiVersion":"nodus.dev/v1","kind":"Function","metadata":{"name":"f0"},"spec":{"image":"nodus/pytorch:2.8-cuda12.8","command":["cat"],"maxCostUSD":"1.00"}}'
+    done
+    # Sandboxes and Functions Running
+    root POST /emulator/v1/clock '{"advance":"30s"}'
+    # The end of an exec session marks the Sandbox active (lastActivityTime), once per
+    # instant of the clock, which stands still: one session now, so that the sessions of
+    # the table change nothing on disk while the requests after them are checked.
+    curl -s -m 5 -o /dev/null "${ROOT[@]}" -H 'Connection: Upgrade' -H 'Upgrade: websocket' \
+        -H 'Sec-WebSocket-Version: 13' -H "Sec-WebSocket-Key: $KEY" \
+        -H 'Sec-WebSocket-Protocol: v5.channel.k8s.io' \
+        "$EMU_URL$NS/proj-a/sandboxes/box/exec?command=true&stdout=true" </dev/null || true
+    for _ in $(seq 1 250); do
+        curl -sf "${ROOT[@]}" "$EMU_URL$NS/proj-a/sandboxes/box" |
+            jq -e .status.lastActivityTime >/dev/null && break
+        sleep 0.02
+    done
+    root POST /emulator/v1/snapshots/base
+    curl -sf "${ROOT[@]}" "$EMU_URL/emulator/v1/pricebook" >"$BATS_FILE_TMPDIR/pricebook.json"
+    echo hello >"$BATS_FILE_TMPDIR/hello.txt"
+    tar -C "$BATS_FILE_TMPDIR" -cf "$BATS_FILE_TMPDIR/files.tar" hello.txt
+}
+
+teardown_file() {
+    stop_emulator
+    # the sanitizer builds report here
+    ! grep -E "ERROR: AddressSanitizer|runtime error|LeakSanitizer" "$BATS_FILE_TMPDIR/emulator.err"
+}
+
+volume() {
+    echo "{\"apiVersion\":\"nodus.dev/v1\",\"kind\":\"Volume\",\"metadata\":{\"name\":\"$1\"},\"spec\":{\"size\":\"1Gi\"}}"
+}
+
+# root METHOD PATH [BODY]: as the token for every project; must succeed.
+root() {
+    curl -sf -o /dev/null -X "$1" -H 'Authorization: Bearer t-root' \
+        -H 'Content-Type: application/json' ${3:+--data-binary "$3"} "$(emu_url)$2" </dev/null ||
+        { echo "root $1 $2 failed" >&2; return 1; }
+}
+
+# The token each caller sends (none for anon).
+declare -gA TOKEN=([anon]= [unknown]=t-nobody [read]=t-read [write]=t-write [billing]=t-bill
+    [admin]=t-admin)
+
+# The state as it is on disk: what a refused request must leave alone.
+# Every file's path, size and modification time (to the nanosecond): the store writes a
+# new file and renames it over the old, so any write shows.
+state_sum() {
+    find "$EMU_STATE" -printf '%p %s %T@\n' | sort
+}
+
+# call CALLER METHOD PATH BODY: prints the HTTP status.
+call() {
+    local args=(-s -o "$BATS_TEST_TMPDIR/out" -w '%{http_code}')
+    [ -n "${TOKEN[$1]}" ] && args+=(-H "Authorization: Bearer ${TOKEN[$1]}")
+    case $2 in
+    HEAD) args+=(-I) ;;
+    WATCH) args+=(-m 0.25) ;; # a watch stays open: its status is what counts
+    WS) args+=(-m 5 -H 'Connection: Upgrade' -H 'Upgrade: websocket' -H 'Sec-WebSocket-Version: 13'
+        -H "Sec-WebSocket-Key: $KEY" -H 'Sec-WebSocket-Protocol: v5.channel.k8s.io') ;;
+    PATCH) args+=(-X PATCH -H 'Content-Type: application/merge-patch+json') ;;
+    *) args+=(-X "$2") ;;
+    esac
+    case $2:$4 in
+    *:-) ;;
+    *:@tar) args+=(--data-binary "@$BATS_FILE_TMPDIR/files.tar" -H 'Content-Type: application/x-tar') ;;
+    *:@pricebook) args+=(--data-binary "@$BATS_FILE_TMPDIR/pricebook.json") ;;
+    PATCH:*) args+=(--data-binary "$4") ;;
+    *) args+=(--data-binary "$4" -H 'Content-Type: application/json') ;;
+    esac
+    # (a watch ends by the timeout: curl's status 28)
+    curl "${args[@]}" "$URL$3" </dev/null || true
+}
+
+# walk FAMILY: every row of the family as every caller; each mismatch is reported with
+# its row. Refused writes must leave the state directory as it was.
+walk() {
+    local family method path body codes want i who p b got before n=0 bad=()
+    URL=$(emu_url)
+    while IFS=$'\t' read -r family method path body codes; do
+        [ "$family" = "$1" ] || continue
+        read -ra want <<<"$codes"
+        [ "${#want[@]}" = "${#CALLERS[@]}" ] || { bad+=("malformed row: $method $path"); continue; }
+        for i in "${!CALLERS[@]}"; do
+            who=${CALLERS[$i]}
+            p=${path//\{s\}/$who}
+            b=${body//\{s\}/$who}
+            before=
+            case $method:${want[$i]} in
+            GET:* | HEAD:* | WATCH:*) ;;
+            *:40[13]) before=$(state_sum) ;;
+            esac
+            got=$(call "$who" "$method" "$p" "$b")
+            n=$((n + 1))
+            [ "$got" = "${want[$i]}" ] ||
+                bad+=("$method $p as $who: got $got, want ${want[$i]}: $(head -c 300 "$BATS_TEST_TMPDIR/out")")
+            if [ -n "$before" ] && [ "$(state_sum)" != "$before" ]; then
+                bad+=("$method $p as $who: refused ($got), yet the state directory changed")
+            fi
+        done
+    done <"$TABLE"
+    echo "# $1: $n requests" >&3
+    [ "$n" -gt 0 ] || bad+=("no rows for family $1")
+    if [ "${#bad[@]}" -gt 0 ]; then
+        printf '%s\n' "${bad[@]}"
+        return 1
+    fi
+}
+
+@test "table: REST verbs on a namespaced kind, own and other project" {
+    walk rest
+}
+
+@test "table: subresources log, exec (WebSocket upgrade), files GET/PUT, invoke" {
+    walk sub
+}
+
+@test "table: namespaces get, list, watch, create, patch, delete, deletecollection" {
+    walk namespaces
+}
+
+@test "table: Events and cluster-wide lists and watches, project nodus" {
+    walk cluster
+}
+
+@test "table: discovery, OpenAPI, version, health and /docs" {
+    walk discovery
+}
+
+@test "a read token cannot exec: the upgrade is 403 and no process runs" {
+    local marker=$BATS_TEST_TMPDIR/ran
+    local ws=(-H 'Connection: Upgrade' -H 'Upgrade: websocket' -H 'Sec-WebSocket-Version: 13'
+        -H "Sec-WebSocket-Key: $KEY" -H 'Sec-WebSocket-Protocol: v5.channel.k8s.io')
+    local path="$NS/proj-a/sandboxes/box/exec?command=touch&command=$marker&stdout=true"
+    http GET "$path" - "${ws[@]}" -m 5 -H 'Authorization: Bearer t-read'
+    [ "$CODE" = 403 ]
+    assert_equal "$(body_json '[.reason, .message, .fix] | @tsv')" \
+        "$(printf 'Forbidden\trita may not exec into %s: it needs the token scope write\tuse a token with the write scope' "${path%%\?*}")"
+    [ ! -e "$marker" ]
+    # the same request with write runs the command: the check above could see it
+    http GET "$path" - "${ws[@]}" -m 5 -H 'Authorization: Bearer t-write'
+    [ "$CODE" = 101 ]
+    for _ in $(seq 1 100); do [ -e "$marker" ] && break; sleep 0.02; done
+    [ -e "$marker" ]
+}
+
+@test "a token for proj-a cannot delete other projects with DELETE /api/v1/namespaces" {
+    local before
+    before=$(state_sum)
+    http DELETE /api/v1/namespaces - -H 'Authorization: Bearer t-admin'
+    [ "$CODE" = 403 ]
+    assert_equal "$(body_json '[.reason, .fix] | @tsv')" \
+        "$(printf 'Forbidden\tdelete each project by name: nodus delete namespace NAME')"
+    http DELETE /api/v1/namespaces/proj-b - -H 'Authorization: Bearer t-admin'
+    [ "$CODE" = 403 ]
+    assert_equal "$(body_json .message)" \
+        "ada may not delete /api/v1/namespaces/proj-b: the token is not for project proj-b"
+    assert_equal "$(state_sum)" "$before"
+    http GET /api/v1/namespaces/proj-b - "${ROOT[@]}"
+    [ "$CODE" = 200 ]
+}
+
+@test "a token for proj-a sees only its projects' Events, Namespaces and objects" {
+    local all mine
+    # root sees both projects' events; rita only proj-a's
+    http GET /api/v1/events - "${ROOT[@]}"
+    all=$(body_json '[.items[].metadata.namespace] | unique | join(" ")')
+    assert_equal "$all" "proj-a proj-b"
+    http GET /api/v1/events - -H 'Authorization: Bearer t-read'
+    [ "$CODE" = 200 ]
+    assert_equal "$(body_json '[.items[].metadata.namespace] | unique | join(" ")')" proj-a
+    http GET /api/v1/namespaces - -H 'Authorization: Bearer t-read'
+    assert_equal "$(body_json '[.items[].metadata.name] | join(" ")')" "nodus proj-a"
+    http GET /apis/nodus.dev/v1/volumes - -H 'Authorization: Bearer t-read'
+    assert_equal "$(body_json '[.items[].metadata.namespace] | unique | join(" ")')" proj-a
+    # a page of one at a time still skips the other project
+    http GET '/apis/nodus.dev/v1/sandboxes?limit=1' - -H 'Authorization: Bearer t-read'
+    assert_equal "$(body_json '[.items[].metadata.namespace, (.metadata.continue // "end")] | join(" ")')" "proj-a end"
+    # watches: the current objects (ADDED) and what changes later, proj-a's only
+    mine=$BATS_TEST_TMPDIR/watch
+    curl -sN -m 10 -H 'Authorization: Bearer t-read' "$(emu_url)/api/v1/events?watch=true" \
+        >"$mine" 3>&- &
+    local pid=$! i
+    for i in $(seq 1 250); do [ -s "$mine" ] && break; sleep 0.02; done
+    root POST "$NS/proj-b/volumes" "$(volume later-b)"
+    root POST "$NS/proj-a/volumes" "$(volume later-a)"
+    # later-b's event comes before later-a's, if it comes at all
+    for i in $(seq 1 250); do grep -q later-a "$mine" && break; sleep 0.02; done
+    kill "$pid"
+    wait "$pid" || true
+    run jq -rs '[.[].object.metadata.namespace] | unique | join(" ")' "$mine"
+    assert_output proj-a
+    run jq -rs '[.[].object.involvedObject.name] | index("later-a") != null' "$mine"
+    assert_output true
+    run curl -s -m 0.5 -H 'Authorization: Bearer t-read' "$(emu_url)/api/v1/namespaces?watch=true"
+    run jq -rs '[.[].object.metadata.name] | join(" ")' <<<"$output"
+    assert_output "nodus proj-a"
+}
+
+@test "anonymous reset is 401 on loopback with --token-file, and resets nothing" {
+    local before
+    before=$(state_sum)
+    http POST /emulator/v1/reset
+    [ "$CODE" = 401 ]
+    assert_equal "$(body_json '[.reason, .message] | @tsv')" "$(printf 'Unauthorized\ta bearer token is required')"
+    http POST /emulator/v1/reset - -H 'Authorization: Bearer t-wrong'
+    [ "$CODE" = 401 ]
+    assert_equal "$(body_json .message)" "the bearer token is not known"
+    assert_equal "$(state_sum)" "$before"
+}
+
+@test "a read token cannot inject faults" {
+    http POST /emulator/v1/faults '{"path":".","status":503,"count":5}' -H 'Authorization: Bearer t-read'
+    [ "$CODE" = 403 ]
+    assert_equal "$(body_json '[.reason, .message, .fix] | @tsv')" \
+        "$(printf 'Forbidden\trita may not use /emulator/v1/faults: it needs the token scope admin\tuse a token with the admin scope')"
+    http GET /emulator/v1/faults - "${ROOT[@]}"
+    assert_equal "$(body_json '.faults | length')" 0
+    http GET "$NS/proj-a/volumes/v0" - -H 'Authorization: Bearer t-read'
+    [ "$CODE" = 200 ]
+}
+
+@test "HEAD is GET without the body, with a read token" {
+    local len port answer
+    http GET "$NS/proj-a/volumes/v0" - -H 'Authorization: Bearer t-read'
+    len=$(wc -c <"$BODY")
+    # on the wire: the GET's head, and nothing after it
+    port=$(cat "$BATS_FILE_TMPDIR/port")
+    exec 4<>"/dev/tcp/127.0.0.1/$port"
+    printf 'HEAD %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer t-read\r\nConnection: close\r\n\r\n' \
+        "$NS/proj-a/volumes/v0" >&4
+    answer=$(timeout 5 cat <&4 | tr -d '\r')
+    exec 4<&-
+    [[ "$answer" == "HTTP/1.1 200 OK"* ]]
+    grep -qx "Content-Length: $len" <<<"$answer"
+    grep -qx "Content-Type: application/json" <<<"$answer"
+    # nothing after the empty line that ends the head
+    [ "$(printf '%s' "$answer" | sed -n '/^$/,$p' | grep -c .)" = 0 ]
+    # a token without read may not HEAD either
+    http HEAD "$NS/proj-a/volumes/v0" - -I -H 'Authorization: Bearer t-write'
+    [ "$CODE" = 403 ]
+    # HEAD cannot open an exec session
+    http HEAD "$NS/proj-a/sandboxes/box/exec?command=true&stdout=true" - -I \
+        -H 'Authorization: Bearer t-write' -H 'Connection: Upgrade' -H 'Upgrade: websocket'
+    [ "$CODE" = 405 ]
+    # a watch answered to HEAD ends at once
+    http HEAD "$NS/proj-a/volumes?watch=true" - -I -m 5 -H 'Authorization: Bearer t-read'
+    [ "$CODE" = 200 ]
+}
+
+@test "project nodus and the Namespace nodus cannot be changed, even by admin" {
+    local before
+    before=$(state_sum)
+    http PATCH /api/v1/namespaces/nodus '{"metadata":{"labels":{"x":"y"}}}' "${ROOT[@]}" \
+        -H 'Content-Type: application/merge-patch+json'
+    [ "$CODE" = 403 ]
+    assert_equal "$(body_json '[.reason, .message, .fix] | @tsv')" \
+        "$(printf 'Forbidden\tthe project nodus is read-only\tuse your own project, e.g. -n default')"
+    http PUT /api/v1/namespaces/nodus '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"nodus"}}' "${ROOT[@]}"
+    [ "$CODE" = 403 ]
+    http POST "$NS/nodus/volumes" "$(volume mine)" "${ROOT[@]}"
+    [ "$CODE" = 403 ]
+    assert_equal "$(state_sum)" "$before"
+}
+
+@test "without --token-file the project nodus is read-only too" {
+    local dir=$BATS_TEST_TMPDIR/open
+    mkdir -p "$dir"
+    nodus-emulator --state "$dir/state" --listen 127.0.0.1:0 --port-file "$dir/port" \
+        --fsync never --quiet >/dev/null 2>"$dir/err" 3>&- &
+    local pid=$! i u
+    for i in $(seq 1 200); do [ -s "$dir/port" ] && break; sleep 0.05; done
+    u="http://127.0.0.1:$(cat "$dir/port")"
+    run curl -s -o /dev/null -w '%{http_code}' -X PATCH -H 'Content-Type: application/merge-patch+json' \
+        -d '{"metadata":{"labels":{"x":"y"}}}' "$u/api/v1/namespaces/nodus"
+    kill "$pid"
+    wait "$pid" || true
+    assert_output 403
+}
+
+@test "a token file open to group or others stops the start, before --reset" {
+    local dir=$BATS_TEST_TMPDIR/loose mode
+    mkdir -p "$dir"
+    cp "$BATS_FILE_TMPDIR/tokens.json" "$dir/tokens.json"
+    # a state directory --reset would empty
+    mkdir -p "$dir/state"
+    echo keep >"$dir/state/keep"
+    for mode in 644 640 604 660 606; do
+        chmod "$mode" "$dir/tokens.json"
+        run timeout 10 nodus-emulator --state "$dir/state" --reset --listen 127.0.0.1:0 \
+            --token-file "$dir/tokens.json" --quiet
+        [ "$status" = 1 ]
+        assert_output "nodus-emulator: --token-file $dir/tokens.json is open to group or others (mode 0$mode): it holds secrets; make it private with: chmod 600 $dir/tokens.json"
+        [ -e "$dir/state/keep" ]
+    done
+    # unknown scopes are refused too, not dropped
+    chmod 600 "$dir/tokens.json"
+    echo '{"t": {"identity": "x", "scopes": ["reads"]}}' >"$dir/tokens.json"
+    run timeout 10 nodus-emulator --state "$dir/state" --listen 127.0.0.1:0 --token-file "$dir/tokens.json"
+    [ "$status" = 1 ]
+    assert_output "nodus-emulator: --token-file: x: unknown scope reads (the scopes are read, write, billing:write, admin and *)"
+}
+
+@test "a token for every project may create and delete any project; not nodus" {
+    http POST /api/v1/namespaces '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"proj-c"}}' "${ROOT[@]}"
+    [ "$CODE" = 201 ]
+    http DELETE /api/v1/namespaces/proj-c - "${ROOT[@]}"
+    [ "$CODE" = 200 ]
+    http DELETE /api/v1/namespaces/nodus - "${ROOT[@]}"
+    [ "$CODE" = 403 ]
+}
+
+# Last: the control endpoints (their admin rows snapshot, restore and reset the state).
+@test "table: control endpoints (clock, stats, price book, faults, snapshots, reset)" {
+    walk control
+}
