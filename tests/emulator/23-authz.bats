@@ -94,7 +94,7 @@ call() {
     case $2:$4 in
     *:-) ;;
     *:@tar) args+=(--data-binary "@$BATS_FILE_TMPDIR/files.tar" -H 'Content-Type: application/x-tar') ;;
-    *:@pricebook) args+=(--data-binary "@$BATS_FILE_TMPDIR/pricebook.json") ;;
+    *:@pricebook) args+=(--data-binary "@$BATS_FILE_TMPDIR/pricebook.json" -H 'Content-Type: application/json') ;;
     PATCH:*) args+=(--data-binary "$4") ;;
     *) args+=(--data-binary "$4" -H 'Content-Type: application/json') ;;
     esac
