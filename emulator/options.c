@@ -29,6 +29,9 @@ static const char usage[] =
     "  --reset                empty the state directory first\n"
     "  --no-simulation        serve the API only: objects keep the phase and status they are\n"
     "                         given (for testing how a client shows particular states)\n"
+    "  --exec-keepalive SECS  ping exec sessions every SECS seconds (default 30, 1-3600); a\n"
+    "                         client that answers nothing for that long is gone: its command\n"
+    "                         is ended\n"
     "  --log-format FORMAT    text (default) or json: one line per request on stderr\n"
     "  --quiet                no request log\n"
     "  -h, --help             show this help\n"
@@ -58,7 +61,8 @@ static int parse_listen(struct em_options *opt, const char *arg)
 int em_options_parse(struct em_options *opt, int argc, char **argv)
 {
     enum { O_STATE = 256, O_LISTEN, O_PORT_FILE, O_TOKEN_FILE, O_SPEED, O_RUNTIME, O_FSYNC,
-           O_SEED, O_RESET, O_LOG_FORMAT, O_QUIET, O_VERSION, O_NO_SIM };
+           O_SEED, O_RESET, O_LOG_FORMAT, O_QUIET, O_VERSION, O_NO_SIM,
+           O_EXEC_KEEPALIVE };
     static const struct option longopts[] = {
         {"state", required_argument, NULL, O_STATE},
         {"listen", required_argument, NULL, O_LISTEN},
@@ -72,6 +76,7 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
         {"log-format", required_argument, NULL, O_LOG_FORMAT},
         {"quiet", no_argument, NULL, O_QUIET},
         {"no-simulation", no_argument, NULL, O_NO_SIM},
+        {"exec-keepalive", required_argument, NULL, O_EXEC_KEEPALIVE},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, O_VERSION},
         {NULL, 0, NULL, 0},
@@ -81,6 +86,7 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
     opt->speed = 1.0;
     opt->runtime = "simulate";
     opt->fsync_mode = EM_FSYNC_ALWAYS;
+    opt->exec_keepalive_s = 30;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -127,6 +133,20 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
             break;
         case O_SEED: opt->seed_dir = optarg; break;
         case O_NO_SIM: opt->no_simulation = true; break;
+        case O_EXEC_KEEPALIVE: {
+            char *end;
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (errno || *end || end == optarg || v < 1 || v > 3600) {
+                fprintf(stderr,
+                        "nodus-emulator: --exec-keepalive wants whole seconds from 1 to 3600, "
+                        "got %s\n",
+                        optarg);
+                return -1;
+            }
+            opt->exec_keepalive_s = (unsigned)v;
+            break;
+        }
         case O_RESET: opt->reset = true; break;
         case O_LOG_FORMAT:
             if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0) {

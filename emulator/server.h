@@ -31,6 +31,7 @@ struct em_options {
     bool log_json;
     bool quiet;
     bool no_simulation; /* --no-simulation: no controller runs */
+    unsigned exec_keepalive_s; /* --exec-keepalive: seconds between exec sessions' pings */
     char *owned[2]; /* strings the parser allocated (freed by em_options_release) */
 };
 
