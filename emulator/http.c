@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -23,6 +24,8 @@ struct em_http {
     em_access_log_fn log_fn;
     void *log_cls;
     uint16_t port;
+    pthread_mutex_t log_lock;
+    struct nd_buf *start_log; /* MHD's first complaint while starting, else NULL */
 };
 
 /* Per-request state kept in MHD's con_cls. */
@@ -374,8 +377,23 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
     }
 }
 
-struct em_http *em_http_start(const char *addr, uint16_t port, em_handler_fn handler, void *cls,
-                              struct nd_buf *err)
+/* MHD's error log (on only with TLS): GnuTLS's verdict on the certificate and key is
+ * kept for the start's error message; the rest (MHD's remark that this logger is not
+ * its first option, a client's failed handshake later on) is no news. */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    struct em_http *h = cls;
+    pthread_mutex_lock(&h->log_lock);
+    if (h->start_log && !h->start_log->len && strstr(fmt, "GnuTLS")) {
+        nd_buf_vaddf(h->start_log, fmt, ap);
+        while (h->start_log->len && h->start_log->data[h->start_log->len - 1] == '\n')
+            nd_buf_truncate(h->start_log, h->start_log->len - 1);
+    }
+    pthread_mutex_unlock(&h->log_lock);
+}
+
+struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_http_tls *tls,
+                              em_handler_fn handler, void *cls, struct nd_buf *err)
 {
     struct sockaddr_in sa;
     memset(&sa, 0, sizeof sa);
@@ -389,19 +407,52 @@ struct em_http *em_http_start(const char *addr, uint16_t port, em_handler_fn han
     struct em_http *h = nd_xcalloc(1, sizeof *h);
     h->handler = handler;
     h->cls = cls;
+    pthread_mutex_init(&h->log_lock, NULL);
+    struct nd_buf tls_log = ND_BUF_INIT;
+    h->start_log = &tls_log;
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
                      MHD_ALLOW_UPGRADE | MHD_USE_ITC;
+    /* TLS 1.2 and 1.3 only; an empty array when plain */
+    struct MHD_OptionItem tls_opts[] = {
+        {tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, tls ? tls->cert_pem : NULL},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, tls ? tls->key_pem : NULL},
+        {MHD_OPTION_HTTPS_PRIORITIES, 0, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    if (tls)
+        flags |= MHD_USE_TLS | MHD_USE_ERROR_LOG;
     h->daemon = MHD_start_daemon(flags, port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, &sa,
                                  MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
                                  MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
                                  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
-                                 MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+                                 MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
+                                 MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
+                                 MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
+    pthread_mutex_lock(&h->log_lock);
+    h->start_log = NULL;
+    pthread_mutex_unlock(&h->log_lock);
     if (!h->daemon) {
-        nd_buf_addf(err, "cannot listen on %s:%u: %s", addr, (unsigned)port,
-                    errno ? strerror(errno) : "address in use or not available");
+        if (tls_log.len) {
+            /* "GnuTLS failed to setup x509 certificate/key: <why>." */
+            const char *why = strchr(tls_log.data, ':');
+            why = why ? why + 1 : tls_log.data;
+            while (*why == ' ')
+                why++;
+            size_t n = strlen(why);
+            nd_buf_addf(err,
+                        "cannot serve TLS with the certificate of --tls-cert and the key of "
+                        "--tls-key: %.*s (GnuTLS)",
+                        (int)(n && why[n - 1] == '.' ? n - 1 : n), why);
+        } else {
+            nd_buf_addf(err, "cannot listen on %s:%u: %s", addr, (unsigned)port,
+                        errno ? strerror(errno) : "address in use or not available");
+        }
+        nd_buf_release(&tls_log);
+        pthread_mutex_destroy(&h->log_lock);
         free(h);
         return NULL;
     }
+    nd_buf_release(&tls_log);
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
     h->port = di ? di->port : port;
     return h;
@@ -430,5 +481,6 @@ void em_http_stop(struct em_http *h)
     if (!h)
         return;
     MHD_stop_daemon(h->daemon);
+    pthread_mutex_destroy(&h->log_lock);
     free(h);
 }

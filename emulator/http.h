@@ -59,10 +59,16 @@ typedef void (*em_handler_fn)(void *cls, struct em_req *req, struct em_resp *res
 
 struct em_http;
 
-/* Starts serving on addr:port (port 0 picks a free one) with one handler. Returns NULL
- * and fills err (a short message) on failure. */
-struct em_http *em_http_start(const char *addr, uint16_t port, em_handler_fn handler, void *cls,
-                              struct nd_buf *err);
+/* TLS (tls.h loads it): a certificate (chain) and its private key, PEM. */
+struct em_http_tls {
+    char *cert_pem, *key_pem;
+};
+
+/* Starts serving on addr:port (port 0 picks a free one) with one handler, over TLS 1.2
+ * or 1.3 when tls is not NULL (upgrades included). Returns NULL and fills err (a short
+ * message) on failure. */
+struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_http_tls *tls,
+                              em_handler_fn handler, void *cls, struct nd_buf *err);
 uint16_t em_http_port(const struct em_http *h);
 /* Stops accepting new connections (existing ones finish). */
 void em_http_quiesce(struct em_http *h);

@@ -19,6 +19,8 @@ static const char usage[] =
     "                         port, printed on the first line of output)\n"
     "  --port-file FILE       also write the port to FILE once ready\n"
     "  --token-file FILE      require bearer tokens (JSON: token -> identity, projects, scopes)\n"
+    "  --tls-cert FILE        serve https with this PEM certificate (chain); needs --tls-key\n"
+    "  --tls-key FILE         the certificate's PEM private key (unencrypted; keep it chmod 600)\n"
     "  --speed X              run the emulated clock X times faster than real time (default 1;\n                         0: the clock moves only through POST /emulator/v1/clock)\n"
     "  --runtime MODE         simulate (default: simulated Jobs and logs) or local (a Job's\n"
     "                         command runs as a local process)\n"
@@ -62,12 +64,14 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
 {
     enum { O_STATE = 256, O_LISTEN, O_PORT_FILE, O_TOKEN_FILE, O_SPEED, O_RUNTIME, O_FSYNC,
            O_SEED, O_RESET, O_LOG_FORMAT, O_QUIET, O_VERSION, O_NO_SIM,
-           O_EXEC_KEEPALIVE };
+           O_EXEC_KEEPALIVE, O_TLS_CERT, O_TLS_KEY };
     static const struct option longopts[] = {
         {"state", required_argument, NULL, O_STATE},
         {"listen", required_argument, NULL, O_LISTEN},
         {"port-file", required_argument, NULL, O_PORT_FILE},
         {"token-file", required_argument, NULL, O_TOKEN_FILE},
+        {"tls-cert", required_argument, NULL, O_TLS_CERT},
+        {"tls-key", required_argument, NULL, O_TLS_KEY},
         {"speed", required_argument, NULL, O_SPEED},
         {"runtime", required_argument, NULL, O_RUNTIME},
         {"fsync", required_argument, NULL, O_FSYNC},
@@ -98,6 +102,8 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
             break;
         case O_PORT_FILE: opt->port_file = optarg; break;
         case O_TOKEN_FILE: opt->token_file = optarg; break;
+        case O_TLS_CERT: opt->tls_cert = optarg; break;
+        case O_TLS_KEY: opt->tls_key = optarg; break;
         case O_SPEED: {
             char *end;
             opt->speed = strtod(optarg, &end);
@@ -187,6 +193,17 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
                 opt->listen_addr);
         return -1;
     }
+    if (!opt->tls_cert != !opt->tls_key) {
+        fprintf(stderr, "nodus-emulator: %s needs %s too (the certificate and its key)\n",
+                opt->tls_cert ? "--tls-cert" : "--tls-key",
+                opt->tls_cert ? "--tls-key" : "--tls-cert");
+        return -1;
+    }
+    if (!loopback && !opt->tls_cert)
+        fprintf(stderr,
+                "nodus-emulator: warning: listening on %s without TLS: bearer tokens and "
+                "everything else cross the network in clear; add --tls-cert and --tls-key\n",
+                opt->listen_addr);
     return 0;
 }
 

@@ -23,6 +23,7 @@ struct em_options {
     uint16_t port;
     const char *port_file;
     const char *token_file;
+    const char *tls_cert, *tls_key; /* --tls-cert, --tls-key: both or neither */
     double speed;
     const char *runtime; /* "simulate" or "local" */
     enum em_fsync fsync_mode;
@@ -56,6 +57,7 @@ struct em_server {
     struct em_faults *faults; /* injected faults (admin.c) */
     json_t *tokens;      /* token -> identity (when --token-file) */
     struct em_http *http;
+    struct em_http_tls tls; /* the PEM files of --tls-cert and --tls-key (tls.h) */
     struct em_runtime *runtime; /* --runtime local's processes (runtime.h) */
     char base_url[80];
     /* the simulation (sim.h) */
