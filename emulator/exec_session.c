@@ -85,12 +85,12 @@ struct run {
     bool ended; /* status and close frame queued */
     int64_t ended_at;
     struct framing framing;
-    int64_t broken_at;   /* when the client was first seen closing, leaving or failing */
-    int64_t term_at;     /* SIGTERM sent to the group (the client left first) */
-    bool killed;         /* SIGKILL sent */
-    int64_t keepalive;   /* ms between pings, 0: none */
-    int64_t heard_at;    /* the last bytes from the client */
-    int64_t ping_at;     /* the last ping queued, 0: none unanswered */
+    int64_t broken_at; /* when the client was first seen closing, leaving or failing */
+    int64_t term_at;   /* SIGTERM sent to the group (the client left first) */
+    bool killed;       /* SIGKILL sent */
+    int64_t keepalive; /* ms between pings, 0: none */
+    int64_t heard_at;  /* the last bytes from the client */
+    int64_t ping_at;   /* the last ping queued, 0: none unanswered */
     int64_t next_ping;
 };
 
@@ -647,8 +647,8 @@ static void loop(struct run *r)
         /* what is queued (a close frame) goes out, for a while at most */
         bool flushed = r->gone || !wslay_event_want_write(r->ws) ||
                        (broken && now - r->broken_at > CLOSE_WAIT_MS);
-        if (flushed && (broken ? r->ended || process_over(r)
-                               : r->ended && now - r->ended_at > CLOSE_WAIT_MS))
+        if (flushed &&
+            (broken ? r->ended || process_over(r) : r->ended && now - r->ended_at > CLOSE_WAIT_MS))
             break;
 
         struct pollfd pf[4];
@@ -681,9 +681,8 @@ static void loop(struct run *r)
         int timeout = r->extra_pos < r->extra_len && reading ? 0 : 50;
         if (poll(pf, (nfds_t)n, timeout) < 0 && errno != EINTR)
             break;
-        if (reading &&
-            ((isock >= 0 && (pf[isock].revents & (POLLIN | POLLHUP | POLLERR))) ||
-             r->extra_pos < r->extra_len)) {
+        if (reading && ((isock >= 0 && (pf[isock].revents & (POLLIN | POLLHUP | POLLERR))) ||
+                        r->extra_pos < r->extra_len)) {
             /* a failure that leaves reading on is not the protocol's (wslay closes
              * then): take the client as gone */
             if (wslay_event_recv(r->ws) != 0 && wslay_event_get_read_enabled(r->ws))

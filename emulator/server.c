@@ -215,7 +215,8 @@ int em_server_run(struct em_server *srv)
         goto out_journal;
     }
 
-    if (srv->opt.tls_cert && em_tls_load(&srv->tls, srv->opt.tls_cert, srv->opt.tls_key, &err) < 0) {
+    if (srv->opt.tls_cert &&
+        em_tls_load(&srv->tls, srv->opt.tls_cert, srv->opt.tls_key, &err) < 0) {
         fprintf(stderr, "nodus-emulator: %s\n", err.data);
         goto out_router;
     }
