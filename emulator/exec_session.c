@@ -23,8 +23,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -592,10 +590,10 @@ static bool still_wanted(struct run *r)
     return ok;
 }
 
-/* Pings the client every keep-alive interval; true when the last ping, out a whole
- * interval ago, brought nothing back. While the socket is not read (stdin waits for
- * the process) or the ping is not out yet (the client reads slowly) nothing is judged:
- * a peer that vanished with bytes unsent is caught by the socket's TCP_USER_TIMEOUT. */
+/* Pings the client every keep-alive interval; true when the last ping, queued a whole
+ * interval ago, brought nothing back: the client has vanished (no FIN, no RST), or it
+ * reads nothing, so the ping never reached it. While the socket is not read here
+ * (stdin waits for the process) nothing is judged. */
 static bool unanswered(struct run *r, int64_t now, bool reading)
 {
     if (!r->keepalive)
@@ -606,7 +604,7 @@ static bool unanswered(struct run *r, int64_t now, bool reading)
     }
     if (now < r->next_ping)
         return false;
-    if (r->ping_at && r->heard_at < r->ping_at && !wslay_event_want_write(r->ws))
+    if (r->ping_at && r->heard_at < r->ping_at)
         return true;
     struct wslay_event_msg ping = {WSLAY_PING, NULL, 0};
     if (wslay_event_queue_msg(r->ws, &ping) == 0)
@@ -710,12 +708,6 @@ void em_exec_session_run(struct em_exec_session *s, int fd, const char *extra, s
     nd_buf_init(&r.in_pending, 0);
     set_nonblock(fd);
     r.keepalive = (int64_t)s->srv->opt.exec_keepalive_s * 1000;
-    if (r.keepalive) {
-        /* bytes unacknowledged that long: the peer's host is gone (a plain TCP socket;
-         * over TLS this is MHD's socket pair and the option does not apply) */
-        unsigned ms = (unsigned)(2 * r.keepalive);
-        setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ms, sizeof ms);
-    }
     struct wslay_event_callbacks cb = {on_recv, on_send, NULL, NULL, NULL, NULL, on_msg};
     if (wslay_event_context_server_init(&r.ws, &cb, &r) == 0) {
         wslay_event_config_set_max_recv_msg_length(r.ws, MSG_MAX);

@@ -202,12 +202,18 @@ struct upgrade_job {
     char *extra;
     size_t extra_len;
     struct MHD_UpgradeResponseHandle *urh;
+    int tcp_fd; /* the client's socket: fd itself, or behind MHD's TLS socket pair */
 };
 
 static void *upgrade_thread(void *arg)
 {
     struct upgrade_job *job = arg;
     job->fn(job->cls, job->fd, job->extra, job->extra_len);
+    /* Over TLS, MHD 0.9.75's forwarding thread can miss the close below while the client
+     * is silent and then wait for it forever, holding the connection open. Ending the
+     * client side's reading wakes it; the socket stays MHD's until the close. */
+    if (job->tcp_fd >= 0 && job->tcp_fd != job->fd)
+        shutdown(job->tcp_fd, SHUT_RD);
     MHD_upgrade_action(job->urh, MHD_UPGRADE_ACTION_CLOSE);
     free(job->extra);
     free(job);
@@ -218,7 +224,6 @@ static void on_upgrade(void *cls, struct MHD_Connection *connection, void *req_c
                        const char *extra_in, size_t extra_in_size, MHD_socket sock,
                        struct MHD_UpgradeResponseHandle *urh)
 {
-    (void)connection;
     struct conn_req *r = req_cls;
     (void)cls;
     struct upgrade_job *job = nd_xcalloc(1, sizeof *job);
@@ -226,6 +231,9 @@ static void on_upgrade(void *cls, struct MHD_Connection *connection, void *req_c
     job->cls = r->resp.upgrade_cls;
     r->resp.upgrade_cls = NULL; /* the job owns it now */
     job->fd = sock;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    job->tcp_fd = ci ? ci->connect_fd : -1;
     job->extra = nd_xmalloc(extra_in_size + 1);
     if (extra_in_size)
         memcpy(job->extra, extra_in, extra_in_size);

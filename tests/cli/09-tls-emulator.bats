@@ -1,7 +1,8 @@
 #!/usr/bin/env bats
 # The emulator over https (--tls-cert, --tls-key), with a throwaway CA made here by
 # openssl: the CLI's TLS options (flags and kubeconfig) against it, exec, watches and
-# files through TLS, what a plain-http or TLS 1.1 client gets, and the flags' checks.
+# files through TLS, exec's keep-alive pings through TLS, what a plain-http or TLS 1.1
+# client gets, and the flags' checks.
 
 load ../lib/common
 
@@ -23,7 +24,7 @@ setup_file() {
     openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out client.pem \
         -days 2 2>/dev/null
     chmod 600 srv.key client.key
-    start_emulator --tls-cert "$d/srv.pem" --tls-key "$d/srv.key"
+    start_emulator --tls-cert "$d/srv.pem" --tls-key "$d/srv.key" --exec-keepalive 1
     EMU_URL=https://127.0.0.1:$(cat "$d/port")
     export EMU_URL CA=$d/ca.pem
     # a Running Sandbox: Pending 2 s, Starting 10 s
@@ -127,6 +128,50 @@ fix: Check the cluster's certificate-authority (or certificate-authority-data) a
     # without the CA the upgrade is refused like any request
     run -7 --separate-stderr nodus exec dev -- true
     assert_equal "$stderr" "$NOCA_ERR"
+}
+
+@test "exec over https: the keep-alive pings go through TLS; a client that answers none is gone" {
+    local port tree i pid
+    port=${EMU_URL##*:}
+    tree=$EMU_STATE/files/default/sandboxes/dev
+    rm -f "$tree/pid"
+    mkfifo in
+    openssl s_client -quiet -CAfile "$CA" -connect "127.0.0.1:$port" <in >sc.out 2>sc.err 3>&- &
+    local client=$!
+    exec 4>in
+    printf '%s\r\n' \
+        "GET $NS/sandboxes/dev/exec?command=sh&command=-c&command=echo+\$\$+>pid;+exec+sleep+300&stdout=true HTTP/1.1" \
+        "Host: 127.0.0.1:$port" "Connection: Upgrade" "Upgrade: websocket" \
+        "Sec-WebSocket-Version: 13" "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==" \
+        "Sec-WebSocket-Protocol: v5.channel.k8s.io" "" >&4
+    for i in $(seq 1 100); do
+        [ -s "$tree/pid" ] && break
+        sleep 0.05
+    done
+    pid=$(cat "$tree/pid")
+    # pinged every second, answering nothing: gone within two intervals, and the command
+    for i in $(seq 1 100); do
+        [ -e "/proc/$pid" ] || break
+        sleep 0.05
+    done
+    [ ! -e "/proc/$pid" ]
+    # and the server hung up: openssl ends (it would wait on a silent stdin otherwise)
+    for i in $(seq 1 100); do
+        kill -0 "$client" 2>/dev/null || break
+        sleep 0.05
+    done
+    exec 4>&-
+    if kill -0 "$client" 2>/dev/null; then
+        kill "$client"
+        echo "the server kept the TLS connection open" >&2
+        return 1
+    fi
+    run -0 head -n 1 sc.out
+    assert_output $'HTTP/1.1 101 Switching Protocols\r'
+    # after the head: the ping (0x89, no payload) and nothing else (no close frame for
+    # a client that is gone)
+    run -0 sh -c "sed '1,/^\r\$/d' sc.out | od -An -tx1 | tr -d ' \n'"
+    assert_output 8900
 }
 
 @test "a watch and the files subresource over https" {
