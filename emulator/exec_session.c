@@ -580,6 +580,21 @@ static void wait_for_size(struct run *r)
     }
 }
 
+/* Over TLS the session's socket is MHD's socket pair, which never tells that the client
+ * went away; the TCP socket behind it does (peeked at only: MHD reads it). */
+static bool peer_closed(const struct run *r)
+{
+    int fd = r->s->tcp_fd;
+    if (fd < 0 || fd == r->sock || r->extra_pos < r->extra_len)
+        return false;
+    char c;
+    ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)))
+        return false;
+    /* what the client sent before it left is read first */
+    return recv(r->sock, &c, 1, MSG_PEEK | MSG_DONTWAIT) <= 0;
+}
+
 static bool still_wanted(struct run *r)
 {
     struct em_server *srv = r->s->srv;
@@ -695,6 +710,8 @@ static void loop(struct run *r)
             r->gone = true;
         if (now_ms() >= next_check) {
             next_check = now_ms() + 250;
+            if (!r->gone && peer_closed(r))
+                r->gone = true;
             if (!r->ended && !still_wanted(r))
                 kill_all(r);
         }

@@ -174,6 +174,13 @@ const char *em_req_header(const struct em_req *req, const char *lname)
     return json_string_value(json_object_get(req->headers, lname));
 }
 
+int em_req_socket(const struct em_req *req)
+{
+    const union MHD_ConnectionInfo *ci =
+        req->conn ? MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CONNECTION_FD) : NULL;
+    return ci ? ci->connect_fd : -1;
+}
+
 /* Streams: MHD asks for bytes when the socket can take them; the stream blocks. */
 static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 {

@@ -77,6 +77,9 @@ void em_http_stop(struct em_http *h);
 /* Request helpers. Values are borrowed from the request. */
 const char *em_req_query(const struct em_req *req, const char *name); /* last value or NULL */
 const char *em_req_header(const struct em_req *req, const char *lname);
+/* The client's TCP socket, to peek at (over TLS MHD reads it: never read or write it);
+ * -1 if unknown. Open until the request (or its upgrade) is over. */
+int em_req_socket(const struct em_req *req);
 
 /* Response helpers. */
 void em_resp_init(struct em_resp *resp);

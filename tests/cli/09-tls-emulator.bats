@@ -174,6 +174,49 @@ fix: Check the cluster's certificate-authority (or certificate-authority-data) a
     assert_output 8900
 }
 
+@test "exec over https: a client that drops the connection loses its command at once" {
+    # an emulator of its own, pinging every 30 s: only the dropped connection can tell
+    local d=$BATS_FILE_TMPDIR st=$BATS_TEST_TMPDIR/state port i pid
+    nodus-emulator --state "$st" --listen 127.0.0.1:0 --port-file port --speed 0 --quiet \
+        --tls-cert "$d/srv.pem" --tls-key "$d/srv.key" >out 2>err 3>&- &
+    local emu=$!
+    for i in $(seq 1 100); do
+        [ -s port ] && break
+        sleep 0.05
+    done
+    port=$(cat port)
+    ecurl -f -o /dev/null -X POST -H 'Content-Type: application/json' \
+        -d '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"dev"},
+             "spec":{"image":"nodus/pytorch:2.8-cuda12.8","maxCostUSD":"10.00"}}' \
+        "https://127.0.0.1:$port$NS/sandboxes"
+    ecurl -f -o /dev/null -X POST "https://127.0.0.1:$port/emulator/v1/clock" -d '{"advance":"15s"}'
+    mkfifo in
+    openssl s_client -quiet -CAfile "$CA" -connect "127.0.0.1:$port" <in >sc.out 2>sc.err 3>&- &
+    local client=$!
+    exec 4>in
+    printf '%s\r\n' \
+        "GET $NS/sandboxes/dev/exec?command=sh&command=-c&command=echo+\$\$+>pid;+exec+sleep+300&stdout=true HTTP/1.1" \
+        "Host: 127.0.0.1:$port" "Connection: Upgrade" "Upgrade: websocket" \
+        "Sec-WebSocket-Version: 13" "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==" \
+        "Sec-WebSocket-Protocol: v5.channel.k8s.io" "" >&4
+    for i in $(seq 1 100); do
+        [ -s "$st/files/default/sandboxes/dev/pid" ] && break
+        sleep 0.05
+    done
+    pid=$(cat "$st/files/default/sandboxes/dev/pid")
+    kill -KILL "$client"
+    exec 4>&-
+    for i in $(seq 1 100); do
+        [ -e "/proc/$pid" ] || break
+        sleep 0.05
+    done
+    local alive=no
+    [ -e "/proc/$pid" ] && alive=yes
+    kill "$emu"
+    wait "$emu" || true
+    assert_equal "command still running: $alive" "command still running: no"
+}
+
 @test "a watch and the files subresource over https" {
     export NODUS_SERVER=$EMU_URL
     nodus get sandboxes -w -o name --certificate-authority "$CA" \
