@@ -288,6 +288,7 @@ int em_exec_handle(struct em_api *a, const char *verb)
     s->want_err = err;
     s->tty = tty;
     s->v5 = strcmp(protocol, "v5.channel.k8s.io") == 0;
+    s->tcp_fd = em_req_socket(a->req);
     em_exec_session_open(s);
 
     char accept[29];

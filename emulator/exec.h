@@ -18,9 +18,11 @@
  * resize before starting. When the process has ended and its output has been sent,
  * channel 3 carries {"metadata":{},"status":"Success"}, or a Failure with reason
  * NonZeroExitCode and details.causes [{"reason":"ExitCode","message":"<code>"}] (a
- * signal counts as 128 + its number), then a close frame. A client that closes or
- * drops the connection first, the object leaving Running, or the server shutting down
- * kills the process (its whole process group).
+ * signal counts as 128 + its number), then a close frame. A client that closes, drops
+ * the connection, breaks the protocol (close 1002; 1009 past 1 MiB a message) or
+ * answers none of the pings sent every --exec-keepalive seconds before the end ends
+ * the process's whole group (SIGHUP, SIGTERM, SIGKILL 2 s later); the object leaving
+ * Running or the server shutting down kills it at once.
  *
  * Open sessions into a Sandbox keep it from idling (em_sandbox_sessions); when one ends
  * the Sandbox's idle clock starts again from that moment.

@@ -7,6 +7,12 @@
  * slow side slows the other instead of filling memory. The loop never blocks; it wakes
  * at least every 50 ms to reap the process and every 250 ms to check that the object
  * is still Running and the server not stopping.
+ *
+ * A client that closes first, breaks the protocol (answered with a close frame: 1002 for
+ * a malformed frame, 1009 for a message over MSG_MAX), fails a read or a write, or
+ * answers none of our pings for a keep-alive interval ends the session: the process
+ * group gets SIGHUP, SIGTERM and SIGCONT, SIGKILL after KILL_GRACE_MS, and the session
+ * is over (a Sandbox's idle clock starts again).
  */
 #include "exec_session.h"
 
@@ -41,6 +47,20 @@
 #define GRACE_MS       1000       /* after the process exits, how long its output may stay open */
 #define CLOSE_WAIT_MS  1000       /* after our close frame, how long to wait for the client's */
 #define RESIZE_WAIT_MS 300        /* a terminal waits this long for its first size */
+#define KILL_GRACE_MS  2000       /* SIGTERM to SIGKILL, when the client left first */
+#define MSG_MAX        (1u << 20) /* the largest message a client may send */
+
+/* wslay answers a frame it cannot even parse (a control frame over 125 bytes or in
+ * fragments, a length not in its shortest form) with a close frame without a code;
+ * RFC 6455 wants 1002. The bytes handed to wslay are followed here, header by header,
+ * so that close can be queued first. */
+struct framing {
+    int state; /* 0, 1: the two first bytes; 2: the extended length; 3: the rest */
+    unsigned char b0;
+    int need, got;
+    uint64_t len, skip;
+    bool masked;
+};
 
 struct run {
     struct em_exec_session *s;
@@ -62,6 +82,14 @@ struct run {
     struct winsize size;
     bool ended; /* status and close frame queued */
     int64_t ended_at;
+    struct framing framing;
+    int64_t broken_at; /* when the client was first seen closing, leaving or failing */
+    int64_t term_at;   /* SIGTERM sent to the group (the client left first) */
+    bool killed;       /* SIGKILL sent */
+    int64_t keepalive; /* ms between pings, 0: none */
+    int64_t heard_at;  /* the last bytes from the client */
+    int64_t ping_at;   /* the last ping queued, 0: none unanswered */
+    int64_t next_ping;
 };
 
 static int64_t now_ms(void)
@@ -88,6 +116,61 @@ static void close_fd(int *fd)
 
 /* ---- the WebSocket ---- */
 
+/* Follows the client's frames over p[0..n): true when a header cannot be parsed. */
+static bool unparsable(struct framing *f, const unsigned char *p, size_t n)
+{
+    while (n) {
+        if (f->state == 3) {
+            uint64_t k = f->skip < n ? f->skip : n;
+            p += k;
+            n -= (size_t)k;
+            f->skip -= k;
+            if (!f->skip)
+                f->state = 0;
+            continue;
+        }
+        unsigned char b = *p++;
+        n--;
+        if (f->state == 0) {
+            f->b0 = b;
+            f->state = 1;
+            continue;
+        }
+        if (f->state == 1) {
+            unsigned len7 = b & 0x7fu;
+            if ((f->b0 & 0x08) && (len7 > 125 || !(f->b0 & 0x80)))
+                return true; /* a control frame: at most 125 bytes, never fragmented */
+            f->masked = (b & 0x80) != 0;
+            f->need = len7 == 126 ? 2 : len7 == 127 ? 8 : 0;
+            f->got = 0;
+            f->len = f->need ? 0 : len7;
+            f->state = 2;
+        } else {
+            f->len = f->len << 8 | b;
+            f->got++;
+        }
+        if (f->got == f->need) {
+            if ((f->need == 2 && f->len < 126) ||
+                (f->need == 8 && (f->len < 65536 || (f->len >> 63))))
+                return true; /* the length not in its shortest form */
+            f->skip = f->len + (f->masked ? 4 : 0);
+            f->state = f->skip ? 3 : 0;
+        }
+    }
+    return false;
+}
+
+/* Bytes from the client, about to go to wslay. */
+static ssize_t heard(struct run *r, wslay_event_context_ptr ctx, const uint8_t *buf, size_t n)
+{
+    r->heard_at = now_ms();
+    if (r->framing.state >= 0 && unparsable(&r->framing, buf, n)) {
+        r->framing.state = -1;
+        wslay_event_queue_close(ctx, WSLAY_CODE_PROTOCOL_ERROR, NULL, 0);
+    }
+    return (ssize_t)n;
+}
+
 static ssize_t on_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, int flags, void *user)
 {
     (void)flags;
@@ -98,12 +181,12 @@ static ssize_t on_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
             n = len;
         memcpy(buf, r->extra + r->extra_pos, n);
         r->extra_pos += n;
-        return (ssize_t)n;
+        return heard(r, ctx, buf, n);
     }
     for (;;) {
         ssize_t n = recv(r->sock, buf, len, 0);
         if (n > 0)
-            return n;
+            return heard(r, ctx, buf, (size_t)n);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
@@ -144,6 +227,8 @@ static ssize_t on_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t 
 
 static void send_msg(struct run *r, unsigned char ch, const void *data, size_t n)
 {
+    if (r->gone)
+        return;
     unsigned char *m = nd_xmalloc(n + 1);
     m[0] = ch;
     if (n)
@@ -347,6 +432,34 @@ static void kill_all(struct run *r)
         kill(-r->pid, SIGKILL); /* the whole group: what the command started goes too */
 }
 
+/* The client left first: the group is asked to end (SIGHUP as a terminal's hang-up
+ * would, SIGTERM, SIGCONT for a stopped one), then killed after a grace. */
+static void stop_process(struct run *r, int64_t now)
+{
+    if (r->pid <= 0 || r->killed)
+        return;
+    if (!r->term_at) {
+        r->term_at = now;
+        kill(-r->pid, SIGHUP);
+        kill(-r->pid, SIGTERM);
+        kill(-r->pid, SIGCONT);
+    } else if (now - r->term_at >= KILL_GRACE_MS) {
+        kill_all(r);
+        r->killed = true;
+    }
+}
+
+/* Whether nothing of the process is left to wait for: not started, or its leader
+ * reaped and the rest of its group gone or killed. */
+static bool process_over(struct run *r)
+{
+    if (r->pid <= 0)
+        return true;
+    if (!r->exited)
+        return false;
+    return r->killed || r->ended || (kill(-r->pid, 0) < 0 && errno == ESRCH);
+}
+
 static void reap(struct run *r)
 {
     if (r->pid <= 0 || r->exited)
@@ -462,9 +575,24 @@ static void wait_for_size(struct run *r)
         struct pollfd pf = {r->sock, POLLIN, 0};
         if (poll(&pf, 1, (int)left) <= 0 && r->extra_pos == r->extra_len)
             continue;
-        if (wslay_event_recv(r->ws) != 0)
+        if (wslay_event_recv(r->ws) != 0 && wslay_event_get_read_enabled(r->ws))
             r->gone = true;
     }
+}
+
+/* Over TLS the session's socket is MHD's socket pair, which never tells that the client
+ * went away; the TCP socket behind it does (peeked at only: MHD reads it). */
+static bool peer_closed(const struct run *r)
+{
+    int fd = r->s->tcp_fd;
+    if (fd < 0 || fd == r->sock || r->extra_pos < r->extra_len)
+        return false;
+    char c;
+    ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)))
+        return false;
+    /* what the client sent before it left is read first */
+    return recv(r->sock, &c, 1, MSG_PEEK | MSG_DONTWAIT) <= 0;
 }
 
 static bool still_wanted(struct run *r)
@@ -477,16 +605,46 @@ static bool still_wanted(struct run *r)
     return ok;
 }
 
+/* Pings the client every keep-alive interval; true when the last ping, queued a whole
+ * interval ago, brought nothing back: the client has vanished (no FIN, no RST), or it
+ * reads nothing, so the ping never reached it. While the socket is not read here
+ * (stdin waits for the process) nothing is judged. */
+static bool unanswered(struct run *r, int64_t now, bool reading)
+{
+    if (!r->keepalive)
+        return false;
+    if (!reading) {
+        r->ping_at = 0;
+        return false;
+    }
+    if (now < r->next_ping)
+        return false;
+    if (r->ping_at && r->heard_at < r->ping_at)
+        return true;
+    struct wslay_event_msg ping = {WSLAY_PING, NULL, 0};
+    if (wslay_event_queue_msg(r->ws, &ping) == 0)
+        r->ping_at = now;
+    r->next_ping = now + r->keepalive;
+    return false;
+}
+
 static void loop(struct run *r)
 {
     int64_t next_check = now_ms() + 250;
+    r->heard_at = now_ms();
+    r->next_ping = r->heard_at + r->keepalive;
     for (;;) {
         reap(r);
         if (r->in_close && !r->in_pending.len)
             close_stdin(r);
         int64_t now = now_ms();
+        /* the client closed, left, broke the protocol or stopped answering */
+        bool broken = r->gone || !wslay_event_get_read_enabled(r->ws);
+        if (broken && !r->broken_at)
+            r->broken_at = now;
         bool outputs = r->out_fd[0] >= 0 || r->out_fd[1] >= 0;
-        if (!r->ended && r->pid && r->exited && (!outputs || now - r->exited_at > GRACE_MS)) {
+        if (!r->ended && !broken && r->pid && r->exited &&
+            (!outputs || now - r->exited_at > GRACE_MS)) {
             close_fd(&r->out_fd[0]);
             close_fd(&r->out_fd[1]);
             r->pty = r->in_fd = -1;
@@ -497,21 +655,26 @@ static void loop(struct run *r)
             wslay_event_queue_close(r->ws, WSLAY_CODE_NORMAL_CLOSURE, NULL, 0);
             r->ended_at = now;
         }
-        bool closing = wslay_event_get_close_received(r->ws) || r->gone;
-        if (closing && !r->ended)
-            kill_all(r); /* the client left before the end */
-        if (r->gone)
-            break;
-        if (!wslay_event_want_write(r->ws) &&
-            (closing ? (r->ended || r->exited) : r->ended && now - r->ended_at > CLOSE_WAIT_MS))
+        if (broken && !r->ended)
+            stop_process(r, now); /* the client left before the end */
+        /* what is queued (a close frame) goes out, for a while at most */
+        bool flushed = r->gone || !wslay_event_want_write(r->ws) ||
+                       (broken && now - r->broken_at > CLOSE_WAIT_MS);
+        if (flushed &&
+            (broken ? r->ended || process_over(r) : r->ended && now - r->ended_at > CLOSE_WAIT_MS))
             break;
 
         struct pollfd pf[4];
         int n = 0, isock = -1, iout[2] = {-1, -1}, iin = -1;
         short sev = 0;
-        if (wslay_event_want_read(r->ws) && r->in_pending.len < BACKLOG_MAX)
+        bool reading = !r->gone && wslay_event_want_read(r->ws) && r->in_pending.len < BACKLOG_MAX;
+        if (!broken && !r->ended && unanswered(r, now, reading)) {
+            r->gone = true; /* no pong, no byte: the client is no longer there */
+            continue;
+        }
+        if (reading)
             sev |= POLLIN;
-        if (wslay_event_want_write(r->ws))
+        if (!r->gone && wslay_event_want_write(r->ws))
             sev |= POLLOUT;
         if (sev) {
             isock = n;
@@ -528,12 +691,14 @@ static void loop(struct run *r)
             pf[n++] = (struct pollfd){r->in_fd, POLLOUT, 0};
         }
         /* bytes that came with the request are there already */
-        int timeout = r->extra_pos < r->extra_len ? 0 : 50;
+        int timeout = r->extra_pos < r->extra_len && reading ? 0 : 50;
         if (poll(pf, (nfds_t)n, timeout) < 0 && errno != EINTR)
             break;
-        if ((isock >= 0 && (pf[isock].revents & (POLLIN | POLLHUP | POLLERR))) ||
-            r->extra_pos < r->extra_len) {
-            if (wslay_event_recv(r->ws) != 0)
+        if (reading && ((isock >= 0 && (pf[isock].revents & (POLLIN | POLLHUP | POLLERR))) ||
+                        r->extra_pos < r->extra_len)) {
+            /* a failure that leaves reading on is not the protocol's (wslay closes
+             * then): take the client as gone */
+            if (wslay_event_recv(r->ws) != 0 && wslay_event_get_read_enabled(r->ws))
                 r->gone = true;
         }
         for (int i = 0; i < 2; i++)
@@ -541,10 +706,12 @@ static void loop(struct run *r)
                 read_output(r, i);
         if (iin >= 0 && pf[iin].revents && r->in_fd >= 0)
             write_input(r);
-        if (wslay_event_want_write(r->ws) && wslay_event_send(r->ws) != 0)
+        if (!r->gone && wslay_event_want_write(r->ws) && wslay_event_send(r->ws) != 0)
             r->gone = true;
         if (now_ms() >= next_check) {
             next_check = now_ms() + 250;
+            if (!r->gone && peer_closed(r))
+                r->gone = true;
             if (!r->ended && !still_wanted(r))
                 kill_all(r);
         }
@@ -557,16 +724,18 @@ void em_exec_session_run(struct em_exec_session *s, int fd, const char *extra, s
     r.out_fd[0] = r.out_fd[1] = r.in_fd = r.pty = -1;
     nd_buf_init(&r.in_pending, 0);
     set_nonblock(fd);
+    r.keepalive = (int64_t)s->srv->opt.exec_keepalive_s * 1000;
     struct wslay_event_callbacks cb = {on_recv, on_send, NULL, NULL, NULL, NULL, on_msg};
     if (wslay_event_context_server_init(&r.ws, &cb, &r) == 0) {
+        wslay_event_config_set_max_recv_msg_length(r.ws, MSG_MAX);
         if (s->tty)
             wait_for_size(&r);
         struct nd_buf why = ND_BUF_INIT;
-        if (!r.gone && spawn(&r, &why) < 0)
+        /* a client gone or closing while a terminal waited for its size: nothing runs */
+        if (!r.gone && wslay_event_get_read_enabled(r.ws) && spawn(&r, &why) < 0)
             send_status(&r, why.data);
         nd_buf_release(&why);
-        if (!r.gone)
-            loop(&r);
+        loop(&r);
         wslay_event_context_free(r.ws);
     }
     kill_all(&r);

@@ -15,7 +15,8 @@ struct em_exec_session {
     char *dir;                      /* its file tree: the working directory */
     char **argv, **envp;            /* NULL-terminated, owned */
     bool want_in, want_out, want_err, tty;
-    bool v5; /* v5.channel.k8s.io (else v4) */
+    bool v5;    /* v5.channel.k8s.io (else v4) */
+    int tcp_fd; /* the client's TCP socket (em_req_socket), -1 */
 };
 
 /* Runs the session on the upgraded socket (owned until it returns; `extra` holds bytes

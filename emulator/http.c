@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,8 @@ struct em_http {
     em_access_log_fn log_fn;
     void *log_cls;
     uint16_t port;
+    pthread_mutex_t log_lock;
+    struct nd_buf *start_log; /* MHD's first complaint while starting, else NULL */
 };
 
 /* Per-request state kept in MHD's con_cls (made when the request line is read). */
@@ -218,6 +221,13 @@ const char *em_req_header(const struct em_req *req, const char *lname)
     return json_string_value(json_object_get(req->headers, lname));
 }
 
+int em_req_socket(const struct em_req *req)
+{
+    const union MHD_ConnectionInfo *ci =
+        req->conn ? MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CONNECTION_FD) : NULL;
+    return ci ? ci->connect_fd : -1;
+}
+
 /* Streams: MHD asks for bytes when the socket can take them; the stream blocks. */
 static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
@@ -246,12 +256,18 @@ struct upgrade_job {
     char *extra;
     size_t extra_len;
     struct MHD_UpgradeResponseHandle *urh;
+    int tcp_fd; /* the client's socket: fd itself, or behind MHD's TLS socket pair */
 };
 
 static void *upgrade_thread(void *arg)
 {
     struct upgrade_job *job = arg;
     job->fn(job->cls, job->fd, job->extra, job->extra_len);
+    /* Over TLS, MHD 0.9.75's forwarding thread can miss the close below while the client
+     * is silent and then wait for it forever, holding the connection open. Ending the
+     * client side's reading wakes it; the socket stays MHD's until the close. */
+    if (job->tcp_fd >= 0 && job->tcp_fd != job->fd)
+        shutdown(job->tcp_fd, SHUT_RD);
     MHD_upgrade_action(job->urh, MHD_UPGRADE_ACTION_CLOSE);
     free(job->extra);
     free(job);
@@ -262,7 +278,6 @@ static void on_upgrade(void *cls, struct MHD_Connection *connection, void *req_c
                        const char *extra_in, size_t extra_in_size, MHD_socket sock,
                        struct MHD_UpgradeResponseHandle *urh)
 {
-    (void)connection;
     struct conn_req *r = req_cls;
     (void)cls;
     struct upgrade_job *job = nd_xcalloc(1, sizeof *job);
@@ -270,6 +285,9 @@ static void on_upgrade(void *cls, struct MHD_Connection *connection, void *req_c
     job->cls = r->resp.upgrade_cls;
     r->resp.upgrade_cls = NULL; /* the job owns it now */
     job->fd = sock;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    job->tcp_fd = ci ? ci->connect_fd : -1;
     job->extra = nd_xmalloc(extra_in_size + 1);
     if (extra_in_size)
         memcpy(job->extra, extra_in, extra_in_size);
@@ -502,8 +520,23 @@ static unsigned hard_connection_limit(void)
     return (unsigned)hard;
 }
 
-struct em_http *em_http_start(const char *addr, uint16_t port, em_handler_fn handler, void *cls,
-                              struct nd_buf *err)
+/* MHD's error log (on only with TLS): GnuTLS's verdict on the certificate and key is
+ * kept for the start's error message; the rest (MHD's remark that this logger is not
+ * its first option, a client's failed handshake later on) is no news. */
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    struct em_http *h = cls;
+    pthread_mutex_lock(&h->log_lock);
+    if (h->start_log && !h->start_log->len && strstr(fmt, "GnuTLS")) {
+        nd_buf_vaddf(h->start_log, fmt, ap);
+        while (h->start_log->len && h->start_log->data[h->start_log->len - 1] == '\n')
+            nd_buf_truncate(h->start_log, h->start_log->len - 1);
+    }
+    pthread_mutex_unlock(&h->log_lock);
+}
+
+struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_http_tls *tls,
+                              em_handler_fn handler, void *cls, struct nd_buf *err)
 {
     struct sockaddr_in sa;
     memset(&sa, 0, sizeof sa);
@@ -517,11 +550,23 @@ struct em_http *em_http_start(const char *addr, uint16_t port, em_handler_fn han
     struct em_http *h = nd_xcalloc(1, sizeof *h);
     h->handler = handler;
     h->cls = cls;
+    pthread_mutex_init(&h->log_lock, NULL);
+    struct nd_buf tls_log = ND_BUF_INIT;
+    h->start_log = &tls_log;
     /* poll(), not select(): a connection's socket may be past FD_SETSIZE */
     unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
                      MHD_ALLOW_UPGRADE | MHD_USE_ITC |
                      (MHD_is_feature_supported(MHD_FEATURE_POLL) == MHD_YES ? MHD_USE_POLL : 0);
     raise_fd_limit();
+    /* TLS 1.2 and 1.3 only; an empty array when plain */
+    struct MHD_OptionItem tls_opts[] = {
+        {tls ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, tls ? tls->cert_pem : NULL},
+        {MHD_OPTION_HTTPS_MEM_KEY, 0, tls ? tls->key_pem : NULL},
+        {MHD_OPTION_HTTPS_PRIORITIES, 0, "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"},
+        {MHD_OPTION_END, 0, NULL},
+    };
+    if (tls)
+        flags |= MHD_USE_TLS | MHD_USE_ERROR_LOG;
     h->daemon = MHD_start_daemon(flags, port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, &sa,
                                  MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
                                  MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
@@ -529,13 +574,34 @@ struct em_http *em_http_start(const char *addr, uint16_t port, em_handler_fn han
                                  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)EM_HTTP_MEMORY_LIMIT,
                                  MHD_OPTION_CONNECTION_LIMIT, hard_connection_limit(),
                                  MHD_OPTION_CONNECTION_TIMEOUT, idle_timeout_s,
-                                 MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u, MHD_OPTION_END);
+                                 MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
+                                 MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
+                                 MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
+    pthread_mutex_lock(&h->log_lock);
+    h->start_log = NULL;
+    pthread_mutex_unlock(&h->log_lock);
     if (!h->daemon) {
-        nd_buf_addf(err, "cannot listen on %s:%u: %s", addr, (unsigned)port,
-                    errno ? strerror(errno) : "address in use or not available");
+        if (tls_log.len) {
+            /* "GnuTLS failed to setup x509 certificate/key: <why>." */
+            const char *why = strchr(tls_log.data, ':');
+            why = why ? why + 1 : tls_log.data;
+            while (*why == ' ')
+                why++;
+            size_t n = strlen(why);
+            nd_buf_addf(err,
+                        "cannot serve TLS with the certificate of --tls-cert and the key of "
+                        "--tls-key: %.*s (GnuTLS)",
+                        (int)(n && why[n - 1] == '.' ? n - 1 : n), why);
+        } else {
+            nd_buf_addf(err, "cannot listen on %s:%u: %s", addr, (unsigned)port,
+                        errno ? strerror(errno) : "address in use or not available");
+        }
+        nd_buf_release(&tls_log);
+        pthread_mutex_destroy(&h->log_lock);
         free(h);
         return NULL;
     }
+    nd_buf_release(&tls_log);
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
     h->port = di ? di->port : port;
     return h;
@@ -564,5 +630,6 @@ void em_http_stop(struct em_http *h)
     if (!h)
         return;
     MHD_stop_daemon(h->daemon);
+    pthread_mutex_destroy(&h->log_lock);
     free(h);
 }

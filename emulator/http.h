@@ -74,10 +74,16 @@ typedef void (*em_handler_fn)(void *cls, struct em_req *req, struct em_resp *res
 
 struct em_http;
 
-/* Starts serving on addr:port (port 0 picks a free one) with one handler. Returns NULL
- * and fills err (a short message) on failure. */
-struct em_http *em_http_start(const char *addr, uint16_t port, em_handler_fn handler, void *cls,
-                              struct nd_buf *err);
+/* TLS (tls.h loads it): a certificate (chain) and its private key, PEM. */
+struct em_http_tls {
+    char *cert_pem, *key_pem;
+};
+
+/* Starts serving on addr:port (port 0 picks a free one) with one handler, over TLS 1.2
+ * or 1.3 when tls is not NULL (upgrades included). Returns NULL and fills err (a short
+ * message) on failure. */
+struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_http_tls *tls,
+                              em_handler_fn handler, void *cls, struct nd_buf *err);
 uint16_t em_http_port(const struct em_http *h);
 /* Stops accepting new connections (existing ones finish). */
 void em_http_quiesce(struct em_http *h);
@@ -86,6 +92,9 @@ void em_http_stop(struct em_http *h);
 /* Request helpers. Values are borrowed from the request. */
 const char *em_req_query(const struct em_req *req, const char *name); /* last value or NULL */
 const char *em_req_header(const struct em_req *req, const char *lname);
+/* The client's TCP socket, to peek at (over TLS MHD reads it: never read or write it);
+ * -1 if unknown. Open until the request (or its upgrade) is over. */
+int em_req_socket(const struct em_req *req);
 
 /* Response helpers. */
 void em_resp_init(struct em_resp *resp);

@@ -22,6 +22,8 @@ static const char usage[] =
     "  --port-file FILE       also write the port to FILE once ready\n"
     "  --token-file FILE      require bearer tokens (JSON: token -> identity, projects, scopes;\n"
     "                         the file must be private: chmod 600 FILE)\n"
+    "  --tls-cert FILE        serve https with this PEM certificate (chain); needs --tls-key\n"
+    "  --tls-key FILE         the certificate's PEM private key (unencrypted; keep it chmod 600)\n"
     "  --speed X              run the emulated clock X times faster than real time (default 1;\n                         0: the clock moves only through POST /emulator/v1/clock)\n"
     "  --runtime MODE         simulate (default: simulated Jobs and logs) or local (a Job's\n"
     "                         command runs as a local process)\n"
@@ -32,6 +34,9 @@ static const char usage[] =
     "  --reset                empty the state directory first\n"
     "  --no-simulation        serve the API only: objects keep the phase and status they are\n"
     "                         given (for testing how a client shows particular states)\n"
+    "  --exec-keepalive SECS  ping exec sessions every SECS seconds (default 30, 1-3600); a\n"
+    "                         client that answers nothing for that long is gone: its command\n"
+    "                         is ended\n"
     "  --log-format FORMAT    text (default) or json: one line per request on stderr\n"
     "  --quiet                no request log\n"
     "  --allow-origin ORIGIN  let web pages of ORIGIN (scheme://host:port, exactly; * for any)\n"
@@ -151,12 +156,15 @@ static int front_flag(struct em_frontdoor_opts *f, int c, const char *arg)
 int em_options_parse(struct em_options *opt, int argc, char **argv)
 {
     enum { O_STATE = 256, O_LISTEN, O_PORT_FILE, O_TOKEN_FILE, O_SPEED, O_RUNTIME, O_FSYNC,
-           O_SEED, O_RESET, O_LOG_FORMAT, O_QUIET, O_VERSION, O_NO_SIM };
+           O_SEED, O_RESET, O_LOG_FORMAT, O_QUIET, O_VERSION, O_NO_SIM,
+           O_EXEC_KEEPALIVE, O_TLS_CERT, O_TLS_KEY };
     static const struct option longopts[] = {
         {"state", required_argument, NULL, O_STATE},
         {"listen", required_argument, NULL, O_LISTEN},
         {"port-file", required_argument, NULL, O_PORT_FILE},
         {"token-file", required_argument, NULL, O_TOKEN_FILE},
+        {"tls-cert", required_argument, NULL, O_TLS_CERT},
+        {"tls-key", required_argument, NULL, O_TLS_KEY},
         {"speed", required_argument, NULL, O_SPEED},
         {"runtime", required_argument, NULL, O_RUNTIME},
         {"fsync", required_argument, NULL, O_FSYNC},
@@ -170,6 +178,7 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
         {"max-connections", required_argument, NULL, O_MAX_CONN},
         {"idle-timeout", required_argument, NULL, O_IDLE_TIMEOUT},
         {"rate-limit", required_argument, NULL, O_RATE_LIMIT},
+        {"exec-keepalive", required_argument, NULL, O_EXEC_KEEPALIVE},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, O_VERSION},
         {NULL, 0, NULL, 0},
@@ -181,6 +190,7 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
     opt->fsync_mode = EM_FSYNC_ALWAYS;
     opt->front.max_connections = EM_DEFAULT_MAX_CONNECTIONS;
     opt->front.idle_timeout_s = EM_DEFAULT_IDLE_TIMEOUT_S;
+    opt->exec_keepalive_s = 30;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -192,6 +202,8 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
             break;
         case O_PORT_FILE: opt->port_file = optarg; break;
         case O_TOKEN_FILE: opt->token_file = optarg; break;
+        case O_TLS_CERT: opt->tls_cert = optarg; break;
+        case O_TLS_KEY: opt->tls_key = optarg; break;
         case O_SPEED: {
             char *end;
             opt->speed = strtod(optarg, &end);
@@ -227,6 +239,20 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
             break;
         case O_SEED: opt->seed_dir = optarg; break;
         case O_NO_SIM: opt->no_simulation = true; break;
+        case O_EXEC_KEEPALIVE: {
+            char *end;
+            errno = 0;
+            long v = strtol(optarg, &end, 10);
+            if (errno || *end || end == optarg || v < 1 || v > 3600) {
+                fprintf(stderr,
+                        "nodus-emulator: --exec-keepalive wants whole seconds from 1 to 3600, "
+                        "got %s\n",
+                        optarg);
+                return -1;
+            }
+            opt->exec_keepalive_s = (unsigned)v;
+            break;
+        }
         case O_RESET: opt->reset = true; break;
         case O_LOG_FORMAT:
             if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0) {
@@ -277,6 +303,17 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
                 opt->listen_addr);
         return -1;
     }
+    if (!opt->tls_cert != !opt->tls_key) {
+        fprintf(stderr, "nodus-emulator: %s needs %s too (the certificate and its key)\n",
+                opt->tls_cert ? "--tls-cert" : "--tls-key",
+                opt->tls_cert ? "--tls-key" : "--tls-cert");
+        return -1;
+    }
+    if (!loopback && !opt->tls_cert)
+        fprintf(stderr,
+                "nodus-emulator: warning: listening on %s without TLS: bearer tokens and "
+                "everything else cross the network in clear; add --tls-cert and --tls-key\n",
+                opt->listen_addr);
     return 0;
 }
 

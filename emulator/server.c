@@ -17,6 +17,7 @@
 #include "router.h"
 #include "runtime.h"
 #include "sim.h"
+#include "tls.h"
 #include "util/xmalloc.h"
 
 static void access_log(void *cls, const struct em_req *req, int code, double ms)
@@ -221,16 +222,23 @@ int em_server_run(struct em_server *srv)
         goto out_journal;
     }
 
+    if (srv->opt.tls_cert &&
+        em_tls_load(&srv->tls, srv->opt.tls_cert, srv->opt.tls_key, &err) < 0) {
+        fprintf(stderr, "nodus-emulator: %s\n", err.data);
+        goto out_router;
+    }
     srv->frontdoor = em_frontdoor_new(srv->opt.front.rate_limit);
     em_http_set_limits(srv->opt.front.max_connections, srv->opt.front.idle_timeout_s);
-    srv->http = em_http_start(srv->opt.listen_addr, srv->opt.port, em_router_handle, srv, &err);
+    srv->http = em_http_start(srv->opt.listen_addr, srv->opt.port,
+                              srv->opt.tls_cert ? &srv->tls : NULL, em_router_handle, srv, &err);
     if (!srv->http) {
         fprintf(stderr, "nodus-emulator: %s\n", err.data);
         goto out_router;
     }
     em_http_set_access_log(srv->http, access_log, srv);
     unsigned port = em_http_port(srv->http);
-    snprintf(srv->base_url, sizeof srv->base_url, "http://%s:%u", srv->opt.listen_addr, port);
+    snprintf(srv->base_url, sizeof srv->base_url, "%s://%s:%u",
+             srv->opt.tls_cert ? "https" : "http", srv->opt.listen_addr, port);
 
     if (em_router_seed(srv, &err) < 0) {
         fprintf(stderr, "nodus-emulator: %s\n", err.data);
@@ -272,6 +280,7 @@ out_http:
     em_router_stop(srv);
     em_http_stop(srv->http);
 out_router:
+    em_tls_release(&srv->tls);
     em_server_save_meta(srv);
     if (srv->sim_due)
         em_sim_release(srv);

@@ -35,6 +35,7 @@ struct em_options {
     uint16_t port;
     const char *port_file;
     const char *token_file;
+    const char *tls_cert, *tls_key; /* --tls-cert, --tls-key: both or neither */
     double speed;
     const char *runtime; /* "simulate" or "local" */
     enum em_fsync fsync_mode;
@@ -44,6 +45,7 @@ struct em_options {
     bool quiet;
     bool no_simulation; /* --no-simulation: no controller runs */
     struct em_frontdoor_opts front; /* origins, hosts, connection and rate limits */
+    unsigned exec_keepalive_s; /* --exec-keepalive: seconds between exec sessions' pings */
     char *owned[2]; /* strings the parser allocated (freed by em_options_release) */
 };
 
@@ -68,6 +70,7 @@ struct em_server {
     struct em_faults *faults; /* injected faults (admin.c) */
     json_t *tokens;      /* token -> identity (when --token-file) */
     struct em_http *http;
+    struct em_http_tls tls; /* the PEM files of --tls-cert and --tls-key (tls.h) */
     struct em_runtime *runtime; /* --runtime local's processes (runtime.h) */
     struct em_frontdoor *frontdoor; /* rate limiter state (frontdoor.h) */
     char base_url[80];

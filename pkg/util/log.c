@@ -1,13 +1,16 @@
 #include "util/log.h"
 
 #include <ctype.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "util/buf.h"
 #include "util/xmalloc.h"
@@ -22,9 +25,19 @@ int nd_log_init(int level)
     const char *path = getenv("NODUS_TRACE");
     if (!path || !*path || trace_file)
         return 0;
-    trace_file = fopen(path, "a");
-    if (!trace_file)
+    /* the trace holds request and response bodies: only its owner may read it */
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (fd < 0)
         return -1;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+        (st.st_mode & 077))
+        fchmod(fd, st.st_mode & 0700); /* an older, looser file is tightened */
+    trace_file = fdopen(fd, "a");
+    if (!trace_file) {
+        close(fd);
+        return -1;
+    }
     if (nd_log_level < 8)
         nd_log_level = 8;
     return 0;

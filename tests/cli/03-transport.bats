@@ -287,3 +287,20 @@ EOF
     assert_output 1
     run -1 grep -c "$TOKEN" "$trace"
 }
+
+@test "NODUS_TRACE=FILE: the file holds bodies, so it is created 0600 and a looser one tightened" {
+    local trace=$BATS_TEST_TMPDIR/trace.0600
+    (umask 022 && NODUS_TRACE=$trace nodus get jobs -o name >/dev/null)
+    run -0 stat -c %a "$trace"
+    assert_output 600
+    # one made 0644 before (by an older nodus, or by hand) is tightened when written to
+    local old=$BATS_TEST_TMPDIR/trace.old
+    (umask 022 && : >"$old")
+    run -0 stat -c %a "$old"
+    assert_output 644
+    NODUS_TRACE=$old run -0 nodus get jobs -o name
+    run -0 stat -c %a "$old"
+    assert_output 600
+    run -0 grep -c ' Response Body: ' "$old"
+    assert_output 1
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bats
+# kubectl against the emulator served over https (--tls-cert, --tls-key) with a
+# throwaway CA made here by openssl: the CA in the kubeconfig is trusted, and without it
+# kubectl refuses the certificate. One loop per kubectl version; nothing is written.
+
+load ../lib/common
+load ../lib/kubectl
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+    command -v openssl >/dev/null || return 0
+    local d=$BATS_FILE_TMPDIR
+    (
+        cd "$d"
+        openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 \
+            -subj "/CN=nodus test CA" 2>/dev/null
+        openssl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr -subj "/CN=srv" \
+            2>/dev/null
+        printf 'subjectAltName=IP:127.0.0.1\n' >srv.ext
+        openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem \
+            -days 2 -extfile srv.ext 2>/dev/null
+    )
+    start_emulator --tls-cert "$d/srv.pem" --tls-key "$d/srv.key"
+    EMU_URL=https://127.0.0.1:$(cat "$d/port")
+    export EMU_URL
+    kubectl_setup
+    # the CA as data, and a token (kubectl asks for a user name over https without one)
+    local ca64
+    ca64=$(base64 -w0 <"$d/ca.pem")
+    sed -i -e "s|^    server: .*|&\n    certificate-authority-data: $ca64|" \
+        -e 's|^  user: {}$|  user: {token: any}|' "$KC_CONFIG"
+    grep -v certificate-authority-data "$KC_CONFIG" >"$d/kubeconfig-no-ca"
+    curl -sSf --cacert "$d/ca.pem" -o /dev/null -X POST -H 'Content-Type: application/json' \
+        -d '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"dev"},
+             "spec":{"image":"nodus/pytorch:2.8-cuda12.8","maxCostUSD":"10.00"}}' \
+        "$EMU_URL/apis/nodus.dev/v1/namespaces/default/sandboxes"
+}
+
+teardown_file() {
+    stop_emulator
+}
+
+setup() {
+    command -v openssl >/dev/null || skip "openssl is not installed"
+    kubectl_require
+}
+
+teardown() {
+    kc_show_last
+}
+
+@test "kubectl over https: the kubeconfig's CA is trusted; without it the certificate is refused" {
+    for KV in $KC_VERSIONS; do
+        kc_use
+        run -0 --separate-stderr kc get sandboxes -o name
+        assert_output "sandbox.nodus.dev/dev"
+        KC_CONFIG=$BATS_FILE_TMPDIR/kubeconfig-no-ca run -1 --separate-stderr kc get sandboxes -o name
+        assert_output ""
+        [[ "$stderr" == *"x509: certificate signed by unknown authority"* ]]
+    done
+}
