@@ -32,7 +32,7 @@ setup_file() {
         -d '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"dev"},
              "spec":{"image":"nodus/pytorch:2.8-cuda12.8","maxCostUSD":"10.00"}}' \
         "$EMU_URL$NS/sandboxes"
-    ecurl -f -o /dev/null -X POST "$EMU_URL/emulator/v1/clock" -d '{"advance":"15s"}'
+    ecurl -f -o /dev/null -X POST "$EMU_URL/emulator/v1/clock" -H 'Content-Type: application/json' -d '{"advance":"15s"}'
 }
 
 teardown_file() {
@@ -189,7 +189,7 @@ fix: Check the cluster's certificate-authority (or certificate-authority-data) a
         -d '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"dev"},
              "spec":{"image":"nodus/pytorch:2.8-cuda12.8","maxCostUSD":"10.00"}}' \
         "https://127.0.0.1:$port$NS/sandboxes"
-    ecurl -f -o /dev/null -X POST "https://127.0.0.1:$port/emulator/v1/clock" -d '{"advance":"15s"}'
+    ecurl -f -o /dev/null -X POST "https://127.0.0.1:$port/emulator/v1/clock" -H 'Content-Type: application/json' -d '{"advance":"15s"}'
     mkfifo in
     openssl s_client -quiet -CAfile "$CA" -connect "127.0.0.1:$port" <in >sc.out 2>sc.err 3>&- &
     local client=$!
@@ -313,6 +313,7 @@ fix: Check the cluster's certificate-authority (or certificate-authority-data) a
 
 @test "off loopback without TLS: a warning that tokens travel in clear" {
     echo '{"t0k3n":{"identity":"me","projects":["*"],"scopes":["read"]}}' >tokens.json
+    chmod 600 tokens.json
     # 192.0.2.1 (TEST-NET-1) is no address of this machine: the warning, then no listener
     run -1 --separate-stderr nodus-emulator --state "$BATS_TEST_TMPDIR/state" \
         --listen 192.0.2.1:0 --token-file tokens.json

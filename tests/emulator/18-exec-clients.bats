@@ -35,7 +35,7 @@ teardown() {
 }
 
 advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -d "{\"advance\":\"$1\"}"
+    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
 }
 
 phase() { # NAME
