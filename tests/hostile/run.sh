@@ -112,7 +112,8 @@ api POST /emulator/v1/snapshots/hostile-base '{}'
 recover() { # after a failed case: back to the set-up's state, no faults left
     curl -s -o /dev/null -X DELETE -H "Authorization: Bearer $TOKEN_ADMIN" "$URL/emulator/v1/faults"
     curl -s -o /dev/null -X POST -H "Authorization: Bearer $TOKEN_ADMIN" \
-        -H 'Content-Type: application/json' -d '{}' "$URL/emulator/v1/snapshots/hostile-base/restore"
+        -H 'Content-Type: application/json' -d '{}' \
+        "$URL/emulator/v1/snapshots/hostile-base/restore"
     rm -rf "/tmp/$ESCAPE"*
 }
 
@@ -283,7 +284,8 @@ else
     if [ "$rc" != 0 ] && [ ! -s "$T/open.port" ]; then
         tap 0 "startup/listen-any-without-tokens" "refused (exit $rc)"
     else
-        tap 1 "startup/listen-any-without-tokens" "exit $rc, port file: $(cat "$T/open.port" 2>/dev/null)"
+        tap 1 "startup/listen-any-without-tokens" \
+            "exit $rc, port file: $(cat "$T/open.port" 2>/dev/null)"
     fi
 fi
 

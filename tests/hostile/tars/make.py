@@ -1,6 +1,6 @@
 # Makes the tar streams of this directory (run once, the results are committed):
 #   python3 tests/hostile/tars/make.py tests/hostile/tars
-import io, os, sys, tarfile, time
+import io, os, sys, tarfile
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
 M = 1700000000
@@ -32,8 +32,10 @@ write("dotdot.tar", [member("../" + E)])
 write("dotdot-deep.tar", [member("../../../../../../../../" + E)])
 write("dotdot-middle.tar", [member("a/../../" + E)])
 write("dotdot-after-good.tar", [member("good.txt"), member("sub/../../" + E)])
-write("dotdot-dir.tar", [member("../" + E + "-dir/", typ := b"") if False else (lambda ti: (ti, b""))(
-    (lambda t: (setattr(t, "type", tarfile.DIRTYPE), setattr(t, "mode", 0o755), t)[2])(tarfile.TarInfo("../" + E + "-dir")))])
+dirinfo = tarfile.TarInfo("../" + E + "-dir")
+dirinfo.type = tarfile.DIRTYPE
+dirinfo.mode = 0o755
+write("dotdot-dir.tar", [(dirinfo, b"")])
 write("symlink-out-then-file.tar", [link("out", "../../../../../..", tarfile.SYMTYPE),
                                     member("out/" + E)])
 write("symlink-abs-then-file.tar", [link("tmpdir", "/tmp", tarfile.SYMTYPE),
@@ -47,9 +49,11 @@ write("hardlink-dotdot.tar", [link("h", "../../../../pricebook.json", tarfile.LN
 write("hardlink-inside.tar", [member("one.txt"), link("two.txt", "one.txt", tarfile.LNKTYPE)])
 write("pax-dotdot.tar", [member("x" * 10, pax_headers={"path": "../../" + E})], tarfile.PAX_FORMAT)
 write("gnu-longname-dotdot.tar", [member("../" * 40 + E)], tarfile.GNU_FORMAT)
-write("pax-linkpath-out.tar", [(lambda t: (t, b""))((lambda t: (setattr(t, "type", tarfile.SYMTYPE),
-    setattr(t, "linkname", "short"), setattr(t, "pax_headers", {"linkpath": "../../../../../" + E}), t)[3])(tarfile.TarInfo("l")))],
-    tarfile.PAX_FORMAT)
+li = tarfile.TarInfo("l")
+li.type = tarfile.SYMTYPE
+li.linkname = "short"
+li.pax_headers = {"linkpath": "../../../../../" + E}
+write("pax-linkpath-out.tar", [(li, b"")], tarfile.PAX_FORMAT)
 ti = tarfile.TarInfo("dev"); ti.type = tarfile.CHRTYPE; ti.devmajor = 1; ti.devminor = 3
 write("chardev.tar", [(ti, b"")])
 ti = tarfile.TarInfo("fifo"); ti.type = tarfile.FIFOTYPE
