@@ -228,7 +228,7 @@ run_case() { # FILE
     if [ -z "$why" ] && [ -n "$gone" ]; then
         # gone: not seen twice in a row (a child between fork and exec has another name)
         local i missed=0
-        for i in $(seq 1 60); do
+        for i in $(seq 1 40); do
             if pgrep -x -f -- "$gone" >/dev/null; then missed=0; else missed=$((missed + 1)); fi
             [ $missed -ge 2 ] && break
             sleep 0.05
@@ -310,6 +310,8 @@ else
     for m in "${markers[@]}"; do
         for pid in $(pgrep -x -f -- "$m"); do kill -KILL "$pid" 2>/dev/null; done
     done
+    # then give it time to end on its own, so a sanitizer's exit report is written
+    for _ in $(seq 1 300); do kill -0 "$EMU_PID" 2>/dev/null || break; sleep 0.05; done
 fi
 
 if no_sanitizer_report; then

@@ -397,7 +397,7 @@ int main(int argc, char **argv)
     if (!frames_after_101)
         send_all(fd, body.data, body.len);
 
-    struct buf in = {0};
+    struct buf in = {0}, rbody = {0};
     char *end;
     add(&in, "", 0);
     int rc = 1;
@@ -408,13 +408,11 @@ int main(int argc, char **argv)
     if (!end || sscanf(in.data, "HTTP/1.%*d %d", &code) != 1) {
         /* none: the server closed without an answer; timeout: it said nothing for 5 s */
         printf("status %s\nreason -\nbody-bytes 0\n", rc == -2 ? "timeout" : "none");
-        close(fd);
-        return 0;
+        goto out;
     }
     size_t start = (size_t)(end + 4 - in.data);
     *end = '\0'; /* header lookups stop at the head */
     printf("status %d\n", code);
-    struct buf rbody = {0};
     if (code == 101) {
         printf("reason -\nbody-bytes 0\n");
         if (frames_after_101) {
@@ -425,14 +423,20 @@ int main(int argc, char **argv)
             else
                 printf("ws-close %d\n", cc);
         }
-        close(fd);
-        return 0;
+        goto out;
     }
     read_body(fd, &in, start, head_only, &rbody);
     add(&rbody, "", 0);
     print_field(&rbody, "reason");
     print_field(&rbody, "message");
     printf("body-bytes %zu\n", rbody.len);
+out:
     close(fd);
+    free(in.data);
+    free(rbody.data);
+    free(body.data);
+    free(head_x.data);
+    free(head.data);
+    free(src.data);
     return 0;
 }
