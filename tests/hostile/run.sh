@@ -166,7 +166,7 @@ n=0
 
 tap() { # OK(0/1) ID TEXT
     local directive=
-    is_pending "$2" && directive=" # TODO pending: waits for another branch's fix"
+    is_pending "$2" && directive=" # TODO listed in tests/hostile/PENDING"
     n=$((n + 1))
     if [ "$1" = 0 ]; then
         echo "ok $n - $2: $3$directive"
