@@ -126,8 +126,10 @@ fingerprint() {
             2>/dev/null | sort
         find objects files logs pricebook.json -type f ! -name '*.tmp-*' -print0 2>/dev/null |
             sort -z | xargs -0 -r sha256sum 2>&1
-        # nothing named for an escape anywhere around the state or in /tmp
-        find "$T" /tmp -maxdepth 6 -name "$ESCAPE*" 2>/dev/null | sort
+        # nothing named for an escape around the state, in /tmp or in / (where the
+        # deepest ../ members and the absolute links aim)
+        find "$T" -maxdepth 8 -name "$ESCAPE*" 2>/dev/null | sort
+        find /tmp / -maxdepth 1 -name "$ESCAPE*" 2>/dev/null | sort
     ) | sha256sum | cut -d' ' -f1
 }
 
