@@ -33,7 +33,7 @@ cleanup() {
         for _ in $(seq 1 100); do kill -0 "$EMU_PID" 2>/dev/null || break; sleep 0.05; done
         kill -KILL "$EMU_PID" 2>/dev/null
     fi
-    rm -rf "$T" "/tmp/$ESCAPE"*
+    rm -rf "$T" "/tmp/$ESCAPE"* "/$ESCAPE"*
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
@@ -114,7 +114,7 @@ recover() { # after a failed case: back to the set-up's state, no faults left
     curl -s -o /dev/null -X POST -H "Authorization: Bearer $TOKEN_ADMIN" \
         -H 'Content-Type: application/json' -d '{}' \
         "$URL/emulator/v1/snapshots/hostile-base/restore"
-    rm -rf "/tmp/$ESCAPE"*
+    rm -rf "/tmp/$ESCAPE"* "/$ESCAPE"*
 }
 
 # ---- the state's fingerprint: every file's bytes and every entry's kind, mode, target ----
