@@ -554,6 +554,9 @@ frames = [
     ("close-code-999", "{{HEX 88 82 00 00 00 00 03 e7}}", 1002),
     ("close-one-byte", "{{HEX 88 81 00 00 00 00 03}}", 1002),
     ("length-msb-set", "{{HEX 82 ff 80 00 00 00 00 00 00 01 00 00 00 00}}", 1002),
+    # what must keep working: a clean close ends the session and its process
+    ("client-close-1000", "{{HEX 88 82 00 00 00 00 03 e8}}", 1000),
+    ("resize-garbage-then-close", "{{HEX 82 8c 00 00 00 00 04}}{\"Width\":-1{{HEX 82 89 00 00 00 00 04}}{{REPEAT '[' 8}}{{HEX 88 82 00 00 00 00 03 e8}}", 1000),
 ]
 for i, (name, payload, code) in enumerate(frames):
     marker = "3%d.4%02d" % (i, i)
