@@ -190,7 +190,7 @@ for name, m, path, exp in [
     ("delete-clock", "DELETE", "/emulator/v1/clock", "405 MethodNotAllowed"),
     ("post-log", "POST", JOBS + "/job1/log", "405 MethodNotAllowed"),
     ("delete-files", "DELETE", NS + "/volumes/vol1/files?path=/work", "405 MethodNotAllowed"),
-    ("delete-exec", "DELETE", NS + "/sandboxes/box1/exec", "405 MethodNotAllowed"),
+    ("delete-exec", "DELETE", NS + "/sandboxes/exec1/exec", "405 MethodNotAllowed"),
     ("post-status", "POST", JOBS + "/job1/status", "405 MethodNotAllowed"),
     ("delete-status", "DELETE", JOBS + "/job1/status", "405 MethodNotAllowed"),
     ("put-apis", "PUT", "/apis", "405 MethodNotAllowed"),
@@ -418,13 +418,13 @@ case(G, "huge-token", "401 Unauthorized", req("GET", JOBS, token=None, headers=[
 case(G, "no-token-post", "401 Unauthorized", req("POST", JOBS, job("hostile-anon"), token=None))
 case(G, "no-token-delete", "401 Unauthorized", req("DELETE", JOBS + "/job1", token=None))
 case(G, "no-token-files-put", "401 Unauthorized", req("PUT", NS + "/volumes/vol1/files?path=/a", "{{BINFILE tars/good.tar}}", ct="application/x-tar", token=None))
-case(G, "no-token-exec", "401 Unauthorized", req("GET", NS + "/sandboxes/box1/exec?command=true&stdout=true", token=None, headers=["Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Protocol: v5.channel.k8s.io"]))
+case(G, "no-token-exec", "401 Unauthorized", req("GET", NS + "/sandboxes/exec1/exec?command=true&stdout=true", token=None, headers=["Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Protocol: v5.channel.k8s.io"]))
 case(G, "read-post", "403 Forbidden", req("POST", JOBS, job("hostile-r"), token="READ"))
 case(G, "read-delete", "403 Forbidden", req("DELETE", JOBS + "/job1", token="READ"))
 case(G, "read-patch", "403 Forbidden", req("PATCH", JOBS + "/job1", '{"metadata":{"labels":{"a":"b"}}}', ct=MP, token="READ"))
 case(G, "read-files-put", "403 Forbidden", req("PUT", NS + "/volumes/vol1/files?path=/a", "{{BINFILE tars/good.tar}}", ct="application/x-tar", token="READ"))
 case(G, "read-files-get", "403 Forbidden", req("GET", NS + "/volumes/vol1/files?path=/work", token="READ"))
-case(G, "read-exec-upgrade", "403 Forbidden", req("GET", NS + "/sandboxes/box1/exec?command=true&stdout=true", token="READ", headers=["Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Protocol: v5.channel.k8s.io"]))
+case(G, "read-exec-upgrade", "403 Forbidden", req("GET", NS + "/sandboxes/exec1/exec?command=true&stdout=true", token="READ", headers=["Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Protocol: v5.channel.k8s.io"]))
 case(G, "read-invoke", "403 Forbidden", req("POST", NS + "/functions/f/invoke", "{}", token="READ"))
 case(G, "proj-other-project", "403 Forbidden", req("GET", JOBS, token="PROJ"))
 case(G, "proj-other-project-post", "403 Forbidden", req("POST", JOBS, job("hostile-p"), token="PROJ"))
@@ -441,7 +441,7 @@ case(G, "proj-write-nodus", "403 Forbidden", req("POST", "/apis/nodus.dev/v1/nam
 case(G, "read-faults", "403 Forbidden", req("POST", "/emulator/v1/faults", '{"path":".*","status":503,"count":1000}', token="READ"))
 case(G, "anon-faults", "401 Unauthorized", req("POST", "/emulator/v1/faults", '{"path":".*","status":503,"count":1000}', token=None))
 case(G, "write-pricebook", "403 Forbidden", req("PUT", "/emulator/v1/pricebook", '{}', token="WRITE"))
-case(G, "anon-clock", "401 Unauthorized", req("POST", "/emulator/v1/clock", '{"advance":"1h"}', token=None))
+case(G, "anon-clock", "401 Unauthorized", req("POST", "/emulator/v1/clock", '{"speed":0}', token=None))
 case(G, "proj-snapshot", "403 Forbidden", req("POST", "/emulator/v1/snapshots/hostile-proj", '{}', token="PROJ"))
 
 # ---------------- 11-origin-host ----------------
@@ -452,7 +452,7 @@ case(G, "origin-post", "403 Forbidden", req("POST", JOBS, job("hostile-o"), head
 case(G, "origin-null", "403 Forbidden", req("POST", JOBS, job("hostile-o"), headers=["Origin: null"]))
 case(G, "origin-lookalike", "403 Forbidden", req("GET", JOBS, token="READ", headers=["Origin: http://127.0.0.1.evil.example"]))
 case(G, "origin-no-token", "403 Forbidden", req("GET", JOBS, token=None, headers=[EV]))
-case(G, "origin-ws-upgrade", "403 Forbidden", req("GET", NS + "/sandboxes/box1/exec?command=true&stdout=true", headers=[EV, "Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Protocol: v5.channel.k8s.io"]))
+case(G, "origin-ws-upgrade", "403 Forbidden", req("GET", NS + "/sandboxes/exec1/exec?command=true&stdout=true", headers=[EV, "Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Protocol: v5.channel.k8s.io"]))
 case(G, "origin-reset-text-plain", "403 Forbidden", req("POST", "/emulator/v1/reset", "{}", token=None, ct="text/plain", headers=[EV]))
 case(G, "origin-reset-form", "403 Forbidden", req("POST", "/emulator/v1/reset", "a=b", token=None, ct="application/x-www-form-urlencoded", headers=[EV]))
 case(G, "origin-reset-admin", "403 Forbidden", req("POST", "/emulator/v1/reset", "{}", token="ADMIN", headers=[EV]))
@@ -523,15 +523,15 @@ case(G, "get-missing", "404 NotFound", req("GET", NS + "/sandboxes/box1/files?pa
 G = "14-websocket"
 WSH = ["Connection: Upgrade", "Upgrade: websocket", "Sec-WebSocket-Version: 13",
        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Protocol: v5.channel.k8s.io"]
-EX = NS + "/sandboxes/box1/exec?command=sleep&command=%s&stdin=true&stdout=true"
+EX = NS + "/sandboxes/exec1/exec?command=sleep&command=%s&stdin=true&stdout=true"
 for name, exp, hdrs, path in [
     ("no-upgrade-header", "400 BadRequest", [h for h in WSH if not h.startswith("Upgrade")], EX % "1"),
     ("version-8", "400 BadRequest", [h if not h.startswith("Sec-WebSocket-Version") else "Sec-WebSocket-Version: 8" for h in WSH], EX % "1"),
     ("no-key", "400 BadRequest", [h for h in WSH if not h.startswith("Sec-WebSocket-Key")], EX % "1"),
     ("bad-protocol", "400 BadRequest", [h if not h.startswith("Sec-WebSocket-Protocol") else "Sec-WebSocket-Protocol: evil" for h in WSH], EX % "1"),
-    ("no-command", "400 BadRequest", WSH, NS + "/sandboxes/box1/exec?stdout=true"),
-    ("no-streams", "400 BadRequest", WSH, NS + "/sandboxes/box1/exec?command=true"),
-    ("tty-maybe", "400 BadRequest", WSH, NS + "/sandboxes/box1/exec?command=true&stdout=true&tty=maybe"),
+    ("no-command", "400 BadRequest", WSH, NS + "/sandboxes/exec1/exec?stdout=true"),
+    ("no-streams", "400 BadRequest", WSH, NS + "/sandboxes/exec1/exec?command=true"),
+    ("tty-maybe", "400 BadRequest", WSH, NS + "/sandboxes/exec1/exec?command=true&stdout=true&tty=maybe"),
     ("volume-exec", "404 NotFound", WSH, NS + "/volumes/vol1/exec?command=true&stdout=true"),
     ("missing-sandbox", "404 NotFound", WSH, NS + "/sandboxes/ghost/exec?command=true&stdout=true"),
     ("queued-job", "400 BadRequest", WSH, JOBS + "/job1/exec?command=true&stdout=true"),

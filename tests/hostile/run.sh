@@ -12,6 +12,7 @@
 #   ND_BUILD         build directory holding tests/hostile/send (default build)
 #   HOSTILE_ONLY     run only the cases whose GROUP/NAME matches this regex
 #   HOSTILE_VERBOSE  set: print each answer's message and how long each case took
+#   HOSTILE_TIMEOUT  seconds each socket operation may take (default 10)
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -79,6 +80,10 @@ api() { # METHOD PATH [BODY]: as admin; fails unless 2xx
 api POST /api/v1/namespaces '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team-a"}}'
 api POST $NS/sandboxes '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"box1"},
   "spec":{"image":"nodus/pytorch:2.8-cuda12.8","maxCostUSD":"10.00"}}'
+# the target of every exec case: its sessions rewrite it (lastActivityTime) as they end,
+# after their case, so the fingerprint leaves this one file out
+api POST $NS/sandboxes '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"exec1"},
+  "spec":{"image":"nodus/pytorch:2.8-cuda12.8","maxCostUSD":"10.00"}}'
 api POST $NS/volumes '{"apiVersion":"nodus.dev/v1","kind":"Volume","metadata":{"name":"vol1"},
   "spec":{"size":"10Gi"}}'
 api POST $NS/jobs '{"apiVersion":"nodus.dev/v1","kind":"Job","metadata":{"name":"job1",
@@ -102,9 +107,11 @@ for o in sandboxes/box1 volumes/vol1; do
         "$URL$NS/$o/files?path=/work" || bail "set-up: PUT files of $o failed"
 done
 api POST /emulator/v1/clock '{"advance":"15s"}' # the Sandbox is Running
-phase=$(curl -sf -H "Authorization: Bearer $TOKEN_ADMIN" "$URL$NS/sandboxes/box1" |
-    sed -n 's/.*"phase": *"\([A-Za-z]*\)".*/\1/p')
-[ "$phase" = Running ] || bail "set-up: the Sandbox is $phase, not Running"
+for o in box1 exec1; do
+    phase=$(curl -sf -H "Authorization: Bearer $TOKEN_ADMIN" "$URL$NS/sandboxes/$o" |
+        sed -n 's/.*"phase": *"\([A-Za-z]*\)".*/\1/p')
+    [ "$phase" = Running ] || bail "set-up: Sandbox $o is $phase, not Running"
+done
 
 # a snapshot to come back to when a case changed what it should not have
 api POST /emulator/v1/snapshots/hostile-base '{}'
@@ -118,19 +125,23 @@ recover() { # after a failed case: back to the set-up's state, no faults left
 }
 
 # ---- the state's fingerprint: every file's bytes and every entry's kind, mode, target ----
-fingerprint() {
+fingerprint() { # prints the hash; the listing it hashed is left in $T/fp.last
     (
         cd "$STATE" || exit 1
-        # (FILE.tmp-PID-N: a write in flight, renamed over FILE when done)
-        find objects files logs pricebook.json ! -name '*.tmp-*' -printf '%p %y %m %l\n' \
+        # (FILE.tmp-PID-N: a write in flight, renamed over FILE when done; exec1.json: see
+        # above)
+        find objects files logs pricebook.json ! -name '*.tmp-*' \
+            ! -path objects/default/sandboxes/exec1.json -printf '%p %y %m %l\n' \
             2>/dev/null | sort
-        find objects files logs pricebook.json -type f ! -name '*.tmp-*' -print0 2>/dev/null |
+        find objects files logs pricebook.json -type f ! -name '*.tmp-*' \
+            ! -path objects/default/sandboxes/exec1.json -print0 2>/dev/null |
             sort -z | xargs -0 -r sha256sum 2>&1
         # nothing named for an escape around the state, in /tmp or in / (where the
         # deepest ../ members and the absolute links aim)
         find "$T" -maxdepth 8 -name "$ESCAPE*" 2>/dev/null | sort
         find /tmp / -maxdepth 1 -name "$ESCAPE*" 2>/dev/null | sort
-    ) | sha256sum | cut -d' ' -f1
+    ) >"$T/fp.last"
+    sha256sum <"$T/fp.last" | cut -d' ' -f1
 }
 
 alive() {
@@ -148,6 +159,7 @@ pending=$(grep -v '^#' "$HERE/PENDING" 2>/dev/null | awk 'NF { print $1 }')
 is_pending() { printf '%s\n' "$pending" | grep -qxF "$1"; }
 
 markers=() # the "# gone" markers of the cases run
+last_fp=   # the fingerprint after the last case, when it was taken (its listing: fp.before)
 files=()
 while IFS= read -r f; do
     id=${f#"$CASES"/}
@@ -199,10 +211,14 @@ run_case() { # FILE
         tap 1 "$id" "no '# status CODE REASON' line"
         return
     fi
-    local before after out t0=$EPOCHREALTIME
-    before=${last_fp:-$(fingerprint)}
+    local before after out changes= t0=$EPOCHREALTIME
+    if [ -z "$last_fp" ]; then
+        last_fp=$(fingerprint)
+        cp "$T/fp.last" "$T/fp.before"
+    fi
+    before=$last_fp
     last_fp=
-    out=$("$SEND" -B "$HERE" -D "HOST=127.0.0.1:$PORT" -D "NS=$NS" \
+    out=$("$SEND" -t "${HOSTILE_TIMEOUT:-10}" -B "$HERE" -D "HOST=127.0.0.1:$PORT" -D "NS=$NS" \
         -D "TOKEN_READ=$TOKEN_READ" -D "TOKEN_WRITE=$TOKEN_WRITE" \
         -D "TOKEN_ADMIN=$TOKEN_ADMIN" -D "TOKEN_PROJ=$TOKEN_PROJ" \
         127.0.0.1 "$PORT" "$f" 2>&1)
@@ -244,7 +260,13 @@ run_case() { # FILE
     [ "$state_rule" = unchanged ] && refused=1
     if [ -z "$why" ] && [ "$refused" = 1 ] && [ "$state_rule" != changed ]; then
         after=$(fingerprint)
-        [ "$before" = "$after" ] && last_fp=$after || why="the state changed"
+        if [ "$before" = "$after" ]; then
+            last_fp=$after
+            mv "$T/fp.last" "$T/fp.before"
+        else
+            why="the state changed"
+            changes=$(diff "$T/fp.before" "$T/fp.last" | grep '^[<>]' | head -n 12)
+        fi
     fi
     [ -n "${HOSTILE_VERBOSE:-}" ] && grep '^message ' <<<"$out" | sed "s|^|# $id: |"
     [ -n "${HOSTILE_VERBOSE:-}" ] && awk -v a="$t0" -v b="$EPOCHREALTIME" -v id="$id" \
@@ -255,6 +277,7 @@ run_case() { # FILE
         tap 1 "$id" "want $want_code${want_reason:+ $want_reason}${want_close:+ close \
 $want_close}, got $got ($why)"
         sed 's/^/#   /' <<<"$out"
+        [ -n "$changes" ] && sed 's/^/#   state: /' <<<"$changes"
         recover
     fi
 }

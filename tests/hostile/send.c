@@ -3,14 +3,14 @@
  * and prints what the runner compares:
  *
  *   status <code>        ("none": the server closed without an answer; "timeout": it
- *                        said nothing for 5 s)
+ *                        said nothing for the timeout)
  *   reason <reason>      the Status body's "reason" ("-" when the body has none)
  *   message <message>    the Status body's "message", as it is in the JSON ("-": none)
  *   body-bytes <n>       the body's length as received
  *   ws-close <code>      after a 101 (when the case sends frames): the server's close code,
  *                        "none" when the connection ended without a close frame
  *
- * Usage: send [-D NAME=VALUE]... [-B BASEDIR] HOST PORT FILE
+ * Usage: send [-D NAME=VALUE]... [-B BASEDIR] [-t SECONDS] HOST PORT FILE
  *
  * A case file: leading lines starting with '#' are directives (the runner's, and
  * "# frames-after-101" here: the part after the head is sent only once the 101 came).
@@ -21,7 +21,7 @@
  *   {{REPEAT 'text' N}}   text N times (text may not hold a quote)
  *   {{HEX 81 05 ...}}     bytes given in hex
  *   {{BINFILE path}}      the bytes of a file, relative to BASEDIR
- * Every socket operation times out after 5 s; a timeout ends the exchange.
+ * Every socket operation times out after -t SECONDS (default 10); a timeout ends the exchange.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define TIMEOUT_MS 5000
+static int timeout_ms = 10000;
 #define MAX_DEFS   32
 
 struct buf {
@@ -170,7 +170,7 @@ static int wait_fd(int fd, short events)
     struct pollfd p = {.fd = fd, .events = events};
     int rc;
     do
-        rc = poll(&p, 1, TIMEOUT_MS);
+        rc = poll(&p, 1, timeout_ms);
     while (rc < 0 && errno == EINTR);
     return rc > 0 ? 0 : -1;
 }
@@ -335,12 +335,16 @@ int main(int argc, char **argv)
             def_value[ndefs++] = eq + 1;
         } else if (strcmp(argv[i], "-B") == 0 && i + 1 < argc) {
             basedir = argv[++i];
+        } else if (strcmp(argv[i], "-t") == 0 && i + 1 < argc) {
+            timeout_ms = atoi(argv[++i]) * 1000;
+            if (timeout_ms <= 0)
+                die("-t wants a number of seconds");
         } else {
             break;
         }
     }
     if (argc - i != 3)
-        die("usage: send [-D NAME=VALUE]... [-B BASEDIR] HOST PORT FILE");
+        die("usage: send [-D NAME=VALUE]... [-B BASEDIR] [-t SECONDS] HOST PORT FILE");
     const char *host = argv[i], *port = argv[i + 1], *file = argv[i + 2];
 
     struct buf src = {0};
@@ -387,7 +391,7 @@ int main(int argc, char **argv)
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0)
         die("socket failed");
-    struct timeval tv = {TIMEOUT_MS / 1000, 0};
+    struct timeval tv = {timeout_ms / 1000, 0};
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
     if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0)
@@ -406,7 +410,7 @@ int main(int argc, char **argv)
             break;
     int code = 0;
     if (!end || sscanf(in.data, "HTTP/1.%*d %d", &code) != 1) {
-        /* none: the server closed without an answer; timeout: it said nothing for 5 s */
+        /* none: the server closed without an answer; timeout: it said nothing in time */
         printf("status %s\nreason -\nbody-bytes 0\n", rc == -2 ? "timeout" : "none");
         goto out;
     }
