@@ -62,13 +62,14 @@ NODUS_OBJS:= $(NODUS_SRCS:%.c=$(BUILD)/%.o)
 EMU_OBJS  := $(EMU_SRCS:%.c=$(BUILD)/%.o)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 UNIT_HELP_OBJS := $(UNIT_HELP:%.c=$(BUILD)/%.o)
+HOSTILE_SEND := $(BUILD)/tests/hostile/send
 LIBNODUS  := $(BUILD)/libnodus.a
 
 .PHONY: all check check-run asan demo bench install clean deps units completions
 .DEFAULT_GOAL := all
 
 all: $(BIN)/nodus $(BIN)/nodus-emulator units
-units: $(UNIT_BINS)
+units: $(UNIT_BINS) $(HOSTILE_SEND)
 
 # emulator/controllers/ include the emulator's own headers
 $(BUILD)/emulator/%.o: ALL_CFLAGS += -Iemulator
@@ -105,6 +106,11 @@ $(BIN)/nodus-emulator: $(EMU_OBJS) $(LIBNODUS)
 $(UNIT_BINS): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS) $(WSLAY_LIBS)
+
+# the hostile corpus's driver (tests/hostile): sockets only, no library
+$(HOSTILE_SEND): $(BUILD)/tests/hostile/send.o
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
 
 deps:
 	@scripts/install-deps.sh
@@ -151,4 +157,5 @@ completions: $(BIN)/nodus
 clean:
 	rm -rf build build-asan bin
 
--include $(LIB_OBJS:.o=.d) $(NODUS_OBJS:.o=.d) $(EMU_OBJS:.o=.d) $(UNIT_BINS:=.d) $(UNIT_HELP_OBJS:.o=.d)
+-include $(LIB_OBJS:.o=.d) $(NODUS_OBJS:.o=.d) $(EMU_OBJS:.o=.d) $(UNIT_BINS:=.d) $(UNIT_HELP_OBJS:.o=.d) \
+    $(HOSTILE_SEND).d
