@@ -202,6 +202,9 @@ static int dispatch(struct em_api *a)
     if (*a->ns && !nd_is_dns_label(a->ns))
         return nd_status_set(&a->st, "NotFound", NULL, "namespaces \"%s\" not found", a->ns);
     bool item = p->name != NULL;
+    bool watch;
+    if (strcmp(a->req->method, "GET") == 0 && em_api_query_bool(a, "watch", &watch) < 0)
+        return -1;
     const char *verb = em_authz_verb(a->req, p);
     if (!verb)
         return nd_status_set(&a->st, "MethodNotAllowed", NULL,

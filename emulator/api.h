@@ -77,6 +77,12 @@ int em_api_check_query(struct em_api *a);
  * -1 with a BadRequest when it is not an unsigned integer (this server's versions are
  * integers; kube-apiserver's words). */
 int em_api_query_rv(struct em_api *a, int64_t *rv);
+/* A boolean query parameter as kube-apiserver reads it (Go's strconv.ParseBool: 1 t T
+ * TRUE true True, 0 f F FALSE false False; absent or empty is false); -1 with a
+ * BadRequest naming the parameter for anything else. */
+int em_api_query_bool(struct em_api *a, const char *name, bool *out);
+/* The same for a value: 0 (and *out) when it is a boolean (NULL is false), else -1. */
+int em_parse_bool(const char *v, bool *out);
 
 /* True when the Accept header asks for a Table. Sets *ok false for an Accept naming
  * nothing this server can send. */

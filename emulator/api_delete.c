@@ -15,6 +15,12 @@ struct delete_opts {
     json_t *body; /* owns the strings above when they came from the body */
 };
 
+static bool valid_grace(const char *s)
+{
+    size_t n = strspn(s, "0123456789");
+    return n > 0 && n <= 18 && s[n] == '\0';
+}
+
 static int delete_options(struct em_api *a, struct delete_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -24,6 +30,14 @@ static int delete_options(struct em_api *a, struct delete_opts *o)
     const char *orphan = em_req_query(a->req, "orphanDependents");
     if (orphan && strcmp(orphan, "true") == 0)
         o->propagation = "Orphan";
+    /* Nothing here waits out a grace period, but a value that is not a count of seconds
+     * is the client's mistake and is not taken as "now". */
+    const char *grace = em_req_query(a->req, "gracePeriodSeconds");
+    if (grace && !valid_grace(grace))
+        return nd_status_set(&a->st, "BadRequest", "give a whole number of seconds, such as 0",
+                             "gracePeriodSeconds: Invalid value: \"%s\": must be a whole number "
+                             "of seconds, 0 or more",
+                             grace);
     if (a->req->body.len) {
         o->body = nd_json_load(a->req->body.data, a->req->body.len, "body", &a->st);
         if (!o->body)
@@ -45,6 +59,11 @@ static int delete_options(struct em_api *a, struct delete_opts *o)
                 return nd_status_set(&a->st, "BadRequest", NULL,
                                      "invalid dry run value (the only value is All)");
         }
+        json_t *gp = json_object_get(o->body, "gracePeriodSeconds");
+        if (gp && !json_is_null(gp) && (!json_is_integer(gp) || json_integer_value(gp) < 0))
+            return nd_status_set(&a->st, "BadRequest", "give a whole number of seconds, such as 0",
+                                 "gracePeriodSeconds: must be a whole number of seconds, 0 or "
+                                 "more");
         json_t *pre = json_object_get(o->body, "preconditions");
         o->pre_rv = json_string_value(json_object_get(pre, "resourceVersion"));
         o->pre_uid = json_string_value(json_object_get(pre, "uid"));
@@ -176,7 +195,10 @@ int em_api_delete_collection(struct em_api *a)
     struct delete_opts o;
     int rc = -1;
     json_t *all = NULL, *selected = NULL, *deleted = json_array();
-    if (delete_options(a, &o) < 0)
+    int64_t list_rv;
+    /* a list's options (selectors, resourceVersion) choose what goes: a bad one is 400,
+     * never "everything" */
+    if (delete_options(a, &o) < 0 || em_api_query_rv(a, &list_rv) < 0)
         goto out;
     all = em_store_list(&a->srv->store, a->kind->plural, *a->ns ? a->ns : NULL);
     selected = em_api_select(a, all);

@@ -36,20 +36,6 @@ static int unsupported(struct em_api *a)
                          "application/merge-patch+json, application/apply-patch+yaml");
 }
 
-static bool query_bool(struct em_api *a, const char *name, bool *out)
-{
-    const char *v = em_req_query(a->req, name);
-    *out = false;
-    if (!v || !*v || strcmp(v, "false") == 0)
-        return true;
-    if (strcmp(v, "true") == 0) {
-        *out = true;
-        return true;
-    }
-    nd_status_set(&a->st, "BadRequest", NULL, "%s: %s is not true or false", name, v);
-    return false;
-}
-
 static void default_obj(json_t *obj, void *cls)
 {
     nd_kind_default(cls, obj);
@@ -58,7 +44,7 @@ static void default_obj(json_t *obj, void *cls)
 static int apply(struct em_api *a, struct em_write *w, json_t *old)
 {
     bool force;
-    if (!query_bool(a, "force", &force))
+    if (em_api_query_bool(a, "force", &force) < 0)
         return -1;
     if (!em_req_query(a->req, "fieldManager") || !*em_req_query(a->req, "fieldManager"))
         return nd_status_set(&a->st, "BadRequest", "add ?fieldManager=NAME",

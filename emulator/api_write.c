@@ -109,6 +109,8 @@ static char *label_safe(const char *s)
 static void set_label(json_t *meta, const char *key, const char *value)
 {
     json_t *labels = json_object_get(meta, "labels");
+    if (labels && !json_is_object(labels) && !json_is_null(labels))
+        return; /* not a map: validation says so */
     if (!json_is_object(labels)) {
         labels = json_object();
         json_object_set_new(meta, "labels", labels);
@@ -448,6 +450,8 @@ static void carry_over(json_t *old, json_t *obj, bool status_only)
             if (strncmp(key, "nodus.dev/", 10) != 0 || strstr(key, "-requested-at"))
                 continue;
             json_t *m = json_object_get(nm, maps[i]);
+            if (m && !json_is_object(m) && !json_is_null(m))
+                break; /* not a map: validation says so, nothing is put over it */
             if (!json_is_object(m)) {
                 m = json_object();
                 json_object_set_new(nm, maps[i], m);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api.h"
 #include "json/json.h"
 #include "path.h"
 #include "protobuf.h"
@@ -220,8 +221,9 @@ const char *em_authz_verb(const struct em_req *req, const struct em_path *p)
     if (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0) {
         if (item)
             return "get";
-        const char *w = em_req_query(req, "watch");
-        return w && (strcmp(w, "true") == 0 || strcmp(w, "1") == 0) ? "watch" : "list";
+        bool watch; /* a value that is not a boolean is refused by the handler (400) */
+        return em_parse_bool(em_req_query(req, "watch"), &watch) == 0 && watch ? "watch"
+                                                                                : "list";
     }
     if (strcmp(m, "POST") == 0)
         return item && !p->sub ? NULL : "create"; /* POST .../NAME/exec, /invoke */

@@ -90,26 +90,6 @@ void em_exec_shutdown(struct em_server *srv)
 
 /* ---- the request ---- */
 
-/* A boolean query parameter as Go's strconv.ParseBool reads it. */
-static int query_bool(struct em_api *a, const char *name, bool *out)
-{
-    *out = false;
-    const char *v = em_req_query(a->req, name);
-    if (!v)
-        return 0;
-    static const char *const yes[] = {"1", "t", "T", "true", "TRUE", "True", NULL};
-    static const char *const no[] = {"0", "f", "F", "false", "FALSE", "False", "", NULL};
-    for (int i = 0; yes[i]; i++)
-        if (!strcmp(v, yes[i]))
-            return (*out = true), 0;
-    for (int i = 0; no[i]; i++)
-        if (!strcmp(v, no[i]))
-            return 0;
-    return nd_status_set(&a->st, "BadRequest", "use true or false",
-                         "invalid value for query parameter %s: \"%s\" (want true or false)", name,
-                         v);
-}
-
 static bool has_token(const char *list, const char *tok)
 {
     size_t tl = strlen(tok);
@@ -127,6 +107,14 @@ static bool has_token(const char *list, const char *tok)
     return false;
 }
 
+/* RFC 6455 4.1: the base64 of 16 bytes, so 22 characters of the alphabet then "==". */
+static bool ws_key_valid(const char *key)
+{
+    static const char b64[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    return strlen(key) == 24 && strspn(key, b64) == 22 && strcmp(key + 22, "==") == 0;
+}
+
 static int websocket_request(struct em_api *a, const char **protocol)
 {
     const char *conn = em_req_header(a->req, "connection");
@@ -138,6 +126,10 @@ static int websocket_request(struct em_api *a, const char **protocol)
         return nd_status_set(&a->st, "BadRequest", FIX,
                              "exec needs a WebSocket upgrade (Connection: Upgrade, Upgrade: "
                              "websocket, Sec-WebSocket-Key)");
+    if (!ws_key_valid(key))
+        return nd_status_set(&a->st, "BadRequest", FIX,
+                             "Sec-WebSocket-Key must be 16 bytes in base64 (24 characters, "
+                             "RFC 6455)");
     if (!ver || strcmp(ver, "13") != 0)
         return nd_status_set(&a->st, "BadRequest", FIX,
                              "unsupported Sec-WebSocket-Version \"%s\" (this server speaks 13)",
@@ -256,8 +248,8 @@ int em_exec_handle(struct em_api *a, const char *verb)
                              "you must specify at least 1 command (query parameter command, "
                              "once per argument)");
     bool in, out, err, tty;
-    if (query_bool(a, "stdin", &in) < 0 || query_bool(a, "stdout", &out) < 0 ||
-        query_bool(a, "stderr", &err) < 0 || query_bool(a, "tty", &tty) < 0)
+    if (em_api_query_bool(a, "stdin", &in) < 0 || em_api_query_bool(a, "stdout", &out) < 0 ||
+        em_api_query_bool(a, "stderr", &err) < 0 || em_api_query_bool(a, "tty", &tty) < 0)
         return -1;
     if (!in && !out && !err)
         return nd_status_set(&a->st, "BadRequest", "add stdout=true (and stderr=true, stdin=true)",

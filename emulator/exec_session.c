@@ -51,9 +51,9 @@
 #define MSG_MAX        (1u << 20) /* the largest message a client may send */
 
 /* wslay answers a frame it cannot even parse (a control frame over 125 bytes or in
- * fragments, a length not in its shortest form) with a close frame without a code;
- * RFC 6455 wants 1002. The bytes handed to wslay are followed here, header by header,
- * so that close can be queued first. */
+ * fragments, a length not in its shortest form, a close frame of one byte) with a close
+ * frame without a code; RFC 6455 wants 1002. The bytes handed to wslay are followed
+ * here, header by header, so that close can be queued first. */
 struct framing {
     int state; /* 0, 1: the two first bytes; 2: the extended length; 3: the rest */
     unsigned char b0;
@@ -140,6 +140,8 @@ static bool unparsable(struct framing *f, const unsigned char *p, size_t n)
             unsigned len7 = b & 0x7fu;
             if ((f->b0 & 0x08) && (len7 > 125 || !(f->b0 & 0x80)))
                 return true; /* a control frame: at most 125 bytes, never fragmented */
+            if ((f->b0 & 0x0fu) == 0x8 && len7 == 1)
+                return true; /* a close frame's body is empty or a 2-byte code first */
             f->masked = (b & 0x80) != 0;
             f->need = len7 == 126 ? 2 : len7 == 127 ? 8 : 0;
             f->got = 0;

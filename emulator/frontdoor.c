@@ -325,6 +325,10 @@ static bool check_sizes(struct em_server *srv, struct em_req *req, struct em_res
         reason = "RequestHeaderFieldsTooLarge";
         nd_buf_addf(&msg, "the request has %zu header lines, over the limit of %u",
                     req->header_count, EM_MAX_HEADERS);
+    } else if (req->path_nul) {
+        reason = "BadRequest";
+        fix = "remove the %00 from the path";
+        nd_buf_addf(&msg, "the request path holds a NUL character (%%00)");
     } else if (req->query_count > EM_MAX_QUERY_PARAMS) {
         reason = "BadRequest";
         fix = "send fewer query parameters";

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -21,8 +22,10 @@
 
 /* What MHD may hold of one request's line and headers. Above the front door's limits
  * (frontdoor.h), so that a request a little over them reaches it and is answered with a
- * Status; a request line or headers past this get libmicrohttpd's own 414/431 page. */
-#define EM_HTTP_MEMORY_LIMIT (1024u * 1024u)
+ * Status (a header of 1 MB or 40,000 short headers included: MHD keeps ~40 bytes of its
+ * own per header); past this libmicrohttpd answers its own 414/431 page. Pages are
+ * touched only as a request fills them. */
+#define EM_HTTP_MEMORY_LIMIT (3u * 1024u * 1024u)
 #define OVER_LIMIT_TIMEOUT_S 2u /* a connection past max_conns that sends nothing */
 #define HARD_MARGIN 1024u
 
@@ -259,6 +262,21 @@ struct upgrade_job {
     int tcp_fd; /* the client's socket: fd itself, or behind MHD's TLS socket pair */
 };
 
+/* Upgraded connections' threads still running: MHD_upgrade_action must not be called
+ * once the daemon is stopped, so em_http_stop waits for them. */
+static pthread_mutex_t upgrades_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t upgrades_done = PTHREAD_COND_INITIALIZER;
+static unsigned upgrades_running;
+
+static void upgrades_add(int delta)
+{
+    pthread_mutex_lock(&upgrades_lock);
+    upgrades_running += (unsigned)delta;
+    if (!upgrades_running)
+        pthread_cond_broadcast(&upgrades_done);
+    pthread_mutex_unlock(&upgrades_lock);
+}
+
 static void *upgrade_thread(void *arg)
 {
     struct upgrade_job *job = arg;
@@ -271,6 +289,7 @@ static void *upgrade_thread(void *arg)
     MHD_upgrade_action(job->urh, MHD_UPGRADE_ACTION_CLOSE);
     free(job->extra);
     free(job);
+    upgrades_add(-1);
     return NULL;
 }
 
@@ -298,7 +317,9 @@ static void on_upgrade(void *cls, struct MHD_Connection *connection, void *req_c
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    upgrades_add(+1);
     if (pthread_create(&t, &attr, upgrade_thread, job) != 0) {
+        upgrades_add(-1);
         MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
         free(job->extra);
         free(job);
@@ -369,6 +390,11 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
     (void)c;
     struct conn_req *r = nd_xcalloc(1, sizeof *r);
     r->req.uri_bytes = uri ? strlen(uri) : 0;
+    /* MHD decodes the path into a C string: "job1%00x" would be served as "job1" */
+    size_t path_len = uri ? strcspn(uri, "?") : 0;
+    for (size_t i = 0; i + 2 < path_len; i++)
+        if (uri[i] == '%' && uri[i + 1] == '0' && uri[i + 2] == '0')
+            r->req.path_nul = true;
     return r;
 }
 
@@ -629,6 +655,23 @@ void em_http_stop(struct em_http *h)
 {
     if (!h)
         return;
+    /* Sessions end when the server stops (exec.c); their threads then close the upgraded
+     * connections through the daemon, so it outlives them (bounded: 15 s). */
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 15;
+    pthread_mutex_lock(&upgrades_lock);
+    while (upgrades_running &&
+           pthread_cond_timedwait(&upgrades_done, &upgrades_lock, &until) == 0)
+        ;
+    bool stuck = upgrades_running > 0;
+    pthread_mutex_unlock(&upgrades_lock);
+    if (stuck) {
+        /* stopping the daemon under a running session would crash it: leave both to exit */
+        fprintf(stderr, "nodus-emulator: an exec session did not end; exiting without "
+                        "waiting for it\n");
+        return;
+    }
     MHD_stop_daemon(h->daemon);
     pthread_mutex_destroy(&h->log_lock);
     free(h);

@@ -31,6 +31,7 @@ struct em_req {
     void *conn;         /* the MHD connection (for upgrades) */
     /* measured for the front door (frontdoor.h) */
     size_t uri_bytes;     /* the raw request target (path and query) */
+    bool path_nul;        /* the raw path (before any "?") holds %00 */
     size_t header_bytes;  /* every header line, "name: value\r\n" */
     size_t header_max;    /* the longest header line */
     size_t header_count;

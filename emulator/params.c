@@ -82,3 +82,30 @@ int em_api_query_rv(struct em_api *a, int64_t *rv)
     *rv = (int64_t)v;
     return 0;
 }
+
+int em_parse_bool(const char *v, bool *out)
+{
+    /* Go's strconv.ParseBool, as kube-apiserver reads booleans; absent or empty is false */
+    static const char *const yes[] = {"1", "t", "T", "true", "TRUE", "True", NULL};
+    static const char *const no[] = {"0", "f", "F", "false", "FALSE", "False", "", NULL};
+    *out = false;
+    if (!v)
+        return 0;
+    for (int i = 0; yes[i]; i++)
+        if (!strcmp(v, yes[i]))
+            return (*out = true), 0;
+    for (int i = 0; no[i]; i++)
+        if (!strcmp(v, no[i]))
+            return 0;
+    return -1;
+}
+
+int em_api_query_bool(struct em_api *a, const char *name, bool *out)
+{
+    const char *v = em_req_query(a->req, name);
+    if (em_parse_bool(v, out) == 0)
+        return 0;
+    return nd_status_set(&a->st, "BadRequest", "use true or false",
+                         "invalid value for query parameter %s: \"%s\" (want true or false)", name,
+                         v);
+}

@@ -60,13 +60,20 @@ static bool next(struct pb *b, unsigned *field, unsigned *wire, struct pb *sub)
     return !b->bad;
 }
 
-static json_t *str(const struct pb *s)
+/* A string field; one holding a NUL (which names, keys and paths would cut short) sets
+ * *nul, and the whole body is refused. */
+static json_t *str(const struct pb *s, bool *nul)
 {
-    return json_stringn((const char *)s->p, (size_t)(s->end - s->p));
+    size_t n = (size_t)(s->end - s->p);
+    if (memchr(s->p, '\0', n)) {
+        *nul = true;
+        return NULL;
+    }
+    return json_stringn((const char *)s->p, n);
 }
 
 /* A map<string,string> entry: key = 1, value = 2. */
-static void map_entry(struct pb *e, json_t *map)
+static void map_entry(struct pb *e, json_t *map, bool *nul)
 {
     unsigned f, w;
     struct pb s;
@@ -76,10 +83,10 @@ static void map_entry(struct pb *e, json_t *map)
             continue;
         if (f == 1) {
             json_decref(k);
-            k = str(&s);
+            k = str(&s, nul);
         } else if (f == 2) {
             json_decref(v);
-            v = str(&s);
+            v = str(&s, nul);
         }
     }
     if (k && json_string_value(k))
@@ -89,7 +96,7 @@ static void map_entry(struct pb *e, json_t *map)
     json_decref(k);
 }
 
-static json_t *object_meta(struct pb *m)
+static json_t *object_meta(struct pb *m, bool *nul)
 {
     json_t *meta = json_object();
     unsigned f, w;
@@ -99,8 +106,8 @@ static json_t *object_meta(struct pb *m)
             continue;
         json_t *v;
         switch (f) {
-        case 1: json_object_set_new(meta, "name", str(&s)); break;
-        case 2: json_object_set_new(meta, "generateName", str(&s)); break;
+        case 1: json_object_set_new(meta, "name", str(&s, nul)); break;
+        case 2: json_object_set_new(meta, "generateName", str(&s, nul)); break;
         case 11:
         case 12: {
             const char *key = f == 11 ? "labels" : "annotations";
@@ -109,7 +116,7 @@ static json_t *object_meta(struct pb *m)
                 v = json_object();
                 json_object_set_new(meta, key, v);
             }
-            map_entry(&s, v);
+            map_entry(&s, v, nul);
             break;
         }
         case 14:
@@ -118,7 +125,7 @@ static json_t *object_meta(struct pb *m)
                 v = json_array();
                 json_object_set_new(meta, "finalizers", v);
             }
-            json_array_append_new(v, str(&s));
+            json_array_append_new(v, str(&s, nul));
             break;
         default: break;
         }
@@ -154,16 +161,17 @@ json_t *em_protobuf_namespace(const unsigned char *data, size_t len, struct nd_s
         return NULL;
     }
     json_t *obj = json_pack("{ssss}", "apiVersion", "v1", "kind", "Namespace");
+    bool nul = false;
     while (next(&raw, &f, &w, &s)) {
         if (f == 1 && w == 2) {
-            json_object_set_new(obj, "metadata", object_meta(&s));
+            json_object_set_new(obj, "metadata", object_meta(&s, &nul));
         } else if (f == 2 && w == 2) {
             json_t *fins = json_array();
             struct pb t;
             unsigned tf, tw;
             while (next(&s, &tf, &tw, &t))
                 if (tf == 1 && tw == 2)
-                    json_array_append_new(fins, str(&t));
+                    json_array_append_new(fins, str(&t, &nul));
             if (json_array_size(fins))
                 json_object_set_new(obj, "spec", json_pack("{so}", "finalizers", fins));
             else
@@ -173,6 +181,12 @@ json_t *em_protobuf_namespace(const unsigned char *data, size_t len, struct nd_s
     if (raw.bad) {
         json_decref(obj);
         nd_status_set(st, "BadRequest", NULL, "the protobuf Namespace does not decode");
+        return NULL;
+    }
+    if (nul) {
+        json_decref(obj);
+        nd_status_set(st, "BadRequest", "send names, labels and annotations without NUL",
+                      "a string of the protobuf Namespace holds a NUL character");
         return NULL;
     }
     return obj;

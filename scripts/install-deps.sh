@@ -5,7 +5,7 @@ set -eu
 
 PACKAGES="build-essential pkg-config libcurl4-openssl-dev libyaml-dev libjansson-dev
 libreadline-dev libmicrohttpd-dev libwslay-dev libcmocka-dev bats bats-support bats-assert
-curl perl jq groff-base hyperfine time openssl iproute2"
+curl perl python3 jq groff-base hyperfine time openssl iproute2"
 
 missing=""
 for p in $PACKAGES; do

@@ -127,8 +127,13 @@ struct nd_field_selector *nd_field_selector_parse(const char *s, const char *con
     for (size_t k = 0; k < nparts; k++) {
         const char *t = s + parts[k].start;
         size_t n = parts[k].len, i, oplen = 0;
-        if (n == 0)
-            continue;
+        if (n == 0) {
+            /* apimachinery skips empty terms, so "," selects everything: a script's empty
+             * variable that a collection DELETE would turn into "all". Refused. */
+            nd_buf_addf(&err, "invalid selector: '%s'; an empty term (a stray comma)", s);
+            err_pos = parts[k].start;
+            goto fail;
+        }
         for (i = 0; i < n; i++) {
             if (i + 1 < n && (t[i] == '!' || t[i] == '=') && t[i + 1] == '=')
                 oplen = 2;

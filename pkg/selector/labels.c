@@ -211,11 +211,11 @@ static int parse_values(struct parser *p, struct val **v, size_t *n)
         return fail(p, it->pos, "found '%s' expected: '('", it->lit);
     struct item *la = peek(p);
     enum tok t = as_value(la->tok);
-    if (t == T_CLOSE_PAR) {
-        take(p);
-        add_val(v, n, "", la->pos);
-        return 0;
-    }
+    /* apimachinery reads "()" as the set {""}; an empty set is almost always a script's
+     * empty variable, so it is refused rather than guessed at. */
+    if (t == T_CLOSE_PAR)
+        return fail(p, la->pos, "found ')', expected: identifier (an empty set of values "
+                                "selects nothing; name at least one value)");
     if (t != T_ID && t != T_COMMA)
         return fail(p, la->pos, "found '%s', expected: ',', ')' or identifier", la->lit);
     for (;;) {
@@ -386,8 +386,14 @@ static int parse_requirement(struct parser *p, struct sel_req *r)
     default:
         return fail(p, it->pos, "found '%s', expected: in, notin, =, ==, !=, gt, lt", it->lit);
     }
+    size_t op_pos = it->pos;
     int rc =
         op == SEL_IN || op == SEL_NOT_IN ? parse_values(p, &v, &n) : parse_exact_value(p, &v, &n);
+    /* "key!=" with nothing after it would select every object without the label or with
+     * any value: a script's empty variable that a collection DELETE turns into "all". */
+    if (rc == 0 && op == SEL_NOT_EQUALS && n == 1 && !*v[0].s)
+        rc = fail(p, op_pos, "found '!=' without a value, expected: identifier (to select "
+                             "objects without the label, write !%s)", key);
     if (rc == 0) {
         sort_unique(v, &n);
         rc = check_values(p, key, op, v, n);
@@ -580,6 +586,10 @@ char *nd_selector_string(const struct nd_selector *sel)
         }
         for (size_t j = 0; j < r->nvalues; j++)
             nd_buf_addf(&b, "%s%s", j ? "," : "", vals[j]);
+        /* the set {""} alone: "()" does not parse (an empty set), "(,)" reads back as it */
+        bool set = r->op == SEL_IN || r->op == SEL_NOT_IN;
+        if (set && r->nvalues == 1 && !*vals[0])
+            nd_buf_addch(&b, ',');
         free(vals);
         if (r->op == SEL_IN || r->op == SEL_NOT_IN)
             nd_buf_addch(&b, ')');

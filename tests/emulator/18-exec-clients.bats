@@ -208,3 +208,34 @@ eof"
     run -0 nodus-emulator --help
     assert_line --partial "--exec-keepalive SECS"
 }
+
+@test "SIGTERM with exec sessions open: they end, their processes go, the emulator exits 0" {
+    # an emulator of its own, so stopping it leaves this file's alone
+    local state=$BATS_TEST_TMPDIR/state2 pf=$BATS_TEST_TMPDIR/port2 i pids=() clients=() p
+    nodus-emulator --state "$state" --listen 127.0.0.1:0 --port-file "$pf" --fsync never \
+        --quiet --speed 0 --exec-keepalive 1 >/dev/null 2>"$BATS_TEST_TMPDIR/emu2.err" 3>&- &
+    local emu=$!
+    for i in $(seq 1 100); do [ -s "$pf" ] && break; sleep 0.05; done
+    local url="http://127.0.0.1:$(cat "$pf")"
+    curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$url$NS/sandboxes" \
+        -d '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"down"},
+             "spec":{"image":"nodus/pytorch:2.8-cuda12.8","maxCostUSD":"10.00"}}'
+    curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' \
+        "$url/emulator/v1/clock" -d '{"advance":"15s"}'
+    local tree=$state/files/default/sandboxes/down
+    for i in 1 2 3; do
+        "$WSRAW" "$(cat "$pf")" "$NS/sandboxes/down/exec?command=sh&command=-c&command=echo+\$\$+>pid$i;+exec+sleep+300&stdout=true" \
+            --for 20 >"ws$i.out" 3>&- &
+        clients+=($!)
+        wait_file "$tree/pid$i"
+        pids+=("$(cat "$tree/pid$i")")
+    done
+    kill -TERM "$emu"
+    for i in $(seq 1 200); do kill -0 "$emu" 2>/dev/null || break; sleep 0.05; done
+    run kill -0 "$emu"
+    [ "$status" -ne 0 ] # gone within 10 s
+    wait "$emu" || fail "the emulator exited $?"
+    for p in "${pids[@]}"; do wait_gone "$p"; done
+    for p in "${clients[@]}"; do wait "$p" || true; done
+    run ! grep -E "ERROR: AddressSanitizer|runtime error|LeakSanitizer|SEGV" "$BATS_TEST_TMPDIR/emu2.err"
+}

@@ -5,8 +5,7 @@
 # refused request (4xx/5xx) the state directory (objects/, files/, logs/, pricebook.json)
 # must be byte for byte what it was, and nothing may exist outside it. After every group
 # the emulator must still answer /readyz, and at the end its stderr must hold no sanitizer
-# report. Prints TAP. Cases listed in tests/hostile/PENDING are marked TODO: they wait for
-# a fix of another branch (remove a line once it passes).
+# report. Prints TAP; every case is a test of its own (none is marked TODO or skipped).
 #
 #   ND_BIN_DIR       directory holding nodus-emulator (default bin)
 #   ND_BUILD         build directory holding tests/hostile/send (default build)
@@ -155,9 +154,6 @@ no_sanitizer_report() {
 }
 
 # ---- the cases ----
-pending=$(grep -v '^#' "$HERE/PENDING" 2>/dev/null | awk 'NF { print $1 }')
-is_pending() { printf '%s\n' "$pending" | grep -qxF "$1"; }
-
 markers=() # the "# gone" markers of the cases run
 last_fp=   # the fingerprint after the last case, when it was taken (its listing: fp.before)
 files=()
@@ -180,13 +176,11 @@ echo "1..$((${#files[@]} + ${#groups[@]} + 4))"
 n=0
 
 tap() { # OK(0/1) ID TEXT
-    local directive=
-    is_pending "$2" && directive=" # TODO listed in tests/hostile/PENDING"
     n=$((n + 1))
     if [ "$1" = 0 ]; then
-        echo "ok $n - $2: $3$directive"
+        echo "ok $n - $2: $3"
     else
-        echo "not ok $n - $2: $3$directive"
+        echo "not ok $n - $2: $3"
     fi
 }
 
@@ -316,8 +310,8 @@ else
 fi
 
 # ---- the exec sessions' processes: none may be left once the cases are done. (Those left
-# are ended here, and their sessions given time to end, before the SIGTERM below: a
-# session still open at SIGTERM crashes the emulator today, see PENDING.) ----
+# are ended here, so the SIGTERM below measures the shutdown alone; a SIGTERM with
+# sessions open is a test of tests/emulator/18-exec-clients.bats.) ----
 left=
 for m in "${markers[@]}"; do pgrep -x -f -- "$m" >/dev/null && left="$left $m"; done
 if [ -z "$left" ]; then
