@@ -2,14 +2,16 @@
 # Runs every suite through prove (TAP) and ends with one line: N passed, N failed[, N skipped].
 #   ND_BUILD  build directory holding tests/unit/ binaries (default build)
 #   ND_BIN    directory holding nodus and nodus-emulator (default bin)
-#   ND_SUITES space-separated list of suites to run (default: unit emulator kubectl cli)
+#   ND_SUITES space-separated list of suites to run (default: unit fuzz emulator kubectl cli;
+#             fuzz replays the fuzz targets' seeds and regression inputs)
 set -u
 cd "$(dirname "$0")/.."
 ND_BUILD=${ND_BUILD:-build}
+export ND_BUILD
 ND_BIN=${ND_BIN:-bin}
 export ND_BIN_DIR="$(cd "$ND_BIN" && pwd)"
 export CMOCKA_MESSAGE_OUTPUT=TAP
-ND_SUITES=${ND_SUITES:-unit emulator kubectl cli}
+ND_SUITES=${ND_SUITES:-unit fuzz emulator kubectl cli}
 
 files=""
 for s in $ND_SUITES; do
@@ -17,6 +19,7 @@ for s in $ND_SUITES; do
     unit) for f in "$ND_BUILD"/tests/unit/test_*; do
               case $f in *.o|*.d) ;; *) [ -x "$f" ] && files="$files $f" ;; esac
           done ;;
+    fuzz) files="$files tests/fuzz/regress.sh" ;;
     *) for f in tests/$s/*.bats; do [ -f "$f" ] && files="$files $f"; done ;;
     esac
 done
