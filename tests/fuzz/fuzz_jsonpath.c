@@ -2,12 +2,28 @@
  * evaluate against an object.
  * Input: one flag byte (bit 0: allow missing keys), the template, and optionally
  * "|||" and a JSON document to run it on (else a fixed Job-like list). The template is
- * also put through nd_jsonpath_relaxed (custom-columns) and the result parsed. */
+ * also put through nd_jsonpath_relaxed (custom-columns) and the result parsed.
+ *
+ * A template with more than FZ_MAX_FANOUT `range` and `..` together is parsed but not
+ * run: each multiplies the values the next one walks, so nested ones take time
+ * exponential in their number, in kubectl (client-go) as here. Templates come from the
+ * CLI's own user (-o jsonpath, custom-columns, wait --for), never from a server, so
+ * that is by design (found by this target: tests/fuzz/regress/jsonpath/). */
 #include <stdio.h>
 
 #include "fuzz.h"
 #include "json/json.h"
 #include "jsonpath/jsonpath.h"
+
+#define FZ_MAX_FANOUT 3
+
+static size_t count(const char *s, const char *what)
+{
+    size_t n = 0;
+    for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+        n++;
+    return n;
+}
 
 static json_t *fixed;
 
@@ -48,7 +64,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const json_t *on = doc ? doc : fixed;
 
     struct nd_jsonpath *jp = nd_jsonpath_parse(tmpl, &st);
-    if (jp) {
+    bool run = count(tmpl, "range") + count(tmpl, "..") <= FZ_MAX_FANOUT;
+    if (jp && run) {
         struct nd_buf out = ND_BUF_INIT;
         int rc = nd_jsonpath_execute(jp, on, missing, &out, &st);
         FZ_ASSERT(rc == 0 || st.message);
@@ -58,13 +75,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         json_t *res = nd_jsonpath_eval(jp, on, missing, &st);
         FZ_ASSERT(res || st.message);
         json_decref(res);
-    } else {
+    } else if (!jp) {
         FZ_ASSERT(st.message);
     }
     nd_jsonpath_free(jp);
     nd_status_release(&st);
 
-    char *relaxed = nd_jsonpath_relaxed(tmpl);
+    char *relaxed = run ? nd_jsonpath_relaxed(tmpl) : NULL;
     if (relaxed) {
         struct nd_jsonpath *jr = nd_jsonpath_parse(relaxed, &st);
         if (jr) {
