@@ -50,11 +50,8 @@ static double elapsed_ms(const struct timespec *start)
     return (double)(now.tv_sec - start->tv_sec) * 1e3 + (double)(now.tv_nsec - start->tv_nsec) / 1e6;
 }
 
-static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const char *key,
-                                      const char *value)
+void em_http_header_add(json_t *headers, const char *key, const char *value)
 {
-    (void)kind;
-    json_t *headers = cls;
     char *lkey = nd_xstrdup(key);
     for (char *p = lkey; *p; p++)
         if (*p >= 'A' && *p <= 'Z')
@@ -68,23 +65,34 @@ static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const 
         json_object_set_new(headers, lkey, json_string(value ? value : ""));
     }
     free(lkey);
+}
+
+static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                      const char *value)
+{
+    (void)kind;
+    em_http_header_add(cls, key, value);
     return MHD_YES;
+}
+
+void em_http_query_add(json_t *query, const char *key, const char *value)
+{
+    json_t *vals = json_object_get(query, key);
+    /* A name that is not UTF-8 cannot be a key (jansson refuses it and frees vals), and
+     * no handler knows one: leave the argument out. */
+    if (!vals && json_object_set_new(query, key, vals = json_array()) < 0)
+        return;
+    /* A value that is not UTF-8 cannot be held by jansson; keep it empty, handlers
+     * validate every value they use. */
+    json_t *s = json_string(value ? value : "");
+    json_array_append_new(vals, s ? s : json_string(""));
 }
 
 static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
                                    const char *value)
 {
     (void)kind;
-    json_t *query = cls;
-    json_t *vals = json_object_get(query, key);
-    if (!vals) {
-        vals = json_array();
-        json_object_set_new(query, key, vals);
-    }
-    /* A value that is not UTF-8 cannot be held by jansson; keep it empty, handlers
-     * validate every value they use. */
-    json_t *s = json_string(value ? value : "");
-    json_array_append_new(vals, s ? s : json_string(""));
+    em_http_query_add(cls, key, value);
     return MHD_YES;
 }
 

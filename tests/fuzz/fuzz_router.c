@@ -8,7 +8,8 @@
  *   Name: value LF ...             percent-decoded as libmicrohttpd does
  *   LF
  *   body...
- * Headers are lower-cased and repeated ones joined with ", " (as emulator/http.c does).
+ * Query arguments and headers go into the request through emulator/http.c's own
+ * em_http_query_add and em_http_header_add, as libmicrohttpd's values do.
  * A token file is loaded: "Authorization: Bearer admin|reader|team" picks an
  * identity, and a request without that header is sent as admin. After each request: the status code is a valid one, a JSON answer parses,
  * and nothing appeared beside the state directory (DIR holds only state/ and out/, out/
@@ -128,13 +129,7 @@ static void add_query(json_t *query, const char *q, size_t n)
         if (e > i) {
             char *k = unescape(q + i, eq - i);
             char *v = eq < e ? unescape(q + eq + 1, e - eq - 1) : nd_xstrdup("");
-            json_t *vals = json_object_get(query, k);
-            if (!vals) {
-                vals = json_array();
-                json_object_set_new(query, k, vals);
-            }
-            if (json_is_array(vals))
-                json_array_append_new(vals, json_string(v)); /* NULL for bad UTF-8 */
+            em_http_query_add(query, k, v);
             free(k);
             free(v);
         }
@@ -150,21 +145,11 @@ static void add_header(json_t *headers, const char *line, size_t n)
     if (colon == 0 || colon == n)
         return;
     char *name = nd_xstrndup(line, colon);
-    for (char *p = name; *p; p++)
-        if (*p >= 'A' && *p <= 'Z')
-            *p = (char)(*p - 'A' + 'a');
     size_t v = colon + 1;
     while (v < n && (line[v] == ' ' || line[v] == '\t'))
         v++;
     char *value = nd_xstrndup(line + v, n - v);
-    const char *old = json_string_value(json_object_get(headers, name));
-    if (old) {
-        char *joined = nd_xasprintf("%s, %s", old, value);
-        json_object_set_new(headers, name, json_string(joined));
-        free(joined);
-    } else {
-        json_object_set_new(headers, name, json_string(value));
-    }
+    em_http_header_add(headers, name, value);
     free(name);
     free(value);
 }
