@@ -4,7 +4,8 @@
 # Each target starts from its seed corpus tests/fuzz/corpus/NAME/ (read only) and its
 # regression inputs tests/fuzz/regress/NAME/, with tests/fuzz/dict/NAME.dict when there
 # is one; new inputs go to $FUZZ_WORK/NAME/corpus (default build-fuzz/work, not
-# committed), crashes to $FUZZ_WORK/NAME/. Prints one result line per target and exits 1
+# committed), crashes to $FUZZ_WORK/NAME/. Prints one result line per target (seconds,
+# executions, executions per second, coverage, corpus size, new artifacts) and exits 1
 # when any target crashed.
 set -u
 cd "$(dirname "$0")/../.."
@@ -39,6 +40,7 @@ for t in "$@"; do
     log=$work/$t/fuzz.log
     echo "fuzz: $t for ${secs}s (log $log)"
     start=$(date +%s)
+    touch "$work/$t/.start"
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0} \
     UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
     "$exe" -max_total_time="$secs" -max_len="$(max_len "$t")" -rss_limit_mb=2048 \
@@ -51,7 +53,9 @@ for t in "$@"; do
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 | sed 's/cov: //')
     ft=$(grep -o 'ft: [0-9]*' "$log" | tail -n 1 | sed 's/ft: //')
     corpus=$(ls "$work/$t/corpus" | wc -l)
-    crashes=$(ls "$work/$t" | grep -cE '^(crash|leak|timeout|oom|slow-unit)-' || true)
+    # artifacts written by this run (earlier runs' stay beside them)
+    crashes=$(find "$work/$t" -maxdepth 1 -newer "$work/$t/.start" \
+        \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
     status=ok
     if [ $rc -ne 0 ]; then
         status="FAILED (rc $rc: $(grep -m1 -E 'ERROR|SUMMARY|deadly signal|out-of-memory|timeout' "$log" | cut -c1-100))"
