@@ -4,6 +4,7 @@
 #   make check      install missing Debian packages, build, run every suite
 #   make asan       the same suites under AddressSanitizer + UBSan
 #   make demo       install, build, run the offline demo
+#   make fuzz       fuzz every parser (clang, libFuzzer; FUZZ_SECONDS, FUZZ_TARGETS)
 #   make bench      run the benchmarks (results in docs/benchmarks.md)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make completions  regenerate completions/ from bin/nodus (a test fails when stale)
@@ -156,6 +157,62 @@ completions: $(BIN)/nodus
 
 clean:
 	rm -rf build build-asan bin
+
+# ---- fuzzing ----------------------------------------------------------------------------
+# tests/fuzz/fuzz_NAME.c each define LLVMFuzzerTestOneInput. `make all` links them with
+# tests/fuzz/standalone.c and the normal compiler, and `make check` replays their seed
+# corpora and regression inputs (tests/fuzz/regress.sh). `make fuzz` (needs clang:
+# scripts/install-deps.sh fuzz installs it) builds them again in $(FUZZ_BUILD)/ with
+# libFuzzer, ASan and UBSan and runs each for FUZZ_SECONDS (tests/fuzz/run.sh);
+# FUZZ_TARGETS="yaml json" runs a subset.
+FUZZ_SRCS    := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES   := $(FUZZ_SRCS:tests/fuzz/fuzz_%.c=%)
+FUZZ_BINS    := $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/fuzz_%)
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= $(FUZZ_NAMES)
+FUZZ_ENGINE  ?= standalone
+EMU_LIB      := $(BUILD)/libnodus-emulator.a
+ifeq ($(FUZZ_ENGINE),libfuzzer)
+FUZZ_MAIN    :=
+FUZZ_LINK    := -fsanitize=fuzzer
+else
+FUZZ_MAIN    := $(BUILD)/tests/fuzz/standalone.o
+FUZZ_LINK    :=
+endif
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+.PHONY: fuzz fuzz-bins clean-fuzz
+all: fuzz-bins
+fuzz-bins: $(FUZZ_BINS)
+clean: clean-fuzz
+
+$(BUILD)/tests/fuzz/%.o: ALL_CFLAGS += -Iemulator -Itests/fuzz
+
+$(EMU_LIB): $(filter-out $(BUILD)/emulator/main.o,$(EMU_OBJS))
+	@rm -f $@
+	$(call say,AR,$@)
+	$(Q)ar rcs $@ $^
+
+$(FUZZ_BINS): $(BUILD)/tests/fuzz/%: $(BUILD)/tests/fuzz/%.o $(FUZZ_MAIN) $(EMU_LIB) $(LIBNODUS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(FUZZ_LINK) -o $@ $< $(FUZZ_MAIN) $(EMU_LIB) $(LIBNODUS) \
+	    $(ALL_LDFLAGS) $(MHD_LIBS) $(PC_LIBS) $(WSLAY_LIBS) -lutil -lpthread
+
+fuzz:
+	@scripts/install-deps.sh fuzz
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) FUZZ_ENGINE=libfuzzer \
+	    OPT=-O1 EXTRA_CFLAGS="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" \
+	    EXTRA_LDFLAGS="$(FUZZ_SAN)" fuzz-bins
+	@FUZZ_BIN_DIR=$(FUZZ_BUILD)/tests/fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) \
+	    tests/fuzz/run.sh $(FUZZ_TARGETS)
+
+clean-fuzz:
+	rm -rf $(FUZZ_BUILD)
+
+-include $(FUZZ_BINS:=.d) $(FUZZ_MAIN:.o=.d)
+# ---- end of fuzzing ---------------------------------------------------------------------
 
 -include $(LIB_OBJS:.o=.d) $(NODUS_OBJS:.o=.d) $(EMU_OBJS:.o=.d) $(UNIT_BINS:=.d) $(UNIT_HELP_OBJS:.o=.d) \
     $(HOSTILE_SEND).d

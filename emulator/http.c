@@ -95,17 +95,8 @@ static json_t *header_string(const char *value)
     return s ? s : json_string("?");
 }
 
-static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const char *key,
-                                      const char *value)
+void em_http_header_add(json_t *headers, const char *key, const char *value)
 {
-    (void)kind;
-    struct em_req *req = cls;
-    json_t *headers = req->headers;
-    size_t line = strlen(key) + (value ? strlen(value) : 0) + 4;
-    req->header_bytes += line;
-    req->header_count++;
-    if (line > req->header_max)
-        req->header_max = line;
     char *lkey = nd_xstrdup(key);
     for (char *p = lkey; *p; p++)
         if (*p >= 'A' && *p <= 'Z')
@@ -119,7 +110,33 @@ static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const 
         json_object_set_new(headers, lkey, header_string(value ? value : ""));
     }
     free(lkey);
+}
+
+static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                      const char *value)
+{
+    (void)kind;
+    struct em_req *req = cls;
+    size_t line = strlen(key) + (value ? strlen(value) : 0) + 4;
+    req->header_bytes += line;
+    req->header_count++;
+    if (line > req->header_max)
+        req->header_max = line;
+    em_http_header_add(req->headers, key, value);
     return MHD_YES;
+}
+
+void em_http_query_add(json_t *query, const char *key, const char *value)
+{
+    json_t *vals = json_object_get(query, key);
+    /* A name that is not UTF-8 cannot be a key (jansson refuses it and frees vals), and
+     * no handler knows one: leave the argument out. */
+    if (!vals && json_object_set_new(query, key, vals = json_array()) < 0)
+        return;
+    /* A value that is not UTF-8 cannot be held by jansson; keep it empty, handlers
+     * validate every value they use. */
+    json_t *s = json_string(value ? value : "");
+    json_array_append_new(vals, s ? s : json_string(""));
 }
 
 static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -127,17 +144,8 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
 {
     (void)kind;
     struct em_req *req = cls;
-    json_t *query = req->query;
     req->query_count++;
-    json_t *vals = json_object_get(query, key);
-    if (!vals) {
-        vals = json_array();
-        json_object_set_new(query, key, vals);
-    }
-    /* A value that is not UTF-8 cannot be held by jansson; keep it empty, handlers
-     * validate every value they use. */
-    json_t *s = json_string(value ? value : "");
-    json_array_append_new(vals, s ? s : json_string(""));
+    em_http_query_add(req->query, key, value);
     return MHD_YES;
 }
 

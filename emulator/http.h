@@ -97,6 +97,13 @@ const char *em_req_header(const struct em_req *req, const char *lname);
  * -1 if unknown. Open until the request (or its upgrade) is over. */
 int em_req_socket(const struct em_req *req);
 
+/* How a request is filled from what libmicrohttpd decoded (exposed for the fuzz target
+ * tests/fuzz/fuzz_router.c): a query argument appended to its name's array (a name that
+ * is not UTF-8 is left out, a value that is not becomes ""), a header lower-cased and
+ * joined to an earlier one with ", ". */
+void em_http_query_add(json_t *query, const char *key, const char *value);
+void em_http_header_add(json_t *headers, const char *key, const char *value);
+
 /* Response helpers. */
 void em_resp_init(struct em_resp *resp);
 void em_resp_release(struct em_resp *resp);

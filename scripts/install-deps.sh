@@ -1,11 +1,15 @@
 #!/bin/sh
 # Installs the Debian packages nodus needs to build, test and demo, when any is missing.
 # Quick when everything is present: one dpkg-query, no network.
+#   install-deps.sh        what make check and make demo need
+#   install-deps.sh fuzz   what make fuzz needs (clang, for libFuzzer) as well
 set -eu
 
 PACKAGES="build-essential pkg-config libcurl4-openssl-dev libyaml-dev libjansson-dev
 libreadline-dev libmicrohttpd-dev libwslay-dev libcmocka-dev bats bats-support bats-assert
 curl perl python3 jq groff-base hyperfine time openssl iproute2"
+FUZZ_PACKAGES="clang"
+[ "${1:-}" = fuzz ] && PACKAGES="$PACKAGES $FUZZ_PACKAGES"
 
 missing=""
 for p in $PACKAGES; do

@@ -2,7 +2,8 @@
 # Runs every suite through prove (TAP) and ends with one line: N passed, N failed[, N skipped].
 #   ND_BUILD  build directory holding tests/unit/ binaries (default build)
 #   ND_BIN    directory holding nodus and nodus-emulator (default bin)
-#   ND_SUITES space-separated list of suites to run (default: unit emulator hostile kubectl cli)
+#   ND_SUITES space-separated list of suites to run (default: unit fuzz emulator hostile
+#             kubectl cli; fuzz replays the fuzz targets' seeds and regression inputs)
 set -u
 cd "$(dirname "$0")/.."
 ND_BUILD=${ND_BUILD:-build}
@@ -10,7 +11,7 @@ export ND_BUILD # tests/hostile/run.sh finds its driver there
 ND_BIN=${ND_BIN:-bin}
 export ND_BIN_DIR="$(cd "$ND_BIN" && pwd)"
 export CMOCKA_MESSAGE_OUTPUT=TAP
-ND_SUITES=${ND_SUITES:-unit emulator hostile kubectl cli}
+ND_SUITES=${ND_SUITES:-unit fuzz emulator hostile kubectl cli}
 
 files=""
 for s in $ND_SUITES; do
@@ -20,6 +21,7 @@ for s in $ND_SUITES; do
           done ;;
     # the hostile corpus: one TAP runner over tests/hostile/cases (see its README)
     hostile) files="$files tests/hostile/run.sh" ;;
+    fuzz) files="$files tests/fuzz/regress.sh" ;;
     *) for f in tests/$s/*.bats; do [ -f "$f" ] && files="$files $f"; done ;;
     esac
 done

@@ -80,15 +80,16 @@ static int string(struct dumper *d, const char *s, size_t n, bool key)
 /* A real as kubectl prints it: the value went through encoding/json and back through
  * go-yaml, so an integral value prints as encoding/json spells it (an integer, shortest
  * digits then zeros) and any other in Go's shortest 'g' format (1.5, 1e-07,
- * 1.2345675e+06). Integral values from 2^63 up take the 'g' form too (kubectl would
- * print digits that no int64 reader accepts). */
+ * 1.2345675e+06). Integral values of magnitude 2^63 and up take the 'g' form too
+ * (kubectl would print digits that no int64 reader accepts; -2^63 itself prints as
+ * -9223372036854776000, outside int64). */
 static int real(struct dumper *d, double v)
 {
     if (!isfinite(v))
         return nd_status_set(d->st, "InternalError", NULL,
                              "cannot write a number that is not finite");
     struct nd_buf b = ND_BUF_INIT;
-    if (v == floor(v) && v >= -9223372036854775808.0 && v < 9223372036854775808.0)
+    if (v == floor(v) && v > -9223372036854775808.0 && v < 9223372036854775808.0)
         nd_json_add_real(&b, v == 0 ? 0.0 : v); /* encoding/json: 1e17 is 100000000000000000 */
     else
         nd_json_add_real_g(&b, v);

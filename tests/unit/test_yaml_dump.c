@@ -513,6 +513,8 @@ static void test_round_trip(void **state)
         "1.7976931348623157e308",
         "8.1e17",
         "9.3e18",
+        "-9223372036854775808.0", /* a real -2^63: its shortest digits overflow int64 */
+        "-9.3e18",
         "true",
         "false",
         "null",
