@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "fsutil.h"
 #include "json/json.h"
 #include "path.h"
 #include "protobuf.h"
@@ -68,13 +69,10 @@ static int read_private(const char *file, struct nd_buf *out, struct nd_buf *err
         close(fd);
         return -1;
     }
-    char chunk[8192];
-    ssize_t n;
-    while ((n = read(fd, chunk, sizeof chunk)) > 0)
-        nd_buf_add(out, chunk, (size_t)n);
+    int rc = em_read_fd(fd, out);
     int saved = errno;
     close(fd);
-    if (n < 0) {
+    if (rc < 0) {
         nd_buf_addf(err, "cannot read --token-file %s: %s", file, strerror(saved));
         return -1;
     }

@@ -4,22 +4,13 @@
 # here is `openssl s_server -WWW`, serving /version as a file.
 
 load ../lib/common
+load ../lib/tls
 
 setup_file() {
     command -v openssl >/dev/null || return 0
     local d=$BATS_FILE_TMPDIR
+    make_test_ca "$d" client
     cd "$d"
-    openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 \
-        -subj "/CN=nodus test CA" 2>/dev/null
-    for who in srv client; do
-        openssl req -newkey rsa:2048 -nodes -keyout $who.key -out $who.csr -subj "/CN=$who" \
-            2>/dev/null
-    done
-    printf 'subjectAltName=IP:127.0.0.1\n' >srv.ext
-    openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem \
-        -days 2 -extfile srv.ext 2>/dev/null
-    openssl x509 -req -in client.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out client.pem \
-        -days 2 2>/dev/null
     mkdir -p www
     echo '{"major":"1","minor":"33","gitVersion":"v1.33.0-tls-test"}' >www/version
 }

@@ -4,6 +4,7 @@
 # kubectl refuses the certificate. One loop per kubectl version; nothing is written.
 
 load ../lib/common
+load ../lib/tls
 load ../lib/kubectl
 
 bats_require_minimum_version 1.5.0
@@ -11,16 +12,7 @@ bats_require_minimum_version 1.5.0
 setup_file() {
     command -v openssl >/dev/null || return 0
     local d=$BATS_FILE_TMPDIR
-    (
-        cd "$d"
-        openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 \
-            -subj "/CN=nodus test CA" 2>/dev/null
-        openssl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr -subj "/CN=srv" \
-            2>/dev/null
-        printf 'subjectAltName=IP:127.0.0.1\n' >srv.ext
-        openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem \
-            -days 2 -extfile srv.ext 2>/dev/null
-    )
+    make_test_ca "$d"
     start_emulator --tls-cert "$d/srv.pem" --tls-key "$d/srv.key"
     EMU_URL=https://127.0.0.1:$(cat "$d/port")
     export EMU_URL
