@@ -23,9 +23,8 @@
 
 /* What a request may carry (the HTTP layer measures; see struct em_req). */
 #define EM_MAX_URI_BYTES (32u * 1024u)     /* request target: path and query, raw */
-#define EM_MAX_HEADER_BYTES (64u * 1024u)  /* every header line together */
-#define EM_MAX_ONE_HEADER (32u * 1024u)    /* one header line */
-#define EM_MAX_HEADERS 256u                /* header lines */
+/* EM_MAX_HEADER_BYTES, EM_MAX_ONE_HEADER, EM_MAX_HEADERS: http.h (it stops keeping
+ * headers past them) */
 #define EM_MAX_QUERY_PARAMS 1000u          /* query parameters (exec repeats command=) */
 
 struct em_server;

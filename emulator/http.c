@@ -122,7 +122,8 @@ static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const 
     req->header_count++;
     if (line > req->header_max)
         req->header_max = line;
-    em_http_header_add(req->headers, key, value);
+    if (req->header_count <= EM_MAX_HEADERS && req->header_bytes <= EM_MAX_HEADER_BYTES)
+        em_http_header_add(req->headers, key, value);
     return MHD_YES;
 }
 

@@ -18,6 +18,11 @@
 #include "util/buf.h"
 
 #define EM_MAX_BODY (3u * 1024u * 1024u)
+/* Headers a request may carry; the front door refuses more (431). Past them the HTTP
+ * layer only counts: joining 40,000 repeats of one header would cost O(n^2). */
+#define EM_MAX_HEADER_BYTES (64u * 1024u) /* every header line together */
+#define EM_MAX_ONE_HEADER (32u * 1024u)   /* one header line */
+#define EM_MAX_HEADERS 256u               /* header lines */
 
 struct em_req {
     const char *method;
