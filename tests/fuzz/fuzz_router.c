@@ -14,20 +14,24 @@
  * identity, and a request without that header is sent as admin. After each request: the status code is a valid one, a JSON answer parses,
  * and nothing appeared beside the state directory (DIR holds only state/ and out/, out/
  * stays empty). Every FZ_RESET requests the state is reset (POST /emulator/v1/reset).
- * Fault injections with a delay are not sent (a delay would only make the fuzzer slow). */
+ * Fault injections with a delay are not sent (a delay would only make the fuzzer slow),
+ * and injected faults are dropped every FZ_FAULTS requests: one that answers every
+ * path with 503 for a long count would otherwise hide every handler from the fuzzer. */
 #include <dirent.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "fuzz.h"
+#include "admin.h"
 #include "json/json.h"
 #include "pricebook.h"
 #include "router.h"
 #include "server.h"
 #include "sim.h"
 
-#define FZ_RESET 2000
+#define FZ_RESET  2000
+#define FZ_FAULTS 64
 
 static struct em_server srv;
 static char top[64], state[96], out_dir[96], tokens[96];
@@ -260,6 +264,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_outside();
     if (++served % FZ_RESET == 0)
         reset();
+    if (served % FZ_FAULTS == 0) {
+        pthread_mutex_lock(&srv.lock);
+        em_faults_release(&srv);
+        pthread_mutex_unlock(&srv.lock);
+    }
 
     nd_buf_release(&req.body);
     json_decref(req.query);
