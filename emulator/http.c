@@ -559,6 +559,9 @@ static unsigned hard_connection_limit(void)
  * kept for the start's error message; the rest (MHD's remark that this logger is not
  * its first option, a client's failed handshake later on) is no news. */
 static void mhd_log(void *cls, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
     struct em_http *h = cls;
     pthread_mutex_lock(&h->log_lock);
