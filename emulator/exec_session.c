@@ -15,6 +15,7 @@
  * is over (a Sandbox's idle clock starts again).
  */
 #include "exec_session.h"
+#include "ws_framing.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,18 +51,6 @@
 #define KILL_GRACE_MS  2000       /* SIGTERM to SIGKILL, when the client left first */
 #define MSG_MAX        (1u << 20) /* the largest message a client may send */
 
-/* wslay answers a frame it cannot even parse (a control frame over 125 bytes or in
- * fragments, a length not in its shortest form, a close frame of one byte) with a close
- * frame without a code; RFC 6455 wants 1002. The bytes handed to wslay are followed
- * here, header by header, so that close can be queued first. */
-struct framing {
-    int state; /* 0, 1: the two first bytes; 2: the extended length; 3: the rest */
-    unsigned char b0;
-    int need, got;
-    uint64_t len, skip;
-    bool masked;
-};
-
 struct run {
     struct em_exec_session *s;
     int sock;
@@ -82,7 +71,7 @@ struct run {
     struct winsize size;
     bool ended; /* status and close frame queued */
     int64_t ended_at;
-    struct framing framing;
+    struct em_ws_framing framing;
     int64_t broken_at; /* when the client was first seen closing, leaving or failing */
     int64_t term_at;   /* SIGTERM sent to the group (the client left first) */
     bool killed;       /* SIGKILL sent */
@@ -116,57 +105,11 @@ static void close_fd(int *fd)
 
 /* ---- the WebSocket ---- */
 
-/* Follows the client's frames over p[0..n): true when a header cannot be parsed. */
-static bool unparsable(struct framing *f, const unsigned char *p, size_t n)
-{
-    while (n) {
-        if (f->state == 3) {
-            uint64_t k = f->skip < n ? f->skip : n;
-            p += k;
-            n -= (size_t)k;
-            f->skip -= k;
-            if (!f->skip)
-                f->state = 0;
-            continue;
-        }
-        unsigned char b = *p++;
-        n--;
-        if (f->state == 0) {
-            f->b0 = b;
-            f->state = 1;
-            continue;
-        }
-        if (f->state == 1) {
-            unsigned len7 = b & 0x7fu;
-            if ((f->b0 & 0x08) && (len7 > 125 || !(f->b0 & 0x80)))
-                return true; /* a control frame: at most 125 bytes, never fragmented */
-            if ((f->b0 & 0x0fu) == 0x8 && len7 == 1)
-                return true; /* a close frame's body is empty or a 2-byte code first */
-            f->masked = (b & 0x80) != 0;
-            f->need = len7 == 126 ? 2 : len7 == 127 ? 8 : 0;
-            f->got = 0;
-            f->len = f->need ? 0 : len7;
-            f->state = 2;
-        } else {
-            f->len = f->len << 8 | b;
-            f->got++;
-        }
-        if (f->got == f->need) {
-            if ((f->need == 2 && f->len < 126) ||
-                (f->need == 8 && (f->len < 65536 || (f->len >> 63))))
-                return true; /* the length not in its shortest form */
-            f->skip = f->len + (f->masked ? 4 : 0);
-            f->state = f->skip ? 3 : 0;
-        }
-    }
-    return false;
-}
-
 /* Bytes from the client, about to go to wslay. */
 static ssize_t heard(struct run *r, wslay_event_context_ptr ctx, const uint8_t *buf, size_t n)
 {
     r->heard_at = now_ms();
-    if (r->framing.state >= 0 && unparsable(&r->framing, buf, n)) {
+    if (r->framing.state >= 0 && em_ws_framing_unparsable(&r->framing, buf, n)) {
         r->framing.state = -1;
         wslay_event_queue_close(ctx, WSLAY_CODE_PROTOCOL_ERROR, NULL, 0);
     }
