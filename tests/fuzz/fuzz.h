@@ -117,4 +117,28 @@ static inline int fz_find(const uint8_t *data, size_t size, const char *s)
         }                                                                                          \
     } while (0)
 
+/* The sandbox check of the targets that write files: top holds nothing but the
+ * directories keep and "out", and out_dir (a directory beside the one written to, which a
+ * "../out/x" escape would reach) stays empty. who names the target in the message. */
+static inline void fz_assert_only(const char *top, const char *keep, const char *out_dir,
+                                  const char *who)
+{
+    DIR *d = opendir(top);
+    FZ_ASSERT(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, keep) &&
+            strcmp(e->d_name, "out")) {
+            fprintf(stderr, "%s: %s/%s was written outside %s\n", who, top, e->d_name, keep);
+            FZ_ASSERT(!"something was written outside the directory it belongs in");
+        }
+    }
+    closedir(d);
+    d = opendir(out_dir);
+    FZ_ASSERT(d);
+    while ((e = readdir(d)))
+        FZ_ASSERT(!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."));
+    closedir(d);
+}
+
 #endif
