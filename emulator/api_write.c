@@ -507,6 +507,9 @@ int em_write_update(struct em_api *a, struct em_write *w, json_t *old, json_t *o
         return conflict(a, name);
     json_object_del(nm, "resourceVersion");
     carry_over(old, obj, w->status_only);
+    /* a status write's carry_over replaces obj's metadata: nm would point at freed memory
+     * (and the resourceVersion below would land in whatever took its place) */
+    nm = em_obj_meta(obj);
     if (!w->status_only) {
         if (nd_kind_check_reserved(k, old, obj, &a->st) < 0)
             return -1;
