@@ -109,7 +109,9 @@ int nd_duration_parse_ns(const char *orig, int64_t *ns_out, struct nd_status *st
             for (; isdig(*s); s++) {
                 if (overflow)
                     continue;
-                if (f > (POW63 - 1) / 10) {
+                /* 10^scale must fit the 128-bit divisor below; digits past the 38th are
+                 * worth less than a nanosecond of any unit */
+                if (f > (POW63 - 1) / 10 || scale >= 38) {
                     overflow = true;
                     continue;
                 }
