@@ -42,6 +42,22 @@ ecurl() { # curl trusting the test CA
     curl -sS --cacert "$BATS_FILE_TMPDIR/ca.pem" "$@"
 }
 
+# tls_exec_sleeper PORT: an exec session on Sandbox dev over openssl s_client that says
+# nothing after its upgrade (its stdin is the fifo `in`, held open on fd 4); the command
+# writes its pid to the Sandbox's pid file, then sleeps. The client's pid in CLIENT;
+# what it reads in sc.out.
+tls_exec_sleeper() {
+    mkfifo in
+    openssl s_client -quiet -CAfile "$CA" -connect "127.0.0.1:$1" <in >sc.out 2>sc.err 3>&- &
+    CLIENT=$!
+    exec 4>in
+    printf '%s\r\n' \
+        "GET $NS/sandboxes/dev/exec?command=sh&command=-c&command=echo+\$\$+>pid;+exec+sleep+300&stdout=true HTTP/1.1" \
+        "Host: 127.0.0.1:$1" "Connection: Upgrade" "Upgrade: websocket" \
+        "Sec-WebSocket-Version: 13" "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==" \
+        "Sec-WebSocket-Protocol: v5.channel.k8s.io" "" >&4
+}
+
 # kubeconfig FILE CLUSTER-LINES [USER-LINES]: a one-context configuration for the emulator
 kubeconfig() {
     cat >"$1" <<YAML
@@ -125,15 +141,8 @@ fix: Check the cluster's certificate-authority (or certificate-authority-data) a
     port=${EMU_URL##*:}
     tree=$EMU_STATE/files/default/sandboxes/dev
     rm -f "$tree/pid"
-    mkfifo in
-    openssl s_client -quiet -CAfile "$CA" -connect "127.0.0.1:$port" <in >sc.out 2>sc.err 3>&- &
-    local client=$!
-    exec 4>in
-    printf '%s\r\n' \
-        "GET $NS/sandboxes/dev/exec?command=sh&command=-c&command=echo+\$\$+>pid;+exec+sleep+300&stdout=true HTTP/1.1" \
-        "Host: 127.0.0.1:$port" "Connection: Upgrade" "Upgrade: websocket" \
-        "Sec-WebSocket-Version: 13" "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==" \
-        "Sec-WebSocket-Protocol: v5.channel.k8s.io" "" >&4
+    tls_exec_sleeper "$port"
+    local client=$CLIENT
     for i in $(seq 1 100); do
         [ -s "$tree/pid" ] && break
         sleep 0.05
@@ -180,15 +189,8 @@ fix: Check the cluster's certificate-authority (or certificate-authority-data) a
              "spec":{"image":"nodus/pytorch:2.8-cuda12.8","maxCostUSD":"10.00"}}' \
         "https://127.0.0.1:$port$NS/sandboxes"
     ecurl -f -o /dev/null -X POST "https://127.0.0.1:$port/emulator/v1/clock" -H 'Content-Type: application/json' -d '{"advance":"15s"}'
-    mkfifo in
-    openssl s_client -quiet -CAfile "$CA" -connect "127.0.0.1:$port" <in >sc.out 2>sc.err 3>&- &
-    local client=$!
-    exec 4>in
-    printf '%s\r\n' \
-        "GET $NS/sandboxes/dev/exec?command=sh&command=-c&command=echo+\$\$+>pid;+exec+sleep+300&stdout=true HTTP/1.1" \
-        "Host: 127.0.0.1:$port" "Connection: Upgrade" "Upgrade: websocket" \
-        "Sec-WebSocket-Version: 13" "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==" \
-        "Sec-WebSocket-Protocol: v5.channel.k8s.io" "" >&4
+    tls_exec_sleeper "$port"
+    local client=$CLIENT
     for i in $(seq 1 100); do
         [ -s "$st/files/default/sandboxes/dev/pid" ] && break
         sleep 0.05

@@ -141,4 +141,24 @@ static inline void fz_assert_only(const char *top, const char *keep, const char 
     closedir(d);
 }
 
+/* The scratch tree of the targets that write files: a new /tmp/nodus-fuzz-NAME-*
+ * directory in top (64 bytes, static: it is removed at exit) holding an empty "out",
+ * the directory an escape would reach (fz_assert_only checks it). */
+static char *fz_sandbox_top;
+
+static inline void fz_sandbox_remove(void)
+{
+    fz_remove_tree(fz_sandbox_top);
+}
+
+static inline void fz_sandbox(char top[64], const char *name, char out_dir[96])
+{
+    snprintf(top, 64, "/tmp/nodus-fuzz-%s-XXXXXX", name);
+    FZ_ASSERT(mkdtemp(top));
+    fz_sandbox_top = top;
+    atexit(fz_sandbox_remove);
+    snprintf(out_dir, 96, "%s/out", top);
+    FZ_ASSERT(mkdir(out_dir, 0755) == 0);
+}
+
 #endif

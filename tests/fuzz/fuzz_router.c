@@ -37,23 +37,14 @@ static struct em_server srv;
 static char top[64], state[96], out_dir[96], tokens[96];
 static unsigned long served;
 
-static void cleanup(void)
-{
-    fz_remove_tree(top);
-}
-
 static void setup(void)
 {
     if (top[0])
         return;
     fz_init();
-    snprintf(top, sizeof top, "%s", "/tmp/nodus-fuzz-router-XXXXXX");
-    FZ_ASSERT(mkdtemp(top));
-    atexit(cleanup);
+    fz_sandbox(top, "router", out_dir);
     snprintf(state, sizeof state, "%s/state", top);
-    snprintf(out_dir, sizeof out_dir, "%s/out", top);
     snprintf(tokens, sizeof tokens, "%s/out.tokens", top);
-    FZ_ASSERT(mkdir(out_dir, 0755) == 0);
     /* the token file sits beside out/ only while the server starts */
     FILE *f = fopen(tokens, "w");
     FZ_ASSERT(f);

@@ -19,23 +19,14 @@
 static char top[64], in_dir[96], out_dir[96];
 static size_t in_len;
 
-static void cleanup(void)
-{
-    fz_remove_tree(top);
-}
-
 static void setup(void)
 {
     if (top[0])
         return;
     fz_init();
-    snprintf(top, sizeof top, "%s", "/tmp/nodus-fuzz-tar-XXXXXX");
-    FZ_ASSERT(mkdtemp(top));
-    atexit(cleanup);
+    fz_sandbox(top, "tar", out_dir);
     snprintf(in_dir, sizeof in_dir, "%s/in", top);
-    snprintf(out_dir, sizeof out_dir, "%s/out", top);
     in_len = strlen(in_dir);
-    FZ_ASSERT(mkdir(out_dir, 0755) == 0);
 }
 
 static bool has_dotdot(const char *p)
