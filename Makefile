@@ -72,8 +72,10 @@ LIBNODUS  := $(BUILD)/libnodus.a
 all: $(BIN)/nodus $(BIN)/nodus-emulator units
 units: $(UNIT_BINS) $(HOSTILE_SEND)
 
-# emulator/controllers/ include the emulator's own headers
-$(BUILD)/emulator/%.o: ALL_CFLAGS += -Iemulator
+# The emulator's layers, one direction of includes: emulator/store/ (files, journal,
+# indexes) sees only itself and pkg/; everything above it sees emulator/ and the store.
+EM_LAYER_INC = $(if $(filter $(BUILD)/emulator/store/%,$@),-Iemulator/store,-Iemulator -Iemulator/store)
+$(BUILD)/emulator/%.o: ALL_CFLAGS += $(EM_LAYER_INC)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -188,7 +190,7 @@ all: fuzz-bins
 fuzz-bins: $(FUZZ_BINS)
 clean: clean-fuzz
 
-$(BUILD)/tests/fuzz/%.o: ALL_CFLAGS += -Iemulator -Itests/fuzz
+$(BUILD)/tests/fuzz/%.o: ALL_CFLAGS += -Iemulator -Iemulator/store -Itests/fuzz
 
 $(EMU_LIB): $(filter-out $(BUILD)/emulator/main.o,$(EMU_OBJS))
 	@rm -f $@
