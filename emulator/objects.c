@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "api/object.h"
-#include "sim.h"
 #include "util/id.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
@@ -137,16 +136,17 @@ static void record(struct em_server *srv, const char *type, const struct nd_kind
     em_journal_append(&srv->journal, rev, em_clock_now_ms(&srv->clock), type, k->plural, obj,
                       prev);
     pthread_cond_broadcast(&srv->changed);
-    /* it, and what watches it, may have something to do now */
-    em_sim_touch(srv, k->plural, obj);
-    em_sim_touch_related(srv, k, obj);
+    /* the scheduler reads what changed from the journal, as a watch does (sim.h): this
+     * only rings its bell */
+    if (srv->sim_due)
+        pthread_cond_signal(&srv->sim_wake);
 }
 
 int em_obj_add(struct em_server *srv, const struct nd_kind *k, json_t *obj, struct nd_status *st)
 {
     set_rv(srv, obj);
     em_obj_normalize(obj);
-    if (em_store_put(&srv->store, k->plural, obj, st) < 0)
+    if (em_store_put(&srv->store, k->plural, obj, "ADDED", em_clock_now_ms(&srv->clock), st) < 0)
         return -1;
     record(srv, "ADDED", k, obj, NULL);
     return 0;
@@ -167,7 +167,8 @@ int em_obj_update(struct em_server *srv, const struct nd_kind *k, json_t *old, j
         json_object_set_new(meta, "generation", json_integer(gen));
     set_rv(srv, obj);
     em_obj_normalize(obj);
-    int rc = em_store_put(&srv->store, k->plural, obj, st);
+    int rc = em_store_put(&srv->store, k->plural, obj, "MODIFIED", em_clock_now_ms(&srv->clock),
+                          st);
     if (rc == 0)
         record(srv, "MODIFIED", k, obj, old);
     json_decref(old);
@@ -283,7 +284,7 @@ int em_obj_remove(struct em_server *srv, const struct nd_kind *k, json_t *obj,
     set_rv(srv, gone);
     em_obj_normalize(gone);
     char *nsc = nd_xstrdup(ns);
-    int rc = em_store_delete(&srv->store, k->plural, nsc, em_obj_name(gone), st);
+    int rc = em_store_delete(&srv->store, k->plural, gone, em_clock_now_ms(&srv->clock), st);
     if (rc == 0) {
         record(srv, "DELETED", k, gone, stored);
         const char *uid = json_string_value(json_object_get(json_object_get(gone, "metadata"), "uid"));

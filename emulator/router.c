@@ -195,6 +195,18 @@ static void handle_locked(struct em_server *srv, struct em_req *req, struct em_r
         em_idem_save(srv, req, resp);
 }
 
+/* The change is in memory but the disk refused it: the answer says so. */
+static void commit_failed(struct em_server *srv, struct em_req *req, struct em_resp *resp)
+{
+    if (resp->stream || resp->upgrade)
+        return;
+    pthread_mutex_lock(&srv->lock);
+    em_resp_error(srv, req, resp, "InternalError",
+                  "the change could not be written to the journal: %s",
+                  strerror(srv->store.wal.error));
+    pthread_mutex_unlock(&srv->lock);
+}
+
 static void serve(struct em_server *srv, struct em_req *req, struct em_resp *resp)
 {
     /* the front door first (origins, hosts, content types, sizes, rates: frontdoor.h),
@@ -224,8 +236,20 @@ static void serve(struct em_server *srv, struct em_req *req, struct em_resp *res
     }
     if (!faulted) {
         pthread_mutex_lock(&srv->lock);
+        uint64_t before = em_store_ticket(&srv->store);
         handle_locked(srv, req, resp, &who);
+        uint64_t ticket = em_store_ticket(&srv->store);
         pthread_mutex_unlock(&srv->lock);
+        /* the answer goes once what the request changed is on disk: its journal records
+         * share one flush with whatever else is committing now (store.h) */
+        if (ticket != before) {
+            if (em_store_commit(&srv->store, ticket) < 0)
+                commit_failed(srv, req, resp);
+            /* watches show what is on disk: this may be news to them */
+            pthread_mutex_lock(&srv->lock);
+            pthread_cond_broadcast(&srv->changed);
+            pthread_mutex_unlock(&srv->lock);
+        }
     }
     nd_status_release(&st);
 }

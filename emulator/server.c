@@ -59,6 +59,15 @@ void em_server_advance(struct em_server *srv, int64_t ms)
     pthread_cond_broadcast(&srv->changed);
 }
 
+/* The journal's own thread made writes durable that no request waited for. */
+static void wake_watches(void *ctx)
+{
+    struct em_server *srv = ctx;
+    pthread_mutex_lock(&srv->lock);
+    pthread_cond_broadcast(&srv->changed);
+    pthread_mutex_unlock(&srv->lock);
+}
+
 /* A message of the emulator's own (not a request), in the log format asked for. */
 static void log_line(struct em_server *srv, const char *msg)
 {
@@ -244,6 +253,10 @@ int em_server_run(struct em_server *srv)
         fprintf(stderr, "nodus-emulator: %s\n", err.data);
         goto out_http;
     }
+    srv->store.wal.notify = wake_watches;
+    srv->store.wal.notify_ctx = srv;
+    /* what the start wrote (built-in objects, --seed) is on disk before /readyz says so */
+    em_store_commit(&srv->store, em_store_ticket(&srv->store));
     pthread_mutex_lock(&srv->lock);
     em_sim_init(srv);
     srv->ready = true;

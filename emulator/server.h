@@ -76,6 +76,7 @@ struct em_server {
     char base_url[80];
     /* the simulation (sim.h) */
     json_t *sim_due;
+    int64_t sim_seen_rev; /* the journal's changes up to this the scheduler has read */
     pthread_cond_t sim_wake;
     pthread_t sim_thread;
     bool sim_running;

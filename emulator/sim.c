@@ -68,8 +68,24 @@ void em_sim_touch_related(struct em_server *srv, const struct nd_kind *k, const 
     pthread_cond_signal(&srv->sim_wake);
 }
 
+/* What changed since the scheduler last looked, read from the journal as a watch reads
+ * it: each change makes its object, and the objects it may matter to, due now. */
+static void consume(struct em_server *srv)
+{
+    struct em_journal *j = &srv->journal;
+    for (size_t i = em_journal_after(j, srv->sim_seen_rev); i < j->len; i++) {
+        const struct em_event *e = &j->ev[i];
+        const struct nd_kind *k = nd_kind_by_plural(NULL, e->plural);
+        em_sim_touch(srv, e->plural, e->obj);
+        if (k)
+            em_sim_touch_related(srv, k, e->obj);
+        srv->sim_seen_rev = e->rev;
+    }
+}
+
 void em_sim_init(struct em_server *srv)
 {
+    srv->sim_seen_rev = em_journal_last_rev(&srv->journal);
     srv->sim_due = json_object();
     pthread_cond_init(&srv->sim_wake, NULL);
     const char *plural;
@@ -93,6 +109,7 @@ int64_t em_sim_run(struct em_server *srv, int64_t now)
     int64_t next = EM_NEVER;
     /* a controller's write makes its object (and others) due again: repeat, bounded */
     for (int round = 0; round < 64; round++) {
+        consume(srv);
         json_t *due_now = json_array();
         const char *key;
         json_t *v;
@@ -120,6 +137,7 @@ int64_t em_sim_run(struct em_server *srv, int64_t now)
                 json_incref(obj);
                 int64_t due = c->reconcile(srv, kind, obj, now);
                 json_decref(obj);
+                consume(srv); /* what the reconcile wrote */
                 /* the reconcile's own writes marked it due now: its answer wins unless the
                  * object is gone */
                 if (em_store_get(&srv->store, plural, ns, slash + 1))
@@ -164,10 +182,20 @@ void em_sim_advance(struct em_server *srv, int64_t ms)
 static void *sim_main(void *arg)
 {
     struct em_server *srv = arg;
+    uint64_t committed = 0;
     pthread_mutex_lock(&srv->lock);
     while (!srv->stopping) {
         em_pricebook_poll(srv); /* a person may edit pricebook.json */
         int64_t next = em_sim_run(srv, em_clock_now_ms(&srv->clock));
+        uint64_t ticket = em_store_ticket(&srv->store);
+        if (ticket != committed) {
+            committed = ticket;
+            /* what the controllers wrote reaches the disk before they run again */
+            pthread_mutex_unlock(&srv->lock);
+            em_store_commit(&srv->store, ticket);
+            pthread_mutex_lock(&srv->lock);
+            pthread_cond_broadcast(&srv->changed); /* news for the watches */
+        }
         int64_t wait_ms = next == EM_NEVER ? 1000 : em_clock_real_delay_ms(&srv->clock, next);
         if (wait_ms > 1000)
             wait_ms = 1000;

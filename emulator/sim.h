@@ -3,8 +3,10 @@
  * Each kind that moves on its own has a controller (controllers/<kind>.c): reconcile()
  * brings one object up to date at an emulated time, writing what changed through
  * objects.h, and says when it next needs to run. The scheduler keeps, per object, the
- * emulated time it is due; any write marks the object due at once (so controllers react
- * to spec changes and to each other's writes). A thread runs what falls due as the
+ * emulated time it is due. It learns what changed by reading the journal, as a watch
+ * does (a write only rings its bell, sim_wake): any change marks its object, and the
+ * objects it may matter to, due at once (so controllers react to spec changes and to
+ * each other's writes). A thread runs what falls due as the
  * emulated clock moves; a clock jump (em_server_advance) runs every due time on the way,
  * in order, so an hour jumped over is an hour simulated. Everything runs with the server
  * lock held.
@@ -37,7 +39,7 @@ void em_sim_release(struct em_server *srv);
 /* Starts and stops the thread that runs what falls due in real time. */
 int em_sim_start(struct em_server *srv);
 void em_sim_stop(struct em_server *srv);
-/* An object changed: it is due now (called by objects.c on every write). */
+/* An object is due now (the journal's changes; controllers that wake others). */
 void em_sim_touch(struct em_server *srv, const char *plural, const json_t *obj);
 /* Objects obj's change may matter to are due now too: its owners, the Pool it names,
  * the Volumes it mounts, the Budgets of its project. */

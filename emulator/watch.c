@@ -110,9 +110,13 @@ static void collect(struct watch *w)
         emit_expired(w, w->last_rev);
         return;
     }
+    /* only what is on disk: a watch never shows a change a crash could undo */
+    int64_t durable = em_store_durable_rev(&w->srv->store);
     for (size_t i = em_journal_after(j, w->last_rev); i < j->len && w->pending.len < 256 * 1024;
          i++) {
         struct em_event *e = &j->ev[i];
+        if (e->rev > durable)
+            break;
         w->last_rev = e->rev;
         if (strcmp(e->plural, w->kind->plural) != 0)
             continue;

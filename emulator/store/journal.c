@@ -1,11 +1,8 @@
 /* The change journal; see journal.h. */
 #include "journal.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "util/xmalloc.h"
 
@@ -41,107 +38,85 @@ static void free_event(struct em_event *e)
     json_decref(e->prev);
 }
 
-static char *event_line(const struct em_event *e)
-{
-    json_t *j = json_pack("{sIsIsssssO}", "rev", (json_int_t)e->rev, "time", (json_int_t)e->time_ms,
-                          "type", e->type, "plural", e->plural, "object", e->obj);
-    char *s = json_dumps(j, JSON_COMPACT);
-    json_decref(j);
-    return s;
-}
-
-static void write_line(struct em_journal *j, const struct em_event *e)
-{
-    if (!j->file)
-        return;
-    char *line = event_line(e);
-    fputs(line, j->file);
-    fputc('\n', j->file);
-    free(line);
-    fflush(j->file);
-    if (j->store->fsync_mode == EM_FSYNC_ALWAYS)
-        fsync(fileno(j->file));
-}
-
-/* Rewrites the file with only the kept events (after a trim). */
+/* Rewrites the log with only the kept events (after a trim). */
 static void rewrite(struct em_journal *j)
 {
     struct nd_buf all = ND_BUF_INIT;
     for (size_t i = 0; i < j->len; i++) {
-        char *line = event_line(&j->ev[i]);
-        nd_buf_adds(&all, line);
+        const struct em_event *e = &j->ev[i];
+        size_t len;
+        char *line = em_store_record_line(e->rev, e->time_ms, e->type, e->plural, e->obj, &len);
+        nd_buf_add(&all, line, len);
         nd_buf_addch(&all, '\n');
         free(line);
     }
-    struct nd_status st = ND_STATUS_INIT;
-    if (j->file)
-        fclose(j->file);
-    /* The rewrite is atomic (temp file + rename) even under --fsync batch. */
-    enum em_fsync mode = j->store->fsync_mode;
-    if (mode == EM_FSYNC_BATCH)
-        j->store->fsync_mode = EM_FSYNC_ALWAYS;
-    em_store_write_file(j->store, j->path, all.data, all.len, &st);
-    j->store->fsync_mode = mode;
-    j->file = fopen(j->path, "a");
-    nd_status_release(&st);
+    if (j->store->wal.path)
+        em_wal_rewrite(&j->store->wal, all.data ? all.data : "", all.len);
     nd_buf_release(&all);
     j->dropped_since_rewrite = 0;
+}
+
+static const char *meta_str(const json_t *obj, const char *key)
+{
+    return json_string_value(json_object_get(json_object_get(obj, "metadata"), key));
+}
+
+/* The stored object when obj is the same revision of it (so a restart does not hold
+ * two copies of every object), else obj. */
+static json_t *shared(struct em_store *store, const char *plural, json_t *obj)
+{
+    const char *ns = meta_str(obj, "namespace");
+    const char *name = meta_str(obj, "name");
+    const char *rv = meta_str(obj, "resourceVersion");
+    json_t *cur = name ? em_store_get(store, plural, ns ? ns : "", name) : NULL;
+    const char *crv = meta_str(cur, "resourceVersion");
+    return cur && rv && crv && strcmp(rv, crv) == 0 ? cur : obj;
 }
 
 int em_journal_open(struct em_journal *j, struct em_store *store, int64_t current_rev,
                     int64_t now_ms, struct nd_buf *err)
 {
+    (void)err;
     memset(j, 0, sizeof *j);
     j->store = store;
     j->oldest_rev = current_rev;
-    char *dir = em_store_path(store, "history");
-    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-        nd_buf_addf(err, "cannot create %s: %s", dir, strerror(errno));
-        free(dir);
-        return -1;
-    }
-    free(dir);
-    j->path = em_store_path(store, "history/journal.ndjson");
-    FILE *in = fopen(j->path, "r");
-    if (in) {
-        /* The previous object of each key, to restore `prev`. */
-        json_t *last = json_object();
-        char *line = NULL;
-        size_t cap = 0;
-        bool first = true;
-        while (getline(&line, &cap, in) > 0) {
-            json_t *ev = json_loads(line, 0, NULL);
-            json_t *obj = json_object_get(ev, "object");
-            const char *plural = json_string_value(json_object_get(ev, "plural"));
-            const char *type = json_string_value(json_object_get(ev, "type"));
-            json_int_t rev = json_integer_value(json_object_get(ev, "rev"));
-            json_int_t t = json_integer_value(json_object_get(ev, "time"));
-            if (!json_is_object(obj) || !plural || !type || rev <= 0) {
-                json_decref(ev); /* a torn last line after a crash */
-                continue;
+    /* The previous object of each key, to restore `prev`. */
+    json_t *last = json_object();
+    bool first = true;
+    size_t dropped = 0;
+    for (size_t i = 0; i < store->nhistory; i++) {
+        json_t *ev = store->history[i].rec;
+        json_t *obj = json_object_get(ev, "object");
+        const char *plural = json_string_value(json_object_get(ev, "plural"));
+        const char *type = json_string_value(json_object_get(ev, "type"));
+        json_int_t rev = json_integer_value(json_object_get(ev, "rev"));
+        json_int_t t = json_integer_value(json_object_get(ev, "time"));
+        const char *ns = meta_str(obj, "namespace");
+        const char *name = meta_str(obj, "name");
+        char *key = nd_xasprintf("%s/%s/%s", plural, ns ? ns : "", name ? name : "");
+        if (strcmp(type, "DELETED") != 0)
+            obj = shared(store, plural, obj);
+        if (t >= now_ms - EM_HISTORY_MS) {
+            if (first) {
+                j->oldest_rev = rev - 1;
+                first = false;
             }
-            json_t *meta = json_object_get(obj, "metadata");
-            const char *ns = json_string_value(json_object_get(meta, "namespace"));
-            const char *name = json_string_value(json_object_get(meta, "name"));
-            char *key = nd_xasprintf("%s/%s/%s", plural, ns ? ns : "", name ? name : "");
-            if (t >= now_ms - EM_HISTORY_MS) {
-                if (first) {
-                    j->oldest_rev = rev - 1;
-                    first = false;
-                }
-                push(j, rev, t, type, plural, obj, json_object_get(last, key));
-            }
-            json_object_set(last, key, obj);
-            free(key);
-            json_decref(ev);
+            push(j, rev, t, type, plural, obj, json_object_get(last, key));
+        } else {
+            dropped++;
         }
-        free(line);
-        fclose(in);
-        json_decref(last);
-        if (first)
-            j->oldest_rev = current_rev;
+        json_object_set(last, key, obj);
+        free(key);
     }
-    rewrite(j);
+    json_decref(last);
+    if (first)
+        j->oldest_rev = current_rev;
+    /* the records now live in the journal (or were dropped) */
+    em_wal_records_free(store->history, store->nhistory);
+    store->history = NULL;
+    store->nhistory = 0;
+    if (dropped)
+        rewrite(j);
     return 0;
 }
 
@@ -150,9 +125,6 @@ void em_journal_close(struct em_journal *j)
     for (size_t i = 0; i < j->len; i++)
         free_event(&j->ev[i]);
     free(j->ev);
-    if (j->file)
-        fclose(j->file);
-    free(j->path);
     memset(j, 0, sizeof *j);
 }
 
@@ -160,7 +132,6 @@ void em_journal_append(struct em_journal *j, int64_t rev, int64_t time_ms, const
                        const char *plural, json_t *obj, json_t *prev)
 {
     push(j, rev, time_ms, type, plural, obj, prev);
-    write_line(j, &j->ev[j->len - 1]);
 }
 
 void em_journal_trim(struct em_journal *j, int64_t now_ms)

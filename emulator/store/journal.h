@@ -4,7 +4,8 @@
  * kind's plural and the object as it became; `prev` is the object before, so a watch
  * with a selector can tell an object entering or leaving it). Events older than 24
  * hours of the emulator's clock are dropped; a client resuming from before the oldest
- * kept event gets 410 Expired. Kept in memory and in DIR/history/journal.ndjson.
+ * kept event gets 410 Expired. Kept in memory; on disk it is the store's write-ahead log
+ * (DIR/history/journal.ndjson, wal.h), which this rewrites when it drops old events.
  * Not thread-safe: used under the server lock.
  */
 #ifndef EM_JOURNAL_H
@@ -32,18 +33,18 @@ struct em_journal {
     struct em_event *ev;
     size_t len, cap;
     int64_t oldest_rev; /* resuming from any revision >= this is complete */
-    char *path;
-    FILE *file;
     size_t dropped_since_rewrite;
     struct em_store *store;
 };
 
-/* Loads DIR/history/journal.ndjson (events older than now - 24h are dropped).
- * current_rev: the store's revision, the starting point when there is no history. */
+/* Takes the records the store read from its log at open (events older than now - 24h
+ * are dropped, and the log rewritten without them). current_rev: the store's revision,
+ * the starting point when there is no history. */
 int em_journal_open(struct em_journal *j, struct em_store *store, int64_t current_rev,
                     int64_t now_ms, struct nd_buf *err);
 void em_journal_close(struct em_journal *j);
-/* Appends an event; obj and prev are referenced (not stolen). */
+/* Appends an event (the store has logged it: em_store_put/delete); obj and prev are
+ * referenced (not stolen). */
 void em_journal_append(struct em_journal *j, int64_t rev, int64_t time_ms, const char *type,
                        const char *plural, json_t *obj, json_t *prev);
 /* Drops events older than now - 24h. */

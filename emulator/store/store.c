@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -18,20 +17,6 @@
 char *em_store_path(const struct em_store *s, const char *rel)
 {
     return nd_xasprintf("%s/%s", s->dir, rel);
-}
-
-static void fsync_dir(const char *file_path)
-{
-    char *dir = nd_xstrdup(file_path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd >= 0) {
-        fsync(fd);
-        close(fd);
-    }
-    free(dir);
 }
 
 static char *obj_key(const char *ns, const char *name)
@@ -56,123 +41,37 @@ static int64_t obj_rv(const json_t *obj)
     return rv ? strtoll(rv, NULL, 10) : 0;
 }
 
-/* --fsync batch: a flusher thread flushes and renames what requests wrote. */
-static void flush_pending(struct em_store *s)
-{
-    pthread_mutex_lock(&s->batch_lock);
-    json_t *pending = s->pending;
-    s->pending = json_array();
-    pthread_mutex_unlock(&s->batch_lock);
-    size_t i;
-    json_t *row;
-    json_t *dirs = json_object();
-    json_array_foreach(pending, i, row) {
-        const char *tmp = json_string_value(json_array_get(row, 0));
-        const char *dst = json_string_value(json_array_get(row, 1));
-        int fd = open(tmp, O_WRONLY);
-        if (fd >= 0) {
-            fsync(fd);
-            close(fd);
-        }
-        if (rename(tmp, dst) == 0)
-            json_object_set_new(dirs, dst, json_true());
-    }
-    const char *dst;
-    json_t *v;
-    json_object_foreach(dirs, dst, v) fsync_dir(dst);
-    json_decref(dirs);
-    json_decref(pending);
-}
-
-void em_store_flush(struct em_store *s)
-{
-    if (s->fsync_mode == EM_FSYNC_BATCH)
-        flush_pending(s);
-}
-
-static void *flusher_main(void *arg)
-{
-    struct em_store *s = arg;
-    for (;;) {
-        struct timespec ts = {0, 20 * 1000 * 1000}; /* writes reach the disk within ~20 ms */
-        nanosleep(&ts, NULL);
-        pthread_mutex_lock(&s->batch_lock);
-        bool stop = s->stopping;
-        bool any = json_array_size(s->pending) > 0;
-        pthread_mutex_unlock(&s->batch_lock);
-        if (any)
-            flush_pending(s);
-        if (stop)
-            return NULL;
-    }
-}
-
 int em_store_write_file(struct em_store *s, const char *path, const char *data, size_t len,
                         struct nd_status *st)
 {
-    static unsigned long seq;
-    char *tmp = nd_xasprintf("%s.tmp-%ld-%lu", path, (long)getpid(), ++seq);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 && errno == ENOENT) {
-        char *dir = nd_xstrdup(path);
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *slash = '\0';
-        em_mkdir_p(dir);
-        free(dir);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    }
-    if (fd < 0)
-        goto fail;
-    size_t off = 0;
-    while (off < len) {
-        ssize_t n = write(fd, data + off, len - off);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            close(fd);
-            unlink(tmp);
-            goto fail;
-        }
-        off += (size_t)n;
-    }
-    if (s->fsync_mode == EM_FSYNC_BATCH) {
-        close(fd);
-        json_t *row = json_pack("[ss]", tmp, path);
-        pthread_mutex_lock(&s->batch_lock);
-        /* A newer write of the same file replaces the older pending one. */
-        size_t i;
-        json_t *r;
-        json_array_foreach(s->pending, i, r) {
-            if (strcmp(json_string_value(json_array_get(r, 1)), path) == 0) {
-                unlink(json_string_value(json_array_get(r, 0)));
-                json_array_remove(s->pending, i);
-                break;
-            }
-        }
-        json_array_append_new(s->pending, row);
-        pthread_mutex_unlock(&s->batch_lock);
-        free(tmp);
+    if (em_write_atomic(path, data, len, s->fsync_mode != EM_FSYNC_NEVER) == 0)
         return 0;
-    }
-    if (s->fsync_mode == EM_FSYNC_ALWAYS && fsync(fd) < 0) {
-        close(fd);
-        unlink(tmp);
-        goto fail;
-    }
-    close(fd);
-    if (rename(tmp, path) < 0) {
-        unlink(tmp);
-        goto fail;
-    }
-    if (s->fsync_mode == EM_FSYNC_ALWAYS)
-        fsync_dir(path);
-    free(tmp);
-    return 0;
-fail:
-    free(tmp);
     return nd_status_set(st, "InternalError", "check the state directory's disk space and permissions",
                          "cannot write %s: %s", path, strerror(errno));
+}
+
+char *em_store_record_line(int64_t rev, int64_t time_ms, const char *type, const char *plural,
+                           const json_t *obj, size_t *len)
+{
+    char *body = json_dumps(obj, JSON_COMPACT);
+    char *line = nd_xasprintf("{\"rev\":%lld,\"time\":%lld,\"type\":\"%s\",\"plural\":\"%s\","
+                              "\"object\":%s}",
+                              (long long)rev, (long long)time_ms, type, plural, body);
+    free(body);
+    *len = strlen(line);
+    return line;
+}
+
+/* The pretty text of an object's file: NEW, with its length. */
+static char *file_text(const json_t *obj, size_t *len)
+{
+    char *text = json_dumps(obj, JSON_INDENT(2));
+    size_t n = strlen(text);
+    text = nd_xrealloc(text, n + 2);
+    text[n] = '\n';
+    text[n + 1] = '\0';
+    *len = n + 1;
+    return text;
 }
 
 static void add_loaded(struct em_store *s, const char *plural, const char *ns, const char *name,
@@ -305,23 +204,94 @@ static int reset_dir(struct em_store *s, struct nd_buf *err)
     return 0;
 }
 
+/* The newest record of each object among the log's tail (the records whose file
+ * write a crash may have cut off) brings its file up to date: a missing or older file
+ * is written (or, for DELETED, removed) unless it changed after the record was written
+ * (a hand edit wins) or it is broken (left alone). */
+static void repair(struct em_store *s, struct nd_buf *report)
+{
+    json_t *newest = json_object(); /* "plural\nns/name" -> index into history */
+    for (size_t i = 0; i < s->nhistory; i++) {
+        if (!s->history[i].tail)
+            continue;
+        json_t *rec = s->history[i].rec;
+        const json_t *obj = json_object_get(rec, "object");
+        const char *name = meta_str(obj, "name");
+        const char *ns = meta_str(obj, "namespace");
+        if (!name)
+            continue;
+        char *key = nd_xasprintf("%s\n%s/%s", json_string_value(json_object_get(rec, "plural")),
+                                 ns ? ns : "", name);
+        json_object_set_new(newest, key, json_integer((json_int_t)i));
+        free(key);
+    }
+    const char *key;
+    json_t *iv;
+    json_object_foreach(newest, key, iv) {
+        const struct em_wal_record *r = &s->history[json_integer_value(iv)];
+        const char *plural = json_string_value(json_object_get(r->rec, "plural"));
+        const char *type = json_string_value(json_object_get(r->rec, "type"));
+        json_t *obj = json_object_get(r->rec, "object");
+        int64_t rev = json_integer_value(json_object_get(r->rec, "rev"));
+        const char *name = meta_str(obj, "name");
+        const char *ns = meta_str(obj, "namespace");
+        if (!ns)
+            ns = "";
+        char *bkey = nd_xasprintf("%s/%s/%s", plural, ns, name);
+        bool broken = json_object_get(s->broken, bkey) != NULL;
+        free(bkey);
+        if (broken)
+            continue;
+        char *path = obj_file(s, plural, ns, name);
+        struct stat sb;
+        bool present = stat(path, &sb) == 0;
+        int64_t mtime_us = present ? (int64_t)sb.st_mtim.tv_sec * 1000000 +
+                                         sb.st_mtim.tv_nsec / 1000
+                                   : 0;
+        json_t *cur = em_store_get(s, plural, ns, name);
+        bool deleted = strcmp(type, "DELETED") == 0;
+        bool stale = !present ? !deleted : obj_rv(cur) < rev && mtime_us < r->wall_us;
+        if (stale && deleted) {
+            if (unlink(path) == 0) {
+                json_object_del(json_object_get(s->by_plural, plural), strchr(key, '\n') + 1);
+                nd_buf_addf(report, "state: %s: removed, as revision %lld of the journal says "
+                                    "(a write the last stop interrupted)\n",
+                            path, (long long)rev);
+                s->repaired++;
+            }
+        } else if (stale) {
+            size_t len;
+            char *text = file_text(obj, &len);
+            if (em_write_atomic(path, text, len, false) == 0) {
+                add_loaded(s, plural, ns, name, json_incref(obj));
+                nd_buf_addf(report, "state: %s: brought up to revision %lld from the journal "
+                                    "(a write the last stop interrupted)\n",
+                            path, (long long)rev);
+                s->repaired++;
+            }
+            free(text);
+        }
+        free(path);
+    }
+    json_decref(newest);
+}
+
 int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool reset,
                   struct nd_buf *report, struct nd_buf *err)
 {
     memset(s, 0, sizeof *s);
     s->lock_fd = -1;
+    s->wal.fd = -1;
     s->dir = nd_xstrdup(dir);
     s->fsync_mode = mode;
     s->by_plural = json_object();
     s->broken = json_object();
-    s->pending = json_array();
-    pthread_mutex_init(&s->batch_lock, NULL);
     if (em_mkdir_p(dir) < 0) {
         nd_buf_addf(err, "cannot create state directory %s: %s", dir, strerror(errno));
         return -1;
     }
     char *lock = em_store_path(s, "emulator.lock");
-    s->lock_fd = open(lock, O_RDWR | O_CREAT, 0644);
+    s->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (s->lock_fd < 0) {
         nd_buf_addf(err, "cannot open %s: %s", lock, strerror(errno));
         free(lock);
@@ -347,34 +317,61 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
     em_mkdir_p(objects);
     free(objects);
     load_all(s, report);
-    if (mode == EM_FSYNC_BATCH) {
-        if (pthread_create(&s->flusher, NULL, flusher_main, s) == 0)
-            s->flusher_running = true;
-        else
-            s->fsync_mode = EM_FSYNC_ALWAYS;
+    char *log = em_store_path(s, "history/journal.ndjson");
+    size_t bad = 0, torn = 0;
+    int64_t applied = 0;
+    int rc = em_wal_read(log, &s->history, &s->nhistory, &bad, &torn, &applied, err);
+    if (rc == 0) {
+        if (torn)
+            nd_buf_addf(report, "state: %s: cut %zu bytes of a torn last record (a write the "
+                                "last stop interrupted)\n",
+                        log, torn);
+        if (bad)
+            nd_buf_addf(report, "state: %s: skipped %zu lines that are not records\n", log,
+                        bad);
+        repair(s, report);
+        for (size_t i = 0; i < s->nhistory; i++) {
+            int64_t rev = json_integer_value(json_object_get(s->history[i].rec, "rev"));
+            if (rev > s->revision)
+                s->revision = rev;
+        }
+        rc = em_wal_open(&s->wal, log, mode, s->revision, err);
     }
-    return 0;
+    if (rc == 0 && em_wal_start_thread(&s->wal) < 0) {
+        nd_buf_addf(err, "cannot start the journal's thread");
+        rc = -1;
+    }
+    free(log);
+    return rc;
 }
 
 void em_store_close(struct em_store *s)
 {
-    if (s->flusher_running) {
-        pthread_mutex_lock(&s->batch_lock);
-        s->stopping = true;
-        pthread_mutex_unlock(&s->batch_lock);
-        pthread_join(s->flusher, NULL);
-    }
-    if (s->pending)
-        flush_pending(s);
+    if (s->wal.path)
+        em_wal_close(&s->wal);
+    em_wal_records_free(s->history, s->nhistory);
     if (s->lock_fd >= 0)
         close(s->lock_fd);
     json_decref(s->by_plural);
     json_decref(s->broken);
-    json_decref(s->pending);
-    pthread_mutex_destroy(&s->batch_lock);
     free(s->dir);
     memset(s, 0, sizeof *s);
     s->lock_fd = -1;
+}
+
+uint64_t em_store_ticket(struct em_store *s)
+{
+    return s->wal.path ? em_wal_ticket(&s->wal) : 0;
+}
+
+int64_t em_store_durable_rev(struct em_store *s)
+{
+    return s->wal.path ? em_wal_durable_rev(&s->wal) : s->revision;
+}
+
+int em_store_commit(struct em_store *s, uint64_t ticket)
+{
+    return s->wal.path ? em_wal_commit(&s->wal, ticket) : 0;
 }
 
 int64_t em_store_next_revision(struct em_store *s)
@@ -405,7 +402,43 @@ static int check_broken(struct em_store *s, const char *plural, const char *ns, 
                          "the state file %s is broken and was left untouched", path);
 }
 
-int em_store_put(struct em_store *s, const char *plural, json_t *obj, struct nd_status *st)
+static void set_in_bucket(struct em_store *s, const char *plural, const char *ns,
+                          const char *name, json_t *obj)
+{
+    json_t *bucket = json_object_get(s->by_plural, plural);
+    if (!bucket) {
+        bucket = json_object();
+        json_object_set_new(s->by_plural, plural, bucket);
+    }
+    char *key = obj_key(ns, name);
+    if (obj)
+        json_object_set(bucket, key, obj);
+    else
+        json_object_del(bucket, key);
+    free(key);
+}
+
+/* Logs a change and queues its file write (data NULL: the file goes). */
+static void log_change(struct em_store *s, const char *plural, const char *ns, const char *name,
+                       const char *type, int64_t time_ms, const json_t *obj, bool remove)
+{
+    int64_t rev = obj_rv(obj);
+    size_t llen;
+    char *line = em_store_record_line(rev, time_ms, type, plural, obj, &llen);
+    struct em_wal_op op = {.path = obj_file(s, plural, ns, name)};
+    if (!remove)
+        op.data = file_text(obj, &op.len);
+    if (s->wal.path) {
+        em_wal_append(&s->wal, rev, line, llen, &op);
+    } else {
+        free(op.path);
+        free(op.data);
+    }
+    free(line);
+}
+
+int em_store_put(struct em_store *s, const char *plural, json_t *obj, const char *type,
+                 int64_t time_ms, struct nd_status *st)
 {
     const char *name = meta_str(obj, "name");
     const char *ns = meta_str(obj, "namespace");
@@ -415,50 +448,26 @@ int em_store_put(struct em_store *s, const char *plural, json_t *obj, struct nd_
         return nd_status_set(st, "InternalError", NULL, "object without metadata.name");
     if (check_broken(s, plural, ns, name, st) < 0)
         return -1;
-    char *text = json_dumps(obj, JSON_INDENT(2));
-    size_t len = strlen(text);
-    text = nd_xrealloc(text, len + 2);
-    text[len] = '\n';
-    text[len + 1] = '\0';
-    char *path = obj_file(s, plural, ns, name);
-    int rc = em_store_write_file(s, path, text, len + 1, st);
-    free(path);
-    free(text);
-    if (rc < 0)
-        return -1;
-    json_t *bucket = json_object_get(s->by_plural, plural);
-    if (!bucket) {
-        bucket = json_object();
-        json_object_set_new(s->by_plural, plural, bucket);
-    }
-    char *key = obj_key(ns, name);
-    json_object_set(bucket, key, obj);
-    free(key);
+    log_change(s, plural, ns, name, type, time_ms, obj, false);
+    set_in_bucket(s, plural, ns, name, obj);
     return 0;
 }
 
-int em_store_delete(struct em_store *s, const char *plural, const char *ns, const char *name,
+int em_store_delete(struct em_store *s, const char *plural, const json_t *gone, int64_t time_ms,
                     struct nd_status *st)
 {
+    const char *name = meta_str(gone, "name");
+    const char *ns = meta_str(gone, "namespace");
+    if (!ns)
+        ns = "";
+    if (!name)
+        return nd_status_set(st, "InternalError", NULL, "object without metadata.name");
     if (check_broken(s, plural, ns, name, st) < 0)
         return -1;
-    json_t *bucket = json_object_get(s->by_plural, plural);
-    char *key = obj_key(ns, name);
-    if (bucket)
-        json_object_del(bucket, key);
-    free(key);
-    char *path = obj_file(s, plural, ns, name);
-    if (s->fsync_mode == EM_FSYNC_BATCH)
-        flush_pending(s); /* a pending write of this file must not land after the unlink */
-    int rc = unlink(path);
-    if (rc < 0 && errno != ENOENT) {
-        nd_status_set(st, "InternalError", NULL, "cannot remove %s: %s", path, strerror(errno));
-        free(path);
-        return -1;
-    }
-    if (rc == 0 && s->fsync_mode == EM_FSYNC_ALWAYS)
-        fsync_dir(path);
-    free(path);
+    if (!em_store_get(s, plural, ns, name))
+        return 0;
+    log_change(s, plural, ns, name, "DELETED", time_ms, gone, true);
+    set_in_bucket(s, plural, ns, name, NULL);
     return 0;
 }
 
@@ -502,8 +511,13 @@ size_t em_store_count(struct em_store *s, const char *plural)
 
 int em_store_clear(struct em_store *s, struct nd_status *st)
 {
-    /* Collect first: deleting while iterating a bucket would invalidate the iteration. */
-    json_t *victims = json_array();
+    /* the log is emptied first: a crash half-way leaves objects, never a log that
+     * would bring removed ones back */
+    if (s->wal.path && em_wal_rewrite(&s->wal, "", 0) < 0)
+        return nd_status_set(st, "InternalError",
+                             "check the state directory's disk space and permissions",
+                             "cannot rewrite the journal: %s", strerror(s->wal.error));
+    int rc = 0;
     const char *plural;
     json_t *bucket;
     json_object_foreach(s->by_plural, plural, bucket) {
@@ -511,19 +525,13 @@ int em_store_clear(struct em_store *s, struct nd_status *st)
         json_t *obj;
         json_object_foreach(bucket, key, obj) {
             const char *ns = meta_str(obj, "namespace");
-            json_array_append_new(victims,
-                                  json_pack("[sss]", plural, ns ? ns : "", meta_str(obj, "name")));
+            char *path = obj_file(s, plural, ns ? ns : "", meta_str(obj, "name"));
+            if (unlink(path) < 0 && errno != ENOENT && rc == 0)
+                rc = nd_status_set(st, "InternalError", NULL, "cannot remove %s: %s", path,
+                                   strerror(errno));
+            free(path);
         }
     }
-    size_t i;
-    json_t *v;
-    int rc = 0;
-    json_array_foreach(victims, i, v) {
-        if (em_store_delete(s, json_string_value(json_array_get(v, 0)),
-                            json_string_value(json_array_get(v, 1)),
-                            json_string_value(json_array_get(v, 2)), st) < 0)
-            rc = -1;
-    }
-    json_decref(victims);
+    json_object_clear(s->by_plural);
     return rc;
 }

@@ -2,13 +2,18 @@
  *
  * Every object lives in memory and in one pretty-printed file
  * DIR/objects/<project>/<plural>/<name>.json (cluster-scoped objects under the project
- * directory "_cluster"). Writes are atomic: a temporary file beside the old one, flushed
- * and renamed, then the directory flushed, as --fsync says. A lock file makes one
- * emulator own a state directory. At open every object file is loaded; a file that does
- * not parse is reported (em_store_broken) and left untouched, and writes to its name are
- * refused until a person fixes or removes it.
+ * directory "_cluster"). A change is first a record in the write-ahead log
+ * (DIR/history/journal.ndjson, wal.h); its file is written, atomically, once the record
+ * is on disk. Callers change the store under their lock, then, without it, wait for
+ * durability with em_store_commit: concurrent changes share one flush.
  *
- * Not thread-safe: the server calls it with its lock held.
+ * At open every object file is loaded, then the log's newest records repair the files
+ * a crash left missing or older (a file changed by hand after the record was written
+ * wins); a file that does not parse is reported (em_store_broken) and left untouched,
+ * and writes to its name are refused until a person fixes or removes it. A lock file
+ * makes one emulator own a state directory.
+ *
+ * Not thread-safe apart from em_store_commit: the server calls it with its lock held.
  */
 #ifndef EM_STORE_H
 #define EM_STORE_H
@@ -20,8 +25,7 @@
 
 #include "util/buf.h"
 #include "util/status.h"
-
-enum em_fsync { EM_FSYNC_ALWAYS, EM_FSYNC_BATCH, EM_FSYNC_NEVER };
+#include "wal.h"
 
 struct em_store {
     char *dir;
@@ -30,12 +34,11 @@ struct em_store {
     int64_t revision;   /* last revision handed out */
     json_t *by_plural;  /* plural -> { "ns/name" -> object } */
     json_t *broken;     /* "plural/ns/name" -> path of the broken file */
-    /* --fsync batch: files written but not yet flushed and renamed. */
-    pthread_mutex_t batch_lock;
-    json_t *pending;    /* array of [tmp path, final path] */
-    pthread_t flusher;
-    bool flusher_running;
-    bool stopping;
+    struct em_wal wal;  /* the write-ahead log (history/journal.ndjson) */
+    /* the log's records as read at open, for the journal (em_journal_open takes them) */
+    struct em_wal_record *history;
+    size_t nhistory;
+    size_t repaired;    /* files the open brought up to date from the log */
 };
 
 /* Opens (creating) the state directory, takes its lock, empties it first when reset
@@ -51,13 +54,27 @@ int64_t em_store_next_revision(struct em_store *s);
 
 /* BORROWED object or NULL. ns is "" for cluster-scoped kinds. */
 json_t *em_store_get(struct em_store *s, const char *plural, const char *ns, const char *name);
-/* Stores obj (the store takes a new reference) and writes its file. The object's
- * metadata.name and metadata.namespace say where. -1 (InternalError) on I/O failure or
- * when a broken file holds that name. */
-int em_store_put(struct em_store *s, const char *plural, json_t *obj, struct nd_status *st);
-/* Removes an object and its file. 0 also when absent. */
-int em_store_delete(struct em_store *s, const char *plural, const char *ns, const char *name,
+/* Stores obj (the store takes a new reference) and logs the change: type "ADDED" or
+ * "MODIFIED" at emulated time time_ms; the file follows once the log is flushed. The
+ * object's metadata.name, .namespace and .resourceVersion say where and which revision.
+ * -1 (InternalError) when a broken file holds that name. */
+int em_store_put(struct em_store *s, const char *plural, json_t *obj, const char *type,
+                 int64_t time_ms, struct nd_status *st);
+/* Removes an object and logs "DELETED" with gone (the object as it went, with its new
+ * resourceVersion); its file goes once the log is flushed. 0 also when absent. */
+int em_store_delete(struct em_store *s, const char *plural, const json_t *gone, int64_t time_ms,
                     struct nd_status *st);
+/* The ticket of the last change logged: pass it to em_store_commit. */
+uint64_t em_store_ticket(struct em_store *s);
+/* Called WITHOUT the caller's lock: returns once every change up to ticket is on disk
+ * (per --fsync) and its file written. -1 when the disk refused a write. */
+int em_store_commit(struct em_store *s, uint64_t ticket);
+/* The highest revision on disk: watches show changes up to it, never one a crash
+ * could still undo. */
+int64_t em_store_durable_rev(struct em_store *s);
+/* A log record's line (compact JSON, no newline): NEW. */
+char *em_store_record_line(int64_t rev, int64_t time_ms, const char *type, const char *plural,
+                           const json_t *obj, size_t *len);
 /* NEW array of the objects of a plural (every project when ns is NULL), sorted by
  * project then name; the items are references to the stored objects (do not modify). */
 json_t *em_store_list(struct em_store *s, const char *plural, const char *ns);
@@ -68,10 +85,9 @@ int em_store_clear(struct em_store *s, struct nd_status *st);
 /* Path helpers: NEW strings. */
 char *em_store_path(const struct em_store *s, const char *rel);
 
-/* Writes data to path atomically per the fsync mode (also used for other state files). */
+/* Writes data to path atomically (also used for other state files), flushed unless
+ * --fsync never. */
 int em_store_write_file(struct em_store *s, const char *path, const char *data, size_t len,
                         struct nd_status *st);
-/* Flushes every pending batch write now. */
-void em_store_flush(struct em_store *s);
 
 #endif

@@ -1,0 +1,495 @@
+/* The write-ahead log and its group commit; see wal.h. */
+#include "wal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "util/xmalloc.h"
+
+/* POSIX (XSI) sync(); unistd.h declares it only outside strict POSIX */
+void sync(void);
+
+/* batch: how long a leader waits for more records, and how often it looks */
+#define BATCH_WAIT_US 1000
+#define BATCH_STEP_US 100
+/* the thread commits what nobody waited for after this long */
+#define LATE_COMMIT_US 2000
+
+static int64_t wall_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void sleep_us(long us)
+{
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+static void fsync_parent(const char *path)
+{
+    char *dir = nd_xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        fsync(fd);
+        close(fd);
+    }
+    free(dir);
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+    size_t off = 0;
+    while (off < len) {
+        ssize_t n = write(fd, data + off, len - off);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        off += (size_t)n;
+    }
+    return 0;
+}
+
+int em_write_atomic(const char *path, const char *data, size_t len, bool flush)
+{
+    static unsigned long seq; /* callers hold a lock (the server's or the log's) */
+    char *tmp = nd_xasprintf("%s.tmp-%ld-%lu", path, (long)getpid(), ++seq);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == ENOENT) {
+        char *dir = nd_xstrdup(path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        em_mkdir_p(dir);
+        free(dir);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    }
+    if (fd < 0)
+        goto fail;
+    if (write_all(fd, data, len) < 0 || (flush && fsync(fd) < 0)) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        errno = e;
+        goto fail;
+    }
+    if (close(fd) < 0 || rename(tmp, path) < 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        goto fail;
+    }
+    if (flush)
+        fsync_parent(path);
+    free(tmp);
+    return 0;
+fail:
+    free(tmp);
+    return -1;
+}
+
+static void op_release(struct em_wal_op *op)
+{
+    free(op->path);
+    free(op->data);
+}
+
+/* Applies file writes in order; the first error's errno (0: none). */
+static int apply_ops(struct em_wal_op *ops, size_t n)
+{
+    int err = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct em_wal_op *op = &ops[i];
+        /* a later write of the same file in this batch makes this one moot */
+        bool superseded = false;
+        for (size_t j = i + 1; j < n && j < i + 64; j++) {
+            if (strcmp(ops[j].path, op->path) == 0) {
+                superseded = true;
+                break;
+            }
+        }
+        int rc = 0;
+        if (superseded)
+            rc = 0;
+        else if (op->data)
+            rc = em_write_atomic(op->path, op->data, op->len, false);
+        else if (unlink(op->path) < 0 && errno != ENOENT)
+            rc = -1;
+        if (rc < 0 && !err)
+            err = errno ? errno : EIO;
+        op_release(op);
+    }
+    return err;
+}
+
+static int marker(char *out, size_t cap, int64_t applied)
+{
+    return snprintf(out, cap, "{\"wall\":%lld,\"applied\":%lld}\n", (long long)wall_us(),
+                    (long long)applied);
+}
+
+int em_wal_open(struct em_wal *w, const char *path, enum em_fsync mode, int64_t applied_rev,
+                struct nd_buf *err)
+{
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+    w->path = nd_xstrdup(path);
+    w->mode = mode;
+    w->applied_rev = w->appended_rev = w->durable_rev = applied_rev;
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->cond, NULL);
+    char *dir = nd_xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    em_mkdir_p(dir);
+    free(dir);
+    w->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (w->fd < 0) {
+        nd_buf_addf(err, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+static void *late_main(void *arg)
+{
+    struct em_wal *w = arg;
+    pthread_mutex_lock(&w->lock);
+    while (!w->stopping) {
+        if (w->appended > w->durable && !w->flushing) {
+            uint64_t seen = w->appended;
+            pthread_mutex_unlock(&w->lock);
+            sleep_us(LATE_COMMIT_US); /* the writer usually commits it itself first */
+            em_wal_commit(w, seen);
+            if (w->notify)
+                w->notify(w->notify_ctx);
+            pthread_mutex_lock(&w->lock);
+            continue;
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 100 * 1000 * 1000;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+int em_wal_start_thread(struct em_wal *w)
+{
+    if (w->thread_running)
+        return 0;
+    if (pthread_create(&w->thread, NULL, late_main, w) != 0)
+        return -1;
+    w->thread_running = true;
+    return 0;
+}
+
+uint64_t em_wal_append(struct em_wal *w, int64_t rev, const char *line, size_t len,
+                       struct em_wal_op *op)
+{
+    pthread_mutex_lock(&w->lock);
+    nd_buf_add(&w->buf, line, len);
+    nd_buf_addch(&w->buf, '\n');
+    if (op) {
+        if (w->nops == w->capops) {
+            w->capops = w->capops ? w->capops * 2 : 64;
+            w->ops = nd_xrealloc(w->ops, w->capops * sizeof *w->ops);
+        }
+        w->ops[w->nops++] = *op;
+        memset(op, 0, sizeof *op);
+    }
+    if (rev > w->appended_rev)
+        w->appended_rev = rev;
+    uint64_t ticket = ++w->appended;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    return ticket;
+}
+
+uint64_t em_wal_ticket(struct em_wal *w)
+{
+    pthread_mutex_lock(&w->lock);
+    uint64_t t = w->appended;
+    pthread_mutex_unlock(&w->lock);
+    return t;
+}
+
+/* The leader's round: called with the lock held and flushing set; returns with the lock
+ * held and durable moved. */
+static void lead(struct em_wal *w)
+{
+    if (w->mode == EM_FSYNC_BATCH) {
+        /* let the commits that are on their way join this flush */
+        for (long waited = 0; waited < BATCH_WAIT_US; waited += BATCH_STEP_US) {
+            uint64_t before = w->appended;
+            pthread_mutex_unlock(&w->lock);
+            sleep_us(BATCH_STEP_US);
+            pthread_mutex_lock(&w->lock);
+            if (w->appended == before)
+                break;
+        }
+    }
+    struct nd_buf batch = w->buf;
+    w->buf = (struct nd_buf)ND_BUF_INIT;
+    struct em_wal_op *ops = w->ops;
+    size_t nops = w->nops;
+    w->ops = NULL;
+    w->nops = w->capops = 0;
+    uint64_t target = w->appended;
+    int64_t target_rev = w->appended_rev;
+    uint64_t nrec = target - w->durable;
+    char head[80];
+    int hn = marker(head, sizeof head, w->applied_rev);
+    pthread_mutex_unlock(&w->lock);
+
+    int err = 0;
+    struct iovec iov[2] = {{head, (size_t)hn}, {batch.data, batch.len}};
+    size_t total = (size_t)hn + batch.len;
+    ssize_t n;
+    do
+        n = writev(w->fd, iov, 2);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        err = errno;
+    else if ((size_t)n < total) {
+        /* a short append (a full disk): finish it or report it */
+        size_t done = (size_t)n;
+        if (done < (size_t)hn) {
+            if (write_all(w->fd, head + done, (size_t)hn - done) < 0 ||
+                write_all(w->fd, batch.data, batch.len) < 0)
+                err = errno;
+        } else if (write_all(w->fd, batch.data + (done - (size_t)hn), total - done) < 0) {
+            err = errno;
+        }
+    }
+    bool synced = false;
+    if (!err && w->mode != EM_FSYNC_NEVER) {
+        if (fdatasync(w->fd) < 0)
+            err = errno;
+        synced = true;
+    }
+    int aerr = apply_ops(ops, nops);
+    free(ops);
+    nd_buf_release(&batch);
+
+    pthread_mutex_lock(&w->lock);
+    w->durable = target;
+    if (target_rev > w->durable_rev)
+        w->durable_rev = target_rev;
+    if (!err && !aerr)
+        w->applied_rev = target_rev;
+    if (err || aerr)
+        w->error = err ? err : aerr;
+    w->count.flushes++;
+    w->count.records += nrec;
+    w->count.fsyncs += synced;
+    if (nrec > w->count.max_batch)
+        w->count.max_batch = nrec;
+    w->flushing = false;
+    pthread_cond_broadcast(&w->cond);
+}
+
+int em_wal_commit(struct em_wal *w, uint64_t ticket)
+{
+    pthread_mutex_lock(&w->lock);
+    int seen_error = w->error;
+    while (w->durable < ticket) {
+        if (w->flushing) {
+            pthread_cond_wait(&w->cond, &w->lock);
+            continue;
+        }
+        w->flushing = true;
+        lead(w);
+    }
+    int rc = w->error != seen_error && w->error ? -1 : 0;
+    pthread_mutex_unlock(&w->lock);
+    return rc;
+}
+
+int64_t em_wal_durable_rev(struct em_wal *w)
+{
+    pthread_mutex_lock(&w->lock);
+    int64_t rev = w->durable_rev;
+    pthread_mutex_unlock(&w->lock);
+    return rev;
+}
+
+int em_wal_rewrite(struct em_wal *w, const char *data, size_t len)
+{
+    em_wal_commit(w, em_wal_ticket(w));
+    pthread_mutex_lock(&w->lock);
+    while (w->flushing)
+        pthread_cond_wait(&w->cond, &w->lock);
+    char head[80];
+    int hn = marker(head, sizeof head, w->applied_rev);
+    struct nd_buf all = ND_BUF_INIT;
+    nd_buf_add(&all, head, (size_t)hn);
+    nd_buf_add(&all, data, len);
+    /* the records dropped may be all that vouched for files not yet on the disk */
+    if (w->mode != EM_FSYNC_NEVER)
+        sync();
+    int rc = em_write_atomic(w->path, all.data, all.len, w->mode != EM_FSYNC_NEVER);
+    if (rc == 0) {
+        int fd = open(w->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (fd >= 0) {
+            close(w->fd);
+            w->fd = fd;
+        } else {
+            rc = -1;
+        }
+    }
+    if (rc < 0)
+        w->error = errno;
+    pthread_mutex_unlock(&w->lock);
+    nd_buf_release(&all);
+    return rc;
+}
+
+void em_wal_close(struct em_wal *w)
+{
+    if (w->thread_running) {
+        pthread_mutex_lock(&w->lock);
+        w->stopping = true;
+        pthread_cond_broadcast(&w->cond);
+        pthread_mutex_unlock(&w->lock);
+        pthread_join(w->thread, NULL);
+        w->thread_running = false;
+    }
+    if (w->fd >= 0) {
+        em_wal_commit(w, em_wal_ticket(w));
+        /* a clean stop: every file is written, so the next start repairs nothing */
+        char head[80];
+        int hn = marker(head, sizeof head, w->applied_rev);
+        if (write_all(w->fd, head, (size_t)hn) == 0 && w->mode != EM_FSYNC_NEVER)
+            fdatasync(w->fd);
+        close(w->fd);
+    }
+    for (size_t i = 0; i < w->nops; i++)
+        op_release(&w->ops[i]);
+    free(w->ops);
+    nd_buf_release(&w->buf);
+    free(w->path);
+    pthread_cond_destroy(&w->cond);
+    pthread_mutex_destroy(&w->lock);
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+}
+
+void em_wal_records_free(struct em_wal_record *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        json_decref(r[i].rec);
+    free(r);
+}
+
+static bool is_record(const json_t *j)
+{
+    return json_is_object(json_object_get(j, "object")) &&
+           json_string_value(json_object_get(j, "plural")) &&
+           json_string_value(json_object_get(j, "type")) &&
+           json_integer_value(json_object_get(j, "rev")) > 0;
+}
+
+int em_wal_read(const char *path, struct em_wal_record **out, size_t *n, size_t *bad,
+                size_t *torn_bytes, int64_t *applied_rev, struct nd_buf *err)
+{
+    *out = NULL;
+    *n = *bad = *torn_bytes = 0;
+    *applied_rev = 0;
+    struct nd_buf data = ND_BUF_INIT;
+    if (em_read_file(path, &data) < 0) {
+        nd_buf_release(&data);
+        if (errno == ENOENT)
+            return 0;
+        nd_buf_addf(err, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 0, len = 0;
+    struct em_wal_record *recs = NULL;
+    int64_t wall = 0;
+    size_t last_marker = 0; /* records before this index are followed by a marker */
+    size_t pos = 0, whole = 0, bad_after_whole = 0;
+    while (pos < data.len) {
+        char *nl = memchr(data.data + pos, '\n', data.len - pos);
+        if (!nl)
+            break; /* a torn tail: no newline */
+        size_t llen = (size_t)(nl - (data.data + pos));
+        json_t *j = llen ? json_loadb(data.data + pos, llen, 0, NULL) : NULL;
+        pos += llen + 1;
+        if (!llen)
+            continue;
+        if (!j) {
+            (*bad)++;
+            bad_after_whole++;
+            continue;
+        }
+        whole = pos;
+        bad_after_whole = 0;
+        json_t *wv = json_object_get(j, "wall");
+        if (json_is_integer(wv) && !json_object_get(j, "object")) {
+            wall = json_integer_value(wv);
+            json_int_t a = json_integer_value(json_object_get(j, "applied"));
+            if (a > *applied_rev)
+                *applied_rev = a;
+            last_marker = len;
+            json_decref(j);
+            continue;
+        }
+        if (!is_record(j)) {
+            (*bad)++;
+            json_decref(j);
+            continue;
+        }
+        if (len == cap) {
+            cap = cap ? cap * 2 : 256;
+            recs = nd_xrealloc(recs, cap * sizeof *recs);
+        }
+        recs[len].rec = j;
+        recs[len].wall_us = wall;
+        recs[len].tail = false;
+        len++;
+    }
+    /* a last line that does not parse is torn too: whole records end at `whole` */
+    if (whole < data.len) {
+        *torn_bytes = data.len - whole;
+        *bad -= bad_after_whole; /* they are the torn end, not bad lines in the middle */
+        if (truncate(path, (off_t)whole) < 0) {
+            nd_buf_addf(err, "cannot cut the torn end of %s: %s", path, strerror(errno));
+            em_wal_records_free(recs, len);
+            nd_buf_release(&data);
+            return -1;
+        }
+    }
+    /* records after the last marker, and records after the last marker's applied
+     * revision, may lack their file write */
+    for (size_t i = 0; i < len; i++) {
+        int64_t rev = json_integer_value(json_object_get(recs[i].rec, "rev"));
+        recs[i].tail = recs[i].wall_us > 0 && (i >= last_marker || rev > *applied_rev);
+    }
+    nd_buf_release(&data);
+    *out = recs;
+    *n = len;
+    return 0;
+}

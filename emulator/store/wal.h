@@ -1,0 +1,124 @@
+/* wal.h: the write-ahead log under the store (DIR/history/journal.ndjson).
+ *
+ * Every change is one line (a record) appended here before the object file it changes
+ * is written. A writer appends its record and its file write (an "op") under the
+ * server lock, which costs no I/O; after the lock is released it calls em_wal_commit,
+ * which returns once the record is on disk. Concurrent commits share one flush (group
+ * commit): one of them (the leader) takes every record appended so far, writes them
+ * with one write, flushes them with one fdatasync, then applies their file writes in
+ * order (atomically, temporary file and rename, without flushing them: the log repairs
+ * a file a crash left behind). The others wait for it; records appended while it
+ * flushed go out with the next leader.
+ *
+ * Each flush starts with a marker line {"wall": microseconds, "applied": revision}: the
+ * real time the batch was written, and the revision up to which every earlier record's
+ * file write is done. At start (em_wal_read) the records after the last marker are the
+ * ones whose files may be missing or stale.
+ *
+ * Modes: always flushes at once; batch waits while more records keep arriving (up to
+ * a millisecond) so more commits share the flush; never skips the fdatasync (a crash
+ * of the machine may lose what was acknowledged; a crash of the emulator loses nothing
+ * the kernel already has).
+ *
+ * Thread-safe: its own mutex; em_wal_append is called with the server lock held,
+ * em_wal_commit without it.
+ */
+#ifndef EM_WAL_H
+#define EM_WAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "util/buf.h"
+
+enum em_fsync { EM_FSYNC_ALWAYS, EM_FSYNC_BATCH, EM_FSYNC_NEVER };
+
+/* A file write that follows a record: data written to path (or path unlinked when
+ * data is NULL). */
+struct em_wal_op {
+    char *path;
+    char *data;
+    size_t len;
+};
+
+struct em_wal_counters {
+    uint64_t flushes;  /* leaders' write+flush rounds */
+    uint64_t records;  /* records written */
+    uint64_t fsyncs;   /* fdatasync calls */
+    uint64_t max_batch;
+};
+
+struct em_wal {
+    char *path;
+    int fd;
+    enum em_fsync mode;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;   /* durable moved or a record was appended */
+    struct nd_buf buf;     /* records appended, not yet written */
+    struct em_wal_op *ops; /* file writes waiting for buf's flush, in order */
+    size_t nops, capops;
+    uint64_t appended, durable; /* record counts: appended, and flushed and applied */
+    int64_t appended_rev;       /* highest revision appended */
+    int64_t applied_rev;        /* every record up to this revision has its file written */
+    int64_t durable_rev;        /* every record up to this revision is flushed (watches
+                                 * show nothing newer) */
+    bool flushing;
+    int error;                  /* errno of the last failed write or flush (0: none) */
+    struct em_wal_counters count;
+    /* a thread that commits what nobody waits for (controllers' writes) */
+    pthread_t thread;
+    bool thread_running, stopping;
+    /* called (with no lock held) after that thread made something durable */
+    void (*notify)(void *ctx);
+    void *notify_ctx;
+};
+
+/* Opens path for appending (creating it and its directory). applied_rev: the revision
+ * up to which files are known to be written (after the start's repair). */
+int em_wal_open(struct em_wal *w, const char *path, enum em_fsync mode, int64_t applied_rev,
+                struct nd_buf *err);
+/* Commits everything, writes a final marker, stops the thread and closes. */
+void em_wal_close(struct em_wal *w);
+/* Starts the thread that commits records nobody waits for within a few milliseconds. */
+int em_wal_start_thread(struct em_wal *w);
+
+/* Appends a record (one line, no newline: it is added) for revision rev and takes the
+ * file write op (its strings are owned by the log from now; op may be NULL). Returns
+ * the ticket to pass to em_wal_commit. */
+uint64_t em_wal_append(struct em_wal *w, int64_t rev, const char *line, size_t len,
+                       struct em_wal_op *op);
+/* The ticket of the last record appended (0 when none). */
+uint64_t em_wal_ticket(struct em_wal *w);
+/* Returns once every record up to ticket is on disk and its file written; 0, or -1 when
+ * a write or flush failed (errno in w->error). */
+int em_wal_commit(struct em_wal *w, uint64_t ticket);
+/* The highest revision whose record is flushed (and its file written). */
+int64_t em_wal_durable_rev(struct em_wal *w);
+/* Replaces the log with data (whole lines, kept records) after committing everything:
+ * a temporary file, flushed, renamed, and the directory flushed. */
+int em_wal_rewrite(struct em_wal *w, const char *data, size_t len);
+
+/* Writes data to path atomically (temporary file beside it, renamed); flushed (file and
+ * directory) when flush is true. 0 or -1 with errno set. */
+int em_write_atomic(const char *path, const char *data, size_t len, bool flush);
+
+/* One record read back at start. */
+struct em_wal_record {
+    json_t *rec;     /* {"rev", "time", "type", "plural", "object"} */
+    int64_t wall_us; /* the marker before it (0: none) */
+    bool tail;       /* after the last marker: its file write may not have happened */
+};
+
+/* Reads the log at path: every whole record, in order. A torn last line (a crash in the
+ * middle of a write) is cut off the file; a line that does not parse is skipped and
+ * counted in *bad. The records are NEW (em_wal_records_free). 0, or -1 when the file
+ * exists but cannot be read. A missing file is 0 records. */
+int em_wal_read(const char *path, struct em_wal_record **out, size_t *n, size_t *bad,
+                size_t *torn_bytes, int64_t *applied_rev, struct nd_buf *err);
+void em_wal_records_free(struct em_wal_record *r, size_t n);
+
+#endif
