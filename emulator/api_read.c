@@ -5,6 +5,7 @@
 #include "api.h"
 #include "http.h"
 #include "objects.h"
+#include "selector/selector.h"
 #include "table.h"
 #include "util/base64.h"
 #include "util/xmalloc.h"
@@ -17,64 +18,125 @@ int em_api_get(struct em_api *a)
     int64_t want;
     if (em_api_query_rv(a, &want) < 0)
         return -1;
-    json_t *obj = em_store_get(&a->srv->store, a->kind->plural, a->ns, a->path.name);
-    if (!obj)
+    const struct em_entry *e =
+        em_store_entry(&a->srv->store, a->kind->plural, a->ns, a->path.name);
+    if (!e)
         return em_api_not_found(a, a->path.name);
-    em_api_answer(a, 200, obj);
+    bool ok;
+    if (em_accept_table(a->req, &ok)) {
+        em_api_answer(a, 200, e->obj);
+        return 0;
+    }
+    /* the bytes made once for this revision */
+    struct em_bytes *json = em_store_entry_json(e);
+    a->resp->code = 200;
+    nd_buf_reset(&a->resp->body);
+    nd_buf_add(&a->resp->body, json->data, json->len);
+    nd_buf_addch(&a->resp->body, '\n');
+    em_resp_set_type(a->resp, "application/json");
     return 0;
 }
 
+/* "project/name": where a continue token resumes after. NEW. */
 static char *obj_key(const json_t *obj)
 {
     return nd_xasprintf("%s/%s", em_obj_ns(obj), em_obj_name(obj));
 }
 
-static int cmp_key(const void *x, const void *y)
+/* The index key of an object (store.h): project "\x01" name, NEW. */
+static char *ix_key_of(const json_t *obj)
 {
-    const json_t *a = *(json_t *const *)x, *b = *(json_t *const *)y;
-    int c = strcmp(em_obj_ns(a), em_obj_ns(b));
-    return c ? c : strcmp(em_obj_name(a), em_obj_name(b));
+    return nd_xasprintf("%s\x01%s", em_obj_ns(obj), em_obj_name(obj));
 }
 
-/* The objects of a plural as they were at revision rv: the current ones, with every
- * change made after rv undone from the journal. NEW array, sorted. */
-static json_t *list_at(struct em_server *srv, const char *plural, const char *ns, int64_t rv)
+/* The keys of plural (in project ns, "" for every project) changed after rv, each with
+ * the object as it was at rv (null when it did not exist then): NEW object. What a page
+ * at rv must show instead of the current objects. */
+static json_t *changed_since(struct em_server *srv, const char *plural, const char *ns, int64_t rv)
 {
-    json_t *current = em_store_list(&srv->store, plural, *ns ? ns : NULL);
-    size_t from = em_journal_after(&srv->journal, rv);
-    if (from == srv->journal.len)
-        return current;
-    json_t *then = json_object(); /* key -> object at rv, or null when absent */
-    for (size_t i = from; i < srv->journal.len; i++) {
+    json_t *then = json_object();
+    for (size_t i = em_journal_after(&srv->journal, rv); i < srv->journal.len; i++) {
         struct em_event *e = &srv->journal.ev[i];
         if (strcmp(e->plural, plural) != 0 || (*ns && strcmp(em_obj_ns(e->obj), ns) != 0))
             continue;
-        char *key = obj_key(e->obj);
+        char *key = ix_key_of(e->obj);
         if (!json_object_get(then, key))
             json_object_set(then, key, e->prev ? e->prev : json_null());
         free(key);
     }
-    size_t n = json_array_size(current) + json_object_size(then);
-    json_t **items = nd_xcalloc(n ? n : 1, sizeof *items);
-    size_t k = 0;
-    size_t i;
-    json_t *o;
-    json_array_foreach(current, i, o) {
-        char *key = obj_key(o);
-        if (!json_object_get(then, key))
-            items[k++] = o;
-        free(key);
-    }
+    return then;
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* The objects of a list, in order, as they were at a revision: the kind's index from a
+ * position on, with the keys changed since that revision taken from the journal instead
+ * (merged in order). Costs O(log N + what it walks + changes since). */
+struct walk {
+    struct em_store_cursor c;
+    json_t *then;        /* changed_since, or NULL */
+    const char **keys;   /* its keys after the start, sorted */
+    size_t nkeys, k;
+    const char *hi;      /* range end (one project), or NULL */
+};
+
+static void walk_init(struct walk *w, struct em_server *srv, const struct nd_kind *kind,
+                      const char *ns, const char *start_ns, const char *start_name, int64_t rv)
+{
+    memset(w, 0, sizeof *w);
+    em_store_seek(&srv->store, kind->plural, *ns ? ns : NULL, start_ns, start_name, &w->c);
+    if (rv >= srv->store.revision)
+        return;
+    w->then = changed_since(srv, kind->plural, ns, rv);
+    if (!json_object_size(w->then))
+        return;
+    char *start = start_name ? nd_xasprintf("%s\x01%s", start_ns, start_name) : NULL;
+    w->keys = nd_xcalloc(json_object_size(w->then), sizeof *w->keys);
     const char *key;
-    json_object_foreach(then, key, o) if (!json_is_null(o)) items[k++] = o;
-    qsort(items, k, sizeof *items, cmp_key);
-    json_t *out = json_array();
-    for (size_t j = 0; j < k; j++)
-        json_array_append(out, items[j]);
-    free(items);
-    json_decref(then);
-    json_decref(current);
-    return out;
+    json_t *v;
+    json_object_foreach(w->then, key, v) {
+        if (!start || strcmp(key, start) > 0)
+            w->keys[w->nkeys++] = key;
+    }
+    qsort(w->keys, w->nkeys, sizeof *w->keys, cmp_str);
+    free(start);
+}
+
+/* The next object (BORROWED) and its bytes when it is the stored revision (else NULL);
+ * NULL at the end. */
+static json_t *walk_next(struct walk *w, struct em_bytes **json)
+{
+    for (;;) {
+        const struct em_entry *e = em_store_peek(&w->c);
+        const char *ck = e ? em_store_cursor_key(&w->c) : NULL;
+        const char *ok = w->k < w->nkeys ? w->keys[w->k] : NULL;
+        if (!ck && !ok)
+            return NULL;
+        int c = !ck ? 1 : !ok ? -1 : strcmp(ck, ok);
+        if (c < 0) {
+            em_store_next(&w->c);
+            *json = em_store_entry_json(e);
+            return e->obj;
+        }
+        /* the key changed since: the object as it was then, if it was */
+        w->k++;
+        if (c == 0)
+            em_store_next(&w->c);
+        json_t *then = json_object_get(w->then, ok);
+        if (!json_is_null(then)) {
+            *json = NULL;
+            return then;
+        }
+    }
+}
+
+static void walk_release(struct walk *w)
+{
+    free(w->keys);
+    json_decref(w->then);
 }
 
 static int parse_continue(struct em_api *a, const char *token, int64_t *rv, char **start)
@@ -136,13 +198,48 @@ static int parse_limit(struct em_api *a, long *limit)
     return 0;
 }
 
+/* What a list keeps: what the caller may see and the selectors pick. */
+struct keep {
+    struct nd_selector *sel;
+    struct nd_field_selector *fsel;
+    const struct em_identity *who;
+    const struct nd_kind *kind;
+    bool all; /* keeps everything: counts come from the index */
+};
+
+static bool keeps(const struct keep *k, const json_t *o)
+{
+    if (!em_authz_sees_object(k->who, k->kind, o))
+        return false;
+    if (k->sel && !nd_selector_matches(k->sel, json_object_get(json_object_get(o, "metadata"),
+                                                               "labels")))
+        return false;
+    return !k->fsel || nd_field_selector_matches(k->fsel, o);
+}
+
+static void add_item(struct nd_buf *b, bool first, const json_t *o, struct em_bytes *json)
+{
+    if (!first)
+        nd_buf_addch(b, ',');
+    if (json) {
+        nd_buf_add(b, json->data, json->len);
+    } else {
+        char *t = json_dumps(o, JSON_COMPACT);
+        nd_buf_adds(b, t);
+        free(t);
+    }
+}
+
 int em_api_list(struct em_api *a)
 {
     struct em_server *srv = a->srv;
     long limit;
     int64_t rv = srv->store.revision;
     char *start = NULL;
-    json_t *all = NULL, *selected = NULL, *page = NULL, *meta = NULL;
+    json_t *page = NULL, *meta = NULL;
+    struct keep keep = {.who = a->who, .kind = a->kind};
+    struct walk w;
+    bool walking = false;
     int rc = -1;
     int64_t want;
     if (parse_limit(a, &limit) < 0 || em_api_query_rv(a, &want) < 0)
@@ -163,56 +260,89 @@ int em_api_list(struct em_api *a)
                           "parameter.");
             goto out;
         }
-        all = list_at(srv, a->kind->plural, a->ns, rv);
-    } else {
-        all = em_store_list(&srv->store, a->kind->plural, *a->ns ? a->ns : NULL);
     }
-    selected = em_api_select(a, all);
-    if (!selected)
+    const char *ls = em_req_query(a->req, "labelSelector");
+    const char *fs = em_req_query(a->req, "fieldSelector");
+    if (ls && *ls && !(keep.sel = nd_selector_parse(ls, &a->st)))
         goto out;
+    if (fs && *fs && !(keep.fsel = nd_field_selector_parse(fs, a->kind->field_selectors, &a->st)))
+        goto out;
+    keep.all = !keep.sel && !keep.fsel &&
+               (!a->who->projects || (*a->ns && a->kind->namespaced));
+    /* the start: after the last object of the previous page ("ns/name") */
+    char *start_ns = NULL;
+    const char *start_name = NULL;
+    if (start) {
+        char *slash = strchr(start, '/');
+        start_ns = slash ? nd_xstrndup(start, (size_t)(slash - start)) : nd_xstrdup("");
+        start_name = slash ? slash + 1 : start;
+    }
+    walk_init(&w, srv, a->kind, a->ns, start_ns, start_name, rv);
+    walking = true;
+    free(start_ns);
+    bool ok;
+    bool table = em_accept_table(a->req, &ok);
     page = json_array();
-    size_t i, taken = 0, remaining = 0;
+    struct nd_buf items = ND_BUF_INIT;
+    size_t taken = 0, remaining = 0;
+    const json_t *last = NULL;
     json_t *o;
-    json_array_foreach(selected, i, o) {
-        if (start) {
-            char *key = obj_key(o);
-            int c = strcmp(key, start);
-            free(key);
-            if (c <= 0)
-                continue;
-        }
-        if ((long)taken < limit) {
+    struct em_bytes *json;
+    while ((long)taken < limit && (o = walk_next(&w, &json))) {
+        if (!keep.all && !keeps(&keep, o))
+            continue;
+        if (table)
             json_array_append(page, o);
-            taken++;
+        else
+            add_item(&items, taken == 0, o, json);
+        last = o;
+        taken++;
+    }
+    if ((long)taken == limit) {
+        /* how many are left: the index counts them unless the page merges changes or
+         * something filters */
+        if (keep.all && !w.nkeys) {
+            remaining = em_store_remaining(&w.c);
         } else {
-            remaining++;
+            while ((o = walk_next(&w, &json)))
+                remaining += keep.all || keeps(&keep, o);
         }
     }
     char rvs[24];
     snprintf(rvs, sizeof rvs, "%lld", (long long)rv);
     meta = json_pack("{ss}", "resourceVersion", rvs);
     if (remaining) {
-        char *token = make_continue(rv, json_array_get(page, taken - 1));
+        char *token = make_continue(rv, last);
         json_object_set_new(meta, "continue", json_string(token));
         free(token);
         json_object_set_new(meta, "remainingItemCount", json_integer((json_int_t)remaining));
     }
-    bool ok;
-    json_t *body;
-    if (em_accept_table(a->req, &ok)) {
-        body = em_table_build(srv, a->kind, page, a->req, meta);
+    if (table) {
+        json_t *body = em_table_build(srv, a->kind, page, a->req, meta);
+        em_resp_json(a->resp, 200, body);
+        json_decref(body);
     } else {
-        body = json_pack("{sssssOsO}", "apiVersion", a->kind->api_version, "kind",
-                         a->kind->list_kind, "metadata", meta, "items", page);
+        /* the list's own fields, then the items' bytes as made for their revision */
+        char *m = json_dumps(meta, JSON_COMPACT);
+        struct nd_buf *b = &a->resp->body;
+        a->resp->code = 200;
+        nd_buf_reset(b);
+        nd_buf_addf(b, "{\"apiVersion\":\"%s\",\"kind\":\"%s\",\"metadata\":%s,\"items\":[",
+                    a->kind->api_version, a->kind->list_kind, m);
+        nd_buf_add(b, items.data, items.len);
+        nd_buf_adds(b, "]}\n");
+        em_resp_set_type(a->resp, "application/json");
+        free(m);
     }
-    em_resp_json(a->resp, 200, body);
-    json_decref(body);
+    nd_buf_release(&items);
     rc = 0;
 out:
+    if (walking)
+        walk_release(&w);
+    nd_selector_free(keep.sel);
+    nd_field_selector_free(keep.fsel);
     free(start);
     json_decref(meta);
     json_decref(page);
-    json_decref(selected);
-    json_decref(all);
     return rc;
 }

@@ -128,13 +128,14 @@ static void set_rv(struct em_server *srv, json_t *obj)
 }
 
 static void record(struct em_server *srv, const char *type, const struct nd_kind *k, json_t *obj,
-                   json_t *prev)
+                   json_t *prev, struct em_bytes *json)
 {
     int64_t rev = strtoll(json_string_value(json_object_get(json_object_get(obj, "metadata"),
                                                             "resourceVersion")),
                           NULL, 10);
     em_journal_append(&srv->journal, rev, em_clock_now_ms(&srv->clock), type, k->plural, obj,
-                      prev);
+                      prev, json);
+    em_bytes_unref(json);
     pthread_cond_broadcast(&srv->changed);
     /* the scheduler reads what changed from the journal, as a watch does (sim.h): this
      * only rings its bell */
@@ -146,9 +147,11 @@ int em_obj_add(struct em_server *srv, const struct nd_kind *k, json_t *obj, stru
 {
     set_rv(srv, obj);
     em_obj_normalize(obj);
-    if (em_store_put(&srv->store, k->plural, obj, "ADDED", em_clock_now_ms(&srv->clock), st) < 0)
+    struct em_bytes *json;
+    if (em_store_put(&srv->store, k->plural, obj, "ADDED", em_clock_now_ms(&srv->clock), &json,
+                     st) < 0)
         return -1;
-    record(srv, "ADDED", k, obj, NULL);
+    record(srv, "ADDED", k, obj, NULL, json);
     return 0;
 }
 
@@ -167,10 +170,11 @@ int em_obj_update(struct em_server *srv, const struct nd_kind *k, json_t *old, j
         json_object_set_new(meta, "generation", json_integer(gen));
     set_rv(srv, obj);
     em_obj_normalize(obj);
+    struct em_bytes *json = NULL;
     int rc = em_store_put(&srv->store, k->plural, obj, "MODIFIED", em_clock_now_ms(&srv->clock),
-                          st);
+                          &json, st);
     if (rc == 0)
-        record(srv, "MODIFIED", k, obj, old);
+        record(srv, "MODIFIED", k, obj, old, json);
     json_decref(old);
     return rc;
 }
@@ -284,9 +288,10 @@ int em_obj_remove(struct em_server *srv, const struct nd_kind *k, json_t *obj,
     set_rv(srv, gone);
     em_obj_normalize(gone);
     char *nsc = nd_xstrdup(ns);
-    int rc = em_store_delete(&srv->store, k->plural, gone, em_clock_now_ms(&srv->clock), st);
+    struct em_bytes *json = NULL;
+    int rc = em_store_delete(&srv->store, k->plural, gone, em_clock_now_ms(&srv->clock), &json, st);
     if (rc == 0) {
-        record(srv, "DELETED", k, gone, stored);
+        record(srv, "DELETED", k, gone, stored, json);
         const char *uid = json_string_value(json_object_get(json_object_get(gone, "metadata"), "uid"));
         if (uid) {
             /* Owned objects go too (the orphan policy took its dependents off earlier). */

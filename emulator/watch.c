@@ -57,6 +57,10 @@ static bool matches(struct watch *w, const json_t *obj)
     return true;
 }
 
+/* An event of an object whose compact JSON is made (json), unless the watch wants Tables. */
+static void emit_bytes(struct watch *w, const char *type, const json_t *obj,
+                       const struct em_bytes *json);
+
 static void emit(struct watch *w, const char *type, const json_t *obj)
 {
     json_t *payload;
@@ -75,6 +79,18 @@ static void emit(struct watch *w, const char *type, const json_t *obj)
     nd_buf_addch(&w->pending, '\n');
     free(line);
     json_decref(ev);
+}
+
+static void emit_bytes(struct watch *w, const char *type, const json_t *obj,
+                       const struct em_bytes *json)
+{
+    if (w->table || !json) {
+        emit(w, type, obj);
+        return;
+    }
+    nd_buf_addf(&w->pending, "{\"type\":\"%s\",\"object\":", type);
+    nd_buf_add(&w->pending, json->data, json->len);
+    nd_buf_adds(&w->pending, "}\n");
 }
 
 static void emit_expired(struct watch *w, int64_t rev)
@@ -122,16 +138,19 @@ static void collect(struct watch *w)
             continue;
         bool now = strcmp(e->type, "DELETED") != 0 && matches(w, e->obj);
         bool before = e->prev && matches(w, e->prev);
+        const char *type = NULL;
         if (strcmp(e->type, "DELETED") == 0) {
             if (matches(w, e->obj) || before)
-                emit(w, "DELETED", e->obj);
+                type = "DELETED";
         } else if (now && before) {
-            emit(w, "MODIFIED", e->obj);
+            type = "MODIFIED";
         } else if (now) {
-            emit(w, "ADDED", e->obj);
+            type = "ADDED";
         } else if (before) {
-            emit(w, "DELETED", e->obj); /* it left the selection */
+            type = "DELETED"; /* it left the selection */
         }
+        if (type) /* the bytes made when the change was stored */
+            emit_bytes(w, type, e->obj, w->table ? NULL : em_event_json(e));
     }
 }
 
@@ -258,11 +277,13 @@ int em_api_watch(struct em_api *a)
     if (rv <= 0) {
         /* no starting point: the current objects first, as ADDED */
         w->last_rev = srv->store.revision;
-        json_t *items = em_store_list(&srv->store, a->kind->plural, *a->ns ? a->ns : NULL);
-        size_t i;
-        json_t *o;
-        json_array_foreach(items, i, o) if (matches(w, o)) emit(w, "ADDED", o);
-        json_decref(items);
+        struct em_store_cursor c;
+        em_store_seek(&srv->store, a->kind->plural, *a->ns ? a->ns : NULL, NULL, NULL, &c);
+        const struct em_entry *e;
+        while ((e = em_store_next(&c))) {
+            if (matches(w, e->obj))
+                emit_bytes(w, "ADDED", e->obj, w->table ? NULL : em_store_entry_json(e));
+        }
     } else {
         w->last_rev = rv;
         if (w->last_rev > srv->store.revision)

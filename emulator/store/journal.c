@@ -16,7 +16,7 @@ static const char *type_static(const char *t)
 }
 
 static void push(struct em_journal *j, int64_t rev, int64_t time_ms, const char *type,
-                 const char *plural, json_t *obj, json_t *prev)
+                 const char *plural, json_t *obj, json_t *prev, struct em_bytes *json)
 {
     if (j->len == j->cap) {
         j->cap = j->cap ? j->cap * 2 : 256;
@@ -29,6 +29,7 @@ static void push(struct em_journal *j, int64_t rev, int64_t time_ms, const char 
     e->plural = nd_xstrdup(plural);
     e->obj = json_incref(obj);
     e->prev = prev ? json_incref(prev) : NULL;
+    e->json = em_bytes_ref(json);
 }
 
 static void free_event(struct em_event *e)
@@ -36,6 +37,14 @@ static void free_event(struct em_event *e)
     free(e->plural);
     json_decref(e->obj);
     json_decref(e->prev);
+    em_bytes_unref(e->json);
+}
+
+struct em_bytes *em_event_json(struct em_event *e)
+{
+    if (!e->json)
+        e->json = em_bytes_take(json_dumps(e->obj, JSON_COMPACT));
+    return e->json;
 }
 
 /* Rewrites the log with only the kept events (after a trim). */
@@ -43,9 +52,10 @@ static void rewrite(struct em_journal *j)
 {
     struct nd_buf all = ND_BUF_INIT;
     for (size_t i = 0; i < j->len; i++) {
-        const struct em_event *e = &j->ev[i];
+        struct em_event *e = &j->ev[i];
         size_t len;
-        char *line = em_store_record_line(e->rev, e->time_ms, e->type, e->plural, e->obj, &len);
+        char *line = em_store_record_line_bytes(e->rev, e->time_ms, e->type, e->plural,
+                                                em_event_json(&j->ev[i])->data, &len);
         nd_buf_add(&all, line, len);
         nd_buf_addch(&all, '\n');
         free(line);
@@ -101,7 +111,12 @@ int em_journal_open(struct em_journal *j, struct em_store *store, int64_t curren
                 j->oldest_rev = rev - 1;
                 first = false;
             }
-            push(j, rev, t, type, plural, obj, json_object_get(last, key));
+            /* the stored object's bytes when it is the same revision */
+            const struct em_entry *se = NULL;
+            if (strcmp(type, "DELETED") != 0)
+                se = em_store_entry(store, plural, ns ? ns : "", name ? name : "");
+            push(j, rev, t, type, plural, obj, json_object_get(last, key),
+                 se && se->obj == obj ? se->json : NULL);
         } else {
             dropped++;
         }
@@ -129,9 +144,9 @@ void em_journal_close(struct em_journal *j)
 }
 
 void em_journal_append(struct em_journal *j, int64_t rev, int64_t time_ms, const char *type,
-                       const char *plural, json_t *obj, json_t *prev)
+                       const char *plural, json_t *obj, json_t *prev, struct em_bytes *json)
 {
-    push(j, rev, time_ms, type, plural, obj, prev);
+    push(j, rev, time_ms, type, plural, obj, prev, json);
 }
 
 void em_journal_trim(struct em_journal *j, int64_t now_ms)

@@ -27,6 +27,7 @@ struct em_event {
     char *plural;
     json_t *obj;      /* reference held by the event */
     json_t *prev;     /* NULL for ADDED */
+    struct em_bytes *json; /* obj's compact JSON, shared with the store (NULL: not made yet) */
 };
 
 struct em_journal {
@@ -43,10 +44,12 @@ struct em_journal {
 int em_journal_open(struct em_journal *j, struct em_store *store, int64_t current_rev,
                     int64_t now_ms, struct nd_buf *err);
 void em_journal_close(struct em_journal *j);
-/* Appends an event (the store has logged it: em_store_put/delete); obj and prev are
- * referenced (not stolen). */
+/* Appends an event (the store has logged it: em_store_put/delete); obj, prev and json
+ * are referenced (not stolen; json may be NULL). */
 void em_journal_append(struct em_journal *j, int64_t rev, int64_t time_ms, const char *type,
-                       const char *plural, json_t *obj, json_t *prev);
+                       const char *plural, json_t *obj, json_t *prev, struct em_bytes *json);
+/* An event's compact JSON (BORROWED; made on first use). */
+struct em_bytes *em_event_json(struct em_event *e);
 /* Drops events older than now - 24h. */
 void em_journal_trim(struct em_journal *j, int64_t now_ms);
 /* Index of the first event with revision > rev (j->len when none). */

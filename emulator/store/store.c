@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "index.h"
 #include "util/xmalloc.h"
 
 #define CLUSTER_DIR "_cluster"
@@ -50,15 +51,22 @@ int em_store_write_file(struct em_store *s, const char *path, const char *data, 
                          "cannot write %s: %s", path, strerror(errno));
 }
 
+char *em_store_record_line_bytes(int64_t rev, int64_t time_ms, const char *type,
+                                 const char *plural, const char *json, size_t *len)
+{
+    char *line = nd_xasprintf("{\"rev\":%lld,\"time\":%lld,\"type\":\"%s\",\"plural\":\"%s\","
+                              "\"object\":%s}",
+                              (long long)rev, (long long)time_ms, type, plural, json);
+    *len = strlen(line);
+    return line;
+}
+
 char *em_store_record_line(int64_t rev, int64_t time_ms, const char *type, const char *plural,
                            const json_t *obj, size_t *len)
 {
     char *body = json_dumps(obj, JSON_COMPACT);
-    char *line = nd_xasprintf("{\"rev\":%lld,\"time\":%lld,\"type\":\"%s\",\"plural\":\"%s\","
-                              "\"object\":%s}",
-                              (long long)rev, (long long)time_ms, type, plural, body);
+    char *line = em_store_record_line_bytes(rev, time_ms, type, plural, body, len);
     free(body);
-    *len = strlen(line);
     return line;
 }
 
@@ -74,17 +82,69 @@ static char *file_text(const json_t *obj, size_t *len)
     return text;
 }
 
-static void add_loaded(struct em_store *s, const char *plural, const char *ns, const char *name,
-                       json_t *obj)
+/* The index key of an object: project "\x01" name (index.h), into buf. */
+static const char *ix_key(const char *ns, const char *name, char *buf, size_t cap)
 {
+    snprintf(buf, cap, "%s\x01%s", ns, name);
+    return buf;
+}
+
+static struct em_index *kind_index(struct em_store *s, const char *plural, bool create)
+{
+    for (size_t i = 0; i < s->nkinds; i++) {
+        if (strcmp(s->kinds[i].plural, plural) == 0)
+            return s->kinds[i].ix;
+    }
+    if (!create)
+        return NULL;
+    s->kinds = nd_xrealloc(s->kinds, (s->nkinds + 1) * sizeof *s->kinds);
+    s->kinds[s->nkinds].plural = nd_xstrdup(plural);
+    s->kinds[s->nkinds].ix = em_index_new();
+    return s->kinds[s->nkinds++].ix;
+}
+
+static void entry_free(void *v)
+{
+    struct em_entry *e = v;
+    if (!e)
+        return;
+    json_decref(e->obj);
+    em_bytes_unref(e->json);
+    free(e);
+}
+
+/* Sets (obj, taking a new reference, with its compact bytes when known) or removes (obj
+ * NULL) an object in the kind's index and the plural's bucket. */
+static void set_obj(struct em_store *s, const char *plural, const char *ns, const char *name,
+                    json_t *obj, struct em_bytes *json)
+{
+    char kb[EM_STORE_KEY_MAX];
+    ix_key(ns, name, kb, sizeof kb);
     json_t *bucket = json_object_get(s->by_plural, plural);
     if (!bucket) {
         bucket = json_object();
         json_object_set_new(s->by_plural, plural, bucket);
     }
     char *key = obj_key(ns, name);
-    json_object_set_new(bucket, key, obj);
+    struct em_index *ix = kind_index(s, plural, true);
+    if (obj) {
+        struct em_entry *e = nd_xmalloc(sizeof *e);
+        e->obj = json_incref(obj);
+        e->json = em_bytes_ref(json);
+        entry_free(em_index_put(ix, kb, e));
+        json_object_set(bucket, key, obj);
+    } else {
+        entry_free(em_index_del(ix, kb));
+        json_object_del(bucket, key);
+    }
     free(key);
+}
+
+static void add_loaded(struct em_store *s, const char *plural, const char *ns, const char *name,
+                       json_t *obj)
+{
+    set_obj(s, plural, ns, name, obj, NULL);
+    json_decref(obj);
     int64_t rv = obj_rv(obj);
     if (rv > s->revision)
         s->revision = rv;
@@ -253,7 +313,7 @@ static void repair(struct em_store *s, struct nd_buf *report)
         bool stale = !present ? !deleted : obj_rv(cur) < rev && mtime_us < r->wall_us;
         if (stale && deleted) {
             if (unlink(path) == 0) {
-                json_object_del(json_object_get(s->by_plural, plural), strchr(key, '\n') + 1);
+                set_obj(s, plural, ns, name, NULL, NULL);
                 nd_buf_addf(report, "state: %s: removed, as revision %lld of the journal says "
                                     "(a write the last stop interrupted)\n",
                             path, (long long)rev);
@@ -352,6 +412,11 @@ void em_store_close(struct em_store *s)
     em_wal_records_free(s->history, s->nhistory);
     if (s->lock_fd >= 0)
         close(s->lock_fd);
+    for (size_t i = 0; i < s->nkinds; i++) {
+        em_index_free(s->kinds[i].ix, entry_free);
+        free(s->kinds[i].plural);
+    }
+    free(s->kinds);
     json_decref(s->by_plural);
     json_decref(s->broken);
     free(s->dir);
@@ -379,15 +444,28 @@ int64_t em_store_next_revision(struct em_store *s)
     return ++s->revision;
 }
 
+const struct em_entry *em_store_entry(struct em_store *s, const char *plural, const char *ns,
+                                     const char *name)
+{
+    struct em_index *ix = kind_index(s, plural, false);
+    if (!ix || !name)
+        return NULL;
+    char kb[EM_STORE_KEY_MAX];
+    return em_index_get(ix, ix_key(ns ? ns : "", name, kb, sizeof kb));
+}
+
 json_t *em_store_get(struct em_store *s, const char *plural, const char *ns, const char *name)
 {
-    json_t *bucket = json_object_get(s->by_plural, plural);
-    if (!bucket)
-        return NULL;
-    char *key = obj_key(ns, name);
-    json_t *obj = json_object_get(bucket, key);
-    free(key);
-    return obj;
+    const struct em_entry *e = em_store_entry(s, plural, ns, name);
+    return e ? e->obj : NULL;
+}
+
+struct em_bytes *em_store_entry_json(const struct em_entry *e)
+{
+    struct em_entry *m = (struct em_entry *)e; /* the cache fills on first use */
+    if (!m->json)
+        m->json = em_bytes_take(json_dumps(m->obj, JSON_COMPACT));
+    return m->json;
 }
 
 static int check_broken(struct em_store *s, const char *plural, const char *ns, const char *name,
@@ -402,29 +480,16 @@ static int check_broken(struct em_store *s, const char *plural, const char *ns, 
                          "the state file %s is broken and was left untouched", path);
 }
 
-static void set_in_bucket(struct em_store *s, const char *plural, const char *ns,
-                          const char *name, json_t *obj)
-{
-    json_t *bucket = json_object_get(s->by_plural, plural);
-    if (!bucket) {
-        bucket = json_object();
-        json_object_set_new(s->by_plural, plural, bucket);
-    }
-    char *key = obj_key(ns, name);
-    if (obj)
-        json_object_set(bucket, key, obj);
-    else
-        json_object_del(bucket, key);
-    free(key);
-}
-
-/* Logs a change and queues its file write (data NULL: the file goes). */
-static void log_change(struct em_store *s, const char *plural, const char *ns, const char *name,
-                       const char *type, int64_t time_ms, const json_t *obj, bool remove)
+/* Logs a change and queues its file write (the file goes when remove); the object's
+ * compact JSON, NEW. */
+static struct em_bytes *log_change(struct em_store *s, const char *plural, const char *ns,
+                                   const char *name, const char *type, int64_t time_ms,
+                                   const json_t *obj, bool remove)
 {
     int64_t rev = obj_rv(obj);
+    struct em_bytes *json = em_bytes_take(json_dumps(obj, JSON_COMPACT));
     size_t llen;
-    char *line = em_store_record_line(rev, time_ms, type, plural, obj, &llen);
+    char *line = em_store_record_line_bytes(rev, time_ms, type, plural, json->data, &llen);
     struct em_wal_op op = {.path = obj_file(s, plural, ns, name)};
     if (!remove)
         op.data = file_text(obj, &op.len);
@@ -435,10 +500,11 @@ static void log_change(struct em_store *s, const char *plural, const char *ns, c
         free(op.data);
     }
     free(line);
+    return json;
 }
 
 int em_store_put(struct em_store *s, const char *plural, json_t *obj, const char *type,
-                 int64_t time_ms, struct nd_status *st)
+                 int64_t time_ms, struct em_bytes **json, struct nd_status *st)
 {
     const char *name = meta_str(obj, "name");
     const char *ns = meta_str(obj, "namespace");
@@ -448,13 +514,17 @@ int em_store_put(struct em_store *s, const char *plural, json_t *obj, const char
         return nd_status_set(st, "InternalError", NULL, "object without metadata.name");
     if (check_broken(s, plural, ns, name, st) < 0)
         return -1;
-    log_change(s, plural, ns, name, type, time_ms, obj, false);
-    set_in_bucket(s, plural, ns, name, obj);
+    struct em_bytes *b = log_change(s, plural, ns, name, type, time_ms, obj, false);
+    set_obj(s, plural, ns, name, obj, b);
+    if (json)
+        *json = b;
+    else
+        em_bytes_unref(b);
     return 0;
 }
 
 int em_store_delete(struct em_store *s, const char *plural, const json_t *gone, int64_t time_ms,
-                    struct nd_status *st)
+                    struct em_bytes **json, struct nd_status *st)
 {
     const char *name = meta_str(gone, "name");
     const char *ns = meta_str(gone, "namespace");
@@ -466,47 +536,87 @@ int em_store_delete(struct em_store *s, const char *plural, const json_t *gone, 
         return -1;
     if (!em_store_get(s, plural, ns, name))
         return 0;
-    log_change(s, plural, ns, name, "DELETED", time_ms, gone, true);
-    set_in_bucket(s, plural, ns, name, NULL);
+    struct em_bytes *b = log_change(s, plural, ns, name, "DELETED", time_ms, gone, true);
+    set_obj(s, plural, ns, name, NULL, NULL);
+    if (json)
+        *json = b;
+    else
+        em_bytes_unref(b);
     return 0;
 }
 
-static int cmp_by_key(const void *a, const void *b)
+void em_store_seek(struct em_store *s, const char *plural, const char *ns, const char *after_ns,
+                   const char *after_name, struct em_store_cursor *c)
 {
-    const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
-    const char *nx = meta_str(x, "namespace"), *ny = meta_str(y, "namespace");
-    int c = strcmp(nx ? nx : "", ny ? ny : "");
-    if (c)
-        return c;
-    return strcmp(meta_str(x, "name"), meta_str(y, "name"));
+    memset(c, 0, sizeof *c);
+    c->ix = kind_index(s, plural, false);
+    if (!c->ix)
+        return;
+    c->bounded = ns != NULL;
+    char lo[EM_STORE_KEY_MAX];
+    if (ns) {
+        /* a project's objects: the keys in [ns "\x01", ns "\x02") */
+        snprintf(lo, sizeof lo, "%s\x01", ns);
+        snprintf(c->hi, sizeof c->hi, "%s\x02", ns);
+    }
+    if (after_name) {
+        char ak[EM_STORE_KEY_MAX];
+        ix_key(after_ns ? after_ns : "", after_name, ak, sizeof ak);
+        if (ns && strcmp(ak, lo) < 0)
+            c->it = em_index_seek(c->ix, lo);
+        else
+            c->it = em_index_seek_after(c->ix, ak);
+    } else {
+        c->it = ns ? em_index_seek(c->ix, lo) : em_index_first(c->ix);
+    }
+}
+
+const struct em_entry *em_store_peek(const struct em_store_cursor *c)
+{
+    if (!c->ix || !em_index_iter_valid(&c->it))
+        return NULL;
+    if (c->bounded && strcmp(em_index_iter_key(&c->it), c->hi) >= 0)
+        return NULL;
+    return em_index_iter_value(&c->it);
+}
+
+const struct em_entry *em_store_next(struct em_store_cursor *c)
+{
+    const struct em_entry *e = em_store_peek(c);
+    if (e)
+        em_index_iter_next(&c->it);
+    return e;
+}
+
+size_t em_store_remaining(const struct em_store_cursor *c)
+{
+    if (!c->ix || !em_index_iter_valid(&c->it))
+        return 0;
+    size_t end = c->bounded ? em_index_rank(c->ix, c->hi) : em_index_count(c->ix);
+    size_t at = em_index_iter_rank(&c->it);
+    return end > at ? end - at : 0;
+}
+
+const char *em_store_cursor_key(const struct em_store_cursor *c)
+{
+    return em_store_peek(c) ? em_index_iter_key(&c->it) : NULL;
 }
 
 json_t *em_store_list(struct em_store *s, const char *plural, const char *ns)
 {
-    json_t *bucket = json_object_get(s->by_plural, plural);
-    size_t n = json_object_size(bucket), k = 0;
-    json_t **items = nd_xcalloc(n ? n : 1, sizeof *items);
-    const char *key;
-    json_t *obj;
-    json_object_foreach(bucket, key, obj) {
-        if (ns) {
-            const char *ons = meta_str(obj, "namespace");
-            if (strcmp(ons ? ons : "", ns) != 0)
-                continue;
-        }
-        items[k++] = obj;
-    }
-    qsort(items, k, sizeof *items, cmp_by_key);
     json_t *arr = json_array();
-    for (size_t i = 0; i < k; i++)
-        json_array_append(arr, items[i]);
-    free(items);
+    struct em_store_cursor c;
+    em_store_seek(s, plural, ns, NULL, NULL, &c);
+    const struct em_entry *e;
+    while ((e = em_store_next(&c)))
+        json_array_append(arr, e->obj);
     return arr;
 }
 
 size_t em_store_count(struct em_store *s, const char *plural)
 {
-    return json_object_size(json_object_get(s->by_plural, plural));
+    struct em_index *ix = kind_index(s, plural, false);
+    return ix ? em_index_count(ix) : 0;
 }
 
 int em_store_clear(struct em_store *s, struct nd_status *st)
@@ -533,5 +643,7 @@ int em_store_clear(struct em_store *s, struct nd_status *st)
         }
     }
     json_object_clear(s->by_plural);
+    for (size_t i = 0; i < s->nkinds; i++)
+        em_index_clear(s->kinds[i].ix, entry_free);
     return rc;
 }

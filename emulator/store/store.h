@@ -23,16 +23,41 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "bytes.h"
+#include "index.h"
 #include "util/buf.h"
 #include "util/status.h"
 #include "wal.h"
+
+/* Longest index key: a project (63) and a name (253), a separator and a NUL. */
+#define EM_STORE_KEY_MAX 320
+
+/* A stored object: the tree (never changed in place) and its compact JSON (filled on
+ * first use; the same bytes the journal logged). */
+struct em_entry {
+    json_t *obj;
+    struct em_bytes *json;
+};
+
+/* A position in a kind's objects, in (project, name) order (em_store_seek). */
+struct em_store_cursor {
+    struct em_index *ix;
+    struct em_index_iter it;
+    bool bounded;            /* one project: stop at hi */
+    char hi[EM_STORE_KEY_MAX];
+};
 
 struct em_store {
     char *dir;
     enum em_fsync fsync_mode;
     int lock_fd;
     int64_t revision;   /* last revision handed out */
-    json_t *by_plural;  /* plural -> { "ns/name" -> object } */
+    json_t *by_plural;  /* plural -> { "ns/name" -> object } (unordered, for walks) */
+    struct {
+        char *plural;
+        struct em_index *ix; /* project "\x01" name -> struct em_entry */
+    } *kinds;           /* one ordered index per kind */
+    size_t nkinds;
     json_t *broken;     /* "plural/ns/name" -> path of the broken file */
     struct em_wal wal;  /* the write-ahead log (history/journal.ndjson) */
     /* the log's records as read at open, for the journal (em_journal_open takes them) */
@@ -59,11 +84,12 @@ json_t *em_store_get(struct em_store *s, const char *plural, const char *ns, con
  * object's metadata.name, .namespace and .resourceVersion say where and which revision.
  * -1 (InternalError) when a broken file holds that name. */
 int em_store_put(struct em_store *s, const char *plural, json_t *obj, const char *type,
-                 int64_t time_ms, struct nd_status *st);
+                 int64_t time_ms, struct em_bytes **json, struct nd_status *st);
 /* Removes an object and logs "DELETED" with gone (the object as it went, with its new
- * resourceVersion); its file goes once the log is flushed. 0 also when absent. */
+ * resourceVersion); its file goes once the log is flushed. 0 also when absent.
+ * Both give, when json is not NULL, a NEW reference to the object's compact JSON. */
 int em_store_delete(struct em_store *s, const char *plural, const json_t *gone, int64_t time_ms,
-                    struct nd_status *st);
+                    struct em_bytes **json, struct nd_status *st);
 /* The ticket of the last change logged: pass it to em_store_commit. */
 uint64_t em_store_ticket(struct em_store *s);
 /* Called WITHOUT the caller's lock: returns once every change up to ticket is on disk
@@ -75,6 +101,26 @@ int64_t em_store_durable_rev(struct em_store *s);
 /* A log record's line (compact JSON, no newline): NEW. */
 char *em_store_record_line(int64_t rev, int64_t time_ms, const char *type, const char *plural,
                            const json_t *obj, size_t *len);
+char *em_store_record_line_bytes(int64_t rev, int64_t time_ms, const char *type,
+                                 const char *plural, const char *json, size_t *len);
+
+/* BORROWED entry of an object, or NULL. */
+const struct em_entry *em_store_entry(struct em_store *s, const char *plural, const char *ns,
+                                     const char *name);
+/* An entry's compact JSON (BORROWED: made once, kept until the object changes). */
+struct em_bytes *em_store_entry_json(const struct em_entry *e);
+/* Positions c at the first object of plural in project ns (every project when NULL),
+ * or at the first after (after_ns, after_name) when after_name is given. O(log N).
+ * A cursor is valid until the next change to the kind. */
+void em_store_seek(struct em_store *s, const char *plural, const char *ns, const char *after_ns,
+                   const char *after_name, struct em_store_cursor *c);
+/* The entry at the cursor (NULL at the end), and that entry with the cursor moved on. */
+const struct em_entry *em_store_peek(const struct em_store_cursor *c);
+const struct em_entry *em_store_next(struct em_store_cursor *c);
+/* The cursor's index key (project "\x01" name), NULL at the end. */
+const char *em_store_cursor_key(const struct em_store_cursor *c);
+/* How many objects from the cursor to the end of its range, O(log N). */
+size_t em_store_remaining(const struct em_store_cursor *c);
 /* NEW array of the objects of a plural (every project when ns is NULL), sorted by
  * project then name; the items are references to the stored objects (do not modify). */
 json_t *em_store_list(struct em_store *s, const char *plural, const char *ns);

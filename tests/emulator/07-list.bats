@@ -104,6 +104,68 @@ names() {
     [ "$(body_json .metadata.remainingItemCount)" = null ]
 }
 
+@test "later pages show the list as it was: deleted and changed objects at that revision" {
+    local P=/apis/nodus.dev/v1/namespaces/snap/volumes i
+    curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$EMU_URL/api/v1/namespaces" \
+        -d '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"snap"}}'
+    for i in 1 2 3 4 5 6; do
+        curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$EMU_URL$P" \
+            -d "{\"metadata\":{\"name\":\"v$i\",\"labels\":{\"n\":\"$i\"}},\"spec\":{\"size\":\"1Gi\"}}"
+    done
+    http GET "$P?limit=2"
+    [ "$(names)" = v1,v2 ]
+    [ "$(body_json .metadata.remainingItemCount)" = 4 ]
+    local token rv
+    token=$(body_json .metadata.continue)
+    rv=$(body_json .metadata.resourceVersion)
+    # after the first page: v3 deleted, v4 relabelled, v5a and v0 added
+    curl -sf -o /dev/null -X DELETE "$EMU_URL$P/v3"
+    curl -sf -o /dev/null -X PATCH -H 'Content-Type: application/merge-patch+json' "$EMU_URL$P/v4" \
+        -d '{"metadata":{"labels":{"n":"changed"}}}'
+    for i in 5a 0; do
+        curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$EMU_URL$P" \
+            -d "{\"metadata\":{\"name\":\"v$i\"},\"spec\":{\"size\":\"1Gi\"}}"
+    done
+    http GET "$P?limit=2&continue=$token"
+    [ "$(names)" = v3,v4 ]
+    [ "$(body_json '.items[1].metadata.labels.n')" = 4 ]
+    [ "$(body_json '.items[0].metadata.resourceVersion | tonumber')" -le "$rv" ]
+    [ "$(body_json .metadata.remainingItemCount)" = 2 ]
+    [ "$(body_json .metadata.resourceVersion)" = "$rv" ]
+    token=$(body_json .metadata.continue)
+    http GET "$P?limit=2&continue=$token"
+    [ "$(names)" = v5,v6 ]
+    [ "$(body_json .metadata.continue)" = null ]
+    # a new list sees the present
+    http GET "$P"
+    [ "$(names)" = v0,v1,v2,v4,v5,v5a,v6 ]
+    [ "$(body_json '.items[3].metadata.labels.n')" = changed ]
+}
+
+@test "pages across projects whose names are prefixes of each other keep project order" {
+    local ns i
+    for ns in pa pa-b pab; do
+        curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$EMU_URL/api/v1/namespaces" \
+            -d "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$ns\"}}"
+        for i in 1 2; do
+            curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' \
+                "$EMU_URL/apis/nodus.dev/v1/namespaces/$ns/functions" \
+                -d "{\"metadata\":{\"name\":\"f$i\"},\"spec\":{\"image\":\"nodus/python:3.12\"}}"
+        done
+    done
+    local all='' token=''
+    while :; do
+        http GET "/apis/nodus.dev/v1/functions?limit=1${token:+&continue=$token}"
+        [ "$CODE" = 200 ]
+        all+=$(body_json '.items[] | "\(.metadata.namespace)/\(.metadata.name)"')' '
+        token=$(body_json .metadata.continue)
+        [ "$token" = null ] && break
+    done
+    [ "$all" = "pa/f1 pa/f2 pa-b/f1 pa-b/f2 pab/f1 pab/f2 " ]
+    http GET /apis/nodus.dev/v1/namespaces/pa/functions
+    [ "$(body_json '[.items[].metadata.name] | join(",")')" = f1,f2 ]
+}
+
 @test "a bad continue token is BadRequest; limits above 1000 are clamped" {
     http GET "$JOBS?continue=garbage"
     [ "$CODE" = 400 ]

@@ -1,0 +1,37 @@
+/* Shared immutable byte strings; see bytes.h. */
+#include "bytes.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xmalloc.h"
+
+struct em_bytes *em_bytes_new(const char *p, size_t len)
+{
+    struct em_bytes *b = nd_xmalloc(sizeof *b + len + 1);
+    atomic_init(&b->refs, 1);
+    b->len = len;
+    memcpy(b->data, p, len);
+    b->data[len] = '\0';
+    return b;
+}
+
+struct em_bytes *em_bytes_take(char *s)
+{
+    struct em_bytes *b = em_bytes_new(s, strlen(s));
+    free(s);
+    return b;
+}
+
+struct em_bytes *em_bytes_ref(struct em_bytes *b)
+{
+    if (b)
+        atomic_fetch_add(&b->refs, 1);
+    return b;
+}
+
+void em_bytes_unref(struct em_bytes *b)
+{
+    if (b && atomic_fetch_sub(&b->refs, 1) == 1)
+        free(b);
+}
