@@ -21,11 +21,12 @@
 #include "util/xmalloc.h"
 
 /* What MHD may hold of one request's line and headers. Above the front door's limits
- * (frontdoor.h), so that a request a little over them reaches it and is answered with a
- * Status (a header of 1 MB or 40,000 short headers included: MHD keeps ~40 bytes of its
- * own per header); past this libmicrohttpd answers its own 414/431 page. Pages are
- * touched only as a request fills them. */
-#define EM_HTTP_MEMORY_LIMIT (3u * 1024u * 1024u)
+ * (frontdoor.h: a 32 KiB target, 64 KiB of headers), so that a request a little over
+ * them reaches it and is answered with a Status; past this libmicrohttpd answers its own
+ * 414/431 page. Not bigger: libmicrohttpd 0.9.75 zeroes a connection's whole pool
+ * between two requests on it, so every request costs a memset of this size (3 MiB was
+ * 78% of a GET's CPU). */
+#define EM_HTTP_MEMORY_LIMIT (160u * 1024u)
 #define OVER_LIMIT_TIMEOUT_S 2u /* a connection past max_conns that sends nothing */
 #define HARD_MARGIN 1024u
 

@@ -55,7 +55,7 @@ static json_t *volume(const char *name, int64_t rv, const char *size)
 static void put(struct em_store *s, json_t *obj, const char *type)
 {
     struct nd_status st = ND_STATUS_INIT;
-    assert_int_equal(em_store_put(s, "volumes", obj, type, 1000, &st), 0);
+    assert_int_equal(em_store_put(s, "volumes", obj, type, 1000, NULL, &st), 0);
     nd_status_release(&st);
 }
 
@@ -246,7 +246,7 @@ static void *writer_main(void *arg)
         int64_t rev = em_store_next_revision(w->s);
         json_t *v = volume(name, rev, "1Gi");
         struct nd_status st = ND_STATUS_INIT;
-        em_store_put(w->s, "volumes", v, "ADDED", 1000, &st);
+        em_store_put(w->s, "volumes", v, "ADDED", 1000, NULL, &st);
         nd_status_release(&st);
         uint64_t t = em_store_ticket(w->s);
         pthread_mutex_unlock(w->lock);
@@ -461,7 +461,7 @@ static void test_broken_file_left_alone(void **state)
     assert_string_equal(b.data, "{\"apiVersion\": ");
     /* and writes to it are refused */
     struct nd_status st = ND_STATUS_INIT;
-    assert_int_equal(em_store_put(&s, "volumes", a2, "MODIFIED", 1000, &st), -1);
+    assert_int_equal(em_store_put(&s, "volumes", a2, "MODIFIED", 1000, NULL, &st), -1);
     assert_string_equal(st.reason, "InternalError");
     nd_status_release(&st);
     em_store_close(&s);
