@@ -131,8 +131,10 @@ rm -f "$TPL.port"
 # seed_state N DIR: the template state plus N Jobs written as files (bench-000000 ...)
 seed_state() {
     rm -rf "$2"
-    cp -a "$TPL" "$2"
-    rm -f "$2/emulator.json" "$2/emulator.lock"
+    mkdir -p "$2"
+    # the documented, hand-editable part only (objects and the price book): the emulator
+    # recovers its revision counter from the objects, as after a crash
+    cp -a "$TPL/objects" "$TPL/pricebook.json" "$2/"
     "$TOOLS/seed" emulator "$TPL_JOB" "$2/objects/bench/jobs" "$1" "$RV_BASE"
 }
 objects_bytes() { du -sb "$1/objects" | cut -f1; }
@@ -176,8 +178,8 @@ for N in $NS; do
     say "N=$N: $WATCHERS watchers"
     out=$("$TOOLS/watchers" --port "$EMU_PORT" --watch "$API/watch/jobs?watch=1" \
         --create "$API/watch/jobs" --body "$WORK/job.json" -w "$WATCHERS" --rounds "$ROUNDS" \
-        --prefix "w$N")
-    for k in p50_ms p99_ms max_ms samples missed; do rec watch emulator "$N" "$WATCHERS" - $k "$(kv "$out" $k)"; done
+        --prefix "w$N" --ready-timeout 150)
+    for k in p50_ms p99_ms max_ms samples missed setup_s; do rec watch emulator "$N" "$WATCHERS" - $k "$(kv "$out" $k)"; done
     emu_stop
 
     say "N=$N: restart"
@@ -240,6 +242,16 @@ done
 
 # --- kill -9 mid-load: acknowledged creates missing after a restart -----------------------
 KN=1000
+# list_names PATH: every object's name in the list at PATH, page by page
+list_names() {
+    local cont="" page
+    while :; do
+        page=$(curl -sf "http://127.0.0.1:$EMU_PORT$1?limit=500${cont:+&continue=$cont}")
+        printf '%s\n' "$page" | jq -r '.items[].metadata.name'
+        cont=$(printf '%s\n' "$page" | jq -r '.metadata.continue // empty' | jq -Rr @uri)
+        [ -n "$cont" ] || break
+    done
+}
 for mode in always batch never; do
     say "kill -9 under 8 writers, --fsync $mode"
     S=$WORK/kill-$mode
@@ -254,7 +266,7 @@ for mode in always batch never; do
     emu_kill9
     wait "$LPID" || true
     emu_start "$S" "$mode"
-    curl -sf "http://127.0.0.1:$EMU_PORT$API/kill/jobs" | jq -r '.items[].metadata.name' | sort >"$WORK/present"
+    list_names "$API/kill/jobs" | sort >"$WORK/present"
     sort "$ACK" >"$WORK/acked"
     rec kill emulator "$KN" 8 "$mode" acked "$(wc -l <"$WORK/acked")"
     rec kill emulator "$KN" 8 "$mode" missing "$(comm -23 "$WORK/acked" "$WORK/present" | wc -l)"
