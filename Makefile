@@ -5,7 +5,7 @@
 #   make asan       the same suites under AddressSanitizer + UBSan
 #   make demo       install, build, run the offline demo
 #   make fuzz       fuzz every parser (clang, libFuzzer; FUZZ_SECONDS, FUZZ_TARGETS)
-#   make bench      run the benchmarks (results in docs/benchmarks.md)
+#   make bench      run the benchmarks, ~10 min (docs/benchmarks.md; BENCH_QUICK=1: ~2 min)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make completions  regenerate completions/ from bin/nodus (a test fails when stale)
 #   make clean
