@@ -218,7 +218,8 @@ int main(int argc, char **argv)
     float *all = malloc((n ? n : 1) * sizeof *all);
     size_t k = 0;
     for (int i = 0; i < conns; i++) {
-        memcpy(all + k, ws[i].lat, ws[i].nlat * sizeof *all);
+        if (ws[i].nlat)
+            memcpy(all + k, ws[i].lat, ws[i].nlat * sizeof *all);
         k += ws[i].nlat;
         free(ws[i].lat);
     }
@@ -229,5 +230,8 @@ int main(int argc, char **argv)
            ok + errors, ok, errors, secs, (double)ok / secs, p50, p99);
     if (ack_fd >= 0)
         close(ack_fd);
+    free(all);
+    free(ws);
+    free(tmpl);
     return 0;
 }

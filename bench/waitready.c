@@ -56,11 +56,15 @@ int main(int argc, char **argv)
             struct hc_resp r;
             if (hc_request(&c, "GET", path, NULL, 0, &r) == 0 && r.status == 200) {
                 printf("ready_ms=%.1f port=%d\n", (realnow() - since) * 1000.0, port);
+                hc_close(&c);
+                free(c.buf);
                 return 0;
             }
         }
         nanosleep(&half, NULL);
     }
+    hc_close(&c);
+    free(c.buf);
     fprintf(stderr, "waitready: %s not ready after %.0f s\n", port_file ? port_file : "server",
             timeout);
     return 1;

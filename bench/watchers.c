@@ -253,5 +253,14 @@ int main(int argc, char **argv)
            nw, ready, samples, missed, pct(after_ack, (size_t)samples, 0.5),
            pct(after_ack, (size_t)samples, 0.99), samples ? after_ack[samples - 1] : 0,
            pct(after_send, (size_t)samples, 0.5), pct(after_send, (size_t)samples, 0.99), setup);
+    for (int i = 0; i < nw; i++) {
+        hc_close(&ws[i].c);
+        free(ws[i].c.buf);
+    }
+    close(ep);
+    free(ws);
+    free(after_ack);
+    free(after_send);
+    free(body_tmpl);
     return 0;
 }
