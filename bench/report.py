@@ -143,6 +143,15 @@ for n in Ns("get", "emulator"):
         w(f"| {fn(n)} | {c} | {fnum(e)} ({fnum(get('get', 'emulator', n, c, '-', 'p50_ms'))} / "
           f"{fnum(get('get', 'emulator', n, c, '-', 'p99_ms'))}) | {fnum(f)} | {fnum(r)} | ≥ 0.70 | "
           f"{fnum(vs)} | {verdict(vs)} |")
+for n in Ns("wrk", "emulator"):
+    e = get("wrk", "emulator", n, 16, "-", "rps")
+    f = get("wrk", "ceiling", n, 16, "-", "rps")
+    le = get("get", "emulator", n, 16, "-", "rps")
+    lf = get("get", "ceiling", n, 16, "-", "rps")
+    w("")
+    w(f"Cross-check with wrk (2 threads, 16 connections, N = {fn(n)}): emulator {fnum(e)} req/s, "
+      f"ceiling {fnum(f)} req/s, ratio {fnum(e / f if e and f else None)} (`bench/load`: "
+      f"{fnum(le / lf if le and lf else None)}).")
 w("")
 
 # ---------------------------------------------------------------- creates

@@ -169,6 +169,14 @@ for N in $NS; do
         rec_load get ceiling "$N" "$c" - "$(load --port "$CEIL_PORT" --mode get --path "$OBJ" -c $c -d $D)"
         rec_load get emulator "$N" "$c" - "$(load --port "$EMU_PORT" --mode get --path "$OBJ" -c $c -d $D)"
     done
+    if [ "$N" = "${NS%% *}" ] && command -v wrk >/dev/null; then
+        # the same GET row driven by wrk, to cross-check bench/load
+        for srv in ceiling emulator; do
+            port=$CEIL_PORT
+            [ "$srv" = ceiling ] || port=$EMU_PORT
+            rec wrk "$srv" "$N" 16 - rps "$(wrk -t2 -c16 -d"${D}s" "http://127.0.0.1:$port$OBJ" | awk '/^Requests\/sec/ {print $2}')"
+        done
+    fi
     rec_load list ceiling "$N" 1 - "$(load --port "$CEIL_PORT" --mode list --path "$LIST" -c 1 -d $LD)"
     rec_load list emulator "$N" 1 - "$(load --port "$EMU_PORT" --mode list --path "$LIST" -c 1 -d $LD)"
     rec mem emulator "$N" - first rss_kb "$(mem_kb "$EMU_PID" VmRSS)"
