@@ -5,7 +5,7 @@
 #   make asan       the same suites under AddressSanitizer + UBSan
 #   make demo       install, build, run the offline demo
 #   make fuzz       fuzz every parser (clang, libFuzzer; FUZZ_SECONDS, FUZZ_TARGETS)
-#   make bench      run the benchmarks (results in docs/benchmarks.md)
+#   make bench      run the benchmarks, ~10 min (docs/benchmarks.md; BENCH_QUICK=1: ~2 min)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make completions  regenerate completions/ from bin/nodus (a test fails when stale)
 #   make clean
@@ -66,7 +66,7 @@ UNIT_HELP_OBJS := $(UNIT_HELP:%.c=$(BUILD)/%.o)
 HOSTILE_SEND := $(BUILD)/tests/hostile/send
 LIBNODUS  := $(BUILD)/libnodus.a
 
-.PHONY: all check check-run asan demo bench install clean deps units completions
+.PHONY: all check check-run asan demo bench bench-tools install clean deps units completions
 .DEFAULT_GOAL := all
 
 all: $(BIN)/nodus $(BIN)/nodus-emulator units
@@ -145,8 +145,42 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
 
-bench: all
-	@bench/run.sh
+# make bench: the tools of bench/ (C, built here), json-server from npm under bench/
+# (pinned in bench/package.json; not a dependency of nodus), then bench/run.sh.
+# BENCH_QUICK=1 for a ~2-minute subset; BENCH_OUT=DIR to write the report elsewhere.
+BENCH_TOOLS := $(addprefix $(BUILD)/bench/,ceiling load fsyncfloor watchers seed waitready)
+
+$(BUILD)/bench/%.o: bench/%.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/bench/ceiling: $(BUILD)/bench/ceiling.o
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(MHD_LIBS) -lpthread
+
+$(BUILD)/bench/seed: $(BUILD)/bench/seed.o
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) $(PC_LIBS)
+
+$(BUILD)/bench/fsyncfloor: $(BUILD)/bench/fsyncfloor.o
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS)
+
+$(BUILD)/bench/load $(BUILD)/bench/watchers $(BUILD)/bench/waitready: $(BUILD)/bench/%: $(BUILD)/bench/%.o $(BUILD)/bench/httpc.o
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) -lpthread
+
+bench-tools: $(BENCH_TOOLS)
+
+bench/node_modules/.package-lock.json: bench/package.json
+	$(call say,NPM,bench/node_modules)
+	$(Q)npm install --prefix bench --no-audit --no-fund --loglevel=error >/dev/null
+
+bench:
+	@scripts/install-deps.sh bench
+	@$(MAKE) --no-print-directory all bench-tools bench/node_modules/.package-lock.json
+	@ND_BUILD=$(BUILD) ND_BIN=$(BIN) bench/run.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \

@@ -3,6 +3,8 @@
 # Quick when everything is present: one dpkg-query, no network.
 #   install-deps.sh        what make check and make demo need
 #   install-deps.sh fuzz   what make fuzz needs (clang, for libFuzzer) as well
+#   install-deps.sh bench  what make bench needs (node and npm for json-server, wrk,
+#                          gnuplot for the plots) as well
 set -eu
 
 PACKAGES="build-essential pkg-config libcurl4-openssl-dev libyaml-dev libjansson-dev
@@ -10,6 +12,14 @@ libreadline-dev libmicrohttpd-dev libwslay-dev libcmocka-dev bats bats-support b
 curl perl python3 jq groff-base hyperfine time openssl iproute2"
 FUZZ_PACKAGES="clang"
 [ "${1:-}" = fuzz ] && PACKAGES="$PACKAGES $FUZZ_PACKAGES"
+if [ "${1:-}" = bench ]; then
+    # by command, not package: a node from elsewhere (NodeSource ships npm inside its
+    # nodejs package, which conflicts with Debian's npm) is fine
+    command -v wrk >/dev/null 2>&1 || PACKAGES="$PACKAGES wrk"
+    command -v gnuplot >/dev/null 2>&1 || PACKAGES="$PACKAGES gnuplot-nox"
+    command -v node >/dev/null 2>&1 || PACKAGES="$PACKAGES nodejs"
+    command -v npm >/dev/null 2>&1 || PACKAGES="$PACKAGES npm"
+fi
 
 missing=""
 for p in $PACKAGES; do

@@ -1,0 +1,453 @@
+#!/usr/bin/env python3
+"""Writes docs/benchmarks.md and its plots from one run of bench/run.sh.
+
+    report.py RESULTS.tsv OUTDIR --quick 0|1 --seconds S --commit C --machine M --durations D
+
+RESULTS.tsv: section, server, N, connections, mode, metric, value (one per line, tabs).
+Writes OUTDIR/benchmarks.md and OUTDIR/bench/{throughput,list}.png (gnuplot)."""
+import argparse
+import datetime
+import os
+import statistics
+import subprocess
+import sys
+
+p = argparse.ArgumentParser()
+p.add_argument("results")
+p.add_argument("out")
+p.add_argument("--quick", default="0")
+p.add_argument("--seconds", default="?")
+p.add_argument("--commit", default="?")
+p.add_argument("--machine", default="?")
+p.add_argument("--durations", default="?")
+a = p.parse_args()
+
+R = {}  # (section, server, N, conns, mode, metric) -> [values]
+for line in open(a.results):
+    f = line.rstrip("\n").split("\t")
+    if len(f) != 7:
+        continue
+    R.setdefault(tuple(f[:6]), []).append(f[6])
+
+
+def get(section, server, n, conns, mode, metric, how=None):
+    v = R.get((section, server, str(n), str(conns), mode, metric))
+    if not v:
+        return None
+    try:
+        nums = [float(x) for x in v]
+    except ValueError:
+        return v[0]
+    return statistics.median(nums) if how == "median" else nums[-1]
+
+
+def Ns(section, server):
+    return sorted({int(k[2]) for k in R if k[0] == section and k[1] == server and k[2].isdigit()})
+
+
+def fnum(x, unit=""):
+    if x is None:
+        return "—"
+    if isinstance(x, str):
+        return x
+    if abs(x) >= 100 or x == int(x):
+        s = f"{x:,.0f}"
+    elif abs(x) >= 10:
+        s = f"{x:.1f}"
+    else:
+        s = f"{x:.2f}"
+    return s + unit
+
+
+def fn(n):
+    n = int(n)
+    return f"{n // 1000}k" if n >= 1000 and n % 1000 == 0 else str(n)
+
+
+def verdict(vs):
+    if vs is None:
+        return "—"
+    return "**meets**" if vs >= 1 else "**misses**"
+
+
+misses = []
+
+
+def vs_row(name, measured, target, higher_better):
+    """measured/target (higher better) or target/measured: >= 1 means the target holds."""
+    if measured is None or target is None or measured == 0:
+        return None
+    vs = measured / target if higher_better else target / measured
+    if vs < 1:
+        misses.append(name)
+    return vs
+
+
+md = []
+w = md.append
+now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+quick = a.quick == "1"
+
+w("# Benchmarks")
+w("")
+w("Speed and memory targets are measured here, never in timed unit tests. `make bench`")
+w("reproduces every figure on the machine it runs on and rewrites this page and its plots")
+w("(`BENCH_QUICK=1 make bench`: a two-minute subset at N = 1k; `BENCH_OUT=DIR` writes")
+w("`DIR/benchmarks.md` and `DIR/bench/` instead of `docs/`). The raw figures of the run are")
+w("in [bench/results.tsv](bench/results.tsv).")
+w("")
+w("How to read the tables. Absolute figures on a shared 2-core machine move by half from")
+w("run to run, so every emulator figure sits beside a **floor** measured in the same run,")
+w("interleaved with it:")
+w("")
+w("- the **ceiling** (`bench/ceiling.c`): libmicrohttpd in the emulator's own mode (thread")
+w("  per connection, internal polling thread, the same limits) answering every request")
+w("  with a fixed 679-byte Job, and a request with `?limit=500` with a list of 500 of them;")
+w("  nothing the emulator serves over HTTP can be cheaper;")
+w("- the **fsync floor** (`bench/fsyncfloor.c`): a loop of 600-byte appends, each followed")
+w("  by `fdatasync`, on the same filesystem: what one durable write costs here.")
+w("")
+w("**ratio** is the emulator's figure over its floor; **vs target** is how far the target")
+w("holds (measured/target, or target/measured for an upper bound): 1 or more meets it,")
+w("under 1 misses it. The load comes from `bench/load.c` (HTTP/1.1 keep-alive, one")
+w("request in flight per connection, latency per request); objects are seeded by writing")
+w("the state directory's files directly (`bench/seed.c`: copies of a Job the emulator")
+w("created, in the documented layout) and then starting the emulator on them, which is")
+w("also the start-to-ready measurement. The emulator runs with `--no-simulation` (storage")
+w("and HTTP only) on loopback.")
+w("")
+w("## This run")
+w("")
+w(f"- date: {now}; commit `{a.commit}`; {'**quick subset** (`BENCH_QUICK=1`)' if quick else 'full run'}, "
+  f"{a.seconds} s in all")
+w(f"- machine: {a.machine}")
+w(f"- durations: {a.durations}")
+w("")
+
+# ---------------------------------------------------------------- GET one object
+TABLE_HEAD = ("| N | connections | measured | floor | ratio | target | vs target | |\n"
+              "| --- | --- | --- | --- | --- | --- | --- | --- |")
+w("## GET one object")
+w("")
+w("Requests/s for `GET .../namespaces/bench/jobs/NAME` (one object of N in the kind), and")
+w("the ceiling's requests/s at the same connection count. Target: ≥ 0.70 of the ceiling.")
+w("")
+w("| N | connections | req/s (p50 / p99 ms) | ceiling req/s | ratio | target | vs target | |")
+w("| --- | --- | --- | --- | --- | --- | --- | --- |")
+for n in Ns("get", "emulator"):
+    for c in (1, 16):
+        e = get("get", "emulator", n, c, "-", "rps")
+        f = get("get", "ceiling", n, c, "-", "rps")
+        r = e / f if e and f else None
+        vs = vs_row(f"GET one object, N={fn(n)}, {c} conn", r, 0.70, True)
+        w(f"| {fn(n)} | {c} | {fnum(e)} ({fnum(get('get', 'emulator', n, c, '-', 'p50_ms'))} / "
+          f"{fnum(get('get', 'emulator', n, c, '-', 'p99_ms'))}) | {fnum(f)} | {fnum(r)} | ≥ 0.70 | "
+          f"{fnum(vs)} | {verdict(vs)} |")
+for n in Ns("wrk", "emulator"):
+    e = get("wrk", "emulator", n, 16, "-", "rps")
+    f = get("wrk", "ceiling", n, 16, "-", "rps")
+    le = get("get", "emulator", n, 16, "-", "rps")
+    lf = get("get", "ceiling", n, 16, "-", "rps")
+    w("")
+    w(f"Cross-check with wrk (2 threads, 16 connections, N = {fn(n)}): emulator {fnum(e)} req/s, "
+      f"ceiling {fnum(f)} req/s, ratio {fnum(e / f if e and f else None)} (`bench/load`: "
+      f"{fnum(le / lf if le and lf else None)}).")
+w("")
+
+# ---------------------------------------------------------------- creates
+w("## Creates per `--fsync` mode")
+w("")
+w("Creates/s of a Job (`POST .../namespaces/bench/jobs`, a new name each), into a kind that")
+w("already holds N Jobs. The floor of `always` and `batch` is the fsync floor (durable")
+w("appends/s of one writer: without group commit, one connection cannot beat it); the floor")
+w("of `never` is the ceiling answering the same POSTs. Targets: `always` and `batch` ≥ 1,000")
+w("at 1 connection and ≥ 3,000 at 8; `never` ≥ 5,000 at 8.")
+w("")
+w("| N | --fsync | connections | creates/s (p50 / p99 ms) | floor | ratio | target | vs target | |")
+w("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+targets = {("always", 1): 1000, ("always", 8): 3000, ("batch", 1): 1000, ("batch", 8): 3000,
+           ("never", 8): 5000}
+for n in Ns("create", "emulator"):
+    for mode in ("always", "batch", "never"):
+        for c in (1, 8):
+            e = get("create", "emulator", n, c, mode, "rps")
+            if mode == "never":
+                f = get("create", "ceiling", n, c, "-", "rps")
+                fl = f"{fnum(f)} (ceiling)"
+            else:
+                f = get("floor", "fsync", n, 1, "-", "ops_per_s")
+                fl = f"{fnum(f)} (fsync)"
+            r = e / f if e and f else None
+            t = targets.get((mode, c))
+            vs = vs_row(f"creates/s --fsync {mode}, N={fn(n)}, {c} conn", e, t, True) if t else None
+            w(f"| {fn(n)} | {mode} | {c} | {fnum(e)} ({fnum(get('create', 'emulator', n, c, mode, 'p50_ms'))} / "
+              f"{fnum(get('create', 'emulator', n, c, mode, 'p99_ms'))}) | {fl} | {fnum(r)} | "
+              f"{'≥ ' + format(t, ',') if t else '—'} | {fnum(vs)} | {verdict(vs)} |")
+w("")
+
+# ---------------------------------------------------------------- kill -9
+w("## Acknowledged creates lost to `kill -9`")
+w("")
+w("8 connections create Jobs; every name answered 2xx is logged by the driver the moment")
+w("the answer is in. The server is killed with SIGKILL mid-load, restarted on the same")
+w("state, and every logged name is looked up in a list. Target: 0 missing with `always`")
+w("and `batch`; `never` and json-server promise nothing (a process kill keeps the page")
+w("cache, so only writes still inside the process can go: power loss would lose more).")
+w("json-server's command line stores through lowdb's `FileAsync`: it answers a create")
+w("before its rewrite of `db.json` has run, so the last acknowledged creates go.")
+w("")
+w("| server | --fsync | acked before the kill | missing after the restart | target | |")
+w("| --- | --- | --- | --- | --- | --- |")
+for mode in ("always", "batch", "never"):
+    ack = get("kill", "emulator", 1000, 8, mode, "acked")
+    mis = get("kill", "emulator", 1000, 8, mode, "missing")
+    if mode in ("always", "batch") and mis is not None:
+        ok = mis == 0
+        if not ok:
+            misses.append(f"kill -9 --fsync {mode}: {mis:.0f} acked creates missing")
+        v = "**meets**" if ok else "**misses**"
+        t = "0"
+    else:
+        v, t = "—", "none"
+    w(f"| emulator | {mode} | {fnum(ack)} | {fnum(mis)} | {t} | {v} |")
+ack = get("kill", "json-server", 1000, 8, "-", "acked")
+mis = get("kill", "json-server", 1000, 8, "-", "missing")
+w(f"| json-server | — | {fnum(ack)} | {fnum(mis)} | none | — |")
+w("")
+
+# ---------------------------------------------------------------- LIST
+w("## LIST 500 of a kind")
+w("")
+w("`GET .../namespaces/bench/jobs?limit=500` (the first page) at 1 connection, N Jobs in the")
+w("kind. The floor is the ceiling sending a list of 500 Jobs of the same shape. Target: the")
+w("latency at N = 100k within 2× of the latency at N = 1k (vs target: 2 / (p50 at N / p50")
+w("at 1k)).")
+w("")
+w("| N | lists/s | p50 / p99 ms | ceiling p50 ms | ratio (p50 / ceiling p50) | p50 / p50 at 1k | target | vs target | |")
+w("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+base = get("list", "emulator", 1000, 1, "-", "p50_ms")
+for n in Ns("list", "emulator"):
+    e = get("list", "emulator", n, 1, "-", "p50_ms")
+    f = get("list", "ceiling", n, 1, "-", "p50_ms")
+    rel = e / base if e and base else None
+    vs = vs_row(f"LIST 500 at N={fn(n)}", rel, 2.0, False) if rel else None
+    w(f"| {fn(n)} | {fnum(get('list', 'emulator', n, 1, '-', 'rps'))} | {fnum(e)} / "
+      f"{fnum(get('list', 'emulator', n, 1, '-', 'p99_ms'))} | {fnum(f)} | "
+      f"{fnum(e / f if e and f else None)} | {fnum(rel)} | ≤ 2 | {fnum(vs)} | {verdict(vs)} |")
+w("")
+
+# ---------------------------------------------------------------- start to ready
+w("## Start to ready")
+w("")
+w("From exec to the first `200` from `/readyz` (polled every 0.5 ms by `bench/waitready.c`),")
+w("on an empty state (median of 3) and on the seeded states (first start, and the restart")
+w("after the GET, LIST and watch load). The floor is the ceiling's exec to its first")
+w("answer. Targets: ≤ 20 ms empty, ≤ 1 s with objects (the issue's bound at 100k).")
+w("")
+w("| N | start | ms | floor ms | ratio | target | vs target | |")
+w("| --- | --- | --- | --- | --- | --- | --- | --- |")
+floor = get("start", "ceiling", 0, "-", "-", "first_ms", "median")
+e = get("start", "emulator", 0, "-", "always", "first_ms", "median")
+vs = vs_row("start to ready, empty", e, 20.0, False)
+w(f"| empty | first | {fnum(e)} | {fnum(floor)} | {fnum(e / floor if e and floor else None)} | ≤ 20 | {fnum(vs)} | {verdict(vs)} |")
+for n in Ns("start", "emulator"):
+    if n == 0:
+        continue
+    for kind in ("first", "restart"):
+        e = get("start", "emulator", n, "-", "always", kind + "_ms")
+        vs = vs_row(f"start to ready, N={fn(n)} ({kind})", e, 1000.0, False)
+        w(f"| {fn(n)} | {kind} | {fnum(e)} | {fnum(floor)} | {fnum(e / floor if e and floor else None)} | "
+          f"≤ 1,000 | {fnum(vs)} | {verdict(vs)} |")
+w("")
+
+# ---------------------------------------------------------------- memory
+w("## Memory")
+w("")
+w("The emulator's resident memory (VmRSS, and the peak VmHWM) after the GET, LIST and")
+w("watch load, and again right after a restart on the same state, against the size of")
+w("`objects/` on disk (the JSON files' bytes). Target: ≤ 3 × the JSON on disk + 16 MB, and")
+w("the same before and after a restart.")
+w("")
+w("| N | when | VmRSS MB | VmHWM MB | JSON on disk MB | KB per object | target MB | vs target | |")
+w("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+for n in Ns("mem", "emulator"):
+    for when in ("first", "restart"):
+        rss = get("mem", "emulator", n, "-", when, "rss_kb")
+        hwm = get("mem", "emulator", n, "-", when, "hwm_kb")
+        disk = get("mem", "emulator", n, "-", when, "disk_bytes")
+        if rss is None or disk is None:
+            continue
+        t = 3 * disk / 1048576 + 16
+        vs = vs_row(f"memory at N={fn(n)} ({'after load' if when == 'first' else 'after restart'})",
+                    rss / 1024, t, False)
+        w(f"| {fn(n)} | {'after load' if when == 'first' else 'after restart'} | {fnum(rss / 1024)} | "
+          f"{fnum(hwm / 1024 if hwm else None)} | {fnum(disk / 1048576)} | {fnum(rss / n)} | ≤ {fnum(t)} | "
+          f"{fnum(vs)} | {verdict(vs)} |")
+w("")
+
+# ---------------------------------------------------------------- watchers
+w("## Watch fan-out")
+w("")
+w("`bench/watchers.c` opens 1,000 watches (`GET .../namespaces/watch/jobs?watch=1`, each")
+w("its own connection), then creates one Job per round on another connection; per watcher,")
+w("the delay from the create's acknowledgement to that watcher reading the ADDED event")
+w("(negative: the event came before the acknowledgement). The rounds start once every")
+w("stream has its response headers (*streams open*: from the first connect to the last")
+w("stream's headers; an event not read within 10 s is *missed*). No floor: the ceiling does")
+w("not stream. Target: p99 ≤ 10 ms.")
+w("")
+w("| N in the store | watchers | streams open s | samples | missed | p50 ms | p99 ms | max ms | target | vs target | |")
+w("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+for n in Ns("watch", "emulator"):
+    c = [k[3] for k in R if k[0] == "watch" and k[2] == str(n)][0]
+    p99 = get("watch", "emulator", n, c, "-", "p99_ms")
+    missed = get("watch", "emulator", n, c, "-", "missed")
+    vs = vs_row(f"watch fan-out p99, N={fn(n)}", max(p99, 0.001), 10.0, False) if p99 is not None else None
+    if missed:
+        misses.append(f"watch fan-out, N={fn(n)}: {missed:.0f} events not received within 10 s")
+    w(f"| {fn(n)} | {c} | {fnum(get('watch', 'emulator', n, c, '-', 'setup_s'))} | "
+      f"{fnum(get('watch', 'emulator', n, c, '-', 'samples'))} | {fnum(missed)} | "
+      f"{fnum(get('watch', 'emulator', n, c, '-', 'p50_ms'))} | {fnum(p99)} | "
+      f"{fnum(get('watch', 'emulator', n, c, '-', 'max_ms'))} | ≤ 10 | {fnum(vs)} | {verdict(vs)} |")
+w("")
+
+# ---------------------------------------------------------------- json-server
+w("## Beside json-server")
+w("")
+js_ver = "?"
+try:
+    import json
+    js_ver = json.load(open(os.path.join(os.path.dirname(__file__), "node_modules", "json-server",
+                                         "package.json")))["version"]
+except Exception:
+    pass
+node_ver = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+w(f"The same load against [json-server](https://github.com/typicode/json-server) {js_ver} (pinned in")
+w(f"`bench/package.json`, installed under `bench/node_modules` by `make bench`; node {node_ver}),")
+w("seeded with the same N Jobs in its `db.json`: `GET /jobs/NAME`, `GET /jobs?_limit=500`,")
+w("`POST /jobs`. json-server rewrites its whole `db.json` on every write (asynchronously,")
+w("to a temporary file renamed over it, without fsync).")
+w("Emulator creates are with `--fsync always`.")
+w("")
+w("| N | load | emulator | json-server | emulator / json-server |")
+w("| --- | --- | --- | --- | --- |")
+for n in Ns("get", "json-server"):
+    rows = [("GET req/s, 1 connection", ("get", 1, "-", "rps"), ("get", 1, "-", "rps")),
+            ("GET req/s, 16 connections", ("get", 16, "-", "rps"), ("get", 16, "-", "rps")),
+            ("LIST 500 p50 ms", ("list", 1, "-", "p50_ms"), ("list", 1, "-", "p50_ms")),
+            ("creates/s, 1 connection", ("create", 1, "always", "rps"), ("create", 1, "-", "rps")),
+            ("creates/s, 8 connections", ("create", 8, "always", "rps"), ("create", 8, "-", "rps")),
+            ("start to ready ms", ("start", "-", "always", "first_ms"), ("start", "-", "-", "first_ms")),
+            ("memory after load MB", ("mem", "-", "first", "rss_kb"), ("mem", "-", "first", "rss_kb"))]
+    for label, ek, jk in rows:
+        e = get(ek[0], "emulator", n, ek[1], ek[2], ek[3])
+        j = get(jk[0], "json-server", n, jk[1], jk[2], jk[3])
+        if label.startswith("memory"):
+            e = e / 1024 if e else None
+            j = j / 1024 if j else None
+        w(f"| {fn(n)} | {label} | {fnum(e)} | {fnum(j)} | {fnum(e / j if e and j else None)} |")
+w("")
+
+# ---------------------------------------------------------------- CLI
+w("## The CLI: nodus vs kubectl")
+w("")
+kver = get("cli-version", "kubectl", "-", "-", "-", "version") or "not installed"
+w("Warm `nodus` against warm `kubectl` "
+  f"({kver}, its discovery cache warm) on one emulator holding N Jobs in project")
+w("`default`: wall time with `hyperfine -N` (no shell in between), peak memory with GNU")
+w("`time -f %M` (highest of 3 runs). `apply -f` applies an unchanged object. The targets")
+w("(issue 4) are for `get jobs`: nodus at most 1/10 of kubectl's wall time and at most")
+w("1/5 of its memory; the other commands have no target and show the ratios only.")
+w("")
+w("| N | command | nodus ms (± σ) | kubectl ms (± σ) | time kubectl/nodus | nodus MB | kubectl MB | memory kubectl/nodus | |")
+w("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+labels = {"get": "get jobs", "get-json": "get jobs -o json", "get-name": "get job/NAME",
+          "apply": "apply -f", "describe": "describe job NAME"}
+for n in Ns("cli", "nodus"):
+    for row, label in labels.items():
+        nm = get("cli", "nodus", n, "-", row, "mean_ms")
+        km = get("cli", "kubectl", n, "-", row, "mean_ms")
+        nr = get("cli", "nodus", n, "-", row, "rss_kb")
+        kr = get("cli", "kubectl", n, "-", row, "rss_kb")
+        tr = km / nm if km and nm else None
+        mr = kr / nr if kr and nr else None
+        ok = None
+        if row == "get" and tr is not None and mr is not None:
+            ok = min(tr / 10, mr / 5)
+            if ok < 1:
+                misses.append(f"CLI {label} at N={n}")
+        w(f"| {n} | `{label}` | {fnum(nm)} ± {fnum(get('cli', 'nodus', n, '-', row, 'sd_ms'))} | "
+          f"{fnum(km)} ± {fnum(get('cli', 'kubectl', n, '-', row, 'sd_ms'))} | {fnum(tr)} | "
+          f"{fnum(nr / 1024 if nr else None)} | {fnum(kr / 1024 if kr else None)} | {fnum(mr)} | {verdict(ok)} |")
+w("")
+
+# ---------------------------------------------------------------- plots
+plots = os.path.join(a.out, "bench")
+os.makedirs(plots, exist_ok=True)
+dat = os.path.join(plots, ".plot.dat")
+with open(dat, "w") as f:
+    f.write("# N get1 get16 ceil16 create8_always create8_batch create8_never js_get16 js_create8 "
+            "list_p50 js_list_p50 ceil_list_p50\n")
+    for n in sorted(set(Ns("get", "emulator")) | set(Ns("get", "json-server"))):
+        vals = [get("get", "emulator", n, 1, "-", "rps"), get("get", "emulator", n, 16, "-", "rps"),
+                get("get", "ceiling", n, 16, "-", "rps"),
+                get("create", "emulator", n, 8, "always", "rps"),
+                get("create", "emulator", n, 8, "batch", "rps"),
+                get("create", "emulator", n, 8, "never", "rps"),
+                get("get", "json-server", n, 16, "-", "rps"),
+                get("create", "json-server", n, 8, "-", "rps"),
+                get("list", "emulator", n, 1, "-", "p50_ms"),
+                get("list", "json-server", n, 1, "-", "p50_ms"),
+                get("list", "ceiling", n, 1, "-", "p50_ms")]
+        f.write(" ".join([str(n)] + ["NaN" if v is None else str(v) for v in vals]) + "\n")
+gp = f"""
+set terminal pngcairo size 900,520 font ",10"
+set datafile missing "NaN"
+set logscale xy
+set grid
+set key outside right
+set xlabel "objects of the kind (N)"
+set xrange [500:200000]
+set output "{plots}/throughput.png"
+set title "Throughput against N ({now}, {'quick' if quick else 'full'} run)"
+set ylabel "requests/s"
+plot "{dat}" u 1:4 w lp lw 2 t "ceiling GET, 16 conn", \\
+     "{dat}" u 1:3 w lp lw 2 t "emulator GET, 16 conn", \\
+     "{dat}" u 1:2 w lp lw 2 t "emulator GET, 1 conn", \\
+     "{dat}" u 1:5 w lp lw 2 t "creates, always, 8 conn", \\
+     "{dat}" u 1:6 w lp lw 2 t "creates, batch, 8 conn", \\
+     "{dat}" u 1:7 w lp lw 2 t "creates, never, 8 conn", \\
+     "{dat}" u 1:8 w lp lw 2 dt 2 t "json-server GET, 16 conn", \\
+     "{dat}" u 1:9 w lp lw 2 dt 2 t "json-server creates, 8 conn"
+set output "{plots}/list.png"
+set title "LIST 500 latency (p50) against N"
+set ylabel "ms"
+plot "{dat}" u 1:10 w lp lw 2 t "emulator", \\
+     "{dat}" u 1:11 w lp lw 2 dt 2 t "json-server", \\
+     "{dat}" u 1:12 w lp lw 2 t "ceiling (fixed 500 items)"
+"""
+r = subprocess.run(["gnuplot"], input=gp, text=True, capture_output=True)
+if r.returncode != 0:
+    sys.stderr.write("report: gnuplot failed: " + r.stderr)
+os.unlink(dat)
+w("## Plots")
+w("")
+w("![Throughput of GET and creates against N](bench/throughput.png)")
+w("")
+w("![LIST 500 latency against N](bench/list.png)")
+w("")
+
+# ---------------------------------------------------------------- summary up top
+summary = ["## Which targets miss", ""]
+if misses:
+    summary.append(f"{len(misses)} measured lines miss their target in this run:")
+    summary.append("")
+    summary += [f"- {m}" for m in misses]
+else:
+    summary.append("Every measured line meets its target in this run.")
+summary.append("")
+at = md.index("## GET one object")
+md[at:at] = summary
+
+with open(os.path.join(a.out, "benchmarks.md"), "w") as f:
+    f.write("\n".join(md).rstrip("\n") + "\n")
