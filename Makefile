@@ -73,8 +73,10 @@ all: $(BIN)/nodus $(BIN)/nodus-emulator units
 units: $(UNIT_BINS) $(HOSTILE_SEND)
 
 # The emulator's layers, one direction of includes: emulator/store/ (files, journal,
-# indexes) sees only itself and pkg/; everything above it sees emulator/ and the store.
-EM_LAYER_INC = $(if $(filter $(BUILD)/emulator/store/%,$@),-Iemulator/store,-Iemulator -Iemulator/store)
+# indexes) and emulator/http/ (the transport: libmicrohttpd, TLS, WebSocket frames) each
+# see only themselves and pkg/; everything above them sees emulator/ and both.
+EM_LAYER_INC = $(if $(filter $(BUILD)/emulator/store/%,$@),-Iemulator/store,$(if \
+    $(filter $(BUILD)/emulator/http/%,$@),-Iemulator/http,-Iemulator -Iemulator/store -Iemulator/http))
 $(BUILD)/emulator/%.o: ALL_CFLAGS += $(EM_LAYER_INC)
 
 $(BUILD)/%.o: %.c
@@ -233,7 +235,7 @@ all: fuzz-bins
 fuzz-bins: $(FUZZ_BINS)
 clean: clean-fuzz
 
-$(BUILD)/tests/fuzz/%.o: ALL_CFLAGS += -Iemulator -Iemulator/store -Itests/fuzz
+$(BUILD)/tests/fuzz/%.o: ALL_CFLAGS += -Iemulator -Iemulator/store -Iemulator/http -Itests/fuzz
 
 $(EMU_LIB): $(filter-out $(BUILD)/emulator/main.o,$(EMU_OBJS))
 	@rm -f $@

@@ -105,7 +105,9 @@ int main(int argc, char **argv)
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     struct MHD_Daemon *d = MHD_start_daemon(
         flags, 0, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR, &sa,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(3u * 1024u * 1024u), MHD_OPTION_CONNECTION_LIMIT,
+        /* the emulator's pool (EM_HTTP_MEMORY_LIMIT, emulator/http/http.c): libmicrohttpd
+         * clears it between requests, so it must match for the floor to be fair */
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(160u * 1024u), MHD_OPTION_CONNECTION_LIMIT,
         4096u, MHD_OPTION_CONNECTION_TIMEOUT, 60u, MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
         MHD_OPTION_END);
     if (!d) {

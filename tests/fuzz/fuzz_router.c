@@ -8,7 +8,7 @@
  *   Name: value LF ...             percent-decoded as libmicrohttpd does
  *   LF
  *   body...
- * Query arguments and headers go into the request through emulator/http.c's own
+ * Query arguments and headers go into the request through emulator/http/http.c's own
  * em_http_query_add and em_http_header_add, as libmicrohttpd's values do.
  * A token file is loaded: "Authorization: Bearer admin|reader|team" picks an
  * identity, and a request without that header is sent as admin. After each request: the status code is a valid one, a JSON answer parses,

@@ -1,5 +1,5 @@
 /* fuzz_wsframes: the emulator's server-side WebSocket frame follower
- * (emulator/ws_framing.c), which reads every byte an exec client sends before wslay does.
+ * (emulator/http/ws_framing.c), which reads every byte an exec client sends before wslay does.
  * Input: the bytes a client sends. The verdict (a header that cannot be parsed, or not)
  * and, when there is none, where the follower stands must not depend on how the bytes
  * arrive: all at once, one by one, or in pieces whose sizes the input itself picks. */
