@@ -173,7 +173,7 @@ static void *late_main(void *arg)
     struct em_wal *w = arg;
     pthread_mutex_lock(&w->lock);
     while (!w->stopping) {
-        if (w->appended > w->durable && !w->flushing) {
+        if (w->appended > w->flushed && !w->flushing) {
             uint64_t seen = w->appended;
             pthread_mutex_unlock(&w->lock);
             sleep_us(LATE_COMMIT_US); /* the writer usually commits it itself first */
@@ -237,7 +237,9 @@ uint64_t em_wal_ticket(struct em_wal *w)
 }
 
 /* The leader's round: called with the lock held and flushing set; returns with the lock
- * held and durable moved. */
+ * held, its batch flushed and applied. Two stages: the write and fdatasync (one leader at
+ * a time), then the file writes, in batch order; the next leader's flush overlaps this
+ * one's file writes. */
 static void lead(struct em_wal *w)
 {
     if (w->mode == EM_FSYNC_BATCH) {
@@ -259,7 +261,8 @@ static void lead(struct em_wal *w)
     w->nops = w->capops = 0;
     uint64_t target = w->appended;
     int64_t target_rev = w->appended_rev;
-    uint64_t nrec = target - w->durable;
+    uint64_t nrec = target - w->flushed;
+    uint64_t seq = w->batch_seq++;
     char head[80];
     int hn = marker(head, sizeof head, w->applied_rev);
     pthread_mutex_unlock(&w->lock);
@@ -290,24 +293,34 @@ static void lead(struct em_wal *w)
             err = errno;
         synced = true;
     }
-    int aerr = apply_ops(ops, nops);
-    free(ops);
     nd_buf_release(&batch);
 
     pthread_mutex_lock(&w->lock);
-    w->durable = target;
+    /* on disk: the next leader may flush while this one writes the files */
+    w->flushed = target;
     if (target_rev > w->durable_rev)
         w->durable_rev = target_rev;
-    if (!err && !aerr)
-        w->applied_rev = target_rev;
-    if (err || aerr)
-        w->error = err ? err : aerr;
     w->count.flushes++;
     w->count.records += nrec;
     w->count.fsyncs += synced;
     if (nrec > w->count.max_batch)
         w->count.max_batch = nrec;
     w->flushing = false;
+    pthread_cond_broadcast(&w->cond);
+    while (w->apply_turn != seq)
+        pthread_cond_wait(&w->cond, &w->lock);
+    pthread_mutex_unlock(&w->lock);
+
+    int aerr = apply_ops(ops, nops);
+    free(ops);
+
+    pthread_mutex_lock(&w->lock);
+    w->apply_turn++;
+    w->durable = target;
+    if (!err && !aerr)
+        w->applied_rev = target_rev;
+    if (err || aerr)
+        w->error = err ? err : aerr;
     pthread_cond_broadcast(&w->cond);
 }
 
@@ -316,7 +329,8 @@ int em_wal_commit(struct em_wal *w, uint64_t ticket)
     pthread_mutex_lock(&w->lock);
     int seen_error = w->error;
     while (w->durable < ticket) {
-        if (w->flushing) {
+        if (w->flushing || w->flushed >= ticket) {
+            /* another leader has it (flushing it, or writing its files) */
             pthread_cond_wait(&w->cond, &w->lock);
             continue;
         }
@@ -340,7 +354,7 @@ int em_wal_rewrite(struct em_wal *w, const char *data, size_t len)
 {
     em_wal_commit(w, em_wal_ticket(w));
     pthread_mutex_lock(&w->lock);
-    while (w->flushing)
+    while (w->flushing || w->apply_turn != w->batch_seq)
         pthread_cond_wait(&w->cond, &w->lock);
     char head[80];
     int hn = marker(head, sizeof head, w->applied_rev);

@@ -8,7 +8,8 @@
  * with one write, flushes them with one fdatasync, then applies their file writes in
  * order (atomically, temporary file and rename, without flushing them: the log repairs
  * a file a crash left behind). The others wait for it; records appended while it
- * flushed go out with the next leader.
+ * flushed go out with the next leader, whose flush may run while the files of the
+ * previous batch are written (the files of batches are written in batch order).
  *
  * Each flush starts with a marker line {"wall": microseconds, "applied": revision}: the
  * real time the batch was written, and the revision up to which every earlier record's
@@ -61,7 +62,9 @@ struct em_wal {
     struct nd_buf buf;     /* records appended, not yet written */
     struct em_wal_op *ops; /* file writes waiting for buf's flush, in order */
     size_t nops, capops;
-    uint64_t appended, durable; /* record counts: appended, and flushed and applied */
+    uint64_t appended, flushed, durable; /* record counts: appended, on disk, and on disk
+                                          * with their files written */
+    uint64_t batch_seq, apply_turn; /* batches taken; the one whose files go next */
     int64_t appended_rev;       /* highest revision appended */
     int64_t applied_rev;        /* every record up to this revision has its file written */
     int64_t durable_rev;        /* every record up to this revision is flushed (watches
