@@ -6,7 +6,7 @@
  * reached, whole lines only (runtime.c appends whole lines). A new run (a resumed Job)
  * starts the cursor over.
  *
- * A followed stream waits on srv->changed, which every write to the store, every clock
+ * A followed stream waits on srv->changed, which every commit of writes to the store, every clock
  * jump, the local runtime's output and shutdown broadcast, at most a second at a time
  * (to notice a client that went away). It never holds the lock while blocked.
  */

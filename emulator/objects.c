@@ -136,7 +136,8 @@ static void record(struct em_server *srv, const char *type, const struct nd_kind
     em_journal_append(&srv->journal, rev, em_clock_now_ms(&srv->clock), type, k->plural, obj,
                       prev, json);
     em_bytes_unref(json);
-    pthread_cond_broadcast(&srv->changed);
+    /* streams (watches, followed logs) are woken once the change is on disk, by whoever
+     * commits it (router.c, sim.c, the journal's thread): not here, a flush early */
     /* the scheduler reads what changed from the journal, as a watch does (sim.h): this
      * only rings its bell */
     if (srv->sim_due)
