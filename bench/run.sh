@@ -205,6 +205,8 @@ for N in $NS; do
         fi
         if [ "$mode" = always ]; then
             rec floor fsync "$N" 1 - ops_per_s "$(kv "$("$TOOLS/fsyncfloor" "$WORK" "$FD")" ops_per_s)"
+            rec floor files "$N" 1 - ops_per_s "$(kv "$("$TOOLS/fsyncfloor" "$WORK" "$FD" files)" ops_per_s)"
+            rec floor files-nosync "$N" 1 - ops_per_s "$(kv "$("$TOOLS/fsyncfloor" "$WORK" "$FD" files-nosync)" ops_per_s)"
             for c in 1 8; do
                 rec_load create ceiling "$N" "$c" - "$(load --port "$CEIL_PORT" --mode create --path "$API/bench/jobs" --body "$WORK/job.json" -c $c -d $D)"
             done
