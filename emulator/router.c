@@ -13,6 +13,7 @@
 #include "discovery.h"
 #include "errors.h"
 #include "exec.h"
+#include "feed.h"
 #include "frontdoor.h"
 #include "fsutil.h"
 #include "idempotency.h"
@@ -247,6 +248,7 @@ static void serve(struct em_server *srv, struct em_req *req, struct em_resp *res
                 commit_failed(srv, req, resp);
             /* watches show what is on disk: this may be news to them */
             pthread_mutex_lock(&srv->lock);
+            em_feed_publish(srv);
             pthread_cond_broadcast(&srv->changed);
             pthread_mutex_unlock(&srv->lock);
         }

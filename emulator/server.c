@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "authz.h"
+#include "feed.h"
 #include "frontdoor.h"
 #include "fsutil.h"
 #include "idempotency.h"
@@ -56,6 +57,7 @@ void em_server_advance(struct em_server *srv, int64_t ms)
     srv->last_housekeep_ms = 0;
     em_server_housekeep(srv);
     em_server_save_meta(srv); /* a jump survives a crash */
+    em_feed_publish(srv); /* and what the jump dropped from the history is Expired */
     pthread_cond_broadcast(&srv->changed);
 }
 
@@ -64,6 +66,7 @@ static void wake_watches(void *ctx)
 {
     struct em_server *srv = ctx;
     pthread_mutex_lock(&srv->lock);
+    em_feed_publish(srv);
     pthread_cond_broadcast(&srv->changed);
     pthread_mutex_unlock(&srv->lock);
 }
@@ -237,6 +240,7 @@ int em_server_run(struct em_server *srv)
         goto out_router;
     }
     srv->frontdoor = em_frontdoor_new(srv->opt.front.rate_limit);
+    srv->feed = em_feed_new(srv->store.revision);
     em_http_set_limits(srv->opt.front.max_connections, srv->opt.front.idle_timeout_s);
     srv->http = em_http_start(srv->opt.listen_addr, srv->opt.port,
                               srv->opt.tls_cert ? &srv->tls : NULL, em_router_handle, srv, &err);
@@ -288,6 +292,7 @@ out_http:
     em_runtime_shutdown(srv);
     pthread_mutex_lock(&srv->lock);
     srv->stopping = 1;
+    em_feed_stop(srv->feed);
     pthread_cond_broadcast(&srv->changed);
     pthread_mutex_unlock(&srv->lock);
     em_router_stop(srv);
@@ -300,6 +305,8 @@ out_router:
     em_router_release(srv);
     em_frontdoor_free(srv->frontdoor);
     srv->frontdoor = NULL;
+    em_feed_free(srv->feed);
+    srv->feed = NULL;
     em_pricebook_release(srv);
 out_journal:
     em_journal_close(&srv->journal);

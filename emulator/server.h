@@ -51,6 +51,7 @@ struct em_options {
 
 struct em_faults;
 struct em_runtime;
+struct em_feed;
 
 struct em_stats {
     uint64_t requests;
@@ -73,6 +74,7 @@ struct em_server {
     struct em_http_tls tls; /* the PEM files of --tls-cert and --tls-key (tls.h) */
     struct em_runtime *runtime; /* --runtime local's processes (runtime.h) */
     struct em_frontdoor *frontdoor; /* rate limiter state (frontdoor.h) */
+    struct em_feed *feed; /* durable changes for watch streams (feed.h) */
     char base_url[80];
     /* the simulation (sim.h) */
     json_t *sim_due;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "feed.h"
 #include "objects.h"
 #include "pricebook.h"
 #include "util/xmalloc.h"
@@ -194,6 +195,7 @@ static void *sim_main(void *arg)
             pthread_mutex_unlock(&srv->lock);
             em_store_commit(&srv->store, ticket);
             pthread_mutex_lock(&srv->lock);
+            em_feed_publish(srv);
             pthread_cond_broadcast(&srv->changed); /* news for the watches */
         }
         int64_t wait_ms = next == EM_NEVER ? 1000 : em_clock_real_delay_ms(&srv->clock, next);

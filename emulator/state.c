@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "admin.h"
+#include "feed.h"
 #include "idempotency.h"
 #include "router.h"
 
@@ -32,6 +33,7 @@ int em_reset_state(struct em_server *srv, struct nd_status *st)
         return -1;
     /* Watchers resuming from before the reset must list again. */
     em_journal_clear(&srv->journal, em_store_next_revision(&srv->store));
+    em_feed_reset(srv);
     em_idem_clear(srv);
     pthread_cond_broadcast(&srv->changed);
     return em_builtin_ensure(srv, st);

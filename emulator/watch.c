@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "api.h"
+#include "feed.h"
 #include "objects.h"
 #include "selector/selector.h"
 #include "table.h"
@@ -164,10 +165,112 @@ static bool client_gone(struct watch *w)
     return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
+/* Hands out what is pending; 0 when nothing is. */
+static ssize_t take_pending(struct watch *w, char *buf, size_t max)
+{
+    if (w->sent >= w->pending.len)
+        return 0;
+    size_t left = w->pending.len - w->sent;
+    size_t n = left < max ? left : max;
+    memcpy(buf, w->pending.data + w->sent, n);
+    w->sent += n;
+    if (w->sent == w->pending.len) {
+        nd_buf_reset(&w->pending);
+        w->sent = 0;
+    }
+    return (ssize_t)n;
+}
+
+/* The events of the feed's ring after last_rev, as collect() makes them from the
+ * journal (feed lock held). */
+static void collect_feed(struct watch *w, struct em_feed *f)
+{
+    for (uint64_t s = f->first; s < f->next && w->pending.len < 256 * 1024; s++) {
+        const struct em_feed_ev *e = &f->ring[s % EM_FEED_CAP];
+        if (e->rev <= w->last_rev)
+            continue;
+        w->last_rev = e->rev;
+        if (strcmp(e->plural, w->kind->plural) != 0)
+            continue;
+        bool deleted = strcmp(e->type, "DELETED") == 0;
+        bool now = !deleted && matches(w, e->obj);
+        bool before = e->prev && matches(w, e->prev);
+        const char *type = NULL;
+        if (deleted) {
+            if (matches(w, e->obj) || before)
+                type = "DELETED";
+        } else if (now && before) {
+            type = "MODIFIED";
+        } else if (now) {
+            type = "ADDED";
+        } else if (before) {
+            type = "DELETED"; /* it left the selection */
+        }
+        if (type)
+            emit_bytes(w, type, e->obj, e->json);
+    }
+}
+
+/* The fast path of a caught-up JSON stream without bookmarks: the feed (feed.h), not the
+ * server lock; the journal under the server lock only when the stream is behind the
+ * ring. */
+static ssize_t watch_read_feed(struct watch *w, char *buf, size_t max)
+{
+    struct em_server *srv = w->srv;
+    struct em_feed *f = srv->feed;
+    ssize_t n = 0;
+    pthread_mutex_lock(&f->mu);
+    for (;;) {
+        if ((n = take_pending(w, buf, max)) > 0)
+            break;
+        if (w->ended || srv->stopping || f->stopping)
+            break;
+        int64_t real_now = em_real_now_ms();
+        if (w->deadline_real_ms && real_now >= w->deadline_real_ms)
+            break;
+        if (w->last_rev < f->min_rev) {
+            /* behind the ring: the journal (and Expired) under the server lock */
+            int64_t was = w->last_rev;
+            pthread_mutex_unlock(&f->mu);
+            pthread_mutex_lock(&srv->lock);
+            collect(w);
+            pthread_mutex_unlock(&srv->lock);
+            pthread_mutex_lock(&f->mu);
+            if (w->pending.len || w->ended || w->last_rev != was)
+                continue;
+        } else {
+            collect_feed(w, f);
+            if (w->pending.len)
+                continue;
+        }
+        if (client_gone(w))
+            break;
+        /* wait for a change, at most 1 s (to notice a client that went away) */
+        int64_t wait_ms = 1000;
+        if (w->deadline_real_ms && w->deadline_real_ms - real_now < wait_ms)
+            wait_ms = w->deadline_real_ms - real_now;
+        if (wait_ms < 1)
+            wait_ms = 1;
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_sec += wait_ms / 1000;
+        ts.tv_nsec += (wait_ms % 1000) * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&f->cv, &f->mu, &ts);
+    }
+    pthread_mutex_unlock(&f->mu);
+    return n;
+}
+
 static ssize_t watch_read(void *cls, char *buf, size_t max)
 {
     struct watch *w = cls;
     struct em_server *srv = w->srv;
+    if (srv->feed && !w->table && !w->bookmarks)
+        return watch_read_feed(w, buf, max);
     pthread_mutex_lock(&srv->lock);
     ssize_t n = 0;
     for (;;) {
