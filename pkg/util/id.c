@@ -43,13 +43,20 @@ static void fallback_bytes(unsigned char *p, size_t n)
     }
 }
 
+static _Atomic bool use_getrandom = true;
+
+void nd_random_use_getrandom(bool use)
+{
+    use_getrandom = use;
+}
+
 int nd_random_bytes(void *buf, size_t n)
 {
     unsigned char *p = buf;
     /* getrandom(2): one system call, no file (an emulator asks for a request id on every
      * request); /dev/urandom where the kernel lacks it */
     size_t have = 0;
-    while (have < n) {
+    while (use_getrandom && have < n) {
         ssize_t r = getrandom(p + have, n - have, 0);
         if (r < 0 && errno == EINTR)
             continue;
@@ -57,7 +64,7 @@ int nd_random_bytes(void *buf, size_t n)
             break;
         have += (size_t)r;
     }
-    if (have == n)
+    if (use_getrandom && have == n)
         return 0;
     int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {

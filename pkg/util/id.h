@@ -24,6 +24,9 @@
 /* Fills buf with n random bytes. Returns 0 when they came from the kernel, -1 when
  * the fallback generator had to be used (buf is filled either way). */
 int nd_random_bytes(void *buf, size_t n);
+/* Whether nd_random_bytes asks getrandom(2) first (the default); tests turn it off to
+ * reach /dev/urandom and the fallback. */
+void nd_random_use_getrandom(bool use);
 
 /* Writes a new ULID and its NUL into out (27 bytes). */
 void nd_ulid_new(char out[ND_ULID_LEN + 1]);

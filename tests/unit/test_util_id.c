@@ -178,10 +178,12 @@ static void test_random_bytes(void **state)
     free(big);
 }
 
-/* With no file descriptor left, /dev/urandom cannot be opened: the fallback fills in. */
+/* Without getrandom(2) and with no file descriptor left, /dev/urandom cannot be opened:
+ * the fallback fills in. */
 static void test_random_fallback(void **state)
 {
     (void)state;
+    nd_random_use_getrandom(false);
     struct rlimit old;
     assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
     int fd = dup(0);
@@ -200,6 +202,7 @@ static void test_random_fallback(void **state)
     nd_random_suffix(sfx);
 
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+    nd_random_use_getrandom(true);
     assert_int_equal(rc_a, -1);
     assert_int_equal(rc_b, -1);
     assert_memory_not_equal(a, b, sizeof a);
