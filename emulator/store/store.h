@@ -55,8 +55,8 @@ struct em_store {
     struct {
         char *plural;
         struct em_index *ix; /* project "\x01" name -> struct em_entry */
-    } *kinds;           /* one ordered index per kind, in the order the kinds first
-                           held an object (since the open or the last em_store_clear) */
+    } *kinds;           /* one ordered index per kind, in the order the store met the
+                           kinds (since the open or the last em_store_clear) */
     size_t nkinds;
     json_t *broken;     /* "plural/ns/name" -> path of the broken file */
     struct em_wal wal;  /* the write-ahead log (history/journal.ndjson) */
@@ -132,8 +132,9 @@ size_t em_store_count_in(struct em_store *s, const char *plural, const char *ns)
 
 /* Walks. The callbacks must not change the store (collect what to change, then change it
  * after the walk); a nonzero return stops the walk and is its result, else 0. */
-/* fn(plural, count, ctx) for each kind holding objects, in the order the kinds first held
- * an object (since the open or the last em_store_clear). */
+/* fn(plural, count, ctx) for each kind holding objects, in the order the store met the
+ * kinds: first stored since the open or the last em_store_clear (the order is kept when a
+ * kind empties and fills again). */
 typedef int (*em_store_kind_fn)(const char *plural, size_t count, void *ctx);
 int em_store_kinds(struct em_store *s, em_store_kind_fn fn, void *ctx);
 /* fn(plural, entry, ctx) for each object of plural (of every kind, in em_store_kinds
