@@ -193,40 +193,49 @@ static bool owned_by(const json_t *obj, const char *uid)
     return false;
 }
 
-/* NEW array of [kind-plural, object] pairs of the objects in ns owned by uid. */
+struct uid_walk {
+    const char *uid;
+    json_t *out;                /* dependents: [plural, object] pairs */
+    const char *plural;         /* find_by_uid: the match */
+    json_t *obj;
+};
+
+static int add_dependent(const char *plural, const struct em_entry *e, void *ctx)
+{
+    struct uid_walk *w = ctx;
+    if (owned_by(e->obj, w->uid))
+        json_array_append_new(w->out, json_pack("[sO]", plural, e->obj));
+    return 0;
+}
+
+/* NEW array of [kind-plural, object] pairs of the objects in ns owned by uid (kind by
+ * kind, each in name order). */
 static json_t *dependents(struct em_server *srv, const char *ns, const char *uid)
 {
-    json_t *out = json_array();
-    const char *plural;
-    json_t *bucket;
-    json_object_foreach(srv->store.by_plural, plural, bucket) {
-        const char *key;
-        json_t *o;
-        json_object_foreach(bucket, key, o) {
-            if (strcmp(em_obj_ns(o), ns) == 0 && owned_by(o, uid))
-                json_array_append_new(out, json_pack("[sO]", plural, o));
-        }
-    }
-    return out;
+    struct uid_walk w = {.uid = uid, .out = json_array()};
+    em_store_walk(&srv->store, NULL, ns, add_dependent, &w);
+    return w.out;
+}
+
+static int match_uid(const char *plural, const struct em_entry *e, void *ctx)
+{
+    struct uid_walk *w = ctx;
+    const char *u = json_string_value(json_object_get(json_object_get(e->obj, "metadata"), "uid"));
+    if (!u || strcmp(u, w->uid) != 0)
+        return 0;
+    w->plural = plural;
+    w->obj = e->obj;
+    return 1;
 }
 
 static json_t *find_by_uid(struct em_server *srv, const char *ns, const char *uid,
                            const struct nd_kind **kind)
 {
-    const char *plural;
-    json_t *bucket;
-    json_object_foreach(srv->store.by_plural, plural, bucket) {
-        const char *key;
-        json_t *o;
-        json_object_foreach(bucket, key, o) {
-            const char *u = json_string_value(json_object_get(json_object_get(o, "metadata"), "uid"));
-            if (u && strcmp(u, uid) == 0 && strcmp(em_obj_ns(o), ns) == 0) {
-                *kind = nd_kind_by_plural(NULL, plural);
-                return o;
-            }
-        }
-    }
-    return NULL;
+    struct uid_walk w = {.uid = uid};
+    if (!em_store_walk(&srv->store, NULL, ns, match_uid, &w))
+        return NULL;
+    *kind = nd_kind_by_plural(NULL, w.plural);
+    return w.obj;
 }
 
 /* An owner waiting in foreground deletion goes once its last dependent is gone. */
@@ -256,6 +265,12 @@ static void release_foreground_owners(struct em_server *srv, const json_t *remov
     }
 }
 
+static int any_object(const char *plural, const struct em_entry *e, void *ctx)
+{
+    (void)plural, (void)e, (void)ctx;
+    return 1;
+}
+
 /* A project being deleted goes once it is empty. */
 static void release_namespace(struct em_server *srv, const char *ns)
 {
@@ -264,13 +279,8 @@ static void release_namespace(struct em_server *srv, const char *ns)
     json_t *nsobj = em_store_get(&srv->store, "namespaces", "", ns);
     if (!nsobj || !json_object_get(json_object_get(nsobj, "metadata"), "deletionTimestamp"))
         return;
-    const char *plural;
-    json_t *bucket;
-    json_object_foreach(srv->store.by_plural, plural, bucket) {
-        const char *key;
-        json_t *o;
-        json_object_foreach(bucket, key, o) if (strcmp(em_obj_ns(o), ns) == 0) return;
-    }
+    if (em_store_walk(&srv->store, NULL, ns, any_object, NULL))
+        return;
     const struct nd_kind *nk = nd_kind_by_plural("", "namespaces");
     struct nd_status st = ND_STATUS_INIT;
     em_obj_remove(srv, nk, nsobj, &st);

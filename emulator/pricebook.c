@@ -356,13 +356,7 @@ static bool only_market_moved(const json_t *a, const json_t *b)
 /* Marks everything that may be waiting on a price due, so it looks again. */
 static void prices_moved(struct em_server *srv)
 {
-    const char *plural;
-    json_t *bucket;
-    json_object_foreach(srv->store.by_plural, plural, bucket) {
-        const char *k;
-        json_t *obj;
-        json_object_foreach(bucket, k, obj) em_sim_touch(srv, plural, obj);
-    }
+    em_sim_touch_all(srv);
 }
 
 /* Takes nb (checked) as the new book: its version follows the rule above; written to

@@ -58,13 +58,11 @@ void em_sim_touch_related(struct em_server *srv, const struct nd_kind *k, const 
     json_array_foreach(json_object_get(spec, "volumes"), i, vol)
         touch_name(srv, "volumes", ns, json_string_value(json_object_get(vol, "name")));
     if (em_kind_billed(k) || !strcmp(k->plural, "pipelines")) {
-        json_t *budgets = json_object_get(srv->store.by_plural, "budgets");
-        const char *key;
-        json_t *b;
-        json_object_foreach(budgets, key, b) {
-            if (!strcmp(em_obj_ns(b), ns))
-                touch_name(srv, "budgets", ns, em_obj_name(b));
-        }
+        struct em_store_cursor c;
+        em_store_seek(&srv->store, "budgets", ns, NULL, NULL, &c);
+        const struct em_entry *b;
+        while ((b = em_store_next(&c)))
+            touch_name(srv, "budgets", ns, em_obj_name(b->obj));
     }
     pthread_cond_signal(&srv->sim_wake);
 }
@@ -84,18 +82,33 @@ static void consume(struct em_server *srv)
     }
 }
 
+static int touch_entry(const char *plural, const struct em_entry *e, void *srv)
+{
+    em_sim_touch(srv, plural, e->obj);
+    return 0;
+}
+
+/* The objects of kinds with a controller (the others are never due). */
+static int touch_kind(const char *plural, size_t count, void *srv)
+{
+    (void)count;
+    if (em_controller_find(plural))
+        em_store_walk(&((struct em_server *)srv)->store, plural, NULL, touch_entry, srv);
+    return 0;
+}
+
+void em_sim_touch_all(struct em_server *srv)
+{
+    if (srv->sim_due && !srv->opt.no_simulation)
+        em_store_kinds(&srv->store, touch_kind, srv);
+}
+
 void em_sim_init(struct em_server *srv)
 {
     srv->sim_seen_rev = em_journal_last_rev(&srv->journal);
     srv->sim_due = json_object();
     pthread_cond_init(&srv->sim_wake, NULL);
-    const char *plural;
-    json_t *bucket;
-    json_object_foreach(srv->store.by_plural, plural, bucket) {
-        const char *k;
-        json_t *obj;
-        json_object_foreach(bucket, k, obj) em_sim_touch(srv, plural, obj);
-    }
+    em_sim_touch_all(srv);
 }
 
 void em_sim_release(struct em_server *srv)

@@ -41,6 +41,8 @@ int em_sim_start(struct em_server *srv);
 void em_sim_stop(struct em_server *srv);
 /* An object is due now (the journal's changes; controllers that wake others). */
 void em_sim_touch(struct em_server *srv, const char *plural, const json_t *obj);
+/* Every stored object is due now (at start, when prices move). */
+void em_sim_touch_all(struct em_server *srv);
 /* Objects obj's change may matter to are due now too: its owners, the Pool it names,
  * the Volumes it mounts, the Budgets of its project. */
 void em_sim_touch_related(struct em_server *srv, const struct nd_kind *k, const json_t *obj);

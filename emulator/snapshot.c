@@ -33,20 +33,17 @@
 
 static const char *const trees[] = {"files", "logs", NULL};
 
+static int add_object(const char *plural, const struct em_entry *e, void *out)
+{
+    json_array_append_new(out, json_pack("{sssO}", "plural", plural, "object", e->obj));
+    return 0;
+}
+
+/* NEW array of {plural, object}: kind by kind, each in (project, name) order. */
 static json_t *all_objects(struct em_server *srv)
 {
     json_t *out = json_array();
-    const char *plural;
-    json_t *bucket;
-    json_object_foreach(srv->store.by_plural, plural, bucket) {
-        json_t *list = em_store_list(&srv->store, plural, NULL);
-        size_t i;
-        json_t *obj;
-        json_array_foreach(list, i, obj) {
-            json_array_append_new(out, json_pack("{sssO}", "plural", plural, "object", obj));
-        }
-        json_decref(list);
-    }
+    em_store_walk(&srv->store, NULL, NULL, add_object, out);
     return out;
 }
 

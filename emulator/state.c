@@ -6,18 +6,25 @@
 #include "idempotency.h"
 #include "router.h"
 
+struct counts {
+    json_t *objects;
+    size_t total;
+};
+
+static int count_kind(const char *plural, size_t n, void *ctx)
+{
+    struct counts *c = ctx;
+    json_object_set_new(c->objects, plural, json_integer((json_int_t)n));
+    c->total += n;
+    return 0;
+}
+
 json_t *em_stats_json(struct em_server *srv)
 {
-    json_t *objects = json_object();
-    const char *plural;
-    json_t *bucket;
-    size_t total = 0;
-    json_object_foreach(srv->store.by_plural, plural, bucket) {
-        if (json_object_size(bucket)) {
-            json_object_set_new(objects, plural, json_integer((json_int_t)json_object_size(bucket)));
-            total += json_object_size(bucket);
-        }
-    }
+    struct counts c = {.objects = json_object()};
+    em_store_kinds(&srv->store, count_kind, &c);
+    json_t *objects = c.objects;
+    size_t total = c.total;
     return json_pack("{sosIsIsIsIsIsIs{sIsI}}", "objects", objects, "objectsTotal",
                      (json_int_t)total, "watchesOpen", (json_int_t)srv->stats.watches_open,
                      "watchesTotal", (json_int_t)srv->stats.watches_total, "requests",

@@ -20,11 +20,6 @@ char *em_store_path(const struct em_store *s, const char *rel)
     return nd_xasprintf("%s/%s", s->dir, rel);
 }
 
-static char *obj_key(const char *ns, const char *name)
-{
-    return nd_xasprintf("%s/%s", ns, name);
-}
-
 static char *obj_file(const struct em_store *s, const char *plural, const char *ns,
                       const char *name)
 {
@@ -114,30 +109,21 @@ static void entry_free(void *v)
 }
 
 /* Sets (obj, taking a new reference, with its compact bytes when known) or removes (obj
- * NULL) an object in the kind's index and the plural's bucket. */
+ * NULL) an object in the kind's index. */
 static void set_obj(struct em_store *s, const char *plural, const char *ns, const char *name,
                     json_t *obj, struct em_bytes *json)
 {
     char kb[EM_STORE_KEY_MAX];
     ix_key(ns, name, kb, sizeof kb);
-    json_t *bucket = json_object_get(s->by_plural, plural);
-    if (!bucket) {
-        bucket = json_object();
-        json_object_set_new(s->by_plural, plural, bucket);
-    }
-    char *key = obj_key(ns, name);
     struct em_index *ix = kind_index(s, plural, true);
     if (obj) {
         struct em_entry *e = nd_xmalloc(sizeof *e);
         e->obj = json_incref(obj);
         e->json = em_bytes_ref(json);
         entry_free(em_index_put(ix, kb, e));
-        json_object_set(bucket, key, obj);
     } else {
         entry_free(em_index_del(ix, kb));
-        json_object_del(bucket, key);
     }
-    free(key);
 }
 
 static void add_loaded(struct em_store *s, const char *plural, const char *ns, const char *name,
@@ -344,7 +330,6 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
     s->wal.fd = -1;
     s->dir = nd_xstrdup(dir);
     s->fsync_mode = mode;
-    s->by_plural = json_object();
     s->broken = json_object();
     if (em_mkdir_p(dir) < 0) {
         nd_buf_addf(err, "cannot create state directory %s: %s", dir, strerror(errno));
@@ -417,7 +402,6 @@ void em_store_close(struct em_store *s)
         free(s->kinds[i].plural);
     }
     free(s->kinds);
-    json_decref(s->by_plural);
     json_decref(s->broken);
     free(s->dir);
     memset(s, 0, sizeof *s);
@@ -619,6 +603,53 @@ size_t em_store_count(struct em_store *s, const char *plural)
     return ix ? em_index_count(ix) : 0;
 }
 
+size_t em_store_count_in(struct em_store *s, const char *plural, const char *ns)
+{
+    if (!ns)
+        return em_store_count(s, plural);
+    struct em_store_cursor c;
+    em_store_seek(s, plural, ns, NULL, NULL, &c);
+    return em_store_remaining(&c);
+}
+
+int em_store_kinds(struct em_store *s, em_store_kind_fn fn, void *ctx)
+{
+    for (size_t i = 0; i < s->nkinds; i++) {
+        size_t n = em_index_count(s->kinds[i].ix);
+        int rc = n ? fn(s->kinds[i].plural, n, ctx) : 0;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int walk_kind(struct em_store *s, const char *plural, const char *ns, em_store_walk_fn fn,
+                     void *ctx)
+{
+    struct em_store_cursor c;
+    em_store_seek(s, plural, ns, NULL, NULL, &c);
+    const struct em_entry *e;
+    while ((e = em_store_next(&c))) {
+        int rc = fn(plural, e, ctx);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int em_store_walk(struct em_store *s, const char *plural, const char *ns, em_store_walk_fn fn,
+                  void *ctx)
+{
+    if (plural)
+        return walk_kind(s, plural, ns, fn, ctx);
+    for (size_t i = 0; i < s->nkinds; i++) {
+        int rc = walk_kind(s, s->kinds[i].plural, ns, fn, ctx);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int em_store_clear(struct em_store *s, struct nd_status *st)
 {
     /* the log is emptied first: a crash half-way leaves objects, never a log that
@@ -628,22 +659,26 @@ int em_store_clear(struct em_store *s, struct nd_status *st)
                              "check the state directory's disk space and permissions",
                              "cannot rewrite the journal: %s", strerror(s->wal.error));
     int rc = 0;
-    const char *plural;
-    json_t *bucket;
-    json_object_foreach(s->by_plural, plural, bucket) {
-        const char *key;
-        json_t *obj;
-        json_object_foreach(bucket, key, obj) {
-            const char *ns = meta_str(obj, "namespace");
-            char *path = obj_file(s, plural, ns ? ns : "", meta_str(obj, "name"));
+    for (size_t i = 0; i < s->nkinds; i++) {
+        struct em_store_cursor c;
+        em_store_seek(s, s->kinds[i].plural, NULL, NULL, NULL, &c);
+        const struct em_entry *e;
+        while ((e = em_store_next(&c))) {
+            const char *ns = meta_str(e->obj, "namespace");
+            char *path = obj_file(s, s->kinds[i].plural, ns ? ns : "", meta_str(e->obj, "name"));
             if (unlink(path) < 0 && errno != ENOENT && rc == 0)
                 rc = nd_status_set(st, "InternalError", NULL, "cannot remove %s: %s", path,
                                    strerror(errno));
             free(path);
         }
     }
-    json_object_clear(s->by_plural);
-    for (size_t i = 0; i < s->nkinds; i++)
-        em_index_clear(s->kinds[i].ix, entry_free);
+    /* the kinds go too: their order (em_store_kinds) starts again */
+    for (size_t i = 0; i < s->nkinds; i++) {
+        em_index_free(s->kinds[i].ix, entry_free);
+        free(s->kinds[i].plural);
+    }
+    free(s->kinds);
+    s->kinds = NULL;
+    s->nkinds = 0;
     return rc;
 }

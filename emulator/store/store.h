@@ -52,11 +52,11 @@ struct em_store {
     enum em_fsync fsync_mode;
     int lock_fd;
     int64_t revision;   /* last revision handed out */
-    json_t *by_plural;  /* plural -> { "ns/name" -> object } (unordered, for walks) */
     struct {
         char *plural;
         struct em_index *ix; /* project "\x01" name -> struct em_entry */
-    } *kinds;           /* one ordered index per kind */
+    } *kinds;           /* one ordered index per kind, in the order the store met the
+                           kinds (since the open or the last em_store_clear) */
     size_t nkinds;
     json_t *broken;     /* "plural/ns/name" -> path of the broken file */
     struct em_wal wal;  /* the write-ahead log (history/journal.ndjson) */
@@ -126,6 +126,24 @@ size_t em_store_remaining(const struct em_store_cursor *c);
 json_t *em_store_list(struct em_store *s, const char *plural, const char *ns);
 /* Number of objects of a plural (all projects). */
 size_t em_store_count(struct em_store *s, const char *plural);
+/* Number of objects of a plural in project ns ("" for cluster-scoped ones; every project
+ * when NULL), O(log N). */
+size_t em_store_count_in(struct em_store *s, const char *plural, const char *ns);
+
+/* Walks. The callbacks must not change the store (collect what to change, then change it
+ * after the walk); a nonzero return stops the walk and is its result, else 0. */
+/* fn(plural, count, ctx) for each kind holding objects, in the order the store met the
+ * kinds: first stored since the open or the last em_store_clear (the order is kept when a
+ * kind empties and fills again). */
+typedef int (*em_store_kind_fn)(const char *plural, size_t count, void *ctx);
+int em_store_kinds(struct em_store *s, em_store_kind_fn fn, void *ctx);
+/* fn(plural, entry, ctx) for each object of plural (of every kind, in em_store_kinds
+ * order, when plural is NULL) in project ns ("" for cluster-scoped ones; every project
+ * when NULL), in (project, name) order. A project's objects cost O(log N) per kind to
+ * find plus what is walked, not a walk of every object. */
+typedef int (*em_store_walk_fn)(const char *plural, const struct em_entry *e, void *ctx);
+int em_store_walk(struct em_store *s, const char *plural, const char *ns, em_store_walk_fn fn,
+                  void *ctx);
 /* Removes every object (and file) of every kind. */
 int em_store_clear(struct em_store *s, struct nd_status *st);
 /* Path helpers: NEW strings. */
