@@ -5,14 +5,11 @@
  * (fixed width), then per object
  *   <plural> TAB <project or _cluster> TAB <name> TAB <size> TAB <mtime ns> TAB <ctime ns>
  *   TAB <inode> TAB <json bytes> LF <compact JSON> LF
- * The hash covers the payload (every byte after the header). */
+ * The hash covers the payload (every byte after the header). The loader is load.c. */
 #include "checkpoint.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +24,6 @@
 #define MAGIC "nodus-checkpoint 1 "
 #define HEADER_FMT "nodus-checkpoint 1 %020llu %020llu %020llu %020llu %016llx\n"
 #define HEADER_LEN (sizeof MAGIC - 1 + 4 * 21 + 17)
-#define THREADS 2
-#define BLOCK 32
 
 static uint64_t hash64(const char *p, size_t len, uint64_t h)
 {
@@ -45,7 +40,7 @@ static uint64_t hash64(const char *p, size_t len, uint64_t h)
     return h ^ (h >> 31);
 }
 
-static void stamp_of(const struct stat *sb, struct em_stamp *st)
+void em_stamp_of(const struct stat *sb, struct em_stamp *st)
 {
     st->valid = true;
     st->size = (int64_t)sb->st_size;
@@ -54,7 +49,7 @@ static void stamp_of(const struct stat *sb, struct em_stamp *st)
     st->ino = (uint64_t)sb->st_ino;
 }
 
-static bool stamp_eq(const struct em_stamp *a, const struct em_stamp *b)
+bool em_stamp_eq(const struct em_stamp *a, const struct em_stamp *b)
 {
     return a->valid && b->valid && a->size == b->size && a->mtime_ns == b->mtime_ns &&
            a->ctime_ns == b->ctime_ns && a->ino == b->ino;
@@ -68,29 +63,13 @@ static bool log_stamp(const char *dir, int64_t *size, int64_t *mtime_ns)
     free(log);
     struct em_stamp st = {0};
     if (ok)
-        stamp_of(&sb, &st);
+        em_stamp_of(&sb, &st);
     *size = st.size;
     *mtime_ns = st.mtime_ns;
     return ok;
 }
 
 /* ---- reading the checkpoint ---- */
-
-struct ck_rec {
-    const char *plural, *ns, *name; /* ns as in the path: "_cluster" for cluster-scoped */
-    struct em_stamp st;
-    const char *json;
-    size_t len;
-};
-
-struct ckpt {
-    char *buf;
-    struct ck_rec *recs;
-    size_t n;
-    uint32_t *slots; /* index + 1, 0: empty */
-    size_t mask;
-    int64_t mtime_ns; /* the checkpoint file's own */
-};
 
 static uint64_t key_hash(const char *plural, const char *ns, const char *name)
 {
@@ -124,7 +103,7 @@ static bool num(const char *s, int64_t *out)
     return true;
 }
 
-static void ck_free(struct ckpt *ck)
+void em_ckpt_free(struct em_ckpt *ck)
 {
     free(ck->buf);
     free(ck->recs);
@@ -132,7 +111,7 @@ static void ck_free(struct ckpt *ck)
     memset(ck, 0, sizeof *ck);
 }
 
-static bool ck_parse(struct ckpt *ck, size_t size, const char *dir)
+static bool ck_parse(struct em_ckpt *ck, size_t size, const char *dir)
 {
     char *p = ck->buf, *end = ck->buf + size;
     if (size < HEADER_LEN || memcmp(p, MAGIC, sizeof MAGIC - 1) != 0 || p[HEADER_LEN - 1] != '\n')
@@ -160,7 +139,7 @@ static bool ck_parse(struct ckpt *ck, size_t size, const char *dir)
     ck->slots = nd_xcalloc(cap, sizeof *ck->slots);
     ck->mask = cap - 1;
     for (size_t i = 0; i < count; i++) {
-        struct ck_rec *r = &ck->recs[i];
+        struct em_ckpt_rec *r = &ck->recs[i];
         int64_t v[5];
         r->plural = field(&p, end, '\t');
         r->ns = field(&p, end, '\t');
@@ -193,7 +172,7 @@ static bool ck_parse(struct ckpt *ck, size_t size, const char *dir)
 
 /* Reads and deletes dir/history/checkpoint; false (nothing kept) when there is none or
  * it is not sound. */
-static bool ck_read(const char *dir, struct ckpt *ck)
+bool em_ckpt_read(const char *dir, struct em_ckpt *ck)
 {
     memset(ck, 0, sizeof *ck);
     char *path = nd_xasprintf("%s/history/checkpoint", dir);
@@ -211,7 +190,7 @@ static bool ck_read(const char *dir, struct ckpt *ck)
             got += n > 0 ? (size_t)n : 0;
         ck->buf[got] = '\0';
         struct em_stamp st;
-        stamp_of(&sb, &st);
+        em_stamp_of(&sb, &st);
         ck->mtime_ns = st.mtime_ns;
         ok = got == size && ck_parse(ck, size, dir);
     }
@@ -222,269 +201,24 @@ static bool ck_read(const char *dir, struct ckpt *ck)
     }
     free(path);
     if (!ok)
-        ck_free(ck);
+        em_ckpt_free(ck);
     return ok;
 }
 
-static const struct ck_rec *ck_find(const struct ckpt *ck, const char *plural, const char *ns,
-                                    const char *name)
+const struct em_ckpt_rec *em_ckpt_find(const struct em_ckpt *ck, const char *plural,
+                                        const char *ns, const char *name)
 {
     if (!ck->n)
         return NULL;
     size_t at = key_hash(plural, ns, name) & ck->mask;
     while (ck->slots[at]) {
-        const struct ck_rec *r = &ck->recs[ck->slots[at] - 1];
+        const struct em_ckpt_rec *r = &ck->recs[ck->slots[at] - 1];
         if (strcmp(r->name, name) == 0 && strcmp(r->ns, ns) == 0 &&
             strcmp(r->plural, plural) == 0)
             return r;
         at = (at + 1) & ck->mask;
     }
     return NULL;
-}
-
-/* ---- loading ---- */
-
-struct job {
-    const char *src; /* the checkpoint's compact JSON, or NULL: read the file */
-    size_t len;
-    const char *dirpath; /* DIR/objects/<ns dir>/<plural> */
-};
-
-struct work {
-    struct em_loaded *items;
-    struct job *jobs;
-    size_t n;
-    atomic_size_t next;
-};
-
-static const char *meta_str(const json_t *obj, const char *key)
-{
-    return json_string_value(json_object_get(json_object_get(obj, "metadata"), key));
-}
-
-/* Checks an object as the hand-edit rules say; NULL when it is fine, else why not. */
-static const char *check_obj(const json_t *obj, const char *name)
-{
-    if (!json_is_object(obj) || !json_is_object(json_object_get(obj, "metadata")) ||
-        !json_string_value(json_object_get(obj, "kind")))
-        return "not an object with kind and metadata";
-    const char *mname = meta_str(obj, "name");
-    if (!mname || strcmp(mname, name) != 0)
-        return "metadata.name does not match the file name";
-    return NULL;
-}
-
-static void load_from_file(struct em_loaded *it)
-{
-    struct nd_buf data = ND_BUF_INIT;
-    int fd = open(it->path, O_RDONLY | O_CLOEXEC);
-    struct stat sb;
-    if (fd < 0 || fstat(fd, &sb) < 0) {
-        it->why = nd_xstrdup(strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return;
-    }
-    if (S_ISREG(sb.st_mode) && sb.st_size > 0)
-        nd_buf_grow(&data, (size_t)sb.st_size + 1);
-    int rc = em_read_fd(fd, &data);
-    int e = errno;
-    close(fd);
-    if (rc < 0) {
-        it->why = nd_xstrdup(strerror(e));
-        nd_buf_release(&data);
-        return;
-    }
-    json_error_t jerr;
-    json_t *obj = json_loadb(data.data ? data.data : "", data.len, JSON_REJECT_DUPLICATES, &jerr);
-    nd_buf_release(&data);
-    if (!obj) {
-        it->why = nd_xasprintf("line %d, column %d: %s", jerr.line, jerr.column, jerr.text);
-        return;
-    }
-    const char *bad = check_obj(obj, it->name);
-    if (bad) {
-        it->why = nd_xstrdup(bad);
-        json_decref(obj);
-        return;
-    }
-    /* A hand-edited file may omit the namespace: the directory says it. */
-    if (*it->ns)
-        json_object_set_new(json_object_get(obj, "metadata"), "namespace", json_string(it->ns));
-    it->obj = obj;
-    stamp_of(&sb, &it->stamp);
-}
-
-static void load_one(struct em_loaded *it, const struct job *j)
-{
-    if (j->src) {
-        json_t *obj = json_loadb(j->src, j->len, JSON_REJECT_DUPLICATES, NULL);
-        if (obj && !check_obj(obj, it->name)) {
-            const char *mns = meta_str(obj, "namespace");
-            bool same = *it->ns ? mns && strcmp(mns, it->ns) == 0 : true;
-            if (!same)
-                json_object_set_new(json_object_get(obj, "metadata"), "namespace",
-                                    json_string(it->ns));
-            else
-                it->json = em_bytes_new(j->src, j->len);
-            it->obj = obj;
-            return;
-        }
-        json_decref(obj);
-        /* not what it should be: the file decides */
-        it->from_checkpoint = false;
-        it->stamp.valid = false;
-        it->path = nd_xasprintf("%s/%s.json", j->dirpath, it->name);
-    }
-    load_from_file(it);
-}
-
-static void *worker(void *arg)
-{
-    struct work *w = arg;
-    for (;;) {
-        size_t at = atomic_fetch_add(&w->next, BLOCK);
-        if (at >= w->n)
-            break;
-        size_t end = at + BLOCK < w->n ? at + BLOCK : w->n;
-        for (size_t i = at; i < end; i++)
-            load_one(&w->items[i], &w->jobs[i]);
-    }
-    return NULL;
-}
-
-static bool ends_with(const char *s, const char *suffix)
-{
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
-static const char *keep_dir(struct em_load *l, char *s)
-{
-    l->dirs = nd_xrealloc(l->dirs, (l->ndirs + 1) * sizeof *l->dirs);
-    l->dirs[l->ndirs++] = s;
-    return s;
-}
-
-void em_load_objects(const char *dir, struct em_load *out)
-{
-    memset(out, 0, sizeof *out);
-    struct ckpt ck;
-    bool have_ck = ck_read(dir, &ck);
-    char *root = nd_xasprintf("%s/objects", dir);
-    DIR *d1 = opendir(root);
-    if (!d1) {
-        free(root);
-        if (have_ck)
-            ck_free(&ck);
-        return;
-    }
-    size_t cap = 0;
-    struct job *jobs = NULL;
-    struct dirent *e1;
-    while ((e1 = readdir(d1))) {
-        if (e1->d_name[0] == '.')
-            continue;
-        const char *nsdirname = keep_dir(out, nd_xstrdup(e1->d_name));
-        const char *ns = strcmp(e1->d_name, CLUSTER_DIR) == 0 ? "" : nsdirname;
-        char *nsdir = nd_xasprintf("%s/%s", root, e1->d_name);
-        DIR *d2 = opendir(nsdir);
-        struct dirent *e2;
-        while (d2 && (e2 = readdir(d2))) {
-            if (e2->d_name[0] == '.')
-                continue;
-            char *pdir = nd_xasprintf("%s/%s", nsdir, e2->d_name);
-            DIR *d3 = opendir(pdir);
-            if (!d3) {
-                free(pdir);
-                continue;
-            }
-            keep_dir(out, pdir);
-            const char *plural = keep_dir(out, nd_xstrdup(e2->d_name));
-            int dfd = dirfd(d3);
-            struct dirent *e3;
-            while ((e3 = readdir(d3))) {
-                if (strstr(e3->d_name, ".json.tmp-")) {
-                    unlinkat(dfd, e3->d_name, 0); /* an interrupted write: the old file stands */
-                    continue;
-                }
-                if (e3->d_name[0] == '.' || !ends_with(e3->d_name, ".json"))
-                    continue;
-                if (out->n == cap) {
-                    cap = cap ? cap * 2 : 256;
-                    out->items = nd_xrealloc(out->items, cap * sizeof *out->items);
-                    jobs = nd_xrealloc(jobs, cap * sizeof *jobs);
-                }
-                struct em_loaded *it = &out->items[out->n];
-                struct job *j = &jobs[out->n++];
-                memset(it, 0, sizeof *it);
-                *j = (struct job){.dirpath = pdir};
-                it->plural = plural;
-                it->ns = ns;
-                it->name = nd_xstrndup(e3->d_name, strlen(e3->d_name) - 5);
-                const struct ck_rec *r = NULL;
-                struct stat sb;
-                if (have_ck && fstatat(dfd, e3->d_name, &sb, 0) == 0) {
-                    stamp_of(&sb, &it->stamp);
-                    r = ck_find(&ck, plural, nsdirname, it->name);
-                    /* a file stamped in the checkpoint's own clock tick could have been
-                     * edited since without its mtime moving: read it */
-                    if (r && (!stamp_eq(&r->st, &it->stamp) || r->st.mtime_ns >= ck.mtime_ns))
-                        r = NULL;
-                }
-                if (r) {
-                    j->src = r->json;
-                    j->len = r->len;
-                    it->from_checkpoint = true;
-                } else {
-                    it->stamp.valid = false;
-                    it->path = nd_xasprintf("%s/%s", pdir, e3->d_name);
-                }
-            }
-            closedir(d3);
-        }
-        if (d2)
-            closedir(d2);
-        free(nsdir);
-    }
-    closedir(d1);
-    free(root);
-
-    /* parse: separate objects on separate threads; the hash seed is fixed first */
-    json_object_seed(0);
-    struct work w = {.items = out->items, .jobs = jobs, .n = out->n};
-    atomic_init(&w.next, 0);
-    pthread_t th[THREADS - 1];
-    size_t started = 0;
-    if (out->n >= 4 * BLOCK) {
-        for (size_t t = 0; t < THREADS - 1; t++) {
-            if (pthread_create(&th[t], NULL, worker, &w) == 0)
-                started++;
-        }
-    }
-    worker(&w);
-    for (size_t t = 0; t < started; t++)
-        pthread_join(th[t], NULL);
-    free(jobs);
-    if (have_ck)
-        ck_free(&ck);
-}
-
-void em_load_free(struct em_load *l)
-{
-    for (size_t i = 0; i < l->n; i++) {
-        struct em_loaded *it = &l->items[i];
-        free(it->name);
-        free(it->path);
-        free(it->why);
-        json_decref(it->obj);
-        em_bytes_unref(it->json);
-    }
-    free(l->items);
-    for (size_t i = 0; i < l->ndirs; i++)
-        free(l->dirs[i]);
-    free(l->dirs);
-    memset(l, 0, sizeof *l);
 }
 
 /* ---- writing the checkpoint ---- */
@@ -513,7 +247,7 @@ static bool file_holds(const char *path, const json_t *obj, struct em_stamp *st)
         ok = text && data.len == n + 1 && memcmp(data.data, text, n) == 0 &&
              data.data[n] == '\n';
         free(text);
-        stamp_of(&sb, st);
+        em_stamp_of(&sb, st);
     }
     nd_buf_release(&data);
     return ok;
@@ -540,8 +274,8 @@ static int add_entry(const char *key, void *value, void *arg)
         /* loaded at start and unchanged since: the file must be as it was then */
         ok = stat(path, &sb) == 0;
         if (ok)
-            stamp_of(&sb, &st);
-        ok = ok && stamp_eq(&st, &e->stamp);
+            em_stamp_of(&sb, &st);
+        ok = ok && em_stamp_eq(&st, &e->stamp);
     } else {
         /* written while running: the file must hold what the store wrote */
         ok = file_holds(path, e->obj, &st);

@@ -20,6 +20,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
 
 #include "store.h"
 
@@ -52,5 +54,32 @@ void em_load_free(struct em_load *l);
  * stop once every file write is done. An object whose file does not hold what the
  * store holds (changed by hand while running) is left out. 0, or -1 (nothing written). */
 int em_checkpoint_write(struct em_store *s);
+
+/* ---- between load.c and checkpoint.c ---- */
+
+struct em_ckpt_rec {
+    const char *plural, *ns, *name; /* ns as in the path: "_cluster" for cluster-scoped */
+    struct em_stamp st;
+    const char *json;
+    size_t len;
+};
+
+struct em_ckpt {
+    char *buf;
+    struct em_ckpt_rec *recs;
+    size_t n;
+    uint32_t *slots; /* index + 1, 0: empty */
+    size_t mask;
+    int64_t mtime_ns; /* the checkpoint file's own */
+};
+
+/* Reads and deletes dir/history/checkpoint; false (nothing kept) when there is none or
+ * it is not sound (torn, checksum wrong, or written for another log). */
+bool em_ckpt_read(const char *dir, struct em_ckpt *ck);
+const struct em_ckpt_rec *em_ckpt_find(const struct em_ckpt *ck, const char *plural,
+                                        const char *ns, const char *name);
+void em_ckpt_free(struct em_ckpt *ck);
+void em_stamp_of(const struct stat *sb, struct em_stamp *st);
+bool em_stamp_eq(const struct em_stamp *a, const struct em_stamp *b);
 
 #endif
