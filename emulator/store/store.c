@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "checkpoint.h"
 #include "fsutil.h"
 #include "index.h"
 #include "util/xmalloc.h"
@@ -109,9 +110,10 @@ static void entry_free(void *v)
 }
 
 /* Sets (obj, taking a new reference, with its compact bytes when known) or removes (obj
- * NULL) an object in the kind's index. */
-static void set_obj(struct em_store *s, const char *plural, const char *ns, const char *name,
-                    json_t *obj, struct em_bytes *json)
+ * NULL) an object in the kind's index; stamp: its file's, when the start loaded it
+ * (checkpoint.h). */
+static void set_entry(struct em_store *s, const char *plural, const char *ns, const char *name,
+                      json_t *obj, struct em_bytes *json, const struct em_stamp *stamp)
 {
     char kb[EM_STORE_KEY_MAX];
     ix_key(ns, name, kb, sizeof kb);
@@ -120,10 +122,17 @@ static void set_obj(struct em_store *s, const char *plural, const char *ns, cons
         struct em_entry *e = nd_xmalloc(sizeof *e);
         e->obj = json_incref(obj);
         e->json = em_bytes_ref(json);
+        e->stamp = stamp ? *stamp : (struct em_stamp){0};
         entry_free(em_index_put(ix, kb, e));
     } else {
         entry_free(em_index_del(ix, kb));
     }
+}
+
+static void set_obj(struct em_store *s, const char *plural, const char *ns, const char *name,
+                    json_t *obj, struct em_bytes *json)
+{
+    set_entry(s, plural, ns, name, obj, json, NULL);
 }
 
 static void add_loaded(struct em_store *s, const char *plural, const char *ns, const char *name,
@@ -145,93 +154,28 @@ static void report_broken(struct em_store *s, struct nd_buf *report, const char 
     nd_buf_addf(report, "state: %s: %s (left untouched; fix or remove it)\n", path, why);
 }
 
-static bool ends_with(const char *s, const char *suffix)
+/* Every object file (checkpoint.h: from the last clean stop's checkpoint where the file
+ * is unchanged, parsed on two threads), in directory order. */
+static void load_all(struct em_store *s, struct nd_buf *report)
 {
-    size_t a = strlen(s), b = strlen(suffix);
-    return a >= b && strcmp(s + a - b, suffix) == 0;
-}
-
-static void load_file(struct em_store *s, const char *plural, const char *ns, const char *fname,
-                      const char *path, struct nd_buf *report)
-{
-    char *name = nd_xstrndup(fname, strlen(fname) - 5);
-    struct nd_buf data = ND_BUF_INIT;
-    json_error_t jerr;
-    json_t *obj = NULL;
-    if (em_read_file(path, &data) < 0) {
-        report_broken(s, report, plural, ns, name, path, strerror(errno));
-        goto out;
-    }
-    obj = json_loadb(data.data, data.len, JSON_REJECT_DUPLICATES, &jerr);
-    if (!obj) {
-        char *why = nd_xasprintf("line %d, column %d: %s", jerr.line, jerr.column, jerr.text);
-        report_broken(s, report, plural, ns, name, path, why);
-        free(why);
-        goto out;
-    }
-    const char *mname = meta_str(obj, "name");
-    if (!json_is_object(obj) || !json_is_object(json_object_get(obj, "metadata")) ||
-        !json_string_value(json_object_get(obj, "kind"))) {
-        report_broken(s, report, plural, ns, name, path, "not an object with kind and metadata");
-        goto out;
-    }
-    if (!mname || strcmp(mname, name) != 0) {
-        report_broken(s, report, plural, ns, name, path,
-                      "metadata.name does not match the file name");
-        goto out;
-    }
-    /* A hand-edited file may omit the namespace: the directory says it. */
-    if (*ns)
-        json_object_set_new(json_object_get(obj, "metadata"), "namespace", json_string(ns));
-    add_loaded(s, plural, ns, name, obj);
-    obj = NULL;
-out:
-    json_decref(obj);
-    nd_buf_release(&data);
-    free(name);
-}
-
-static int load_all(struct em_store *s, struct nd_buf *report)
-{
-    char *root = em_store_path(s, "objects");
-    DIR *d1 = opendir(root);
-    if (!d1) {
-        free(root);
-        return 0;
-    }
-    struct dirent *e1;
-    while ((e1 = readdir(d1))) {
-        if (e1->d_name[0] == '.')
+    struct em_load l;
+    em_load_objects(s->dir, &l);
+    for (size_t i = 0; i < l.n; i++) {
+        struct em_loaded *it = &l.items[i];
+        if (!it->obj) {
+            report_broken(s, report, it->plural, it->ns, it->name, it->path, it->why);
             continue;
-        const char *ns = strcmp(e1->d_name, CLUSTER_DIR) == 0 ? "" : e1->d_name;
-        char *nsdir = nd_xasprintf("%s/%s", root, e1->d_name);
-        DIR *d2 = opendir(nsdir);
-        struct dirent *e2;
-        while (d2 && (e2 = readdir(d2))) {
-            if (e2->d_name[0] == '.')
-                continue;
-            char *pdir = nd_xasprintf("%s/%s", nsdir, e2->d_name);
-            DIR *d3 = opendir(pdir);
-            struct dirent *e3;
-            while (d3 && (e3 = readdir(d3))) {
-                char *path = nd_xasprintf("%s/%s", pdir, e3->d_name);
-                if (strstr(e3->d_name, ".json.tmp-"))
-                    unlink(path); /* an interrupted write: the old file stands */
-                else if (e3->d_name[0] != '.' && ends_with(e3->d_name, ".json"))
-                    load_file(s, e2->d_name, ns, e3->d_name, path, report);
-                free(path);
-            }
-            if (d3)
-                closedir(d3);
-            free(pdir);
         }
-        if (d2)
-            closedir(d2);
-        free(nsdir);
+        set_entry(s, it->plural, it->ns, it->name, it->obj, it->json, &it->stamp);
+        int64_t rv = obj_rv(it->obj);
+        if (rv > s->revision)
+            s->revision = rv;
+        if (it->from_checkpoint)
+            s->loaded_checkpoint++;
+        else
+            s->loaded_files++;
     }
-    closedir(d1);
-    free(root);
-    return 0;
+    em_load_free(&l);
 }
 
 static int reset_dir(struct em_store *s, struct nd_buf *err)
@@ -390,10 +334,26 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
     return rc;
 }
 
+/* Whether every change is on disk with its file written (a checkpoint may vouch for the
+ * files then). */
+static bool all_applied(struct em_store *s)
+{
+    em_wal_commit(&s->wal, em_wal_ticket(&s->wal));
+    pthread_mutex_lock(&s->wal.lock);
+    bool ok = !s->wal.error && s->wal.applied_rev == s->wal.appended_rev &&
+              s->wal.durable == s->wal.appended;
+    pthread_mutex_unlock(&s->wal.lock);
+    return ok;
+}
+
 void em_store_close(struct em_store *s)
 {
+    bool clean = s->wal.path && s->lock_fd >= 0 && all_applied(s);
     if (s->wal.path)
         em_wal_close(&s->wal);
+    /* a clean stop: the next start takes unchanged files' objects from the checkpoint */
+    if (clean)
+        em_checkpoint_write(s);
     em_wal_records_free(s->history, s->nhistory);
     if (s->lock_fd >= 0)
         close(s->lock_fd);

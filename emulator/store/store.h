@@ -32,11 +32,20 @@
 /* Longest index key: a project (63) and a name (253), a separator and a NUL. */
 #define EM_STORE_KEY_MAX 320
 
+/* A file's identity as loaded (checkpoint.h): valid false when the object changed
+ * since the start read it. */
+struct em_stamp {
+    bool valid;
+    int64_t size, mtime_ns, ctime_ns;
+    uint64_t ino;
+};
+
 /* A stored object: the tree (never changed in place) and its compact JSON (filled on
  * first use; the same bytes the journal logged). */
 struct em_entry {
     json_t *obj;
     struct em_bytes *json;
+    struct em_stamp stamp; /* its file's, when loaded at start and unchanged since */
 };
 
 /* A position in a kind's objects, in (project, name) order (em_store_seek). */
@@ -64,6 +73,8 @@ struct em_store {
     struct em_wal_record *history;
     size_t nhistory;
     size_t repaired;    /* files the open brought up to date from the log */
+    /* objects the open took from their files, and from the checkpoint (checkpoint.h) */
+    size_t loaded_files, loaded_checkpoint;
 };
 
 /* Opens (creating) the state directory, takes its lock, empties it first when reset

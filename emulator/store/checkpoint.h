@@ -1,0 +1,85 @@
+/* checkpoint.h: how a start loads the object files fast.
+ *
+ * A clean stop (em_store_close, after the log's final commit) writes DIR/history/checkpoint:
+ * every stored object's compact JSON with its file's stamp (size, mtime, ctime, inode) and
+ * the log's size and mtime then. The next start reads it once and deletes it (a crash
+ * later leaves none), walks the object directories as always and stats each file: an
+ * object whose file still has the recorded stamp is parsed from the checkpoint's compact
+ * JSON instead of opening, reading and parsing the file; any other file (changed, new, or
+ * stamped within the checkpoint's own clock tick, where a later edit could keep its
+ * mtime) is read as before. The files are the truth: files gone are dropped, broken ones
+ * reported. A checkpoint that is torn, fails its checksum, or was written for another
+ * log (the log grew or was replaced since) is ignored and deleted. The log is replayed
+ * after loading, as without it.
+ *
+ * Parsing runs on two threads (separate objects; jansson's hash seed is fixed before).
+ */
+#ifndef EM_STORE_CHECKPOINT_H
+#define EM_STORE_CHECKPOINT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "store.h"
+
+/* One object file found at start, loaded or broken. */
+struct em_loaded {
+    const char *plural; /* shared per directory; valid until em_loaded_free */
+    const char *ns;     /* "" for cluster-scoped */
+    char *name;
+    char *path;         /* the file (NULL when it came from the checkpoint) */
+    json_t *obj;        /* NEW when loaded; NULL when broken */
+    char *why;          /* why it is broken */
+    struct em_bytes *json; /* its compact JSON when the checkpoint gave it (NEW), or NULL */
+    struct em_stamp stamp; /* the file's, when loaded */
+    bool from_checkpoint;
+};
+
+struct em_load {
+    struct em_loaded *items; /* in directory order */
+    size_t n;
+    char **dirs;             /* the shared plural/project strings */
+    size_t ndirs;
+};
+
+/* Loads every object file under dir/objects (using dir/history/checkpoint when it is
+ * valid, then deleting it) and removes temporary files of interrupted writes. */
+void em_load_objects(const char *dir, struct em_load *out);
+void em_load_free(struct em_load *l);
+
+/* Writes dir/history/checkpoint for the store's objects, atomically. Called at a clean
+ * stop once every file write is done. An object whose file does not hold what the
+ * store holds (changed by hand while running) is left out. 0, or -1 (nothing written). */
+int em_checkpoint_write(struct em_store *s);
+
+/* ---- between load.c and checkpoint.c ---- */
+
+struct em_ckpt_rec {
+    const char *plural, *ns, *name; /* ns as in the path: "_cluster" for cluster-scoped */
+    struct em_stamp st;
+    const char *json;
+    size_t len;
+};
+
+struct em_ckpt {
+    char *buf;
+    struct em_ckpt_rec *recs;
+    size_t n;
+    uint32_t *slots; /* index + 1, 0: empty */
+    size_t mask;
+    int64_t mtime_ns; /* the checkpoint file's own */
+};
+
+/* Reads and deletes dir/history/checkpoint; false (nothing kept) when there is none or
+ * it is not sound (torn, checksum wrong, or written for another log). */
+bool em_ckpt_read(const char *dir, struct em_ckpt *ck);
+const struct em_ckpt_rec *em_ckpt_find(const struct em_ckpt *ck, const char *plural,
+                                        const char *ns, const char *name);
+void em_ckpt_free(struct em_ckpt *ck);
+void em_stamp_of(const struct stat *sb, struct em_stamp *st);
+bool em_stamp_eq(const struct em_stamp *a, const struct em_stamp *b);
+
+#endif

@@ -1,0 +1,264 @@
+/* The start's loader: every object file, from the checkpoint where unchanged, parsed on
+ * two threads; see checkpoint.h. */
+#include "checkpoint.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "util/xmalloc.h"
+
+#define CLUSTER_DIR "_cluster"
+#define THREADS 2
+#define BLOCK 32
+
+struct job {
+    const char *src; /* the checkpoint's compact JSON, or NULL: read the file */
+    size_t len;
+    const char *dirpath; /* DIR/objects/<ns dir>/<plural> */
+};
+
+struct work {
+    struct em_loaded *items;
+    struct job *jobs;
+    size_t n;
+    atomic_size_t next;
+};
+
+static const char *meta_str(const json_t *obj, const char *key)
+{
+    return json_string_value(json_object_get(json_object_get(obj, "metadata"), key));
+}
+
+/* Checks an object as the hand-edit rules say; NULL when it is fine, else why not. */
+static const char *check_obj(const json_t *obj, const char *name)
+{
+    if (!json_is_object(obj) || !json_is_object(json_object_get(obj, "metadata")) ||
+        !json_string_value(json_object_get(obj, "kind")))
+        return "not an object with kind and metadata";
+    const char *mname = meta_str(obj, "name");
+    if (!mname || strcmp(mname, name) != 0)
+        return "metadata.name does not match the file name";
+    return NULL;
+}
+
+static void load_from_file(struct em_loaded *it)
+{
+    struct nd_buf data = ND_BUF_INIT;
+    int fd = open(it->path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    if (fd < 0 || fstat(fd, &sb) < 0) {
+        it->why = nd_xstrdup(strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    if (S_ISREG(sb.st_mode) && sb.st_size > 0)
+        nd_buf_grow(&data, (size_t)sb.st_size + 1);
+    int rc = em_read_fd(fd, &data);
+    int e = errno;
+    close(fd);
+    if (rc < 0) {
+        it->why = nd_xstrdup(strerror(e));
+        nd_buf_release(&data);
+        return;
+    }
+    json_error_t jerr;
+    json_t *obj = json_loadb(data.data ? data.data : "", data.len, JSON_REJECT_DUPLICATES, &jerr);
+    nd_buf_release(&data);
+    if (!obj) {
+        it->why = nd_xasprintf("line %d, column %d: %s", jerr.line, jerr.column, jerr.text);
+        return;
+    }
+    const char *bad = check_obj(obj, it->name);
+    if (bad) {
+        it->why = nd_xstrdup(bad);
+        json_decref(obj);
+        return;
+    }
+    /* A hand-edited file may omit the namespace: the directory says it. */
+    if (*it->ns)
+        json_object_set_new(json_object_get(obj, "metadata"), "namespace", json_string(it->ns));
+    it->obj = obj;
+    em_stamp_of(&sb, &it->stamp);
+}
+
+static void load_one(struct em_loaded *it, const struct job *j)
+{
+    if (j->src) {
+        json_t *obj = json_loadb(j->src, j->len, JSON_REJECT_DUPLICATES, NULL);
+        if (obj && !check_obj(obj, it->name)) {
+            const char *mns = meta_str(obj, "namespace");
+            bool same = *it->ns ? mns && strcmp(mns, it->ns) == 0 : true;
+            if (!same)
+                json_object_set_new(json_object_get(obj, "metadata"), "namespace",
+                                    json_string(it->ns));
+            else
+                it->json = em_bytes_new(j->src, j->len);
+            it->obj = obj;
+            return;
+        }
+        json_decref(obj);
+        /* not what it should be: the file decides */
+        it->from_checkpoint = false;
+        it->stamp.valid = false;
+        it->path = nd_xasprintf("%s/%s.json", j->dirpath, it->name);
+    }
+    load_from_file(it);
+}
+
+static void *worker(void *arg)
+{
+    struct work *w = arg;
+    for (;;) {
+        size_t at = atomic_fetch_add(&w->next, BLOCK);
+        if (at >= w->n)
+            break;
+        size_t end = at + BLOCK < w->n ? at + BLOCK : w->n;
+        for (size_t i = at; i < end; i++)
+            load_one(&w->items[i], &w->jobs[i]);
+    }
+    return NULL;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static const char *keep_dir(struct em_load *l, char *s)
+{
+    l->dirs = nd_xrealloc(l->dirs, (l->ndirs + 1) * sizeof *l->dirs);
+    l->dirs[l->ndirs++] = s;
+    return s;
+}
+
+void em_load_objects(const char *dir, struct em_load *out)
+{
+    memset(out, 0, sizeof *out);
+    struct em_ckpt ck;
+    bool have_ck = em_ckpt_read(dir, &ck);
+    char *root = nd_xasprintf("%s/objects", dir);
+    DIR *d1 = opendir(root);
+    if (!d1) {
+        free(root);
+        if (have_ck)
+            em_ckpt_free(&ck);
+        return;
+    }
+    size_t cap = 0;
+    struct job *jobs = NULL;
+    struct dirent *e1;
+    while ((e1 = readdir(d1))) {
+        if (e1->d_name[0] == '.')
+            continue;
+        const char *nsdirname = keep_dir(out, nd_xstrdup(e1->d_name));
+        const char *ns = strcmp(e1->d_name, CLUSTER_DIR) == 0 ? "" : nsdirname;
+        char *nsdir = nd_xasprintf("%s/%s", root, e1->d_name);
+        DIR *d2 = opendir(nsdir);
+        struct dirent *e2;
+        while (d2 && (e2 = readdir(d2))) {
+            if (e2->d_name[0] == '.')
+                continue;
+            char *pdir = nd_xasprintf("%s/%s", nsdir, e2->d_name);
+            DIR *d3 = opendir(pdir);
+            if (!d3) {
+                free(pdir);
+                continue;
+            }
+            keep_dir(out, pdir);
+            const char *plural = keep_dir(out, nd_xstrdup(e2->d_name));
+            int dfd = dirfd(d3);
+            struct dirent *e3;
+            while ((e3 = readdir(d3))) {
+                if (strstr(e3->d_name, ".json.tmp-")) {
+                    unlinkat(dfd, e3->d_name, 0); /* an interrupted write: the old file stands */
+                    continue;
+                }
+                if (e3->d_name[0] == '.' || !ends_with(e3->d_name, ".json"))
+                    continue;
+                if (out->n == cap) {
+                    cap = cap ? cap * 2 : 256;
+                    out->items = nd_xrealloc(out->items, cap * sizeof *out->items);
+                    jobs = nd_xrealloc(jobs, cap * sizeof *jobs);
+                }
+                struct em_loaded *it = &out->items[out->n];
+                struct job *j = &jobs[out->n++];
+                memset(it, 0, sizeof *it);
+                *j = (struct job){.dirpath = pdir};
+                it->plural = plural;
+                it->ns = ns;
+                it->name = nd_xstrndup(e3->d_name, strlen(e3->d_name) - 5);
+                const struct em_ckpt_rec *r = NULL;
+                struct stat sb;
+                if (have_ck && fstatat(dfd, e3->d_name, &sb, 0) == 0) {
+                    em_stamp_of(&sb, &it->stamp);
+                    r = em_ckpt_find(&ck, plural, nsdirname, it->name);
+                    /* a file stamped in the checkpoint's own clock tick could have been
+                     * edited since without its mtime moving: read it */
+                    if (r && (!em_stamp_eq(&r->st, &it->stamp) || r->st.mtime_ns >= ck.mtime_ns))
+                        r = NULL;
+                }
+                if (r) {
+                    j->src = r->json;
+                    j->len = r->len;
+                    it->from_checkpoint = true;
+                } else {
+                    it->stamp.valid = false;
+                    it->path = nd_xasprintf("%s/%s", pdir, e3->d_name);
+                }
+            }
+            closedir(d3);
+        }
+        if (d2)
+            closedir(d2);
+        free(nsdir);
+    }
+    closedir(d1);
+    free(root);
+
+    /* parse: separate objects on separate threads; the hash seed is fixed first */
+    json_object_seed(0);
+    struct work w = {.items = out->items, .jobs = jobs, .n = out->n};
+    atomic_init(&w.next, 0);
+    pthread_t th[THREADS - 1];
+    size_t started = 0;
+    if (out->n >= 4 * BLOCK) {
+        for (size_t t = 0; t < THREADS - 1; t++) {
+            if (pthread_create(&th[t], NULL, worker, &w) == 0)
+                started++;
+        }
+    }
+    worker(&w);
+    for (size_t t = 0; t < started; t++)
+        pthread_join(th[t], NULL);
+    free(jobs);
+    if (have_ck)
+        em_ckpt_free(&ck);
+}
+
+void em_load_free(struct em_load *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        struct em_loaded *it = &l->items[i];
+        free(it->name);
+        free(it->path);
+        free(it->why);
+        json_decref(it->obj);
+        em_bytes_unref(it->json);
+    }
+    free(l->items);
+    for (size_t i = 0; i < l->ndirs; i++)
+        free(l->dirs[i]);
+    free(l->dirs);
+    memset(l, 0, sizeof *l);
+}
