@@ -287,7 +287,7 @@ static void test_retry_503_then_200(void **state)
     struct nd_status st = ND_STATUS_INIT;
     int64_t t0 = fk_now_ms();
     assert_int_equal(nd_client_do(c, &req, &r, &st), 0);
-    assert_true(fk_now_ms() - t0 < 1000);
+    assert_true(fk_now_ms() - t0 < 4000); /* a backoff would take 5 s: no timing race */
     assert_int_equal(r.code, 200);
     assert_string_equal(r.body.data, "ok");
     assert_false(nd_status_failed(&st));
@@ -598,7 +598,8 @@ static void test_refused(void **state)
             struct nd_status st = ND_STATUS_INIT;
             int64_t t0 = fk_now_ms();
             assert_int_equal(nd_client_do(c, &req, &r, &st), -1);
-            assert_true(fk_now_ms() - t0 < 500);
+            /* no waiting for a deadline (the bound is loose: a loaded machine is slow) */
+            assert_true(fk_now_ms() - t0 < 3000);
             if (!st.reason || strcmp(st.reason, "Unreachable") != 0)
                 fail_msg("%s: %s: %s", url, st.reason, st.message);
             assert_string_equal(st.message, want);
