@@ -50,7 +50,7 @@ ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 LIB_SRCS  := $(sort $(wildcard pkg/*/*.c))
 NODUS_SRCS:= $(sort $(wildcard cmd/nodus/*.c))
-EMU_SRCS  := $(sort $(wildcard emulator/*.c emulator/*/*.c))
+EMU_SRCS  := $(sort $(wildcard emulator/*.c emulator/*/*.c emulator/*/*/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_HELP := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 
@@ -72,11 +72,25 @@ LIBNODUS  := $(BUILD)/libnodus.a
 all: $(BIN)/nodus $(BIN)/nodus-emulator units
 units: $(UNIT_BINS) $(HOSTILE_SEND)
 
-# The emulator's layers, one direction of includes: emulator/store/ (files, journal,
-# indexes) and emulator/http/ (the transport: libmicrohttpd, TLS, WebSocket frames) each
-# see only themselves and pkg/; everything above them sees emulator/ and both.
-EM_LAYER_INC = $(if $(filter $(BUILD)/emulator/store/%,$@),-Iemulator/store,$(if \
-    $(filter $(BUILD)/emulator/http/%,$@),-Iemulator/http,-Iemulator -Iemulator/store -Iemulator/http))
+# The emulator's layers, one direction of includes, each compiled with the include
+# paths of itself and the layers under it (so an include upwards does not compile):
+#   store/  files, journal, indexes, checkpoint        (nothing of the emulator)
+#   http/   the transport: libmicrohttpd, TLS, frames  (nothing of the emulator)
+#   core/   the server's state, object commits, feed   (store, http)
+#   sim/    the scheduler, controllers, runtime, prices (core, store, http)
+#   api/    the API: router, handlers, watches, exec   (sim, core, store, http)
+#   emulator/*.c  main, options, server: the wiring    (all)
+EM_INC_STORE := -Iemulator/store
+EM_INC_HTTP  := -Iemulator/http
+EM_INC_CORE  := -Iemulator/core $(EM_INC_STORE) $(EM_INC_HTTP)
+EM_INC_SIM   := -Iemulator/sim $(EM_INC_CORE)
+EM_INC_API   := -Iemulator/api $(EM_INC_SIM)
+EM_LAYER_INC = $(strip \
+    $(if $(filter $(BUILD)/emulator/store/%,$@),$(EM_INC_STORE), \
+    $(if $(filter $(BUILD)/emulator/http/%,$@),$(EM_INC_HTTP), \
+    $(if $(filter $(BUILD)/emulator/core/%,$@),$(EM_INC_CORE), \
+    $(if $(filter $(BUILD)/emulator/sim/%,$@),$(EM_INC_SIM), \
+    $(EM_INC_API))))))
 $(BUILD)/emulator/%.o: ALL_CFLAGS += $(EM_LAYER_INC)
 
 $(BUILD)/%.o: %.c
@@ -235,7 +249,7 @@ all: fuzz-bins
 fuzz-bins: $(FUZZ_BINS)
 clean: clean-fuzz
 
-$(BUILD)/tests/fuzz/%.o: ALL_CFLAGS += -Iemulator -Iemulator/store -Iemulator/http -Itests/fuzz
+$(BUILD)/tests/fuzz/%.o: ALL_CFLAGS += $(EM_INC_API) -Itests/fuzz
 
 $(EMU_LIB): $(filter-out $(BUILD)/emulator/main.o,$(EMU_OBJS))
 	@rm -f $@

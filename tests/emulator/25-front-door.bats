@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The front door: origins, hosts, content types, request sizes, connection and rate
-# limits, checked before any handler runs (emulator/frontdoor.c).
+# limits, checked before any handler runs (emulator/api/frontdoor.c).
 
 load ../lib/common
 

@@ -1,4 +1,4 @@
-/* fuzz_path: the emulator's API path parser (emulator/path.c em_path_parse).
+/* fuzz_path: the emulator's API path parser (emulator/api/path.c em_path_parse).
  * Input: a path (NUL ends it, as in a C string). When it parses, the parts must be
  * non-empty segments of the path without '/', and the depth consistent with them. */
 #include <stdio.h>

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "logs.h"
+#include "loglines.h"
 #include "pricebook.h"
 #include "util/time.h"
 #include "util/xmalloc.h"

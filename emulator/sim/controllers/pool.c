@@ -67,13 +67,6 @@ static bool predict_on(const json_t *obj)
     return json_is_true(nd_obj_get(obj, "spec.predict.enabled"));
 }
 
-/* The caller's token scopes, as em_authz_request found them: without --token-file, or
- * for a token without a scope list, every scope; "*" and "admin" hold every one. */
-static bool has_scope(struct em_api *a, unsigned scope)
-{
-    return (a->who->scopes & scope) == scope;
-}
-
 static json_t *member(json_t *parent, const char *key)
 {
     json_t *v = json_object_get(parent, key);
@@ -98,20 +91,22 @@ static void keep_finalizer(json_t *obj)
     json_array_append_new(fins, json_string(EM_FINALIZER_POOL));
 }
 
-int em_pool_admit(struct em_api *a, const json_t *old, json_t *obj)
+int em_pool_admit(struct em_admission *a, const json_t *old, json_t *obj)
 {
     keep_finalizer(obj);
     if (!predict_on(obj) || (old && predict_on(old)))
         return 0;
     const char *name = em_obj_name(obj);
     /* manifests of --seed are the operator's own state: no token, no prompt */
-    bool seed = !strcmp(a->req->request_id, "seed");
+    bool seed = a->seeding;
     int64_t fee = em_ctl_money(em_pricebook(a->srv), "predictFeeUSDPerHour", 0);
     struct nd_buf feetxt = ND_BUF_INIT;
     nd_money_format(fee, &feetxt);
     int rc = -1;
-    if (!seed && !has_scope(a, EM_SCOPE_BILLING_WRITE)) {
-        nd_status_set(&a->st, "Forbidden",
+    /* billing:write, as em_authz_request found it (without --token-file, or for a token
+     * without a scope list, every scope; "*" and "admin" hold every one) */
+    if (!seed && !a->may_bill) {
+        nd_status_set(a->st, "Forbidden",
                       "use a token with the billing:write scope, or leave spec.predict.enabled "
                       "false",
                       "%s may not enable Predict on pool \"%s\": it needs the token scope "
@@ -119,13 +114,13 @@ int em_pool_admit(struct em_api *a, const json_t *old, json_t *obj)
                       a->identity, name);
         goto fail;
     }
-    const char *consent = em_req_header(a->req, "nodus-price-consent");
+    const char *consent = a->price_consent;
     if (!seed && (!consent || !*consent)) {
-        nd_status_set(&a->st, "ConsentRequired", NULL,
+        nd_status_set(a->st, "ConsentRequired", NULL,
                       "enabling Predict on pool \"%s\" costs %s USD per hour: consent to the "
                       "price with the Nodus-Price-Consent header",
                       name, feetxt.data);
-        nd_status_set_fix(&a->st,
+        nd_status_set_fix(a->st,
                           "repeat the request with the header 'Nodus-Price-Consent: %s' "
                           "(the Predict fee in US dollars per hour you agree to)",
                           feetxt.data);
@@ -136,8 +131,8 @@ int em_pool_admit(struct em_api *a, const json_t *old, json_t *obj)
         struct nd_status pst = ND_STATUS_INIT;
         int bad = nd_money_parse(consent, &agreed, &pst);
         if (bad < 0) {
-            nd_status_set(&a->st, "BadRequest", NULL, "Nodus-Price-Consent: %s", pst.message);
-            nd_status_set_fix(&a->st,
+            nd_status_set(a->st, "BadRequest", NULL, "Nodus-Price-Consent: %s", pst.message);
+            nd_status_set_fix(a->st,
                               "send the hourly rate you agree to as a decimal amount of "
                               "US dollars: 'Nodus-Price-Consent: %s'",
                               feetxt.data);
@@ -148,11 +143,11 @@ int em_pool_admit(struct em_api *a, const json_t *old, json_t *obj)
         if (agreed < fee) {
             struct nd_buf ag = ND_BUF_INIT;
             nd_money_format(agreed, &ag);
-            nd_status_set(&a->st, "ConsentRequired", NULL,
+            nd_status_set(a->st, "ConsentRequired", NULL,
                           "the Predict fee is %s USD per hour, more than the %s consented to "
                           "with the Nodus-Price-Consent header",
                           feetxt.data, ag.data);
-            nd_status_set_fix(&a->st,
+            nd_status_set_fix(a->st,
                               "repeat the request with the header "
                               "'Nodus-Price-Consent: %s' to agree to the current fee",
                               feetxt.data);
@@ -173,7 +168,7 @@ int em_pool_admit(struct em_api *a, const json_t *old, json_t *obj)
     rc = 0;
     goto out;
 fail:
-    nd_status_set_target(&a->st, name, a->kind->group, a->kind->plural);
+    nd_status_set_target(a->st, name, a->kind->group, a->kind->plural);
 out:
     nd_buf_release(&feetxt);
     return rc;

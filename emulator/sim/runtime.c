@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
-#include "logs.h"
+#include "loglines.h"
 #include "objects.h"
 #include "util/xmalloc.h"
 

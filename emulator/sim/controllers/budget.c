@@ -329,7 +329,7 @@ static const char *state_or(const json_t *obj, const char *def)
     return spec_str(obj, "state", def);
 }
 
-int em_budget_admit(struct em_api *a, const json_t *old, json_t *obj)
+int em_budget_admit(struct em_admission *a, const json_t *old, json_t *obj)
 {
     const char *now_state = state_or(obj, "Running");
     if (strcmp(now_state, "Running") != 0)
@@ -339,7 +339,7 @@ int em_budget_admit(struct em_api *a, const json_t *old, json_t *obj)
         if (strcmp(was, "Suspended") != 0 && strcmp(was, "Stopped") != 0)
             return 0; /* not a launch */
     }
-    return em_budget_check_launch(a->srv, a->kind, obj, &a->st);
+    return em_budget_check_launch(a->srv, a->kind, obj, a->st);
 }
 
 /* ---- the controller ---- */

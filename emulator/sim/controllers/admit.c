@@ -5,7 +5,7 @@
 
 #include "objects.h"
 
-int em_admit(struct em_api *a, const json_t *old, json_t *obj)
+int em_admit(struct em_admission *a, const json_t *old, json_t *obj)
 {
     const char *plural = a->kind->plural;
     if (!strcmp(plural, "pools") && em_pool_admit(a, old, obj) < 0)

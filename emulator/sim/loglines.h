@@ -1,30 +1,16 @@
-/* logs.h: the log subresource (GET .../{plural}/{name}/log) of Jobs, Sandboxes,
- * Functions and PoolActions.
- *
- * A log is the output of an object's last run, one line per entry, each with the
- * emulated time it was printed (nanoseconds since the epoch). It comes from one of two
- * places:
- *  - under --runtime simulate (logsim.c) it is generated from the object's status on
- *    the emulated clock: what exists at emulated time T is what the run had printed by
- *    then, the same lines for the same object every time (values seeded by its uid);
- *  - a Job that ran under --runtime local has its real output in
- *    DIR/logs/<project>/jobs/<name>.log, one line per entry as
- *    `<RFC 3339 time with nanoseconds> <text>` (runtime.c writes it).
- *
- * The answer is text/plain; with follow=true it is a chunked stream that sends new lines
- * as the clock moves or the process prints, and ends when the object ends (a Job
- * Succeeded, Failed or Cancelled, a Sandbox or Function Stopped, or deleted). Query:
- * follow, tailLines, sinceSeconds, sinceTime, timestamps, limitBytes, previous (only
- * false), container (ignored), as Kubernetes' pod log.
- */
-#ifndef EM_LOGS_H
-#define EM_LOGS_H
+/* loglines.h: the lines of an object's log, as the simulation makes them (logsim.c) and
+ * the local runtime writes them (runtime.c); the log subresource (api/logs.h) serves
+ * them. */
+#ifndef EM_LOGLINES_H
+#define EM_LOGLINES_H
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "api.h"
+#include "api/registry.h"
+#include "server.h"
+#include "util/buf.h"
 
 struct em_log_line {
     int64_t ns;  /* emulated time, nanoseconds since the epoch */
@@ -62,8 +48,5 @@ int64_t em_logsim_run(const struct nd_kind *k, const json_t *obj, bool *ended);
 /* Appends "2026-01-02T03:04:05.123456789Z" (RFC 3339, nine fraction digits, as the
  * kubelet writes) for ns nanoseconds since the epoch. */
 void em_log_format_time(int64_t ns, struct nd_buf *out);
-
-/* The handler of the log subresource (a row of subresource.c). */
-int em_logs_serve(struct em_api *a, const char *verb);
 
 #endif

@@ -489,7 +489,7 @@ const struct em_controller em_poolaction_controller = {"poolactions", reconcile}
 
 /* ---- admission ---- */
 
-int em_poolaction_admit(struct em_api *a, const json_t *old, json_t *obj)
+int em_poolaction_admit(struct em_admission *a, const json_t *old, json_t *obj)
 {
     if (!old)
         return 0;
@@ -513,7 +513,7 @@ int em_poolaction_admit(struct em_api *a, const json_t *old, json_t *obj)
         nd_field_errors_invalid(&errs, "spec.decision", v,
                                 "decide with Approved or Rejected (Shadow is recorded by a Pool "
                                 "in Shadow mode)");
-    int rc = nd_field_errors_to_status(&errs, "Invalid", a->kind, em_obj_name(old), &a->st);
+    int rc = nd_field_errors_to_status(&errs, "Invalid", a->kind, em_obj_name(old), a->st);
     nd_field_errors_release(&errs);
     if (rc < 0)
         return -1;
