@@ -57,11 +57,14 @@ static json_t *changed_since(struct em_server *srv, const char *plural, const ch
     json_t *then = json_object();
     for (size_t i = em_journal_after(&srv->journal, rv); i < srv->journal.len; i++) {
         struct em_event *e = &srv->journal.ev[i];
-        if (strcmp(e->plural, plural) != 0 || (*ns && strcmp(em_obj_ns(e->obj), ns) != 0))
+        if (strcmp(e->plural, plural) != 0)
             continue;
-        char *key = ix_key_of(e->obj);
+        json_t *obj = em_event_obj(e), *prev = em_event_prev(e);
+        if (*ns && strcmp(em_obj_ns(obj), ns) != 0)
+            continue;
+        char *key = ix_key_of(obj);
         if (!json_object_get(then, key))
-            json_object_set(then, key, e->prev ? e->prev : json_null());
+            json_object_set(then, key, prev ? prev : json_null());
         free(key);
     }
     return then;

@@ -137,11 +137,12 @@ static void collect(struct watch *w)
         w->last_rev = e->rev;
         if (strcmp(e->plural, w->kind->plural) != 0)
             continue;
-        bool now = strcmp(e->type, "DELETED") != 0 && matches(w, e->obj);
-        bool before = e->prev && matches(w, e->prev);
+        json_t *obj = em_event_obj(e), *prev = em_event_prev(e);
+        bool now = strcmp(e->type, "DELETED") != 0 && matches(w, obj);
+        bool before = prev && matches(w, prev);
         const char *type = NULL;
         if (strcmp(e->type, "DELETED") == 0) {
-            if (matches(w, e->obj) || before)
+            if (matches(w, obj) || before)
                 type = "DELETED";
         } else if (now && before) {
             type = "MODIFIED";
@@ -151,7 +152,7 @@ static void collect(struct watch *w)
             type = "DELETED"; /* it left the selection */
         }
         if (type) /* the bytes made when the change was stored */
-            emit_bytes(w, type, e->obj, w->table ? NULL : em_event_json(e));
+            emit_bytes(w, type, obj, w->table ? NULL : em_event_json(e));
     }
 }
 

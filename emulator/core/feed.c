@@ -65,8 +65,9 @@ void em_feed_publish(struct em_server *srv)
         n->rev = e->rev;
         n->plural = k ? k->plural : "";
         n->type = e->type;
-        n->obj = json_incref(e->obj);
-        n->prev = e->prev ? json_incref(e->prev) : NULL;
+        n->obj = json_incref(em_event_obj(e));
+        json_t *prev = em_event_prev(e);
+        n->prev = prev ? json_incref(prev) : NULL;
         n->json = em_bytes_ref(em_event_json(e));
         f->published_rev = e->rev;
     }

@@ -73,11 +73,12 @@ static void consume(struct em_server *srv)
 {
     struct em_journal *j = &srv->journal;
     for (size_t i = em_journal_after(j, srv->sim_seen_rev); i < j->len; i++) {
-        const struct em_event *e = &j->ev[i];
+        struct em_event *e = &j->ev[i];
         const struct nd_kind *k = nd_kind_by_plural(NULL, e->plural);
-        em_sim_touch(srv, e->plural, e->obj);
+        json_t *obj = em_event_obj(e);
+        em_sim_touch(srv, e->plural, obj);
         if (k)
-            em_sim_touch_related(srv, k, e->obj);
+            em_sim_touch_related(srv, k, obj);
         srv->sim_seen_rev = e->rev;
     }
 }

@@ -30,6 +30,7 @@ static void push(struct em_journal *j, int64_t rev, int64_t time_ms, const char 
     e->obj = json_incref(obj);
     e->prev = prev ? json_incref(prev) : NULL;
     e->json = em_bytes_ref(json);
+    e->prev_json = NULL;
 }
 
 static void free_event(struct em_event *e)
@@ -38,6 +39,7 @@ static void free_event(struct em_event *e)
     json_decref(e->obj);
     json_decref(e->prev);
     em_bytes_unref(e->json);
+    em_bytes_unref(e->prev_json);
 }
 
 struct em_bytes *em_event_json(struct em_event *e)
@@ -45,6 +47,49 @@ struct em_bytes *em_event_json(struct em_event *e)
     if (!e->json)
         e->json = em_bytes_take(json_dumps(e->obj, JSON_COMPACT));
     return e->json;
+}
+
+static json_t *inflate(const struct em_bytes *b)
+{
+    return b ? json_loadb(b->data, b->len, 0, NULL) : NULL;
+}
+
+json_t *em_event_obj(struct em_event *e)
+{
+    if (!e->obj)
+        e->obj = inflate(e->json);
+    return e->obj;
+}
+
+json_t *em_event_prev(struct em_event *e)
+{
+    if (!e->prev && e->prev_json)
+        e->prev = inflate(e->prev_json);
+    return e->prev;
+}
+
+/* History is kept as bytes: every EM_JOURNAL_HOT appends, the events older than the
+ * newest EM_JOURNAL_HOT give up their trees (a previous object becomes its compact JSON;
+ * an object only the journal still holds, one no longer stored, too). A reader of an old
+ * event gets the tree back (em_event_obj, em_event_prev) until the next pass. */
+static void compact(struct em_journal *j)
+{
+    if (j->len <= EM_JOURNAL_HOT)
+        return;
+    for (size_t i = 0; i < j->len - EM_JOURNAL_HOT; i++) {
+        struct em_event *e = &j->ev[i];
+        if (e->prev) {
+            if (!e->prev_json)
+                e->prev_json = em_bytes_take(json_dumps(e->prev, JSON_COMPACT));
+            json_decref(e->prev);
+            e->prev = NULL;
+        }
+        if (e->obj && e->obj->refcount == 1) { /* nobody else (store, feed) holds it */
+            em_event_json(e);
+            json_decref(e->obj);
+            e->obj = NULL;
+        }
+    }
 }
 
 /* Rewrites the log with only the kept events (after a trim). */
@@ -130,6 +175,7 @@ int em_journal_open(struct em_journal *j, struct em_store *store, int64_t curren
     em_wal_records_free(store->history, store->nhistory);
     store->history = NULL;
     store->nhistory = 0;
+    compact(j); /* the history read back keeps bytes, not trees */
     if (dropped)
         rewrite(j);
     return 0;
@@ -147,6 +193,10 @@ void em_journal_append(struct em_journal *j, int64_t rev, int64_t time_ms, const
                        const char *plural, json_t *obj, json_t *prev, struct em_bytes *json)
 {
     push(j, rev, time_ms, type, plural, obj, prev, json);
+    if (++j->appended_since_compact >= EM_JOURNAL_HOT) {
+        compact(j);
+        j->appended_since_compact = 0;
+    }
 }
 
 void em_journal_trim(struct em_journal *j, int64_t now_ms)

@@ -2,7 +2,9 @@
  *
  * Every write appends one event (revision, emulated time, ADDED/MODIFIED/DELETED, the
  * kind's plural and the object as it became; `prev` is the object before, so a watch
- * with a selector can tell an object entering or leaving it). Events older than 24
+ * with a selector can tell an object entering or leaving it). The newest events hold
+ * trees (shared with the store); older ones keep the compact JSON only, so 24 hours of
+ * history costs about the size of its JSON, not whole trees. Events older than 24
  * hours of the emulator's clock are dropped; a client resuming from before the oldest
  * kept event gets 410 Expired. Kept in memory; on disk it is the store's write-ahead log
  * (DIR/history/journal.ndjson, wal.h), which this rewrites when it drops old events.
@@ -25,16 +27,22 @@ struct em_event {
     int64_t time_ms;
     const char *type; /* "ADDED", "MODIFIED", "DELETED" (static strings) */
     char *plural;
-    json_t *obj;      /* reference held by the event */
-    json_t *prev;     /* NULL for ADDED */
-    struct em_bytes *json; /* obj's compact JSON, shared with the store (NULL: not made yet) */
+    /* Read these through em_event_obj/em_event_prev: an old event keeps only bytes */
+    json_t *obj;      /* reference held by the event, or NULL (then json holds it) */
+    json_t *prev;     /* NULL for ADDED, or when prev_json holds it */
+    struct em_bytes *json;      /* obj's compact JSON, shared with the store (NULL: not made) */
+    struct em_bytes *prev_json; /* prev's, once the event gave up the tree */
 };
+
+/* Events newer than this many keep their trees; older ones keep bytes. */
+#define EM_JOURNAL_HOT 1024
 
 struct em_journal {
     struct em_event *ev;
     size_t len, cap;
     int64_t oldest_rev; /* resuming from any revision >= this is complete */
     size_t dropped_since_rewrite;
+    size_t appended_since_compact;
     struct em_store *store;
 };
 
@@ -50,6 +58,10 @@ void em_journal_append(struct em_journal *j, int64_t rev, int64_t time_ms, const
                        const char *plural, json_t *obj, json_t *prev, struct em_bytes *json);
 /* An event's compact JSON (BORROWED; made on first use). */
 struct em_bytes *em_event_json(struct em_event *e);
+/* An event's object and previous object (NULL for ADDED), BORROWED until the next
+ * append: trees, made again from the bytes for an old event. */
+json_t *em_event_obj(struct em_event *e);
+json_t *em_event_prev(struct em_event *e);
 /* Drops events older than now - 24h. */
 void em_journal_trim(struct em_journal *j, int64_t now_ms);
 /* Index of the first event with revision > rev (j->len when none). */

@@ -17,7 +17,7 @@
 /* POSIX (XSI) sync(); unistd.h declares it only outside strict POSIX */
 void sync(void);
 
-/* batch: how long a leader waits for more records, and how often it looks */
+/* batch: how long a leader waits for more records at most, and how often it looks */
 #define BATCH_WAIT_US 1000
 #define BATCH_STEP_US 100
 /* the thread commits what nobody waited for after this long */
@@ -242,9 +242,11 @@ uint64_t em_wal_ticket(struct em_wal *w)
  * one's file writes. */
 static void lead(struct em_wal *w)
 {
-    if (w->mode == EM_FSYNC_BATCH) {
-        /* let the commits that are on their way join this flush */
-        for (long waited = 0; waited < BATCH_WAIT_US; waited += BATCH_STEP_US) {
+    if (w->mode == EM_FSYNC_BATCH && w->waiters > 1) {
+        /* others are committing: let those on their way join this flush, for at most
+         * half of what the last flush took (a millisecond at most) */
+        long budget = w->last_sync_us / 2 < BATCH_WAIT_US ? w->last_sync_us / 2 : BATCH_WAIT_US;
+        for (long waited = 0; waited < budget; waited += BATCH_STEP_US) {
             uint64_t before = w->appended;
             pthread_mutex_unlock(&w->lock);
             sleep_us(BATCH_STEP_US);
@@ -288,9 +290,14 @@ static void lead(struct em_wal *w)
         }
     }
     bool synced = false;
+    int64_t sync_us = 0;
     if (!err && w->mode != EM_FSYNC_NEVER) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         if (fdatasync(w->fd) < 0)
             err = errno;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        sync_us = (t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
         synced = true;
     }
     nd_buf_release(&batch);
@@ -298,6 +305,8 @@ static void lead(struct em_wal *w)
     pthread_mutex_lock(&w->lock);
     /* on disk: the next leader may flush while this one writes the files */
     w->flushed = target;
+    if (synced)
+        w->last_sync_us = sync_us;
     if (target_rev > w->durable_rev)
         w->durable_rev = target_rev;
     w->count.flushes++;
@@ -328,6 +337,7 @@ int em_wal_commit(struct em_wal *w, uint64_t ticket)
 {
     pthread_mutex_lock(&w->lock);
     int seen_error = w->error;
+    w->waiters++;
     while (w->durable < ticket) {
         if (w->flushing || w->flushed >= ticket) {
             /* another leader has it (flushing it, or writing its files) */
@@ -337,6 +347,7 @@ int em_wal_commit(struct em_wal *w, uint64_t ticket)
         w->flushing = true;
         lead(w);
     }
+    w->waiters--;
     int rc = w->error != seen_error && w->error ? -1 : 0;
     pthread_mutex_unlock(&w->lock);
     return rc;

@@ -16,8 +16,9 @@
  * file write is done. At start (em_wal_read) the records after the last marker are the
  * ones whose files may be missing or stale.
  *
- * Modes: always flushes at once; batch waits while more records keep arriving (up to
- * a millisecond) so more commits share the flush; never skips the fdatasync (a crash
+ * Modes: always flushes at once; batch, when others are committing too, waits while
+ * more records keep arriving (at most half the last flush's time, a millisecond at
+ * most) so more commits share the flush; never skips the fdatasync (a crash
  * of the machine may lose what was acknowledged; a crash of the emulator loses nothing
  * the kernel already has).
  *
@@ -70,6 +71,8 @@ struct em_wal {
     int64_t durable_rev;        /* every record up to this revision is flushed (watches
                                  * show nothing newer) */
     bool flushing;
+    unsigned waiters;           /* threads in em_wal_commit */
+    int64_t last_sync_us;       /* how long the last fdatasync took */
     int error;                  /* errno of the last failed write or flush (0: none) */
     struct em_wal_counters count;
     /* a thread that commits what nobody waits for (controllers' writes) */
