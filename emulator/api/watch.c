@@ -58,6 +58,20 @@ static bool matches(struct watch *w, const json_t *obj)
     return true;
 }
 
+/* What a change (type, the object as it became, the object before) is to this watch:
+ * "ADDED", "MODIFIED", "DELETED" (deleted, or it left the selection) or NULL (unseen). */
+static const char *seen_as(struct watch *w, const char *type, const json_t *obj,
+                           const json_t *prev)
+{
+    bool before = prev && matches(w, prev);
+    if (strcmp(type, "DELETED") == 0)
+        return matches(w, obj) || before ? "DELETED" : NULL;
+    bool now = matches(w, obj);
+    if (now)
+        return before ? "MODIFIED" : "ADDED";
+    return before ? "DELETED" : NULL;
+}
+
 /* An event of an object whose compact JSON is made (json), unless the watch wants Tables. */
 static void emit_bytes(struct watch *w, const char *type, const json_t *obj,
                        const struct em_bytes *json);
@@ -137,20 +151,8 @@ static void collect(struct watch *w)
         w->last_rev = e->rev;
         if (strcmp(e->plural, w->kind->plural) != 0)
             continue;
-        json_t *obj = em_event_obj(e), *prev = em_event_prev(e);
-        bool now = strcmp(e->type, "DELETED") != 0 && matches(w, obj);
-        bool before = prev && matches(w, prev);
-        const char *type = NULL;
-        if (strcmp(e->type, "DELETED") == 0) {
-            if (matches(w, obj) || before)
-                type = "DELETED";
-        } else if (now && before) {
-            type = "MODIFIED";
-        } else if (now) {
-            type = "ADDED";
-        } else if (before) {
-            type = "DELETED"; /* it left the selection */
-        }
+        json_t *obj = em_event_obj(e);
+        const char *type = seen_as(w, e->type, obj, em_event_prev(e));
         if (type) /* the bytes made when the change was stored */
             emit_bytes(w, type, obj, w->table ? NULL : em_event_json(e));
     }
@@ -193,20 +195,7 @@ static void collect_feed(struct watch *w, struct em_feed *f)
         w->last_rev = e->rev;
         if (strcmp(e->plural, w->kind->plural) != 0)
             continue;
-        bool deleted = strcmp(e->type, "DELETED") == 0;
-        bool now = !deleted && matches(w, e->obj);
-        bool before = e->prev && matches(w, e->prev);
-        const char *type = NULL;
-        if (deleted) {
-            if (matches(w, e->obj) || before)
-                type = "DELETED";
-        } else if (now && before) {
-            type = "MODIFIED";
-        } else if (now) {
-            type = "ADDED";
-        } else if (before) {
-            type = "DELETED"; /* it left the selection */
-        }
+        const char *type = seen_as(w, e->type, e->obj, e->prev);
         if (type)
             emit_bytes(w, type, e->obj, e->json);
     }
@@ -253,13 +242,7 @@ static ssize_t watch_read_feed(struct watch *w, char *buf, size_t max)
         if (wait_ms < 1)
             wait_ms = 1;
         struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += wait_ms / 1000;
-        ts.tv_nsec += (wait_ms % 1000) * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        em_timeout_in(&ts, wait_ms);
         pthread_cond_timedwait(&f->cv, &f->mu, &ts);
     }
     pthread_mutex_unlock(&f->mu);
@@ -314,13 +297,7 @@ static ssize_t watch_read(void *cls, char *buf, size_t max)
         if (wait_ms < 1)
             wait_ms = 1;
         struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += wait_ms / 1000;
-        ts.tv_nsec += (wait_ms % 1000) * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        em_timeout_in(&ts, wait_ms);
         pthread_cond_timedwait(&srv->changed, &srv->lock, &ts);
     }
     pthread_mutex_unlock(&srv->lock);

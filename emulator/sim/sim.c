@@ -218,13 +218,7 @@ static void *sim_main(void *arg)
         if (wait_ms < 1)
             wait_ms = 1;
         struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += wait_ms / 1000;
-        ts.tv_nsec += (wait_ms % 1000) * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        em_timeout_in(&ts, wait_ms);
         pthread_cond_timedwait(&srv->sim_wake, &srv->lock, &ts);
     }
     pthread_mutex_unlock(&srv->lock);
