@@ -168,6 +168,21 @@ static bool client_gone(struct watch *w)
     return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }
 
+/* How long a stream waits for a change: at most 1 s (to notice a client that went away),
+ * less when its timeout or (slow path, lock held) its next bookmark is nearer. */
+static int64_t wait_ms(const struct watch *w, int64_t real_now)
+{
+    int64_t ms = 1000;
+    if (w->deadline_real_ms && w->deadline_real_ms - real_now < ms)
+        ms = w->deadline_real_ms - real_now;
+    if (w->bookmarks) {
+        int64_t d = em_clock_real_delay_ms(&w->srv->clock, w->next_bookmark_ms);
+        if (d < ms)
+            ms = d;
+    }
+    return ms < 1 ? 1 : ms;
+}
+
 /* Hands out what is pending; 0 when nothing is. */
 static ssize_t take_pending(struct watch *w, char *buf, size_t max)
 {
@@ -235,14 +250,8 @@ static ssize_t watch_read_feed(struct watch *w, char *buf, size_t max)
         }
         if (client_gone(w))
             break;
-        /* wait for a change, at most 1 s (to notice a client that went away) */
-        int64_t wait_ms = 1000;
-        if (w->deadline_real_ms && w->deadline_real_ms - real_now < wait_ms)
-            wait_ms = w->deadline_real_ms - real_now;
-        if (wait_ms < 1)
-            wait_ms = 1;
         struct timespec ts;
-        em_timeout_in(&ts, wait_ms);
+        em_timeout_in(&ts, wait_ms(w, real_now));
         pthread_cond_timedwait(&f->cv, &f->mu, &ts);
     }
     pthread_mutex_unlock(&f->mu);
@@ -285,19 +294,8 @@ static ssize_t watch_read(void *cls, char *buf, size_t max)
         }
         if (client_gone(w))
             break;
-        /* wait for a change, at most 1 s (to notice a client that went away) */
-        int64_t wait_ms = 1000;
-        if (w->deadline_real_ms && w->deadline_real_ms - real_now < wait_ms)
-            wait_ms = w->deadline_real_ms - real_now;
-        if (w->bookmarks) {
-            int64_t d = em_clock_real_delay_ms(&srv->clock, w->next_bookmark_ms);
-            if (d < wait_ms)
-                wait_ms = d;
-        }
-        if (wait_ms < 1)
-            wait_ms = 1;
         struct timespec ts;
-        em_timeout_in(&ts, wait_ms);
+        em_timeout_in(&ts, wait_ms(w, real_now));
         pthread_cond_timedwait(&srv->changed, &srv->lock, &ts);
     }
     pthread_mutex_unlock(&srv->lock);

@@ -22,16 +22,14 @@
 
 #include "fsutil.h"
 #include "store.h"
+#include "store_tmpdir.h"
 #include "util/xmalloc.h"
 
 #define N 40
 
 static char *tmpdir(void)
 {
-    const char *base = getenv("TMPDIR");
-    char *t = nd_xasprintf("%s/nd-ckpt-XXXXXX", base && *base ? base : "/tmp");
-    assert_non_null(mkdtemp(t));
-    return t;
+    return store_tmpdir("ckpt");
 }
 
 static void open_store(struct em_store *s, const char *dir, struct nd_buf *report)

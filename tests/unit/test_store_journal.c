@@ -13,14 +13,12 @@
 #include "fsutil.h"
 #include "journal.h"
 #include "store.h"
+#include "store_tmpdir.h"
 #include "util/xmalloc.h"
 
 static char *tmpdir(void)
 {
-    const char *base = getenv("TMPDIR");
-    char *t = nd_xasprintf("%s/nd-journal-XXXXXX", base && *base ? base : "/tmp");
-    assert_non_null(mkdtemp(t));
-    return t;
+    return store_tmpdir("journal");
 }
 
 static json_t *volume(const char *name, int64_t rv, int size)

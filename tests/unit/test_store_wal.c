@@ -21,16 +21,14 @@
 #include "fsutil.h"
 #include "journal.h"
 #include "store.h"
+#include "store_tmpdir.h"
 #include "util/xmalloc.h"
 
 /* ---- helpers ---- */
 
 static char *tmpdir(void)
 {
-    const char *base = getenv("TMPDIR");
-    char *t = nd_xasprintf("%s/nd-store-XXXXXX", base && *base ? base : "/tmp");
-    assert_non_null(mkdtemp(t));
-    return t;
+    return store_tmpdir("store");
 }
 
 static void open_store(struct em_store *s, const char *dir, enum em_fsync mode,

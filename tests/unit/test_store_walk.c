@@ -16,6 +16,7 @@
 #include "fsutil.h"
 #include "store.h"
 #include "util/buf.h"
+#include "store_tmpdir.h"
 #include "util/xmalloc.h"
 
 /* ---- helpers ---- */
@@ -38,9 +39,7 @@ static void open_store(struct fixture *f)
 static int setup(void **state)
 {
     struct fixture *f = nd_xcalloc(1, sizeof *f);
-    const char *base = getenv("TMPDIR");
-    f->dir = nd_xasprintf("%s/nd-walk-XXXXXX", base && *base ? base : "/tmp");
-    assert_non_null(mkdtemp(f->dir));
+    f->dir = store_tmpdir("walk");
     open_store(f);
     *state = f;
     return 0;
