@@ -1,5 +1,6 @@
 /* The discovery cache of the CLI; see discovery.h. */
 #include "discovery.h"
+#include "resolve.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -564,8 +565,7 @@ int nd_discovery_resolve(const json_t *resources, const char *arg, bool plain,
     }
     int rc = -1;
     if (!json_array_size(cands)) {
-        nd_status_set(st, "Usage", "list the kinds: nodus api-resources",
-                      "the server doesn't have a resource type \"%s\"", parts[0]);
+        nd_resolve_unknown_served(resources, parts[0], st);
         goto out;
     }
     const json_t *chosen = NULL;

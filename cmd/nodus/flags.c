@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "util/suggest.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
 
@@ -192,6 +193,29 @@ static const struct nd_flag *lookup_short(struct nd_ctx *ctx, char c)
     return f ? f : find_short(nd_global_flags, c);
 }
 
+/* `unknown flag: --wach` with the fix `did you mean --watch? ...`, from the verb's flags and
+ * the global ones */
+static int unknown_flag(struct nd_ctx *ctx, const char *name, size_t n, struct nd_status *st)
+{
+    char *typed = nd_xstrndup(name, n);
+    struct nd_suggest sg;
+    nd_suggest_init(&sg, typed);
+    for (const struct nd_flag *f = ctx->cmd ? ctx->cmd->flags : NULL; f && f->name; f++)
+        nd_suggest_add(&sg, f->name, NULL);
+    for (const struct nd_flag *f = nd_global_flags; f->name; f++)
+        nd_suggest_add(&sg, f->name, NULL);
+    struct nd_buf b;
+    nd_buf_init(&b, 0);
+    nd_status_set(st, "Usage", NULL, "unknown flag: --%s", typed);
+    if (nd_suggest_join(&sg, "--", NULL, &b) && ctx->cmd)
+        nd_status_set_fix(st, "did you mean %s? see 'nodus %s --help' for the flags", b.data,
+                          ctx->cmd->name);
+    nd_buf_release(&b);
+    nd_suggest_release(&sg);
+    free(typed);
+    return -1;
+}
+
 static int parse_args(struct nd_ctx *ctx, int argc, char **argv, struct nd_opts *o,
                       struct nd_status *st)
 {
@@ -215,7 +239,7 @@ static int parse_args(struct nd_ctx *ctx, int argc, char **argv, struct nd_opts 
             size_t n = eq ? (size_t)(eq - name) : strlen(name);
             const struct nd_flag *f = lookup_long(ctx, name, n);
             if (!f)
-                return nd_status_set(st, "Usage", NULL, "unknown flag: --%.*s", (int)n, name);
+                return unknown_flag(ctx, name, n, st);
             char shown[80];
             snprintf(shown, sizeof shown, "--%s", f->name);
             const char *value = eq ? eq + 1 : NULL;

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "util/log.h"
+#include "util/suggest.h"
 #include "util/xmalloc.h"
 
 /* Sorted by name; `nodus --help` groups them. */
@@ -181,10 +182,22 @@ static int run_plugin(char **argv)
     int err = errno;
     free(prog);
     if (err == ENOENT) {
-        fprintf(stderr,
-                "error: unknown command \"%s\" for \"nodus\"\nRun 'nodus --help' for "
-                "usage.\n",
-                argv[1]);
+        /* as cobra: the verbs within two edits of it, or that it begins */
+        struct nd_suggest sg;
+        nd_suggest_init(&sg, argv[1]);
+        for (size_t i = 0; i < nd_command_count; i++)
+            if (nd_commands[i].name[0] != '_')
+                nd_suggest_add(&sg, nd_commands[i].name, NULL);
+        nd_suggest_add(&sg, "help", NULL);
+        fprintf(stderr, "error: unknown command \"%s\" for \"nodus\"\n", argv[1]);
+        if (nd_suggest_count(&sg)) {
+            fputs("\nDid you mean this?\n", stderr);
+            for (size_t i = 0; i < nd_suggest_count(&sg); i++)
+                fprintf(stderr, "\t%s\n", nd_suggest_at(&sg, i));
+            fputs("\n", stderr);
+        }
+        fputs("Run 'nodus --help' for usage.\n", stderr);
+        nd_suggest_release(&sg);
         return 2;
     }
     fprintf(stderr, "error: cannot run nodus-%s: %s\n", argv[1], strerror(err));

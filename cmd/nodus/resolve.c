@@ -4,15 +4,105 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/suggest.h"
 #include "util/xmalloc.h"
+
+/* Names made for the suggestions (kind.group forms), freed with the suggestions. */
+struct made {
+    char **v;
+    size_t n;
+};
+
+static const char *make(struct made *m, char *s)
+{
+    m->v = nd_xrealloc(m->v, (m->n + 1) * sizeof *m->v);
+    return m->v[m->n++] = s;
+}
+
+static void made_release(struct made *m)
+{
+    for (size_t i = 0; i < m->n; i++)
+        free(m->v[i]);
+    free(m->v);
+}
+
+/* Adds the names of one kind: plural, singular, short names, and with a dotted input
+ * their `.group` forms. */
+static void add_names(struct nd_suggest *sg, struct made *m, const void *key, const char *plural,
+                      const char *singular, const char *const *shorts, const char *group,
+                      bool dotted)
+{
+    nd_suggest_add(sg, plural, key);
+    if (singular && *singular)
+        nd_suggest_add(sg, singular, key);
+    for (size_t i = 0; shorts && shorts[i]; i++)
+        nd_suggest_add(sg, shorts[i], key);
+    if (dotted && group && *group) {
+        nd_suggest_add(sg, make(m, nd_xasprintf("%s.%s", plural, group)), key);
+        if (singular && *singular)
+            nd_suggest_add(sg, make(m, nd_xasprintf("%s.%s", singular, group)), key);
+    }
+}
+
+/* The fix of an unknown kind: `did you mean jobs? list the kinds: nodus api-resources`. */
+static void set_unknown(struct nd_suggest *sg, const char *name, struct nd_status *st)
+{
+    struct nd_buf b;
+    nd_buf_init(&b, 0);
+    nd_status_set(st, "Usage", "list the kinds: nodus api-resources",
+                  "the server doesn't have a resource type \"%s\"", name);
+    if (nd_suggest_join(sg, NULL, NULL, &b))
+        nd_status_set_fix(st, "did you mean %s? list the kinds: nodus api-resources", b.data);
+    nd_buf_release(&b);
+}
 
 const struct nd_kind *nd_resolve_kind(const char *name, struct nd_status *st)
 {
     const struct nd_kind *k = nd_kind_lookup(name);
-    if (!k)
-        nd_status_set(st, "Usage", "list the kinds: nodus api-resources",
-                      "the server doesn't have a resource type \"%s\"", name);
-    return k;
+    if (k)
+        return k;
+    struct nd_suggest sg;
+    struct made m = {0};
+    bool dotted = strchr(name, '.') != NULL;
+    nd_suggest_init(&sg, name);
+    for (size_t i = 0; i < nd_kind_count(); i++) {
+        const struct nd_kind *c = &nd_kinds[i];
+        if (!strcmp(c->plural, "namespaces"))
+            add_names(&sg, &m, c, "projects", "project", NULL, NULL, false);
+        add_names(&sg, &m, c, c->plural, c->singular, c->short_names, c->group, dotted);
+    }
+    set_unknown(&sg, name, st);
+    nd_suggest_release(&sg);
+    made_release(&m);
+    return NULL;
+}
+
+void nd_resolve_unknown_served(const json_t *resources, const char *name, struct nd_status *st)
+{
+    struct nd_suggest sg;
+    struct made m = {0};
+    bool dotted = strchr(name, '.') != NULL;
+    nd_suggest_init(&sg, name);
+    size_t i;
+    const json_t *r;
+    json_array_foreach(resources, i, r)
+    {
+        const char *plural = json_string_value(json_object_get(r, "name"));
+        if (!plural)
+            continue;
+        const json_t *sn = json_object_get(r, "shortNames");
+        size_t ns = json_array_size(sn);
+        const char **shorts = nd_xcalloc(ns + 1, sizeof *shorts);
+        for (size_t j = 0, k = 0; j < ns; j++)
+            if (json_string_value(json_array_get(sn, j)))
+                shorts[k++] = json_string_value(json_array_get(sn, j));
+        add_names(&sg, &m, r, plural, json_string_value(json_object_get(r, "singularName")),
+                  shorts, json_string_value(json_object_get(r, "group")), dotted);
+        free(shorts);
+    }
+    set_unknown(&sg, name, st);
+    nd_suggest_release(&sg);
+    made_release(&m);
 }
 
 static struct nd_res *add(struct nd_res_list *l, const struct nd_kind *k)

@@ -29,5 +29,8 @@ int nd_resolve_args(int npos, char **pos, struct nd_res_list *out, struct nd_sta
 void nd_res_list_release(struct nd_res_list *l);
 /* One kind by name, or NULL with st (Usage) naming it. */
 const struct nd_kind *nd_resolve_kind(const char *name, struct nd_status *st);
+/* The same error for a name none of the resources a server serves answers to (discovery's
+ * APIResource objects with "group"), suggesting the closest of their names. */
+void nd_resolve_unknown_served(const json_t *resources, const char *name, struct nd_status *st);
 
 #endif
