@@ -6,9 +6,17 @@
  * its header once (Table events after the first of a stream carry no column definitions:
  * the last ones seen are used); json prints each object on its own (no List), yaml
  * separates objects with "---"; with --output-watch-events tables get an EVENT column
- * and json prints one compact {"type":...,"object":...} line per event. */
+ * and json prints one compact {"type":...,"object":...} line per event.
+ *
+ * Quiet: a table prints an object's row only when what the row shows changed (its cells
+ * but AGE, and the EVENT cell with --output-watch-events), so a cost tick that leaves COST
+ * as it was prints nothing. Columns whose values are a known set (PHASE, STATE) are as
+ * wide as their widest value from the first line on; other columns widen when a longer
+ * cell arrives and never narrow; money columns start wide enough for "$000.00". Other formats print every event, except a MODIFIED
+ * that would print exactly what the object's previous MODIFIED printed. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "client/client.h"
@@ -27,6 +35,8 @@ struct watch_state {
     json_t *columns;       /* the last non-empty columnDefinitions seen */
     size_t printed;        /* objects printed (yaml's separators) */
     size_t lines;          /* events received on the current stream */
+    json_t *last;          /* object key -> what its last event printed (quiet watches) */
+    bool reserved;         /* PHASE and STATE widths reserved */
     char *rv;
     bool expired;
     bool failed;
@@ -83,6 +93,87 @@ static json_t *with_columns(struct watch_state *w, json_t *table)
     return copy;
 }
 
+/* What names an object across events: its uid, else project/name. NEW string or NULL. */
+static char *object_key(const json_t *obj)
+{
+    const json_t *md = json_object_get(obj, "metadata");
+    const char *uid = json_string_value(json_object_get(md, "uid"));
+    const char *name = json_string_value(json_object_get(md, "name"));
+    const char *ns = json_string_value(json_object_get(md, "namespace"));
+    if (uid && *uid)
+        return nd_xstrdup(uid);
+    return name ? nd_xasprintf("%s/%s", ns ? ns : "", name) : NULL;
+}
+
+/* The object behind row i of what print_table was given, BORROWED, or NULL. */
+static const json_t *row_object(const json_t *obj, size_t i)
+{
+    if (is_table(obj))
+        return json_object_get(json_array_get(json_object_get(obj, "rows"), i), "object");
+    if (json_is_array(obj))
+        return json_array_get(obj, i);
+    return i == 0 ? obj : NULL;
+}
+
+static size_t row_count(const json_t *obj)
+{
+    if (is_table(obj))
+        return json_array_size(json_object_get(obj, "rows"));
+    return json_is_array(obj) ? json_array_size(obj) : 1;
+}
+
+/* Sizes the columns whose cells come from a known set to the widest of the set. */
+static void reserve_widths(struct watch_state *w)
+{
+    if (w->reserved || !w->table.ncols)
+        return;
+    w->reserved = true;
+    for (size_t j = 0; j < w->table.ncols; j++) {
+        const char *h = w->table.headers[j];
+        const char *const *set = NULL;
+        if (!strcmp(h, "PHASE"))
+            set = nd_phases(w->k->family);
+        else if (!strcmp(h, "STATE"))
+            set = w->k->state_values;
+        for (size_t i = 0; set && set[i]; i++)
+            nd_table_reserve(&w->table, j, set[i]);
+        for (const struct nd_column *c = w->k->columns; c && c->name; c++)
+            if (!strcasecmp(c->name, h) && c->render == ND_RENDER_MONEY)
+                nd_table_reserve(&w->table, j, "$000.00"); /* a cost that starts at "-" */
+    }
+}
+
+/* Keeps the rows whose shown cells differ from what their object last printed. */
+static void drop_unchanged(struct watch_state *w, const char *type, const json_t *obj)
+{
+    struct nd_table *t = &w->table;
+    if (t->nrows == 0 || t->nrows != row_count(obj))
+        return; /* rows that do not map one to one to objects: print them all */
+    bool *keep = nd_xcalloc(t->nrows, sizeof *keep);
+    for (size_t i = 0; i < t->nrows; i++) {
+        char *key = object_key(row_object(obj, i));
+        keep[i] = true;
+        if (!key)
+            continue;
+        struct nd_buf sig = ND_BUF_INIT;
+        if (w->g->events)
+            nd_buf_addf(&sig, "%s\t", type);
+        for (size_t j = 0; j < t->ncols; j++)
+            if (strcmp(t->headers[j], "AGE") != 0)
+                nd_buf_addf(&sig, "%s\t", nd_table_get(t, i, j));
+        const char *prev = json_string_value(json_object_get(w->last, key));
+        keep[i] = !prev || strcmp(prev, sig.data) != 0;
+        if (!strcmp(type, "DELETED"))
+            json_object_del(w->last, key);
+        else
+            json_object_set_new(w->last, key, json_string(sig.data));
+        nd_buf_release(&sig);
+        free(key);
+    }
+    nd_table_keep_rows(t, keep);
+    free(keep);
+}
+
 /* Rows of a Table answer (or of objects, when the server sent no Table) as table lines. */
 static int print_table(struct watch_state *w, const char *type, json_t *obj, struct nd_buf *out,
                        struct nd_status *st)
@@ -105,8 +196,10 @@ static int print_table(struct watch_state *w, const char *type, json_t *obj, str
     }
     if (rc < 0)
         return -1;
+    drop_unchanged(w, type, obj);
     if (w->table.nrows == 0)
         return 0;
+    reserve_widths(w);
     if (nd_table_render(&w->table, out) < 0)
         return nd_status_set(st, "InternalError", NULL, "output too large");
     if (header)
@@ -127,9 +220,38 @@ static json_t *shown(const struct get_run *g, json_t *obj)
     return copy;
 }
 
-/* One object in a format other than a table. */
+static int print_object_now(struct watch_state *w, const char *type, json_t *raw,
+                            struct nd_buf *out, struct nd_status *st);
+
+/* One object in a format other than a table; a MODIFIED that prints what the object's
+ * previous MODIFIED printed is left out. */
 static int print_object(struct watch_state *w, const char *type, json_t *raw, struct nd_buf *out,
                         struct nd_status *st)
+{
+    size_t from = out->len, printed = w->printed;
+    int rc = print_object_now(w, type, raw, out, st);
+    char *key = rc == 0 ? object_key(raw) : NULL;
+    if (!key)
+        return rc;
+    struct nd_buf sig = ND_BUF_INIT;
+    nd_buf_addf(&sig, "%s\n", type);
+    nd_buf_add(&sig, out->data + from, out->len - from);
+    const char *prev = json_string_value(json_object_get(w->last, key));
+    if (!strcmp(type, "MODIFIED") && prev && !strcmp(prev, sig.data)) {
+        nd_buf_truncate(out, from);
+        w->printed = printed;
+    }
+    if (!strcmp(type, "DELETED"))
+        json_object_del(w->last, key);
+    else
+        json_object_set_new(w->last, key, json_string(sig.data));
+    nd_buf_release(&sig);
+    free(key);
+    return 0;
+}
+
+static int print_object_now(struct watch_state *w, const char *type, json_t *raw,
+                            struct nd_buf *out, struct nd_status *st)
 {
     struct get_run *g = w->g;
     const struct nd_print_opts *p = &g->popts;
@@ -290,7 +412,8 @@ static bool transient(int code, const struct nd_status *st)
 int get_watch(struct get_run *g, const struct nd_kind *k, const char *rv, json_t *table,
               json_t *objects)
 {
-    struct watch_state w = {.g = g, .k = k, .rv = nd_xstrdup(rv ? rv : "")};
+    struct watch_state w = {.g = g, .k = k, .rv = nd_xstrdup(rv ? rv : ""),
+                            .last = json_object()};
     nd_table_init(&w.table);
     nd_status_init(&w.st);
     bool watch_only = nd_opt_bool(g->o, "watch-only");
@@ -369,6 +492,7 @@ int get_watch(struct get_run *g, const struct nd_kind *k, const char *rv, json_t
     }
     free(w.rv);
     json_decref(w.columns);
+    json_decref(w.last);
     nd_status_release(&w.st);
     nd_table_release(&w.table);
     return rc;

@@ -62,6 +62,12 @@ const char *nd_table_get(const struct nd_table *t, size_t row, size_t col);
 /* Drops the rows and keeps the columns and remembered widths: `get -w` renders each
  * event's rows this way, after setting no_headers once the header has been printed. */
 void nd_table_clear_rows(struct nd_table *t);
+/* Drops the rows whose keep[] is false (keep has nrows entries), keeping the order of
+ * the others (`get -w` prints only the rows that changed). */
+void nd_table_keep_rows(struct nd_table *t, const bool *keep);
+/* Makes column col at least as wide as text needs (with the padding): `get -w` reserves
+ * the widest value a column can show (every phase) so later rows do not shift it. */
+void nd_table_reserve(struct nd_table *t, size_t col, const char *text);
 /* Appends the aligned text (header line unless no_headers, then one line per row, each
  * ending in "\n"). Widens t->widths as needed. Returns 0, or -1 when out's cap is hit. */
 int nd_table_render(struct nd_table *t, struct nd_buf *out);

@@ -27,6 +27,34 @@ void nd_table_clear_rows(struct nd_table *t)
     t->nrows = 0;
 }
 
+void nd_table_keep_rows(struct nd_table *t, const bool *keep)
+{
+    size_t out = 0;
+    for (size_t i = 0; i < t->nrows; i++) {
+        char **row = t->cells + i * t->ncols;
+        if (!keep[i]) {
+            for (size_t j = 0; j < t->ncols; j++)
+                free(row[j]);
+            continue;
+        }
+        if (out != i)
+            memmove(t->cells + out * t->ncols, row, t->ncols * sizeof *row);
+        out++;
+    }
+    t->nrows = out;
+}
+
+void nd_table_reserve(struct nd_table *t, size_t col, const char *text)
+{
+    if (col >= t->ncols || !text)
+        return;
+    size_t w = nd_print_width(text) + PADDING;
+    if (w < MIN_WIDTH)
+        w = MIN_WIDTH;
+    if (w > t->widths[col])
+        t->widths[col] = w;
+}
+
 void nd_table_release(struct nd_table *t)
 {
     nd_table_clear_rows(t);
