@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "resolve.h"
 #include "util/money.h"
+#include "util/quantity.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
 #include "write.h"
@@ -50,6 +51,35 @@ static void title(const char *key, struct nd_buf *out)
             nd_buf_addch(out, ' ');
         nd_buf_addch(out, c);
     }
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n > m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* A field's value as a person reads it: an integer time in milliseconds since the epoch
+ * (a key ending in Time, At or Timestamp) as RFC 3339, an integer duration in
+ * milliseconds (a key ending in Ms) as "1h30m", a byte count past a kibibyte (a key
+ * ending in Bytes) with its binary units. Returns false for any other value. */
+static bool readable(const char *key, const json_t *v, struct nd_buf *out)
+{
+    if (!key || !json_is_integer(v))
+        return false;
+    json_int_t n = json_integer_value(v);
+    if ((ends_with(key, "Time") || ends_with(key, "At") || ends_with(key, "Timestamp")) &&
+        n >= 100000000000LL)
+        return nd_time_format((int64_t)(n / 1000), out) == 0;
+    if (ends_with(key, "Ms") && n >= 0)
+        return nd_duration_format((int64_t)n, out) == 0;
+    if ((ends_with(key, "Bytes") || !strcmp(key, "bytes")) && n >= 1024) {
+        nd_buf_addf(out, "%lld (", (long long)n);
+        nd_quantity_format_bytes((int64_t)n, out);
+        nd_buf_addch(out, ')');
+        return true;
+    }
+    return false;
 }
 
 static void scalar(const json_t *v, struct nd_buf *out)
@@ -102,7 +132,8 @@ static void tree(const json_t *v, int indent, struct nd_buf *out)
         nd_buf_addch(&t, ':');
         if (is_scalar(val)) {
             nd_buf_addf(out, "%*s%-*s  ", indent, "", (int)width, t.data);
-            scalar(val, out);
+            if (!readable(key, val, out))
+                scalar(val, out);
             nd_buf_addch(out, '\n');
         } else if (json_is_array(val) && json_array_size(val) == 0) {
             nd_buf_addf(out, "%*s%-*s  <none>\n", indent, "", (int)width, t.data);
@@ -380,6 +411,7 @@ static void describe_one(struct nd_ctx *ctx, const struct nd_kind *k, const json
     if (json_object_size(status)) {
         json_t *rest = json_deep_copy(status);
         json_object_del(rest, "conditions");
+        json_object_del(rest, "simulation"); /* the emulator's bookkeeping */
         if (json_object_size(rest)) {
             nd_buf_adds(out, "Status:\n");
             tree(rest, 2, out);
