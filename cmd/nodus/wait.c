@@ -225,8 +225,10 @@ int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
         char what[200];
         snprintf(what, sizeof what, "the condition on %s%s%s/%s", k->plural, *k->group ? "." : "",
                  k->group, name);
+        char note[200];
+        snprintf(note, sizeof note, "--for=%s", nd_opt_str(&o, "for"));
         int rc = nd_watch_object(ctx, k, k->namespaced ? ns : NULL, name, deadline, check, &w,
-                                 what, &st);
+                                 what, note, &st);
         char res_name[96];
         snprintf(res_name, sizeof res_name, "%s%s%s", k->singular, *k->group ? "." : "", k->group);
         if (rc > 0 && w.failed) {

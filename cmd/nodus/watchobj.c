@@ -1,9 +1,14 @@
 /* Following one object; see watchobj.h. */
 #include "watchobj.h"
 
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "client/client.h"
 #include "write.h"
@@ -16,7 +21,156 @@ int64_t nd_now_ms(void)
     return (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 }
 
+/* ---- the note of a long wait ---- */
+
+#define NOTE_AFTER_MS 1000
+
+struct nd_wait_note {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    struct timespec due; /* CLOCK_MONOTONIC */
+    char *text;          /* what to show */
+    char *shown;         /* what the terminal shows; NULL: nothing */
+    bool done;
+};
+
+/* Shows text on the line, cut to the terminal's width (the line can then be erased). */
+static void note_show(const char *text)
+{
+    struct winsize ws;
+    int cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 ? ws.ws_col : 80;
+    int n = (int)strlen(text);
+    if (n > cols - 1)
+        n = cols - 1;
+    fprintf(stderr, "\r\033[K%.*s", n, text);
+    fflush(stderr);
+}
+
+static void *note_main(void *arg)
+{
+    struct nd_wait_note *n = arg;
+    pthread_mutex_lock(&n->mu);
+    while (!n->done && pthread_cond_timedwait(&n->cv, &n->mu, &n->due) != ETIMEDOUT)
+        ;
+    while (!n->done) {
+        if (n->text && (!n->shown || strcmp(n->shown, n->text) != 0)) {
+            note_show(n->text);
+            free(n->shown);
+            n->shown = nd_xstrdup(n->text);
+        }
+        pthread_cond_wait(&n->cv, &n->mu);
+    }
+    if (n->shown) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+    }
+    pthread_mutex_unlock(&n->mu);
+    return NULL;
+}
+
+struct nd_wait_note *nd_wait_note_start(void)
+{
+    if (!isatty(STDERR_FILENO))
+        return NULL;
+    struct nd_wait_note *n = nd_xcalloc(1, sizeof *n);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&n->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&n->mu, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &n->due);
+    n->due.tv_sec += NOTE_AFTER_MS / 1000;
+    if (pthread_create(&n->thread, NULL, note_main, n) != 0) {
+        pthread_cond_destroy(&n->cv);
+        pthread_mutex_destroy(&n->mu);
+        free(n);
+        return NULL;
+    }
+    return n;
+}
+
+void nd_wait_note_set(struct nd_wait_note *n, const char *text)
+{
+    if (!n)
+        return;
+    pthread_mutex_lock(&n->mu);
+    if (!n->text || strcmp(n->text, text) != 0) {
+        free(n->text);
+        n->text = nd_xstrdup(text);
+        pthread_cond_signal(&n->cv);
+    }
+    pthread_mutex_unlock(&n->mu);
+}
+
+void nd_wait_note_end(struct nd_wait_note *n)
+{
+    if (!n)
+        return;
+    pthread_mutex_lock(&n->mu);
+    n->done = true;
+    pthread_cond_signal(&n->cv);
+    pthread_mutex_unlock(&n->mu);
+    pthread_join(n->thread, NULL);
+    pthread_cond_destroy(&n->cv);
+    pthread_mutex_destroy(&n->mu);
+    free(n->text);
+    free(n->shown);
+    free(n);
+}
+
+/* What a finalizer holds a deletion for, as a person says it. */
+static const char *finalizer_meaning(const char *f)
+{
+    if (!strcmp(f, "nodus.dev/billing"))
+        return "the final charge";
+    if (!strcmp(f, "nodus.dev/in-use"))
+        return "the objects that mount it to end";
+    return NULL;
+}
+
+/* `waiting for job/train-a: the final charge (finalizer nodus.dev/billing) ...` */
+static void note_update(struct nd_wait_note *n, const struct nd_kind *k, const char *name,
+                        const char *note, const json_t *obj)
+{
+    if (!n || !note)
+        return;
+    struct nd_buf b = ND_BUF_INIT;
+    nd_buf_addf(&b, "waiting for %s/%s: ", k->singular, name);
+    const json_t *md = json_object_get(obj, "metadata");
+    const json_t *fins = json_object_get(md, "finalizers");
+    const char *phase = json_string_value(json_object_get(json_object_get(obj, "status"), "phase"));
+    if (json_object_get(md, "deletionTimestamp") && json_array_size(fins)) {
+        size_t i;
+        const json_t *f;
+        json_array_foreach(fins, i, f)
+        {
+            const char *fs = json_string_value(f);
+            const char *m = fs ? finalizer_meaning(fs) : NULL;
+            if (i)
+                nd_buf_adds(&b, ", ");
+            if (m)
+                nd_buf_addf(&b, "%s (finalizer %s)", m, fs);
+            else
+                nd_buf_addf(&b, "finalizer %s", fs ? fs : "?");
+        }
+    } else {
+        nd_buf_adds(&b, note);
+        if (phase)
+            nd_buf_addf(&b, " (phase %s)", phase);
+    }
+    nd_buf_adds(&b, " ...");
+    nd_wait_note_set(n, b.data);
+    nd_buf_release(&b);
+}
+
+/* ---- following one object ---- */
+
 struct follow {
+    struct nd_wait_note *note;
+    const struct nd_kind *k;
+    const char *name, *note_text;
     nd_watch_fn fn;
     void *cls;
     int result;
@@ -45,6 +199,8 @@ static int on_line(void *cls, const char *line, size_t len)
         if (strcmp(type, "BOOKMARK") != 0) {
             f->result = f->fn(f->cls, type, obj, f->st);
             stop = f->result != 0;
+            if (!stop)
+                note_update(f->note, f->k, f->name, f->note_text, obj);
         }
     }
     json_decref(ev);
@@ -53,12 +209,13 @@ static int on_line(void *cls, const char *line, size_t len)
 
 int nd_watch_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
                     const char *name, int64_t deadline_ms, nd_watch_fn fn, void *cls,
-                    const char *what, struct nd_status *st)
+                    const char *what, const char *note, struct nd_status *st)
 {
     struct nd_client *c = nd_ctx_client(ctx, st);
     if (!c)
         return -1;
-    struct follow f = {.fn = fn, .cls = cls, .st = st};
+    struct follow f = {.fn = fn, .cls = cls, .st = st, .k = k, .name = name,
+                       .note_text = note, .note = note ? nd_wait_note_start() : NULL};
     int failures = 0;
     bool fresh = true;
     while (f.result == 0) {
@@ -83,6 +240,8 @@ int nd_watch_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
             free(f.rv);
             f.rv = rv ? nd_xstrdup(rv) : NULL;
             f.result = fn(cls, NULL, got < 0 ? NULL : obj, st);
+            if (!f.result)
+                note_update(f.note, k, name, note, got < 0 ? NULL : obj);
             json_decref(obj);
             fresh = false;
             if (f.result)
@@ -147,6 +306,7 @@ int nd_watch_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
             nanosleep(&ts, NULL);
         }
     }
+    nd_wait_note_end(f.note);
     free(f.rv);
     return f.result;
 }

@@ -16,10 +16,24 @@ typedef int (*nd_watch_fn)(void *cls, const char *type, const json_t *obj, struc
 
 /* Follows kind/ns/name until fn says stop or the deadline (monotonic ms, 0: none)
  * passes. Returns fn's 1, or -1 with st: fn's error, a transport error, or Timeout
- * (`timed out waiting for ...`, with what). */
+ * (`timed out waiting for ...`, with what).
+ *
+ * A wait longer than a second says what it waits for when stderr is a terminal: one line
+ * `waiting for job/train-a: NOTE (phase Running) ...` (an object being deleted names its
+ * finalizers instead: `the final charge (finalizer nodus.dev/billing)`), rewritten when it
+ * changes and erased when the wait ends. note NULL: no line. */
 int nd_watch_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
                     const char *name, int64_t deadline_ms, nd_watch_fn fn, void *cls,
-                    const char *what, struct nd_status *st);
+                    const char *what, const char *note, struct nd_status *st);
+
+/* The line itself, for other waits: shown on stderr (a terminal only) once a second has
+ * passed since nd_wait_note_start, rewritten by each nd_wait_note_set that changes it,
+ * erased by nd_wait_note_end. Start returns NULL when stderr is not a terminal; the
+ * others accept NULL. */
+struct nd_wait_note;
+struct nd_wait_note *nd_wait_note_start(void);
+void nd_wait_note_set(struct nd_wait_note *n, const char *text);
+void nd_wait_note_end(struct nd_wait_note *n);
 /* Monotonic clock in ms. */
 int64_t nd_now_ms(void);
 
