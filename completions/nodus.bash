@@ -217,11 +217,11 @@ _nodus_args()
     _nodus_hint=none
     case $1 in
     annotate|approve|cancel|delete|describe|edit|exec|explain|get|invoke|label|logs|patch|reject|resume|start|stop|suspend|wait) _nodus_hint=ask ;;
-    completion) if (($2 == 0)); then _nodus_hint='=bash zsh fish'; fi ;;
-    config) if (($2 == 0)); then _nodus_hint='=view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'; fi ;;
+    completion) if (($2 == 0)); then _nodus_hint='=bash zsh fish'; else _nodus_hint=ask; fi ;;
+    config) if (($2 == 0)); then _nodus_hint='=view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'; else _nodus_hint=ask; fi ;;
     cp) _nodus_hint=files ;;
-    emulator) if (($2 == 0)); then _nodus_hint='=start stop status reset logs env clock'; fi ;;
-    top) if (($2 == 0)); then _nodus_hint='=pools jobs'; fi ;;
+    emulator) if (($2 == 0)); then _nodus_hint='=start stop status reset logs env clock'; else _nodus_hint=ask; fi ;;
+    top) if (($2 == 0)); then _nodus_hint='=pools jobs'; else _nodus_hint=ask; fi ;;
     esac
 }
 

@@ -195,13 +195,16 @@ function __nodus_using
     contains -- "$s[1]" $argv
 end
 
-# __nodus_arg first|any VERB...: true when the current word is an argument of one of the
-# verbs (the first one only, or any).
+# __nodus_arg first|later|any VERB...: true when the current word is an argument of one
+# of the verbs (the first one only, one after the first, or any).
 function __nodus_arg
     set -l s (__nodus_scan)
     test $s[3] = 0 -a $s[4] = 0; or return 1
     string match -q -- '-*' (commandline -ct); and return 1
-    test $argv[1] = any -o $s[2] = 0; or return 1
+    switch $argv[1]
+        case first; test $s[2] = 0; or return 1
+        case later; test $s[2] != 0; or return 1
+    end
     contains -- "$s[1]" $argv[2..-1]
 end
 
@@ -390,7 +393,11 @@ complete -c nodus -n '__nodus_using wait' -l all -d 'wait for every object of th
 # Arguments
 complete -c nodus -n '__nodus_arg any annotate approve cancel delete describe edit exec explain get invoke label logs patch reject resume start stop suspend wait' -a '(__nodus_complete)'
 complete -c nodus -n '__nodus_arg first completion' -a 'bash zsh fish'
+complete -c nodus -n '__nodus_arg later completion' -a '(__nodus_complete)'
 complete -c nodus -n '__nodus_arg first config' -a 'view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'
+complete -c nodus -n '__nodus_arg later config' -a '(__nodus_complete)'
 complete -c nodus -n '__nodus_arg any cp' -F
 complete -c nodus -n '__nodus_arg first emulator' -a 'start stop status reset logs env clock'
+complete -c nodus -n '__nodus_arg later emulator' -a '(__nodus_complete)'
 complete -c nodus -n '__nodus_arg first top' -a 'pools jobs'
+complete -c nodus -n '__nodus_arg later top' -a '(__nodus_complete)'

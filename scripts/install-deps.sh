@@ -1,5 +1,6 @@
 #!/bin/sh
-# Installs the Debian packages nodus needs to build, test and demo, when any is missing.
+# Installs the Debian packages nodus needs to build, test and demo, when any is missing
+# (zsh, fish and bash-completion: the completion tests run each shell).
 # Quick when everything is present: one dpkg-query, no network.
 #   install-deps.sh        what make check and make demo need
 #   install-deps.sh fuzz   what make fuzz needs (clang, for libFuzzer) as well
@@ -9,7 +10,7 @@ set -eu
 
 PACKAGES="build-essential pkg-config libcurl4-openssl-dev libyaml-dev libjansson-dev
 libreadline-dev libmicrohttpd-dev libwslay-dev libcmocka-dev bats bats-support bats-assert
-curl perl python3 jq groff-base hyperfine time openssl iproute2"
+curl perl python3 jq groff-base hyperfine time openssl iproute2 zsh fish bash-completion"
 FUZZ_PACKAGES="clang"
 [ "${1:-}" = fuzz ] && PACKAGES="$PACKAGES $FUZZ_PACKAGES"
 if [ "${1:-}" = bench ]; then

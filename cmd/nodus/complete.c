@@ -142,8 +142,44 @@ static void scan_word(struct comp *c, char *w)
     }
 }
 
-/* Whether a kind suits the verb: the state verbs take the kinds with that spec.state,
- * the verbs that change objects leave out read-only kinds. */
+/* The verbs that act on a subresource take only the kinds that have it; a bare NAME
+ * names an object of `bare` (as kubectl logs and exec take a pod's name). */
+struct verb_sub {
+    const char *verb, *sub, *bare;
+};
+
+static const struct verb_sub *verb_sub(const char *verb)
+{
+    static const struct verb_sub subs[] = {
+        {"logs", "log", "Job"},
+        {"exec", "exec", "Sandbox"},
+        {"cp", "files", NULL},
+        {"invoke", "invoke", "Function"},
+    };
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+        if (!strcmp(subs[i].verb, verb))
+            return &subs[i];
+    return NULL;
+}
+
+/* What the arguments after a subcommand complete with (`config use-context NAME`,
+ * `emulator clock advance|speed`), as an args hint. */
+static const char *subcommand_hint(const char *verb, const char *sub)
+{
+    static const char *const hints[][3] = {
+        {"config", "use-context", "contexts"},   {"config", "delete-context", "contexts"},
+        {"config", "set-context", "contexts"},   {"config", "get-contexts", "contexts"},
+        {"emulator", "clock", "=advance speed"},
+    };
+    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++)
+        if (!strcmp(hints[i][0], verb) && !strcmp(hints[i][1], sub))
+            return hints[i][2];
+    return NULL;
+}
+
+/* Whether a kind suits the verb: logs, exec, cp and invoke take the kinds with their
+ * subresource, the state verbs the kinds with that spec.state, the verbs that change
+ * objects leave out read-only kinds. */
 static bool kind_fits(const struct comp *c, const struct nd_kind *k)
 {
     static const char *const states[][2] = {{"cancel", "Cancelled"},
@@ -153,6 +189,9 @@ static bool kind_fits(const struct comp *c, const struct nd_kind *k)
                                             {"suspend", "Suspended"}};
     static const char *const writers[] = {"annotate", "delete", "edit", "label", "patch"};
     const char *verb = c->cmd ? c->cmd->name : "";
+    const struct verb_sub *vs = verb_sub(verb);
+    if (vs)
+        return nd_kind_has_subresource(k, vs->sub);
     for (size_t i = 0; i < sizeof states / sizeof states[0]; i++)
         if (strcmp(verb, states[i][0]) == 0)
             return nd_kind_state_valid(k, states[i][1]);
@@ -271,8 +310,13 @@ static void emit_args(struct comp *c)
     if (!args || !*args)
         return;
     if (args[0] == '=') {
-        if (c->npos == 0)
+        if (c->npos == 0) {
             emit_hint(c, args, strlen(args), "");
+        } else if (c->npos == 1) {
+            const char *h = subcommand_hint(c->cmd->name, c->pos[0]);
+            if (h)
+                emit_hint(c, h, strlen(h), "");
+        }
         return;
     }
     const char *slash = strchr(c->cur, '/');
@@ -317,6 +361,9 @@ static void emit_args(struct comp *c)
         return;
     }
     emit_hint(c, hint, len, "");
+    const struct verb_sub *vs = verb_sub(c->cmd->name);
+    if (c->npos == 0 && vs && vs->bare && len == 5 && strncmp(hint, "kinds", 5) == 0)
+        emit_names(c, nd_kind_by_kind("nodus.dev", vs->bare), "");
 }
 
 static void emit_flags(struct comp *c)

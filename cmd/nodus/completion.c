@@ -225,7 +225,7 @@ static void sh_args_arm(const struct nd_command *c, bool zsh, struct nd_buf *bod
     if (a[0] == '=') {
         nd_buf_addf(body, " if (($2 == 0)); then %s=", var);
         sq(body, a);
-        nd_buf_adds(body, "; fi ;;\n");
+        nd_buf_addf(body, "; else %s=ask; fi ;;\n", var);
     } else if (strcmp(a, "files") == 0 || strcmp(a, "dirs") == 0) {
         nd_buf_addf(body, " %s=%s ;;\n", var, a);
     } else {
@@ -512,13 +512,16 @@ static const char fish_tail[] =
     "    contains -- \"$s[1]\" $argv\n"
     "end\n"
     "\n"
-    "# __nodus_arg first|any VERB...: true when the current word is an argument of one of the\n"
-    "# verbs (the first one only, or any).\n"
+    "# __nodus_arg first|later|any VERB...: true when the current word is an argument of one\n"
+    "# of the verbs (the first one only, one after the first, or any).\n"
     "function __nodus_arg\n"
     "    set -l s (__nodus_scan)\n"
     "    test $s[3] = 0 -a $s[4] = 0; or return 1\n"
     "    string match -q -- '-*' (commandline -ct); and return 1\n"
-    "    test $argv[1] = any -o $s[2] = 0; or return 1\n"
+    "    switch $argv[1]\n"
+    "        case first; test $s[2] = 0; or return 1\n"
+    "        case later; test $s[2] != 0; or return 1\n"
+    "    end\n"
     "    contains -- \"$s[1]\" $argv[2..-1]\n"
     "end\n"
     "\n"
@@ -597,6 +600,7 @@ static void fish_args(const struct nd_command *c, bool unused, struct nd_buf *bo
     if (a[0] == '=') {
         nd_buf_adds(body, "first\t-a ");
         fq(body, a + 1);
+        nd_buf_adds(body, "\nlater\t-a '(__nodus_complete)'");
     } else if (strcmp(a, "files") == 0) {
         nd_buf_adds(body, "any\t-F");
     } else if (strcmp(a, "dirs") == 0) {
@@ -616,9 +620,16 @@ static void fish_grouped(struct nd_buf *out, arm_fn fn, bool args)
     for (size_t i = 0; i < n; i++) {
         const char *verbs = g[i].verbs.data, *body = g[i].body;
         if (args) {
-            const char *tab = strchr(body, '\t');
-            nd_buf_addf(out, "complete -c nodus -n '__nodus_arg %.*s %s' %s\n", (int)(tab - body),
-                        body, verbs, tab + 1);
+            /* lines of "first|later|any<TAB>options" */
+            for (const char *line = body; *line;) {
+                size_t len = strcspn(line, "\n");
+                const char *tab = memchr(line, '\t', len);
+                if (tab)
+                    nd_buf_addf(out, "complete -c nodus -n '__nodus_arg %.*s %s' %.*s\n",
+                                (int)(tab - line), line, verbs,
+                                (int)(len - (size_t)(tab - line) - 1), tab + 1);
+                line += len + (line[len] == '\n');
+            }
             continue;
         }
         for (const char *line = body, *nl; *line; line = nl + 1) {

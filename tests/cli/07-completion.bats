@@ -183,7 +183,7 @@ $BATS_TEST_TMPDIR/m/jobs.json"
 
 @test "bash: file completion goes through bash-completion's _filedir when it is loaded" {
     local bc=/usr/share/bash-completion/bash_completion
-    [ -r "$bc" ] || skip "bash-completion is not installed ($bc)"
+    [ -r "$bc" ] || fail "bash-completion is not installed ($bc): run scripts/install-deps.sh"
     mkdir -p "$BATS_TEST_TMPDIR/m/sub"
     touch "$BATS_TEST_TMPDIR/m/job.yaml"
     run bash --norc --noprofile -c '
@@ -274,6 +274,94 @@ team"
     assert_output ""
 }
 
+@test "nodus __complete: each verb offers the kinds it takes, and bare names as kubectl" {
+    # logs: the kinds with a log, and Job names (kubectl offers pod names)
+    run nodus __complete logs ''
+    assert_output "jobs
+nj
+job/
+poolactions
+pact
+poolaction/
+sandboxes
+sbx
+sandbox/
+functions
+fn
+function/
+train-a
+train-b"
+    run nodus __complete logs job/''
+    assert_output "job/train-a
+job/train-b"
+    # exec: kinds with exec, Sandbox names (none here); invoke: Functions only
+    run nodus __complete exec ''
+    assert_output "jobs
+nj
+job/
+sandboxes
+sbx
+sandbox/"
+    run nodus __complete invoke ''
+    assert_output "functions
+fn
+function/"
+    # a kind without a log is not offered, nor are its names
+    run nodus __complete logs pipelines ''
+    assert_output ""
+    # suspend and resume: the kinds with spec.state Suspended
+    run nodus __complete suspend ''
+    assert_output "jobs
+nj
+job/
+pipelines
+pipe
+pipeline/"
+}
+
+@test "nodus __complete: subcommands of emulator and config, and what follows them" {
+    run nodus __complete emulator ''
+    assert_output "start
+stop
+status
+reset
+logs
+env
+clock"
+    run nodus __complete emulator clock ''
+    assert_output "advance
+speed"
+    run nodus __complete emulator clock advance ''
+    assert_output ""
+    local cfg=$BATS_TEST_TMPDIR/config
+    cat >"$cfg" <<EOF
+apiVersion: v1
+kind: Config
+clusters: []
+contexts:
+- name: dev
+  context: {}
+- name: prod
+  context: {}
+users: []
+current-context: dev
+EOF
+    NODUS_CONFIG=$cfg run nodus __complete config use-context ''
+    assert_output "dev
+prod"
+    NODUS_CONFIG=$cfg run nodus __complete config delete-context p
+    assert_output "prod"
+    NODUS_CONFIG=$cfg run nodus __complete config view ''
+    assert_output ""
+    # the scripts ask for them too
+    NODUS_CONFIG=$cfg run bash_complete nodus config use-context ""
+    assert_output "dev
+prod"
+    run bash_complete nodus emulator clock ""
+    assert_output "advance
+speed"
+}
+
 @test "nodus __complete: contexts come from the configuration file" {
     local cfg=$BATS_TEST_TMPDIR/config
     cat >"$cfg" <<EOF
@@ -329,7 +417,7 @@ prod"
 }
 
 @test "zsh: the script parses and registers _nodus with compdef" {
-    command -v zsh >/dev/null || skip "zsh is not installed"
+    command -v zsh >/dev/null || fail "zsh is not installed: run scripts/install-deps.sh"
     run zsh -n "$ND_ROOT/completions/_nodus"
     assert_success
     run zsh -f -c 'autoload -Uz compinit && compinit -u -d "$2/zcompdump" && source "$1" &&
@@ -339,7 +427,7 @@ prod"
 }
 
 @test "fish: the script parses and completes verbs, kinds, names and values" {
-    command -v fish >/dev/null || skip "fish is not installed"
+    command -v fish >/dev/null || fail "fish is not installed: run scripts/install-deps.sh"
     run fish --no-execute "$ND_ROOT/completions/nodus.fish"
     assert_success
     fish_complete() {
@@ -358,4 +446,23 @@ train-b"
     assert_output "--output=yaml"
     run fish_complete 'nodus -n te'
     assert_output "team"
+    # the arguments after a subcommand ask nodus
+    run fish_complete 'nodus emulator clock '
+    assert_output "advance
+speed"
+    run fish_complete 'nodus logs '
+    assert_output "fn
+function/
+functions
+job/
+jobs
+nj
+pact
+poolaction/
+poolactions
+sandbox/
+sandboxes
+sbx
+train-a
+train-b"
 }
