@@ -199,7 +199,7 @@ static int unknown_flag(struct nd_ctx *ctx, const char *name, size_t n, struct n
 {
     char *typed = nd_xstrndup(name, n);
     struct nd_suggest sg;
-    nd_suggest_init(&sg, typed);
+    nd_suggest_init_strict(&sg, typed);
     for (const struct nd_flag *f = ctx->cmd ? ctx->cmd->flags : NULL; f && f->name; f++)
         nd_suggest_add(&sg, f->name, NULL);
     for (const struct nd_flag *f = nd_global_flags; f->name; f++)

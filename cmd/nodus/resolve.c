@@ -64,7 +64,7 @@ const struct nd_kind *nd_resolve_kind(const char *name, struct nd_status *st)
     struct nd_suggest sg;
     struct made m = {0};
     bool dotted = strchr(name, '.') != NULL;
-    nd_suggest_init(&sg, name);
+    nd_suggest_init_strict(&sg, name);
     for (size_t i = 0; i < nd_kind_count(); i++) {
         const struct nd_kind *c = &nd_kinds[i];
         if (!strcmp(c->plural, "namespaces"))
@@ -82,7 +82,7 @@ void nd_resolve_unknown_served(const json_t *resources, const char *name, struct
     struct nd_suggest sg;
     struct made m = {0};
     bool dotted = strchr(name, '.') != NULL;
-    nd_suggest_init(&sg, name);
+    nd_suggest_init_strict(&sg, name);
     size_t i;
     const json_t *r;
     json_array_foreach(resources, i, r)

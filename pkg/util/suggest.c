@@ -64,6 +64,14 @@ void nd_suggest_init(struct nd_suggest *s, const char *typed)
 {
     memset(s, 0, sizeof *s);
     s->typed = typed;
+    s->max = ND_SUGGEST_DISTANCE;
+}
+
+void nd_suggest_init_strict(struct nd_suggest *s, const char *typed)
+{
+    nd_suggest_init(s, typed);
+    size_t third = strlen(typed) / 3;
+    s->max = third < 1 ? 1 : third > ND_SUGGEST_DISTANCE ? ND_SUGGEST_DISTANCE : third;
 }
 
 void nd_suggest_release(struct nd_suggest *s)
@@ -80,7 +88,9 @@ static bool before(const struct nd_suggest_item *a, const struct nd_suggest_item
 void nd_suggest_add(struct nd_suggest *s, const char *candidate, const void *key)
 {
     size_t order = s->added++;
-    if (!nd_suggest_matches(s->typed, candidate))
+    if (!s->typed || !*s->typed || !candidate || !*candidate)
+        return;
+    if (!has_prefix(candidate, s->typed) && nd_suggest_distance(s->typed, candidate) > s->max)
         return;
     struct nd_suggest_item it = {candidate, key, nd_suggest_distance(s->typed, candidate),
                                  order};

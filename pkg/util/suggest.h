@@ -27,12 +27,16 @@ struct nd_suggest_item {
 
 struct nd_suggest {
     const char *typed; /* BORROWED */
+    size_t max;        /* the largest distance suggested (ND_SUGGEST_DISTANCE) */
     struct nd_suggest_item *v;
     size_t n;
     size_t added;
 };
 
 void nd_suggest_init(struct nd_suggest *s, const char *typed);
+/* The same, stricter for short words (kinds, flags): a third of typed's length, at least
+ * 1 and at most ND_SUGGEST_DISTANCE, so that "frobs" is not taken for "jobs". */
+void nd_suggest_init_strict(struct nd_suggest *s, const char *typed);
 void nd_suggest_release(struct nd_suggest *s);
 /* Considers candidate (BORROWED: it must outlive s). Several candidates with one non-NULL
  * key (a kind's plural, singular and short names) give one suggestion, the closest. A

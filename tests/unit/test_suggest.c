@@ -73,6 +73,32 @@ static void test_order_and_keys(void **state)
     nd_suggest_release(&s);
 }
 
+static void test_strict(void **state)
+{
+    (void)state;
+    struct nd_suggest s;
+    nd_suggest_init_strict(&s, "frobs"); /* 5 letters: one edit at most */
+    nd_suggest_add(&s, "jobs", NULL);    /* two away */
+    nd_suggest_add(&s, "frob", NULL);    /* one away */
+    assert_int_equal(nd_suggest_count(&s), 1);
+    assert_string_equal(nd_suggest_at(&s, 0), "frob");
+    nd_suggest_release(&s);
+    nd_suggest_init_strict(&s, "pipelnes"); /* 8 letters: two */
+    nd_suggest_add(&s, "pipelines", NULL);
+    nd_suggest_add(&s, "pipes", NULL); /* three away */
+    assert_int_equal(nd_suggest_count(&s), 1);
+    nd_suggest_release(&s);
+    nd_suggest_init(&s, "frobs"); /* cobra's rule for verbs: two */
+    nd_suggest_add(&s, "jobs", NULL);
+    assert_int_equal(nd_suggest_count(&s), 1);
+    nd_suggest_release(&s);
+    nd_suggest_init_strict(&s, "ws"); /* short: prefixes still count */
+    nd_suggest_add(&s, "wsx", NULL);
+    nd_suggest_add(&s, "ab", NULL);
+    assert_int_equal(nd_suggest_count(&s), 1);
+    nd_suggest_release(&s);
+}
+
 static void test_join_one_two_none(void **state)
 {
     (void)state;
@@ -99,6 +125,7 @@ int main(void)
         cmocka_unit_test(test_distance),
         cmocka_unit_test(test_matches),
         cmocka_unit_test(test_order_and_keys),
+        cmocka_unit_test(test_strict),
         cmocka_unit_test(test_join_one_two_none),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
