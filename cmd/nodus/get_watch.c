@@ -105,23 +105,6 @@ static char *object_key(const json_t *obj)
     return name ? nd_xasprintf("%s/%s", ns ? ns : "", name) : NULL;
 }
 
-/* The object behind row i of what print_table was given, BORROWED, or NULL. */
-static const json_t *row_object(const json_t *obj, size_t i)
-{
-    if (is_table(obj))
-        return json_object_get(json_array_get(json_object_get(obj, "rows"), i), "object");
-    if (json_is_array(obj))
-        return json_array_get(obj, i);
-    return i == 0 ? obj : NULL;
-}
-
-static size_t row_count(const json_t *obj)
-{
-    if (is_table(obj))
-        return json_array_size(json_object_get(obj, "rows"));
-    return json_is_array(obj) ? json_array_size(obj) : 1;
-}
-
 /* Sizes the columns whose cells come from a known set to the widest of the set. */
 static void reserve_widths(struct watch_state *w)
 {
@@ -143,18 +126,24 @@ static void reserve_widths(struct watch_state *w)
     }
 }
 
-/* Keeps the rows whose shown cells differ from what their object last printed. */
-static void drop_unchanged(struct watch_state *w, const char *type, const json_t *obj)
+/* Keeps the rows whose shown cells differ from what their object last printed. Rows are
+ * told apart by their NAMESPACE and NAME cells (list answers may carry no objects). */
+static void drop_unchanged(struct watch_state *w, const char *type)
 {
     struct nd_table *t = &w->table;
-    if (t->nrows == 0 || t->nrows != row_count(obj))
-        return; /* rows that do not map one to one to objects: print them all */
+    size_t name = t->ncols, ns = t->ncols;
+    for (size_t j = 0; j < t->ncols; j++) {
+        if (!strcmp(t->headers[j], "NAME") && name == t->ncols)
+            name = j;
+        else if (!strcmp(t->headers[j], "NAMESPACE"))
+            ns = j;
+    }
+    if (t->nrows == 0 || name == t->ncols)
+        return; /* no NAME column: print every row */
     bool *keep = nd_xcalloc(t->nrows, sizeof *keep);
     for (size_t i = 0; i < t->nrows; i++) {
-        char *key = object_key(row_object(obj, i));
-        keep[i] = true;
-        if (!key)
-            continue;
+        char *key = nd_xasprintf("%s/%s", ns < t->ncols ? nd_table_get(t, i, ns) : "",
+                                 nd_table_get(t, i, name));
         struct nd_buf sig = ND_BUF_INIT;
         if (w->g->events)
             nd_buf_addf(&sig, "%s\t", type);
@@ -196,7 +185,7 @@ static int print_table(struct watch_state *w, const char *type, json_t *obj, str
     }
     if (rc < 0)
         return -1;
-    drop_unchanged(w, type, obj);
+    drop_unchanged(w, type);
     if (w->table.nrows == 0)
         return 0;
     reserve_widths(w);
