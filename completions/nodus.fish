@@ -349,7 +349,7 @@ complete -c nodus -n '__nodus_using explain' -l output -x -a 'plaintext' -d 'pla
 complete -c nodus -n '__nodus_using get' -s o -l output -x -a 'json yaml wide name jsonpath= custom-columns=' -d 'json, yaml, wide, name, jsonpath=..., jsonpath-file=..., custom-columns=..., custom-columns-file=...'
 complete -c nodus -n '__nodus_using get' -s l -l selector -x -d 'label selector (app=trainer, tier in (a,b), !x)'
 complete -c nodus -n '__nodus_using get' -l field-selector -x -d 'field selector (status.phase=Running, metadata.name=x)'
-complete -c nodus -n '__nodus_using get' -s w -l watch -d 'after listing, watch for changes'
+complete -c nodus -n '__nodus_using get' -s w -l watch -d 'after listing, watch for changes (a row only when what it shows changes)'
 complete -c nodus -n '__nodus_using get' -l watch-only -d 'watch for changes without listing first'
 complete -c nodus -n '__nodus_using get' -l output-watch-events -d 'show the event type of each watched change'
 complete -c nodus -n '__nodus_using get' -l sort-by -x -d 'sort by a field (e.g. .metadata.creationTimestamp)'

@@ -19,7 +19,7 @@ const struct nd_flag cmd_get_flags[] = {
      NULL},
     {"field-selector", 0, ND_STRING, "SELECTOR",
      "field selector (status.phase=Running, metadata.name=x)", NULL},
-    {"watch", 'w', ND_BOOL, NULL, "after listing, watch for changes", NULL},
+    {"watch", 'w', ND_BOOL, NULL, "after listing, watch for changes (a row only when what it shows changes)", NULL},
     {"watch-only", 0, ND_BOOL, NULL, "watch for changes without listing first", NULL},
     {"output-watch-events", 0, ND_BOOL, NULL, "show the event type of each watched change", NULL},
     {"sort-by", 0, ND_STRING, "JSONPATH", "sort by a field (e.g. .metadata.creationTimestamp)",
