@@ -219,7 +219,7 @@ _nodus_args()
     annotate|approve|cancel|delete|describe|edit|exec|explain|get|invoke|label|logs|patch|reject|resume|start|stop|suspend|wait) _nodus_hint=ask ;;
     completion) if (($2 == 0)); then _nodus_hint='=bash zsh fish'; else _nodus_hint=ask; fi ;;
     config) if (($2 == 0)); then _nodus_hint='=view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'; else _nodus_hint=ask; fi ;;
-    cp) _nodus_hint=files ;;
+    cp) _nodus_hint=copy ;;
     emulator) if (($2 == 0)); then _nodus_hint='=start stop status reset logs env clock'; else _nodus_hint=ask; fi ;;
     top) if (($2 == 0)); then _nodus_hint='=pools jobs'; else _nodus_hint=ask; fi ;;
     esac
@@ -244,6 +244,13 @@ _nodus_value()
             fi
         fi ;;
     none | '') ;;
+    copy)
+        # local files, and KIND/ and NAME: of the objects that hold files
+        _nodus_value files
+        local -a remote
+        mapfile -t remote < <("${words[0]}" __complete -- "${words[@]:1}" 2>/dev/null)
+        COMPREPLY+=("${remote[@]}")
+        return ;;
     *)
         # kinds, object names, projects, contexts: nodus knows them (2 s at most)
         mapfile -t COMPREPLY < <("${words[0]}" __complete -- "${words[@]:1}" 2>/dev/null)
@@ -314,8 +321,8 @@ _nodus()
     if [[ -n $hidden ]]; then
         COMPREPLY=("${COMPREPLY[@]#"$hidden"}")
     fi
-    # job/ and jsonpath= go on: no space after them
-    if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *[/=] ]]; then
+    # job/, jsonpath= and dev: go on: no space after them
+    if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *[/=:] ]]; then
         compopt -o nospace 2>/dev/null
     fi
     return 0

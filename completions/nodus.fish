@@ -396,7 +396,7 @@ complete -c nodus -n '__nodus_arg first completion' -a 'bash zsh fish'
 complete -c nodus -n '__nodus_arg later completion' -a '(__nodus_complete)'
 complete -c nodus -n '__nodus_arg first config' -a 'view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'
 complete -c nodus -n '__nodus_arg later config' -a '(__nodus_complete)'
-complete -c nodus -n '__nodus_arg any cp' -F
+complete -c nodus -n '__nodus_arg any cp' -F -a '(__nodus_complete)'
 complete -c nodus -n '__nodus_arg first emulator' -a 'start stop status reset logs env clock'
 complete -c nodus -n '__nodus_arg later emulator' -a '(__nodus_complete)'
 complete -c nodus -n '__nodus_arg first top' -a 'pools jobs'

@@ -71,6 +71,10 @@ struct nd_ctx {
     int color; /* -1 not decided yet */
 };
 
+/* How the verb's arguments complete: its args hint, except that cp's files may also be
+ * objects' files ("copy": local files, KIND/ and NAME: of the kinds with files). */
+const char *nd_completion_args(const struct nd_command *cmd);
+
 extern const struct nd_command nd_commands[];
 extern const size_t nd_command_count;
 extern const struct nd_flag nd_global_flags[];

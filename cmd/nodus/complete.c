@@ -153,7 +153,7 @@ static const struct verb_sub *verb_sub(const char *verb)
     static const struct verb_sub subs[] = {
         {"logs", "log", "Job"},
         {"exec", "exec", "Sandbox"},
-        {"cp", "files", NULL},
+        {"cp", "files", "Sandbox"},
         {"invoke", "invoke", "Function"},
     };
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
@@ -225,8 +225,10 @@ static void emit_kinds(struct comp *c, const char *pre, enum kinds_form form)
     }
 }
 
-/* The names of k's objects in the project the command acts in (every project with -A). */
-static void emit_names(struct comp *c, const struct nd_kind *k, const char *pre)
+/* The names of k's objects in the project the command acts in (every project with -A),
+ * each followed by suffix. */
+static void emit_names_then(struct comp *c, const struct nd_kind *k, const char *pre,
+                            const char *suffix)
 {
     struct nd_status st = ND_STATUS_INIT;
     struct nd_buf path = ND_BUF_INIT;
@@ -246,13 +248,44 @@ static void emit_names(struct comp *c, const struct nd_kind *k, const char *pre)
     {
         const char *name =
             json_string_value(json_object_get(json_object_get(item, "metadata"), "name"));
-        if (name)
+        if (name && !*suffix) {
             emit(c, pre, name);
+        } else if (name) {
+            char *w = nd_xasprintf("%s%s", name, suffix);
+            emit(c, pre, w);
+            free(w);
+        }
     }
 out:
     json_decref(list);
     nd_buf_release(&path);
     nd_status_release(&st);
+}
+
+static void emit_names(struct comp *c, const struct nd_kind *k, const char *pre)
+{
+    emit_names_then(c, k, pre, "");
+}
+
+/* cp's remote side: KIND/ of the kinds with files, then KIND/NAME: (bare Sandbox NAME:);
+ * nothing after the colon (the shell completes local files). */
+static void emit_copy(struct comp *c)
+{
+    if (strchr(c->cur, ':'))
+        return;
+    const char *slash = strchr(c->cur, '/');
+    if (!slash) {
+        emit_kinds(c, "", KINDS_SLASH);
+        emit_names_then(c, nd_kind_by_kind("nodus.dev", "Sandbox"), "", ":");
+        return;
+    }
+    char *kind = nd_xstrndup(c->cur, (size_t)(slash - c->cur));
+    char *pre = nd_xstrndup(c->cur, (size_t)(slash - c->cur) + 1);
+    const struct nd_kind *k = nd_kind_lookup(kind);
+    if (k && kind_fits(c, k))
+        emit_names_then(c, k, pre, ":");
+    free(kind);
+    free(pre);
 }
 
 static void emit_contexts(struct comp *c, const char *pre)
@@ -300,15 +333,21 @@ static void emit_hint(struct comp *c, const char *hint, size_t n, const char *pr
         emit_names(c, nd_kind_by_kind("", "Namespace"), pre);
     } else if (n == 8 && strncmp(hint, "contexts", 8) == 0) {
         emit_contexts(c, pre);
+    } else if (n == 4 && strncmp(hint, "copy", 4) == 0) {
+        emit_copy(c);
     }
 }
 
 /* The verb's arguments, by its args hint (see completion.c). */
 static void emit_args(struct comp *c)
 {
-    const char *args = c->cmd->args;
+    const char *args = nd_completion_args(c->cmd);
     if (!args || !*args)
         return;
+    if (!strcmp(args, "copy")) {
+        emit_copy(c); /* either side of cp */
+        return;
+    }
     if (args[0] == '=') {
         if (c->npos == 0) {
             emit_hint(c, args, strlen(args), "");

@@ -28,6 +28,13 @@ const struct nd_flag cmd_completion_flags[] = {
     {NULL},
 };
 
+const char *nd_completion_args(const struct nd_command *cmd)
+{
+    if (cmd->args && !strcmp(cmd->args, "files") && !strcmp(cmd->name, "cp"))
+        return "copy";
+    return cmd->args;
+}
+
 static bool hidden(const struct nd_command *c)
 {
     return c->group == NULL;
@@ -219,14 +226,14 @@ static void sh_value_arm(const struct nd_command *c, bool zsh, struct nd_buf *bo
 static void sh_args_arm(const struct nd_command *c, bool zsh, struct nd_buf *body)
 {
     const char *var = zsh ? "REPLY" : "_nodus_hint";
-    const char *a = c->args;
+    const char *a = nd_completion_args(c);
     if (!a || !*a)
         return;
     if (a[0] == '=') {
         nd_buf_addf(body, " if (($2 == 0)); then %s=", var);
         sq(body, a);
         nd_buf_addf(body, "; else %s=ask; fi ;;\n", var);
-    } else if (strcmp(a, "files") == 0 || strcmp(a, "dirs") == 0) {
+    } else if (strcmp(a, "files") == 0 || strcmp(a, "dirs") == 0 || strcmp(a, "copy") == 0) {
         nd_buf_addf(body, " %s=%s ;;\n", var, a);
     } else {
         nd_buf_addf(body, " %s=ask ;;\n", var);
@@ -253,6 +260,13 @@ static const char bash_tail[] =
     "            fi\n"
     "        fi ;;\n"
     "    none | '') ;;\n"
+    "    copy)\n"
+    "        # local files, and KIND/ and NAME: of the objects that hold files\n"
+    "        _nodus_value files\n"
+    "        local -a remote\n"
+    "        mapfile -t remote < <(\"${words[0]}\" __complete -- \"${words[@]:1}\" 2>/dev/null)\n"
+    "        COMPREPLY+=(\"${remote[@]}\")\n"
+    "        return ;;\n"
     "    *)\n"
     "        # kinds, object names, projects, contexts: nodus knows them (2 s at most)\n"
     "        mapfile -t COMPREPLY < <(\"${words[0]}\" __complete -- \"${words[@]:1}\" "
@@ -324,8 +338,8 @@ static const char bash_tail[] =
     "    if [[ -n $hidden ]]; then\n"
     "        COMPREPLY=(\"${COMPREPLY[@]#\"$hidden\"}\")\n"
     "    fi\n"
-    "    # job/ and jsonpath= go on: no space after them\n"
-    "    if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *[/=] ]]; then\n"
+    "    # job/, jsonpath= and dev: go on: no space after them\n"
+    "    if [[ ${#COMPREPLY[@]} -eq 1 && ${COMPREPLY[0]} == *[/=:] ]]; then\n"
     "        compopt -o nospace 2>/dev/null\n"
     "    fi\n"
     "    return 0\n"
@@ -345,6 +359,7 @@ static const char zsh_tail[] =
     "        plain=(${plain:#*=})\n"
     "        ;;\n"
     "    (files) _files; return ;;\n"
+    "    (copy) _files; _nodus_value ask; return ;;\n"
     "    (dirs) _files -/; return ;;\n"
     "    (none|'') return 1 ;;\n"
     "    (*)\n"
@@ -353,11 +368,11 @@ static const char zsh_tail[] =
     "        args=(\"${(@Q)words[2,CURRENT-1]}\" \"${(Q)IPREFIX}${(Q)PREFIX}\")\n"
     "        plain=(${(f)\"$(\"${(Q)words[1]}\" __complete -- \"${args[@]}\" 2>/dev/null)\"})\n"
     "        [[ -n $IPREFIX ]] && plain=(\"${(@)plain#${(Q)IPREFIX}}\")\n"
-    "        more=(${(M)plain:#*/})\n"
-    "        plain=(${plain:#*/})\n"
+    "        more=(${(M)plain:#*[/:]})\n"
+    "        plain=(${plain:#*[/:]})\n"
     "        ;;\n"
     "    esac\n"
-    "    # job/ and jsonpath= go on: no space after them\n"
+    "    # job/, jsonpath= and dev: go on: no space after them\n"
     "    (( $#more )) && compadd -S '' -- \"${more[@]}\"\n"
     "    (( $#plain )) && compadd -- \"${plain[@]}\"\n"
     "}\n"
@@ -594,7 +609,7 @@ static void fish_flags(const struct nd_command *c, bool unused, struct nd_buf *b
 static void fish_args(const struct nd_command *c, bool unused, struct nd_buf *body)
 {
     (void)unused;
-    const char *a = c->args;
+    const char *a = nd_completion_args(c);
     if (!a || !*a)
         return;
     if (a[0] == '=') {
@@ -603,6 +618,8 @@ static void fish_args(const struct nd_command *c, bool unused, struct nd_buf *bo
         nd_buf_adds(body, "\nlater\t-a '(__nodus_complete)'");
     } else if (strcmp(a, "files") == 0) {
         nd_buf_adds(body, "any\t-F");
+    } else if (strcmp(a, "copy") == 0) {
+        nd_buf_adds(body, "any\t-F -a '(__nodus_complete)'");
     } else if (strcmp(a, "dirs") == 0) {
         nd_buf_adds(body, "any\t-a '(__fish_complete_directories)'");
     } else {

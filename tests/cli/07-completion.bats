@@ -319,6 +319,42 @@ pipe
 pipeline/"
 }
 
+@test "cp: local files, and KIND/ and NAME: of the kinds that hold files" {
+    nodus apply -f "$ND_ROOT/examples/sandbox.yaml" -n team >/dev/null
+    run nodus __complete cp ''
+    assert_output "sandbox/
+volume/"
+    run nodus __complete -n team cp ''
+    assert_output "sandbox/
+volume/
+dev:"
+    run nodus __complete -n team cp ./data sandbox/
+    assert_output "sandbox/dev:"
+    run nodus __complete -n team cp job/
+    assert_output ""
+    run nodus __complete -n team cp dev:/work/
+    assert_output ""
+    # the scripts add the local files
+    mkdir -p "$BATS_TEST_TMPDIR/cp/sub"
+    touch "$BATS_TEST_TMPDIR/cp/data.bin"
+    cd "$BATS_TEST_TMPDIR/cp"
+    run bash_complete nodus -n team cp ""
+    assert_output "data.bin
+sub
+sandbox/
+volume/
+dev:"
+    run bash_complete nodus -n team cp sandbox/
+    assert_output "sandbox/dev:"
+    run fish --no-config -c 'source $argv[1]; complete -C "nodus -n team cp "' \
+        "$ND_ROOT/completions/nodus.fish"
+    assert_output "data.bin
+dev:
+sandbox/
+sub/
+volume/"
+}
+
 @test "nodus __complete: subcommands of emulator and config, and what follows them" {
     run nodus __complete emulator ''
     assert_output "start
