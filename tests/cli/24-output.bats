@@ -177,8 +177,9 @@ fix: see 'nodus get --help' for the flags"
     advance 5m # Queued -> Provisioning -> Running
     local i
     for i in $(seq 1 10); do advance 1m; done # a tick a minute, Succeeded, the final charge
-    wait_for_line "$json" '"costUSD":"0.065".*"phase":"Succeeded"'
+    # a marker after the last event: both watchers have seen every event of the Job
     sync_watch "$WATCH_OUT" q1 zz-marker
+    wait_for_line "$json" '"name":"zz-marker"'
     kill "$json_pid"
     wait "$json_pid" 2>/dev/null || true
     stop_watch
