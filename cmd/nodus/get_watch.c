@@ -11,9 +11,10 @@
  * Quiet: a table prints an object's row only when what the row shows changed (its cells
  * but AGE, and the EVENT cell with --output-watch-events), so a cost tick that leaves COST
  * as it was prints nothing. Columns whose values are a known set (PHASE, STATE) are as
- * wide as their widest value from the first line on; other columns widen when a longer
- * cell arrives and never narrow; money columns start wide enough for "$000.00". Other formats print every event, except a MODIFIED
- * that would print exactly what the object's previous MODIFIED printed. */
+ * wide as their widest value from the first line on, money columns as "$000.00"; a
+ * longer cell widens its column from its row on, and no column narrows. Other formats
+ * print every event, except a MODIFIED that would print exactly what the object's
+ * previous MODIFIED printed. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
