@@ -92,8 +92,7 @@ void nd_suggest_add(struct nd_suggest *s, const char *candidate, const void *key
         return;
     if (!has_prefix(candidate, s->typed) && nd_suggest_distance(s->typed, candidate) > s->max)
         return;
-    struct nd_suggest_item it = {candidate, key, nd_suggest_distance(s->typed, candidate),
-                                 order};
+    struct nd_suggest_item it = {candidate, key, nd_suggest_distance(s->typed, candidate), order};
     for (size_t i = 0; i < s->n; i++) {
         if (!strcmp(s->v[i].word, candidate))
             return;
@@ -132,8 +131,7 @@ size_t nd_suggest_join(const struct nd_suggest *s, const char *before_w, const c
     for (size_t i = 0; i < s->n; i++) {
         if (i)
             nd_buf_adds(out, i + 1 == s->n ? " or " : ", ");
-        nd_buf_addf(out, "%s%s%s", before_w ? before_w : "", s->v[i].word,
-                    after_w ? after_w : "");
+        nd_buf_addf(out, "%s%s%s", before_w ? before_w : "", s->v[i].word, after_w ? after_w : "");
     }
     return s->n;
 }

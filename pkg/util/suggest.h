@@ -19,10 +19,10 @@ size_t nd_suggest_distance(const char *a, const char *b);
 bool nd_suggest_matches(const char *typed, const char *candidate);
 
 struct nd_suggest_item {
-    const char *word;  /* BORROWED from the caller */
-    const void *key;   /* what it names: one suggestion per key */
+    const char *word; /* BORROWED from the caller */
+    const void *key;  /* what it names: one suggestion per key */
     size_t distance;
-    size_t order;      /* order of addition, to break ties */
+    size_t order; /* order of addition, to break ties */
 };
 
 struct nd_suggest {

@@ -17,10 +17,20 @@ static void test_distance(void **state)
         const char *a, *b;
         size_t d;
     } rows[] = {
-        {"", "", 0},         {"get", "get", 0},     {"", "get", 3},       {"get", "", 3},
-        {"gte", "get", 1},   {"jbos", "jobs", 1},   {"wach", "watch", 1}, {"GET", "get", 0},
-        {"jbos", "job", 2},  {"ca", "abc", 3},      {"kitten", "sitting", 3},
-        {"describ", "describe", 1}, {"dleete", "delete", 1}, {"xyz", "get", 3},
+        {"", "", 0},
+        {"get", "get", 0},
+        {"", "get", 3},
+        {"get", "", 3},
+        {"gte", "get", 1},
+        {"jbos", "jobs", 1},
+        {"wach", "watch", 1},
+        {"GET", "get", 0},
+        {"jbos", "job", 2},
+        {"ca", "abc", 3},
+        {"kitten", "sitting", 3},
+        {"describ", "describe", 1},
+        {"dleete", "delete", 1},
+        {"xyz", "get", 3},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         size_t d = nd_suggest_distance(rows[i].a, rows[i].b);
@@ -122,10 +132,8 @@ static void test_join_one_two_none(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_distance),
-        cmocka_unit_test(test_matches),
-        cmocka_unit_test(test_order_and_keys),
-        cmocka_unit_test(test_strict),
+        cmocka_unit_test(test_distance),          cmocka_unit_test(test_matches),
+        cmocka_unit_test(test_order_and_keys),    cmocka_unit_test(test_strict),
         cmocka_unit_test(test_join_one_two_none),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
