@@ -92,6 +92,7 @@ static int push_dir(struct nd_tar_writer *w, int fd, const char *prefix, struct 
         return nd_status_set(st, "InternalError", NULL, "cannot list %s: %s", prefix,
                              strerror(err));
     }
+    rewinddir(d); /* dup()s share the offset: another walk may have listed it */
     char **names = NULL;
     size_t n = 0, cap = 0;
     struct dirent *de;
