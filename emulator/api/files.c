@@ -235,8 +235,8 @@ static void too_large(struct nd_status *st, uint64_t limit, uint64_t size)
     struct nd_buf lim = ND_BUF_INIT, more = ND_BUF_INIT;
     nd_quantity_format_bytes((int64_t)limit, &lim);
     uint64_t want = size > limit * 2 ? size : limit * 2;
-    if (want > ((uint64_t)1 << 40) && want > limit)
-        want = (want + ((1ull << 30) - 1)) & ~((1ull << 30) - 1);
+    uint64_t unit = want >= (1ull << 30) ? 1ull << 30 : want >= (1ull << 20) ? 1ull << 20 : 1024;
+    want = (want + unit - 1) / unit * unit; /* a round size: 51Mi, not 52430336 */
     nd_quantity_format_bytes((int64_t)want, &more);
     struct nd_buf fix = ND_BUF_INIT;
     nd_buf_addf(&fix,
