@@ -138,7 +138,8 @@ int nd_tar_extract(const char *data, size_t len, int dirfd, const struct nd_tar_
  * member, a write error, an archive cut short or a free before finish remove the stage:
  * the destination is left as it was. Hard links, devices and fifos are refused. */
 struct nd_tar_extractor;
-/* NEW, or NULL with st (the stage could not be made). dirfd and stagefd are dup()ed. */
+/* NEW, or NULL with st (the stage could not be made). dirfd and stagefd are dup()ed,
+ * o's strings copied (o->skipped stays the caller's, and must outlive the extractor). */
 struct nd_tar_extractor *nd_tar_extractor_new(int dirfd, int stagefd,
                                               const struct nd_tar_extract_opts *o,
                                               struct nd_status *st);

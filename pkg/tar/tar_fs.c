@@ -188,7 +188,7 @@ struct nd_tar_extractor {
     int stage_parent;   /* holds the stage directory */
     char stage_name[48];
     int stage;          /* the stage: members land here until the archive has ended */
-    struct nd_tar_extract_opts o;
+    struct nd_tar_extract_opts o; /* its strings are copies (owned) */
     struct nd_tar_push *push;
     struct nd_buf clean;
     json_t *links;      /* paths of the archive's symbolic links */
@@ -329,6 +329,9 @@ void nd_tar_extractor_free(struct nd_tar_extractor *x)
     if (x->dirfd >= 0)
         close(x->dirfd);
     nd_tar_push_free(x->push);
+    free((char *)x->o.top_from);
+    free((char *)x->o.top_to);
+    free((char *)x->o.base);
     nd_buf_release(&x->clean);
     json_decref(x->links);
     for (size_t i = 0; i < x->n; i++)
@@ -549,6 +552,9 @@ struct nd_tar_extractor *nd_tar_extractor_new(int dirfd, int stagefd,
     static const struct nd_tar_extract_opts none = {0};
     struct nd_tar_extractor *x = nd_xcalloc(1, sizeof *x);
     x->o = o ? *o : none;
+    x->o.top_from = x->o.top_from ? nd_xstrdup(x->o.top_from) : NULL;
+    x->o.top_to = x->o.top_to ? nd_xstrdup(x->o.top_to) : NULL;
+    x->o.base = x->o.base ? nd_xstrdup(x->o.base) : NULL;
     x->fd = x->stage = x->stage_parent = -1;
     x->dirfd = dup(dirfd);
     x->stage_parent = dup(stagefd >= 0 ? stagefd : dirfd);
