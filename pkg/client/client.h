@@ -23,7 +23,8 @@
  *
  * Headers sent: Host, User-Agent, Accept, Authorization: Bearer (with a token),
  * Content-Type and Content-Length (with a body; POST, PUT and PATCH always carry a
- * Content-Length), Idempotency-Key, then the request's own lines. No Accept-Encoding:
+ * Content-Length; a streamed body goes chunked after Expect: 100-continue instead),
+ * Idempotency-Key, then the request's own lines. No Accept-Encoding:
  * answers are never compressed.
  *
  * Errors of the client itself: "Unreachable" (refused: `The connection to the server
