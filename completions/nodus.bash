@@ -18,12 +18,13 @@ _nodus_flags()
     apply) echo '--filename -f --recursive -R --server-side --force-conflicts --field-manager --prune --selector -l --dry-run --output -o --review --yes -y' ;;
     approve|cancel|reject|request|resume|start|stop|suspend) echo '--dry-run' ;;
     config) echo '--raw --minify --output -o --no-headers --current --cluster --user --namespace --server --certificate-authority --insecure-skip-tls-verify --token --token-file --client-certificate --client-key' ;;
+    cp) echo '--quiet -q' ;;
     create) echo '--filename -f --recursive -R --dry-run --output -o --field-manager' ;;
     delete) echo '--filename -f --recursive -R --selector -l --all --cascade --wait --timeout --ignore-not-found --dry-run --output -o --yes -y' ;;
     describe) echo '--selector -l --show-events' ;;
     diff) echo '--filename -f --recursive -R --field-manager' ;;
     edit) echo '--output -o' ;;
-    emulator) echo '--state --speed --seed --reset' ;;
+    emulator) echo '--state --speed --seed --reset --max-upload-bytes --runtime' ;;
     exec) echo '--quiet -q --stdin -i --tty -t' ;;
     explain) echo '--recursive --api-version --output' ;;
     get) echo '--output -o --selector -l --field-selector --watch -w --watch-only --output-watch-events --sort-by --show-labels --label-columns -L --no-headers --chunk-size --show-kind --ignore-not-found --raw --show-managed-fields' ;;
@@ -89,6 +90,10 @@ _nodus_flag_value()
         --client-key) _nodus_hint='files'; return 0 ;;
         --raw|--minify|--no-headers|--current|--insecure-skip-tls-verify) return 1 ;;
         esac ;;
+    cp)
+        case $2 in
+        --quiet|-q) return 1 ;;
+        esac ;;
     create)
         case $2 in
         --filename|-f) _nodus_hint='files'; return 0 ;;
@@ -127,6 +132,8 @@ _nodus_flag_value()
         --state) _nodus_hint='dirs'; return 0 ;;
         --speed) _nodus_hint='none'; return 0 ;;
         --seed) _nodus_hint='dirs'; return 0 ;;
+        --max-upload-bytes) _nodus_hint='none'; return 0 ;;
+        --runtime) _nodus_hint='=simulate local'; return 0 ;;
         --reset) return 1 ;;
         esac ;;
     exec)

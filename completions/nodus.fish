@@ -46,6 +46,11 @@ function __nodus_flag_value --argument-names verb flag
         case --raw --minify --no-headers --current --insecure-skip-tls-verify
             return 1
         end
+    case cp
+        switch $flag
+        case --quiet -q
+            return 1
+        end
     case create
         switch $flag
         case --filename -f --dry-run --output -o --field-manager
@@ -81,7 +86,7 @@ function __nodus_flag_value --argument-names verb flag
         end
     case emulator
         switch $flag
-        case --state --speed --seed
+        case --state --speed --seed --max-upload-bytes --runtime
             return 0
         case --reset
             return 1
@@ -314,6 +319,7 @@ complete -c nodus -n '__nodus_using config' -l token -x -d 'set-credentials: bea
 complete -c nodus -n '__nodus_using config' -l token-file -r -F -d 'set-credentials: file holding the bearer token'
 complete -c nodus -n '__nodus_using config' -l client-certificate -r -F -d 'set-credentials: client certificate (PEM)'
 complete -c nodus -n '__nodus_using config' -l client-key -r -F -d 'set-credentials: client key (PEM)'
+complete -c nodus -n '__nodus_using cp' -s q -l quiet -d 'no progress line (it is drawn only on a terminal anyway)'
 complete -c nodus -n '__nodus_using create' -s f -l filename -r -F -d 'manifest file, directory, or - for standard input'
 complete -c nodus -n '__nodus_using create' -s R -l recursive -d 'read directories given with -f recursively'
 complete -c nodus -n '__nodus_using create' -l dry-run -x -a 'none client server' -d 'none, client or server (server: everything but storing)'
@@ -340,6 +346,8 @@ complete -c nodus -n '__nodus_using emulator' -l state -x -a '(__fish_complete_d
 complete -c nodus -n '__nodus_using emulator' -l speed -x -d 'start: run its clock X times faster than real time (0: stopped)'
 complete -c nodus -n '__nodus_using emulator' -l seed -x -a '(__fish_complete_directories)' -d 'start: fill an empty state from DIR'
 complete -c nodus -n '__nodus_using emulator' -l reset -d 'start: empty the state directory first'
+complete -c nodus -n '__nodus_using emulator' -l max-upload-bytes -x -d 'start: the largest upload to files (nodus cp; default 10Gi)'
+complete -c nodus -n '__nodus_using emulator' -l runtime -x -a 'simulate local' -d 'start: simulate (default) or local'
 complete -c nodus -n '__nodus_using exec' -s q -l quiet -d 'Only print the output of the remote command'
 complete -c nodus -n '__nodus_using exec' -s i -l stdin -d 'Pass stdin to the command'
 complete -c nodus -n '__nodus_using exec' -s t -l tty -d 'Stdin is a terminal: raw mode, window size forwarded'

@@ -7,6 +7,7 @@
 
 #include "frontdoor.h"
 #include "server.h"
+#include "util/quantity.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
 
@@ -37,6 +38,9 @@ static const char usage[] =
     "  --exec-keepalive SECS  ping exec sessions every SECS seconds (default 30, 1-3600); a\n"
     "                         client that answers nothing for that long is gone: its command\n"
     "                         is ended\n"
+    "  --max-upload-bytes N   the largest upload to a Sandbox's or Volume's files (a tar\n"
+    "                         body, streamed to disk; default 10Gi; suffixes Ki Mi Gi Ti, k\n"
+    "                         M G T); a larger one is refused with 413 and nothing written\n"
     "  --log-format FORMAT    text (default) or json: one line per request on stderr\n"
     "  --quiet                no request log\n"
     "  --allow-origin ORIGIN  let web pages of ORIGIN (scheme://host:port, exactly; * for any)\n"
@@ -157,7 +161,7 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
 {
     enum { O_STATE = 256, O_LISTEN, O_PORT_FILE, O_TOKEN_FILE, O_SPEED, O_RUNTIME, O_FSYNC,
            O_SEED, O_RESET, O_LOG_FORMAT, O_QUIET, O_VERSION, O_NO_SIM,
-           O_EXEC_KEEPALIVE, O_TLS_CERT, O_TLS_KEY };
+           O_EXEC_KEEPALIVE, O_TLS_CERT, O_TLS_KEY, O_MAX_UPLOAD };
     static const struct option longopts[] = {
         {"state", required_argument, NULL, O_STATE},
         {"listen", required_argument, NULL, O_LISTEN},
@@ -179,6 +183,7 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
         {"idle-timeout", required_argument, NULL, O_IDLE_TIMEOUT},
         {"rate-limit", required_argument, NULL, O_RATE_LIMIT},
         {"exec-keepalive", required_argument, NULL, O_EXEC_KEEPALIVE},
+        {"max-upload-bytes", required_argument, NULL, O_MAX_UPLOAD},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, O_VERSION},
         {NULL, 0, NULL, 0},
@@ -191,6 +196,7 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
     opt->front.max_connections = EM_DEFAULT_MAX_CONNECTIONS;
     opt->front.idle_timeout_s = EM_DEFAULT_IDLE_TIMEOUT_S;
     opt->exec_keepalive_s = 30;
+    opt->max_upload_bytes = EM_DEFAULT_MAX_UPLOAD;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
@@ -251,6 +257,22 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
                 return -1;
             }
             opt->exec_keepalive_s = (unsigned)v;
+            break;
+        }
+        case O_MAX_UPLOAD: {
+            struct nd_quantity q;
+            struct nd_status st = ND_STATUS_INIT;
+            int64_t v = -1;
+            if (nd_quantity_parse(optarg, &q, &st) < 0 || nd_quantity_bytes(&q, &v) < 0 || v < 1) {
+                fprintf(stderr,
+                        "nodus-emulator: --max-upload-bytes wants a size of at least 1 byte, "
+                        "such as 10Gi or 500Mi, got %s\n",
+                        optarg);
+                nd_status_release(&st);
+                return -1;
+            }
+            nd_status_release(&st);
+            opt->max_upload_bytes = (uint64_t)v;
             break;
         }
         case O_RESET: opt->reset = true; break;

@@ -249,6 +249,7 @@ int em_server_run(struct em_server *srv)
         goto out_router;
     }
     em_http_set_access_log(srv->http, access_log, srv);
+    em_http_set_body_hook(srv->http, em_router_begin);
     unsigned port = em_http_port(srv->http);
     snprintf(srv->base_url, sizeof srv->base_url, "%s://%s:%u",
              srv->opt.tls_cert ? "https" : "http", srv->opt.listen_addr, port);

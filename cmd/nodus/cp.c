@@ -1,5 +1,10 @@
 /* cp: copy files and directories between the local machine and a Sandbox's or a
- * Volume's files (the files subresource), as tar archives both ways (pkg/tar).
+ * Volume's files (the files subresource), as tar streams both ways (pkg/tar), of any
+ * size: an upload is archived while it is sent (chunked), a download extracted while it
+ * arrives; neither is ever held whole. What arrives is staged and put in place only
+ * once the archive has ended whole, so a copy that fails or is interrupted leaves the
+ * destination as it was. A progress line (bytes, %, rate, ETA) is drawn on stderr when
+ * it is a terminal, unless --quiet.
  *
  * Either side may be remote: `[KIND/]NAME:PATH` (KIND sandbox or volume, any name the
  * registry knows; a bare NAME is a Sandbox) or kubectl's `PROJECT/NAME:PATH`. Copies
@@ -10,6 +15,8 @@
  * warning). */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,14 +25,49 @@
 
 #include "client/client.h"
 #include "commands.h"
+#include "cp_progress.h"
 #include "resolve.h"
 #include "tar/tar.h"
 #include "util/validate.h"
 #include "util/xmalloc.h"
 
 const struct nd_flag cmd_cp_flags[] = {
+    {"quiet", 'q', ND_BOOL, NULL, "no progress line (it is drawn only on a terminal anyway)",
+     NULL},
     {NULL},
 };
+
+/* ---- interruption: the copy stops, and nothing of it lands ---- */
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+    interrupted = sig;
+}
+
+static void catch_interrupts(bool on)
+{
+    static struct sigaction old_int, old_term, old_hup;
+    if (on) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_interrupt;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old_int);
+        sigaction(SIGTERM, &sa, &old_term);
+        sigaction(SIGHUP, &sa, &old_hup);
+    } else {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+        sigaction(SIGHUP, &old_hup, NULL);
+    }
+}
+
+static int interrupted_status(struct nd_status *st)
+{
+    return nd_status_set(st, "Usage", "copy again", "interrupted: nothing of the copy was written");
+}
 
 struct spec {
     bool remote;
@@ -173,32 +215,76 @@ static int warn_skipped(const json_t *skipped)
     return 0;
 }
 
-static int download(struct nd_ctx *ctx, const struct spec *src, const char *dest,
-                    struct nd_status *st)
+struct down {
+    struct nd_tar_extractor *x;
+    struct cp_progress pr;
+    struct nd_status st;
+    bool failed;
+};
+
+static void down_head(void *cls, const struct nd_response *r)
+{
+    struct down *d = cls;
+    const char *n = nd_response_header(r, "x-content-length");
+    if (n && *n >= '0' && *n <= '9')
+        d->pr.total = strtoull(n, NULL, 10);
+}
+
+static int down_data(void *cls, const char *p, size_t n)
+{
+    struct down *d = cls;
+    if (interrupted)
+        interrupted_status(&d->st);
+    else if (nd_tar_extractor_write(d->x, p, n, &d->st) == 0) {
+        cp_progress_add(&d->pr, n);
+        return 0;
+    }
+    d->failed = true;
+    return 1;
+}
+
+/* What the remote path is: "Directory", "File", ... (NEW), or NULL with st. */
+static char *remote_type(struct nd_ctx *ctx, const struct spec *src, struct nd_status *st)
 {
     struct nd_response resp;
     nd_response_init(&resp);
     struct nd_buf url = ND_BUF_INIT;
+    files_url(ctx, src, src->path, true, &url);
+    char *type = NULL;
+    if (request(ctx, "GET", url.data, NULL, 0, &resp, st) == 0) {
+        json_error_t e;
+        json_t *info = json_loadb(resp.body.data, resp.body.len, 0, &e);
+        const char *t = json_string_value(json_object_get(info, "type"));
+        type = nd_xstrdup(t ? t : "");
+        json_decref(info);
+    }
+    nd_buf_release(&url);
+    nd_response_release(&resp);
+    return type;
+}
+
+static int download(struct nd_ctx *ctx, const struct spec *src, const char *dest, bool quiet,
+                    struct nd_status *st)
+{
+    struct nd_buf url = ND_BUF_INIT;
     json_t *skipped = json_array();
+    struct down d = {0};
+    nd_status_init(&d.st);
     int rc = -1, fd = -1;
+    char *top_to = NULL;
+    bool made = false;
     const char *b = strrchr(src->path, '/');
     const char *base = !*src->path ? "." : b ? b + 1 : src->path;
-    files_url(ctx, src, src->path, false, &url);
-    if (request(ctx, "GET", url.data, NULL, 0, &resp, st) < 0)
+    /* what comes: a directory or a file */
+    char *type = remote_type(ctx, src, st);
+    if (!type)
         goto out;
-    /* what came: a directory or a file (the first member says) */
-    struct nd_tar_reader r;
-    struct nd_tar_entry first;
-    nd_tar_reader_init(&r, resp.body.data, resp.body.len);
-    if (nd_tar_next(&r, &first, st) < 0)
-        goto out;
-    bool remote_dir = first.type == ND_TAR_DIR;
-    nd_tar_entry_release(&first);
+    bool remote_dir = strcmp(type, "Directory") == 0;
+    free(type);
 
     struct stat sb;
     bool exists = stat(dest, &sb) == 0;
     struct nd_tar_extract_opts o = {.skipped = skipped};
-    char *top_to = NULL;
     if (exists && S_ISDIR(sb.st_mode)) {
         fd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (strcmp(base, ".") != 0)
@@ -213,6 +299,7 @@ static int download(struct nd_ctx *ctx, const struct spec *src, const char *dest
                           strerror(errno));
             goto out;
         }
+        made = true;
         fd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     } else {
         char *parent = dir_of(dest);
@@ -224,32 +311,82 @@ static int download(struct nd_ctx *ctx, const struct spec *src, const char *dest
     }
     if (fd < 0) {
         nd_status_set(st, "Usage", NULL, "cannot write %s: %s", dest, strerror(errno));
-        free(top_to);
         goto out;
     }
-    rc = nd_tar_extract(resp.body.data, resp.body.len, fd, &o, NULL, st);
-    free(top_to);
-    if (rc < 0)
+    if (!(d.x = nd_tar_extractor_new(fd, -1, &o, st))) {
         nd_status_prefix(st, "cannot copy into %s", dest);
-    else
-        warn_skipped(skipped);
+        goto out;
+    }
+    struct nd_client *c = nd_ctx_client(ctx, st);
+    if (!c)
+        goto out;
+    files_url(ctx, src, src->path, false, &url);
+    struct nd_request req = {.method = "GET", .path = url.data,
+                             .accept = "application/x-tar, application/json",
+                             .on_head = down_head};
+    cp_progress_start(&d.pr, quiet, 0);
+    int got = nd_client_stream_bytes(c, &req, down_data, &d, NULL, st);
+    bool extract_err = false;
+    if (got == 0 && d.failed) {
+        nd_status_move(st, &d.st);
+        extract_err = !interrupted;
+        got = -1;
+    } else if (got == 0 && interrupted) {
+        interrupted_status(st);
+        got = -1;
+    } else if (got == 0 && nd_tar_extractor_finish(d.x, NULL, st) < 0) {
+        extract_err = true;
+        got = -1;
+    }
+    cp_progress_end(&d.pr, got == 0);
+    if (got < 0) {
+        if (extract_err)
+            nd_status_prefix(st, "cannot copy into %s", dest);
+        goto out;
+    }
+    warn_skipped(skipped);
+    rc = 0;
 out:
+    nd_tar_extractor_free(d.x);
+    if (rc < 0 && made)
+        rmdir(dest);
+    free(top_to);
     if (fd >= 0)
         close(fd);
+    nd_status_release(&d.st);
     json_decref(skipped);
     nd_buf_release(&url);
-    nd_response_release(&resp);
     return rc;
 }
 
-static int upload(struct nd_ctx *ctx, const char *src, const struct spec *dest,
+struct up {
+    struct nd_tar_writer *w;
+    struct cp_progress pr;
+    const char *src;
+};
+
+static ssize_t up_read(void *cls, char *buf, size_t max, struct nd_status *st)
+{
+    struct up *u = cls;
+    if (interrupted)
+        return interrupted_status(st);
+    ssize_t n = nd_tar_writer_read(u->w, buf, max, st);
+    if (n < 0)
+        nd_status_prefix(st, "cannot read %s", u->src);
+    else
+        cp_progress_add(&u->pr, (uint64_t)n);
+    return n;
+}
+
+static int upload(struct nd_ctx *ctx, const char *src, const struct spec *dest, bool quiet,
                   struct nd_status *st)
 {
     struct nd_response resp;
     nd_response_init(&resp);
-    struct nd_buf url = ND_BUF_INIT, tar = ND_BUF_INIT;
+    struct nd_buf url = ND_BUF_INIT;
     char *base = base_of(src), *put = NULL, *name = NULL;
-    struct nd_tar_writer *w = NULL;
+    struct up u = {.src = src};
+    struct nd_tar_writer *m = NULL;
     int rc = -1, fd = -1;
     struct stat sb;
     if (lstat(src, &sb) < 0) {
@@ -289,7 +426,7 @@ static int upload(struct nd_ctx *ctx, const char *src, const struct spec *dest,
     nd_response_release(&resp);
     nd_response_init(&resp);
 
-    /* the archive, from the source's directory */
+    /* the archive, from the source's directory, made while it is sent */
     char *parent = strcmp(base, ".") == 0 ? nd_xstrdup(src) : dir_of(src);
     fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     free(parent);
@@ -297,30 +434,44 @@ static int upload(struct nd_ctx *ctx, const char *src, const struct spec *dest,
         nd_status_set(st, "Usage", NULL, "%s: %s", src, strerror(errno));
         goto out;
     }
-    w = nd_tar_writer_new(fd, strcmp(base, ".") == 0 ? "" : base, name, st);
-    if (!w) {
+    const char *rel = strcmp(base, ".") == 0 ? "" : base;
+    uint64_t total = 0;
+    size_t members = 0;
+    if (!(m = nd_tar_writer_new(fd, rel, name, st)) ||
+        nd_tar_writer_measure(m, &total, &members, st) < 0 ||
+        !(u.w = nd_tar_writer_new(fd, rel, name, st))) {
         nd_status_prefix(st, "cannot read %s", src);
         goto out;
     }
-    char buf[65536];
-    ssize_t n;
-    while ((n = nd_tar_writer_read(w, buf, sizeof buf, st)) > 0)
-        nd_buf_add(&tar, buf, (size_t)n);
-    if (n < 0)
+    struct nd_client *c = nd_ctx_client(ctx, st);
+    if (!c)
         goto out;
+    char size_hdr[48];
+    snprintf(size_hdr, sizeof size_hdr, "X-Content-Length: %" PRIu64, total);
+    const char *hdrs[] = {size_hdr, NULL};
     nd_buf_reset(&url);
     files_url(ctx, dest, put, false, &url);
-    if (request(ctx, "PUT", url.data, tar.data, tar.len, &resp, st) < 0)
+    struct nd_request req = {.method = "PUT", .path = url.data,
+                             .content_type = "application/x-tar", .headers = hdrs,
+                             .body_read = up_read, .body_cls = &u};
+    cp_progress_start(&u.pr, quiet, total);
+    got = nd_client_do(c, &req, &resp, st);
+    if (got == 0 && (resp.code < 200 || resp.code > 299)) {
+        nd_response_status(&resp, st);
+        got = -1;
+    }
+    cp_progress_end(&u.pr, got == 0);
+    if (got < 0)
         goto out;
     rc = 0;
 out:
-    nd_tar_writer_free(w);
+    nd_tar_writer_free(m);
+    nd_tar_writer_free(u.w);
     if (fd >= 0)
         close(fd);
     free(base);
     free(put);
     free(name);
-    nd_buf_release(&tar);
     nd_buf_release(&url);
     nd_response_release(&resp);
     return rc;
@@ -349,9 +500,14 @@ int cmd_cp(int argc, char **argv, struct nd_ctx *ctx)
                                             "[KIND/]NAME:PATH (e.g. sandbox/dev:/data)");
         goto out;
     }
-    int r = src.remote ? download(ctx, &src, dest.path, &st) : upload(ctx, src.path, &dest, &st);
+    bool quiet = nd_opt_bool(&o, "quiet");
+    interrupted = 0;
+    catch_interrupts(true);
+    int r = src.remote ? download(ctx, &src, dest.path, quiet, &st)
+                       : upload(ctx, src.path, &dest, quiet, &st);
+    catch_interrupts(false);
     if (r < 0)
-        rc = nd_cli_error(ctx, &st);
+        rc = interrupted ? (nd_cli_error(ctx, &st), 130) : nd_cli_error(ctx, &st);
 out:
     spec_release(&src);
     spec_release(&dest);

@@ -5,6 +5,9 @@
  * ready, and writes a context "emulator" into the CLI's configuration and makes it
  * current. The running emulator is found again through two files in its state
  * directory: emulator.pid and emulator.port (its request log goes to emulator.log).
+ * Flags after `--` go to nodus-emulator as they are (`nodus emulator start --
+ * --no-simulation --fsync never`), but those start sets itself (--state: use ours,
+ * --listen, --port-file) and TLS (the context it writes is http://).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +34,9 @@ const struct nd_flag cmd_emulator_flags[] = {
      NULL},
     {"seed", 0, ND_STRING, "DIR", "start: fill an empty state from DIR", "dirs"},
     {"reset", 0, ND_BOOL, NULL, "start: empty the state directory first", NULL},
+    {"max-upload-bytes", 0, ND_STRING, "SIZE",
+     "start: the largest upload to files (nodus cp; default 10Gi)", NULL},
+    {"runtime", 0, ND_STRING, "MODE", "start: simulate (default) or local", "=simulate local"},
     {NULL},
 };
 
@@ -157,8 +163,53 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
+/* The first line (at most 512 bytes) of a file past byte off: what the emulator said
+ * when it exited at start. NEW; NULL when none. */
+static char *first_line_from(const char *path, long off)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return NULL;
+    char buf[512], *line = NULL;
+    if (fseek(f, off, SEEK_SET) == 0)
+        while (!line && fgets(buf, sizeof buf, f)) {
+            size_t n = strcspn(buf, "\n");
+            buf[n] = '\0';
+            if (n)
+                line = nd_xstrdup(buf);
+        }
+    fclose(f);
+    return line;
+}
+
+/* Flags after "--" that start sets itself: -1 (usage printed) for one of them. */
+static int check_passthrough(struct nd_ctx *ctx, const struct nd_opts *o, int *rc)
+{
+    static const char *const own[] = {"--state", "--listen", "--port-file", "--tls-cert",
+                                      "--tls-key"};
+    for (int i = 0; i < o->ndash; i++)
+        for (size_t j = 0; j < sizeof own / sizeof own[0]; j++) {
+            size_t l = strlen(own[j]);
+            if (strncmp(o->dash[i], own[j], l) == 0 &&
+                (o->dash[i][l] == '\0' || o->dash[i][l] == '=')) {
+                *rc = nd_cli_usage(ctx,
+                                   "%s cannot be passed to the emulator: nodus emulator start "
+                                   "sets it%s",
+                                   own[j], j == 0 ? " (use nodus emulator start --state DIR)"
+                                           : j >= 3 ? " (the context it writes is http://; run "
+                                                      "nodus-emulator yourself for TLS)"
+                                                    : "");
+                return -1;
+            }
+        }
+    return 0;
+}
+
 static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct emu *e)
 {
+    int urc = 0;
+    if (check_passthrough(ctx, o, &urc) < 0)
+        return urc;
     struct nd_status st = ND_STATUS_INIT;
     int rc = 0;
     if (running(e)) {
@@ -168,6 +219,10 @@ static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct emu *e)
         }
         printf("emulator already running: %s (pid %ld, state %s)\n", e->url, (long)e->pid,
                e->dir);
+        if (o->ndash || nd_opt_set(o, "max-upload-bytes") || nd_opt_set(o, "runtime") ||
+            nd_opt_set(o, "speed") || nd_opt_set(o, "seed") || nd_opt_bool(o, "reset"))
+            fprintf(stderr, "warning: the flags were not applied: the emulator runs already "
+                            "(nodus emulator stop, then start it again)\n");
         printf("context \"emulator\" is current\n");
         goto out;
     }
@@ -179,7 +234,7 @@ static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct emu *e)
     char *portf = file_in(e, "emulator.port"), *logf = file_in(e, "emulator.log");
     char *pidf = file_in(e, "emulator.pid"), *bin = emulator_binary();
     unlink(portf);
-    const char *argv[16];
+    const char **argv = nd_xmalloc(((size_t)o->ndash + 20) * sizeof *argv);
     int n = 0;
     argv[n++] = bin;
     argv[n++] = "--state";
@@ -188,17 +243,23 @@ static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct emu *e)
     argv[n++] = "127.0.0.1:0";
     argv[n++] = "--port-file";
     argv[n++] = portf;
-    if (nd_opt_str(o, "speed")) {
-        argv[n++] = "--speed";
-        argv[n++] = nd_opt_str(o, "speed");
-    }
-    if (nd_opt_str(o, "seed")) {
-        argv[n++] = "--seed";
-        argv[n++] = nd_opt_str(o, "seed");
+    static const char *const pairs[][2] = {{"speed", "--speed"},
+                                           {"seed", "--seed"},
+                                           {"max-upload-bytes", "--max-upload-bytes"},
+                                           {"runtime", "--runtime"}};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        if (nd_opt_str(o, pairs[i][0])) {
+            argv[n++] = pairs[i][1];
+            argv[n++] = nd_opt_str(o, pairs[i][0]);
+        }
     }
     if (nd_opt_bool(o, "reset"))
         argv[n++] = "--reset";
+    for (int i = 0; i < o->ndash; i++)
+        argv[n++] = o->dash[i];
     argv[n] = NULL;
+    struct stat lsb;
+    long log_off = stat(logf, &lsb) == 0 ? (long)lsb.st_size : 0;
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
@@ -227,9 +288,12 @@ static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct emu *e)
     for (int i = 0; i < 300 && read_number(portf) <= 0; i++) {
         int status;
         if (waitpid(pid, &status, WNOHANG) == pid) {
+            char *why = first_line_from(logf, log_off);
             nd_status_set(&st, "Usage", "see its log: nodus emulator logs",
-                          "the emulator exited at start (status %d); its log is %s",
-                          WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), logf);
+                          "the emulator exited at start (status %d)%s%s; its log is %s",
+                          WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+                          why ? ": " : "", why ? why : "", logf);
+            free(why);
             rc = nd_cli_error(ctx, &st);
             goto done;
         }
@@ -257,6 +321,7 @@ static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct emu *e)
     printf("emulator started: %s (pid %ld, state %s)\n", e->url, (long)pid, e->dir);
     printf("context \"emulator\" is current\n");
 done:
+    free(argv);
     free(portf);
     free(logf);
     free(pidf);

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "fsutil.h"
 #include "objects.h"
 #include "tar/tar.h"
+#include "util/quantity.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
 
@@ -183,6 +186,19 @@ static int get_files(struct em_api *a, const json_t *obj)
         path_failed(a, &st);
         goto out;
     }
+    /* what the stream will hold, as walked now (a file that changes meanwhile changes
+     * it): for a client's progress; the stream itself is chunked */
+    struct nd_status mst = ND_STATUS_INIT;
+    struct nd_tar_writer *m = nd_tar_writer_new(treefd, rel.data, name, &mst);
+    uint64_t bytes = 0;
+    size_t members = 0;
+    if (m && nd_tar_writer_measure(m, &bytes, &members, &mst) == 0) {
+        char num[24];
+        snprintf(num, sizeof num, "%" PRIu64, bytes);
+        em_resp_set_header(a->resp, "X-Content-Length", num);
+    }
+    nd_tar_writer_free(m);
+    nd_status_release(&mst);
     struct tar_stream *t = nd_xcalloc(1, sizeof *t);
     t->w = w;
     t->treefd = treefd;
@@ -203,13 +219,146 @@ out:
     return rc;
 }
 
+/* ---- uploads, taken as they arrive ---- */
+
+struct upload {
+    struct em_server *srv;
+    struct nd_tar_extractor *x;
+    uint64_t limit, got;
+    bool failed;
+    struct nd_status st; /* the first failure */
+    char *who, *rel, *name, *group, *plural;
+};
+
+static void too_large(struct nd_status *st, uint64_t limit, uint64_t size)
+{
+    struct nd_buf lim = ND_BUF_INIT, more = ND_BUF_INIT;
+    nd_quantity_format_bytes((int64_t)limit, &lim);
+    uint64_t want = size > limit * 2 ? size : limit * 2;
+    uint64_t unit = want >= (1ull << 30) ? 1ull << 30 : want >= (1ull << 20) ? 1ull << 20 : 1024;
+    want = (want + unit - 1) / unit * unit; /* a round size: 51Mi, not 52430336 */
+    nd_quantity_format_bytes((int64_t)want, &more);
+    struct nd_buf fix = ND_BUF_INIT;
+    nd_buf_addf(&fix,
+                "restart the emulator with a larger --max-upload-bytes: nodus emulator stop && "
+                "nodus emulator start --max-upload-bytes %s",
+                more.data);
+    if (size)
+        nd_status_set(st, "RequestEntityTooLarge", fix.data,
+                      "the upload of %" PRIu64 " bytes is larger than the emulator's limit of %s "
+                      "(--max-upload-bytes); none of the archive was written",
+                      size, lim.data);
+    else
+        nd_status_set(st, "RequestEntityTooLarge", fix.data,
+                      "the upload is larger than the emulator's limit of %s "
+                      "(--max-upload-bytes); none of the archive was written",
+                      lim.data);
+    nd_buf_release(&fix);
+    nd_buf_release(&lim);
+    nd_buf_release(&more);
+}
+
+static int upload_write(void *cls, const char *data, size_t len)
+{
+    struct upload *u = cls;
+    if (u->failed)
+        return -1;
+    u->got += len;
+    if (u->got > u->limit) {
+        too_large(&u->st, u->limit, 0);
+        u->failed = true;
+    } else if (nd_tar_extractor_write(u->x, data, len, &u->st) < 0) {
+        nd_status_prefix(&u->st, "cannot write the files of %s", u->who);
+        u->failed = true;
+    }
+    if (u->failed) {
+        nd_tar_extractor_free(u->x); /* the stage goes: nothing of it is written */
+        u->x = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static void upload_finish(void *cls, struct em_req *req, struct em_resp *resp)
+{
+    struct upload *u = cls;
+    size_t count = 0;
+    if (!u->failed && u->got == 0) {
+        nd_status_set(&u->st, "BadRequest", "send a tar archive in the request body",
+                      "the request has no body");
+        u->failed = true;
+    } else if (!u->failed && nd_tar_extractor_finish(u->x, &count, &u->st) < 0) {
+        nd_status_prefix(&u->st, "cannot write the files of %s", u->who);
+        u->failed = true;
+    }
+    if (u->failed) {
+        em_resp_status(u->srv, req, resp, &u->st);
+        return;
+    }
+    json_t *ok = json_pack("{ss ss s{} ss ss s{ss ss ss}}", "kind", "Status", "apiVersion", "v1",
+                           "metadata", "status", "Success", "message", "", "details", "name",
+                           u->name, "group", u->group, "kind", u->plural);
+    json_object_set_new(
+        ok, "message",
+        json_sprintf("wrote %zu member%s under /%s", count, count == 1 ? "" : "s", u->rel));
+    em_resp_json(resp, 200, ok);
+    json_decref(ok);
+}
+
+static void upload_free(void *cls)
+{
+    struct upload *u = cls;
+    nd_tar_extractor_free(u->x);
+    nd_status_release(&u->st);
+    free(u->who);
+    free(u->rel);
+    free(u->name);
+    free(u->group);
+    free(u->plural);
+    free(u);
+}
+
+/* Where uploads are staged until they have ended whole: DIR/files/.uploads (no project
+ * starts with a dot), emptied of what a previous run left when first used. */
+static pthread_once_t stage_once = PTHREAD_ONCE_INIT;
+static char *stage_path;
+
+static void stage_clean(void)
+{
+    em_rm_rf(stage_path);
+}
+
+static int open_stage(struct em_api *a)
+{
+    char *path = em_store_path(&a->srv->store, "files/.uploads");
+    if (!stage_path)
+        stage_path = nd_xstrdup(path); /* one state directory per process */
+    pthread_once(&stage_once, stage_clean);
+    int fd = em_mkdir_p(path) == 0 ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    if (fd < 0)
+        nd_status_set(&a->st, "InternalError", NULL, "cannot make the upload stage: %s",
+                      strerror(errno));
+    free(path);
+    return fd;
+}
+
+/* A declared size (Content-Length, or X-Content-Length beside a chunked body): 0 none. */
+static uint64_t declared(const struct em_req *req, const char *name)
+{
+    const char *v = em_req_header(req, name);
+    if (!v || *v < '0' || *v > '9')
+        return 0;
+    return strtoull(v, NULL, 10);
+}
+
 static int put_files(struct em_api *a, const json_t *obj)
 {
     struct nd_buf rel = ND_BUF_INIT, who = ND_BUF_INIT;
     struct nd_status st = ND_STATUS_INIT;
-    int rc = -1, treefd = -1, dirfd = -1;
+    int rc = -1, treefd = -1, dirfd = -1, stagefd = -1;
     name_of(a, &who);
     const char *ct = em_req_header(a->req, "content-type");
+    bool coming = a->req->body_coming;
     /* any type a tool sends with raw bytes (curl's form type too); not a document */
     if (ct && (strncasecmp(ct, "application/json", 16) == 0 ||
                strncasecmp(ct, "application/yaml", 16) == 0 || strncasecmp(ct, "text/", 5) == 0)) {
@@ -224,9 +373,17 @@ static int put_files(struct em_api *a, const json_t *obj)
                       who.data);
         goto out;
     }
-    if (a->req->body.len == 0) {
+    const char *cl = em_req_header(a->req, "content-length");
+    bool chunked = em_req_header(a->req, "transfer-encoding") != NULL;
+    if (coming ? !chunked && (!cl || strtoull(cl, NULL, 10) == 0) : a->req->body.len == 0) {
         nd_status_set(&a->st, "BadRequest", "send a tar archive in the request body",
                       "the request has no body");
+        goto out;
+    }
+    uint64_t limit = a->srv->opt.max_upload_bytes;
+    uint64_t size = declared(a->req, chunked ? "x-content-length" : "content-length");
+    if (coming && size > limit) {
+        too_large(&a->st, limit, size);
         goto out;
     }
     if (query_path(a, &rel) < 0 || (treefd = open_tree(a, obj, &a->st)) < 0)
@@ -236,6 +393,28 @@ static int put_files(struct em_api *a, const json_t *obj)
         goto out;
     }
     struct nd_tar_extract_opts o = {.base = rel.data, .max_entries = MAX_ENTRIES};
+    if (coming) {
+        /* the body is taken as it arrives, without the server's lock (http.h) */
+        if ((stagefd = open_stage(a)) < 0)
+            goto out;
+        struct nd_tar_extractor *x = nd_tar_extractor_new(dirfd, stagefd, &o, &a->st);
+        if (!x)
+            goto out;
+        struct upload *u = nd_xcalloc(1, sizeof *u);
+        u->srv = a->srv;
+        u->x = x;
+        u->limit = limit;
+        nd_status_init(&u->st);
+        u->who = nd_xstrdup(who.data);
+        u->rel = nd_xstrdup(rel.data);
+        u->name = nd_xstrdup(a->path.name);
+        u->group = nd_xstrdup(a->kind->group);
+        u->plural = nd_xstrdup(a->kind->plural);
+        a->req->sink = nd_xcalloc(1, sizeof *a->req->sink);
+        *a->req->sink = (struct em_body_sink){upload_write, upload_finish, upload_free, u};
+        rc = 0;
+        goto out;
+    }
     size_t count = 0;
     if (nd_tar_extract(a->req->body.data, a->req->body.len, dirfd, &o, &count, &st) < 0) {
         nd_status_move(&a->st, &st);
@@ -252,6 +431,8 @@ static int put_files(struct em_api *a, const json_t *obj)
     json_decref(ok);
     rc = 0;
 out:
+    if (stagefd >= 0)
+        close(stagefd);
     if (dirfd >= 0)
         close(dirfd);
     if (treefd >= 0)

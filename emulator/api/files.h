@@ -18,7 +18,7 @@
  * component are refused (BadRequest naming them), absolute member names are taken
  * relative to /d, symbolic links are never followed on the way (one in the tree ends a
  * path with BadRequest), an archive's links must point inside the tree, and hard links,
- * devices and fifos are refused. Bodies are at most 3 MiB (the server's limit).
+XX
  */
 #ifndef EM_FILES_H
 #define EM_FILES_H

@@ -188,7 +188,8 @@ static void handle_locked(struct em_server *srv, struct em_req *req, struct em_r
                                                   "resource");
         return;
     }
-    bool keyed = is_write(req->method) && em_req_header(req, "idempotency-key");
+    bool keyed = is_write(req->method) && em_req_header(req, "idempotency-key") &&
+                 !req->body_coming;
     if (keyed && em_idem_check(srv, req, resp))
         return;
     em_api_handle(srv, req, resp, who);
@@ -272,6 +273,21 @@ void em_router_handle(void *cls, struct em_req *req, struct em_resp *resp)
         req->method = "GET";
     serve(srv, req, resp);
     req->method = method;
+}
+
+enum em_body_plan em_router_begin(void *cls, struct em_req *req, struct em_resp *resp)
+{
+    /* only the files subresource takes its body as it arrives (files.c); the request is
+     * served as any other (front door, authorisation, the handler's checks) with the
+     * body still to come, and the handler sets the sink */
+    size_t n = strlen(req->path);
+    if ((strcmp(req->method, "PUT") != 0 && strcmp(req->method, "POST") != 0) || n < 6 ||
+        strcmp(req->path + n - 6, "/files") != 0)
+        return EM_BODY_HOLD;
+    req->body_coming = true;
+    serve(cls, req, resp);
+    req->body_coming = false;
+    return req->sink ? EM_BODY_STREAM : EM_BODY_ANSWERED;
 }
 
 void em_router_stop(struct em_server *srv)

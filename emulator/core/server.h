@@ -29,6 +29,8 @@ struct em_frontdoor_opts {
     bool rate_limit_set;      /* given on the command line */
 };
 
+#define EM_DEFAULT_MAX_UPLOAD (10ull << 30) /* --max-upload-bytes: 10Gi */
+
 struct em_options {
     const char *state_dir;
     const char *listen_addr;
@@ -46,6 +48,7 @@ struct em_options {
     bool no_simulation; /* --no-simulation: no controller runs */
     struct em_frontdoor_opts front; /* origins, hosts, connection and rate limits */
     unsigned exec_keepalive_s; /* --exec-keepalive: seconds between exec sessions' pings */
+    uint64_t max_upload_bytes; /* --max-upload-bytes: one upload's body (files) */
     char *owned[2]; /* strings the parser allocated (freed by em_options_release) */
 };
 

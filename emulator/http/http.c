@@ -36,6 +36,7 @@ struct em_http {
     void *cls;
     em_access_log_fn log_fn;
     void *log_cls;
+    em_begin_fn begin;
     uint16_t port;
     pthread_mutex_t log_lock;
     struct nd_buf *start_log; /* MHD's first complaint while starting, else NULL */
@@ -52,6 +53,8 @@ struct conn_req {
     bool started;
     bool handled;
     bool untimed; /* a stream: the idle timeout is off until the response ends */
+    bool streaming; /* the body goes to req.sink */
+    bool sink_done; /* the sink took no more */
     char remote[64];
 };
 
@@ -451,6 +454,18 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, &r->req);
         em_resp_init(&r->resp);
         *con_cls = r;
+        if (h->begin) {
+            enum em_body_plan plan = h->begin(h->cls, &r->req, &r->resp);
+            if (plan == EM_BODY_ANSWERED) {
+                r->handled = true;
+                return send_response(c, r);
+            }
+            if (plan == EM_BODY_STREAM && r->req.sink) {
+                r->streaming = true;
+                /* an upload may take long between pieces no more than any request */
+                return MHD_YES;
+            }
+        }
         const char *cl = em_req_header(&r->req, "content-length");
         if (cl && strtoull(cl, NULL, 10) > EM_MAX_BODY) {
             /* Answer now, without reading the body; MHD closes the connection after. */
@@ -460,6 +475,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             return send_response(c, r);
         }
         return MHD_YES;
+    }
+    if (r->streaming) {
+        if (*upload_data_size && !r->sink_done &&
+            r->req.sink->write(r->req.sink->cls, upload_data, *upload_data_size) < 0)
+            r->sink_done = true;
+        if (*upload_data_size) {
+            *upload_data_size = 0;
+            return MHD_YES;
+        }
+        if (r->handled)
+            return MHD_NO;
+        r->handled = true;
+        r->req.sink->finish(r->req.sink->cls, &r->req, &r->resp);
+        return send_response(c, r);
     }
     if (*upload_data_size) {
         if (!r->req.body_too_large && nd_buf_add(&r->req.body, upload_data, *upload_data_size) < 0)
@@ -487,6 +516,11 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     if (h->log_fn && r->handled)
         h->log_fn(h->log_cls, &r->req, r->code, elapsed_ms(&r->start));
     em_resp_release(&r->resp);
+    if (r->req.sink) {
+        if (r->req.sink->free)
+            r->req.sink->free(r->req.sink->cls);
+        free(r->req.sink);
+    }
     json_decref(r->req.headers);
     json_decref(r->req.query);
     nd_buf_release(&r->req.body);
@@ -649,6 +683,11 @@ struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_h
 uint16_t em_http_port(const struct em_http *h)
 {
     return h->port;
+}
+
+void em_http_set_body_hook(struct em_http *h, em_begin_fn fn)
+{
+    h->begin = fn;
 }
 
 void em_http_set_access_log(struct em_http *h, em_access_log_fn fn, void *cls)

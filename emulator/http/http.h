@@ -1,7 +1,8 @@
 /* http.h: the emulator's HTTP layer over libmicrohttpd.
  *
  * It turns each HTTP request into a struct em_req (method, path, decoded query,
- * lower-cased headers, body capped at 3 MiB), hands it to one handler function, and
+ * lower-cased headers, body capped at 3 MiB, or taken piece by piece by a body sink
+ * that the begin hook sets: em_http_set_body_hook), hands it to one handler function, and
  * writes back the struct em_resp the handler filled: a whole body, a stream produced
  * by a blocking callback (watches, followed logs), or a protocol upgrade (exec).
  * Every response carries X-Request-Id and X-Content-Type-Options: nosniff. One thread
@@ -24,6 +25,8 @@
 #define EM_MAX_ONE_HEADER (32u * 1024u)   /* one header line */
 #define EM_MAX_HEADERS 256u               /* header lines */
 
+struct em_body_sink;
+
 struct em_req {
     const char *method;
     const char *path;   /* URL path, percent-decoded, without the query */
@@ -42,6 +45,8 @@ struct em_req {
     size_t header_count;
     size_t query_count;   /* query parameters */
     bool over_limit;      /* the connection came past --max-connections */
+    struct em_body_sink *sink; /* set by the begin hook: the body streams to it */
+    bool body_coming;          /* in the begin hook: the body is still to be read */
 };
 
 /* Connection limits, set before em_http_start (one emulator per process). A connection
@@ -118,6 +123,30 @@ void em_resp_set_type(struct em_resp *resp, const char *content_type);
 /* Body = compact JSON of v (not stolen). */
 void em_resp_json(struct em_resp *resp, int code, const json_t *v);
 void em_resp_text(struct em_resp *resp, int code, const char *content_type, const char *text);
+
+/* A request body taken as it arrives instead of being held (an upload of any size).
+ * The begin hook runs once a request's headers are in, before any byte of its body is
+ * read (a client that sent Expect: 100-continue has not sent it yet). It answers
+ *   EM_BODY_HOLD      the request is served as usual (body held, at most 3 MiB);
+ *   EM_BODY_ANSWERED  resp is the answer: sent now, the body is never read (the
+ *                     connection closes after it: a client still sending sees it
+ *                     closed, and should read the answer first);
+ *   EM_BODY_STREAM    req->sink (set by the hook, NEW) takes the body: write() gets each
+ *                     piece in order (a -1 takes no more: the rest is read and dropped,
+ *                     since HTTP/1.1 allows no answer before), finish() fills resp once
+ *                     the whole body is in, free() runs once when the request is over,
+ *                     finished or not (a client gone midway). The handler is not called.
+ * The sink runs on the connection's thread, without any lock of the caller's. */
+struct em_body_sink {
+    int (*write)(void *cls, const char *data, size_t len);
+    void (*finish)(void *cls, struct em_req *req, struct em_resp *resp);
+    void (*free)(void *cls);
+    void *cls;
+};
+enum em_body_plan { EM_BODY_HOLD, EM_BODY_ANSWERED, EM_BODY_STREAM };
+typedef enum em_body_plan (*em_begin_fn)(void *cls, struct em_req *req, struct em_resp *resp);
+/* Set before requests arrive; cls is the handler's. */
+void em_http_set_body_hook(struct em_http *h, em_begin_fn fn);
 
 /* Callback for request logging: one line per request when it ends. */
 typedef void (*em_access_log_fn)(void *cls, const struct em_req *req, int code, double ms);

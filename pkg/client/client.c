@@ -263,7 +263,7 @@ static int build_headers(const struct nd_client *c, const struct nd_request *req
         return -1;
     if (c->token)
         nd_buf_addf(h, "Authorization: Bearer %s\r\n", c->token);
-    if (req->body && add_header(h, "Content-Type",
+    if ((req->body || req->body_read) && add_header(h, "Content-Type",
                                 req->content_type ? req->content_type : "application/json", st) < 0)
         return -1;
     if (req->idempotency_key && add_header(h, "Idempotency-Key", req->idempotency_key, st) < 0)
@@ -364,6 +364,8 @@ static void log_request(const struct nd_exchange *x)
     }
     if (x->body && x->body_len)
         log_body("Request Body", x->body, x->body_len);
+    if (x->body_read)
+        nd_buf_adds(&curl, " -T '<a streamed body>'");
     if (x->body) {
         nd_buf_adds(&curl, " --data-binary ");
         if (x->body_len <= LOG_BODY_MAX)
@@ -486,9 +488,12 @@ static int run(struct nd_client *c, const struct nd_request *req, const struct s
     x.target = target;
     x.url = url;
     x.headers = headers.data;
-    x.body = req->body;
-    x.body_len = req->body ? req->body_len : 0;
-    if (!x.body && method_has_body(req->method))
+    x.body = req->body_read ? NULL : req->body;
+    x.body_len = x.body ? req->body_len : 0;
+    x.body_read = req->body_read;
+    x.body_cls = req->body_cls;
+    nd_status_init(&x.body_st);
+    if (!x.body && !x.body_read && method_has_body(req->method))
         x.body = ""; /* Content-Length: 0, as servers expect on a bodiless POST */
     x.on_head = sk->on_head;
     x.on_data = sk->on_data;
@@ -505,6 +510,7 @@ static int run(struct nd_client *c, const struct nd_request *req, const struct s
         resp->headers = NULL;
         nd_buf_reset(&x.phrase);
         x.got_answer = x.retryable = x.stopped = x.delivered = false;
+        x.body_failed = false;
 
         struct nd_status ast = ND_STATUS_INIT;
         log_request(&x);
@@ -514,7 +520,15 @@ static int run(struct nd_client *c, const struct nd_request *req, const struct s
 
         int64_t wait = -1;
         bool told = false; /* the server said how long to wait */
-        if (rc == 0 && (resp->code == 429 || resp->code == 503) && !x.stopped && !x.delivered) {
+        if (x.body_failed) {
+            /* the body's own failure (a file that cannot be read): not the server's */
+            nd_status_release(&ast);
+            nd_status_move(&ast, &x.body_st);
+            rc = -1;
+        } else if (x.body_started) {
+            /* a streamed body is never sent twice */
+        } else if (rc == 0 && (resp->code == 429 || resp->code == 503) && !x.stopped &&
+                   !x.delivered) {
             wait = retry_after_ms(resp);
             told = wait >= 0;
             if (!told)
@@ -546,6 +560,7 @@ static int run(struct nd_client *c, const struct nd_request *req, const struct s
         nd_status_release(&ast);
     }
 out:
+    nd_status_release(&x.body_st);
     nd_buf_release(&x.phrase);
     nd_buf_release(&headers);
     free(target);
@@ -707,12 +722,15 @@ struct bytes {
     nd_bytes_fn fn;
     void *cls;
     bool ok; /* a 2xx answer: its body goes to fn */
+    const struct nd_request *req;
 };
 
 static int bytes_head(struct nd_exchange *x)
 {
     struct bytes *b = x->cls;
     b->ok = x->resp->code >= 200 && x->resp->code <= 299;
+    if (b->ok && b->req->on_head)
+        b->req->on_head(b->cls, x->resp);
     return 0;
 }
 
@@ -733,7 +751,7 @@ static int bytes_data(struct nd_exchange *x, const char *p, size_t n)
 int nd_client_stream_bytes(struct nd_client *c, const struct nd_request *req, nd_bytes_fn fn,
                            void *cls, int *code, struct nd_status *st)
 {
-    struct bytes b = {fn, cls, false};
+    struct bytes b = {fn, cls, false, req};
     struct sink sk = {bytes_head, bytes_data, &b, false};
     struct nd_response resp;
     nd_response_init(&resp);

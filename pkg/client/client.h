@@ -16,13 +16,15 @@
  * Retry-After of at most 60 s. Nothing else is retried (DNS failures, TLS errors,
  * timeouts, other codes), nor a request marked no_retry, nor a stream whose lines
  * already reached the caller, nor a non-idempotent request (POST, PATCH without an
- * Idempotency-Key) whose answer had begun. A request with an Idempotency-Key sends
+ * Idempotency-Key) whose answer had begun, nor a request whose streamed body
+ * (body_read) had begun. A request with an Idempotency-Key sends
  * the same key on every retry. A kept-alive connection found closed by the server is
  * replaced transparently (that is not an attempt).
  *
  * Headers sent: Host, User-Agent, Accept, Authorization: Bearer (with a token),
  * Content-Type and Content-Length (with a body; POST, PUT and PATCH always carry a
- * Content-Length), Idempotency-Key, then the request's own lines. No Accept-Encoding:
+ * Content-Length; a streamed body goes chunked after Expect: 100-continue instead),
+ * Idempotency-Key, then the request's own lines. No Accept-Encoding:
  * answers are never compressed.
  *
  * Errors of the client itself: "Unreachable" (refused: `The connection to the server
@@ -64,6 +66,8 @@ struct nd_client_opts {
     const char *user_agent; /* default "nodus/<version>" */
 };
 
+struct nd_response;
+
 struct nd_request {
     const char *method;          /* "GET" ... */
     const char *path;            /* path and query, already encoded: /apis/...?limit=500 */
@@ -74,6 +78,19 @@ struct nd_request {
     const char *idempotency_key; /* sent as Idempotency-Key (same on every retry), or NULL */
     const char *const *headers;  /* extra "Name: value" lines, NULL-terminated, or NULL */
     bool no_retry;               /* do not retry (streams resumed by their caller) */
+    /* A body produced while it is sent (an upload of any size), instead of body: read
+     * fills buf with up to max bytes and returns their count, 0 at the end, or -1 with
+     * st to abort (the request then fails with that st). It goes chunked
+     * (Transfer-Encoding: chunked) after Expect: 100-continue, so a server that refuses
+     * at once (401, 404, 413 ...) is answered before read is first called; an answer
+     * that comes while the body is still going out (the server may close the
+     * connection after it) is read and returned, never taken for a dropped
+     * connection. A request whose body_read was called is never sent again. */
+    ssize_t (*body_read)(void *cls, char *buf, size_t max, struct nd_status *st);
+    void *body_cls;
+    /* nd_client_stream_bytes: called with the response's status and headers before its
+     * first byte (2xx answers only), or NULL. */
+    void (*on_head)(void *cls, const struct nd_response *resp);
 };
 
 struct nd_response {

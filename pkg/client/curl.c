@@ -192,6 +192,20 @@ static size_t on_write(char *d, size_t size, size_t nmemb, void *ud)
     return n;
 }
 
+/* A streamed body (nd_request.body_read); libcurl sends it chunked. */
+static size_t on_read(char *buf, size_t size, size_t nitems, void *ud)
+{
+    struct nd_curl *k = ud;
+    struct nd_exchange *x = k->x;
+    x->body_started = true;
+    ssize_t n = x->body_read(x->body_cls, buf, size * nitems, &x->body_st);
+    if (n < 0) {
+        x->body_failed = true;
+        return CURL_READFUNC_ABORT;
+    }
+    return (size_t)n;
+}
+
 static int blob(CURL *h, CURLoption opt, const char *pem, const char *what, struct nd_status *st)
 {
     struct curl_blob b = {(void *)pem, strlen(pem), CURL_BLOB_COPY};
@@ -221,6 +235,11 @@ static int set_options(struct nd_client *c, struct nd_curl *k, struct nd_exchang
         api.easy_setopt(h, CURLOPT_HTTPGET, 1L);
     } else if (strcmp(x->method, "HEAD") == 0) {
         api.easy_setopt(h, CURLOPT_NOBODY, 1L);
+    } else if (x->body_read) {
+        api.easy_setopt(h, CURLOPT_UPLOAD, 1L);
+        api.easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+        api.easy_setopt(h, CURLOPT_READDATA, k);
+        api.easy_setopt(h, CURLOPT_CUSTOMREQUEST, x->method);
     } else {
         if (x->body) {
             api.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)x->body_len);
@@ -353,7 +372,8 @@ int nd_curl_exchange(struct nd_client *c, struct nd_exchange *x, struct nd_statu
         hdrs = n;
         p = eol + 2;
     }
-    struct curl_slist *n = api.slist_append(hdrs, "Expect:");
+    /* a streamed body waits for 100 Continue: a refusal comes before any of it */
+    struct curl_slist *n = api.slist_append(hdrs, x->body_read ? "Expect: 100-continue" : "Expect:");
     if (!n)
         goto out;
     hdrs = n;

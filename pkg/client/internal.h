@@ -69,6 +69,9 @@ struct nd_exchange {
     const char *headers; /* "Name: value\r\n" lines, without Host and Content-Length */
     const char *body;    /* NULL: no body */
     size_t body_len;
+    /* a streamed body (nd_request.body_read), sent chunked; NULL: none */
+    ssize_t (*body_read)(void *cls, char *buf, size_t max, struct nd_status *st);
+    void *body_cls;
     int64_t deadline; /* nd_client_now_ms() value, 0: none */
     nd_head_fn on_head;
     nd_data_fn on_data;
@@ -80,6 +83,9 @@ struct nd_exchange {
     bool retryable;       /* failed on a refused or reset connection */
     bool stopped;         /* the sink stopped the answer */
     bool delivered;       /* the sink passed data on to its caller (never retried then) */
+    bool body_started;    /* body_read was called (never retried then) */
+    bool body_failed;     /* body_read failed: body_st says why */
+    struct nd_status body_st;
 };
 
 /* Monotonic clock in milliseconds. */

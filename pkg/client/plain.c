@@ -482,9 +482,10 @@ static int read_until_close(struct nd_client *c, struct nd_plain *p, struct nd_e
     }
 }
 
-/* Reads the status line and headers, skipping 1xx answers. */
+/* Reads the status line and headers, skipping 1xx answers (with interim set, a 100
+ * Continue is returned: *interim = 100). */
 static int read_head(struct nd_client *c, struct nd_plain *p, struct nd_exchange *x, int *minor,
-                     struct nd_status *st)
+                     int *interim, struct nd_status *st)
 {
     struct nd_response *resp = x->resp;
     for (;;) {
@@ -516,15 +517,18 @@ static int read_head(struct nd_client *c, struct nd_plain *p, struct nd_exchange
         }
         if (resp->code >= 200 || resp->code == 101)
             return 0;
+        if (interim && resp->code == 100) {
+            *interim = 100;
+            return 0;
+        }
     }
 }
 
 static int read_answer(struct nd_client *c, struct nd_plain *p, struct nd_exchange *x,
-                       struct nd_status *st)
+                       bool head_read, int minor, struct nd_status *st)
 {
     struct nd_response *resp = x->resp;
-    int minor = 1;
-    if (read_head(c, p, x, &minor, st) < 0)
+    if (!head_read && read_head(c, p, x, &minor, NULL, st) < 0)
         return -1;
 
     const char *conn = nd_response_header(resp, "connection");
@@ -569,6 +573,124 @@ static int read_answer(struct nd_client *c, struct nd_plain *p, struct nd_exchan
     return r < 0 ? -1 : 0;
 }
 
+/* ---- a streamed body ---- */
+
+#define PIECE (64 * 1024)
+#define CONTINUE_WAIT_MS 1000 /* a server that never says 100 Continue gets the body */
+
+enum { SENT, SPOKE, SEND_FAILED };
+
+/* Sends n bytes; stops early (SPOKE) when the server starts answering meanwhile. */
+static int send_piece(struct nd_plain *p, struct nd_exchange *x, const char *d, size_t n,
+                      int *err)
+{
+    while (n) {
+        struct pollfd pf = {p->fd, POLLIN, 0};
+        if (poll(&pf, 1, 0) > 0)
+            return SPOKE; /* an early answer (or the server closing): read it */
+        ssize_t k = send(p->fd, d, n, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd w = {p->fd, POLLOUT | POLLIN, 0};
+            int ms = -1;
+            if (x->deadline) {
+                int64_t left = x->deadline - nd_client_now_ms();
+                ms = left <= 0 ? 0 : left > INT_MAX ? INT_MAX : (int)left;
+            }
+            int r = poll(&w, 1, ms);
+            if (r == 0) {
+                *err = ETIMEDOUT;
+                return SEND_FAILED;
+            }
+            if (r > 0 && (w.revents & POLLIN))
+                return SPOKE;
+            continue;
+        }
+        if (k < 0) {
+            *err = errno;
+            return SEND_FAILED;
+        }
+        d += k;
+        n -= (size_t)k;
+    }
+    return SENT;
+}
+
+/* Sends the body in chunks as body_read makes it. *complete: all of it went. */
+static int send_stream(struct nd_client *c, struct nd_plain *p, struct nd_exchange *x,
+                       bool *complete, struct nd_status *st)
+{
+    char *buf = nd_xmalloc(PIECE + 32);
+    int rc = 0;
+    *complete = false;
+    for (;;) {
+        x->body_started = true;
+        ssize_t n = x->body_read(x->body_cls, buf + 16, PIECE, &x->body_st);
+        if (n < 0) {
+            x->body_failed = true;
+            rc = -1;
+            break;
+        }
+        /* "SIZE\r\n" before the piece, "\r\n" after; the last chunk is "0\r\n\r\n" */
+        char head[16];
+        int hl = snprintf(head, sizeof head, "%zx\r\n", (size_t)n);
+        char *start = buf + 16 - hl;
+        memcpy(start, head, (size_t)hl);
+        size_t len = (size_t)hl + (size_t)n;
+        memcpy(start + len, "\r\n", 2);
+        len += 2;
+        int err = 0;
+        int r = send_piece(p, x, start, len, &err);
+        if (r == SPOKE)
+            break; /* the answer is read next */
+        if (r == SEND_FAILED) {
+            if (err == EPIPE || err == ECONNRESET) {
+                break; /* the server may have answered before closing: read it */
+            }
+            if (err == ETIMEDOUT)
+                rc = nd_client_fail_timeout(c, st);
+            else
+                rc = io_fail(c, x, IO_ERROR, err, "write", st);
+            break;
+        }
+        if (n == 0) {
+            *complete = true;
+            break;
+        }
+    }
+    free(buf);
+    return rc;
+}
+
+/* After the head of a request with a streamed body: waits for 100 Continue (or a final
+ * answer: the server refused at once), sends the body, reads the answer. */
+static int exchange_stream(struct nd_client *c, struct nd_plain *p, struct nd_exchange *x,
+                           struct nd_status *st)
+{
+    int64_t until = nd_client_now_ms() + CONTINUE_WAIT_MS;
+    if (x->deadline && x->deadline < until)
+        until = x->deadline;
+    int minor = 1, interim = 0;
+    bool head_read = false;
+    if (wait_fd(p->fd, POLLIN, until) == IO_OK) {
+        if (read_head(c, p, x, &minor, &interim, st) < 0)
+            return -1;
+        head_read = interim != 100;
+    }
+    bool complete = false; /* refused at once: the body never went */
+    if (!head_read && send_stream(c, p, x, &complete, st) < 0)
+        return -1;
+    int rc = read_answer(c, p, x, head_read, minor, st);
+    if (rc == 0 && !complete)
+        drop(p); /* the body was cut short: the connection cannot carry another request */
+    if (rc < 0 && x->body_started && !x->got_answer) {
+        /* the server dropped the connection during the upload without a word */
+        x->retryable = false;
+    }
+    return rc;
+}
+
 /* A kept-alive connection that became readable while idle was closed by the server (or
  * holds bytes nobody asked for): either way it cannot carry a request. */
 static bool idle_closed(int fd)
@@ -587,7 +709,9 @@ int nd_plain_exchange(struct nd_client *c, struct nd_exchange *x, struct nd_stat
     struct nd_buf head = ND_BUF_INIT;
     nd_buf_addf(&head, "%s %s HTTP/1.1\r\nHost: %s\r\n%s", x->method, x->target, c->url.authority,
                 x->headers);
-    if (x->body)
+    if (x->body_read)
+        nd_buf_adds(&head, "Transfer-Encoding: chunked\r\nExpect: 100-continue\r\n");
+    else if (x->body)
         nd_buf_addf(&head, "Content-Length: %zu\r\n", x->body_len);
     nd_buf_adds(&head, "\r\n");
 
@@ -605,10 +729,10 @@ int nd_plain_exchange(struct nd_client *c, struct nd_exchange *x, struct nd_stat
         x->got_answer = x->retryable = false;
         rc = send_request(c, p, x, &head, st);
         if (rc == 0)
-            rc = read_answer(c, p, x, st);
+            rc = x->body_read ? exchange_stream(c, p, x, st) : read_answer(c, p, x, false, 1, st);
         if (rc < 0)
             drop(p);
-        if (rc == 0 || !reused || !x->retryable || x->got_answer)
+        if (rc == 0 || !reused || !x->retryable || x->got_answer || x->body_started)
             break;
     }
     nd_buf_release(&head);

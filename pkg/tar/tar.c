@@ -1,5 +1,6 @@
 /* tar.c: the tar format: headers, pax records, the reader, member names. See tar.h. */
 #include "tar/tar.h"
+#include "tar/tar_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -246,27 +247,23 @@ static char *field_str(const char *h, size_t off, size_t n)
     return nd_xstrndup(h + off, len);
 }
 
-struct pending {
-    char *path, *linkpath;
-    bool has_size;
-    uint64_t size;
-};
-
-static void pending_release(struct pending *p)
+void nd_tar_pending_release(struct nd_tar_pending *p)
 {
     free(p->path);
     free(p->linkpath);
     memset(p, 0, sizeof *p);
 }
 
-static int bad(struct nd_status *st, size_t off, const char *what)
+int nd_tar_bad(struct nd_status *st, uint64_t off, const char *what)
 {
     return nd_status_set(st, "BadRequest", "send a tar archive (ustar or pax), e.g. made by tar -c",
-                         "the tar archive is malformed at byte %zu: %s", off, what);
+                         "the tar archive is malformed at byte %llu: %s", (unsigned long long)off,
+                         what);
 }
 
 /* pax records of an 'x' header: path, linkpath, size; the rest is ignored. */
-static int parse_pax(const char *d, size_t n, struct pending *p, size_t off, struct nd_status *st)
+static int parse_pax(const char *d, size_t n, struct nd_tar_pending *p, uint64_t off,
+                     struct nd_status *st)
 {
     size_t i = 0;
     while (i < n) {
@@ -277,11 +274,11 @@ static int parse_pax(const char *d, size_t n, struct pending *p, size_t off, str
             len = len * 10 + (size_t)(d[j++] - '0');
         if (j == i || j >= n || d[j] != ' ' || len <= j - i || len > n - i ||
             d[i + len - 1] != '\n')
-            return bad(st, off, "a bad pax record");
+            return nd_tar_bad(st, off, "a bad pax record");
         const char *kv = d + j + 1, *end = d + i + len - 1;
         const char *eq = memchr(kv, '=', (size_t)(end - kv));
         if (!eq)
-            return bad(st, off, "a pax record without '='");
+            return nd_tar_bad(st, off, "a pax record without '='");
         size_t klen = (size_t)(eq - kv);
         char *val = nd_xstrndup(eq + 1, (size_t)(end - eq - 1));
         if (klen == 4 && memcmp(kv, "path", 4) == 0) {
@@ -296,7 +293,7 @@ static int parse_pax(const char *d, size_t n, struct pending *p, size_t off, str
             bool ok = *val && !*e2;
             free(val);
             if (!ok)
-                return bad(st, off, "a bad pax size");
+                return nd_tar_bad(st, off, "a bad pax size");
             p->has_size = true;
             p->size = v;
         } else {
@@ -305,6 +302,97 @@ static int parse_pax(const char *d, size_t n, struct pending *p, size_t off, str
         i += len;
     }
     return 0;
+}
+
+int nd_tar_apply_meta(char flag, const char *data, size_t n, struct nd_tar_pending *p,
+                      uint64_t off, struct nd_status *st)
+{
+    if (flag == 'x')
+        return parse_pax(data, n, p, off, st);
+    if (flag == 'L' || flag == 'K') {
+        char *s = nd_xstrndup(data, strnlen(data, n));
+        char **dst = flag == 'L' ? &p->path : &p->linkpath;
+        free(*dst);
+        *dst = s;
+    }
+    return 0; /* 'g': ignored */
+}
+
+int nd_tar_parse_header(const char *h, uint64_t off, struct nd_tar_pending *p,
+                        struct nd_tar_entry *e, uint64_t *dsize, char *flag_out,
+                        struct nd_status *st)
+{
+    memset(e, 0, sizeof *e);
+    if (!checksum_ok(h))
+        return nd_tar_bad(st, off, "a header checksum does not match");
+    uint64_t size, mode, mtime;
+    if (get_number(h, F_SIZE, &size) < 0 || get_number(h, F_MODE, &mode) < 0 ||
+        get_number(h, F_MTIME, &mtime) < 0)
+        return nd_tar_bad(st, off, "a header number is not octal");
+    char flag = h[F_TYPE];
+    *flag_out = flag;
+    if (p->has_size && flag != 'x' && flag != 'g')
+        size = p->size;
+    /* directories, links and devices have no content whatever the size says */
+    bool has_data = flag == '0' || flag == '\0' || flag == '7' || flag == 'x' || flag == 'g' ||
+                    flag == 'L' || flag == 'K' || (flag >= 'A' && flag <= 'Z');
+    *dsize = has_data ? size : 0;
+    if (flag == 'x' || flag == 'g' || flag == 'L' || flag == 'K')
+        return 0;
+    bool ustar = memcmp(h + 257, "ustar", 6) == 0; /* POSIX, not GNU's "ustar  " */
+    if (p->path) {
+        e->name = p->path;
+        p->path = NULL;
+    } else {
+        char *name = field_str(h, F_NAME);
+        char *prefix = ustar ? field_str(h, F_PREFIX) : nd_xstrdup("");
+        e->name = *prefix ? nd_xasprintf("%s/%s", prefix, name) : nd_xstrdup(name);
+        free(name);
+        free(prefix);
+    }
+    e->typeflag = flag;
+    switch (flag) {
+    case '0':
+    case '\0':
+    case '7':
+        e->type = ND_TAR_FILE;
+        break;
+    case '5':
+        e->type = ND_TAR_DIR;
+        break;
+    case '2':
+        e->type = ND_TAR_SYMLINK;
+        break;
+    case '1':
+        e->type = ND_TAR_HARDLINK;
+        break;
+    default:
+        e->type = ND_TAR_OTHER;
+        break;
+    }
+    /* v7 archives mark directories by a trailing slash only */
+    size_t nl = strlen(e->name);
+    if (e->type == ND_TAR_FILE && nl && e->name[nl - 1] == '/')
+        e->type = ND_TAR_DIR;
+    if (e->type == ND_TAR_SYMLINK || e->type == ND_TAR_HARDLINK) {
+        if (p->linkpath) {
+            e->link = p->linkpath;
+            p->linkpath = NULL;
+        } else {
+            e->link = field_str(h, F_LINK);
+        }
+    }
+    e->mode = (unsigned)(mode & 07777);
+    e->mtime = (int64_t)(mtime > INT64_MAX ? 0 : mtime);
+    e->size = e->type == ND_TAR_FILE ? *dsize : 0;
+    /* what follows is the next header: pending records were this member's */
+    nd_tar_pending_release(p);
+    return 1;
+}
+
+bool nd_tar_zero_block(const char *h)
+{
+    return zero_block(h);
 }
 
 void nd_tar_reader_init(struct nd_tar_reader *r, const char *data, size_t len)
@@ -317,19 +405,18 @@ void nd_tar_reader_init(struct nd_tar_reader *r, const char *data, size_t len)
 int nd_tar_next(struct nd_tar_reader *r, struct nd_tar_entry *e, struct nd_status *st)
 {
     memset(e, 0, sizeof *e);
-    struct pending p = {0};
+    struct nd_tar_pending p = {0};
     int rc = -1;
     for (;;) {
         size_t off = r->pos;
         if (r->len - off == 0) {
-            rc = p.path || p.linkpath || p.has_size ? bad(st, off,
-                                                          "an extended header without "
-                                                          "its member")
-                                                    : 0;
+            rc = p.path || p.linkpath || p.has_size
+                     ? nd_tar_bad(st, off, "an extended header without its member")
+                     : 0;
             goto out;
         }
         if (r->len - off < ND_TAR_BLOCK) {
-            rc = bad(st, off, "a truncated header");
+            rc = nd_tar_bad(st, off, "a truncated header");
             goto out;
         }
         const char *h = r->data + off;
@@ -338,96 +425,30 @@ int nd_tar_next(struct nd_tar_reader *r, struct nd_tar_entry *e, struct nd_statu
             rc = 0;
             goto out;
         }
-        if (!checksum_ok(h)) {
-            rc = bad(st, off, "a header checksum does not match");
+        uint64_t dsize;
+        char flag;
+        int got = nd_tar_parse_header(h, off, &p, e, &dsize, &flag, st);
+        if (got < 0)
             goto out;
-        }
-        uint64_t size, mode, mtime;
-        if (get_number(h, F_SIZE, &size) < 0 || get_number(h, F_MODE, &mode) < 0 ||
-            get_number(h, F_MTIME, &mtime) < 0) {
-            rc = bad(st, off, "a header number is not octal");
-            goto out;
-        }
-        char flag = h[F_TYPE];
-        if (p.has_size && flag != 'x' && flag != 'g')
-            size = p.size;
-        /* directories, links and devices have no content whatever the size says */
-        bool has_data = flag == '0' || flag == '\0' || flag == '7' || flag == 'x' || flag == 'g' ||
-                        flag == 'L' || flag == 'K' || (flag >= 'A' && flag <= 'Z');
-        uint64_t dsize = has_data ? size : 0;
         uint64_t room = r->len - off - ND_TAR_BLOCK;
         if (dsize > room || nd_tar_padding(dsize) > room - dsize) {
-            rc = bad(st, off, "a member is longer than the archive");
+            nd_tar_entry_release(e);
+            rc = nd_tar_bad(st, off, "a member is longer than the archive");
             goto out;
         }
         const char *data = h + ND_TAR_BLOCK;
         r->pos = off + ND_TAR_BLOCK + (size_t)dsize + nd_tar_padding(dsize);
-        if (flag == 'x') {
-            if (parse_pax(data, (size_t)dsize, &p, off, st) < 0)
+        if (got == 0) {
+            if (nd_tar_apply_meta(flag, data, (size_t)dsize, &p, off, st) < 0)
                 goto out;
             continue;
         }
-        if (flag == 'g')
-            continue;
-        if (flag == 'L' || flag == 'K') {
-            char *s = nd_xstrndup(data, strnlen(data, (size_t)dsize));
-            char **dst = flag == 'L' ? &p.path : &p.linkpath;
-            free(*dst);
-            *dst = s;
-            continue;
-        }
-        bool ustar = memcmp(h + 257, "ustar", 6) == 0; /* POSIX, not GNU's "ustar  " */
-        if (p.path) {
-            e->name = p.path;
-            p.path = NULL;
-        } else {
-            char *name = field_str(h, F_NAME);
-            char *prefix = ustar ? field_str(h, F_PREFIX) : nd_xstrdup("");
-            e->name = *prefix ? nd_xasprintf("%s/%s", prefix, name) : nd_xstrdup(name);
-            free(name);
-            free(prefix);
-        }
-        e->typeflag = flag;
-        switch (flag) {
-        case '0':
-        case '\0':
-        case '7':
-            e->type = ND_TAR_FILE;
-            break;
-        case '5':
-            e->type = ND_TAR_DIR;
-            break;
-        case '2':
-            e->type = ND_TAR_SYMLINK;
-            break;
-        case '1':
-            e->type = ND_TAR_HARDLINK;
-            break;
-        default:
-            e->type = ND_TAR_OTHER;
-            break;
-        }
-        /* v7 archives mark directories by a trailing slash only */
-        size_t nl = strlen(e->name);
-        if (e->type == ND_TAR_FILE && nl && e->name[nl - 1] == '/')
-            e->type = ND_TAR_DIR;
-        if (e->type == ND_TAR_SYMLINK || e->type == ND_TAR_HARDLINK) {
-            if (p.linkpath) {
-                e->link = p.linkpath;
-                p.linkpath = NULL;
-            } else {
-                e->link = field_str(h, F_LINK);
-            }
-        }
-        e->mode = (unsigned)(mode & 07777);
-        e->mtime = (int64_t)(mtime > INT64_MAX ? 0 : mtime);
-        e->size = e->type == ND_TAR_FILE ? dsize : 0;
         e->data = data;
         rc = 1;
         goto out;
     }
 out:
-    pending_release(&p);
+    nd_tar_pending_release(&p);
     if (rc < 0)
         nd_tar_entry_release(e);
     return rc;

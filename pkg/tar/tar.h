@@ -7,7 +7,7 @@
  * base-256 numbers and old v7 headers, and ignores pax global headers.
  *
  * Two kinds of functions: the format (this file's first half: headers, a reader over an
- * archive in memory, name cleaning) and the file system (tar_fs.c, tar_walk.c):
+ * archive in memory, a push reader over one that arrives in pieces, name cleaning) and the file system (tar_fs.c, tar_walk.c):
  * extracting an archive under a directory without ever writing outside it, and writing
  * a tree as an archive without following a symbolic link out of it. Every failure is a
  * struct nd_status: BadRequest for an archive or a member that is refused (the message
@@ -120,13 +120,59 @@ struct nd_tar_extract_opts {
     json_t *skipped;
 };
 
-/* Extracts an archive under dirfd. Every member is checked first (names, types, link
- * targets, limits); nothing is written unless all pass. Then directories are made,
- * files written (an existing file is replaced, an existing symbolic link is replaced,
- * never written through), modes (permission bits) and times set. Hard links, devices
- * and fifos are refused. *count (may be NULL) is the number of members written. */
+/* Extracts an archive under dirfd (nd_tar_extractor over the whole of data; the stage is
+ * made inside dirfd). *count (may be NULL) is the number of members written. */
 int nd_tar_extract(const char *data, size_t len, int dirfd, const struct nd_tar_extract_opts *o,
                    size_t *count, struct nd_status *st);
+
+/* Extracting an archive as it arrives (an upload, a download), never holding it.
+ *
+ * Each member is checked when its header arrives (names, types, link targets, limits,
+ * and that the destination lets it be put there: no link or file where a directory must
+ * be, no directory where a file goes) and written into a private stage directory,
+ * ".nodus-partial-XXXXXXXX", made under stagefd (-1: under dirfd; it must be on
+ * dirfd's file system). Only when the archive has ended whole (finish) are the members
+ * moved into place under dirfd, in archive order: files and links by rename() (an
+ * existing file is replaced, an existing symbolic link is replaced, never written
+ * through), directories made; then directories' modes and times are set. A refused
+ * member, a write error, an archive cut short or a free before finish remove the stage:
+ * the destination is left as it was. Hard links, devices and fifos are refused. */
+struct nd_tar_extractor;
+/* NEW, or NULL with st (the stage could not be made). dirfd and stagefd are dup()ed,
+ * o's strings copied (o->skipped stays the caller's, and must outlive the extractor). */
+struct nd_tar_extractor *nd_tar_extractor_new(int dirfd, int stagefd,
+                                              const struct nd_tar_extract_opts *o,
+                                              struct nd_status *st);
+/* The next bytes of the archive. -1 with st on the first refusal (later calls fail). */
+int nd_tar_extractor_write(struct nd_tar_extractor *x, const char *data, size_t len,
+                           struct nd_status *st);
+/* Whether the archive's end (a zero block) has arrived. */
+bool nd_tar_extractor_ended(const struct nd_tar_extractor *x);
+/* The archive is over: -1 with st if it was cut short; else its members are moved into
+ * place. *count (may be NULL): the members written. Call once. */
+int nd_tar_extractor_finish(struct nd_tar_extractor *x, size_t *count, struct nd_status *st);
+void nd_tar_extractor_free(struct nd_tar_extractor *x);
+
+/* ---- reading an archive as it arrives (tar_push.c) ---- */
+
+/* The same format rules as nd_tar_next; a member's header comes to member (e->data is
+ * NULL, e is the callee's to read, not to keep), its content to data in pieces, then
+ * end. A non-zero return from a callback stops the archive (-1 with its st). */
+struct nd_tar_push_ops {
+    int (*member)(void *cls, const struct nd_tar_entry *e, struct nd_status *st);
+    int (*data)(void *cls, const char *p, size_t n, struct nd_status *st);
+    int (*end)(void *cls, struct nd_status *st);
+};
+struct nd_tar_push;
+struct nd_tar_push *nd_tar_push_new(const struct nd_tar_push_ops *ops, void *cls);
+/* -1 with st for a malformed archive or a callback's refusal; later calls fail too. */
+int nd_tar_push_write(struct nd_tar_push *r, const char *p, size_t n, struct nd_status *st);
+/* 0 when what arrived is a whole archive (a zero block, or the end on a block
+ * boundary), else -1 with st (BadRequest: a truncated header or member). */
+int nd_tar_push_finish(struct nd_tar_push *r, struct nd_status *st);
+bool nd_tar_push_ended(const struct nd_tar_push *r);
+size_t nd_tar_push_members(const struct nd_tar_push *r);
+void nd_tar_push_free(struct nd_tar_push *r);
 
 /* ---- writing a tree (tar_walk.c) ---- */
 
@@ -143,6 +189,11 @@ struct nd_tar_writer *nd_tar_writer_new(int dirfd, const char *rel, const char *
  * ended, -1 with st (InternalError) on a read error. A file that shrank while read is
  * padded with zeros, one that grew is cut at its first size. */
 ssize_t nd_tar_writer_read(struct nd_tar_writer *w, char *buf, size_t max, struct nd_status *st);
+/* The length of the whole archive the writer would produce now, and its members
+ * (a walk that reads no file): for a progress bar and an X-Content-Length hint. Call it
+ * on a fresh writer, which it uses up. -1 with st as for read. */
+int nd_tar_writer_measure(struct nd_tar_writer *w, uint64_t *bytes, size_t *members,
+                          struct nd_status *st);
 /* Members written so far. */
 size_t nd_tar_writer_count(const struct nd_tar_writer *w);
 void nd_tar_writer_free(struct nd_tar_writer *w);

@@ -35,6 +35,7 @@ struct nd_tar_writer {
     uint64_t file_left;
     size_t pad_left;
     size_t count;
+    bool measure; /* nd_tar_writer_measure: files are not opened */
 };
 
 static void pop(struct nd_tar_writer *w)
@@ -91,6 +92,7 @@ static int push_dir(struct nd_tar_writer *w, int fd, const char *prefix, struct 
         return nd_status_set(st, "InternalError", NULL, "cannot list %s: %s", prefix,
                              strerror(err));
     }
+    rewinddir(d); /* dup()s share the offset: another walk may have listed it */
     char **names = NULL;
     size_t n = 0, cap = 0;
     struct dirent *de;
@@ -137,8 +139,8 @@ static int emit(struct nd_tar_writer *w, int fd, const char *nm, const char *mem
         return push_dir(w, d, member, st);
     }
     if (S_ISREG(sb.st_mode)) {
-        int f = nm ? openat(fd, nm, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
-        if (f < 0 && nm)
+        int f = nm && !w->measure ? openat(fd, nm, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+        if (f < 0 && nm && !w->measure)
             return errno == ENOENT ? 0
                                    : nd_status_set(st, "InternalError", NULL, "cannot open %s: %s",
                                                    member, strerror(errno));
@@ -283,4 +285,22 @@ ssize_t nd_tar_writer_read(struct nd_tar_writer *w, char *buf, size_t max, struc
             return -1;
     }
     return (ssize_t)got;
+}
+
+int nd_tar_writer_measure(struct nd_tar_writer *w, uint64_t *bytes, size_t *members,
+                          struct nd_status *st)
+{
+    w->measure = true;
+    uint64_t total = 0;
+    while (!w->ended) {
+        if (next_entry(w, st) < 0)
+            return -1;
+        total += w->out.len + w->file_left + w->pad_left;
+        nd_buf_reset(&w->out);
+        w->file_left = 0;
+        w->pad_left = 0;
+    }
+    *bytes = total;
+    *members = w->count;
+    return 0;
 }

@@ -46,7 +46,8 @@ static const struct reason_row reasons[] = {
      "Send an Idempotency-Key header, or set metadata.name."},
     {"PreconditionFailed", 412, 4, "If-Match no longer matches: the spec or the price book "
      "changed since the review.", "Review again with --dry-run=server and send the new ETag."},
-    {"RequestEntityTooLarge", 413, 1, "The body is larger than 3 MiB.",
+    {"RequestEntityTooLarge", 413, 1, "The body is larger than 3 MiB (an upload to files: "
+     "the server's --max-upload-bytes).",
      "Split the request or shrink the object."},
     {"RequestURITooLong", 414, 1, "The request target (path and query) is longer than the "
      "server takes (16 KiB in the emulator).", "Shorten the URL: fewer or shorter selectors."},

@@ -1,5 +1,6 @@
 /* Unit tests of pkg/tar: headers and the reader, name cleaning, safe extraction (names,
- * links, hard links, links already in the destination), and writing a tree. */
+ * links, hard links, links already in the destination), writing a tree, and reading and
+ * extracting an archive that arrives in pieces. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -681,6 +682,133 @@ static void test_round_trip(void **state)
     free(dir);
 }
 
+/* ---- archives that arrive in pieces ---- */
+
+struct pushed {
+    struct nd_buf names;
+    struct nd_buf content;
+    int ends;
+};
+
+static int p_member(void *cls, const struct nd_tar_entry *e, struct nd_status *st)
+{
+    (void)st;
+    struct pushed *p = cls;
+    assert_null(e->data);
+    nd_buf_addf(&p->names, "%s:%d:%llu;", e->name, (int)e->type, (unsigned long long)e->size);
+    return 0;
+}
+
+static int p_data(void *cls, const char *d, size_t n, struct nd_status *st)
+{
+    (void)st;
+    nd_buf_add(&((struct pushed *)cls)->content, d, n);
+    return 0;
+}
+
+static int p_end(void *cls, struct nd_status *st)
+{
+    (void)st;
+    ((struct pushed *)cls)->ends++;
+    return 0;
+}
+
+static const struct nd_tar_push_ops p_ops = {p_member, p_data, p_end};
+
+static void test_push_reader_byte_by_byte(void **state)
+{
+    (void)state;
+    char longname[301];
+    memset(longname, 'n', 300);
+    longname[300] = '\0';
+    struct nd_buf b = ND_BUF_INIT;
+    nd_tar_header(&b, "dir", ND_TAR_DIR, 0755, 0, 1700000001, NULL);
+    add_file(&b, "dir/a.txt", 0644, "hello\n");
+    add_file(&b, longname, 0600, "long name\n");
+    nd_tar_header(&b, "dir/link", ND_TAR_SYMLINK, 0777, 0, 0, "a.txt");
+    nd_tar_end(&b);
+    struct pushed p = {ND_BUF_INIT, ND_BUF_INIT, 0};
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_tar_push *r = nd_tar_push_new(&p_ops, &p);
+    for (size_t i = 0; i < b.len; i++)
+        assert_int_equal(nd_tar_push_write(r, b.data + i, 1, &st), 0);
+    assert_true(nd_tar_push_ended(r));
+    assert_int_equal(nd_tar_push_finish(r, &st), 0);
+    assert_int_equal(nd_tar_push_members(r), 4);
+    char *want = nd_xasprintf("dir/:1:0;dir/a.txt:0:6;%s:0:10;dir/link:2:0;", longname);
+    assert_string_equal(p.names.data, want);
+    assert_string_equal(p.content.data, "hello\nlong name\n");
+    assert_int_equal(p.ends, 4);
+    nd_tar_push_free(r);
+    free(want);
+    /* cut short: inside a member, and inside a header */
+    for (size_t cut = 700; cut <= 1030; cut += 330) {
+        struct pushed q = {ND_BUF_INIT, ND_BUF_INIT, 0};
+        r = nd_tar_push_new(&p_ops, &q);
+        assert_int_equal(nd_tar_push_write(r, b.data, cut, &st), 0);
+        assert_int_equal(nd_tar_push_finish(r, &st), -1);
+        assert_string_equal(st.reason, "BadRequest");
+        assert_non_null(strstr(st.message, cut == 700 ? "a truncated header"
+                                                      : "a member is longer than the archive"));
+        nd_status_release(&st);
+        nd_tar_push_free(r);
+        nd_buf_release(&q.names);
+        nd_buf_release(&q.content);
+    }
+    nd_buf_release(&p.names);
+    nd_buf_release(&p.content);
+    nd_buf_release(&b);
+}
+
+static void test_extractor_lands_only_whole_archives(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    struct nd_buf b = ND_BUF_INIT;
+    nd_tar_header(&b, "top", ND_TAR_DIR, 0750, 0, 1600000000, NULL);
+    add_file(&b, "top/a.txt", 0640, "first\n");
+    add_file(&b, "top/b.txt", 0600, "second\n");
+    nd_tar_end(&b);
+    struct nd_status st = ND_STATUS_INIT;
+    /* written in pieces: nothing in place until finish, the stage gone after */
+    struct nd_tar_extractor *x = nd_tar_extractor_new(fd, -1, NULL, &st);
+    assert_non_null(x);
+    assert_int_equal(nd_tar_extractor_write(x, b.data, 1500, &st), 0);
+    char *a = nd_xasprintf("%s/top/a.txt", dir);
+    assert_int_not_equal(access(a, F_OK), 0);
+    assert_int_equal(nd_tar_extractor_write(x, b.data + 1500, b.len - 1500, &st), 0);
+    assert_true(nd_tar_extractor_ended(x));
+    size_t count = 0;
+    assert_int_equal(nd_tar_extractor_finish(x, &count, &st), 0);
+    nd_tar_extractor_free(x);
+    assert_int_equal(count, 3);
+    assert_int_equal(access(a, F_OK), 0);
+    assert_int_equal(mode_of(dir, "top"), 0750);
+    assert_int_equal(mode_of(dir, "top/a.txt"), 0640);
+    char *ls = nd_xasprintf("test \"$(ls -A '%s')\" = top", dir);
+    assert_int_equal(system(ls), 0);
+    /* one freed before finish, or cut short, leaves nothing */
+    rm_rf(a);
+    x = nd_tar_extractor_new(fd, -1, NULL, &st);
+    assert_int_equal(nd_tar_extractor_write(x, b.data, b.len, &st), 0);
+    nd_tar_extractor_free(x);
+    assert_int_not_equal(access(a, F_OK), 0);
+    x = nd_tar_extractor_new(fd, -1, NULL, &st);
+    assert_int_equal(nd_tar_extractor_write(x, b.data, 1100, &st), 0);
+    assert_int_equal(nd_tar_extractor_finish(x, NULL, &st), -1);
+    nd_status_release(&st);
+    nd_tar_extractor_free(x);
+    assert_int_not_equal(access(a, F_OK), 0);
+    assert_int_equal(system(ls), 0);
+    free(ls);
+    free(a);
+    close(fd);
+    rm_rf(dir);
+    free(dir);
+    nd_buf_release(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -696,6 +824,8 @@ int main(void)
         cmocka_unit_test(test_extract_path_lengths),
         cmocka_unit_test(test_writer_walks_tree),
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_push_reader_byte_by_byte),
+        cmocka_unit_test(test_extractor_lands_only_whole_archives),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
