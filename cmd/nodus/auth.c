@@ -137,7 +137,10 @@ static int whoami(struct nd_ctx *ctx, const struct nd_opts *o)
         goto out;
     }
     if (fmt && *fmt) {
-        if (nd_print_objects(answer, true, &popts, &out, &st) < 0) {
+        json_t *one = json_pack("[O]", answer);
+        int printed = nd_print_objects(one, true, &popts, &out, &st);
+        json_decref(one);
+        if (printed < 0) {
             rc = nd_cli_error(ctx, &st);
             goto out;
         }

@@ -325,8 +325,10 @@ out:
     return rc;
 }
 
-/* Streams the log of the created Job until it ends; the exit code run ends with. */
-static int attach(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns, const char *name)
+/* Says the Job was created (on stderr: stdout is its log), then streams its log until
+ * it ends; the exit code run ends with. Ctrl-C is handled before anything is said. */
+static int attach(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns, const char *name,
+                  const json_t *preview)
 {
     snprintf(detach_msg, sizeof detach_msg,
              "\njob/%s keeps running (detached).\n  follow it: nodus logs -f job/%s -n %s\n"
@@ -337,6 +339,12 @@ static int attach(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns, c
     sa.sa_handler = on_interrupt;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
+    struct nd_buf line = ND_BUF_INIT;
+    nd_estimate_line(preview, &line);
+    fprintf(stderr, "job.nodus.dev/%s created\n", name);
+    if (line.len)
+        fprintf(stderr, "  estimate: %s\n", line.data);
+    nd_buf_release(&line);
     struct nd_log_query q = {.tail = -1};
     json_t *last = NULL;
     int rc = nd_logs_follow(ctx, &q, k, ns, name, NULL, &last);
@@ -415,13 +423,7 @@ int cmd_run(int argc, char **argv, struct nd_ctx *ctx)
             printf("  follow it: nodus logs -f job/%s -n %s\n", o.pos[0], ns);
         goto out;
     }
-    struct nd_buf line = ND_BUF_INIT;
-    nd_estimate_line(preview, &line);
-    fprintf(stderr, "job.nodus.dev/%s created\n", o.pos[0]);
-    if (line.len)
-        fprintf(stderr, "  estimate: %s\n", line.data);
-    nd_buf_release(&line);
-    rc = attach(ctx, k, ns, o.pos[0]);
+    rc = attach(ctx, k, ns, o.pos[0], preview);
 out:
     json_decref(job);
     json_decref(preview);
