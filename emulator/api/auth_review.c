@@ -109,8 +109,12 @@ static bool decide(const struct em_server *srv, const struct em_identity *who, c
     acc.unnamed = namespaces && !strcmp(verb, "create") && !*name;
     acc.sub = *sub ? nd_xstrdup(sub) : NULL;
     acc.plural = nd_xstrdup(k->plural);
+    /* the path of the request described, for the words of the answer */
+    struct nd_buf path = ND_BUF_INIT;
+    nd_kind_path(k, k->namespaced ? ns : NULL, *name ? name : NULL, *sub ? sub : NULL, &path);
     struct nd_status st = ND_STATUS_INIT;
-    bool allowed = em_authz_decide(srv, who, &acc, AUTHZ_PATH, &st) == 0;
+    bool allowed = em_authz_decide(srv, who, &acc, path.data, &st) == 0;
+    nd_buf_release(&path);
     if (!allowed) {
         nd_buf_adds(reason, st.message ? st.message : "forbidden");
     } else if (who->projects && !acc.project && (k->namespaced || namespaces)) {
