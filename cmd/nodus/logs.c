@@ -500,9 +500,13 @@ static int by_selector(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_lo
     } else if (follow_it) {
         rc = follow_all(ctx, q, k, ms, n);
     } else {
-        for (i = 0; i < n && rc == 0; i++) {
-            rc = print_one(ctx, c, q, k, &ms[i], st);
+        /* an object without a log yet (Queued) is an error of its own: the others
+         * are printed still */
+        for (i = 0; i < n; i++) {
+            int one = print_one(ctx, c, q, k, &ms[i], st);
             nd_status_release(st);
+            if (one > rc)
+                rc = one;
         }
     }
     for (i = 0; i < n; i++) {
