@@ -178,7 +178,7 @@ volumes                    vol          nodus.dev/v1               true         
     assert_line -n 8 "pools         pl           nodus.dev/v1   true         Pool         $w   nodus"
     assert_equal "${#lines[@]}" 11
     run -0 --separate-stderr nodus api-resources -o wide --api-group=
-    assert_line -n 1 "events       ev           v1           true         Event        get,list,watch   "
+    assert_line -n 1 "events       ev           v1           true         Event       get,list,watch                                               "
     run -0 --separate-stderr nodus api-resources -o wide --api-group=authorization.k8s.io
     assert_line -n 1 "selfsubjectaccessreviews                authorization.k8s.io/v1   false        SelfSubjectAccessReview   create   "
 }
