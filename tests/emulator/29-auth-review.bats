@@ -201,3 +201,29 @@ Extra: nodus.dev/scopes     [read write]"
     assert_output ""
     assert_equal "${stderr%%$'\n'*}" "Error from server (Unauthorized): the bearer token is not known"
 }
+
+@test "reviews as protobuf (kubectl 1.32 and later send them so): decoded, answered in JSON" {
+    local pb=application/vnd.kubernetes.protobuf
+    # a SelfSubjectAccessReview: create jobs.nodus.dev in proj-a, in the k8s envelope
+    printf '\x6b\x38\x73\x00\x0a\x32\x0a\x17\x61\x75\x74\x68\x6f\x72\x69\x7a\x61\x74\x69\x6f\x6e\x2e\x6b\x38\x73\x2e\x69\x6f\x2f\x76\x31\x12\x17\x53\x65\x6c\x66\x53\x75\x62\x6a\x65\x63\x74\x41\x63\x63\x65\x73\x73\x52\x65\x76\x69\x65\x77\x12\x25\x12\x23\x0a\x21\x0a\x06\x70\x72\x6f\x6a\x2d\x61\x12\x06\x63\x72\x65\x61\x74\x65\x1a\x09\x6e\x6f\x64\x75\x73\x2e\x64\x65\x76\x2a\x04\x6a\x6f\x62\x73' \
+        >"$BATS_TEST_TMPDIR/ssar.pb"
+    http POST "$MAY" "@$BATS_TEST_TMPDIR/ssar.pb" -H "Content-Type: $pb" -H 'Authorization: Bearer t-read'
+    assert_equal "$CODE" 201
+    assert_equal "$(jq -c '[.spec.resourceAttributes, .status]' "$BODY")" \
+        '[{"namespace":"proj-a","verb":"create","group":"nodus.dev","resource":"jobs"},{"allowed":false,"reason":"rita may not create /apis/nodus.dev/v1/namespaces/proj-a/jobs: it needs the token scope write"}]'
+    http POST "$MAY" "@$BATS_TEST_TMPDIR/ssar.pb" -H "Content-Type: $pb" -H 'Authorization: Bearer t-write'
+    assert_equal "$(jq -c .status "$BODY")" '{"allowed":true}'
+    # a SelfSubjectReview (its body says nothing but its kind)
+    printf '\x6b\x38\x73\x00\x0a\x2d\x0a\x18\x61\x75\x74\x68\x65\x6e\x74\x69\x63\x61\x74\x69\x6f\x6e\x2e\x6b\x38\x73\x2e\x69\x6f\x2f\x76\x31\x12\x11\x53\x65\x6c\x66\x53\x75\x62\x6a\x65\x63\x74\x52\x65\x76\x69\x65\x77\x12\x00' \
+        >"$BATS_TEST_TMPDIR/ssr.pb"
+    http POST "$WHO" "@$BATS_TEST_TMPDIR/ssr.pb" -H "Content-Type: $pb" -H 'Authorization: Bearer t-read'
+    assert_equal "$CODE" 201
+    assert_equal "$(jq -r .status.userInfo.username "$BODY")" rita
+    # cut short, or another kind: BadRequest
+    head -c 40 "$BATS_TEST_TMPDIR/ssar.pb" >"$BATS_TEST_TMPDIR/cut.pb"
+    http POST "$MAY" "@$BATS_TEST_TMPDIR/cut.pb" -H "Content-Type: $pb" -H 'Authorization: Bearer t-read'
+    assert_equal "$CODE" 400
+    http POST "$MAY" "@$BATS_TEST_TMPDIR/ssr.pb" -H "Content-Type: $pb" -H 'Authorization: Bearer t-read'
+    assert_equal "$CODE" 400
+    assert_equal "$(jq -r .message "$BODY")" "spec.resourceAttributes or spec.nonResourceAttributes is required"
+}
