@@ -349,10 +349,29 @@ static int attach(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns, c
     json_t *last = NULL;
     int rc = nd_logs_follow(ctx, &q, k, ns, name, NULL, &last);
     signal(SIGINT, SIG_DFL);
+    if (rc != 0 && !last) {
+        /* no end seen: the Job was deleted, or the log could not be followed (stdout
+         * closed, the server gone) while the Job may run on */
+        struct nd_buf path = ND_BUF_INIT;
+        struct nd_status st = ND_STATUS_INIT;
+        int got = 0;
+        nd_kind_path(k, ns, name, NULL, &path);
+        if (nd_write(ctx, "GET", path.data, NULL, NULL, &last, &got, &st) < 0 && got == 404)
+            rc = EXIT_NO_CODE; /* deleted */
+        const char *phase = json_string_value(
+            json_object_get(json_object_get(last, "status"), "phase"));
+        if (last && !(phase && nd_phase_terminal(k->family, phase))) {
+            fputs(detach_msg, stderr);
+            json_decref(last);
+            last = NULL;
+        }
+        nd_status_release(&st);
+        nd_buf_release(&path);
+    }
     const json_t *code = json_object_get(json_object_get(last, "status"), "exitCode");
     if (rc != 0 && json_is_integer(code))
         rc = (int)(json_integer_value(code) & 0xff);
-    else if (rc == 1)
+    else if (rc == 1 && last)
         rc = EXIT_NO_CODE; /* ended, but not by its command's exit */
     json_decref(last);
     return rc;
