@@ -6,7 +6,7 @@
 # Verbs, flags and fixed values are the lists below; kinds, object names,
 # projects and contexts come from `nodus __complete`.
 
-_nodus_verbs='annotate api-resources api-versions apply approve cancel completion config cp create delete describe diff edit emulator exec explain get invoke label logs patch reject replace request resume shell start stop suspend top version wait'
+_nodus_verbs='annotate api-resources api-versions apply approve auth cancel completion config cp create delete describe diff edit emulator exec explain get invoke label logs patch reject replace request resume run shell start stop suspend top version wait'
 
 # The flags of verb $1 (none before the verb) and the global flags.
 _nodus_flags()
@@ -17,6 +17,7 @@ _nodus_flags()
     api-versions) echo '--cached' ;;
     apply) echo '--filename -f --recursive -R --server-side --force-conflicts --field-manager --prune --selector -l --dry-run --output -o --review --yes -y' ;;
     approve|cancel|reject|request|resume|start|stop|suspend) echo '--dry-run' ;;
+    auth) echo '--output -o --subresource --quiet -q' ;;
     config) echo '--raw --minify --output -o --no-headers --current --cluster --user --namespace --server --certificate-authority --insecure-skip-tls-verify --token --token-file --client-certificate --client-key' ;;
     cp) echo '--quiet -q' ;;
     create) echo '--filename -f --recursive -R --dry-run --output -o --field-manager' ;;
@@ -29,9 +30,10 @@ _nodus_flags()
     explain) echo '--recursive --api-version --output' ;;
     get) echo '--output -o --selector -l --field-selector --watch -w --watch-only --output-watch-events --sort-by --show-labels --label-columns -L --no-headers --chunk-size --show-kind --ignore-not-found --raw --show-managed-fields' ;;
     invoke) echo '--data -d --filename -f --content-type' ;;
-    logs) echo '--follow -f --tail --since --since-time --timestamps --limit-bytes' ;;
+    logs) echo '--follow -f --tail --since --since-time --timestamps --limit-bytes --selector -l --prefix --max-log-requests' ;;
     patch) echo '--patch -p --patch-file --type --dry-run --output -o' ;;
     replace) echo '--filename -f --recursive -R --dry-run --output -o' ;;
+    run) echo '--image --gpu --max-cost --max-duration --env -e --volume --labels -l --annotations --dry-run --detach -d --output -o' ;;
     top) echo '--no-headers' ;;
     version) echo '--client --output -o' ;;
     wait) echo '--for --timeout --selector -l --all' ;;
@@ -75,6 +77,12 @@ _nodus_flag_value()
     approve|cancel|reject|request|resume|start|stop|suspend)
         case $2 in
         --dry-run) _nodus_hint='=none server'; return 0 ;;
+        esac ;;
+    auth)
+        case $2 in
+        --output|-o) _nodus_hint='=json yaml'; return 0 ;;
+        --subresource) _nodus_hint='=log exec files invoke status'; return 0 ;;
+        --quiet|-q) return 1 ;;
         esac ;;
     config)
         case $2 in
@@ -169,7 +177,9 @@ _nodus_flag_value()
         --since) _nodus_hint='none'; return 0 ;;
         --since-time) _nodus_hint='none'; return 0 ;;
         --limit-bytes) _nodus_hint='none'; return 0 ;;
-        --follow|-f|--timestamps) return 1 ;;
+        --selector|-l) _nodus_hint='none'; return 0 ;;
+        --max-log-requests) _nodus_hint='none'; return 0 ;;
+        --follow|-f|--timestamps|--prefix) return 1 ;;
         esac ;;
     patch)
         case $2 in
@@ -185,6 +195,20 @@ _nodus_flag_value()
         --dry-run) _nodus_hint='=none server'; return 0 ;;
         --output|-o) _nodus_hint='=name json yaml'; return 0 ;;
         --recursive|-R) return 1 ;;
+        esac ;;
+    run)
+        case $2 in
+        --image) _nodus_hint='none'; return 0 ;;
+        --gpu) _nodus_hint='none'; return 0 ;;
+        --max-cost) _nodus_hint='none'; return 0 ;;
+        --max-duration) _nodus_hint='none'; return 0 ;;
+        --env|-e) _nodus_hint='none'; return 0 ;;
+        --volume) _nodus_hint='none'; return 0 ;;
+        --labels|-l) _nodus_hint='none'; return 0 ;;
+        --annotations) _nodus_hint='none'; return 0 ;;
+        --dry-run) _nodus_hint='none'; return 0 ;;
+        --output|-o) _nodus_hint='=json yaml name'; return 0 ;;
+        --detach|-d) return 1 ;;
         esac ;;
     top)
         case $2 in
@@ -224,6 +248,7 @@ _nodus_args()
     _nodus_hint=none
     case $1 in
     annotate|approve|cancel|delete|describe|edit|exec|explain|get|invoke|label|logs|patch|reject|resume|start|stop|suspend|wait) _nodus_hint=ask ;;
+    auth) if (($2 == 0)); then _nodus_hint='=whoami can-i'; else _nodus_hint=ask; fi ;;
     completion) if (($2 == 0)); then _nodus_hint='=bash zsh fish'; else _nodus_hint=ask; fi ;;
     config) if (($2 == 0)); then _nodus_hint='=view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'; else _nodus_hint=ask; fi ;;
     cp) _nodus_hint=copy ;;

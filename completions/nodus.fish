@@ -39,6 +39,13 @@ function __nodus_flag_value --argument-names verb flag
         case --dry-run
             return 0
         end
+    case auth
+        switch $flag
+        case --output -o --subresource
+            return 0
+        case --quiet -q
+            return 1
+        end
     case config
         switch $flag
         case --output -o --cluster --user --namespace --server --certificate-authority --token --token-file --client-certificate --client-key
@@ -117,9 +124,9 @@ function __nodus_flag_value --argument-names verb flag
         end
     case logs
         switch $flag
-        case --tail --since --since-time --limit-bytes
+        case --tail --since --since-time --limit-bytes --selector -l --max-log-requests
             return 0
-        case --follow -f --timestamps
+        case --follow -f --timestamps --prefix
             return 1
         end
     case patch
@@ -132,6 +139,13 @@ function __nodus_flag_value --argument-names verb flag
         case --filename -f --dry-run --output -o
             return 0
         case --recursive -R
+            return 1
+        end
+    case run
+        switch $flag
+        case --image --gpu --max-cost --max-duration --env -e --volume --labels -l --annotations --dry-run --output -o
+            return 0
+        case --detach -d
             return 1
         end
     case top
@@ -234,6 +248,7 @@ complete -c nodus -n __nodus_needs_verb -a api-resources -d 'Print the kinds the
 complete -c nodus -n __nodus_needs_verb -a api-versions -d 'Print the API versions the server serves, as group/version'
 complete -c nodus -n __nodus_needs_verb -a apply -d 'Make objects look like their manifests (server-side apply)'
 complete -c nodus -n __nodus_needs_verb -a approve -d 'Approve PoolActions that wait for a decision (spec.decision: Approved)'
+complete -c nodus -n __nodus_needs_verb -a auth -d 'Who the server takes you for (whoami), and whether you may do something (can-i)'
 complete -c nodus -n __nodus_needs_verb -a cancel -d 'Cancel Jobs and Pipelines (spec.state: Cancelled)'
 complete -c nodus -n __nodus_needs_verb -a completion -d 'Print a shell completion script (bash, zsh or fish)'
 complete -c nodus -n __nodus_needs_verb -a config -d 'Show or change the configuration file (kubeconfig format)'
@@ -255,6 +270,7 @@ complete -c nodus -n __nodus_needs_verb -a reject -d 'Reject PoolActions that wa
 complete -c nodus -n __nodus_needs_verb -a replace -d 'Replace objects with their manifests'
 complete -c nodus -n __nodus_needs_verb -a request -d 'Ask for a one-off action: set nodus.dev/ACTION-requested-at to now'
 complete -c nodus -n __nodus_needs_verb -a resume -d 'Resume suspended Jobs and Pipelines (spec.state: Running)'
+complete -c nodus -n __nodus_needs_verb -a run -d 'Run a command in a new Job: show its estimate, stream its log, exit with its exit code'
 complete -c nodus -n __nodus_needs_verb -a shell -d 'An interactive prompt: nodus commands with history, Tab completion and `use project`'
 complete -c nodus -n __nodus_needs_verb -a start -d 'Start stopped Sandboxes, Functions and Budgets (spec.state: Running)'
 complete -c nodus -n __nodus_needs_verb -a stop -d 'Stop Sandboxes, Functions and Budgets (spec.state: Stopped)'
@@ -304,6 +320,9 @@ complete -c nodus -n '__nodus_using apply' -s o -l output -x -a 'name json yaml'
 complete -c nodus -n '__nodus_using apply' -l review -d 'show each object\'s estimate, ask, then apply exactly what was reviewed (If-Match)'
 complete -c nodus -n '__nodus_using apply' -s y -l yes -d 'answer yes to --review\'s question (for scripts)'
 complete -c nodus -n '__nodus_using approve cancel reject request resume start stop suspend' -l dry-run -x -a 'none server' -d 'none or server'
+complete -c nodus -n '__nodus_using auth' -s o -l output -x -a 'json yaml' -d 'whoami: json, yaml, or jsonpath=TEMPLATE'
+complete -c nodus -n '__nodus_using auth' -l subresource -x -a 'log exec files invoke status' -d 'can-i: a subresource (log, exec, files, invoke, status)'
+complete -c nodus -n '__nodus_using auth' -s q -l quiet -d 'can-i: print nothing, answer by the exit code only'
 complete -c nodus -n '__nodus_using config' -l raw -d 'view: show tokens and certificate data as they are'
 complete -c nodus -n '__nodus_using config' -l minify -d 'view: only what the current context (or --context) uses'
 complete -c nodus -n '__nodus_using config' -s o -l output -x -a 'yaml json name jsonpath=' -d 'view: yaml, json or jsonpath=TEMPLATE; get-contexts: name'
@@ -381,6 +400,9 @@ complete -c nodus -n '__nodus_using logs' -l since -x -d 'only lines newer than 
 complete -c nodus -n '__nodus_using logs' -l since-time -x -d 'only lines at or after this RFC 3339 time'
 complete -c nodus -n '__nodus_using logs' -l timestamps -d 'start each line with its time (RFC 3339, nanoseconds)'
 complete -c nodus -n '__nodus_using logs' -l limit-bytes -x -d 'stop after N bytes of log'
+complete -c nodus -n '__nodus_using logs' -s l -l selector -x -d 'the logs of every object of the kind (Jobs by default) with these labels'
+complete -c nodus -n '__nodus_using logs' -l prefix -d 'start each line with its object, [job/NAME] (default: true with -l)'
+complete -c nodus -n '__nodus_using logs' -l max-log-requests -x -d 'with -l -f, follow at most N logs at once (default 5)'
 complete -c nodus -n '__nodus_using patch' -s p -l patch -x -d 'the patch, as JSON or YAML'
 complete -c nodus -n '__nodus_using patch' -l patch-file -r -F -d 'read the patch from a file'
 complete -c nodus -n '__nodus_using patch' -l type -x -a 'merge json' -d 'merge (default) or json'
@@ -390,6 +412,17 @@ complete -c nodus -n '__nodus_using replace' -s f -l filename -r -F -d 'manifest
 complete -c nodus -n '__nodus_using replace' -s R -l recursive -d 'read directories given with -f recursively'
 complete -c nodus -n '__nodus_using replace' -l dry-run -x -a 'none server' -d 'none or server'
 complete -c nodus -n '__nodus_using replace' -s o -l output -x -a 'name json yaml' -d 'print the replaced objects: name, json, yaml ...'
+complete -c nodus -n '__nodus_using run' -l image -x -d 'the image to run, nodus/NAME:TAG (required)'
+complete -c nodus -n '__nodus_using run' -l gpu -x -d 'GPUs, e.g. H100 or H100:2 (default: none, CPU only)'
+complete -c nodus -n '__nodus_using run' -l max-cost -x -d 'stop the Job when its cost reaches this (default 10.00)'
+complete -c nodus -n '__nodus_using run' -l max-duration -x -d 'stop the Job after running this long'
+complete -c nodus -n '__nodus_using run' -s e -l env -x -d 'an environment variable (repeatable)'
+complete -c nodus -n '__nodus_using run' -l volume -x -d 'mount a Volume of the project (repeatable)'
+complete -c nodus -n '__nodus_using run' -s l -l labels -x -d 'labels of the Job (repeatable, or a,b)'
+complete -c nodus -n '__nodus_using run' -l annotations -x -d 'annotations of the Job (repeatable)'
+complete -c nodus -n '__nodus_using run' -l dry-run -x -d 'server: show the Job and its estimate, create nothing; client: show the Job'
+complete -c nodus -n '__nodus_using run' -s d -l detach -d 'create the Job and return, without streaming its log'
+complete -c nodus -n '__nodus_using run' -s o -l output -x -a 'json yaml name' -d 'with --detach or --dry-run: print the Job as name, json, yaml ...'
 complete -c nodus -n '__nodus_using top' -l no-headers -d 'leave the header line out'
 complete -c nodus -n '__nodus_using version' -l client -d 'show only the client version'
 complete -c nodus -n '__nodus_using version' -s o -l output -x -a 'json yaml' -d 'json or yaml'
@@ -400,6 +433,8 @@ complete -c nodus -n '__nodus_using wait' -l all -d 'wait for every object of th
 
 # Arguments
 complete -c nodus -n '__nodus_arg any annotate approve cancel delete describe edit exec explain get invoke label logs patch reject resume start stop suspend wait' -a '(__nodus_complete)'
+complete -c nodus -n '__nodus_arg first auth' -a 'whoami can-i'
+complete -c nodus -n '__nodus_arg later auth' -a '(__nodus_complete)'
 complete -c nodus -n '__nodus_arg first completion' -a 'bash zsh fish'
 complete -c nodus -n '__nodus_arg later completion' -a '(__nodus_complete)'
 complete -c nodus -n '__nodus_arg first config' -a 'view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'

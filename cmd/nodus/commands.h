@@ -12,6 +12,7 @@ ND_VERB(annotate);
 ND_VERB(api_resources);
 ND_VERB(api_versions);
 ND_VERB(apply);
+ND_VERB(auth);
 ND_VERB(complete); /* __complete (hidden), in complete.c */
 ND_VERB(completion);
 ND_VERB(config);
@@ -29,6 +30,7 @@ ND_VERB(label);
 ND_VERB(logs);
 ND_VERB(patch);
 ND_VERB(replace);
+ND_VERB(run);
 ND_VERB(version);
 ND_VERB(wait);
 

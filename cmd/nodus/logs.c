@@ -9,12 +9,16 @@
  * ends: exit 0 when it Succeeded (or a long-running one Stopped), 1 when it ended
  * Failed or Cancelled or was deleted. With --limit-bytes the stream is not resumed.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "client/client.h"
 #include "commands.h"
+#include "logs.h"
 #include "resolve.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
@@ -29,6 +33,12 @@ const struct nd_flag cmd_logs_flags[] = {
     {"timestamps", 0, ND_BOOL, NULL, "start each line with its time (RFC 3339, nanoseconds)",
      NULL},
     {"limit-bytes", 0, ND_INT, "N", "stop after N bytes of log", NULL},
+    {"selector", 'l', ND_STRING, "SELECTOR",
+     "the logs of every object of the kind (Jobs by default) with these labels", NULL},
+    {"prefix", 0, ND_BOOL, NULL,
+     "start each line with its object, [job/NAME] (default: true with -l)", NULL},
+    {"max-log-requests", 0, ND_INT, "N",
+     "with -l -f, follow at most N logs at once (default 5)", NULL},
     {NULL},
 };
 
@@ -88,6 +98,7 @@ static int on_bytes(void *cls, const char *data, size_t len)
 }
 
 struct follow {
+    const char *prefix; /* "[job/a] " before each line (logs -l, --prefix), or NULL */
     bool timestamps;    /* the user's --timestamps */
     char last[64];      /* the time of the last line printed ("" before any) */
     int same;           /* lines printed with that time */
@@ -130,7 +141,16 @@ static int on_line(void *cls, const char *line, size_t len)
         text = line + tl + (tl < len);
         n = len - tl - (tl < len);
     }
-    if (put(text, n) < 0 || put("\n", 1) < 0) {
+    /* one write per line: lines of streams followed side by side (logs -l -f, one
+     * process each) never mix */
+    struct nd_buf out = ND_BUF_INIT;
+    if (f->prefix)
+        nd_buf_adds(&out, f->prefix);
+    nd_buf_add(&out, text, n);
+    nd_buf_addch(&out, '\n');
+    int bad = put(out.data, out.len);
+    nd_buf_release(&out);
+    if (bad < 0) {
         f->failed = true;
         return 1;
     }
@@ -190,18 +210,12 @@ static void pause_ms(int ms)
 
 /* ---- the verb ---- */
 
-struct query {
-    int64_t tail, since_ms, limit;
-    const char *since_time;
-    bool timestamps;
-};
-
 /* The log's path and query, in kubectl's order. from: resume at that time. */
-static void log_path(struct nd_ctx *ctx, const struct nd_kind *k, const char *name,
-                     const struct query *q, bool follow, bool times, const char *from,
+static void log_path(const char *ns, const struct nd_kind *k, const char *name,
+                     const struct nd_log_query *q, bool follow, bool times, const char *from,
                      struct nd_buf *p)
 {
-    nd_kind_path(k, nd_ctx_namespace(ctx), name, "log", p);
+    nd_kind_path(k, ns, name, "log", p);
     char sep = '?';
 #define ADD(...)                                                                                   \
     do {                                                                                           \
@@ -240,11 +254,11 @@ static bool transient(int code, const struct nd_status *st)
 
 /* The object as it is now: 0 with *obj (NULL when it is gone), or -1 with st and *code
  * (0 when no answer came). */
-static int get_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *name,
-                      json_t **obj, int *code, struct nd_status *st)
+static int get_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
+                      const char *name, json_t **obj, int *code, struct nd_status *st)
 {
     struct nd_buf item = ND_BUF_INIT;
-    nd_kind_path(k, nd_ctx_namespace(ctx), name, NULL, &item);
+    nd_kind_path(k, ns, name, NULL, &item);
     *code = 0;
     *obj = NULL;
     int rc = nd_write(ctx, "GET", item.data, NULL, NULL, obj, code, st);
@@ -272,7 +286,7 @@ static int once(struct nd_ctx *ctx, struct nd_client *c, const char *path, bool 
         return 0;
     json_t *obj = NULL;
     int code;
-    if (get_object(ctx, k, name, &obj, &code, st) < 0)
+    if (get_object(ctx, k, nd_ctx_namespace(ctx), name, &obj, &code, st) < 0)
         return nd_cli_error(ctx, st);
     struct nd_buf msg = ND_BUF_INIT;
     int rc = ended(k, name, obj, &msg);
@@ -291,15 +305,17 @@ static void skip_printed(struct follow *f)
     f->skipping = true;
 }
 
-/* Follows until the object ends, resuming after a dropped connection. */
-static int follow(struct nd_ctx *ctx, struct nd_client *c, const struct query *q,
-                  const struct nd_kind *k, const char *name, struct nd_status *st)
+/* Follows until the object ends, resuming after a dropped connection. *last (NEW, may
+ * be NULL): the object as it ended. */
+static int follow(struct nd_ctx *ctx, struct nd_client *c, const struct nd_log_query *q,
+                  const struct nd_kind *k, const char *ns, const char *name, const char *prefix,
+                  json_t **last, struct nd_status *st)
 {
-    struct follow f = {.timestamps = q->timestamps};
+    struct follow f = {.timestamps = q->timestamps, .prefix = prefix};
     int failures = 0;
     for (int round = 0;; round++) {
         struct nd_buf p = ND_BUF_INIT;
-        log_path(ctx, k, name, q, true, true, f.last[0] ? f.last : NULL, &p);
+        log_path(ns, k, name, q, true, true, f.last[0] ? f.last : NULL, &p);
         skip_printed(&f);
         struct nd_request req = {.method = "GET", .path = p.data, .accept = ACCEPT};
         int code = 0;
@@ -319,7 +335,7 @@ static int follow(struct nd_ctx *ctx, struct nd_client *c, const struct query *q
         nd_status_release(st);
         /* the stream ended or dropped: has the object ended? */
         json_t *obj = NULL;
-        int got = get_object(ctx, k, name, &obj, &code, st);
+        int got = get_object(ctx, k, ns, name, &obj, &code, st);
         int end = got == 0 ? ended(k, name, obj, &msg) : -1;
         if (got < 0 && (!transient(code, st) || ++failures > MAX_FAILURES)) {
             nd_buf_release(&msg);
@@ -330,13 +346,17 @@ static int follow(struct nd_ctx *ctx, struct nd_client *c, const struct query *q
             /* it ended: what it printed since the last line seen (the stream may have
              * dropped before its end), then how it ended */
             struct nd_buf p2 = ND_BUF_INIT;
-            log_path(ctx, k, name, q, false, true, f.last[0] ? f.last : NULL, &p2);
+            log_path(ns, k, name, q, false, true, f.last[0] ? f.last : NULL, &p2);
             skip_printed(&f);
-            struct nd_request last = {.method = "GET", .path = p2.data, .accept = ACCEPT};
+            struct nd_request rest = {.method = "GET", .path = p2.data, .accept = ACCEPT};
             struct nd_status lst = ND_STATUS_INIT;
-            nd_client_stream(c, &last, on_line, &f, NULL, &lst);
+            nd_client_stream(c, &rest, on_line, &f, NULL, &lst);
             nd_status_release(&lst);
             nd_buf_release(&p2);
+        }
+        if (end >= 0 && last) {
+            *last = obj;
+            obj = NULL;
         }
         json_decref(obj);
         if (f.failed) {
@@ -352,18 +372,164 @@ static int follow(struct nd_ctx *ctx, struct nd_client *c, const struct query *q
     }
 }
 
+int nd_logs_follow(struct nd_ctx *ctx, const struct nd_log_query *q, const struct nd_kind *k,
+                   const char *ns, const char *name, const char *prefix, json_t **last)
+{
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_client *c = nd_ctx_client(ctx, &st);
+    int rc = c ? follow(ctx, c, q, k, ns, name, prefix, last, &st) : nd_cli_error(ctx, &st);
+    nd_status_release(&st);
+    return rc;
+}
+
+/* ---- logs -l: every object the selector matches ---- */
+
+struct match {
+    char *ns, *name, *prefix;
+};
+
+/* The log of one object of many, without -f: its lines, each after its prefix. */
+static int print_one(struct nd_ctx *ctx, struct nd_client *c, const struct nd_log_query *q,
+                     const struct nd_kind *k, const struct match *m, struct nd_status *st)
+{
+    struct follow f = {.timestamps = q->timestamps, .prefix = m->prefix};
+    struct nd_buf p = ND_BUF_INIT;
+    log_path(m->ns, k, m->name, q, false, true, NULL, &p);
+    struct nd_request req = {.method = "GET", .path = p.data, .accept = ACCEPT};
+    int rc = nd_client_stream(c, &req, on_line, &f, NULL, st);
+    nd_buf_release(&p);
+    if (f.failed) {
+        fprintf(stderr, "error: cannot write the log to stdout\n");
+        return 1;
+    }
+    return rc < 0 ? nd_cli_error(ctx, st) : 0;
+}
+
+/* -f: one process per object, side by side; the worst exit code of them. */
+static int follow_all(struct nd_ctx *ctx, const struct nd_log_query *q, const struct nd_kind *k,
+                      struct match *ms, size_t n)
+{
+    pid_t *pids = nd_xcalloc(n ? n : 1, sizeof *pids);
+    fflush(stdout);
+    fflush(stderr);
+    for (size_t i = 0; i < n; i++) {
+        pids[i] = fork();
+        if (pids[i] == 0) {
+            /* the parent's connection is not ours to use or close: a client of our own */
+            ctx->client = NULL;
+            int rc = nd_logs_follow(ctx, q, k, ms[i].ns, ms[i].name, ms[i].prefix, NULL);
+            fflush(stdout);
+            fflush(stderr);
+            _exit(rc);
+        }
+        if (pids[i] < 0)
+            fprintf(stderr, "error: cannot follow %s: %s\n", ms[i].prefix, strerror(errno));
+    }
+    int worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        int status;
+        int rc = 1;
+        if (pids[i] > 0 && waitpid(pids[i], &status, 0) == pids[i] && WIFEXITED(status))
+            rc = WEXITSTATUS(status);
+        if (rc > worst)
+            worst = rc;
+    }
+    free(pids);
+    return worst;
+}
+
+static int by_selector(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_log_query *q,
+                       const char *selector, struct nd_status *st)
+{
+    const struct nd_kind *k = nd_kind_by_plural(NULL, "jobs");
+    if (o->npos > 1 || (o->npos == 1 && strchr(o->pos[0], '/')))
+        return nd_cli_usage(ctx, "with -l, name a kind at most (nodus logs [KIND] -l SELECTOR), "
+                                 "not objects");
+    if (o->npos == 1 && !(k = nd_resolve_kind(o->pos[0], st)))
+        return nd_cli_error(ctx, st);
+    if (!nd_kind_has_subresource(k, "log"))
+        return nd_cli_usage(ctx, "%s have no log (Jobs, Sandboxes, Functions and PoolActions do)",
+                            k->plural);
+    long long max = nd_opt_int(o, "max-log-requests", 5);
+    if (max < 1)
+        return nd_cli_usage(ctx, "--max-log-requests must be greater than 0");
+    if (!nd_opt_set(o, "tail"))
+        q->tail = 10; /* as kubectl with a selector */
+    bool prefix = nd_opt_set(o, "prefix") ? nd_opt_bool(o, "prefix") : true;
+    struct nd_client *c = nd_ctx_client(ctx, st);
+    if (!c)
+        return nd_cli_error(ctx, st);
+    const char *ns = ctx->all_projects ? "" : nd_ctx_namespace(ctx);
+    struct nd_buf path = ND_BUF_INIT;
+    nd_kind_path(k, ns, NULL, NULL, &path);
+    nd_buf_adds(&path, "?labelSelector=");
+    nd_buf_add_urlencoded(&path, selector);
+    json_t *list = NULL;
+    int rc = nd_client_json(c, "GET", path.data, NULL, &list, st);
+    nd_buf_release(&path);
+    if (rc < 0)
+        return nd_cli_error(ctx, st);
+    size_t n = json_array_size(json_object_get(list, "items"));
+    struct match *ms = nd_xcalloc(n ? n : 1, sizeof *ms);
+    size_t i;
+    json_t *item;
+    json_array_foreach(json_object_get(list, "items"), i, item) {
+        const json_t *meta = json_object_get(item, "metadata");
+        const char *iname = json_string_value(json_object_get(meta, "name"));
+        const char *ins = json_string_value(json_object_get(meta, "namespace"));
+        ms[i].name = nd_xstrdup(iname ? iname : "");
+        ms[i].ns = nd_xstrdup(ins ? ins : ns);
+        if (prefix)
+            ms[i].prefix = ctx->all_projects
+                               ? nd_xasprintf("[%s/%s/%s] ", ms[i].ns, k->singular, ms[i].name)
+                               : nd_xasprintf("[%s/%s] ", k->singular, ms[i].name);
+    }
+    json_decref(list);
+    bool follow_it = nd_opt_bool(o, "follow");
+    if (n == 0) {
+        if (*ns)
+            fprintf(stderr, "No resources found in %s namespace.\n", ns);
+        else
+            fprintf(stderr, "No resources found\n");
+    } else if (follow_it && (long long)n > max) {
+        rc = nd_cli_usage(ctx,
+                          "you are attempting to follow %zu log streams, but maximum allowed "
+                          "concurrency is %lld, use --max-log-requests to increase the limit "
+                          "(--max-log-requests=%zu), or narrow the selector",
+                          n, max, n);
+    } else if (follow_it) {
+        rc = follow_all(ctx, q, k, ms, n);
+    } else {
+        /* an object without a log yet (Queued) is an error of its own: the others
+         * are printed still */
+        for (i = 0; i < n; i++) {
+            int one = print_one(ctx, c, q, k, &ms[i], st);
+            nd_status_release(st);
+            if (one > rc)
+                rc = one;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        free(ms[i].ns);
+        free(ms[i].name);
+        free(ms[i].prefix);
+    }
+    free(ms);
+    return rc;
+}
+
 int cmd_logs(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
     struct nd_status st = ND_STATUS_INIT;
     const struct nd_kind *k = NULL;
-    char *name = NULL;
+    char *name = NULL, *prefix = NULL;
     int rc = 0;
     if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
-    struct query q = {
+    struct nd_log_query q = {
         .tail = nd_opt_int(&o, "tail", -1),
         .since_ms = nd_opt_ms(&o, "since", 0),
         .limit = nd_opt_int(&o, "limit-bytes", 0),
@@ -394,6 +560,15 @@ int cmd_logs(int argc, char **argv, struct nd_ctx *ctx)
             goto out;
         }
     }
+    const char *selector = nd_opt_str(&o, "selector");
+    if (selector) {
+        rc = by_selector(ctx, &o, &q, selector, &st);
+        goto out;
+    }
+    if (nd_opt_set(&o, "max-log-requests")) {
+        rc = nd_cli_usage(ctx, "--max-log-requests goes with -l SELECTOR");
+        goto out;
+    }
     if ((rc = target(ctx, &o, &k, &name, &st)) != 0)
         goto out;
     struct nd_client *c = nd_ctx_client(ctx, &st);
@@ -401,17 +576,25 @@ int cmd_logs(int argc, char **argv, struct nd_ctx *ctx)
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
+    if (nd_opt_bool(&o, "prefix"))
+        prefix = nd_xasprintf("[%s/%s] ", k->singular, name);
     bool follow_it = nd_opt_bool(&o, "follow");
     if (follow_it && !q.limit) {
-        rc = follow(ctx, c, &q, k, name, &st);
+        rc = follow(ctx, c, &q, k, nd_ctx_namespace(ctx), name, prefix, NULL, &st);
+        goto out;
+    }
+    if (prefix) {
+        struct match m = {(char *)nd_ctx_namespace(ctx), name, prefix};
+        rc = print_one(ctx, c, &q, k, &m, &st);
         goto out;
     }
     struct nd_buf p = ND_BUF_INIT;
-    log_path(ctx, k, name, &q, follow_it, q.timestamps, NULL, &p);
+    log_path(nd_ctx_namespace(ctx), k, name, &q, follow_it, q.timestamps, NULL, &p);
     rc = once(ctx, c, p.data, follow_it, k, name, &st);
     nd_buf_release(&p);
 out:
     free(name);
+    free(prefix);
     nd_status_release(&st);
     nd_opts_release(&o);
     return rc;

@@ -35,6 +35,14 @@ const struct nd_command nd_commands[] = {
      "Approve PoolActions that wait for a decision (spec.decision: Approved)",
      "approve [poolaction/]NAME...", "names",
      "  nodus get poolactions\n  nodus approve burst-train-a"},
+    {"auth", cmd_auth, cmd_auth_flags, "Settings",
+     "Who the server takes you for (whoami), and whether you may do something (can-i)",
+     "auth whoami [-o json|yaml] | auth can-i VERB KIND[/NAME] [--subresource S] [-q]",
+     "=whoami can-i",
+     "can-i prints yes or no (no - why) and exits 0 for yes, 1 for no, as kubectl.\n\n"
+     "Examples:\n  nodus auth whoami\n  nodus auth can-i create jobs\n"
+     "  nodus auth can-i delete job/train-a -n team\n  nodus auth can-i list jobs -A\n"
+     "  nodus auth can-i get jobs --subresource log"},
     {"cancel", cmd_cancel, cmd_suspend_flags, "Nodus commands",
      "Cancel Jobs and Pipelines (spec.state: Cancelled)", "cancel KIND/NAME...", "kinds names",
      NULL},
@@ -138,6 +146,21 @@ const struct nd_command nd_commands[] = {
     {"resume", cmd_resume, cmd_suspend_flags, "Nodus commands",
      "Resume suspended Jobs and Pipelines (spec.state: Running)", "resume KIND/NAME...",
      "kinds names", NULL},
+    {"run", cmd_run, cmd_run_flags, "Basic commands",
+     "Run a command in a new Job: show its estimate, stream its log, exit with its exit code",
+     "run NAME --image IMAGE [--gpu MODEL[:COUNT]] [--max-cost USD] [--env K=V]... "
+     "[--volume VOL:/PATH]... [-l K=V]... [--dry-run=server|client] [--detach] [-- COMMAND...]",
+     NULL,
+     "Attached, stdout is the Job's log; the rest goes to stderr. Exit status: the Job's exit\n"
+     "code; 125 when it ended without one (cancelled, deleted, maxCostUSD, maxDuration);\n"
+     "130 after Ctrl-C, which detaches and leaves the Job running; before the Job runs,\n"
+     "nodus's own codes (2 a bad flag, 4 it exists, 5 forbidden, 7 unreachable, 8 a budget).\n\n"
+     "Examples:\n"
+     "  nodus run hello --image nodus/python:3.12 -- python -c 'print(1)'\n"
+     "  nodus run train --image nodus/pytorch:2.8-cuda12.8 --gpu H100:2 --max-cost 40 \\\n"
+     "      --env WANDB_MODE=offline --volume datasets:/data:ro -- python train.py\n"
+     "  nodus run train --image nodus/pytorch:2.8-cuda12.8 --gpu H100 --dry-run=server\n"
+     "  nodus run train --image nodus/pytorch:2.8-cuda12.8 --gpu H100 --detach -- python t.py"},
     {"shell", cmd_shell, cmd_shell_flags, "Settings",
      "An interactive prompt: nodus commands with history, Tab completion and `use project`",
      "shell", NULL, "  nodus shell\n  nodus -n team shell"},

@@ -156,6 +156,15 @@ int nd_print_result(const struct nd_print_opts *popts, bool has_output, const js
 
 void nd_print_estimate(const json_t *obj)
 {
+    struct nd_buf line = ND_BUF_INIT;
+    nd_estimate_line(obj, &line);
+    if (line.len)
+        printf("  estimate: %s\n", line.data);
+    nd_buf_release(&line);
+}
+
+void nd_estimate_line(const json_t *obj, struct nd_buf *out)
+{
     const json_t *e = json_object_get(json_object_get(obj, "status"), "estimate");
     if (!json_is_object(e))
         return;
@@ -191,8 +200,7 @@ void nd_print_estimate(const json_t *obj)
         nd_human_age(secs > 0 ? secs : 0, &line);
     }
     nd_status_release(&tst);
-    if (line.len)
-        printf("  estimate: %s\n", line.data);
+    nd_buf_add(out, line.data, line.len);
     nd_buf_release(&line);
 }
 

@@ -64,6 +64,9 @@ int nd_print_result(const struct nd_print_opts *popts, bool has_output, const js
  * is counted from the answer's creationTimestamp (the server's clock, which an emulator
  * may have moved), else from this machine's clock. */
 void nd_print_estimate(const json_t *obj);
+/* The same line's text (`rate $2.49/h, ..., starts in ~2m`), appended to out; nothing
+ * when obj has no estimate. */
+void nd_estimate_line(const json_t *obj, struct nd_buf *out);
 
 /* A mkdtemp template "$TMPDIR/<prefix>-XXXXXX" ($TMPDIR, else /tmp). NEW string. */
 char *nd_tmpdir_template(const char *prefix);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "auth_review.h"
 #include "fsutil.h"
 #include "json/json.h"
 #include "path.h"
@@ -282,6 +283,10 @@ void em_authz_describe(const struct em_req *req, struct em_access *acc)
         acc->route = EM_ROUTE_CONTROL;
         return;
     }
+    if (em_review_path(p)) {
+        acc->route = EM_ROUTE_REVIEW;
+        return;
+    }
     if (em_path_parse(p, &path) < 0) {
         acc->route = EM_ROUTE_DISCOVERY;
         return;
@@ -389,7 +394,7 @@ int em_authz_decide(const struct em_server *srv, const struct em_identity *who,
         return 0;
     if (srv->tokens && !who->name)
         return unauthorized(who, st);
-    if (acc->route == EM_ROUTE_DISCOVERY)
+    if (acc->route == EM_ROUTE_DISCOVERY || acc->route == EM_ROUTE_REVIEW)
         return 0;
     if (acc->route == EM_ROUTE_CONTROL) {
         if (!(who->scopes & EM_SCOPE_ADMIN))

@@ -12,6 +12,7 @@
  * Rules (spec/emulator.md "Identity and access"):
  *   /healthz /livez /readyz /docs/      open, tokens or not
  *   discovery, /openapi, /version       any valid token
+ *   whoami, can-i (auth_review.h)       any valid token
  *   /emulator/v1/...                    admin (without --token-file: open, loopback only)
  *   get list watch, log                 read
  *   create update patch delete
@@ -53,6 +54,7 @@ enum em_route {
     EM_ROUTE_DISCOVERY, /* /api, /apis, /openapi, /version, and other paths (404 later) */
     EM_ROUTE_CONTROL,   /* /emulator/... */
     EM_ROUTE_API,       /* a resource under /api/v1 or /apis/G/V */
+    EM_ROUTE_REVIEW,    /* whoami and can-i (auth_review.h): any valid token */
 };
 
 /* What a request does. */

@@ -5,6 +5,7 @@
 
 #include "api/openapi.h"
 #include "api/registry.h"
+#include "auth_review.h"
 #include "errors.h"
 #include "util/hash.h"
 #include "util/xmalloc.h"
@@ -22,6 +23,7 @@ static struct {
     struct doc version, api, apis, group, core_list, nodus_list;
     struct doc agg_api_v2, agg_apis_v2, agg_api_v2b1, agg_apis_v2b1;
     struct doc openapi_root, openapi_group, openapi_core;
+    struct doc authn_group, authn_list, authz_group, authz_list; /* auth_review.h */
     char *group_hash, *core_hash;
 } d;
 
@@ -143,6 +145,60 @@ static json_t *api_group(void)
                      "preferredVersion", "groupVersion", "nodus.dev/v1", "version", "v1");
 }
 
+/* The two groups of kubectl's `auth whoami` and `auth can-i` (auth_review.h): one
+ * cluster-scoped resource each, created only. */
+static const struct {
+    const char *group, *plural, *singular, *kind;
+} reviews[] = {
+    {EM_AUTHN_GROUP, "selfsubjectreviews", "selfsubjectreview", "SelfSubjectReview"},
+    {EM_AUTHZ_GROUP, "selfsubjectaccessreviews", "selfsubjectaccessreview",
+     "SelfSubjectAccessReview"},
+};
+
+static json_t *review_group(int i, bool typed)
+{
+    char gv[64];
+    snprintf(gv, sizeof gv, "%s/v1", reviews[i].group);
+    json_t *g = json_pack("{sss[{ssss}]s{ssss}}", "name", reviews[i].group, "versions",
+                          "groupVersion", gv, "version", "v1", "preferredVersion", "groupVersion",
+                          gv, "version", "v1");
+    if (typed) {
+        json_object_set_new(g, "kind", json_string("APIGroup"));
+        json_object_set_new(g, "apiVersion", json_string("v1"));
+    }
+    return g;
+}
+
+static json_t *review_list(int i)
+{
+    char gv[64];
+    snprintf(gv, sizeof gv, "%s/v1", reviews[i].group);
+    return json_pack("{sssssss[{sssssbsss[s]}]}", "kind", "APIResourceList", "apiVersion", "v1",
+                     "groupVersion", gv, "resources", "name", reviews[i].plural, "singularName",
+                     reviews[i].singular, "namespaced", 0, "kind", reviews[i].kind, "verbs",
+                     "create");
+}
+
+static json_t *review_agg(int i)
+{
+    json_t *r = json_pack("{sss{ssssss}sssss[s]}", "resource", reviews[i].plural,
+                          "responseKind", "group", reviews[i].group, "version", "v1", "kind",
+                          reviews[i].kind, "scope", "Cluster", "singularResource",
+                          reviews[i].singular, "verbs", "create");
+    return json_pack("{s{ss}s[{sss[o]ss}]}", "metadata", "name", reviews[i].group, "versions",
+                     "version", "v1", "resources", r, "freshness", "Current");
+}
+
+/* The aggregated list of /apis: nodus.dev, then the review groups. */
+static json_t *agg_apis(const char *version)
+{
+    json_t *list = agg_list(version, agg_group("nodus.dev"));
+    json_t *items = json_object_get(list, "items");
+    for (int i = 0; i < 2; i++)
+        json_array_append_new(items, review_agg(i));
+    return list;
+}
+
 int em_discovery_init(struct em_server *srv, struct nd_buf *err)
 {
     (void)srv;
@@ -157,15 +213,19 @@ int em_discovery_init(struct em_server *srv, struct nd_buf *err)
     json_t *group = api_group();
     json_object_del(group, "kind");
     json_object_del(group, "apiVersion");
-    set_doc(&d.apis, json_pack("{sssss[o]}", "kind", "APIGroupList", "apiVersion", "v1",
-                               "groups", group));
+    set_doc(&d.apis, json_pack("{sssss[ooo]}", "kind", "APIGroupList", "apiVersion", "v1",
+                               "groups", group, review_group(0, false), review_group(1, false)));
+    set_doc(&d.authn_group, review_group(0, true));
+    set_doc(&d.authn_list, review_list(0));
+    set_doc(&d.authz_group, review_group(1, true));
+    set_doc(&d.authz_list, review_list(1));
     set_doc(&d.group, api_group());
     set_doc(&d.core_list, resource_list("", "v1"));
     set_doc(&d.nodus_list, resource_list("nodus.dev", "nodus.dev/v1"));
     set_doc(&d.agg_api_v2, agg_list("v2", agg_group("")));
-    set_doc(&d.agg_apis_v2, agg_list("v2", agg_group("nodus.dev")));
+    set_doc(&d.agg_apis_v2, agg_apis("v2"));
     set_doc(&d.agg_api_v2b1, agg_list("v2beta1", agg_group("")));
-    set_doc(&d.agg_apis_v2b1, agg_list("v2beta1", agg_group("nodus.dev")));
+    set_doc(&d.agg_apis_v2b1, agg_apis("v2beta1"));
     (void)err;
     return 0;
 }
@@ -194,7 +254,8 @@ void em_discovery_release(void)
 {
     struct doc *docs[] = {&d.version, &d.api, &d.apis, &d.group, &d.core_list, &d.nodus_list,
                           &d.agg_api_v2, &d.agg_apis_v2, &d.agg_api_v2b1, &d.agg_apis_v2b1,
-                          &d.openapi_root, &d.openapi_group, &d.openapi_core};
+                          &d.openapi_root, &d.openapi_group, &d.openapi_core,
+                          &d.authn_group, &d.authn_list, &d.authz_group, &d.authz_list};
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
         free(docs[i]->body);
     free(d.group_hash);
@@ -250,6 +311,14 @@ int em_discovery_handle(struct em_server *srv, const struct em_req *req, struct 
         serve(req, resp, &d.group, "application/json");
     } else if (strcmp(p, "/apis/nodus.dev/v1") == 0) {
         serve(req, resp, &d.nodus_list, "application/json");
+    } else if (strcmp(p, "/apis/" EM_AUTHN_GROUP) == 0) {
+        serve(req, resp, &d.authn_group, "application/json");
+    } else if (strcmp(p, "/apis/" EM_AUTHN_GROUP "/v1") == 0) {
+        serve(req, resp, &d.authn_list, "application/json");
+    } else if (strcmp(p, "/apis/" EM_AUTHZ_GROUP) == 0) {
+        serve(req, resp, &d.authz_group, "application/json");
+    } else if (strcmp(p, "/apis/" EM_AUTHZ_GROUP "/v1") == 0) {
+        serve(req, resp, &d.authz_list, "application/json");
     } else if (strncmp(p, "/openapi/v3", 11) == 0 && openapi_ready() < 0) {
         em_resp_error(srv, req, resp, "InternalError",
                       "the built-in kind schemas do not load (a build problem)");

@@ -133,29 +133,43 @@ static json_t *object_meta(struct pb *m, bool *nul)
     return meta;
 }
 
-json_t *em_protobuf_namespace(const unsigned char *data, size_t len, struct nd_status *st)
+/* The k8s envelope (runtime.Unknown): the kind of its TypeMeta, and the raw object. */
+static int envelope(const unsigned char *data, size_t len, char kind[32], struct pb *raw,
+                    struct nd_status *st)
 {
     if (len < 4 || memcmp(data, "k8s\0", 4) != 0) {
         nd_status_set(st, "BadRequest", NULL, "a protobuf body must start with the k8s envelope");
-        return NULL;
+        return -1;
     }
-    struct pb env = {data + 4, data + len, false}, s, raw = {0};
+    struct pb env = {data + 4, data + len, false}, s;
     unsigned f, w;
-    char kind[32] = "";
+    kind[0] = '\0';
+    memset(raw, 0, sizeof *raw);
     while (next(&env, &f, &w, &s)) {
         if (f == 1 && w == 2) { /* TypeMeta: apiVersion = 1, kind = 2 */
             struct pb t;
             unsigned tf, tw;
             while (next(&s, &tf, &tw, &t))
-                if (tf == 2 && tw == 2 && (size_t)(t.end - t.p) < sizeof kind) {
+                if (tf == 2 && tw == 2 && (size_t)(t.end - t.p) < 32) {
                     memcpy(kind, t.p, (size_t)(t.end - t.p));
                     kind[t.end - t.p] = '\0';
                 }
         } else if (f == 2 && w == 2) {
-            raw = s;
+            *raw = s;
         }
     }
-    if (env.bad || !raw.p || strcmp(kind, "Namespace") != 0) {
+    return env.bad ? -1 : 0;
+}
+
+json_t *em_protobuf_namespace(const unsigned char *data, size_t len, struct nd_status *st)
+{
+    struct pb raw, s;
+    unsigned f, w;
+    char kind[32];
+    int env = envelope(data, len, kind, &raw, st);
+    if (env < 0 && st->reason)
+        return NULL;
+    if (env < 0 || !raw.p || strcmp(kind, "Namespace") != 0) {
         nd_status_set(st, "UnsupportedMediaType", "send the object as JSON",
                       "only a v1 Namespace is read as protobuf; send other objects as JSON");
         return NULL;
@@ -187,6 +201,61 @@ json_t *em_protobuf_namespace(const unsigned char *data, size_t len, struct nd_s
         json_decref(obj);
         nd_status_set(st, "BadRequest", "send names, labels and annotations without NUL",
                       "a string of the protobuf Namespace holds a NUL character");
+        return NULL;
+    }
+    return obj;
+}
+
+/* Fields 1.. of a message of strings, named in order (NULL: skipped). NEW object. */
+static json_t *strings(struct pb *m, const char *const *names, size_t n, bool *nul)
+{
+    json_t *o = json_object();
+    unsigned f, w;
+    struct pb s;
+    while (next(m, &f, &w, &s))
+        if (w == 2 && f >= 1 && f <= n && names[f - 1])
+            json_object_set_new(o, names[f - 1], str(&s, nul));
+    return o;
+}
+
+json_t *em_protobuf_review(const unsigned char *data, size_t len, struct nd_status *st)
+{
+    static const char *const resource[] = {"namespace", "verb",        "group", "version",
+                                           "resource",  "subresource", "name"};
+    static const char *const nonresource[] = {"path", "verb"};
+    struct pb raw, s;
+    unsigned f, w;
+    char kind[32];
+    int env = envelope(data, len, kind, &raw, st);
+    if (env < 0 && st->reason)
+        return NULL;
+    bool access = strcmp(kind, "SelfSubjectAccessReview") == 0;
+    if (env < 0 || !raw.p || (!access && strcmp(kind, "SelfSubjectReview") != 0)) {
+        nd_status_set(st, "BadRequest", NULL,
+                      "the protobuf body is not a SelfSubjectReview or SelfSubjectAccessReview");
+        return NULL;
+    }
+    json_t *obj = json_pack("{sssss{}}", "kind", kind, "apiVersion",
+                            access ? "authorization.k8s.io/v1" : "authentication.k8s.io/v1",
+                            "spec");
+    bool nul = false;
+    while (access && next(&raw, &f, &w, &s)) {
+        if (f != 2 || w != 2)
+            continue; /* SelfSubjectAccessReview: metadata 1, spec 2, status 3 */
+        struct pb a;
+        unsigned af, aw;
+        while (next(&s, &af, &aw, &a)) {
+            if (aw == 2 && af == 1)
+                json_object_set_new(json_object_get(obj, "spec"), "resourceAttributes",
+                                    strings(&a, resource, 7, &nul));
+            else if (aw == 2 && af == 2)
+                json_object_set_new(json_object_get(obj, "spec"), "nonResourceAttributes",
+                                    strings(&a, nonresource, 2, &nul));
+        }
+    }
+    if (raw.bad || nul) {
+        json_decref(obj);
+        nd_status_set(st, "BadRequest", NULL, "the protobuf %s does not decode", kind);
         return NULL;
     }
     return obj;

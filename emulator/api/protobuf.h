@@ -1,4 +1,4 @@
-/* protobuf.h: the one protobuf body the emulator reads.
+/* protobuf.h: the protobuf bodies the emulator reads.
  *
  * kubectl 1.32 and later send core objects as protobuf (`kubectl create namespace X`
  * POSTs a v1 Namespace as application/vnd.kubernetes.protobuf). The emulator answers in
@@ -16,5 +16,11 @@
 
 /* NEW JSON object of the Namespace, or NULL with st (BadRequest) for anything else. */
 json_t *em_protobuf_namespace(const unsigned char *data, size_t len, struct nd_status *st);
+
+/* NEW JSON object of a SelfSubjectReview or SelfSubjectAccessReview (kubectl 1.32 and
+ * later `auth whoami` and `auth can-i`): kind, apiVersion and, of an access review,
+ * spec.resourceAttributes (namespace verb group version resource subresource name) or
+ * spec.nonResourceAttributes (path verb). NULL with st (BadRequest) otherwise. */
+json_t *em_protobuf_review(const unsigned char *data, size_t len, struct nd_status *st);
 
 #endif

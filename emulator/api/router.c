@@ -9,6 +9,7 @@
 
 #include "admin.h"
 #include "api.h"
+#include "auth_review.h"
 #include "authz.h"
 #include "discovery.h"
 #include "errors.h"
@@ -181,7 +182,7 @@ static void handle_locked(struct em_server *srv, struct em_req *req, struct em_r
         em_admin_handle(srv, req, resp, p + 13);
         return;
     }
-    if (em_discovery_handle(srv, req, resp))
+    if (em_discovery_handle(srv, req, resp) || em_review_handle(srv, req, resp, who))
         return;
     if (strncmp(p, "/api/", 5) != 0 && strncmp(p, "/apis/", 6) != 0) {
         em_resp_error(srv, req, resp, "NotFound", "the server could not find the requested "

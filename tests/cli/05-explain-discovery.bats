@@ -150,32 +150,37 @@ stop_stub() {
 
 @test "api-resources: kubectl's table, sorted by group then name" {
     run -0 --separate-stderr nodus api-resources
-    assert_output "NAME          SHORTNAMES   APIVERSION     NAMESPACED   KIND
-events        ev           v1             true         Event
-namespaces    ns           v1             false        Namespace
-budgets       bgt          nodus.dev/v1   true         Budget
-functions     fn           nodus.dev/v1   true         Function
-hosts                      nodus.dev/v1   true         Host
-images        img          nodus.dev/v1   true         Image
-jobs          nj           nodus.dev/v1   true         Job
-pipelines     pipe         nodus.dev/v1   true         Pipeline
-poolactions   pact         nodus.dev/v1   true         PoolAction
-pools         pl           nodus.dev/v1   true         Pool
-sandboxes     sbx          nodus.dev/v1   true         Sandbox
-volumes       vol          nodus.dev/v1   true         Volume"
+    assert_output "NAME                       SHORTNAMES   APIVERSION                 NAMESPACED   KIND
+events                     ev           v1                         true         Event
+namespaces                 ns           v1                         false        Namespace
+selfsubjectreviews                      authentication.k8s.io/v1   false        SelfSubjectReview
+selfsubjectaccessreviews                authorization.k8s.io/v1    false        SelfSubjectAccessReview
+budgets                    bgt          nodus.dev/v1               true         Budget
+functions                  fn           nodus.dev/v1               true         Function
+hosts                                   nodus.dev/v1               true         Host
+images                     img          nodus.dev/v1               true         Image
+jobs                       nj           nodus.dev/v1               true         Job
+pipelines                  pipe         nodus.dev/v1               true         Pipeline
+poolactions                pact         nodus.dev/v1               true         PoolAction
+pools                      pl           nodus.dev/v1               true         Pool
+sandboxes                  sbx          nodus.dev/v1               true         Sandbox
+volumes                    vol          nodus.dev/v1               true         Volume"
     assert_equal "$stderr" ""
 }
 
 @test "api-resources -o wide: sorted verbs and categories, padded as kubectl pads them" {
     local w='create,delete,deletecollection,get,list,patch,update,watch'
-    run -0 --separate-stderr nodus api-resources -o wide
+    run -0 --separate-stderr nodus api-resources -o wide --api-group=nodus.dev
     assert_line -n 0 "NAME          SHORTNAMES   APIVERSION     NAMESPACED   KIND         VERBS                                                        CATEGORIES"
     # No category: the VERBS cell is still padded (kubectl's tabwriter).
-    assert_line -n 1 "events        ev           v1             true         Event        get,list,watch                                               "
-    assert_line -n 6 "images        img          nodus.dev/v1   true         Image        get,list,watch                                               nodus"
-    assert_line -n 7 "jobs          nj           nodus.dev/v1   true         Job          $w   nodus,all"
-    assert_line -n 10 "pools         pl           nodus.dev/v1   true         Pool         $w   nodus"
-    assert_equal "${#lines[@]}" 13
+    assert_line -n 4 "images        img          nodus.dev/v1   true         Image        get,list,watch                                               nodus"
+    assert_line -n 5 "jobs          nj           nodus.dev/v1   true         Job          $w   nodus,all"
+    assert_line -n 8 "pools         pl           nodus.dev/v1   true         Pool         $w   nodus"
+    assert_equal "${#lines[@]}" 11
+    run -0 --separate-stderr nodus api-resources -o wide --api-group=
+    assert_line -n 1 "events       ev           v1           true         Event       get,list,watch                                               "
+    run -0 --separate-stderr nodus api-resources -o wide --api-group=authorization.k8s.io
+    assert_line -n 1 "selfsubjectaccessreviews                authorization.k8s.io/v1   false        SelfSubjectAccessReview   create   "
 }
 
 @test "api-resources and api-versions match the real kubectl" {
@@ -191,8 +196,10 @@ volumes       vol          nodus.dev/v1   true         Volume"
 
 @test "api-resources filters: scope, group, verbs, categories, sort order, names" {
     run -0 nodus api-resources --namespaced=false
-    assert_output "NAME         SHORTNAMES   APIVERSION   NAMESPACED   KIND
-namespaces   ns           v1           false        Namespace"
+    assert_output "NAME                       SHORTNAMES   APIVERSION                 NAMESPACED   KIND
+namespaces                 ns           v1                         false        Namespace
+selfsubjectreviews                      authentication.k8s.io/v1   false        SelfSubjectReview
+selfsubjectaccessreviews                authorization.k8s.io/v1    false        SelfSubjectAccessReview"
     run -0 nodus api-resources --api-group= --no-headers
     assert_output "events       ev    v1    true    Event
 namespaces   ns    v1    false   Namespace"
@@ -223,7 +230,9 @@ volumes.nodus.dev"
 
 @test "api-versions: every group version, sorted" {
     run -0 --separate-stderr nodus api-versions
-    assert_output "nodus.dev/v1
+    assert_output "authentication.k8s.io/v1
+authorization.k8s.io/v1
+nodus.dev/v1
 v1"
     assert_equal "$stderr" ""
 }
@@ -233,8 +242,9 @@ v1"
     before=$(requests)
     run -0 nodus api-resources
     after=$(requests)
-    # /api, /api/v1, /apis, /apis/nodus.dev/v1, and the stats request of $(requests)
-    assert_equal "$((after - before))" 5
+    # /api, /api/v1, /apis, /apis/nodus.dev/v1, /apis/authentication.k8s.io/v1,
+    # /apis/authorization.k8s.io/v1, and the stats request of $(requests)
+    assert_equal "$((after - before))" 7
     run -0 jq -r '[.etag != null, (.fetched | type), .body.kind] | @tsv' "$CACHE/api.json"
     assert_output "true${T}number${T}APIVersions"
     run -0 jq -r .body.groupVersion "$CACHE/apis_nodus.dev_v1.json"
@@ -250,7 +260,7 @@ v1"
     nodus api-resources >/dev/null
     before=$(requests)
     run -0 nodus api-resources
-    assert_line -n 7 --regexp '^jobs +nj +nodus\.dev/v1 +true +Job$'
+    assert_line -n 9 --regexp '^jobs +nj +nodus\.dev/v1 +true +Job$'
     run -0 nodus api-versions
     run -0 nodus api-resources -o wide
     after=$(requests)
@@ -266,9 +276,9 @@ v1"
     before=$(requests)
     run -0 --separate-stderr nodus api-resources -v 6
     after=$(requests)
-    assert_equal "$((after - before))" 5
-    assert_line -n 12 --regexp '^volumes +vol +nodus\.dev/v1 +true +Volume$'
-    [ "$(grep -c ' 304 Not Modified in ' <<<"$stderr")" = 4 ]
+    assert_equal "$((after - before))" 7
+    assert_line -n 14 --regexp '^volumes +vol +nodus\.dev/v1 +true +Volume$'
+    [ "$(grep -c ' 304 Not Modified in ' <<<"$stderr")" = 6 ]
     now=$(date +%s)
     for f in "$CACHE"/*.json; do
         [ "$(jq -r ".fetched >= $now - 60" "$f")" = true ]
@@ -300,7 +310,9 @@ v1"
 
 @test "discovery cache: without a usable HOME there is no cache and no error" {
     HOME=$BATS_TEST_TMPDIR/missing run -0 --separate-stderr nodus api-versions
-    assert_output "nodus.dev/v1
+    assert_output "authentication.k8s.io/v1
+authorization.k8s.io/v1
+nodus.dev/v1
 v1"
     assert_equal "$stderr" ""
     [ ! -e "$BATS_TEST_TMPDIR/missing" ]

@@ -108,19 +108,21 @@ T=$'\t'
     for KV in $KC_VERSIONS; do
         kc_use
         run -0 --separate-stderr kc api-resources
-        assert_output "NAME          SHORTNAMES   APIVERSION     NAMESPACED   KIND
-events        ev           v1             true         Event
-namespaces    ns           v1             false        Namespace
-budgets       bgt          nodus.dev/v1   true         Budget
-functions     fn           nodus.dev/v1   true         Function
-hosts                      nodus.dev/v1   true         Host
-images        img          nodus.dev/v1   true         Image
-jobs          nj           nodus.dev/v1   true         Job
-pipelines     pipe         nodus.dev/v1   true         Pipeline
-poolactions   pact         nodus.dev/v1   true         PoolAction
-pools         pl           nodus.dev/v1   true         Pool
-sandboxes     sbx          nodus.dev/v1   true         Sandbox
-volumes       vol          nodus.dev/v1   true         Volume"
+        assert_output "NAME                       SHORTNAMES   APIVERSION                 NAMESPACED   KIND
+events                     ev           v1                         true         Event
+namespaces                 ns           v1                         false        Namespace
+selfsubjectreviews                      authentication.k8s.io/v1   false        SelfSubjectReview
+selfsubjectaccessreviews                authorization.k8s.io/v1    false        SelfSubjectAccessReview
+budgets                    bgt          nodus.dev/v1               true         Budget
+functions                  fn           nodus.dev/v1               true         Function
+hosts                                   nodus.dev/v1               true         Host
+images                     img          nodus.dev/v1               true         Image
+jobs                       nj           nodus.dev/v1               true         Job
+pipelines                  pipe         nodus.dev/v1               true         Pipeline
+poolactions                pact         nodus.dev/v1               true         PoolAction
+pools                      pl           nodus.dev/v1               true         Pool
+sandboxes                  sbx          nodus.dev/v1               true         Sandbox
+volumes                    vol          nodus.dev/v1               true         Volume"
         assert_equal "$stderr" ""
     done
 }

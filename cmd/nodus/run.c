@@ -1,0 +1,454 @@
+/* nodus run: the one-liner. Makes a Job from an image, a GPU and a command, creates it
+ * (after a server dry run, whose estimate it shows), streams its log and exits with the
+ * Job's exit code.
+ *
+ * Everything the command line says is checked before anything is sent: --env NAME=VALUE,
+ * --volume VOLUME:/PATH[:ro], --gpu MODEL[:COUNT] (a model the image is built for, as its
+ * Image in project nodus lists), -l KEY=VALUE, --max-cost. Then the server's dry run
+ * checks the Job as the create would, so a bad Job is refused before it exists.
+ *
+ * Attached (the default), stdout carries the log only: what run says about the Job
+ * (created, the estimate, how it ended, how to follow it after Ctrl-C) goes to stderr.
+ * Exit codes: the Job's exit code (status.exitCode) when its command ended; 125 when the
+ * Job ended without one (Cancelled, deleted, stopped at maxCostUSD or maxDuration); 130
+ * after Ctrl-C (the Job keeps running); before the Job runs, nodus's own codes (2 a bad
+ * flag, 4 it exists, 5 forbidden, 7 unreachable, 8 a budget).
+ */
+#include <ctype.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "client/client.h"
+#include "commands.h"
+#include "logs.h"
+#include "util/money.h"
+#include "util/xmalloc.h"
+#include "write.h"
+
+#define DEFAULT_MAX_COST "10.00"
+#define EXIT_NO_CODE 125
+#define EXIT_DETACHED 130
+
+const struct nd_flag cmd_run_flags[] = {
+    {"image", 0, ND_STRING, "IMAGE", "the image to run, nodus/NAME:TAG (required)", NULL},
+    {"gpu", 0, ND_STRING, "MODEL[:COUNT]", "GPUs, e.g. H100 or H100:2 (default: none, CPU only)",
+     NULL},
+    {"max-cost", 0, ND_STRING, "USD", "stop the Job when its cost reaches this (default 10.00)",
+     NULL},
+    {"max-duration", 0, ND_DURATION, "DURATION", "stop the Job after running this long", NULL},
+    {"env", 'e', ND_STRINGS, "NAME=VALUE", "an environment variable (repeatable)", NULL},
+    {"volume", 0, ND_STRINGS, "VOLUME:/PATH[:ro]", "mount a Volume of the project (repeatable)",
+     NULL},
+    {"labels", 'l', ND_STRINGS, "KEY=VALUE", "labels of the Job (repeatable, or a,b)", NULL},
+    {"annotations", 0, ND_STRINGS, "KEY=VALUE", "annotations of the Job (repeatable)", NULL},
+    {"dry-run", 0, ND_STRING, "MODE",
+     "server: show the Job and its estimate, create nothing; client: show the Job", NULL},
+    {"detach", 'd', ND_BOOL, NULL, "create the Job and return, without streaming its log", NULL},
+    {"output", 'o', ND_STRING, "FORMAT",
+     "with --detach or --dry-run: print the Job as name, json, yaml ...", "=json yaml name"},
+    {NULL},
+};
+
+/* ---- the command line ---- */
+
+/* pflag splits repeated values at commas; a piece without '=' belonged to the one
+ * before (--env LIST=a,b). NEW array of "K=V" strings. */
+static json_t *rejoin(const json_t *list)
+{
+    json_t *out = json_array();
+    size_t i;
+    json_t *v;
+    json_array_foreach(list, i, v) {
+        const char *s = json_string_value(v);
+        size_t n = json_array_size(out);
+        if (!strchr(s, '=') && n) {
+            char *joined = nd_xasprintf("%s,%s", json_string_value(json_array_get(out, n - 1)), s);
+            json_array_set_new(out, n - 1, json_string(joined));
+            free(joined);
+        } else {
+            json_array_append_new(out, json_string(s));
+        }
+    }
+    return out;
+}
+
+static bool env_name_ok(const char *s, size_t n)
+{
+    if (n == 0 || (!isalpha((unsigned char)s[0]) && s[0] != '_'))
+        return false;
+    for (size_t i = 1; i < n; i++)
+        if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '.' && s[i] != '-')
+            return false;
+    return true;
+}
+
+static int parse_env(struct nd_ctx *ctx, const json_t *list, json_t *spec)
+{
+    json_t *items = rejoin(list);
+    json_t *env = json_array();
+    size_t i;
+    json_t *v;
+    json_array_foreach(items, i, v) {
+        const char *s = json_string_value(v);
+        const char *eq = strchr(s, '=');
+        if (!eq || !env_name_ok(s, (size_t)(eq - s))) {
+            int rc = nd_cli_usage(ctx,
+                                  "invalid --env \"%s\": expected NAME=VALUE, NAME made of "
+                                  "letters, digits, _ . - and not starting with a digit "
+                                  "(e.g. --env WANDB_MODE=offline)", s);
+            json_decref(items);
+            json_decref(env);
+            return rc;
+        }
+        json_array_append_new(env, json_pack("{s:s%,ss}", "name", s, (size_t)(eq - s), "value",
+                                             eq + 1));
+    }
+    json_decref(items);
+    if (json_array_size(env))
+        json_object_set_new(spec, "env", env);
+    else
+        json_decref(env);
+    return 0;
+}
+
+static int parse_volumes(struct nd_ctx *ctx, const json_t *list, json_t *spec)
+{
+    json_t *vols = json_array();
+    size_t i;
+    json_t *v;
+    json_array_foreach(list, i, v) {
+        const char *s = json_string_value(v);
+        const char *colon = strchr(s, ':');
+        const char *path = colon ? colon + 1 : NULL;
+        const char *mode = path ? strchr(path, ':') : NULL;
+        size_t plen = mode ? (size_t)(mode - path) : path ? strlen(path) : 0;
+        bool ro = mode && strcmp(mode, ":ro") == 0;
+        if (!colon || colon == s || !plen || path[0] != '/' ||
+            (mode && !ro && strcmp(mode, ":rw") != 0)) {
+            json_decref(vols);
+            return nd_cli_usage(ctx,
+                                "invalid --volume \"%s\": expected VOLUME:/PATH, or "
+                                "VOLUME:/PATH:ro (e.g. --volume datasets:/data:ro)", s);
+        }
+        json_t *m = json_pack("{s:s%,s:s%}", "name", s, (size_t)(colon - s), "mountPath", path,
+                              plen);
+        if (ro)
+            json_object_set_new(m, "readOnly", json_true());
+        json_array_append_new(vols, m);
+    }
+    if (json_array_size(vols))
+        json_object_set_new(spec, "volumes", vols);
+    else
+        json_decref(vols);
+    return 0;
+}
+
+/* KEY=VALUE pairs into an object (labels, annotations). */
+static int parse_pairs(struct nd_ctx *ctx, const char *flag, const json_t *list, bool join,
+                       json_t *meta)
+{
+    json_t *items = join ? rejoin(list) : json_incref((json_t *)list);
+    json_t *map = json_object();
+    size_t i;
+    json_t *v;
+    int rc = 0;
+    json_array_foreach(items, i, v) {
+        const char *s = json_string_value(v);
+        const char *eq = strchr(s, '=');
+        if (!eq || eq == s) {
+            rc = nd_cli_usage(ctx, "invalid --%s \"%s\": expected KEY=VALUE", flag, s);
+            break;
+        }
+        char *key = nd_xasprintf("%.*s", (int)(eq - s), s);
+        json_object_set_new(map, key, json_string(eq + 1));
+        free(key);
+    }
+    json_decref(items);
+    if (rc == 0 && json_object_size(map))
+        json_object_set(meta, flag, map);
+    json_decref(map);
+    return rc;
+}
+
+static int parse_gpu(struct nd_ctx *ctx, const char *gpu, json_t *spec, char **model)
+{
+    const char *colon = strchr(gpu, ':');
+    size_t mlen = colon ? (size_t)(colon - gpu) : strlen(gpu);
+    long count = 1;
+    if (colon) {
+        char *end;
+        count = strtol(colon + 1, &end, 10);
+        if (!colon[1] || *end || count < 1 || count > 8)
+            return nd_cli_usage(ctx, "invalid --gpu \"%s\": the count after : is 1 to 8 "
+                                     "(e.g. --gpu H100:2)", gpu);
+    }
+    if (!mlen)
+        return nd_cli_usage(ctx, "invalid --gpu \"%s\": name the model, e.g. --gpu H100", gpu);
+    *model = nd_xasprintf("%.*s", (int)mlen, gpu);
+    json_object_set_new(spec, "resources",
+                        json_pack("{s{sssi}}", "gpu", "model", *model, "count", (int)count));
+    return 0;
+}
+
+/* The GPU models the image is built for (its tag's accelerators), and every model the
+ * catalogue knows: a model outside them is refused before anything is created. A
+ * catalogue that cannot be read leaves the check to the server. */
+static int check_gpu(struct nd_ctx *ctx, const char *image, const char *model)
+{
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_client *c = nd_ctx_client(ctx, &st);
+    json_t *list = NULL;
+    if (!c || nd_client_json(c, "GET", "/apis/nodus.dev/v1/namespaces/nodus/images", NULL, &list,
+                             &st) < 0) {
+        int rc = st.code == 404 || st.code == 403 ? 0 : nd_cli_error(ctx, &st);
+        nd_status_release(&st);
+        return rc;
+    }
+    json_t *known = json_array(), *built_for = NULL;
+    const char *colon = strrchr(image, ':');
+    size_t i, j, k;
+    json_t *img, *tag, *acc;
+    json_array_foreach(json_object_get(list, "items"), i, img) {
+        const char *name = json_string_value(json_object_get(json_object_get(img, "metadata"),
+                                                             "name"));
+        json_array_foreach(json_object_get(json_object_get(img, "spec"), "tags"), j, tag) {
+            const char *t = json_string_value(json_object_get(tag, "tag"));
+            const json_t *accs = json_object_get(tag, "accelerators");
+            json_array_foreach(accs, k, acc) {
+                bool seen = false;
+                size_t m;
+                json_t *x;
+                json_array_foreach(known, m, x) seen |= json_equal(x, acc);
+                if (!seen)
+                    json_array_append(known, acc);
+            }
+            if (name && t && colon && !strncmp(image, "nodus/", 6) &&
+                strlen(name) == (size_t)(colon - image - 6) &&
+                !strncmp(image + 6, name, strlen(name)) && !strcmp(colon + 1, t))
+                built_for = (json_t *)accs;
+        }
+    }
+    struct nd_buf names = ND_BUF_INIT;
+    const json_t *offer = json_array_size(built_for) ? built_for : known;
+    bool ok = false;
+    json_array_foreach(offer, i, acc) {
+        nd_buf_addf(&names, "%s%s", i ? ", " : "", json_string_value(acc));
+        ok |= !strcmp(json_string_value(acc), model);
+    }
+    int rc = 0;
+    if (!ok && json_array_size(offer)) {
+        if (offer == built_for)
+            rc = nd_cli_usage(ctx, "--gpu %s: the image %s is built for %s; choose one of them",
+                              model, image, names.data);
+        else
+            rc = nd_cli_usage(ctx, "--gpu %s: unknown GPU model; the models are %s", model,
+                              names.data);
+    }
+    nd_buf_release(&names);
+    json_decref(known);
+    json_decref(list);
+    nd_status_release(&st);
+    return rc;
+}
+
+/* ---- Ctrl-C ---- */
+
+static char detach_msg[1024];
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    ssize_t n = write(STDERR_FILENO, detach_msg, strlen(detach_msg));
+    (void)n;
+    _exit(EXIT_DETACHED);
+}
+
+/* ---- the verb ---- */
+
+static int build(struct nd_ctx *ctx, const struct nd_opts *o, json_t **job)
+{
+    int rc = 0;
+    char *model = NULL;
+    json_t *meta = json_pack("{ss}", "name", o->pos[0]);
+    json_t *spec = json_object();
+    const char *image = nd_opt_str(o, "image");
+    const char *max_cost = nd_opt_str(o, "max-cost");
+    int64_t micros;
+    struct nd_status st = ND_STATUS_INIT;
+    if (!image || !*image) {
+        rc = nd_cli_usage(ctx, "name the image: --image nodus/NAME:TAG (nodus get images -n "
+                               "nodus lists them)");
+        goto out;
+    }
+    json_object_set_new(spec, "image", json_string(image));
+    if (o->ndash) {
+        json_t *cmd = json_array();
+        for (int i = 0; i < o->ndash; i++)
+            json_array_append_new(cmd, json_string(o->dash[i]));
+        json_object_set_new(spec, "command", cmd);
+    }
+    if (!max_cost)
+        max_cost = DEFAULT_MAX_COST;
+    if (nd_money_parse(max_cost, &micros, &st) < 0 || micros <= 0) {
+        rc = nd_cli_usage(ctx, "invalid --max-cost \"%s\": a positive amount of US dollars, "
+                               "e.g. --max-cost 25.00", max_cost);
+        goto out;
+    }
+    json_object_set_new(spec, "maxCostUSD", json_string(max_cost));
+    if (nd_opt_set(o, "max-duration")) {
+        int64_t ms = nd_opt_ms(o, "max-duration", 0);
+        if (ms <= 0) {
+            rc = nd_cli_usage(ctx, "--max-duration must be greater than 0");
+            goto out;
+        }
+        char d[32];
+        snprintf(d, sizeof d, "%llds", (long long)((ms + 999) / 1000));
+        json_object_set_new(spec, "maxDuration", json_string(d));
+    }
+    const char *gpu = nd_opt_str(o, "gpu");
+    if ((rc = parse_env(ctx, nd_opt_list(o, "env"), spec)) != 0 ||
+        (rc = parse_volumes(ctx, nd_opt_list(o, "volume"), spec)) != 0 ||
+        (rc = parse_pairs(ctx, "labels", nd_opt_list(o, "labels"), false, meta)) != 0 ||
+        (rc = parse_pairs(ctx, "annotations", nd_opt_list(o, "annotations"), true, meta)) != 0 ||
+        (gpu && (rc = parse_gpu(ctx, gpu, spec, &model)) != 0) ||
+        (model && (rc = check_gpu(ctx, image, model)) != 0))
+        goto out;
+    *job = json_pack("{sssssOsO}", "apiVersion", "nodus.dev/v1", "kind", "Job", "metadata", meta,
+                     "spec", spec);
+out:
+    free(model);
+    json_decref(meta);
+    json_decref(spec);
+    nd_status_release(&st);
+    return rc;
+}
+
+/* Says the Job was created (on stderr: stdout is its log), then streams its log until
+ * it ends; the exit code run ends with. Ctrl-C is handled before anything is said. */
+static int attach(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns, const char *name,
+                  const json_t *preview)
+{
+    snprintf(detach_msg, sizeof detach_msg,
+             "\njob/%s keeps running (detached).\n  follow it: nodus logs -f job/%s -n %s\n"
+             "  cancel it: nodus cancel job/%s -n %s\n",
+             name, name, ns, name, ns);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    struct nd_buf line = ND_BUF_INIT;
+    nd_estimate_line(preview, &line);
+    fprintf(stderr, "job.nodus.dev/%s created\n", name);
+    if (line.len)
+        fprintf(stderr, "  estimate: %s\n", line.data);
+    nd_buf_release(&line);
+    struct nd_log_query q = {.tail = -1};
+    json_t *last = NULL;
+    int rc = nd_logs_follow(ctx, &q, k, ns, name, NULL, &last);
+    signal(SIGINT, SIG_DFL);
+    if (rc != 0 && !last) {
+        /* no end seen: the Job was deleted, or the log could not be followed (stdout
+         * closed, the server gone) while the Job may run on */
+        struct nd_buf path = ND_BUF_INIT;
+        struct nd_status st = ND_STATUS_INIT;
+        int got = 0;
+        nd_kind_path(k, ns, name, NULL, &path);
+        if (nd_write(ctx, "GET", path.data, NULL, NULL, &last, &got, &st) < 0 && got == 404)
+            rc = EXIT_NO_CODE; /* deleted */
+        const char *phase = json_string_value(
+            json_object_get(json_object_get(last, "status"), "phase"));
+        if (last && !(phase && nd_phase_terminal(k->family, phase))) {
+            fputs(detach_msg, stderr);
+            json_decref(last);
+            last = NULL;
+        }
+        nd_status_release(&st);
+        nd_buf_release(&path);
+    }
+    const json_t *code = json_object_get(json_object_get(last, "status"), "exitCode");
+    if (rc != 0 && json_is_integer(code))
+        rc = (int)(json_integer_value(code) & 0xff);
+    else if (rc == 1 && last)
+        rc = EXIT_NO_CODE; /* ended, but not by its command's exit */
+    json_decref(last);
+    return rc;
+}
+
+int cmd_run(int argc, char **argv, struct nd_ctx *ctx)
+{
+    struct nd_opts o;
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_print_opts popts;
+    nd_print_opts_init(&popts);
+    enum nd_dry_run dry;
+    json_t *job = NULL, *preview = NULL, *created = NULL;
+    int rc = 0, code = 0;
+    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
+        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
+        nd_write_output_parse(nd_opt_str(&o, "output"), &popts, &st) < 0) {
+        rc = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    if (o.npos != 1) {
+        rc = o.npos == 0 ? nd_cli_usage(ctx, "name the Job: nodus run NAME --image IMAGE -- "
+                                             "COMMAND...")
+                         : nd_cli_usage(ctx, "put the command after --: nodus run %s --image "
+                                             "IMAGE -- %s ...", o.pos[0], o.pos[1]);
+        goto out;
+    }
+    bool has_output = nd_opt_str(&o, "output") != NULL;
+    bool detach = nd_opt_bool(&o, "detach");
+    if (has_output && !detach && dry == ND_DRY_NONE) {
+        rc = nd_cli_usage(ctx, "-o prints the Job: use it with --detach or --dry-run (attached, "
+                               "stdout is the Job's log)");
+        goto out;
+    }
+    if ((rc = build(ctx, &o, &job)) != 0)
+        goto out;
+    const struct nd_kind *k = nd_kind_by_plural("nodus.dev", "jobs");
+    const char *ns = nd_ctx_namespace(ctx);
+    json_object_set_new(json_object_get(job, "metadata"), "namespace", json_string(ns));
+    if (dry == ND_DRY_CLIENT) {
+        if (nd_print_result(&popts, has_output, job, "created", dry, 0, &st) < 0)
+            rc = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    struct nd_buf path = ND_BUF_INIT;
+    nd_kind_path(k, ns, NULL, NULL, &path);
+    nd_buf_adds(&path, "?fieldManager=nodus-run");
+    /* the server's dry run first: the Job checked as the create will be, and its price */
+    char *dry_path = nd_xasprintf("%s&dryRun=All", path.data);
+    rc = nd_write(ctx, "POST", dry_path, NULL, job, &preview, &code, &st);
+    free(dry_path);
+    if (rc == 0 && dry == ND_DRY_NONE)
+        rc = nd_write(ctx, "POST", path.data, NULL, job, &created, &code, &st);
+    nd_buf_release(&path);
+    if (rc < 0) {
+        rc = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    if (dry == ND_DRY_SERVER || detach) {
+        const json_t *shown = created ? created : preview;
+        if (nd_print_result(&popts, has_output, shown, "created", dry, 0, &st) < 0) {
+            rc = nd_cli_error(ctx, &st);
+            goto out;
+        }
+        if (!has_output)
+            nd_print_estimate(preview);
+        if (detach && !has_output && dry == ND_DRY_NONE)
+            printf("  follow it: nodus logs -f job/%s -n %s\n", o.pos[0], ns);
+        goto out;
+    }
+    rc = attach(ctx, k, ns, o.pos[0], preview);
+out:
+    json_decref(job);
+    json_decref(preview);
+    json_decref(created);
+    nd_print_opts_release(&popts);
+    nd_status_release(&st);
+    nd_opts_release(&o);
+    return rc;
+}

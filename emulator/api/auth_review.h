@@ -1,0 +1,33 @@
+/* auth_review.h: kubectl's `auth whoami` and `auth can-i`, served.
+ *
+ *   POST /apis/authentication.k8s.io/v1/selfsubjectreviews        who the caller is
+ *   POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews   may the caller do this
+ *
+ * Any caller with a valid token may ask both (authz.c routes them as EM_ROUTE_REVIEW).
+ * A SelfSubjectReview answers status.userInfo: the token's identity as username, the
+ * group system:authenticated, and in extra the token's projects (nodus.dev/projects,
+ * "*" for all) and scopes (nodus.dev/scopes). Without --token-file the caller is
+ * emulator-user with every scope and every project. A SelfSubjectAccessReview answers
+ * status.allowed (and why not, in status.reason) from em_authz_decide, the decision the
+ * router makes for the request its spec.resourceAttributes describe. Bodies are JSON,
+ * or protobuf (kubectl 1.32 and later); answers are JSON.
+ */
+#ifndef EM_AUTH_REVIEW_H
+#define EM_AUTH_REVIEW_H
+
+#include <stdbool.h>
+
+#include "authz.h"
+#include "server.h"
+
+#define EM_AUTHN_GROUP "authentication.k8s.io"
+#define EM_AUTHZ_GROUP "authorization.k8s.io"
+
+/* Whether path is one of the two review paths. */
+bool em_review_path(const char *path);
+
+/* Serves a review path for who (1), or 0 when req is not for one. */
+int em_review_handle(struct em_server *srv, struct em_req *req, struct em_resp *resp,
+                     const struct em_identity *who);
+
+#endif
