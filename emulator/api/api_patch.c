@@ -68,7 +68,7 @@ static int apply(struct em_api *a, struct em_write *w, json_t *old)
     if (rv && *rv && (!old || !cur || strcmp(rv, cur) != 0)) {
         char res[96];
         nd_status_set(&a->st, old ? "Conflict" : "NotFound",
-                      "read the object again (nodus get), then retry",
+                      "read the object again, then retry: nodus get KIND NAME -o yaml",
                       old ? "Operation cannot be fulfilled on %s \"%s\": the object has been "
                             "modified; please apply your changes to the latest version and try "
                             "again"
