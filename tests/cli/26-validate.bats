@@ -88,6 +88,15 @@ Warning: unknown field "spec.maxDuratoin"' ]
     [ -z "$stderr" ]
 }
 
+@test "diff, as kubectl diff, asks for no validation: the server warns about each unknown field" {
+    typo_yaml t7 >t7.yaml
+    run --separate-stderr -1 nodus diff -f t7.yaml
+    [[ "$output" == *"+  name: t7"* ]]
+    [ "$stderr" = 'Warning: unknown field "spec.resourcse"
+Warning: unknown field "spec.maxDuratoin"' ]
+    run -3 nodus get job t7
+}
+
 @test "--validate with another value is a usage error (exit 2), before anything is sent" {
     typo_yaml t6 >t6.yaml
     run --separate-stderr -2 nodus apply -f t6.yaml --validate=loose
