@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/schema.h"
 #include "manifest.h"
 #include "write.h"
 #include "util/xmalloc.h"
@@ -47,6 +48,61 @@ static bool located(const struct nd_status *st, const struct nd_manifest *m)
            json_object_get(st->details, "name") && json_object_get(st->details, "kind");
 }
 
+/* Edit distance of two short names, a swap of two neighbours counting as one edit
+ * (optimal string alignment); longer names are never close. */
+static size_t distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return 99;
+    static size_t d[65][65];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        for (size_t j = 1; j <= lb; j++) {
+            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    }
+    return d[la][lb];
+}
+
+/* For an unknown field ("spec.resourcse"): the field of the same object in the kind's
+ * schema whose name is closest, when it is close ("resources"); NULL otherwise. */
+static const char *did_you_mean(const struct nd_kind *k, const char *field)
+{
+    const char *dot = strrchr(field, '.');
+    const char *name = dot ? dot + 1 : field;
+    if (!*name || strchr(name, '['))
+        return NULL;
+    char *parent = dot ? nd_xstrndup(field, (size_t)(dot - field)) : NULL;
+    const json_t *schema = nd_kind_schema(k);
+    const json_t *ps = parent ? nd_schema_at(schema, parent) : schema;
+    free(parent);
+    const char *best = NULL;
+    size_t bestd = 99, n = strlen(name);
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)json_object_get(ps, "properties"), key, v) {
+        size_t d = distance(name, key);
+        if (d < bestd) {
+            bestd = d;
+            best = key;
+        }
+    }
+    /* close: a typo or two, in a name long enough that it is not a guess */
+    return best && bestd > 0 && bestd <= (n > 5 ? 2 : 1) ? best : NULL;
+}
+
 /* The error's text up to its fix (exclusive), each line ending in '\n'. An Invalid
  * answer about an object of a file names each cause at its line:
  *   The Job "train-a" is invalid:
@@ -75,8 +131,14 @@ static void render(const struct nd_status *st, const struct nd_manifest *m, stru
             char *at = nd_manifest_line(m, f);
             /* "unknown field "spec.x"" names its field already */
             bool named = f && cm && strstr(cm, f);
-            nd_buf_addf(b, "%s%s: %s%s%s\n", one ? "" : "* ", at, f && !named ? f : "",
+            nd_buf_addf(b, "%s%s: %s%s%s", one ? "" : "* ", at, f && !named ? f : "",
                         f && !named ? ": " : "", cm ? cm : "");
+            const char *near = f && cm && !strncmp(cm, "unknown field ", 14)
+                                   ? did_you_mean(m->kind, f)
+                                   : NULL;
+            if (near)
+                nd_buf_addf(b, " (did you mean \"%s\"?)", near);
+            nd_buf_addch(b, '\n');
             free(at);
         }
     } else if (st->reason && !strcmp(st->reason, "Invalid") &&

@@ -44,8 +44,8 @@ YAML
     run --separate-stderr -1 nodus apply -f t1.yaml
     assert_output ""
     [ "${stderr_lines[0]}" = 'The Job "t1" is invalid:' ]
-    [ "${stderr_lines[1]}" = '* t1.yaml:9: unknown field "spec.resourcse"' ]
-    [ "${stderr_lines[2]}" = '* t1.yaml:12: unknown field "spec.maxDuratoin"' ]
+    [ "${stderr_lines[1]}" = '* t1.yaml:9: unknown field "spec.resourcse" (did you mean "resources"?)' ]
+    [ "${stderr_lines[2]}" = '* t1.yaml:12: unknown field "spec.maxDuratoin" (did you mean "maxDuration"?)' ]
     [ "${stderr_lines[3]}" = 'fix: correct the fields named in the causes; see what a Job takes: nodus explain job --recursive' ]
     [[ "${stderr_lines[4]}" == "docs: $EMU_URL/docs/reference/errors/#invalid" ]]
     [[ "${stderr_lines[5]}" == "requestId: req_"* ]]
@@ -53,7 +53,7 @@ YAML
     run -3 nodus get job t1
     # client-side apply too
     run --separate-stderr -1 nodus apply -f t1.yaml --server-side=false
-    [ "${stderr_lines[1]}" = '* t1.yaml:9: unknown field "spec.resourcse"' ]
+    [ "${stderr_lines[1]}" = '* t1.yaml:9: unknown field "spec.resourcse" (did you mean "resources"?)' ]
     run -3 nodus get job t1
 }
 
@@ -61,10 +61,10 @@ YAML
     typo_yaml t2 >t2.yaml
     run --separate-stderr -1 nodus create -f t2.yaml
     assert_output ""
-    [ "${stderr_lines[2]}" = '* t2.yaml:12: unknown field "spec.maxDuratoin"' ]
+    [ "${stderr_lines[2]}" = '* t2.yaml:12: unknown field "spec.maxDuratoin" (did you mean "maxDuration"?)' ]
     run --separate-stderr -1 nodus create -f t2.yaml --dry-run=server
     assert_output ""
-    [ "${stderr_lines[1]}" = '* t2.yaml:9: unknown field "spec.resourcse"' ]
+    [ "${stderr_lines[1]}" = '* t2.yaml:9: unknown field "spec.resourcse" (did you mean "resources"?)' ]
     run --separate-stderr -1 nodus apply -f t2.yaml --dry-run=server --validate=true
     run --separate-stderr -1 nodus apply -f t2.yaml --validate
     run -3 nodus get job t2
@@ -144,7 +144,7 @@ SH
     } >m.yaml
     run --separate-stderr -1 nodus apply -f m.yaml
     assert_output "job.nodus.dev/m1 created"
-    [ "${stderr_lines[0]}" = 'The Job "m2" is invalid: m.yaml:24: unknown field "spec.env[0].valeu"' ]
+    [ "${stderr_lines[0]}" = 'The Job "m2" is invalid: m.yaml:24: unknown field "spec.env[0].valeu" (did you mean "value"?)' ]
     printf '%s\n' '{"apiVersion":"nodus.dev/v1","kind":"Job","metadata":{"name":"js"},' \
         '"spec":{"image":"nodus/pytorch:2.8-cuda12.8","maxCostUSD":"1.00","foo":1}}' >j.json
     run --separate-stderr -1 nodus create -f j.json
