@@ -30,7 +30,9 @@ static enum patch_type patch_type(const char *ct)
 
 static int unsupported(struct em_api *a)
 {
-    return nd_status_set(&a->st, "UnsupportedMediaType", "use --type merge or --type json",
+    return nd_status_set(&a->st, "UnsupportedMediaType",
+                         "send a merge or a JSON patch: nodus patch KIND NAME --type merge "
+                         "-p PATCH",
                          "the body of the request was in an unknown format - accepted media "
                          "types include: application/json-patch+json, "
                          "application/merge-patch+json, application/apply-patch+yaml");

@@ -268,7 +268,8 @@ static int check_if_match(struct em_api *a, json_t *obj)
         return 0;
     }
     return nd_status_set(&a->st, "PreconditionFailed",
-                         "review again with --dry-run=server and send the new ETag",
+                         "review again (a server dry run gives the new ETag): "
+                         "nodus apply -f FILE --review",
                          "If-Match %s no longer matches: the spec or the price book changed "
                          "since the review",
                          want);
