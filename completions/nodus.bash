@@ -15,24 +15,24 @@ _nodus_flags()
     annotate|label) echo '--overwrite --selector -l --all' ;;
     api-resources) echo '--output -o --namespaced --api-group --verbs --categories --sort-by --no-headers --cached' ;;
     api-versions) echo '--cached' ;;
-    apply) echo '--filename -f --recursive -R --server-side --force-conflicts --field-manager --prune --selector -l --dry-run --output -o --review --yes -y' ;;
+    apply) echo '--filename -f --recursive -R --server-side --force-conflicts --field-manager --prune --selector -l --dry-run --output -o --review --yes -y --validate' ;;
     approve|cancel|reject|request|resume|start|stop|suspend) echo '--dry-run' ;;
     auth) echo '--output -o --subresource --quiet -q' ;;
     config) echo '--raw --minify --output -o --no-headers --current --cluster --user --namespace --server --certificate-authority --insecure-skip-tls-verify --token --token-file --client-certificate --client-key' ;;
     cp) echo '--quiet -q' ;;
-    create) echo '--filename -f --recursive -R --dry-run --output -o --field-manager' ;;
+    create) echo '--filename -f --recursive -R --dry-run --output -o --field-manager --validate' ;;
     delete) echo '--filename -f --recursive -R --selector -l --all --cascade --wait --timeout --ignore-not-found --dry-run --output -o --yes -y' ;;
     describe) echo '--selector -l --show-events' ;;
     diff) echo '--filename -f --recursive -R --field-manager' ;;
-    edit) echo '--output -o' ;;
+    edit) echo '--output -o --validate' ;;
     emulator) echo '--state --speed --seed --reset --max-upload-bytes --runtime' ;;
     exec) echo '--quiet -q --stdin -i --tty -t' ;;
     explain) echo '--recursive --api-version --output' ;;
     get) echo '--output -o --selector -l --field-selector --watch -w --watch-only --output-watch-events --sort-by --show-labels --label-columns -L --no-headers --chunk-size --show-kind --ignore-not-found --raw --show-managed-fields' ;;
     invoke) echo '--data -d --filename -f --content-type' ;;
     logs) echo '--follow -f --tail --since --since-time --timestamps --limit-bytes --selector -l --prefix --max-log-requests' ;;
-    patch) echo '--patch -p --patch-file --type --dry-run --output -o' ;;
-    replace) echo '--filename -f --recursive -R --dry-run --output -o' ;;
+    patch) echo '--patch -p --patch-file --type --dry-run --output -o --validate' ;;
+    replace) echo '--filename -f --recursive -R --dry-run --output -o --validate' ;;
     run) echo '--image --gpu --max-cost --max-duration --env -e --volume --labels -l --annotations --dry-run --detach -d --output -o' ;;
     top) echo '--no-headers' ;;
     version) echo '--client --output -o' ;;
@@ -72,6 +72,7 @@ _nodus_flag_value()
         --selector|-l) _nodus_hint='none'; return 0 ;;
         --dry-run) _nodus_hint='=none client server'; return 0 ;;
         --output|-o) _nodus_hint='=name json yaml'; return 0 ;;
+        --validate) _nodus_hint='=strict warn ignore'; return 0 ;;
         --recursive|-R|--server-side|--force-conflicts|--prune|--review|--yes|-y) return 1 ;;
         esac ;;
     approve|cancel|reject|request|resume|start|stop|suspend)
@@ -108,6 +109,7 @@ _nodus_flag_value()
         --dry-run) _nodus_hint='=none client server'; return 0 ;;
         --output|-o) _nodus_hint='=name json yaml'; return 0 ;;
         --field-manager) _nodus_hint='none'; return 0 ;;
+        --validate) _nodus_hint='=strict warn ignore'; return 0 ;;
         --recursive|-R) return 1 ;;
         esac ;;
     delete)
@@ -134,6 +136,7 @@ _nodus_flag_value()
     edit)
         case $2 in
         --output|-o) _nodus_hint='=yaml json'; return 0 ;;
+        --validate) _nodus_hint='=strict warn ignore'; return 0 ;;
         esac ;;
     emulator)
         case $2 in
@@ -188,12 +191,14 @@ _nodus_flag_value()
         --type) _nodus_hint='=merge json'; return 0 ;;
         --dry-run) _nodus_hint='=none server'; return 0 ;;
         --output|-o) _nodus_hint='=name json yaml'; return 0 ;;
+        --validate) _nodus_hint='=strict warn ignore'; return 0 ;;
         esac ;;
     replace)
         case $2 in
         --filename|-f) _nodus_hint='files'; return 0 ;;
         --dry-run) _nodus_hint='=none server'; return 0 ;;
         --output|-o) _nodus_hint='=name json yaml'; return 0 ;;
+        --validate) _nodus_hint='=strict warn ignore'; return 0 ;;
         --recursive|-R) return 1 ;;
         esac ;;
     run)

@@ -29,7 +29,7 @@ function __nodus_flag_value --argument-names verb flag
         end
     case apply
         switch $flag
-        case --filename -f --field-manager --selector -l --dry-run --output -o
+        case --filename -f --field-manager --selector -l --dry-run --output -o --validate
             return 0
         case --recursive -R --server-side --force-conflicts --prune --review --yes -y
             return 1
@@ -60,7 +60,7 @@ function __nodus_flag_value --argument-names verb flag
         end
     case create
         switch $flag
-        case --filename -f --dry-run --output -o --field-manager
+        case --filename -f --dry-run --output -o --field-manager --validate
             return 0
         case --recursive -R
             return 1
@@ -88,7 +88,7 @@ function __nodus_flag_value --argument-names verb flag
         end
     case edit
         switch $flag
-        case --output -o
+        case --output -o --validate
             return 0
         end
     case emulator
@@ -131,12 +131,12 @@ function __nodus_flag_value --argument-names verb flag
         end
     case patch
         switch $flag
-        case --patch -p --patch-file --type --dry-run --output -o
+        case --patch -p --patch-file --type --dry-run --output -o --validate
             return 0
         end
     case replace
         switch $flag
-        case --filename -f --dry-run --output -o
+        case --filename -f --dry-run --output -o --validate
             return 0
         case --recursive -R
             return 1
@@ -319,6 +319,7 @@ complete -c nodus -n '__nodus_using apply' -l dry-run -x -a 'none client server'
 complete -c nodus -n '__nodus_using apply' -s o -l output -x -a 'name json yaml' -d 'print the applied objects: name, json, yaml ...'
 complete -c nodus -n '__nodus_using apply' -l review -d 'show each object\'s estimate, ask, then apply exactly what was reviewed (If-Match)'
 complete -c nodus -n '__nodus_using apply' -s y -l yes -d 'answer yes to --review\'s question (for scripts)'
+complete -c nodus -n '__nodus_using apply' -l validate -x -a 'strict warn ignore' -d 'strict (the default: unknown fields are an error), warn or ignore; true is strict, false ignore'
 complete -c nodus -n '__nodus_using approve cancel reject request resume start stop suspend' -l dry-run -x -a 'none server' -d 'none or server'
 complete -c nodus -n '__nodus_using auth' -s o -l output -x -a 'json yaml' -d 'whoami: json, yaml, or jsonpath=TEMPLATE'
 complete -c nodus -n '__nodus_using auth' -l subresource -x -a 'log exec files invoke status' -d 'can-i: a subresource (log, exec, files, invoke, status)'
@@ -344,6 +345,7 @@ complete -c nodus -n '__nodus_using create' -s R -l recursive -d 'read directori
 complete -c nodus -n '__nodus_using create' -l dry-run -x -a 'none client server' -d 'none, client or server (server: everything but storing)'
 complete -c nodus -n '__nodus_using create' -s o -l output -x -a 'name json yaml' -d 'print the created objects: name, json, yaml ...'
 complete -c nodus -n '__nodus_using create' -l field-manager -x -d 'manager name for field ownership (default kubectl-create, as kubectl)'
+complete -c nodus -n '__nodus_using create' -l validate -x -a 'strict warn ignore' -d 'strict (the default: unknown fields are an error), warn or ignore; true is strict, false ignore'
 complete -c nodus -n '__nodus_using delete' -s f -l filename -r -F -d 'delete the objects of these manifests'
 complete -c nodus -n '__nodus_using delete' -s R -l recursive -d 'read directories given with -f recursively'
 complete -c nodus -n '__nodus_using delete' -s l -l selector -x -d 'delete the objects matching a label selector'
@@ -361,6 +363,7 @@ complete -c nodus -n '__nodus_using diff' -s f -l filename -r -F -d 'manifest fi
 complete -c nodus -n '__nodus_using diff' -s R -l recursive -d 'read directories given with -f recursively'
 complete -c nodus -n '__nodus_using diff' -l field-manager -x -d 'the manager apply would use (default nodus)'
 complete -c nodus -n '__nodus_using edit' -s o -l output -x -a 'yaml json' -d 'edit as yaml (default) or json'
+complete -c nodus -n '__nodus_using edit' -l validate -x -a 'strict warn ignore' -d 'strict (the default: unknown fields are an error), warn or ignore; true is strict, false ignore'
 complete -c nodus -n '__nodus_using emulator' -l state -x -a '(__fish_complete_directories)' -d 'the emulator\'s state directory (start, and to find it)'
 complete -c nodus -n '__nodus_using emulator' -l speed -x -d 'start: run its clock X times faster than real time (0: stopped)'
 complete -c nodus -n '__nodus_using emulator' -l seed -x -a '(__fish_complete_directories)' -d 'start: fill an empty state from DIR'
@@ -408,10 +411,12 @@ complete -c nodus -n '__nodus_using patch' -l patch-file -r -F -d 'read the patc
 complete -c nodus -n '__nodus_using patch' -l type -x -a 'merge json' -d 'merge (default) or json'
 complete -c nodus -n '__nodus_using patch' -l dry-run -x -a 'none server' -d 'none or server'
 complete -c nodus -n '__nodus_using patch' -s o -l output -x -a 'name json yaml' -d 'print the patched object: name, json, yaml ...'
+complete -c nodus -n '__nodus_using patch' -l validate -x -a 'strict warn ignore' -d 'strict (the default: unknown fields are an error), warn or ignore; true is strict, false ignore'
 complete -c nodus -n '__nodus_using replace' -s f -l filename -r -F -d 'manifest file, directory, or - for standard input'
 complete -c nodus -n '__nodus_using replace' -s R -l recursive -d 'read directories given with -f recursively'
 complete -c nodus -n '__nodus_using replace' -l dry-run -x -a 'none server' -d 'none or server'
 complete -c nodus -n '__nodus_using replace' -s o -l output -x -a 'name json yaml' -d 'print the replaced objects: name, json, yaml ...'
+complete -c nodus -n '__nodus_using replace' -l validate -x -a 'strict warn ignore' -d 'strict (the default: unknown fields are an error), warn or ignore; true is strict, false ignore'
 complete -c nodus -n '__nodus_using run' -l image -x -d 'the image to run, nodus/NAME:TAG (required)'
 complete -c nodus -n '__nodus_using run' -l gpu -x -d 'GPUs, e.g. H100 or H100:2 (default: none, CPU only)'
 complete -c nodus -n '__nodus_using run' -l max-cost -x -d 'stop the Job when its cost reaches this (default 10.00)'

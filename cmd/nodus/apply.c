@@ -31,6 +31,7 @@ const struct nd_flag cmd_apply_flags[] = {
     {"review", 0, ND_BOOL, NULL,
      "show each object's estimate, ask, then apply exactly what was reviewed (If-Match)", NULL},
     {"yes", 'y', ND_BOOL, NULL, "answer yes to --review's question (for scripts)", NULL},
+    ND_VALIDATE_FLAG,
     {NULL},
 };
 
@@ -63,8 +64,17 @@ static int server_side_ex(struct nd_ctx *ctx, const struct nd_opts *o,
     nd_buf_addf(&q, "&force=%s", nd_opt_bool(o, "force-conflicts") ? "true" : "false");
     if (dry == ND_DRY_SERVER)
         nd_buf_adds(&q, "&dryRun=All");
+    enum nd_validate v;
+    struct nd_status vst = ND_STATUS_INIT;
+    nd_validate_parse(nd_opt_str(o, "validate"), &v, &vst); /* checked by cmd_apply */
+    nd_status_release(&vst);
     char *path = object_path(m, ns, q.data);
     nd_buf_release(&q);
+    struct nd_buf vp = ND_BUF_INIT;
+    nd_buf_adds(&vp, path);
+    nd_validate_query(v, &vp);
+    free(path);
+    path = nd_buf_detach(&vp);
     json_t *body = json_deep_copy(m->obj);
     if (*ns)
         json_object_set_new(json_object_get(body, "metadata"), "namespace", json_string(ns));
@@ -126,7 +136,8 @@ static int reviewed(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd
 /* kubectl's client-side apply: create with the annotation, or patch the three-way
  * difference between the last applied manifest, this one and the live object. */
 static int client_side(struct nd_ctx *ctx, const struct nd_manifest *m, const char *ns,
-                       enum nd_dry_run dry, json_t **out, const char **op, struct nd_status *st)
+                       enum nd_dry_run dry, enum nd_validate v, json_t **out, const char **op,
+                       struct nd_status *st)
 {
     json_t *modified = json_deep_copy(m->obj);
     json_t *meta = json_object_get(modified, "metadata");
@@ -158,6 +169,7 @@ static int client_side(struct nd_ctx *ctx, const struct nd_manifest *m, const ch
         struct nd_buf cp = ND_BUF_INIT;
         nd_kind_path(m->kind, ns, NULL, NULL, &cp);
         nd_buf_addf(&cp, "?%s", dq);
+        nd_validate_query(v, &cp);
         *op = "created";
         if (dry == ND_DRY_CLIENT) {
             *out = json_incref(modified);
@@ -190,7 +202,11 @@ static int client_side(struct nd_ctx *ctx, const struct nd_manifest *m, const ch
         goto out;
     }
     char *ppath = object_path(m, ns, dq);
-    rc = nd_write(ctx, "PATCH", ppath, "application/merge-patch+json", patch, out, &code, st);
+    struct nd_buf pp = ND_BUF_INIT;
+    nd_buf_adds(&pp, ppath);
+    nd_validate_query(v, &pp);
+    rc = nd_write(ctx, "PATCH", pp.data, "application/merge-patch+json", patch, out, &code, st);
+    nd_buf_release(&pp);
     free(ppath);
 out:
     nd_status_release(&gst);
@@ -295,11 +311,14 @@ int cmd_apply(int argc, char **argv, struct nd_ctx *ctx)
     struct nd_print_opts popts;
     nd_print_opts_init(&popts);
     enum nd_dry_run dry;
+    enum nd_validate validate;
+    struct nd_errors errs = {0};
     struct applied *done = NULL;
     size_t ndone = 0;
     int worst = 0;
     if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
         nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
+        nd_validate_parse(nd_opt_str(&o, "validate"), &validate, &st) < 0 ||
         nd_write_output_parse(nd_opt_str(&o, "output"), &popts, &st) < 0 ||
         nd_manifests_read(nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
@@ -339,7 +358,7 @@ int cmd_apply(int argc, char **argv, struct nd_ctx *ctx)
             if (ssa && dry != ND_DRY_CLIENT)
                 rc = server_side(ctx, &o, &ms.v[i], ns, dry, &result, &op, &st);
             else
-                rc = client_side(ctx, &ms.v[i], ns, dry, &result, &op, &st);
+                rc = client_side(ctx, &ms.v[i], ns, dry, validate, &result, &op, &st);
         }
         if (rc == 0 && nd_print_result(&popts, has_output, result, op, dry, ndone, &st) == 0) {
             if (dry == ND_DRY_SERVER && !has_output)
@@ -350,17 +369,18 @@ int cmd_apply(int argc, char **argv, struct nd_ctx *ctx)
             done[ndone].name = nd_xstrdup(name);
             ndone++;
         } else {
-            int code = nd_cli_error(ctx, &st);
-            if (!worst)
-                worst = code;
+            nd_errors_add(ctx, &errs, &st, &ms.v[i]);
         }
         fflush(stdout);
         nd_status_release(&st);
         json_decref(result);
     }
+    nd_errors_finish(&errs);
+    worst = errs.worst;
     if (nd_opt_bool(&o, "prune"))
         prune(ctx, &o, done, ndone, dry, &worst);
 out:
+    nd_errors_release(&errs);
     for (size_t i = 0; i < ndone; i++) {
         free(done[i].ns);
         free(done[i].name);

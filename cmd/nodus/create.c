@@ -1,5 +1,6 @@
 /* nodus create -f: create the objects of manifests (safe to retry: the same object
- * again answers "unchanged"). */
+ * again answers "unchanged"); nodus create namespace|project NAME: a project, as
+ * kubectl create namespace (one that exists is AlreadyExists). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,8 +18,56 @@ const struct nd_flag cmd_create_flags[] = {
      "=name json yaml"},
     {"field-manager", 0, ND_STRING, "NAME",
      "manager name for field ownership (default kubectl-create, as kubectl)", NULL},
+    ND_VALIDATE_FLAG,
     {NULL},
 };
+
+/* nodus create namespace|ns|project NAME */
+static int create_project(struct nd_ctx *ctx, const struct nd_opts *o, enum nd_dry_run dry,
+                          const struct nd_print_opts *popts)
+{
+    if (o->npos != 2)
+        return nd_cli_usage(ctx, "%s: nodus create %s NAME",
+                            o->npos < 2 ? "name the project to create"
+                                        : "nodus create takes one project name",
+                            o->pos[0]);
+    if (json_array_size(nd_opt_list(o, "filename")))
+        return nd_cli_usage(ctx, "nodus create %s NAME takes no -f", o->pos[0]);
+    const char *name = o->pos[1];
+    struct nd_status st = ND_STATUS_INIT;
+    json_t *body = json_pack("{s:s,s:s,s:{s:s}}", "apiVersion", "v1", "kind", "Namespace",
+                             "metadata", "name", name);
+    json_t *result = NULL;
+    int code = 0, rc = 0;
+    if (dry == ND_DRY_CLIENT) {
+        result = json_incref(body);
+    } else {
+        struct nd_buf path = ND_BUF_INIT;
+        nd_kind_path(nd_kind_lookup("namespaces"), NULL, NULL, NULL, &path);
+        nd_buf_adds(&path, "?fieldManager=");
+        const char *mgr = nd_opt_str(o, "field-manager");
+        nd_buf_add_urlencoded(&path, mgr ? mgr : "kubectl-create");
+        if (dry == ND_DRY_SERVER)
+            nd_buf_adds(&path, "&dryRun=All");
+        rc = nd_write(ctx, "POST", path.data, NULL, body, &result, &code, &st);
+        nd_buf_release(&path);
+        /* the API answers 200 with the project when it exists (a create by name is safe
+         * to retry); as kubectl create namespace, this verb says so */
+        if (rc == 0 && code == 200)
+            rc = nd_status_set(&st, "AlreadyExists", NULL, "namespaces \"%s\" already exists",
+                               name);
+        if (rc < 0 && st.reason && !strcmp(st.reason, "AlreadyExists"))
+            nd_status_set_fix(&st, "use it: nodus get jobs -n %s", name);
+    }
+    if (rc == 0)
+        rc = nd_print_result(popts, nd_opt_str(o, "output") != NULL, result, "created", dry, 0,
+                             &st);
+    int exit = rc < 0 ? nd_cli_error(ctx, &st) : 0;
+    json_decref(result);
+    json_decref(body);
+    nd_status_release(&st);
+    return exit;
+}
 
 int cmd_create(int argc, char **argv, struct nd_ctx *ctx)
 {
@@ -28,16 +77,24 @@ int cmd_create(int argc, char **argv, struct nd_ctx *ctx)
     struct nd_print_opts popts;
     nd_print_opts_init(&popts);
     enum nd_dry_run dry;
+    enum nd_validate validate;
+    struct nd_errors errs = {0};
     int worst = 0;
     if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
         nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
+        nd_validate_parse(nd_opt_str(&o, "validate"), &validate, &st) < 0 ||
         nd_write_output_parse(nd_opt_str(&o, "output"), &popts, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
+    if (o.npos > 0 && (!strcmp(o.pos[0], "namespace") || !strcmp(o.pos[0], "ns") ||
+                       !strcmp(o.pos[0], "project"))) {
+        worst = create_project(ctx, &o, dry, &popts);
+        goto out;
+    }
     if (o.npos > 0) {
-        worst = nd_cli_usage(ctx, "nodus create takes its objects from -f (got \"%s\"); for a "
-                                  "project: nodus create -f project.yaml",
+        worst = nd_cli_usage(ctx, "nodus create takes its objects from -f (got \"%s\"), or "
+                                  "creates a project: nodus create project NAME",
                              o.pos[0]);
         goto out;
     }
@@ -68,6 +125,7 @@ int cmd_create(int argc, char **argv, struct nd_ctx *ctx)
             nd_buf_add_urlencoded(&path, mgr);
             if (dry == ND_DRY_SERVER)
                 nd_buf_adds(&path, "&dryRun=All");
+            nd_validate_query(validate, &path);
             if (dry == ND_DRY_CLIENT) {
                 result = json_incref(body);
                 code = 201;
@@ -86,15 +144,16 @@ int cmd_create(int argc, char **argv, struct nd_ctx *ctx)
             if (dry == ND_DRY_SERVER && !has_output)
                 nd_print_estimate(result);
         } else {
-            int c = nd_cli_error(ctx, &st);
-            if (!worst)
-                worst = c;
+            nd_errors_add(ctx, &errs, &st, &ms.v[i]);
         }
         fflush(stdout);
         nd_status_release(&st);
         json_decref(result);
     }
+    nd_errors_finish(&errs);
+    worst = errs.worst;
 out:
+    nd_errors_release(&errs);
     nd_manifests_release(&ms);
     nd_print_opts_release(&popts);
     nd_status_release(&st);

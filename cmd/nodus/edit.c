@@ -17,6 +17,7 @@
 
 const struct nd_flag cmd_edit_flags[] = {
     {"output", 'o', ND_STRING, "FORMAT", "edit as yaml (default) or json", "=yaml json"},
+    ND_VALIDATE_FLAG,
     {NULL},
 };
 
@@ -84,7 +85,7 @@ static bool blank(const char *s)
 
 /* 0 saved or cancelled; -1 with st; -2 gave up with the message printed (exit 1). */
 static int edit_one(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns, const char *name,
-                    bool as_json, struct nd_status *st)
+                    bool as_json, enum nd_validate validate, struct nd_status *st)
 {
     struct nd_buf path = ND_BUF_INIT;
     nd_kind_path(k, ns, name, NULL, &path);
@@ -149,6 +150,7 @@ static int edit_one(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
                             json_object_get(json_object_get(orig, "metadata"), "resourceVersion"));
             struct nd_buf pp = ND_BUF_INIT;
             nd_buf_addf(&pp, "%s?fieldManager=kubectl-edit", path.data);
+            nd_validate_query(validate, &pp);
             json_decref(after);
             after = NULL;
             int w = nd_write(ctx, "PATCH", pp.data, "application/merge-patch+json", patch, &after,
@@ -214,8 +216,10 @@ int cmd_edit(int argc, char **argv, struct nd_ctx *ctx)
     struct nd_opts o;
     struct nd_status st = ND_STATUS_INIT;
     struct nd_res_list res = {0};
+    enum nd_validate validate;
     int worst = 0;
     if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
+        nd_validate_parse(nd_opt_str(&o, "validate"), &validate, &st) < 0 ||
         nd_resolve_args(o.npos, o.pos, &res, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
@@ -230,7 +234,8 @@ int cmd_edit(int argc, char **argv, struct nd_ctx *ctx)
         const struct nd_kind *k = res.v[i].k;
         for (size_t j = 0; j < json_array_size(res.v[i].names); j++) {
             int rc = edit_one(ctx, k, k->namespaced ? nd_ctx_namespace(ctx) : NULL,
-                              json_string_value(json_array_get(res.v[i].names, j)), as_json, &st);
+                              json_string_value(json_array_get(res.v[i].names, j)), as_json,
+                              validate, &st);
             if (rc < 0) {
                 int c = rc == -2 ? 1 : nd_cli_error(ctx, &st);
                 if (!worst)

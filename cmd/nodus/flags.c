@@ -243,6 +243,10 @@ static int parse_args(struct nd_ctx *ctx, int argc, char **argv, struct nd_opts 
             char shown[80];
             snprintf(shown, sizeof shown, "--%s", f->name);
             const char *value = eq ? eq + 1 : NULL;
+            /* a flag whose value may be left out, as kubectl's NoOptDefVal: --validate
+             * alone is --validate=strict */
+            if (!value && f->type == ND_STRING && !strcmp(f->name, "validate"))
+                value = "strict";
             if (!value && f->type != ND_BOOL) {
                 if (i + 1 >= argc)
                     return nd_status_set(st, "Usage", NULL, "flag needs an argument: --%s",

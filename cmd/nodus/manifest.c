@@ -21,12 +21,14 @@ static int read_stream(FILE *f, struct nd_buf *b)
     return ferror(f) ? -1 : 0;
 }
 
-static void add(struct nd_manifests *m, json_t *obj, const char *source, const struct nd_kind *k)
+static void add(struct nd_manifests *m, json_t *obj, const char *source, const struct nd_kind *k,
+                json_t *where)
 {
     m->v = nd_xrealloc(m->v, (m->n + 1) * sizeof *m->v);
     m->v[m->n].obj = json_incref(obj);
     m->v[m->n].source = nd_xstrdup(source);
     m->v[m->n].kind = k;
+    m->v[m->n].where = json_incref(where);
     m->n++;
 }
 
@@ -46,7 +48,8 @@ static int read_one(const char *path, struct nd_manifests *out, struct nd_status
         nd_buf_release(&data);
         return nd_status_set(st, "Usage", NULL, "cannot read %s", source);
     }
-    json_t *objs = nd_manifest_load_all(data.data, data.len, in ? "-" : path, st);
+    json_t *where = NULL;
+    json_t *objs = nd_manifest_load_all_where(data.data, data.len, in ? "-" : path, &where, st);
     nd_buf_release(&data);
     if (!objs) {
         free(st->reason);
@@ -74,9 +77,10 @@ static int read_one(const char *path, struct nd_manifests *out, struct nd_status
                                name ? name : "", source, kind, av);
             break;
         }
-        add(out, obj, source, k);
+        add(out, obj, source, k, json_array_get(where, i));
     }
     json_decref(objs);
+    json_decref(where);
     return rc;
 }
 
@@ -156,6 +160,7 @@ void nd_manifests_release(struct nd_manifests *m)
 {
     for (size_t i = 0; i < m->n; i++) {
         json_decref(m->v[i].obj);
+        json_decref(m->v[i].where);
         free(m->v[i].source);
     }
     free(m->v);
@@ -190,4 +195,9 @@ const char *nd_manifest_name(const struct nd_manifest *m, const char *verb, stru
     nd_status_set(st, "Usage", "set metadata.name in the manifest",
                   "error when %s \"%s\": resource name may not be empty", verb, m->source);
     return NULL;
+}
+
+char *nd_manifest_line(const struct nd_manifest *m, const char *path)
+{
+    return nd_xasprintf("%s:%zu", m->source, nd_manifest_field_line(m->where, path));
 }

@@ -12,6 +12,7 @@ struct nd_manifest {
     json_t *obj;                /* owned */
     char *source;               /* file name (or "STDIN") */
     const struct nd_kind *kind;
+    json_t *where;              /* owned: {line, fields} for nd_manifest_line */
 };
 
 struct nd_manifests {
@@ -37,5 +38,10 @@ int nd_manifest_namespace(const struct nd_manifest *m, const char *cmd_ns, bool 
  * "<file>": resource name may not be empty`, as kubectl) for the verbs that act on an
  * existing object (all but create, where generateName may stand in). verb: "applying"... */
 const char *nd_manifest_name(const struct nd_manifest *m, const char *verb, struct nd_status *st);
+
+/* "<source>:<line>" of the field at path (the API's form, "spec.resources.gpu") in the
+ * manifest's file: where the deepest part of it is written, else where the object
+ * starts. NEW string. */
+char *nd_manifest_line(const struct nd_manifest *m, const char *path);
 
 #endif

@@ -17,6 +17,7 @@ const struct nd_flag cmd_patch_flags[] = {
     {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server"},
     {"output", 'o', ND_STRING, "FORMAT", "print the patched object: name, json, yaml ...",
      "=name json yaml"},
+    ND_VALIDATE_FLAG,
     {NULL},
 };
 
@@ -66,9 +67,11 @@ int cmd_patch(int argc, char **argv, struct nd_ctx *ctx)
     nd_print_opts_init(&popts);
     json_t *patch = NULL;
     enum nd_dry_run dry;
+    enum nd_validate validate;
     int worst = 0;
     if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
         nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
+        nd_validate_parse(nd_opt_str(&o, "validate"), &validate, &st) < 0 ||
         nd_write_output_parse(nd_opt_str(&o, "output"), &popts, &st) < 0 ||
         nd_resolve_args(o.npos, o.pos, &res, &st) < 0 || read_patch(&o, &patch, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
@@ -101,6 +104,7 @@ int cmd_patch(int argc, char **argv, struct nd_ctx *ctx)
             nd_buf_adds(&p, "?fieldManager=kubectl-patch");
             if (dry == ND_DRY_SERVER)
                 nd_buf_adds(&p, "&dryRun=All");
+            nd_validate_query(validate, &p);
             json_t *before = NULL, *after = NULL;
             int code, rc;
             struct nd_buf g = ND_BUF_INIT;

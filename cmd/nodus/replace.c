@@ -14,11 +14,13 @@ const struct nd_flag cmd_replace_flags[] = {
     {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server"},
     {"output", 'o', ND_STRING, "FORMAT", "print the replaced objects: name, json, yaml ...",
      "=name json yaml"},
+    ND_VALIDATE_FLAG,
     {NULL},
 };
 
 static int replace_one(struct nd_ctx *ctx, const struct nd_manifest *m, const char *ns,
-                       enum nd_dry_run dry, json_t **out, struct nd_status *st)
+                       enum nd_dry_run dry, enum nd_validate v, json_t **out,
+                       struct nd_status *st)
 {
     json_t *body = json_deep_copy(m->obj);
     json_t *meta = json_object_get(body, "metadata");
@@ -44,6 +46,7 @@ static int replace_one(struct nd_ctx *ctx, const struct nd_manifest *m, const ch
         nd_buf_adds(&path, "?fieldManager=kubectl-replace");
         if (dry == ND_DRY_SERVER)
             nd_buf_adds(&path, "&dryRun=All");
+        nd_validate_query(v, &path);
         rc = nd_write(ctx, "PUT", path.data, NULL, body, out, &code, st);
     }
     nd_buf_release(&path);
@@ -59,9 +62,12 @@ int cmd_replace(int argc, char **argv, struct nd_ctx *ctx)
     struct nd_print_opts popts;
     nd_print_opts_init(&popts);
     enum nd_dry_run dry;
+    enum nd_validate validate;
+    struct nd_errors errs = {0};
     int worst = 0;
     if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
         nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
+        nd_validate_parse(nd_opt_str(&o, "validate"), &validate, &st) < 0 ||
         nd_write_output_parse(nd_opt_str(&o, "output"), &popts, &st) < 0 ||
         nd_manifests_read(nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
@@ -76,7 +82,7 @@ int cmd_replace(int argc, char **argv, struct nd_ctx *ctx)
                                        ctx->namespace_flag != NULL, &ns, &st);
         if (rc == 0 && dry == ND_DRY_CLIENT) {
             result = json_incref(ms.v[i].obj);
-        } else if (rc == 0 && replace_one(ctx, &ms.v[i], ns, dry, &result, &st) < 0) {
+        } else if (rc == 0 && replace_one(ctx, &ms.v[i], ns, dry, validate, &result, &st) < 0) {
             nd_write_error_source(&st, "replacing", ms.v[i].source);
             rc = -1;
         }
@@ -84,15 +90,16 @@ int cmd_replace(int argc, char **argv, struct nd_ctx *ctx)
             nd_print_result(&popts, has_output, result, "replaced", dry, printed, &st) == 0) {
             printed++;
         } else {
-            int c = nd_cli_error(ctx, &st);
-            if (!worst)
-                worst = c;
+            nd_errors_add(ctx, &errs, &st, &ms.v[i]);
         }
         fflush(stdout);
         nd_status_release(&st);
         json_decref(result);
     }
+    nd_errors_finish(&errs);
+    worst = errs.worst;
 out:
+    nd_errors_release(&errs);
     nd_manifests_release(&ms);
     nd_print_opts_release(&popts);
     nd_status_release(&st);

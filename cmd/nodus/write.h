@@ -14,6 +14,48 @@ enum nd_dry_run { ND_DRY_NONE, ND_DRY_CLIENT, ND_DRY_SERVER };
 /* --dry-run=none|client|server (a bare --dry-run is client, as kubectl warns). */
 int nd_dry_run_parse(const char *v, enum nd_dry_run *out, struct nd_status *st);
 
+/* --validate: what the server does with fields the kind does not know (the
+ * fieldValidation query parameter). Strict, as kubectl, unless the flag says otherwise. */
+enum nd_validate { ND_VALIDATE_STRICT, ND_VALIDATE_WARN, ND_VALIDATE_IGNORE };
+
+/* The flag's row in a verb's table (a bare --validate is strict: flags.c). */
+#define ND_VALIDATE_FLAG                                                                       \
+    {"validate", 0, ND_STRING, "MODE",                                                         \
+     "strict (the default: unknown fields are an error), warn or ignore; true is strict, "     \
+     "false ignore",                                                                           \
+     "=strict warn ignore"}
+
+/* strict|true (and NULL), warn, ignore|false. -1 with st (Usage) for anything else. */
+int nd_validate_parse(const char *v, enum nd_validate *out, struct nd_status *st);
+/* Appends the query parameter (?fieldValidation=Strict, or &... after a query). */
+void nd_validate_query(enum nd_validate v, struct nd_buf *path);
+
+struct nd_manifest;
+
+/* The errors of a verb that writes the objects of files, so that one that many objects
+ * meet alike (a missing project) is printed once. */
+struct nd_error_group {
+    char *text;       /* as printed, without requestId */
+    size_t count;     /* objects that met it */
+    char **names;     /* kind/name of the 2nd, 3rd ... objects (the first NAMED) */
+    size_t first_len; /* of its first line */
+};
+struct nd_errors {
+    struct nd_error_group *v;
+    size_t n;
+    int worst; /* the exit code of the first error */
+};
+
+/* Reports an error about manifest m (NULL: not about one object; printed as it is).
+ * The first time an error is met it is printed (an Invalid answer naming each cause at
+ * its line of m's file); the same error again is only counted. Returns its exit code. */
+int nd_errors_add(struct nd_ctx *ctx, struct nd_errors *e, const struct nd_status *st,
+                  const struct nd_manifest *m);
+/* After the last object: one line per error met more than once, with how many more
+ * objects met it and the first of their names. */
+void nd_errors_finish(struct nd_errors *e);
+void nd_errors_release(struct nd_errors *e);
+
 /* Sends one write. body may be NULL; its content type defaults to JSON. An
  * idempotency key (fresh for each call) is sent with POST. Warning headers are printed.
  * *out (NEW, may be NULL) is the answer; *code the HTTP status. A non-2xx answer is

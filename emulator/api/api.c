@@ -32,9 +32,9 @@ int em_api_not_found(struct em_api *a, const char *name)
                   em_api_resource_name(a->kind, res), name);
     nd_status_set_target(&a->st, name, a->kind->group, a->kind->plural);
     if (a->kind->namespaced && *a->ns)
-        nd_status_set_fix(&a->st, "nodus get %s -n %s", a->kind->plural, a->ns);
+        nd_status_set_fix(&a->st, "list what exists: nodus get %s -n %s", a->kind->plural, a->ns);
     else
-        nd_status_set_fix(&a->st, "nodus get %s", a->kind->plural);
+        nd_status_set_fix(&a->st, "list what exists: nodus get %s", a->kind->plural);
     return -1;
 }
 

@@ -154,7 +154,8 @@ static int delete_one(struct em_api *a, json_t *obj, struct delete_opts *o, json
     const char *rv = json_string_value(json_object_get(meta, "resourceVersion"));
     const char *uid = json_string_value(json_object_get(meta, "uid"));
     if (o->pre_rv && (!rv || strcmp(o->pre_rv, rv) != 0))
-        return nd_status_set(&a->st, "Conflict", "read the object again, then retry",
+        return nd_status_set(&a->st, "Conflict",
+                             "read the object again, then retry: nodus get KIND NAME -o yaml",
                              "Precondition failed: ResourceVersion in precondition: %s, "
                              "ResourceVersion in object meta: %s",
                              o->pre_rv, rv ? rv : "");

@@ -30,7 +30,9 @@ static enum patch_type patch_type(const char *ct)
 
 static int unsupported(struct em_api *a)
 {
-    return nd_status_set(&a->st, "UnsupportedMediaType", "use --type merge or --type json",
+    return nd_status_set(&a->st, "UnsupportedMediaType",
+                         "send a merge or a JSON patch: nodus patch KIND NAME --type merge "
+                         "-p PATCH",
                          "the body of the request was in an unknown format - accepted media "
                          "types include: application/json-patch+json, "
                          "application/merge-patch+json, application/apply-patch+yaml");
@@ -68,7 +70,7 @@ static int apply(struct em_api *a, struct em_write *w, json_t *old)
     if (rv && *rv && (!old || !cur || strcmp(rv, cur) != 0)) {
         char res[96];
         nd_status_set(&a->st, old ? "Conflict" : "NotFound",
-                      "read the object again (nodus get), then retry",
+                      "read the object again, then retry: nodus get KIND NAME -o yaml",
                       old ? "Operation cannot be fulfilled on %s \"%s\": the object has been "
                             "modified; please apply your changes to the latest version and try "
                             "again"

@@ -268,7 +268,8 @@ static int check_if_match(struct em_api *a, json_t *obj)
         return 0;
     }
     return nd_status_set(&a->st, "PreconditionFailed",
-                         "review again with --dry-run=server and send the new ETag",
+                         "review again (a server dry run gives the new ETag): "
+                         "nodus apply -f FILE --review",
                          "If-Match %s no longer matches: the spec or the price book changed "
                          "since the review",
                          want);
@@ -281,9 +282,11 @@ static int existing_answer(struct em_api *a, json_t *existing, const json_t *obj
     char res[96];
     const char *name = em_obj_name(obj);
     if (json_object_get(json_object_get(existing, "metadata"), "deletionTimestamp")) {
-        nd_status_set(&a->st, "AlreadyExists", "wait for the deletion to finish, then create",
+        nd_status_set(&a->st, "AlreadyExists", NULL,
                       "object is being deleted: %s \"%s\" already exists",
                       em_api_resource_name(a->kind, res), name);
+        nd_status_set_fix(&a->st, "wait for the deletion to finish, then create: nodus wait %s/%s%s%s "
+                          "--for=delete", a->kind->singular, name, *a->ns ? " -n " : "", a->ns);
         nd_status_set_target(&a->st, name, a->kind->group, a->kind->plural);
         return -1;
     }
@@ -294,7 +297,7 @@ static int existing_answer(struct em_api *a, json_t *existing, const json_t *obj
         em_api_answer(a, 200, existing);
         return 0;
     }
-    nd_status_set(&a->st, "AlreadyExists", "choose another name, or change it with: nodus apply -f",
+    nd_status_set(&a->st, "AlreadyExists", "choose another name, or change it: nodus apply -f FILE",
                   "%s \"%s\" already exists", em_api_resource_name(a->kind, res), name);
     nd_status_set_target(&a->st, name, a->kind->group, a->kind->plural);
     size_t i;
@@ -326,8 +329,8 @@ int em_write_create(struct em_api *a, struct em_write *w, json_t *obj)
         json_object_del(meta, "managedFields");
     json_object_del(obj, "status");
     if (k->namespaced && !em_store_get(&srv->store, "namespaces", "", a->ns)) {
-        nd_status_set(&a->st, "NotFound", "create it: nodus create namespace NAME",
-                      "namespaces \"%s\" not found", a->ns);
+        nd_status_set(&a->st, "NotFound", NULL, "namespaces \"%s\" not found", a->ns);
+        nd_status_set_fix(&a->st, "create it: nodus create project %s", a->ns);
         nd_status_set_target(&a->st, a->ns, "", "namespaces");
         return -1;
     }
@@ -434,10 +437,12 @@ int em_api_create(struct em_api *a)
 static int conflict(struct em_api *a, const char *name)
 {
     char res[96];
-    nd_status_set(&a->st, "Conflict", "read the object again (nodus get), then retry",
+    nd_status_set(&a->st, "Conflict", NULL,
                   "Operation cannot be fulfilled on %s \"%s\": the object has been modified; "
                   "please apply your changes to the latest version and try again",
                   em_api_resource_name(a->kind, res), name);
+    nd_status_set_fix(&a->st, "read the object again, then retry: nodus get %s %s%s%s -o yaml",
+                      a->kind->singular, name, *a->ns ? " -n " : "", a->ns);
     nd_status_set_target(&a->st, name, a->kind->group, a->kind->plural);
     return -1;
 }

@@ -343,7 +343,8 @@ bool em_authz_sees_object(const struct em_identity *who, const struct nd_kind *k
 
 static int unauthorized(const struct em_identity *who, struct nd_status *st)
 {
-    return nd_status_set(st, "Unauthorized", "nodus config set-credentials NAME --token TOKEN",
+    return nd_status_set(st, "Unauthorized",
+                         "set a token: nodus config set-credentials NAME --token TOKEN",
                          who->token_sent ? "the bearer token is not known"
                                          : "a bearer token is required");
 }

@@ -121,7 +121,7 @@ static int websocket_request(struct em_api *a, const char **protocol)
     const char *up = em_req_header(a->req, "upgrade");
     const char *key = em_req_header(a->req, "sec-websocket-key");
     const char *ver = em_req_header(a->req, "sec-websocket-version");
-    const char *FIX = "connect with a WebSocket client, e.g. nodus exec";
+    const char *FIX = "connect with a WebSocket client, e.g.: nodus exec sandbox/NAME -- COMMAND";
     if (!conn || !has_token(conn, "upgrade") || !up || !has_token(up, "websocket") || !key || !*key)
         return nd_status_set(&a->st, "BadRequest", FIX,
                              "exec needs a WebSocket upgrade (Connection: Upgrade, Upgrade: "
@@ -161,7 +161,7 @@ static int not_running(struct em_api *a, const json_t *obj)
                   "cannot exec into %s \"%s\": it is %s%s, and exec needs it Running", kind, name,
                   deleting ? "being deleted, " : "", phase);
     if (deleting)
-        nd_status_set_fix(&a->st, "create it again: nodus apply -f ...");
+        nd_status_set_fix(&a->st, "create it again once it is gone: nodus apply -f FILE");
     else if (!strcmp(phase, "Stopped"))
         nd_status_set_fix(&a->st, "start it: nodus start %s/%s -n %s", kind, name, a->ns);
     else if (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed") || !strcmp(phase, "Cancelled"))
@@ -244,7 +244,7 @@ int em_exec_handle(struct em_api *a, const char *verb)
     json_t *command = json_object_get(a->req->query, "command");
     if (!json_array_size(command) || !*json_string_value(json_array_get(command, 0)))
         return nd_status_set(&a->st, "BadRequest",
-                             "add the command: nodus exec sandbox/NAME -- COMMAND [ARGS...]",
+                             "add the command: nodus exec sandbox/NAME -- COMMAND",
                              "you must specify at least 1 command (query parameter command, "
                              "once per argument)");
     bool in, out, err, tty;

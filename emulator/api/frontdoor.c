@@ -229,13 +229,13 @@ static bool check_type(struct em_server *srv, struct em_req *req, struct em_resp
     } else if (api && ends_with(p, "/files")) {
         ok = ct && type_in(ct, tar_types);
         want = "application/x-tar";
-        fix = "send the archive with Content-Type: application/x-tar (nodus cp does)";
+        fix = "send the archive with Content-Type: application/x-tar (as the CLI's cp does)";
     } else if (api && ends_with(p, "/invoke")) {
         /* any type but the ones a browser page may send cross-site unasked */
         ok = ct && *ct && !type_in(ct, simple_types);
         want = "application/octet-stream or application/json (not text/plain or a form "
                "encoding)";
-        fix = "send the body with Content-Type: application/octet-stream (nodus invoke does) "
+        fix = "send the body with Content-Type: application/octet-stream (as the CLI's invoke does) "
               "or application/json";
     } else {
         ok = ct && type_in(ct, api_types);

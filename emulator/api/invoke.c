@@ -312,9 +312,9 @@ static int not_runnable(struct em_api *a, const json_t *fn, const char *why)
                   "functions.nodus.dev \"%s\" cannot be invoked: %s", name, why);
     nd_status_set_target(&a->st, name, a->kind->group, a->kind->plural);
     nd_status_set_fix(&a->st,
-                      "start it and wait until it is ready: nodus start function/%s && nodus "
-                      "wait function/%s --for=condition=Ready",
-                      name, name);
+                      "start it and wait until it is ready: nodus start function/%s -n %s && "
+                      "nodus wait function/%s -n %s --for=condition=Ready",
+                      name, a->ns, name, a->ns);
     return -1;
 }
 

@@ -251,6 +251,15 @@ int nd_field_errors_to_status(const struct nd_field_errors *e, const char *reaso
 
     nd_status_set(st, reason, NULL, "%s", m.data);
     nd_buf_release(&m);
+    /* what to do, with the kind (and object) filled in */
+    if (!strcmp(reason, "Invalid"))
+        nd_status_set_fix(st, "correct the fields named in the causes; see what a %s takes: "
+                              "nodus explain %s --recursive",
+                          k->kind, k->singular);
+    else if (!strcmp(reason, "FieldImmutable") && name && *name)
+        nd_status_set_fix(st, "delete and recreate the object to change those fields: "
+                              "nodus delete %s %s --wait && nodus create -f FILE",
+                          k->singular, name);
     nd_status_set_target(st, name ? name : "", *k->group ? k->group : NULL, k->kind);
     json_object_set_new(st->details, "causes", json_deep_copy(e->causes));
     return -1;

@@ -182,8 +182,8 @@ int nd_client_fail_refused(const struct nd_client *c, struct nd_exchange *x, str
 int nd_client_fail_dns(const struct nd_client *c, const char *why, struct nd_status *st)
 {
     return nd_status_set(st, "Unreachable",
-                         "Check the server's host name (--server, or the cluster in nodus config "
-                         "view).",
+                         "Check the server's host name (--server, or the cluster's server): "
+                         "nodus config view",
                          "Unable to connect to the server: dial tcp: lookup %s: %s", c->url.host,
                          why);
 }

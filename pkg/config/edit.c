@@ -66,7 +66,7 @@ int nd_config_use_context(struct nd_config *cfg, const char *name, struct nd_sta
     if (need_name(name, "context", st) < 0)
         return -1;
     if (cfg_find(cfg->doc, &cfg_contexts, name) < 0)
-        return nd_status_set(st, "Usage", "list the contexts with nodus config get-contexts",
+        return nd_status_set(st, "Usage", "list the contexts: nodus config get-contexts",
                              "context \"%s\" does not exist", name);
     json_object_set_new(cfg->doc, "current-context", json_string(name));
     return 0;
@@ -138,7 +138,7 @@ int nd_config_delete_context(struct nd_config *cfg, const char *name, struct nd_
         return -1;
     long i = cfg_find(cfg->doc, &cfg_contexts, name);
     if (i < 0)
-        return nd_status_set(st, "Usage", "list the contexts with nodus config get-contexts",
+        return nd_status_set(st, "Usage", "list the contexts: nodus config get-contexts",
                              "context \"%s\" does not exist", name);
     json_array_remove(json_object_get(cfg->doc, "contexts"), (size_t)i);
     const char *cur = nd_config_current_context(cfg);

@@ -170,7 +170,7 @@ int nd_config_resolve(const struct nd_config *cfg, const struct nd_overrides *ov
     if (ctx_name) {
         long i = cfg_find(doc, &cfg_contexts, ctx_name);
         if (i < 0) {
-            nd_status_set(st, "Usage", "list the contexts with nodus config get-contexts",
+            nd_status_set(st, "Usage", "list the contexts: nodus config get-contexts",
                           "context \"%s\" does not exist", ctx_name);
             goto out;
         }
@@ -179,11 +179,11 @@ int nd_config_resolve(const struct nd_config *cfg, const struct nd_overrides *ov
         out->cluster = dup_or_null(cfg_str(ctx, "cluster"));
         out->user = dup_or_null(cfg_str(ctx, "user"));
         if (lookup(doc, &cfg_clusters, out->cluster, ctx_name, &cluster, &ci, st) < 0) {
-            nd_status_set_fix(st, "nodus config set-cluster %s --server URL", out->cluster);
+            nd_status_set_fix(st, "set its server: nodus config set-cluster %s --server URL", out->cluster);
             goto out;
         }
         if (lookup(doc, &cfg_users, out->user, ctx_name, &user, &ui, st) < 0) {
-            nd_status_set_fix(st, "nodus config set-credentials %s --token TOKEN", out->user);
+            nd_status_set_fix(st, "set its token: nodus config set-credentials %s --token TOKEN", out->user);
             goto out;
         }
     }

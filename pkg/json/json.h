@@ -71,6 +71,18 @@ int nd_json_add_real_g(struct nd_buf *out, double v);
 json_t *nd_manifest_load_all(const char *data, size_t len, const char *source,
                              struct nd_status *st);
 
+/* The same, and when where is not NULL sets *where to a NEW array with, for each object
+ * returned, {"line": where it starts, "fields": the line of each of its fields (YAML
+ * only; see nd_yaml_load_all_fields)}, for nd_manifest_field_line. */
+json_t *nd_manifest_load_all_where(const char *data, size_t len, const char *source,
+                                   json_t **where, struct nd_status *st);
+
+/* The line of the file where the field at path ("spec.resources.gpu",
+ * "spec.env[0].name", "metadata.labels[a/b]") is written, for one element of
+ * nd_manifest_load_all_where's *where: its deepest part the file writes, else the line
+ * where the object starts. */
+size_t nd_manifest_field_line(const json_t *where, const char *path);
+
 /* "an object", "an array", "a string", "a number", "a boolean" or "null": a value's
  * type as messages name it. Static string. */
 const char *nd_json_type_phrase(const json_t *v);

@@ -286,8 +286,8 @@ static int check_conflicts(const struct entries *es, size_t me, const struct nd_
         }
     }
     nd_status_set(st, "Conflict",
-                  "Remove these fields from your configuration, or apply with --force-conflicts "
-                  "to take them over.",
+                  "Remove these fields from your configuration, or take them over: "
+                  "nodus apply -f FILE --force-conflicts",
                   "%s", msg.data);
     for (size_t i = 0; i < n; i++) {
         nd_buf_reset(&who);

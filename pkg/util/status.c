@@ -20,48 +20,55 @@ struct reason_row {
  * error reference the emulator serves under /docs/. */
 static const struct reason_row reasons[] = {
     {"BadRequest", 400, 1, "The request is malformed: a body that does not parse, or a query "
-     "value that is not valid.", "Check the request body and query parameters."},
+     "value that is not valid.", "Check the request body and query parameters; see what a kind takes: "
+     "nodus explain KIND --recursive"},
     {"Unauthorized", 401, 5, "The request has no bearer token, or one the server does not know.",
-     "Set a token: nodus config set-credentials NAME --token TOKEN."},
+     "Set a token: nodus config set-credentials NAME --token TOKEN"},
     {"Forbidden", 403, 5, "The token may not act in that project, or the write targets the "
-     "read-only project nodus.", "Use a project your token may write to (-n PROJECT)."},
+     "read-only project nodus.", "Use a project your token may write to; list them: nodus get projects"},
     {"NotFound", 404, 3, "No such object, project, kind or path.",
-     "List what exists: nodus get KIND -n PROJECT."},
+     "List what exists: nodus get KIND -n PROJECT"},
     {"MethodNotAllowed", 405, 1, "The verb is not served on that path.",
-     "See the API reference for the verbs each path serves."},
+     "See the verbs each kind serves: nodus api-resources -o wide"},
     {"NotAcceptable", 406, 1, "The Accept header names nothing the server can send.",
      "Ask for application/json."},
     {"AlreadyExists", 409, 4, "An object with that name exists with a different spec; the "
-     "causes list each differing field.", "Pick another name, or change the object with apply."},
+     "causes list each differing field.", "Pick another name, or change the object: nodus apply -f FILE"},
     {"Conflict", 409, 4, "The resourceVersion sent is stale (someone changed the object since "
      "you read it), or server-side apply found fields owned by another manager.",
-     "Read the object again and retry, or apply with --force-conflicts."},
+     "Read the object again and retry, or take the fields over: "
+     "nodus apply -f FILE --force-conflicts"},
     {"Expired", 410, 1, "The watch or continue token points before the 24 hours of kept "
-     "history.", "List again and watch from the new resourceVersion."},
-    {"Gone", 410, 1, "The resource is gone.", "List again."},
+     "history.", "List again and watch from there: nodus get KIND -n PROJECT --watch"},
+    {"Gone", 410, 1, "The resource is gone.", "List again: nodus get KIND -n PROJECT"},
     {"IdempotencyKeyReused", 422, 4, "The Idempotency-Key was already used for a different "
      "request.", "Send a new Idempotency-Key for a new request."},
     {"IdempotencyKeyRequired", 428, 1, "A create with metadata.generateName needs an "
      "Idempotency-Key header, so a retry cannot create a second object.",
-     "Send an Idempotency-Key header, or set metadata.name."},
+     "Send an Idempotency-Key header (nodus does), or set metadata.name: "
+     "nodus create -f FILE"},
     {"PreconditionFailed", 412, 4, "If-Match no longer matches: the spec or the price book "
-     "changed since the review.", "Review again with --dry-run=server and send the new ETag."},
+     "changed since the review.",
+     "Review again, then apply what you reviewed: nodus apply -f FILE --review"},
     {"RequestEntityTooLarge", 413, 1, "The body is larger than 3 MiB (an upload to files: "
      "the server's --max-upload-bytes).",
      "Split the request or shrink the object."},
     {"RequestURITooLong", 414, 1, "The request target (path and query) is longer than the "
      "server takes (16 KiB in the emulator).", "Shorten the URL: fewer or shorter selectors."},
     {"UnsupportedMediaType", 415, 1, "The Content-Type is not accepted here (strategic merge "
-     "patch is not served for Nodus kinds).", "Use --type merge or --type json."},
+     "patch is not served for Nodus kinds).", "Send a merge or a JSON patch: nodus patch KIND NAME --type merge -p PATCH"},
     {"RequestHeaderFieldsTooLarge", 431, 1, "The request's headers are larger than the server "
      "takes (64 KiB in all, 32 KiB for one line, 256 lines in the emulator).",
      "Send fewer or smaller headers."},
     {"Invalid", 422, 1, "A field fails validation; the causes name each field.",
-     "Fix the fields named in the causes."},
+     "Correct the fields named in the causes; see what the kind takes: "
+     "nodus explain KIND --recursive"},
     {"FieldImmutable", 422, 4, "The write changes a field that cannot change after create; the "
-     "causes name each field.", "Delete and recreate the object to change those fields."},
+     "causes name each field.", "Delete and recreate the object to change those fields: "
+     "nodus delete KIND NAME --wait && nodus create -f FILE"},
     {"BudgetExceeded", 403, 8, "A Budget in scope would be exceeded by this launch.",
-     "Raise the Budget's limitUSD or lower the object's maxCostUSD."},
+     "Lower the object's maxCostUSD, or raise the Budget's limitUSD: "
+     "nodus edit budget NAME"},
     {"ConsentRequired", 428, 8, "A paid feature needs the caller's consent to its price "
      "(header Nodus-Price-Consent).", "Repeat the request with the Nodus-Price-Consent header."},
     {"TooManyRequests", 429, 1, "Rate limited: this client sent more requests than the server "

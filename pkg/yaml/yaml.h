@@ -60,6 +60,17 @@ json_t *nd_yaml_load_all(const char *data, size_t len, const char *source, struc
 json_t *nd_yaml_load_all_lines(const char *data, size_t len, const char *source, json_t **lines,
                                struct nd_status *st);
 
+/* Separates the segments of a path in the fields of nd_yaml_load_all_fields. */
+#define ND_YAML_PATH_SEP '\x1f'
+
+/* The same, and when fields is not NULL sets *fields to a NEW array holding, for each
+ * returned document, an object mapping the path of each mapping key and sequence item
+ * (segments, keys or item indexes, joined with ND_YAML_PATH_SEP: "spec\x1fenv\x1f0") to
+ * the 1-based line where it is written. Keys merged in with `<<` and the inside of an
+ * alias's copy have no line of their own. *fields is NULL on error. */
+json_t *nd_yaml_load_all_fields(const char *data, size_t len, const char *source, json_t **lines,
+                                json_t **fields, struct nd_status *st);
+
 /* Exactly one document: NEW reference, or NULL with st filled (BadRequest) when the
  * stream is malformed, holds no document or holds more than one. */
 json_t *nd_yaml_load(const char *data, size_t len, const char *source, struct nd_status *st);

@@ -31,7 +31,35 @@ struct loader {
     struct anchor *anchors;
     size_t n_anchors, cap_anchors;
     size_t nodes, alias_nodes; /* of the current document */
+    /* When fields is not NULL: the line of each mapping key and sequence item of the
+     * current document, by path (segments joined with ND_YAML_PATH_SEP). */
+    json_t *fields;
+    struct nd_buf path;
 };
+
+/* Records the line of the node at the current path plus one segment (a key, or an item's
+ * index when key is NULL); returns the path's length before, for unpush. */
+static size_t push_field(struct loader *l, const char *key, size_t index, const yaml_mark_t *m)
+{
+    size_t len = l->path.len;
+    if (!l->fields)
+        return len;
+    if (len)
+        nd_buf_addch(&l->path, ND_YAML_PATH_SEP);
+    if (key)
+        nd_buf_adds(&l->path, key);
+    else
+        nd_buf_addf(&l->path, "%zu", index);
+    if (!json_object_get(l->fields, l->path.data))
+        json_object_set_new(l->fields, l->path.data, json_integer((json_int_t)m->line + 1));
+    return len;
+}
+
+static void unpush(struct loader *l, size_t len)
+{
+    if (l->fields)
+        nd_buf_truncate(&l->path, len);
+}
 
 /* Size of a node: how many nodes it expands to, how deep its collections go. */
 struct shape {
@@ -284,7 +312,9 @@ static json_t *sequence(struct loader *l, size_t depth, struct shape *sh)
             return arr;
         }
         struct shape c;
+        size_t at = push_field(l, NULL, json_array_size(arr), &ev.start_mark);
         json_t *item = read_node(l, &ev, depth, &c);
+        unpush(l, at);
         if (!item)
             goto fail;
         json_array_append_new(arr, item);
@@ -405,7 +435,9 @@ static json_t *mapping(struct loader *l, size_t depth, struct shape *sh)
 
         if (next(l, &ev) < 0)
             goto fail;
+        size_t at = is_merge ? l->path.len : push_field(l, key, 0, &km);
         json_t *val = read_node(l, &ev, depth, &c);
+        unpush(l, at);
         if (!val)
             goto fail;
         grow(sh, &c);
@@ -513,7 +545,7 @@ static bool empty_document(const yaml_event_t *ev)
 
 /* Reads the whole stream into docs; marks (when not NULL) receives [line, column] of
  * each document's start. */
-static int load_stream(struct loader *l, json_t *docs, json_t *marks)
+static int load_stream(struct loader *l, json_t *docs, json_t *marks, json_t *fields)
 {
     yaml_event_t ev;
     if (next(l, &ev) < 0)
@@ -532,11 +564,18 @@ static int load_stream(struct loader *l, json_t *docs, json_t *marks)
         yaml_mark_t start = ev.start_mark; /* the content, after any `---` and comments */
         bool empty = empty_document(&ev);
         struct shape sh;
+        if (fields) {
+            json_decref(l->fields);
+            l->fields = json_object();
+            nd_buf_reset(&l->path);
+        }
         json_t *root = read_node(l, &ev, 0, &sh);
         if (!root)
             return -1;
         if (!empty) {
             json_array_append_new(docs, root);
+            if (fields)
+                json_array_append(fields, l->fields);
             if (marks)
                 json_array_append_new(marks, json_pack("[II]", (json_int_t)start.line + 1,
                                                        (json_int_t)start.column + 1));
@@ -552,9 +591,10 @@ static int load_stream(struct loader *l, json_t *docs, json_t *marks)
 }
 
 static json_t *load(const char *data, size_t len, const char *source, json_t **marks_out,
-                    struct nd_status *st)
+                    json_t **fields_out, struct nd_status *st)
 {
     struct loader l = {0};
+    nd_buf_init(&l.path, 0);
     l.data = data;
     l.len = len;
     l.source = source;
@@ -567,11 +607,17 @@ static json_t *load(const char *data, size_t len, const char *source, json_t **m
                                  data ? len : 0);
     json_t *docs = json_array();
     json_t *marks = marks_out ? json_array() : NULL;
-    if (load_stream(&l, docs, marks) < 0) {
+    json_t *fields = fields_out ? json_array() : NULL;
+    if (load_stream(&l, docs, marks, fields) < 0) {
         json_decref(docs);
         json_decref(marks);
-        docs = marks = NULL;
+        json_decref(fields);
+        docs = marks = fields = NULL;
     }
+    if (fields_out)
+        *fields_out = fields;
+    json_decref(l.fields);
+    nd_buf_release(&l.path);
     clear_anchors(&l);
     free(l.anchors);
     yaml_parser_delete(&l.parser);
@@ -582,14 +628,20 @@ static json_t *load(const char *data, size_t len, const char *source, json_t **m
 
 json_t *nd_yaml_load_all(const char *data, size_t len, const char *source, struct nd_status *st)
 {
-    return load(data, len, source, NULL, st);
+    return load(data, len, source, NULL, NULL, st);
 }
 
 json_t *nd_yaml_load_all_lines(const char *data, size_t len, const char *source, json_t **lines,
                                struct nd_status *st)
 {
+    return nd_yaml_load_all_fields(data, len, source, lines, NULL, st);
+}
+
+json_t *nd_yaml_load_all_fields(const char *data, size_t len, const char *source, json_t **lines,
+                                json_t **fields, struct nd_status *st)
+{
     json_t *marks = NULL;
-    json_t *docs = load(data, len, source, lines ? &marks : NULL, st);
+    json_t *docs = load(data, len, source, lines ? &marks : NULL, fields, st);
     if (lines) {
         *lines = NULL;
         if (docs) {
@@ -606,7 +658,7 @@ json_t *nd_yaml_load_all_lines(const char *data, size_t len, const char *source,
 json_t *nd_yaml_load(const char *data, size_t len, const char *source, struct nd_status *st)
 {
     json_t *marks = NULL;
-    json_t *docs = load(data, len, source, &marks, st);
+    json_t *docs = load(data, len, source, &marks, NULL, st);
     if (!docs)
         return NULL;
     json_t *v = NULL;

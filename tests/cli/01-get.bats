@@ -477,7 +477,7 @@ EOF
     run -3 --separate-stderr nodus get job nope -o json
     assert_output ""
     assert_equal "$(sed -n 1p <<<"$stderr")" 'Error from server (NotFound): jobs.nodus.dev "nope" not found'
-    assert_equal "$(sed -n 2p <<<"$stderr")" "fix: nodus get jobs -n default"
+    assert_equal "$(sed -n 2p <<<"$stderr")" "fix: list what exists: nodus get jobs -n default"
     assert_equal "$(sed -n 3p <<<"$stderr")" "docs: $EMU_URL/docs/reference/errors/#notfound"
     [[ "$(sed -n 4p <<<"$stderr")" =~ ^requestId:\ req_[0-9a-z]{26}$ ]]
     assert_equal "$(wc -l <<<"$stderr")" 4

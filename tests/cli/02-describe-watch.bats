@@ -289,7 +289,7 @@ EOF
     run -3 --separate-stderr nodus describe job nope
     assert_output ""
     assert_equal "$(sed -n 1p <<<"$stderr")" 'Error from server (NotFound): jobs.nodus.dev "nope" not found'
-    assert_equal "$(sed -n 2p <<<"$stderr")" "fix: nodus get jobs -n desc"
+    assert_equal "$(sed -n 2p <<<"$stderr")" "fix: list what exists: nodus get jobs -n desc"
     [[ "$(sed -n 4p <<<"$stderr")" =~ ^requestId:\ req_[0-9a-z]{26}$ ]]
     run -2 --separate-stderr nodus describe frobs
     assert_equal "$(sed -n 1p <<<"$stderr")" 'error: the server doesn'\''t have a resource type "frobs"'

@@ -164,12 +164,12 @@ volume.nodus.dev/list-vol"
     assert_output ""
 }
 
-@test "create -f: an invalid object is refused by the server (exit 1), kubectl's one line" {
+@test "create -f: an invalid object is refused by the server (exit 1), kubectl's one line with the file's line" {
     printf '%s\n' 'apiVersion: nodus.dev/v1' 'kind: Job' 'metadata: {name: inv}' \
         'spec: {image: nodus/pytorch:2.8-cuda12.8}' >inv.yaml
     run --separate-stderr -1 nodus create -f inv.yaml
     assert_output ""
-    [[ "${stderr_lines[0]}" == 'The Job "inv" is invalid: spec.maxCostUSD: Required value'* ]]
+    [ "${stderr_lines[0]}" = 'The Job "inv" is invalid: inv.yaml:4: spec.maxCostUSD: Required value' ]
 }
 
 @test "create -f: objects after a failure are still created; the exit code is the failure's" {

@@ -73,7 +73,7 @@ answer() {
     run --separate-stderr -1 nodus invoke function/idle -d x
     [ "$output" = "" ]
     [ "${stderr_lines[0]}" = 'Error from server (BadRequest): functions.nodus.dev "idle" cannot be invoked: it is not Running (phase Stopped)' ]
-    [ "${stderr_lines[1]}" = "fix: start it and wait until it is ready: nodus start function/idle && nodus wait function/idle --for=condition=Ready" ]
+    [ "${stderr_lines[1]}" = "fix: start it and wait until it is ready: nodus start function/idle -n default && nodus wait function/idle -n default --for=condition=Ready" ]
     [[ "${stderr_lines[2]}" == "docs: "*"/docs/reference/errors/#badrequest" ]]
     [[ "${stderr_lines[3]}" == "requestId: req_"* ]]
 }

@@ -135,7 +135,7 @@ events_of() { # PROJECT NAME REASON: the messages of that object's Events with t
     [ "$CODE" = 403 ]
     [ "$(body_json .reason)" = BudgetExceeded ]
     [ "$(body_json .message)" = 'budget "cap" would be exceeded: $2.49 of its $3.00 limit is spent this period and launching job "big" holds $2.49 first' ]
-    [[ "$(body_json .fix)" == "raise spec.limitUSD (nodus edit budget cap), lower this launch's spec.maxCostUSD, or wait until the period ends at "*Z ]]
+    [[ "$(body_json .fix)" == "lower this launch's spec.maxCostUSD, wait until the period ends at "*"Z, or raise the Budget's spec.limitUSD: nodus edit budget cap -n block" ]]
     [ "$(body_json .details.name)" = big ]
     http POST "$API/namespaces/block/jobs?dryRun=All" "$(jq -cn --argjson s "$(job_spec H100)" \
         '{apiVersion:"nodus.dev/v1",kind:"Job",metadata:{name:"big"},spec:$s}')"
@@ -172,7 +172,7 @@ events_of() { # PROJECT NAME REASON: the messages of that object's Events with t
     [ "$status" -eq 8 ]
     [ "$output" = "" ]
     [[ "${stderr_lines[0]}" == *'(BudgetExceeded): '*'budget "zero" would be exceeded: $0.00 of its $0.00 limit is spent this period and launching job "x" holds $0.39 first' ]]
-    [[ "${stderr_lines[1]}" == "fix: raise spec.limitUSD"* ]]
+    [[ "${stderr_lines[1]}" == "fix: lower this launch's spec.maxCostUSD"*": nodus edit budget "* ]]
 }
 
 @test "Suspend suspends the Jobs and stops the Sandboxes in scope at the limit; they stop costing" {

@@ -215,7 +215,7 @@ invoke() { # NAME BODY
     [ "$CODE" = 400 ]
     [ "$(body_json .reason)" = BadRequest ]
     [ "$(body_json .message)" = 'functions.nodus.dev "fresh" cannot be invoked: it is not Running (phase Pending)' ]
-    [ "$(body_json .fix)" = "start it and wait until it is ready: nodus start function/fresh && nodus wait function/fresh --for=condition=Ready" ]
+    [ "$(body_json .fix)" = "start it and wait until it is ready: nodus start function/fresh -n default && nodus wait function/fresh -n default --for=condition=Ready" ]
     http PATCH "$NS/functions/fresh" '{"spec":{"state":"Stopped"}}' "${MERGE[@]}"
     advance 1s
     invoke fresh x

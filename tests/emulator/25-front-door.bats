@@ -209,7 +209,7 @@ raw() {
 @test "files PUT takes a tar (application/x-tar), invoke any type but a browser's form types" {
     http PUT "$NS/volumes/v/files?path=/" 'x' -H 'Content-Type: application/x-www-form-urlencoded'
     [ "$CODE" = 415 ]
-    [ "$(body_json .fix)" = "send the archive with Content-Type: application/x-tar (nodus cp does)" ]
+    [ "$(body_json .fix)" = "send the archive with Content-Type: application/x-tar (as the CLI's cp does)" ]
     http PUT "$NS/volumes/v/files?path=/" 'x' -H 'Content-Type: application/x-tar'
     [ "$CODE" = 404 ] # past the front door: no such Volume
     http POST "$NS/functions/f/invoke" 'hello' -H 'Content-Type: text/plain'

@@ -645,8 +645,8 @@ static void test_dns_failure(void **state)
     if (strncmp(st.message, want, strlen(want)) != 0)
         fail_msg("message: %s", st.message);
     assert_string_equal(st.fix,
-                        "Check the server's host name (--server, or the cluster in nodus config "
-                        "view).");
+                        "Check the server's host name (--server, or the cluster's server): "
+                        "nodus config view");
     nd_status_release(&st);
     nd_client_free(c);
 }

@@ -374,6 +374,58 @@ static void test_manifest_errors(void **state)
     }
 }
 
+/* Where a field is written: the line of its deepest part the file writes. */
+static void test_manifest_field_lines(void **state)
+{
+    (void)state;
+    static const char in[] = "# c\n"                    /* 1 */
+                             "kind: Job\n"              /* 2 */
+                             "spec:\n"                  /* 3 */
+                             "  base: &b {x: 1}\n"      /* 4 */
+                             "  copy: *b\n"             /* 5 */
+                             "  env:\n"                 /* 6 */
+                             "  - name: A\n"            /* 7 */
+                             "    valeu: c\n"           /* 8 */
+                             "  labels: {a.b/c: d}\n"   /* 9 */
+                             "---\n"                    /* 10 */
+                             "kind: List\n"             /* 11 */
+                             "items:\n"                 /* 12 */
+                             "- kind: A\n"              /* 13 */
+                             "- kind: B\n"              /* 14 */
+                             "  spec:\n"                /* 15 */
+                             "    foo: 1\n";            /* 16 */
+    struct nd_status st = ND_STATUS_INIT;
+    json_t *where = NULL;
+    json_t *v = nd_manifest_load_all_where(in, strlen(in), "m.yaml", &where, &st);
+    assert_non_null(v);
+    assert_int_equal(json_array_size(where), 3);
+    static const struct {
+        size_t obj;
+        const char *path;
+        size_t line;
+    } rows[] = {
+        {0, "spec.env[0].valeu", 8}, {0, "spec.env[0]", 7},     {0, "spec.env", 6},
+        {0, "spec.copy.x", 5},       {0, "spec.base.x", 4},     {0, "spec.missing", 3},
+        {0, "", 2},                  {0, "metadata.name", 2},   {0, "spec.labels[a.b/c]", 9},
+        {1, "kind", 13},             {2, "spec.foo", 16},       {2, "spec.bar", 15},
+        {2, "", 14},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        size_t got = nd_manifest_field_line(json_array_get(where, rows[i].obj), rows[i].path);
+        if (got != rows[i].line)
+            fail_msg("row %zu (%s): line %zu, want %zu", i, rows[i].path, got, rows[i].line);
+    }
+    json_decref(where);
+    json_decref(v);
+    /* JSON: where the object starts */
+    static const char js[] = "\n{\"kind\":\"A\",\n\"spec\":{}}";
+    v = nd_manifest_load_all_where(js, strlen(js), "j.json", &where, &st);
+    assert_non_null(v);
+    assert_int_equal(nd_manifest_field_line(json_array_get(where, 0), "spec.x"), 2);
+    json_decref(where);
+    json_decref(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -382,6 +434,7 @@ int main(void)
         cmocka_unit_test(test_dump),       cmocka_unit_test(test_dump_failures),
         cmocka_unit_test(test_reals),      cmocka_unit_test(test_load_stream),
         cmocka_unit_test(test_manifests),  cmocka_unit_test(test_manifest_errors),
+        cmocka_unit_test(test_manifest_field_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -303,14 +303,15 @@ int em_budget_check_launch(struct em_server *srv, const struct nd_kind *k, const
         if (p.end >= 0) {
             nd_time_format(p.end / 1000, &end);
             nd_status_set_fix(st,
-                              "raise spec.limitUSD (nodus edit budget %s), lower this launch's "
-                              "spec.maxCostUSD, or wait until the period ends at %s",
-                              em_obj_name(b), end.data);
+                              "lower this launch's spec.maxCostUSD, wait until the period "
+                              "ends at %s, or raise the Budget's spec.limitUSD: nodus edit "
+                              "budget %s -n %s",
+                              end.data, em_obj_name(b), em_obj_ns(b));
         } else {
             nd_status_set_fix(st,
-                              "raise spec.limitUSD (nodus edit budget %s) or lower this launch's "
-                              "spec.maxCostUSD",
-                              em_obj_name(b));
+                              "lower this launch's spec.maxCostUSD, or raise the Budget's "
+                              "spec.limitUSD: nodus edit budget %s -n %s",
+                              em_obj_name(b), em_obj_ns(b));
         }
         nd_status_set_target(st, em_obj_name(obj), k->group, k->plural);
         nd_buf_release(&spent);
