@@ -148,7 +148,8 @@ static void can_i(struct em_server *srv, struct em_req *req, struct em_resp *res
         if (!st.reason)
             nd_status_set(&st, "BadRequest", NULL,
                           "spec.resourceAttributes or spec.nonResourceAttributes is required");
-        nd_status_set_fix(&st, "kubectl auth can-i VERB RESOURCE, or nodus auth can-i VERB KIND");
+        nd_status_set_fix(&st, "ask with a client that fills it in (kubectl auth can-i works too): "
+                                "nodus auth can-i create jobs");
         em_resp_status(srv, req, resp, &st);
         json_decref(in);
         nd_status_release(&st);

@@ -174,7 +174,7 @@ EOF
     review t-read "$MAY" '{"spec":{}}'
     assert_equal "$CODE" 400
     assert_equal "$(jq -c '[.reason, .message, .details.fix // .fix]' "$BODY")" \
-        '["BadRequest","spec.resourceAttributes or spec.nonResourceAttributes is required","kubectl auth can-i VERB RESOURCE, or nodus auth can-i VERB KIND"]'
+        '["BadRequest","spec.resourceAttributes or spec.nonResourceAttributes is required","ask with a client that fills it in (kubectl auth can-i works too): nodus auth can-i create jobs"]'
     review t-read "$MAY" 'not json'
     assert_equal "$CODE" 400
     review t-read "$MAY" '{"spec":{"nonResourceAttributes":{"path":"/emulator/v1/clock","verb":"post"}}}'
