@@ -257,6 +257,7 @@ _nodus_args()
     completion) if (($2 == 0)); then _nodus_hint='=bash zsh fish'; else _nodus_hint=ask; fi ;;
     config) if (($2 == 0)); then _nodus_hint='=view get-contexts current-context use-context set-context set-cluster set-credentials delete-context'; else _nodus_hint=ask; fi ;;
     cp) _nodus_hint=copy ;;
+    create) if (($2 == 0)); then _nodus_hint='=namespace project'; else _nodus_hint=ask; fi ;;
     emulator) if (($2 == 0)); then _nodus_hint='=start stop status reset logs env clock'; else _nodus_hint=ask; fi ;;
     top) if (($2 == 0)); then _nodus_hint='=pools jobs'; else _nodus_hint=ask; fi ;;
     esac

@@ -170,6 +170,7 @@ static const char *subcommand_hint(const char *verb, const char *sub)
         {"config", "use-context", "contexts"},   {"config", "delete-context", "contexts"},
         {"config", "set-context", "contexts"},   {"config", "get-contexts", "contexts"},
         {"emulator", "clock", "=advance speed"},
+        {"auth", "can-i", "=get list watch create update patch delete"},
     };
     for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++)
         if (!strcmp(hints[i][0], verb) && !strcmp(hints[i][1], sub))

@@ -78,7 +78,7 @@ const struct nd_command nd_commands[] = {
      "  nodus cp ./data sandbox/dev:/work\n  nodus cp dev:/work/out ./out\n"
      "  nodus cp volume/datasets:/train ./train"},
     {"create", cmd_create, cmd_create_flags, "Deploy and change", "Create objects from manifests",
-     "create -f FILE|DIR|- [-R]\n  nodus create namespace|project NAME", NULL,
+     "create -f FILE|DIR|- [-R]\n  nodus create namespace|project NAME", "=namespace project",
      "  nodus create -f job.yaml\n  nodus create project research"},
     {"delete", cmd_delete, cmd_delete_flags, "Basic commands",
      "Delete objects by name, manifest, selector or --all",

@@ -398,6 +398,19 @@ prod"
 speed"
 }
 
+@test "nodus __complete: create's forms, auth's subcommands and can-i's verbs" {
+    run nodus __complete create ''
+    assert_output "namespace
+project"
+    run nodus __complete auth ''
+    assert_output "whoami
+can-i"
+    run nodus __complete auth can-i c
+    assert_output "create"
+    run nodus __complete auth whoami ''
+    assert_output ""
+}
+
 @test "nodus __complete: contexts come from the configuration file" {
     local cfg=$BATS_TEST_TMPDIR/config
     cat >"$cfg" <<EOF
