@@ -53,6 +53,9 @@ sub parse {
                 } elsif ($t =~ /^clock advance (\S+)$/) {
                     push @steps, {kind => 'hidden', line => $d->{line},
                                   cmd => "__docs_clock $1", what => $t};
+                } elsif ($t =~ /^clock speed (\S+)$/) {
+                    push @steps, {kind => 'hidden', line => $d->{line},
+                                  cmd => "__docs_clock_speed $1", what => $t};
                 } elsif ($t =~ /^run (.+)$/) {
                     push @steps, {kind => 'hidden', line => $d->{line}, cmd => $1, what => $t};
                 } elsif ($t =~ /^write (\S+)$/) {
@@ -114,6 +117,8 @@ sub parse {
 sub tmp_in {
     my ($cmd) = @_;
     $cmd =~ s{(?<![\w./~-])/tmp(?=/|\s|$|["')])}{"\$__DOCS_T"/tmp}g;
+    # the emulator's default port is a free one of this run
+    $cmd =~ s{(?<=:)8443\b}{$ENV{DOCS_PORT}}g if $ENV{DOCS_PORT};
     return $cmd;
 }
 
@@ -141,6 +146,21 @@ __docs_clock() {
     curl -sfS -X POST "$s/emulator/v1/clock" -H 'Content-Type: application/json' \
         ${NODUS_TOKEN:+-H "Authorization: Bearer $NODUS_TOKEN"} -d "{\"advance\":\"$1\"}"
 }
+__docs_clock_speed() {
+    local s
+    s=$(__docs_server) || return 1
+    curl -sfS -X POST "$s/emulator/v1/clock" -H 'Content-Type: application/json' \
+        ${NODUS_TOKEN:+-H "Authorization: Bearer $NODUS_TOKEN"} -d "{\"speed\":$1}"
+}
+# after each command, the emulator's controllers catch up with what it changed (a person
+# types slower than they react): a zero advance runs what is due now
+__docs_settle() {
+    local s
+    s=$(__docs_server 2>/dev/null) && [ -n "$s" ] || return 0
+    curl -s -m 5 -o /dev/null -X POST "$s/emulator/v1/clock" -H 'Content-Type: application/json' \
+        ${NODUS_TOKEN:+-H "Authorization: Bearer $NODUS_TOKEN"} -d '{"advance":"0s"}'
+    return 0
+}
 # a background command shows what it printed first: wait (up to 10 s) for that many lines
 __docs_wait() {
     local i
@@ -160,6 +180,7 @@ EOF
         print "__docs_ret \$__docs_rc\n";
         print "{ $cmd\n} >\"\$__DOCS_O/$n\" 2>&1 </dev/null\n";
         print "__docs_rc=\$?\n";
+        print "__docs_settle\n" if $s->{kind} eq 'cmd';
         print "echo \$__docs_rc >\"\$__DOCS_O/$n.rc\"\n";
         if ($s->{bg} && @{$s->{exp}}) {
             print "__docs_wait \"\$__DOCS_O/$n\" ", scalar(@{$s->{exp}}), "\n";
@@ -174,6 +195,7 @@ sub mask {
     local $_ = shift;
     s/\b[a-z][a-z0-9]*_[0-9a-hjkmnp-tv-z]{26}\b/<id>/g;                      # uids, requestIds
     s/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)/<time>/g;   # RFC 3339
+    s/(?<![\d.])1\d{12}(?![\d.])/<ms-time>/g;                                  # epoch ms
     s/\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT\b/<time>/g;
     s/((?:127\.0\.0\.1|localhost|\[::1\]|0\.0\.0\.0):)\d+/$1<port>/g;            # ports
     s/\bpid \d+/pid <pid>/g;

@@ -26,6 +26,9 @@
 #         emulator the reader's commands talk to ($NODUS_SERVER, else the current
 #         context): where the text says that time passes (the test runs every emulator
 #         with --speed 0, see below), so the output is what a reader sees after the wait
+#     <!-- docs-test: clock speed 60 -->  before the block, set that emulator's clock to
+#         run 60 times faster than real time: for a command that waits for the clock
+#         (a delete waiting for a final charge), where the text tells the real-speed wait
 #     <!-- docs-test: run CMD -->  before the block, run CMD unseen (set-up the reader
 #         does not need to see); its output is not compared, a failure is reported
 #     <!-- docs-test: write FILE -->  the block (```yaml, say) is written to FILE instead
@@ -45,10 +48,15 @@
 #   nothing of the caller's environment but PATH's system directories. The working
 #   directory is a scratch directory holding `bin/` (nodus, and a nodus-emulator that
 #   adds `--speed 0` unless the command gives `--speed`), `examples/`, `docs/` and
-#   `man/` of this tree; `/tmp` in a command is a `tmp/` of the scratch directory (and
+#   `man/` of this tree. The emulator's default port, 8443, is a free port of the run:
+#   in a command `:8443` is that port, and the nodus-emulator of `bin/` listens on it
+#   unless the command gives `--listen`. `/tmp` in a command is a `tmp/` of the scratch directory (and
 #   shown as `/tmp` again in the output), so nothing is left in the real /tmp.
 # - A page starts its own emulator, as a reader would (`nodus emulator start --speed 0`
 #   or `bin/nodus-emulator ... &`). At the end every process the page started is ended.
+# - After each command the test makes the emulator's controllers catch up with what the
+#   command changed (an advance of 0s of the clock the commands talk to), as they do in
+#   the second a person takes to type the next command.
 # - A command that starts something in the background (`... &`) and shows output is
 #   given up to 10 s to print it before the next command runs.
 set -u
@@ -84,23 +92,34 @@ cleanup() {
     sleep 0.1
 }
 
+# A port nothing listens on (the emulator's default 8443 in a page means it).
+free_port() {
+    local p i
+    for i in $(seq 1 50); do
+        p=$((20000 + RANDOM % 40000))
+        (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+    done
+    echo 8443
+}
+
 rc=0
 for doc in "$@"; do
     [ -f "$doc" ] || { echo "$doc: no such file" >&2; rc=2; continue; }
     t=$(mktemp -d "${TMPDIR:-/tmp}/nodus-docs.XXXXXX")
     mkdir -p "$t/home" "$t/tmp" "$t/work" "$t/out" "$t/bin"
     ln -s "$bindir/nodus" "$t/bin/nodus"
+    port=$(free_port)
     cat >"$t/bin/nodus-emulator" <<EOF
 #!/bin/sh
-case " \$* " in
-*" --speed "* | *" --speed="*) exec "$bindir/nodus-emulator" "\$@" ;;
-*) exec "$bindir/nodus-emulator" --speed 0 "\$@" ;;
-esac
+speed="--speed 0" listen="--listen 127.0.0.1:$port"
+case " \$* " in *" --speed "* | *" --speed="*) speed= ;; esac
+case " \$* " in *" --listen "* | *" --listen="*) listen= ;; esac
+exec "$bindir/nodus-emulator" \$speed \$listen "\$@"
 EOF
     chmod +x "$t/bin/nodus-emulator"
     ln -s "$t/bin" "$t/work/bin"
     for d in examples docs man; do ln -s "$root/$d" "$t/work/$d"; done
-    if ! perl "$here/docs.pl" gen "$doc" "$t" >"$t/session.sh"; then
+    if ! DOCS_PORT=$port perl "$here/docs.pl" gen "$doc" "$t" >"$t/session.sh"; then
         rc=1
         continue
     fi
