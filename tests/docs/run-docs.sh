@@ -37,7 +37,8 @@
 #         impossible (an interactive `exec -it`), and say why
 #   Several directives may precede one block.
 # - What may differ from run to run is masked on both sides before comparing: ids
-#   (`job_01m8...`, `req_01m8...`), resourceVersions, RFC 3339 times, ports of
+#   (`job_01m8...`, `req_01m8...`, the 8 hex digits ending a generated name such as a
+#   PoolAction's `lab-burst-88c76c64`), resourceVersions, RFC 3339 times, ports of
 #   127.0.0.1 and localhost, `pid N`, latencies (`5.6ms`), ages (`39s`, `3h31m`, in any
 #   column) and so the padding between columns. Nothing else.
 #
