@@ -202,6 +202,7 @@ sub mask {
     s/("resourceVersion"\s*:\s*")\d+"/$1<rv>"/g;                               # resourceVersions
     s/\b(resourceVersion=)\d+/$1<rv>/g;
     s/(?<=[a-z0-9])-[0-9a-f]{8}(?![0-9a-z-])/-<hash>/g;     # generated names (a PoolAction's)
+    s/(?<=[a-z0-9]-)(?=[a-z]*\d)[bcdfghjklmnpqrstvwxz2456789]{5}(?![\w-])/<gen>/g; # generateName
     s/(?:^|(?<=\s))\d+(?:\.\d+)?(?:ms|µs)(?=\s|$)/<ms>/g;                      # latencies
     s/(?:^|(?<=\s))(?:\d+[smhdy]){1,2}(?=\s|$)/<age>/g;                         # ages
     s/(?<=\S)  +/  /g;        # an age of another width moves the columns after it

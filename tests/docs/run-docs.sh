@@ -38,7 +38,8 @@
 #   Several directives may precede one block.
 # - What may differ from run to run is masked on both sides before comparing: ids
 #   (`job_01m8...`, `req_01m8...`, the 8 hex digits ending a generated name such as a
-#   PoolAction's `lab-burst-88c76c64`), resourceVersions, RFC 3339 times, ports of
+#   PoolAction's `lab-burst-88c76c64`, the 5 characters generateName adds, `batch-4wctl`),
+#   resourceVersions, RFC 3339 times, ports of
 #   127.0.0.1 and localhost, `pid N`, latencies (`5.6ms`), ages (`39s`, `3h31m`, in any
 #   column) and so the padding between columns. Nothing else.
 #
@@ -97,7 +98,7 @@ cleanup() {
 free_port() {
     local p i
     for i in $(seq 1 50); do
-        p=$((20000 + RANDOM % 40000))
+        p=$((10000 + RANDOM % 22000)) # below the ephemeral ports (32768-)
         (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
     done
     echo 8443
