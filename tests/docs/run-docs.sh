@@ -38,10 +38,12 @@
 #   Several directives may precede one block.
 # - What may differ from run to run is masked on both sides before comparing: ids
 #   (`job_01m8...`, `req_01m8...`, the 8 hex digits ending a generated name such as a
-#   PoolAction's `lab-burst-88c76c64`, the 5 characters generateName adds, `batch-4wctl`),
+#   PoolAction's `lab-burst-88c76c64`, the 5 characters generateName adds, `batch-4wctl`,
+#   the 16 hex digits of an Event's name, `datasets.001a2289b791e001`),
 #   resourceVersions, RFC 3339 times, ports of
 #   127.0.0.1 and localhost, `pid N`, latencies (`5.6ms`), ages (`39s`, `3h31m`, in any
-#   column) and so the padding between columns. Nothing else.
+#   column) and so the padding between columns. Blank lines at the end of an output are
+#   not compared. Nothing else.
 #
 # How a page runs
 #
