@@ -203,7 +203,7 @@ sub mask {
     s/\b(resourceVersion=)\d+/$1<rv>/g;
     s/(?<=[a-z0-9])\.[0-9a-f]{16}(?![0-9a-z-])/.<id>/g;     # an Event's name
     s/(?<=[a-z0-9])-[0-9a-f]{8}(?![0-9a-z-])/-<hash>/g;     # generated names (a PoolAction's)
-    s/(?<=[a-z0-9]-)(?=[a-z]*\d)[bcdfghjklmnpqrstvwxz2456789]{5}(?![\w-])/<gen>/g; # generateName
+    s/(?<=[a-z0-9]-)[bcdfghjklmnpqrstvwxz2456789]{5}(?![\w-])/<gen>/g; # generateName
     s/(?:^|(?<=\s))\d+(?:\.\d+)?(?:ms|µs)(?=\s|$)/<ms>/g;                      # latencies
     s/(?:^|(?<=\s))(?:\d+[smhdy]){1,2}(?=\s|$)/<age>/g;                         # ages
     s/(?<=\S)  +/  /g;        # an age of another width moves the columns after it
