@@ -15,6 +15,7 @@ setup() {
 
 teardown() {
     nodus emulator stop >/dev/null 2>&1 || true
+    stop_emulator
 }
 
 @test "emulator start warns on stderr when NODUS_SERVER overrides the context it made current" {
@@ -86,4 +87,43 @@ fix: NODUS_SERVER=http://127.0.0.1:9 chose this server: unset NODUS_SERVER to us
         [ -s "$f" ] || empty="$empty $f"
     done
     [ -z "$empty" ] || { echo "empty files at the top:$empty"; return 1; }
+}
+
+# Man pages say what the program does (item 5).
+
+man_text() {
+    MANWIDTH=200 man -l "$ND_ROOT/man/$1" 2>/dev/null | tr -s ' \n' ' '
+}
+
+@test "nodus(1) and nodus-edit(1): EDITOR is split at spaces, not run through a shell" {
+    command -v man >/dev/null || skip "man is not installed"
+    local page
+    for page in nodus.1 nodus-edit.1; do
+        [[ "$(man_text $page)" == *"split at spaces into a program and its arguments"* ]]
+        [[ "$(man_text $page)" != *"through the shell"* ]]
+    done
+    start_emulator
+    export NODUS_SERVER=$EMU_URL
+    nodus create -f "$ND_ROOT/examples/job.yaml" >/dev/null
+    # arguments in EDITOR are passed on; shell syntax in it is not interpreted
+    EDITOR='sed -i s/app:.trainer/app:\x20tuner/' run -0 nodus edit job train-a
+    assert_output "job.nodus.dev/train-a edited"
+    run -0 nodus get job train-a -o jsonpath='{.metadata.labels.app}'
+    assert_output tuner
+    EDITOR='true; false' run -2 --separate-stderr nodus edit job train-a
+    [[ "$stderr" == *"not found"*"error: the editor failed or could not be started"* ]]
+}
+
+@test "nodus-create(1): an identical object prints unchanged (exit 0), a different one is AlreadyExists (exit 4)" {
+    command -v man >/dev/null || skip "man is not installed"
+    [[ "$(man_text nodus-create.1)" == *"kind.group/name unchanged is printed"* ]]
+    [[ "$(man_text nodus-create.1)" != *"An object that exists already is an error"* ]]
+    start_emulator
+    export NODUS_SERVER=$EMU_URL
+    run -0 nodus create -f "$ND_ROOT/examples/job.yaml"
+    run -0 nodus create -f "$ND_ROOT/examples/job.yaml"
+    assert_output "job.nodus.dev/train-a unchanged"
+    sed 's/"40.00"/"50.00"/' "$ND_ROOT/examples/job.yaml" >"$BATS_TEST_TMPDIR/job.yaml"
+    run -4 --separate-stderr nodus create -f "$BATS_TEST_TMPDIR/job.yaml"
+    [[ "$stderr" == "Error from server (AlreadyExists): "* ]]
 }
