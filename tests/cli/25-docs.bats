@@ -182,6 +182,13 @@ EOF
     assert_line "$PAGE:5: not run: the session stopped before it"
     local dir
     dir=$(sed -n 's/.*scratch directory kept in //p' <<<"$output")
-    ! pgrep -f -- "$dir/tmp/emu" >/dev/null
+    # nothing of it runs any more
+    local p
+    for p in /proc/[0-9]*; do
+        if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$dir/tmp/emu"; then
+            echo "still running: $p"
+            return 1
+        fi
+    done
     rm -rf "$dir"
 }

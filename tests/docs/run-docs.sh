@@ -85,7 +85,7 @@ done
 cleanup() {
     local t=$1 pg pidf pid
     pg=$(cat "$t/pgid" 2>/dev/null)
-    [ -n "$pg" ] && [ "$pg" != "$(ps -o pgid= $$ | tr -d ' ')" ] && kill -TERM -- "-$pg" 2>/dev/null
+    [ -n "$pg" ] && [ "$pg" != "$(cut -d' ' -f5 /proc/$$/stat)" ] && kill -TERM -- "-$pg" 2>/dev/null
     while IFS= read -r pidf; do
         pid=$(cat "$pidf" 2>/dev/null)
         case $pid in '' | *[!0-9]*) continue ;; esac
@@ -136,7 +136,7 @@ EOF
     fi
     [ -n "${UBSAN_OPTIONS:-}" ] && envs+=(UBSAN_OPTIONS="$UBSAN_OPTIONS")
     env -i "${envs[@]}" setsid bash --noprofile --norc -c \
-        'ps -o pgid= $$ | tr -d " " >"$1/pgid"; exec bash --noprofile --norc "$1/session.sh"' \
+        'cut -d" " -f5 /proc/$$/stat >"$1/pgid"; exec bash --noprofile --norc "$1/session.sh"' \
         docs "$t" >"$t/session.log" 2>&1 </dev/null &
     pid=$!
     deadline=$((SECONDS + limit))
