@@ -127,3 +127,13 @@ man_text() {
     run -4 --separate-stderr nodus create -f "$BATS_TEST_TMPDIR/job.yaml"
     [[ "$stderr" == "Error from server (AlreadyExists): "* ]]
 }
+
+@test "nodus-wait(1): a named object that does not exist is NotFound (exit 3); --for=create waits for it" {
+    command -v man >/dev/null || skip "man is not installed"
+    [[ "$(man_text nodus-wait.1)" == *"An object named that does not exist is an error, as in kubectl (NotFound, exit status 3)"* ]]
+    start_emulator
+    export NODUS_SERVER=$EMU_URL
+    run -3 --separate-stderr nodus wait job/nothing --for=condition=Ready --timeout=5s
+    [[ "$stderr" == 'Error from server (NotFound): jobs.nodus.dev "nothing" not found'* ]]
+    run -6 --separate-stderr nodus wait job/nothing --for=create --timeout=1s
+}
