@@ -93,14 +93,16 @@ sub parse {
                         }
                     }
                     $cur = {kind => 'cmd', line => $first + 1, cmd => $cmd, exp => [],
-                            exp_from => $body[$j][1] + 1, exp_to => $body[$j][1], indent => $indent};
+                            exp_from => $body[$j][1] + 1, exp_to => $body[$j][1],
+                            indent => $indent};
                     $cur->{bg} = ($cmd =~ /(?<![&|])&\s*(#.*)?$/) ? 1 : 0;
                     push @steps, $cur;
                 } elsif ($cur) {
                     push @{$cur->{exp}}, $b;
                     $cur->{exp_to} = $n;
                 } else {
-                    push @errors, "$path:" . ($n + 1) . ": console block line before any \$ command";
+                    push @errors,
+                        "$path:" . ($n + 1) . ": console block line before any \$ command";
                 }
                 $j++;
             }

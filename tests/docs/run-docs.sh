@@ -37,13 +37,13 @@
 #         impossible (an interactive `exec -it`), and say why
 #   Several directives may precede one block.
 # - What may differ from run to run is masked on both sides before comparing: ids
-#   (`job_01m8...`, `req_01m8...`, the 8 hex digits ending a generated name such as a
+#   (`job_01m8...`, `req_01m8...`; the 8 hex digits ending a generated name such as a
 #   PoolAction's `lab-burst-88c76c64`, the 5 characters generateName adds, `batch-4wctl`,
-#   the 16 hex digits of an Event's name, `datasets.001a2289b791e001`),
-#   resourceVersions, RFC 3339 times, ports of
-#   127.0.0.1 and localhost, `pid N`, latencies (`5.6ms`), ages (`39s`, `3h31m`, in any
-#   column) and so the padding between columns. Blank lines at the end of an output are
-#   not compared. Nothing else.
+#   the 16 hex digits of an Event's name, `datasets.001a2289b791e001`), resourceVersions,
+#   times (RFC 3339, and 13-digit milliseconds since 1970), ports of 127.0.0.1 and
+#   localhost, `pid N`, latencies (`5.6ms`), ages (`39s`, `3h31m`, in any column) and so
+#   the padding between columns. Blank lines at the end of an output are not compared.
+#   Nothing else.
 #
 # How a page runs
 #
@@ -54,8 +54,9 @@
 #   adds `--speed 0` unless the command gives `--speed`), `examples/`, `docs/` and
 #   `man/` of this tree. The emulator's default port, 8443, is a free port of the run:
 #   in a command `:8443` is that port, and the nodus-emulator of `bin/` listens on it
-#   unless the command gives `--listen`. `/tmp` in a command is a `tmp/` of the scratch directory (and
-#   shown as `/tmp` again in the output), so nothing is left in the real /tmp.
+#   unless the command gives `--listen`. `/tmp` in a command is a `tmp/` of the scratch
+#   directory (shown as `/tmp` again in the output, as the scratch HOME is shown as `~`),
+#   so nothing is left in the real /tmp.
 # - A page starts its own emulator, as a reader would (`nodus emulator start --speed 0`
 #   or `bin/nodus-emulator ... &`). At the end every process the page started is ended.
 # - After each command the test makes the emulator's controllers catch up with what the
@@ -85,7 +86,9 @@ done
 cleanup() {
     local t=$1 pg pidf pid
     pg=$(cat "$t/pgid" 2>/dev/null)
-    [ -n "$pg" ] && [ "$pg" != "$(cut -d' ' -f5 /proc/$$/stat)" ] && kill -TERM -- "-$pg" 2>/dev/null
+    if [ -n "$pg" ] && [ "$pg" != "$(cut -d' ' -f5 /proc/$$/stat)" ]; then
+        kill -TERM -- "-$pg" 2>/dev/null
+    fi
     while IFS= read -r pidf; do
         pid=$(cat "$pidf" 2>/dev/null)
         case $pid in '' | *[!0-9]*) continue ;; esac
@@ -125,6 +128,7 @@ EOF
     for d in examples docs man; do ln -s "$root/$d" "$t/work/$d"; done
     if ! DOCS_PORT=$port perl "$here/docs.pl" gen "$doc" "$t" >"$t/session.sh"; then
         rc=1
+        rm -rf "$t"
         continue
     fi
     envs=(PATH="$t/bin:/usr/local/bin:/usr/bin:/bin" HOME="$t/home" TMPDIR="$t/tmp"
