@@ -169,8 +169,7 @@ EOF
 @test "runner: a hung command is reported and what it started is ended" {
     page <<'EOF'
 ```console
-$ bin/nodus-emulator --state /tmp/emu --listen 127.0.0.1:0 --port-file /tmp/emu/port --quiet &
-listening on http://127.0.0.1:41827
+$ cp /bin/sleep /tmp/emu-sleep && /tmp/emu-sleep 300 &
 $ sleep 60
 $ echo after
 after
@@ -178,14 +177,14 @@ after
 EOF
     DOCS_TIMEOUT=2 run -1 tests/docs/run-docs.sh --keep "$PAGE"
     assert_line "$PAGE: stopped after 2s (DOCS_TIMEOUT)"
-    assert_line "$PAGE:4: not run: it did not finish before the time limit (hung?)"
-    assert_line "$PAGE:5: not run: the session stopped before it"
+    assert_line "$PAGE:3: not run: it did not finish before the time limit (hung?)"
+    assert_line "$PAGE:4: not run: the session stopped before it"
     local dir
     dir=$(sed -n 's/.*scratch directory kept in //p' <<<"$output")
     # nothing of it runs any more
     local p
     for p in /proc/[0-9]*; do
-        if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$dir/tmp/emu"; then
+        if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$dir/tmp/emu-sleep"; then
             echo "still running: $p"
             return 1
         fi
