@@ -115,7 +115,6 @@ static bool client_side(const struct nd_status *st)
 
 int nd_cli_error(struct nd_ctx *ctx, const struct nd_status *st)
 {
-    (void)ctx;
     fflush(stdout);
     const char *msg = st->message ? st->message : "unknown error";
     json_t *causes = json_object_get(st->details, "causes");
@@ -141,7 +140,17 @@ int nd_cli_error(struct nd_ctx *ctx, const struct nd_status *st)
     } else {
         fprintf(stderr, "Error from server (%s): %s\n", st->reason ? st->reason : "Unknown", msg);
     }
-    if (st->fix && *st->fix)
+    /* A server nobody answers at, named by NODUS_SERVER: the variable is the likely
+     * culprit (left over from an emulator since stopped), not the configuration. */
+    const char *env = getenv("NODUS_SERVER");
+    const struct nd_target *t = ctx ? ctx->target : NULL;
+    if (st->reason && !strcmp(st->reason, "Unreachable") && env && *env && t && t->server &&
+        !strcmp(t->server, env) && !(ctx->server && *ctx->server))
+        fprintf(stderr,
+                "fix: NODUS_SERVER=%s chose this server: unset NODUS_SERVER to use the current "
+                "context (nodus config current-context), or start a server there\n",
+                env);
+    else if (st->fix && *st->fix)
         fprintf(stderr, "fix: %s\n", st->fix);
     if (st->docs && *st->docs)
         fprintf(stderr, "docs: %s\n", st->docs);

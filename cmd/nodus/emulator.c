@@ -157,6 +157,21 @@ static int write_context(struct nd_ctx *ctx, const char *url, struct nd_status *
     return nd_config_save(cfg, st);
 }
 
+/* NODUS_SERVER and NODUS_TOKEN win over the context just made current: say so (#11). */
+static void warn_env_overrides(const char *url)
+{
+    const char *server = getenv("NODUS_SERVER"), *token = getenv("NODUS_TOKEN");
+    if (server && *server && strcmp(server, url))
+        fprintf(stderr,
+                "warning: NODUS_SERVER=%s overrides the context \"emulator\" for every command; "
+                "unset NODUS_SERVER to use it\n",
+                server);
+    if (token && *token)
+        fprintf(stderr,
+                "warning: NODUS_TOKEN overrides the credentials of the context \"emulator\"; "
+                "unset NODUS_TOKEN to use them\n");
+}
+
 static void sleep_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -224,6 +239,8 @@ static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct emu *e)
             fprintf(stderr, "warning: the flags were not applied: the emulator runs already "
                             "(nodus emulator stop, then start it again)\n");
         printf("context \"emulator\" is current\n");
+        fflush(stdout);
+        warn_env_overrides(e->url);
         goto out;
     }
     if (mkdir_p(e->dir) < 0) {
@@ -320,6 +337,8 @@ static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct emu *e)
     }
     printf("emulator started: %s (pid %ld, state %s)\n", e->url, (long)pid, e->dir);
     printf("context \"emulator\" is current\n");
+    fflush(stdout);
+    warn_env_overrides(e->url);
 done:
     free(argv);
     free(portf);

@@ -266,6 +266,20 @@ static void repair(struct em_store *s, struct nd_buf *report)
     json_decref(newest);
 }
 
+/* A start refused before anything was loaded (no directory, the lock held by another
+ * emulator): give back what em_store_open took so far. */
+static int open_refused(struct em_store *s)
+{
+    if (s->lock_fd >= 0)
+        close(s->lock_fd);
+    s->lock_fd = -1;
+    json_decref(s->broken);
+    s->broken = NULL;
+    free(s->dir);
+    s->dir = NULL;
+    return -1;
+}
+
 int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool reset,
                   struct nd_buf *report, struct nd_buf *err)
 {
@@ -277,14 +291,14 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
     s->broken = json_object();
     if (em_mkdir_p(dir) < 0) {
         nd_buf_addf(err, "cannot create state directory %s: %s", dir, strerror(errno));
-        return -1;
+        return open_refused(s);
     }
     char *lock = em_store_path(s, "emulator.lock");
     s->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (s->lock_fd < 0) {
         nd_buf_addf(err, "cannot open %s: %s", lock, strerror(errno));
         free(lock);
-        return -1;
+        return open_refused(s);
     }
     struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
     if (fcntl(s->lock_fd, F_SETLK, &fl) < 0) {
@@ -293,7 +307,7 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
                     "or pass another --state",
                     dir, lock);
         free(lock);
-        return -1;
+        return open_refused(s);
     }
     free(lock);
     char pid[32];
