@@ -107,6 +107,7 @@ struct follow {
     int skipped;
     bool skipping;
     bool failed;        /* stdout failed */
+    struct nd_wait_note **note; /* a terminal's `waiting for ...` line until the first line */
 };
 
 /* The time at the start of a line of a timestamps=true answer, or 0 bytes. */
@@ -140,6 +141,10 @@ static int on_line(void *cls, const char *line, size_t len)
     if (tl && !f->timestamps) {
         text = line + tl + (tl < len);
         n = len - tl - (tl < len);
+    }
+    if (f->note && *f->note) {
+        nd_wait_note_end(*f->note); /* the wait is over: erase its line first */
+        *f->note = NULL;
     }
     /* one write per line: lines of streams followed side by side (logs -l -f, one
      * process each) never mix */
@@ -307,11 +312,12 @@ static void skip_printed(struct follow *f)
 
 /* Follows until the object ends, resuming after a dropped connection. *last (NEW, may
  * be NULL): the object as it ended. */
-static int follow(struct nd_ctx *ctx, struct nd_client *c, const struct nd_log_query *q,
-                  const struct nd_kind *k, const char *ns, const char *name, const char *prefix,
-                  json_t **last, struct nd_status *st)
+static int follow_log(struct nd_ctx *ctx, struct nd_client *c, const struct nd_log_query *q,
+                      const struct nd_kind *k, const char *ns, const char *name,
+                      const char *prefix, json_t **last, struct nd_wait_note **note,
+                      struct nd_status *st)
 {
-    struct follow f = {.timestamps = q->timestamps, .prefix = prefix};
+    struct follow f = {.timestamps = q->timestamps, .prefix = prefix, .note = note};
     int failures = 0;
     for (int round = 0;; round++) {
         struct nd_buf p = ND_BUF_INIT;
@@ -370,6 +376,35 @@ static int follow(struct nd_ctx *ctx, struct nd_client *c, const struct nd_log_q
         if (rc < 0 || got < 0)
             pause_ms(500);
     }
+}
+
+/* follow_log, saying on a terminal what it waits for until the first line comes (a
+ * Queued Job has no log yet): `waiting for job/train-a: its first log line (phase
+ * Queued) ...`. One object only: the side-by-side follows of logs -l -f keep quiet. */
+static int follow(struct nd_ctx *ctx, struct nd_client *c, const struct nd_log_query *q,
+                  const struct nd_kind *k, const char *ns, const char *name, const char *prefix,
+                  json_t **last, struct nd_status *st)
+{
+    struct nd_wait_note *note = prefix ? NULL : nd_wait_note_start();
+    if (note) {
+        json_t *obj = NULL;
+        int code = 0;
+        struct nd_status gst = ND_STATUS_INIT;
+        const char *phase = NULL;
+        if (get_object(ctx, k, ns, name, &obj, &code, &gst) == 0)
+            phase = json_string_value(json_object_get(json_object_get(obj, "status"), "phase"));
+        char *text = phase ? nd_xasprintf("waiting for %s/%s: its first log line (phase %s) ...",
+                                          k->singular, name, phase)
+                           : nd_xasprintf("waiting for %s/%s: its first log line ...",
+                                          k->singular, name);
+        nd_wait_note_set(note, text);
+        free(text);
+        json_decref(obj);
+        nd_status_release(&gst);
+    }
+    int rc = follow_log(ctx, c, q, k, ns, name, prefix, last, &note, st);
+    nd_wait_note_end(note);
+    return rc;
 }
 
 int nd_logs_follow(struct nd_ctx *ctx, const struct nd_log_query *q, const struct nd_kind *k,

@@ -302,3 +302,30 @@ EOF
     assert_equal "$(cat "$out")" "job.nodus.dev/w2 condition met"
     assert_equal "$(cat "$out.err")" ""
 }
+
+@test "logs -f: on a terminal it says it waits for a Queued Job's first line, erased when one comes" {
+    project t3
+    job l t3 '{"resources":{"gpu":{"model":"H100","count":1}},"maxDuration":"10m"}'
+    local out=$BATS_TEST_TMPDIR/tty
+    script -qfec "nodus logs -f job/l -n t3" "$out" >/dev/null 2>&1 3>&- &
+    local pid=$!
+    wait_for_line "$out" 'waiting for job/l'
+    advance 2h
+    wait "$pid" || true
+    run -0 bash -c 'grep -a "waiting for" "$1" | cat -v' _ "$out"
+    # the line, then erased before the first log line
+    assert_output --regexp '^\^M\^\[\[Kwaiting for job/l: its first log line \(phase Queued\) \.\.\.\^M\^\[\[K\[nodus\] '
+    # not a terminal: the log only
+    job l2 t3 '{"resources":{"gpu":{"model":"H100","count":1}},"maxDuration":"10m"}'
+    nodus logs -f job/l2 -n t3 >"$out" 2>"$out.err" 3>&- &
+    pid=$!
+    local i
+    for i in $(seq 1 15); do sleep 0.1; done # past the second after which a terminal hears
+    advance 2h
+    wait "$pid" || true
+    run -0 head -c 7 "$out"
+    assert_output "[nodus]"
+    run -1 grep -c "waiting for" "$out" "$out.err"
+    assert_output "$out:0
+$out.err:0"
+}
