@@ -140,11 +140,13 @@ int nd_cli_error(struct nd_ctx *ctx, const struct nd_status *st)
     } else {
         fprintf(stderr, "Error from server (%s): %s\n", st->reason ? st->reason : "Unknown", msg);
     }
-    /* A server nobody answers at, named by NODUS_SERVER: the variable is the likely
+    /* A server nobody answers at (the connection refused; not one whose certificate or
+     * name is wrong), named by NODUS_SERVER: the variable is the likely
      * culprit (left over from an emulator since stopped), not the configuration. */
     const char *env = getenv("NODUS_SERVER");
     const struct nd_target *t = ctx ? ctx->target : NULL;
-    if (st->reason && !strcmp(st->reason, "Unreachable") && env && *env && t && t->server &&
+    if (st->reason && !strcmp(st->reason, "Unreachable") && st->message &&
+        strstr(st->message, " was refused") && env && *env && t && t->server &&
         !strcmp(t->server, env) && !(ctx->server && *ctx->server))
         fprintf(stderr,
                 "fix: NODUS_SERVER=%s chose this server: unset NODUS_SERVER to use the current "
