@@ -1,0 +1,102 @@
+#!/usr/bin/env bats
+# The client matrix, @kubernetes/client-node part: client-node.test.mjs runs every scenario
+# once, in setup_file (one node process: loading client-node takes a second), against this
+# file's emulator (--speed 0), with the client-node pinned in package.json (make check runs
+# `npm ci --prefix tests/clients` first). Each scenario writes "ok NAME: <what it saw>" or,
+# failing, what it expected and what it got; each test below checks one.
+
+load ../lib/common
+
+bats_require_minimum_version 1.5.0
+
+CLIENTS=$BATS_TEST_DIRNAME
+
+setup_file() {
+    if ! command -v node >/dev/null; then
+        echo "node is not installed: make check installs it (scripts/install-deps.sh)" >&2
+        return 1
+    fi
+    if [ ! -d "$CLIENTS/node_modules/@kubernetes/client-node" ]; then
+        echo "client-node is not installed: run make check, or npm ci --prefix tests/clients" >&2
+        return 1
+    fi
+    start_emulator
+    mkdir -p "$BATS_FILE_TMPDIR/results"
+    # the exit status is the tests' business: each reads its own scenario's line
+    timeout 300 node "$CLIENTS/client-node.test.mjs" --out "$BATS_FILE_TMPDIR/results" \
+        >"$BATS_FILE_TMPDIR/node.log" 2>&1 || true
+}
+
+teardown_file() {
+    stop_emulator
+}
+
+# scenario NAME: it ran in setup_file and passed.
+scenario() {
+    local f=$BATS_FILE_TMPDIR/results/$1.out
+    if [ ! -f "$f" ]; then
+        echo "scenario $1 did not run; node said:" >&2
+        cat "$BATS_FILE_TMPDIR/node.log" >&2
+        return 1
+    fi
+    run cat "$f"
+    assert_line --index 0 --regexp "^ok $1: "
+}
+
+@test "client-node: the pinned version is installed" {
+    run -0 node -p "require('$CLIENTS/node_modules/@kubernetes/client-node/package.json').version"
+    assert_output "$(jq -r '.dependencies["@kubernetes/client-node"]' "$CLIENTS/package.json")"
+}
+
+@test "client-node: every scenario of client-node.test.mjs has a test here" {
+    run -0 node "$CLIENTS/client-node.test.mjs" --list
+    local listed here
+    listed=$(printf '%s\n' "$output" | sort)
+    here=$(sed -n 's/^ *scenario \([a-z-]*\)$/\1/p' "$BATS_TEST_FILENAME" | sort)
+    assert_equal "$here" "$listed"
+}
+
+@test "client-node: CoreV1Api creates, reads, lists and deletes projects (namespaces)" {
+    scenario namespaces
+}
+
+@test "client-node: create and get (CustomObjectsApi, KubernetesObjectApi); AlreadyExists, NotFound, Invalid" {
+    scenario create-get
+}
+
+@test "client-node: list with label and field selectors, and pages (limit, continue, remainingItemCount)" {
+    scenario list-selectors-pages
+}
+
+@test "client-node: merge patch (content type by middleware); a stale resourceVersion is Conflict" {
+    scenario merge-patch
+}
+
+@test "client-node: JSON patch; a failed test op is Invalid and changes nothing" {
+    scenario json-patch
+}
+
+@test "client-node: server-side apply with fieldManager and force; FieldManagerConflict" {
+    scenario server-side-apply
+}
+
+@test "client-node: replace with a stale resourceVersion is 409 Conflict, read from the Status" {
+    scenario replace-conflict
+}
+
+@test "client-node: delete with propagationPolicy Orphan, Foreground and Background" {
+    scenario delete
+}
+
+@test "client-node: a Watch sees ADDED, MODIFIED and DELETED in order" {
+    scenario watch
+}
+
+@test "client-node: an informer stays in sync across a dropped connection" {
+    scenario informer-drop
+}
+
+# last: it resets the emulator
+@test "client-node: an informer lists again after 410 Expired (emulator reset)" {
+    scenario informer-expired
+}
