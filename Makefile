@@ -66,7 +66,7 @@ UNIT_HELP_OBJS := $(UNIT_HELP:%.c=$(BUILD)/%.o)
 HOSTILE_SEND := $(BUILD)/tests/hostile/send
 LIBNODUS  := $(BUILD)/libnodus.a
 
-.PHONY: all check check-run asan demo bench bench-tools install clean deps units completions
+.PHONY: all check check-run asan demo bench bench-tools install clean deps client-deps units completions
 .DEFAULT_GOAL := all
 
 all: $(BIN)/nodus $(BIN)/nodus-emulator units
@@ -143,16 +143,26 @@ $(HOSTILE_SEND): $(BUILD)/tests/hostile/send.o
 deps:
 	@scripts/install-deps.sh
 
+# The client matrix's packages (tests/clients: @kubernetes/client-node, pinned by its lock;
+# never a dependency of nodus): npm ci only when node_modules is missing or the lock changed.
+CLIENTS_STAMP := tests/clients/node_modules/.package-lock.json
+client-deps: $(CLIENTS_STAMP)
+
+$(CLIENTS_STAMP): tests/clients/package.json tests/clients/package-lock.json | deps
+	$(call say,NPM,tests/clients)
+	$(Q)npm ci --prefix tests/clients --no-audit --no-fund --loglevel=error
+	$(Q)touch $@
+
 # `check` sets up first, then builds and runs in a fresh make so pkg-config sees
 # what the set-up installed.
-check: deps
+check: deps client-deps
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory check-run
 
 check-run:
 	@ND_BUILD=$(BUILD) ND_BIN=$(BIN) tests/run-tests.sh
 
-asan: deps
+asan: deps client-deps
 	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/bin OPT=-O1 \
 	    EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	    EXTRA_LDFLAGS="-fsanitize=address,undefined" all check-run

@@ -1,10 +1,11 @@
 #!/bin/sh
 # Installs the Debian packages nodus needs to build, test and demo, when any is missing
-# (zsh, fish and bash-completion: the completion tests run each shell).
+# (zsh, fish and bash-completion: the completion tests run each shell; node and npm: the
+# client matrix runs @kubernetes/client-node, tests/clients).
 # Quick when everything is present: one dpkg-query, no network.
 #   install-deps.sh        what make check and make demo need
 #   install-deps.sh fuzz   what make fuzz needs (clang, for libFuzzer) as well
-#   install-deps.sh bench  what make bench needs (node and npm for json-server, wrk,
+#   install-deps.sh bench  what make bench needs (json-server runs on node too, wrk,
 #                          gnuplot for the plots) as well
 set -eu
 
@@ -13,13 +14,13 @@ libreadline-dev libmicrohttpd-dev libwslay-dev libcmocka-dev bats bats-support b
 curl perl python3 jq groff-base hyperfine time openssl iproute2 zsh fish bash-completion"
 FUZZ_PACKAGES="clang"
 [ "${1:-}" = fuzz ] && PACKAGES="$PACKAGES $FUZZ_PACKAGES"
+# node and npm by command, not package: a node from elsewhere (NodeSource ships npm inside
+# its nodejs package, which conflicts with Debian's npm) is fine
+command -v node >/dev/null 2>&1 || PACKAGES="$PACKAGES nodejs"
+command -v npm >/dev/null 2>&1 || PACKAGES="$PACKAGES npm"
 if [ "${1:-}" = bench ]; then
-    # by command, not package: a node from elsewhere (NodeSource ships npm inside its
-    # nodejs package, which conflicts with Debian's npm) is fine
     command -v wrk >/dev/null 2>&1 || PACKAGES="$PACKAGES wrk"
     command -v gnuplot >/dev/null 2>&1 || PACKAGES="$PACKAGES gnuplot-nox"
-    command -v node >/dev/null 2>&1 || PACKAGES="$PACKAGES nodejs"
-    command -v npm >/dev/null 2>&1 || PACKAGES="$PACKAGES npm"
 fi
 
 missing=""

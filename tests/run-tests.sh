@@ -3,7 +3,8 @@
 #   ND_BUILD  build directory holding tests/unit/ binaries (default build)
 #   ND_BIN    directory holding nodus and nodus-emulator (default bin)
 #   ND_SUITES space-separated list of suites to run (default: unit fuzz emulator hostile
-#             kubectl cli; fuzz replays the fuzz targets' seeds and regression inputs)
+#             kubectl clients cli; fuzz replays the fuzz targets' seeds and regression
+#             inputs; clients runs @kubernetes/client-node, installed by make check)
 set -u
 cd "$(dirname "$0")/.."
 ND_BUILD=${ND_BUILD:-build}
@@ -11,7 +12,7 @@ export ND_BUILD # tests/hostile/run.sh finds its driver there
 ND_BIN=${ND_BIN:-bin}
 export ND_BIN_DIR="$(cd "$ND_BIN" && pwd)"
 export CMOCKA_MESSAGE_OUTPUT=TAP
-ND_SUITES=${ND_SUITES:-unit fuzz emulator hostile kubectl cli}
+ND_SUITES=${ND_SUITES:-unit fuzz emulator hostile kubectl clients cli}
 
 files=""
 for s in $ND_SUITES; do

@@ -36,7 +36,7 @@ scenario() {
     local f=$BATS_FILE_TMPDIR/results/$1.out
     if [ ! -f "$f" ]; then
         echo "scenario $1 did not run; node said:" >&2
-        cat "$BATS_FILE_TMPDIR/node.log" >&2
+        head -n 20 "$BATS_FILE_TMPDIR/node.log" >&2
         return 1
     fi
     run cat "$f"
