@@ -236,6 +236,11 @@ const scenarios = {
         assert.deepEqual(names(await custom.listNamespacedCustomObject({ ...at(ns), fieldSelector: 'metadata.name!=v1' })),
             ['v2', 'v3', 'v4', 'v5']);
         await expectStatus(custom.listNamespacedCustomObject({ ...at(ns), labelSelector: 'tier in (' }), 400, 'BadRequest');
+        // across every project
+        const across = await custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL,
+            labelSelector: 'tier=slow', fieldSelector: `metadata.namespace=${ns}` });
+        assert.deepEqual(across.items.map((o) => `${o.metadata.namespace}/${o.metadata.name}`),
+            [`${ns}/v3`, `${ns}/v4`, `${ns}/v5`]);
 
         // pages of 2: continue and remainingItemCount, and the first page's resourceVersion
         const pages = [];
