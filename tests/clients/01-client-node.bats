@@ -100,3 +100,10 @@ scenario() {
 @test "client-node: an informer lists again after 410 Expired (emulator reset)" {
     scenario informer-expired
 }
+
+@test "client-node: the emulator stops cleanly, with no sanitizer report (under make asan)" {
+    stop_emulator
+    run grep -E "ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error" \
+        "$BATS_FILE_TMPDIR/emulator.err"
+    [ "$status" -eq 1 ]
+}
