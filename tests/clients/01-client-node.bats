@@ -4,6 +4,8 @@
 # file's emulator (--speed 0), with the client-node pinned in package.json (make check runs
 # `npm ci --prefix tests/clients` first). Each scenario writes "ok NAME: <what it saw>" or,
 # failing, what it expected and what it got; each test below checks one.
+# client-node 1.4.0 is the newest that runs on Debian 12's node (18.20): 2.x depends on
+# undici 8, which needs node 22.19.
 
 load ../lib/common
 
