@@ -471,6 +471,9 @@ const scenarios = {
             await custom.deleteNamespacedCustomObject({ ...at(ns), name: 'b' });
             await custom.createNamespacedCustomObject({ ...at(ns), body: volume('d') });
             await custom.patchNamespacedCustomObject({ ...at(ns), name: 'c', body: { metadata: { labels: { n: '2' } } } }, merge);
+            // a reconnect while the proxy is down fails too: the changes above are unseen
+            const errorsAtDrop = errors;
+            await waitFor('a reconnect to fail', () => errors > errorsAtDrop, show);
             assert.notEqual(JSON.stringify(versions(inf.list(ns))), JSON.stringify(await serverList()));
             const errorsWhileDown = errors;
 
