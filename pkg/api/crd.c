@@ -187,6 +187,11 @@ static json_t *convert(const char *kind, const json_t *in, const char *path, int
     return out;
 }
 
+json_t *nd_crd_structural_new(const json_t *schema, const char *what, struct nd_status *st)
+{
+    return convert(what, schema, "", 0, st);
+}
+
 json_t *nd_crd_schema_new(const struct nd_kind *k, struct nd_status *st)
 {
     if (nd_schemas_check(st) < 0)
@@ -196,7 +201,7 @@ json_t *nd_crd_schema_new(const struct nd_kind *k, struct nd_status *st)
         nd_status_set(st, "InternalError", NULL, "kind %s has no schema", k->kind);
         return NULL;
     }
-    return convert(k->kind, schema, "", 0, st);
+    return nd_crd_structural_new(schema, k->kind, st);
 }
 
 /* The kind's printer columns as additionalPrinterColumns: all but NAME, which the API

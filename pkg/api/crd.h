@@ -37,5 +37,9 @@ json_t *nd_crd_new(const struct nd_kind *k, struct nd_status *st);
  *     bounds and required stay.
  * NEW; NULL with st (InternalError) naming the field that cannot be made structural. */
 json_t *nd_crd_schema_new(const struct nd_kind *k, struct nd_status *st);
+/* The same for any schema of schema.h, whose root is taken as an object's root (its
+ * metadata becomes `type: object`). `what` names it in messages
+ * (`the schema of WHAT cannot be made structural: spec.env: an array without items`). */
+json_t *nd_crd_structural_new(const json_t *schema, const char *what, struct nd_status *st);
 
 #endif
