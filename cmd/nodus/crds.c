@@ -16,8 +16,7 @@
 
 const struct nd_flag cmd_crds_flags[] = {
     {"output", 'o', ND_STRING, "FORMAT",
-     "yaml (the default: documents separated by ---) or json (a List)",
-     "=yaml json"},
+     "yaml (the default: documents separated by ---) or json (a List)", "=yaml json"},
     {"kind", 0, ND_STRINGS, "KIND",
      "only this kind (Job, jobs, nj ...; repeatable, or comma-separated)", "kinds"},
     {NULL},

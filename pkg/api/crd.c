@@ -36,10 +36,10 @@ static const char *const kube_formats[] = {
 
 /* Keys copied as they are, in this order, after description, type and format. */
 static const char *const plain_keys[] = {
-    "enum",      "default",   "nullable",  "minimum",       "exclusiveMinimum",
-    "maximum",   "exclusiveMaximum",       "multipleOf",    "minLength",
-    "maxLength", "minItems",  "maxItems",  "minProperties", "maxProperties",
-    "required",  NULL,
+    "enum",     "default",          "nullable",      "minimum",       "exclusiveMinimum",
+    "maximum",  "exclusiveMaximum", "multipleOf",    "minLength",     "maxLength",
+    "minItems", "maxItems",         "minProperties", "maxProperties", "required",
+    NULL,
 };
 
 static bool in_list(const char *const *list, const char *s)
@@ -84,8 +84,8 @@ static json_t *convert(const char *kind, const json_t *in, const char *path, int
 
 /* Converts the members of s that hold schemas (items, properties, additionalProperties)
  * into out. 0, or -1 with st. */
-static int add_children(const char *kind, const json_t *s, const char *path, int depth,
-                        json_t *out, struct nd_status *st)
+static int add_children(const char *kind, const json_t *s, const char *path, int depth, json_t *out,
+                        struct nd_status *st)
 {
     const char *type = json_string_value(json_object_get(s, "type"));
     const json_t *items = json_object_get(s, "items");
@@ -212,8 +212,8 @@ static json_t *columns(const struct nd_kind *k)
     for (const struct nd_column *c = k->columns; c->name; c++) {
         if (strcmp(c->format, "name") == 0)
             continue;
-        json_t *col = json_pack("{s:s, s:s, s:s}", "name", c->name, "type", c->type, "jsonPath",
-                                c->jsonpath);
+        json_t *col =
+            json_pack("{s:s, s:s, s:s}", "name", c->name, "type", c->type, "jsonPath", c->jsonpath);
         if (*c->format)
             json_object_set_new(col, "format", json_string(c->format));
         if (c->priority)
@@ -238,8 +238,8 @@ json_t *nd_crd_new(const struct nd_kind *k, struct nd_status *st)
     if (!schema)
         return NULL;
     char *name = nd_xasprintf("%s.%s", k->plural, k->group);
-    json_t *names = json_pack("{s:s, s:s, s:s, s:s}", "plural", k->plural, "singular",
-                              k->singular, "kind", k->kind, "listKind", k->list_kind);
+    json_t *names = json_pack("{s:s, s:s, s:s, s:s}", "plural", k->plural, "singular", k->singular,
+                              "kind", k->kind, "listKind", k->list_kind);
     if (k->short_names && k->short_names[0])
         json_object_set_new(names, "shortNames", string_list(k->short_names));
     if (k->categories && k->categories[0])
@@ -255,11 +255,11 @@ json_t *nd_crd_new(const struct nd_kind *k, struct nd_status *st)
         json_decref(cols);
     json_object_set_new(version, "schema", json_pack("{s:o}", "openAPIV3Schema", schema));
 
-    json_t *crd = json_pack(
-        "{s:s, s:s, s:{s:s, s:{s:s}}, s:{s:s, s:o, s:s, s:[o]}}", "apiVersion",
-        "apiextensions.k8s.io/v1", "kind", "CustomResourceDefinition", "metadata", "name", name,
-        "labels", "app.kubernetes.io/part-of", "nodus", "spec", "group", k->group, "names", names,
-        "scope", k->namespaced ? "Namespaced" : "Cluster", "versions", version);
+    json_t *crd = json_pack("{s:s, s:s, s:{s:s, s:{s:s}}, s:{s:s, s:o, s:s, s:[o]}}", "apiVersion",
+                            "apiextensions.k8s.io/v1", "kind", "CustomResourceDefinition",
+                            "metadata", "name", name, "labels", "app.kubernetes.io/part-of",
+                            "nodus", "spec", "group", k->group, "names", names, "scope",
+                            k->namespaced ? "Namespaced" : "Cluster", "versions", version);
     free(name);
     return crd;
 }
