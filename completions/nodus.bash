@@ -6,7 +6,7 @@
 # Verbs, flags and fixed values are the lists below; kinds, object names,
 # projects and contexts come from `nodus __complete`.
 
-_nodus_verbs='annotate api-resources api-versions apply approve auth cancel completion config cp create delete describe diff edit emulator exec explain get invoke label logs patch reject replace request resume run shell start stop suspend top version wait'
+_nodus_verbs='annotate api-resources api-versions apply approve auth cancel completion config cp create crds delete describe diff edit emulator exec explain get invoke label logs patch reject replace request resume run shell start stop suspend top version wait'
 
 # The flags of verb $1 (none before the verb) and the global flags.
 _nodus_flags()
@@ -21,6 +21,7 @@ _nodus_flags()
     config) echo '--raw --minify --output -o --no-headers --current --cluster --user --namespace --server --certificate-authority --insecure-skip-tls-verify --token --token-file --client-certificate --client-key' ;;
     cp) echo '--quiet -q' ;;
     create) echo '--filename -f --recursive -R --dry-run --output -o --field-manager --validate' ;;
+    crds) echo '--output -o --kind' ;;
     delete) echo '--filename -f --recursive -R --selector -l --all --cascade --wait --timeout --ignore-not-found --dry-run --output -o --yes -y' ;;
     describe) echo '--selector -l --show-events' ;;
     diff) echo '--filename -f --recursive -R --field-manager' ;;
@@ -111,6 +112,11 @@ _nodus_flag_value()
         --field-manager) _nodus_hint='none'; return 0 ;;
         --validate) _nodus_hint='=strict warn ignore'; return 0 ;;
         --recursive|-R) return 1 ;;
+        esac ;;
+    crds)
+        case $2 in
+        --output|-o) _nodus_hint='=yaml json'; return 0 ;;
+        --kind) _nodus_hint='kinds'; return 0 ;;
         esac ;;
     delete)
         case $2 in

@@ -65,6 +65,11 @@ function __nodus_flag_value --argument-names verb flag
         case --recursive -R
             return 1
         end
+    case crds
+        switch $flag
+        case --output -o --kind
+            return 0
+        end
     case delete
         switch $flag
         case --filename -f --selector -l --cascade --timeout --dry-run --output -o
@@ -254,6 +259,7 @@ complete -c nodus -n __nodus_needs_verb -a completion -d 'Print a shell completi
 complete -c nodus -n __nodus_needs_verb -a config -d 'Show or change the configuration file (kubeconfig format)'
 complete -c nodus -n __nodus_needs_verb -a cp -d 'Copy files and directories to and from Sandboxes and Volumes'
 complete -c nodus -n __nodus_needs_verb -a create -d 'Create objects from manifests'
+complete -c nodus -n __nodus_needs_verb -a crds -d 'Print CustomResourceDefinitions of the nodus.dev kinds, to install them on a cluster'
 complete -c nodus -n __nodus_needs_verb -a delete -d 'Delete objects by name, manifest, selector or --all'
 complete -c nodus -n __nodus_needs_verb -a describe -d 'Show a readable summary of objects, with their Events'
 complete -c nodus -n __nodus_needs_verb -a diff -d 'Show what apply would change (exit 0 none, 1 some, 2 an error)'
@@ -346,6 +352,8 @@ complete -c nodus -n '__nodus_using create' -l dry-run -x -a 'none client server
 complete -c nodus -n '__nodus_using create' -s o -l output -x -a 'name json yaml' -d 'print the created objects: name, json, yaml ...'
 complete -c nodus -n '__nodus_using create' -l field-manager -x -d 'manager name for field ownership (default kubectl-create, as kubectl)'
 complete -c nodus -n '__nodus_using create' -l validate -x -a 'strict warn ignore' -d 'strict (the default: unknown fields are an error), warn or ignore; true is strict, false ignore'
+complete -c nodus -n '__nodus_using crds' -s o -l output -x -a 'yaml json' -d 'yaml (the default: documents separated by ---) or json (a List)'
+complete -c nodus -n '__nodus_using crds' -l kind -x -a '(__nodus_complete)' -d 'only this kind (Job, jobs, nj ...; repeatable, or comma-separated)'
 complete -c nodus -n '__nodus_using delete' -s f -l filename -r -F -d 'delete the objects of these manifests'
 complete -c nodus -n '__nodus_using delete' -s R -l recursive -d 'read directories given with -f recursively'
 complete -c nodus -n '__nodus_using delete' -s l -l selector -x -d 'delete the objects matching a label selector'

@@ -18,6 +18,7 @@ ND_VERB(completion);
 ND_VERB(config);
 ND_VERB(cp);
 ND_VERB(create);
+ND_VERB(crds);
 ND_VERB(delete);
 ND_VERB(describe);
 ND_VERB(diff);

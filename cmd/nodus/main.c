@@ -80,6 +80,12 @@ const struct nd_command nd_commands[] = {
     {"create", cmd_create, cmd_create_flags, "Deploy and change", "Create objects from manifests",
      "create -f FILE|DIR|- [-R]\n  nodus create namespace|project NAME", "=namespace project",
      "  nodus create -f job.yaml\n  nodus create project research"},
+    {"crds", cmd_crds, cmd_crds_flags, "Inspect the API",
+     "Print CustomResourceDefinitions of the nodus.dev kinds, to install them on a cluster",
+     "crds [-o yaml|json] [--kind KIND]...", NULL,
+     "Built from the kind registry of this nodus; no server is asked. See docs/kubernetes.md.\n\n"
+     "Examples:\n  nodus crds | kubectl apply -f -\n  nodus crds --kind Job -o json\n"
+     "  nodus crds --kind jobs,sandboxes > crds.yaml"},
     {"delete", cmd_delete, cmd_delete_flags, "Basic commands",
      "Delete objects by name, manifest, selector or --all",
      "delete KIND NAME... | KIND/NAME... | -f FILE | KIND -l SEL | KIND --all [flags]",

@@ -33,6 +33,7 @@ setup() {
 @test "docs/emulator.md" { run_page docs/emulator.md; }
 @test "docs/exec-files.md" { run_page docs/exec-files.md; }
 @test "docs/kinds.md" { run_page docs/kinds.md; }
+@test "docs/kubernetes.md" { run_page docs/kubernetes.md; }
 @test "docs/logs.md" { run_page docs/logs.md; }
 @test "docs/money.md" { run_page docs/money.md; }
 @test "docs/pipelines.md" { run_page docs/pipelines.md; }
