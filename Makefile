@@ -226,8 +226,9 @@ install: all
 
 # the bats helper for users' suites (docs/testing.md)
 install-bats:
-	install -d $(DESTDIR)$(PREFIX)/share/nodus/bats
+	install -d $(DESTDIR)$(PREFIX)/share/nodus/bats/nodus
 	install -m 644 tests/lib/nodus-bats/nodus.bash $(DESTDIR)$(PREFIX)/share/nodus/bats/nodus.bash
+	install -m 644 tests/lib/nodus-bats/nodus.bash $(DESTDIR)$(PREFIX)/share/nodus/bats/nodus/load.bash
 
 completions: $(BIN)/nodus
 	$(BIN)/nodus completion bash > completions/nodus.bash

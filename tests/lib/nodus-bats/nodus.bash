@@ -1,7 +1,8 @@
 # nodus.bash: helpers for bats suites that test against nodus-emulator (docs/testing.md).
 # Installed as $(PREFIX)/share/nodus/bats/nodus.bash. Load it with
 #   load /usr/local/share/nodus/bats/nodus
-# or, with BATS_LIB_PATH=/usr/local/share/nodus/bats,
+# or, with BATS_LIB_PATH=/usr/local/share/nodus/bats (where nodus/load.bash is this
+# file again, as bats_load_library wants),
 #   bats_load_library nodus
 #
 #   nodus_emulator_start [FLAGS...]  in setup_file: an emulator of this file's own, on a
@@ -19,7 +20,8 @@
 #   assert_status_reason REASON -- COMMAND...   COMMAND fails with that Status reason
 #
 # The assertions print what they saw when they fail. They work with or without
-# bats-support and bats-assert. Needs curl and jq, and nodus / nodus-emulator on PATH
+# bats-support and bats-assert, and under bats' errexit (a failing command inside is
+# caught, not fatal). Needs curl and jq, and nodus / nodus-emulator on PATH
 # (or NODUS_BIN_DIR naming their directory).
 
 if [ -n "${NODUS_BIN_DIR:-}" ]; then
@@ -132,8 +134,8 @@ nodus_restore() {
 _nodus_get() {
     local out err rc
     err=$(mktemp)
-    out=$(nodus get "$@" -o json 2>"$err")
-    rc=$?
+    rc=0
+    out=$(nodus get "$@" -o json 2>"$err") || rc=$?
     if [ $rc -ne 0 ]; then
         _nodus_fail "nodus get $* failed (exit $rc):" "$(cat "$err")"
         rm -f "$err"
@@ -203,9 +205,12 @@ assert_status_reason() {
     [ $# -gt 0 ] || { _nodus_fail "assert_status_reason: no command after --"; return 1; }
     out=$(mktemp)
     err=$(mktemp)
-    "$@" >"$out" 2>"$err"
-    rc=$?
-    got=$(sed -n 's/^Error from server (\([A-Za-z]*\)).*/\1/p' "$err" | head -n 1)
+    rc=0
+    "$@" >"$out" 2>"$err" || rc=$?
+    # kubectl's two forms: "Error from server (Reason): ..." and, for Invalid,
+    # "The Kind "name" is invalid: ..."
+    got=$(sed -n -e 's/^Error from server (\([A-Za-z]*\)).*/\1/p' \
+        -e 's/^The [A-Za-z.]* ".*" is invalid: .*/Invalid/p' "$err" | head -n 1)
     if [ $rc -ne 0 ] && [ "$got" = "$want" ]; then
         rm -f "$out" "$err"
         return 0
