@@ -20,6 +20,7 @@ teardown() { conf_teardown; }
     expect_eq uid "$uid" "$(jb .metadata.uid)"
     expect_eq creationTimestamp "$created" "$(jb .metadata.creationTimestamp)"
     api GET $NS/volumes
+    expect_code 200
     expect_eq "objects in the project" 1 "$(jb '.items | length')"
 }
 
@@ -53,6 +54,7 @@ teardown() { conf_teardown; }
     expect_status 409 Conflict
     # nothing changed; with the current resourceVersion the write goes through
     api GET $NS/volumes/data
+    expect_code 200
     expect_eq labels.step one "$(jb .metadata.labels.step)"
     api PATCH $NS/volumes/data "{\"metadata\":{\"resourceVersion\":\"$now\",\"labels\":{\"step\":\"four\"}}}" "${MERGE[@]}"
     expect_code 200
@@ -120,6 +122,7 @@ teardown() { conf_teardown; }
     expect_eq "Idempotent-Replayed header" true "$(hdr Idempotent-Replayed)"
     cmp "$BATS_TEST_TMPDIR/first" "$BODY" || { echo "the replay differs from the first answer" >&2; false; }
     api GET $NS/volumes
+    expect_code 200
     expect_eq "objects created" 1 "$(jb '.items | length')"
 }
 

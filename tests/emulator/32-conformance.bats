@@ -75,3 +75,38 @@ teardown_file() {
     run bash -c "curl -s '$EMU_URL/api/v1/namespaces' | jq -r '[.items[].metadata.name] | sort | join(\",\")'"
     assert_output default,nodus
 }
+
+@test "the kit sends NODUS_TOKEN and trusts NODUS_CA: it passes against an https emulator that needs tokens" {
+    load ../lib/tls
+    local d=$BATS_TEST_TMPDIR/tls port
+    mkdir -p "$d"
+    make_test_ca "$d"
+    printf '{"tokens": {"t-conf": {"identity": "conf", "projects": ["*"], "scopes": ["read", "write"]}}}\n' \
+        >"$d/tokens.json"
+    chmod 600 "$d/tokens.json"
+    "$ND_BIN_DIR/nodus-emulator" --state "$d/state" --listen 127.0.0.1:0 --port-file "$d/port" \
+        --fsync never --speed 0 --quiet --token-file "$d/tokens.json" \
+        --tls-cert "$d/srv.pem" --tls-key "$d/srv.key" >"$d/out" 2>"$d/err" 3>&- &
+    local pid=$! i
+    for i in $(seq 1 200); do
+        [ -s "$d/port" ] && break
+        sleep 0.05
+    done
+    port=$(cat "$d/port")
+    run env -i PATH="$CLEAN_PATH" HOME="$HOME" NODUS_SERVER="https://127.0.0.1:$port" \
+        NODUS_TOKEN=t-conf NODUS_CA="$d/ca.pem" \
+        bats "$ND_ROOT/tests/conformance/05-errors.bats" "$ND_ROOT/tests/conformance/03-pages.bats"
+    local ok_status=$status ok_output=$output
+    # without the token: every check fails at its set-up, saying why
+    run env -i PATH="$CLEAN_PATH" HOME="$HOME" NODUS_SERVER="https://127.0.0.1:$port" \
+        NODUS_CA="$d/ca.pem" bats -f 'missing object' "$ND_ROOT/tests/conformance/05-errors.bats"
+    kill "$pid"
+    wait "$pid" || true
+    [ "$status" -eq 1 ]
+    assert_output --partial "could not create the project conformance-"
+    assert_output --partial '"reason":"Unauthorized"'
+    output=$ok_output
+    echo "$output" | grep -A12 '^not ok' || true
+    [ "$ok_status" -eq 0 ]
+    refute_output --partial 'not ok'
+}
