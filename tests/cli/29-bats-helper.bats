@@ -60,6 +60,16 @@ inner() {
     assert_line "ok 3 the image of a Job cannot change"
 }
 
+@test "it works beside bats-support and bats-assert" {
+    [ -d /usr/lib/bats/bats-assert ] || skip "bats-assert is not installed in /usr/lib/bats"
+    sed 's|^load .*|&\nbats_load_library bats-support\nbats_load_library bats-assert|' \
+        "$BATS_FILE_TMPDIR/train.bats" >"$BATS_FILE_TMPDIR/both.bats"
+    grep -q '^bats_load_library bats-assert$' "$BATS_FILE_TMPDIR/both.bats"
+    inner "$BATS_FILE_TMPDIR/both.bats" BATS_LIB_PATH=/usr/lib/bats
+    [ "$status" -eq 0 ]
+    assert_line "ok 2 a run of ten minutes on one H100 costs its rate for ten minutes"
+}
+
 FIX=$ND_ROOT/tests/cli/fixtures/bats-helper
 
 @test "failing assertions print what they saw" {

@@ -74,6 +74,9 @@ teardown_file() {
     # and it cleaned up: only the projects that were there before
     run bash -c "curl -s '$EMU_URL/api/v1/namespaces' | jq -r '[.items[].metadata.name] | sort | join(\",\")'"
     assert_output default,nodus
+    # and the emulator reported nothing wrong (under the sanitizers: no report)
+    run grep -cE 'AddressSanitizer|runtime error|LeakSanitizer' "$BATS_FILE_TMPDIR/emulator.err"
+    assert_output 0
 }
 
 @test "the kit sends NODUS_TOKEN and trusts NODUS_CA: it passes against an https emulator that needs tokens" {

@@ -104,7 +104,8 @@ nodus_api() {
     local method=$1 path=$2 out code
     local args=(-sS -X "$method" -w '\n%{http_code}')
     [ $# -ge 3 ] && args+=(-H 'Content-Type: application/json' --data-binary "$3")
-    out=$(curl "${args[@]}" "$NODUS_SERVER$path") || _nodus_fail "curl failed: $method $path" || return 1
+    out=$(curl "${args[@]}" "$NODUS_SERVER$path") ||
+        { _nodus_fail "curl failed: $method $path"; return 1; }
     code=${out##*$'\n'}
     out=${out%$'\n'*}
     case $code in
@@ -193,7 +194,8 @@ assert_cost() {
     fi
     [ $ok -eq 0 ] && return 0
     _nodus_fail "assert_cost: $ref: expected cost $op \$${want#\$}, got \$$got" \
-        "phase: $(jq -r '.status.phase // "(none)"' <<<"$obj"), rate: $(jq -r '.status.rateUSDPerHour // "(none)"' <<<"$obj")/h"
+        "$(jq -r '"phase: \(.status.phase // "(none)"), rate: \(.status.rateUSDPerHour // "(none)")/h"' \
+            <<<"$obj")"
 }
 
 # assert_status_reason REASON -- COMMAND...: COMMAND (usually a nodus command) fails,
@@ -218,7 +220,8 @@ assert_status_reason() {
     if [ $rc -eq 0 ]; then
         _nodus_fail "assert_status_reason: expected '$*' to fail with $want; it succeeded (exit 0)"
     else
-        _nodus_fail "assert_status_reason: expected '$*' to fail with $want; got ${got:-no Status} (exit $rc)"
+        local what="got ${got:-no Status} (exit $rc)"
+        _nodus_fail "assert_status_reason: expected '$*' to fail with $want; $what"
     fi
     printf '%s\n' "stdout: $(cat "$out")" "stderr: $(cat "$err")" >&2
     rm -f "$out" "$err"
