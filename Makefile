@@ -7,6 +7,7 @@
 #   make fuzz       fuzz every parser (clang, libFuzzer; FUZZ_SECONDS, FUZZ_TARGETS)
 #   make bench      run the benchmarks, ~10 min (docs/benchmarks.md; BENCH_QUICK=1: ~2 min)
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make conformance  the conformance kit against NODUS_SERVER (docs/conformance.md)
 #   make completions  regenerate completions/ from bin/nodus (a test fails when stale)
 #   make clean
 
@@ -66,7 +67,8 @@ UNIT_HELP_OBJS := $(UNIT_HELP:%.c=$(BUILD)/%.o)
 HOSTILE_SEND := $(BUILD)/tests/hostile/send
 LIBNODUS  := $(BUILD)/libnodus.a
 
-.PHONY: all check check-run asan demo bench bench-tools install clean deps client-deps units completions
+.PHONY: all check check-run asan demo bench bench-tools install clean deps client-deps units \
+    completions conformance install-bats
 .DEFAULT_GOAL := all
 
 all: $(BIN)/nodus $(BIN)/nodus-emulator units
@@ -162,6 +164,16 @@ check: deps client-deps
 check-run:
 	@ND_BUILD=$(BUILD) ND_BIN=$(BIN) tests/run-tests.sh
 
+# make conformance: the kit of tests/conformance (docs/conformance.md) against the server
+# NODUS_SERVER names (with NODUS_TOKEN, NODUS_CA, NODUS_INSECURE=1); it needs no build.
+conformance:
+	@if [ -z "$$NODUS_SERVER" ]; then \
+	    echo "make conformance: NODUS_SERVER is not set: name the server to test" >&2; \
+	    echo "fix: NODUS_SERVER=https://nodus.example.com make conformance" >&2; \
+	    echo "     (a local emulator: nodus emulator start; eval \"\$$(nodus emulator env)\"; make conformance)" >&2; \
+	    exit 2; fi
+	@ND_SUITES=conformance ND_BIN=. tests/run-tests.sh
+
 asan: deps client-deps
 	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/bin OPT=-O1 \
 	    EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
@@ -220,6 +232,13 @@ install: all
 	install -m 644 completions/nodus.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/nodus
 	install -m 644 completions/_nodus $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_nodus
 	install -m 644 completions/nodus.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/nodus.fish
+	@$(MAKE) --no-print-directory install-bats
+
+# the bats helper for users' suites (docs/testing.md)
+install-bats:
+	install -d $(DESTDIR)$(PREFIX)/share/nodus/bats/nodus
+	install -m 644 tests/lib/nodus-bats/nodus.bash $(DESTDIR)$(PREFIX)/share/nodus/bats/nodus.bash
+	install -m 644 tests/lib/nodus-bats/nodus.bash $(DESTDIR)$(PREFIX)/share/nodus/bats/nodus/load.bash
 
 completions: $(BIN)/nodus
 	$(BIN)/nodus completion bash > completions/nodus.bash

@@ -30,6 +30,7 @@ setup() {
 @test "README.md" { run_page README.md; }
 @test "docs/api.md" { run_page docs/api.md; }
 @test "docs/benchmarks.md" { run_page docs/benchmarks.md; }
+@test "docs/conformance.md" { run_page docs/conformance.md; }
 @test "docs/emulator.md" { run_page docs/emulator.md; }
 @test "docs/exec-files.md" { run_page docs/exec-files.md; }
 @test "docs/kinds.md" { run_page docs/kinds.md; }
@@ -40,6 +41,7 @@ setup() {
 @test "docs/pools.md" { run_page docs/pools.md; }
 @test "docs/security.md" { run_page docs/security.md; }
 @test "docs/simulation.md" { run_page docs/simulation.md; }
+@test "docs/testing.md" { run_page docs/testing.md; }
 
 # The runner itself, on small pages of its own.
 
