@@ -36,7 +36,7 @@
 # target of the kubectl on PATH). ND_KUBECTL_VERSIONS="1.33" narrows a run while
 # debugging. 1.27 and 1.28 are left out: their writes need OpenAPI v2 as protobuf
 # (kubectl-compat.md).
-KC_WANTED=${ND_KUBECTL_VERSIONS:-"1.29 1.30 1.31 1.32 1.33"}
+KC_WANTED=${ND_KUBECTL_VERSIONS:-"1.27 1.28 1.29 1.30 1.31 1.32 1.33"}
 
 kubectl_setup() {
     KC_DIR=
