@@ -53,9 +53,10 @@ static json_t *user_info(const struct em_identity *who)
 
 static void whoami(const struct em_identity *who, struct em_resp *resp, bool beta)
 {
+    const char *version = beta ? EM_AUTHN_GROUP "/v1beta1" : EM_AUTHN_GROUP "/v1";
     json_t *out = json_pack("{sssss{sn}s{so}}", "kind", "SelfSubjectReview", "apiVersion",
-                            beta ? EM_AUTHN_GROUP "/v1beta1" : EM_AUTHN_GROUP "/v1", "metadata", "creationTimestamp", "status",
-                            "userInfo", user_info(who));
+                            version, "metadata", "creationTimestamp", "status", "userInfo",
+                            user_info(who));
     em_resp_json(resp, 201, out);
     json_decref(out);
 }
