@@ -14,10 +14,13 @@
 
 #define AUTHN_PATH "/apis/" EM_AUTHN_GROUP "/v1/selfsubjectreviews"
 #define AUTHZ_PATH "/apis/" EM_AUTHZ_GROUP "/v1/selfsubjectaccessreviews"
+/* kubectl 1.27 asks v1beta1 (kube-apiserver 1.27 and 1.28 serve it), answered in kind */
+#define AUTHN_PATH_BETA "/apis/" EM_AUTHN_GROUP "/v1beta1/selfsubjectreviews"
 
 bool em_review_path(const char *path)
 {
-    return strcmp(path, AUTHN_PATH) == 0 || strcmp(path, AUTHZ_PATH) == 0;
+    return strcmp(path, AUTHN_PATH) == 0 || strcmp(path, AUTHZ_PATH) == 0 ||
+           strcmp(path, AUTHN_PATH_BETA) == 0;
 }
 
 /* ---- whoami ---- */
@@ -48,11 +51,12 @@ static json_t *user_info(const struct em_identity *who)
                      "nodus.dev/scopes", scope_list(who->scopes));
 }
 
-static void whoami(const struct em_identity *who, struct em_resp *resp)
+static void whoami(const struct em_identity *who, struct em_resp *resp, bool beta)
 {
+    const char *version = beta ? EM_AUTHN_GROUP "/v1beta1" : EM_AUTHN_GROUP "/v1";
     json_t *out = json_pack("{sssss{sn}s{so}}", "kind", "SelfSubjectReview", "apiVersion",
-                            EM_AUTHN_GROUP "/v1", "metadata", "creationTimestamp", "status",
-                            "userInfo", user_info(who));
+                            version, "metadata", "creationTimestamp", "status", "userInfo",
+                            user_info(who));
     em_resp_json(resp, 201, out);
     json_decref(out);
 }
@@ -201,8 +205,8 @@ int em_review_handle(struct em_server *srv, struct em_req *req, struct em_resp *
                       "types include: application/json, application/vnd.kubernetes.protobuf");
         return 1;
     }
-    if (strcmp(req->path, AUTHN_PATH) == 0)
-        whoami(who, resp);
+    if (strcmp(req->path, AUTHZ_PATH) != 0)
+        whoami(who, resp, strcmp(req->path, AUTHN_PATH_BETA) == 0);
     else
         can_i(srv, req, resp, who);
     return 1;

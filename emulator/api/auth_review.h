@@ -1,6 +1,7 @@
 /* auth_review.h: kubectl's `auth whoami` and `auth can-i`, served.
  *
  *   POST /apis/authentication.k8s.io/v1/selfsubjectreviews        who the caller is
+ *        (and v1beta1, which kubectl 1.27 asks, answered as v1beta1)
  *   POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews   may the caller do this
  *
  * Any caller with a valid token may ask both (authz.c routes them as EM_ROUTE_REVIEW).

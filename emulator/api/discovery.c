@@ -1,6 +1,7 @@
 /* Discovery and OpenAPI documents; see discovery.h. */
 #include "discovery.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/openapi.h"
@@ -12,17 +13,22 @@
 
 #define AGG_V2 "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 #define AGG_V2BETA1 "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+/* OpenAPI v2 as protobuf: kubectl asks with the old name, kube-apiserver answers with the
+ * new one (and takes both). */
+#define PB_V2 "com.github.proto-openapi.spec.v2.v1.0+protobuf"
+#define PB_V2_OLD "com.github.proto-openapi.spec.v2@v1.0+protobuf"
 
 /* Each document is kept serialised, with its ETag. */
 struct doc {
     char *body;
+    size_t len;
     char etag[20];
 };
 
 static struct {
     struct doc version, api, apis, group, core_list, nodus_list;
     struct doc agg_api_v2, agg_apis_v2, agg_api_v2b1, agg_apis_v2b1;
-    struct doc openapi_root, openapi_group, openapi_core;
+    struct doc openapi_root, openapi_group, openapi_core, openapi_v2, openapi_v2_pb;
     struct doc authn_group, authn_list, authz_group, authz_list; /* auth_review.h */
     char *group_hash, *core_hash;
 } d;
@@ -30,10 +36,21 @@ static struct {
 static void set_doc(struct doc *doc, json_t *j)
 {
     doc->body = json_dumps(j, JSON_COMPACT);
+    doc->len = strlen(doc->body);
     char hex[17];
-    nd_hash_hex(nd_fnv64(ND_FNV64_INIT, doc->body, strlen(doc->body)), hex);
+    nd_hash_hex(nd_fnv64(ND_FNV64_INIT, doc->body, doc->len), hex);
     snprintf(doc->etag, sizeof doc->etag, "\"%s\"", hex);
     json_decref(j);
+}
+
+/* A binary document: takes b's bytes. */
+static void set_bin_doc(struct doc *doc, struct nd_buf *b)
+{
+    doc->len = b->len;
+    doc->body = nd_buf_detach(b);
+    char hex[17];
+    nd_hash_hex(nd_fnv64(ND_FNV64_INIT, doc->body, doc->len), hex);
+    snprintf(doc->etag, sizeof doc->etag, "\"%s\"", hex);
 }
 
 static json_t *str_array(const char *const *list)
@@ -250,11 +267,28 @@ static int openapi_ready(void)
     return 0;
 }
 
+/* OpenAPI v2 (kubectl 1.27 and 1.28 validate and explain with it), made at its first
+ * request like v3, in JSON and in protobuf. -1 when the built-in schemas do not load. */
+static int openapi_v2_ready(void)
+{
+    if (d.openapi_v2.body)
+        return 0;
+    json_t *doc = nd_openapi_v2();
+    if (!doc)
+        return -1;
+    struct nd_buf pb = ND_BUF_INIT;
+    nd_openapi_v2_protobuf(doc, &pb);
+    set_bin_doc(&d.openapi_v2_pb, &pb);
+    set_doc(&d.openapi_v2, doc);
+    return 0;
+}
+
 void em_discovery_release(void)
 {
     struct doc *docs[] = {&d.version, &d.api, &d.apis, &d.group, &d.core_list, &d.nodus_list,
                           &d.agg_api_v2, &d.agg_apis_v2, &d.agg_api_v2b1, &d.agg_apis_v2b1,
                           &d.openapi_root, &d.openapi_group, &d.openapi_core,
+                          &d.openapi_v2, &d.openapi_v2_pb,
                           &d.authn_group, &d.authn_list, &d.authz_group, &d.authz_list};
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
         free(docs[i]->body);
@@ -274,7 +308,70 @@ static void serve(const struct em_req *req, struct em_resp *resp, const struct d
         em_resp_set_type(resp, type);
         return;
     }
-    em_resp_text(resp, 200, type, doc->body);
+    resp->code = 200;
+    nd_buf_reset(&resp->body);
+    nd_buf_add(&resp->body, doc->body, doc->len);
+    em_resp_set_type(resp, type);
+}
+
+/* Which OpenAPI v2 encoding Accept asks for, as kube-apiserver chooses: the clauses by
+ * quality (then the more specific first), the first one that JSON (application/json)
+ * or protobuf matches, a wildcard matching JSON first. No Accept is `*` `/` `*`.
+ * Returns 'j', 'p', or 0 (406). */
+static int openapi_v2_format(const struct em_req *req)
+{
+    const char *accept = em_req_header(req, "accept");
+    if (!accept || !*accept)
+        return 'j';
+    struct clause {
+        char type[96];
+        double q;
+        int spec;
+    } cl[16];
+    size_t n = 0;
+    for (const char *p = accept; *p && n < sizeof cl / sizeof cl[0];) {
+        size_t len = strcspn(p, ",");
+        struct clause c = {.q = 1};
+        size_t tlen = strcspn(p, ";,");
+        while (tlen && (*p == ' ' || *p == '\t'))
+            p++, tlen--, len--;
+        while (tlen && (p[tlen - 1] == ' ' || p[tlen - 1] == '\t'))
+            tlen--;
+        if (tlen < sizeof c.type) {
+            memcpy(c.type, p, tlen);
+            c.type[tlen] = '\0';
+            for (const char *q = p + tlen; q < p + len; q++) {
+                if (*q == ';') {
+                    const char *v = q + 1 + strspn(q + 1, " ");
+                    if (v[0] == 'q' && v[1] == '=')
+                        c.q = strtod(v + 2, NULL);
+                }
+            }
+            c.spec = strcmp(c.type, "*/*") == 0 ? 0 : strstr(c.type, "/*") ? 1 : 2;
+            /* insert after every clause it does not beat: a stable sort */
+            size_t at = n;
+            while (at > 0 && (cl[at - 1].q < c.q || (cl[at - 1].q == c.q &&
+                                                      cl[at - 1].spec < c.spec))) {
+                cl[at] = cl[at - 1];
+                at--;
+            }
+            cl[at] = c;
+            n++;
+        }
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (cl[i].q <= 0)
+            continue;
+        const char *t = cl[i].type;
+        if (!strcmp(t, "*/*") || !strcmp(t, "application/*") || !strcmp(t, "application/json"))
+            return 'j';
+        if (!strcmp(t, "application/" PB_V2) || !strcmp(t, "application/" PB_V2_OLD))
+            return 'p';
+    }
+    return 0;
 }
 
 /* Aggregated discovery is served when Accept offers it: the first version offered wins. */
@@ -332,10 +429,27 @@ int em_discovery_handle(struct em_server *srv, const struct em_req *req, struct 
         if (hash && strcmp(hash, core ? d.core_hash : d.group_hash) == 0)
             em_resp_set_header(resp, "Cache-Control", "public, immutable");
         serve(req, resp, core ? &d.openapi_core : &d.openapi_group, "application/json");
+    } else if (strcmp(p, "/openapi/v2") == 0) {
+        if (openapi_v2_ready() < 0) {
+            em_resp_error(srv, req, resp, "InternalError",
+                          "the built-in kind schemas do not load (a build problem)");
+            return 1;
+        }
+        em_resp_set_header(resp, "Vary", "Accept");
+        int format = openapi_v2_format(req);
+        if (!format) {
+            em_resp_error(srv, req, resp, "NotAcceptable",
+                          "/openapi/v2 is served as application/json or as "
+                          "application/" PB_V2);
+            return 1;
+        }
+        if (format == 'p')
+            serve(req, resp, &d.openapi_v2_pb, "application/" PB_V2);
+        else
+            serve(req, resp, &d.openapi_v2, "application/json");
     } else if (strncmp(p, "/openapi/", 9) == 0) {
-        /* OpenAPI v2 is only ever asked for as protobuf, which is not served. */
         em_resp_error(srv, req, resp, "NotFound", "the server could not find the requested "
-                                                  "resource (OpenAPI v2 is not served; use v3)");
+                                                  "resource");
         return 1;
     } else {
         return 0;

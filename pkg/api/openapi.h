@@ -27,6 +27,21 @@ json_t *nd_openapi_v3_core(void);
 /* The root document served at /openapi/v3: {"paths": {"api/v1": {"serverRelativeURL":
  * "/openapi/v3/api/v1?hash=<core_hash>"}, "apis/nodus.dev/v1": {...}}}. NEW. */
 json_t *nd_openapi_v3_root(const char *core_hash, const char *group_hash);
+/* The Swagger 2.0 document served at /openapi/v2 (openapi_v2.c), made from the two v3
+ * documents: their paths and operations in v2's shape (a `body` parameter, the query
+ * parameters' own `type`, consumes/produces, x-kubernetes-action and
+ * x-kubernetes-group-version-kind kept), and their schemas under `definitions`, with
+ * `$ref`s to #/definitions/ and no `nullable`. NEW, or NULL as above. */
+json_t *nd_openapi_v2(void);
+/* doc (a Swagger 2.0 document as nd_openapi_v2 makes) as the protobuf message
+ * openapi.v2.Document of gnostic's OpenAPIv2.proto, what kubectl 1.27 and 1.28 ask for
+ * (openapi_v2_pb.c): swagger, info, paths (operations, parameters, responses, vendor
+ * extensions) and definitions (every schema keyword of a Swagger schema; each
+ * vendor extension a NamedAny whose Any holds the value as YAML, here JSON, which YAML
+ * reads). Appended to out. */
+struct nd_buf;
+void nd_openapi_v2_protobuf(const json_t *doc, struct nd_buf *out);
+
 /* The components.schemas name of a kind: "dev.nodus.v1.Job", "io.k8s.api.core.v1.Event".
  * NEW string. */
 char *nd_openapi_schema_name(const struct nd_kind *k);

@@ -89,8 +89,10 @@ AGG_B1='Accept: application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDisc
     assert_output Job
 }
 
-@test "OpenAPI v2 is not served (kubectl 1.29+ uses v3)" {
-    http GET /openapi/v2
+@test "OpenAPI: other documents than v2 and v3 are not served (v2: 31-openapi-v2.bats)" {
+    http GET /openapi/v1
+    [ "$CODE" = 404 ]
+    http GET /swagger-2.0.0.pb-v1
     [ "$CODE" = 404 ]
 }
 

@@ -88,6 +88,16 @@ may() {
     assert_equal "$(body_json .message)" "the bearer token is not known"
 }
 
+@test "whoami in v1beta1 (kubectl 1.27 asks it) is answered as v1beta1" {
+    review t-read /apis/authentication.k8s.io/v1beta1/selfsubjectreviews \
+        '{"apiVersion":"authentication.k8s.io/v1beta1","kind":"SelfSubjectReview"}'
+    assert_equal "$CODE" 201
+    assert_equal "$(jq -c '[.kind, .apiVersion, .status.userInfo.username]' "$BODY")" \
+        '["SelfSubjectReview","authentication.k8s.io/v1beta1","rita"]'
+    http POST /apis/authentication.k8s.io/v1beta1/selfsubjectreviews '{}'
+    assert_equal "$CODE" 401
+}
+
 @test "a review is for any valid token: a read-only one creates both, and they store nothing" {
     before=$(find "$EMU_STATE" -type f -printf '%p %s %T@\n' | sort)
     review t-read "$WHO" '{}'

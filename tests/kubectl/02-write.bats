@@ -111,7 +111,12 @@ teardown() {
         run -0 --separate-stderr kc label nj "l-$SFX" tier- team=ai --overwrite
         assert_output "job.nodus.dev/l-$SFX labeled"
         run -0 --separate-stderr kc annotate nj "l-$SFX" note=hello
-        assert_output "job.nodus.dev/l-$SFX annotated"
+        # kubectl 1.27 prints its verb unconjugated ("annotate"), whatever the server
+        if [ "$KV" = 1.27 ]; then
+            assert_output "job.nodus.dev/l-$SFX annotate"
+        else
+            assert_output "job.nodus.dev/l-$SFX annotated"
+        fi
         emu_get default jobs "l-$SFX"
         jq -e '(.metadata.labels | has("tier") | not) and .metadata.labels.team == "ai"
                and .metadata.labels.app == "trainer"

@@ -1,6 +1,6 @@
 # Helpers for the kubectl suite (tests/kubectl/): run the REAL kubectl binaries of the
 # machine against this file's emulator. Load after ../lib/common. Every kubectl run costs
-# about 0.12 s of CPU, and the suite runs each test for five versions: check what a
+# about 0.12 s of CPU, and the suite runs each test for seven versions: check what a
 # write stored with curl (emu_get), not with another kubectl run.
 #
 #   kubectl_setup           in setup_file, after start_emulator: finds the kubectl
@@ -34,9 +34,9 @@
 
 # The versions the suite runs, each that the machine has (kubectl.<version> beside the
 # target of the kubectl on PATH). ND_KUBECTL_VERSIONS="1.33" narrows a run while
-# debugging. 1.27 and 1.28 are left out: their writes need OpenAPI v2 as protobuf
-# (kubectl-compat.md).
-KC_WANTED=${ND_KUBECTL_VERSIONS:-"1.29 1.30 1.31 1.32 1.33"}
+# debugging. 1.27 and 1.28 validate, apply and explain with OpenAPI v2 (protobuf, from
+# /openapi/v2), 1.29 and later with v3: both are exercised.
+KC_WANTED=${ND_KUBECTL_VERSIONS:-"1.27 1.28 1.29 1.30 1.31 1.32 1.33"}
 
 kubectl_setup() {
     KC_DIR=

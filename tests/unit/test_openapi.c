@@ -10,6 +10,7 @@
 
 #include "api/openapi.h"
 #include "api/schema.h"
+#include "util/buf.h"
 
 static json_t *group_doc, *core_doc;
 
@@ -299,6 +300,88 @@ static void test_hash_and_root(void **state)
     free(c);
 }
 
+/* v2: the kinds' definitions and paths come from v3, in v2's shape. */
+static void test_v2(void **state)
+{
+    (void)state;
+    json_t *v2 = nd_openapi_v2();
+    assert_non_null(v2);
+    assert_string_equal(json_string_value(json_object_get(v2, "swagger")), "2.0");
+    json_t *defs = json_object_get(v2, "definitions");
+    for (size_t i = 0; i < nd_kind_count(); i++) {
+        char *name = nd_openapi_schema_name(&nd_kinds[i]);
+        json_t *gvk = json_object_get(json_object_get(defs, name),
+                                      "x-kubernetes-group-version-kind");
+        assert_string_equal(json_string_value(json_object_get(json_array_get(gvk, 0), "kind")),
+                            nd_kinds[i].kind);
+        free(name);
+    }
+    json_t *meta = json_object_get(defs, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
+    json_t *fin = json_object_get(json_object_get(meta, "properties"), "finalizers");
+    assert_null(json_object_get(fin, "nullable"));
+    assert_string_equal(json_string_value(json_object_get(fin, "type")), "array");
+    json_t *patch = json_object_get(
+        json_object_get(json_object_get(v2, "paths"),
+                        "/apis/nodus.dev/v1/namespaces/{namespace}/jobs/{name}"),
+        "patch");
+    json_t *body = json_array_get(json_object_get(patch, "parameters"), 0);
+    assert_string_equal(json_string_value(json_object_get(body, "in")), "body");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(body, "schema"), "$ref")),
+        "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch");
+    assert_true(has_param(patch, "fieldValidation"));
+    json_decref(v2);
+}
+
+static void assert_bytes(const struct nd_buf *b, const unsigned char *want, size_t n)
+{
+    assert_int_equal(b->len, n);
+    assert_memory_equal(b->data, want, n);
+}
+
+/* The protobuf encoding, byte for byte (gnostic's field numbers). */
+static void test_v2_protobuf(void **state)
+{
+    (void)state;
+    struct nd_buf b = ND_BUF_INIT;
+    json_t *doc = json_pack("{s:s, s:{s:s, s:s}}", "swagger", "2.0", "info", "title", "T",
+                            "version", "v");
+    nd_openapi_v2_protobuf(doc, &b);
+    static const unsigned char info[] = {0x0a, 3,    '2', '.', '0', 0x12, 6,   0x0a,
+                                         1,    'T',  0x12, 1,  'v'};
+    assert_bytes(&b, info, sizeof info);
+    json_decref(doc);
+
+    /* definitions (9) > NamedSchema (1: name 1, value 2) > Schema, in field order:
+     * additionalProperties 21 (boolean 2, written though false: a oneof), type 22
+     * (TypeItem: value 1), vendor_extension 31 (NamedAny: name 1, value 2 Any: yaml 2) */
+    nd_buf_reset(&b);
+    doc = json_pack("{s:{s:{s:s, s:b, s:i}}}", "definitions", "A", "type", "object",
+                    "additionalProperties", 0, "x-k", 1);
+    nd_openapi_v2_protobuf(doc, &b);
+    static const unsigned char defs[] = {
+        0x4a, 36,  0x0a, 34,  0x0a, 1,   'A', 0x12, 29,  0xaa, 0x01, 2,   0x10,
+        0,    0xb2, 0x01, 8,   0x0a, 6,   'o', 'b',  'j', 'e',  'c',  't', 0xfa,
+        0x01, 10,  0x0a, 3,   'x',  '-', 'k', 0x12, 3,   0x12, 1,    '1'};
+    assert_bytes(&b, defs, sizeof defs);
+    json_decref(doc);
+
+    /* a length past 127 takes two bytes of varint */
+    nd_buf_reset(&b);
+    char text[301];
+    memset(text, 'd', 300);
+    text[300] = '\0';
+    doc = json_pack("{s:{s:{s:s}}}", "definitions", "A", "description", text);
+    nd_openapi_v2_protobuf(doc, &b);
+    /* 300 = 0xac 0x02; the Schema 303, the NamedSchema 309, the Definitions 312 */
+    static const unsigned char head[] = {0x4a, 0xb8, 0x02, 0x0a, 0xb5, 0x02, 0x0a, 1,
+                                         'A',  0x12, 0xaf, 0x02, 0x22, 0xac, 0x02};
+    assert_int_equal(b.len, sizeof head + 300);
+    assert_memory_equal(b.data, head, sizeof head);
+    json_decref(doc);
+    nd_buf_release(&b);
+}
+
 int main(void)
 {
     /* clang-format off */
@@ -308,6 +391,8 @@ int main(void)
         cmocka_unit_test(test_refs_and_meta),
         cmocka_unit_test(test_core),
         cmocka_unit_test(test_hash_and_root),
+        cmocka_unit_test(test_v2),
+        cmocka_unit_test(test_v2_protobuf),
     };
     /* clang-format on */
     return cmocka_run_group_tests_name("openapi", tests, setup, teardown);
