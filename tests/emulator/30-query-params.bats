@@ -42,7 +42,7 @@ send() {
     local url="$NS/$2?$3"
     rm -f "$BATS_TEST_TMPDIR/body" # curl writes no file for an empty answer
     case $1 in
-    GET | DELETE) http "$1" "$url" ;;
+    GET | DELETE) http "$1" "$url" - -m 10 ;; # a watch taken for a list must not hang us
     POST) http POST "$url" "$(volume qp-new)" ;;
     PUT) http PUT "$url" "$(volume v1)" ;;
     PATCH) http PATCH "$url" '{"metadata":{"labels":{"x":"y"}}}' \
