@@ -125,9 +125,10 @@ $(BIN)/nodus-emulator: $(EMU_OBJS) $(LIBNODUS)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(EMU_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(MHD_LIBS) $(PC_LIBS) $(WSLAY_LIBS) -lutil -lpthread
 
 UNIT_STORE_BINS := $(filter $(BUILD)/tests/unit/test_store_%,$(UNIT_BINS))
+UNIT_PARAMS_BIN := $(BUILD)/tests/unit/test_params
 STORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard emulator/store/*.c)))
 
-$(filter-out $(UNIT_STORE_BINS),$(UNIT_BINS)): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELP_OBJS) $(LIBNODUS)
+$(filter-out $(UNIT_STORE_BINS) $(UNIT_PARAMS_BIN),$(UNIT_BINS)): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS) $(WSLAY_LIBS)
 
@@ -136,6 +137,12 @@ $(BUILD)/tests/unit/test_store_%.o: ALL_CFLAGS += -Iemulator/store
 $(UNIT_STORE_BINS): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(STORE_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(STORE_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS) -lpthread
+
+# the query parameter table (emulator/api/query.c) needs nothing else of the server
+$(BUILD)/tests/unit/test_params.o: ALL_CFLAGS += -Iemulator/api
+$(UNIT_PARAMS_BIN): $(BUILD)/tests/unit/test_params.o $(BUILD)/emulator/api/query.o $(UNIT_HELP_OBJS) $(LIBNODUS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/emulator/api/query.o $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS)
 
 # the hostile corpus's driver (tests/hostile): sockets only, no library
 $(HOSTILE_SEND): $(BUILD)/tests/hostile/send.o

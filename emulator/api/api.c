@@ -10,6 +10,7 @@
 #include "errors.h"
 #include "json/json.h"
 #include "protobuf.h"
+#include "query.h"
 #include "selector/selector.h"
 #include "table.h"
 #include "util/validate.h"
@@ -202,9 +203,6 @@ static int dispatch(struct em_api *a)
     if (*a->ns && !nd_is_dns_label(a->ns))
         return nd_status_set(&a->st, "NotFound", NULL, "namespaces \"%s\" not found", a->ns);
     bool item = p->name != NULL;
-    bool watch;
-    if (strcmp(a->req->method, "GET") == 0 && em_api_query_bool(a, "watch", &watch) < 0)
-        return -1;
     const char *verb = em_authz_verb(a->req, p);
     if (!verb)
         return nd_status_set(&a->st, "MethodNotAllowed", NULL,
@@ -225,6 +223,11 @@ static int dispatch(struct em_api *a)
         nd_validate_dns_label(p->name, "metadata.name", &a->st);
         return -1;
     }
+    /* every query parameter of the verb (the subresource's name for log, exec, files,
+     * invoke), before anything reads state: query.h */
+    if (em_query_check(a->req->query, p->sub && strcmp(p->sub, "status") ? p->sub : verb,
+                       &a->st) < 0)
+        return -1;
     if (p->sub && strcmp(p->sub, "status") != 0)
         return em_subresource_dispatch(a, verb);
     if (p->sub) {
@@ -275,6 +278,7 @@ void em_api_handle(struct em_server *srv, struct em_req *req, struct em_resp *re
     }
     if (em_api_check_query(&a) < 0 || dispatch(&a) < 0)
         em_resp_status(srv, req, resp, &a.st);
+    em_api_pretty(&a);
     size_t i;
     json_t *w;
     json_array_foreach(a.warnings, i, w) {

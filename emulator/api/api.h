@@ -83,6 +83,12 @@ int em_api_query_rv(struct em_api *a, int64_t *rv);
 int em_api_query_bool(struct em_api *a, const char *name, bool *out);
 /* The same for a value: 0 (and *out) when it is a boolean (NULL is false), else -1. */
 int em_parse_bool(const char *v, bool *out);
+/* An integer query parameter (Go's strconv.ParseInt(v, 10, 64)): *given false and *out
+ * untouched when absent or empty; -1 with a BadRequest naming it when it is not one. The table of
+ * query.h has checked it already on the API's paths. */
+int em_api_query_int(struct em_api *a, const char *name, int64_t *out, bool *given);
+/* pretty=true: re-indents a JSON answer already in a->resp (not a stream). */
+void em_api_pretty(struct em_api *a);
 
 /* True when the Accept header asks for a Table. Sets *ok false for an Accept naming
  * nothing this server can send. */

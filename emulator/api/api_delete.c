@@ -15,29 +15,19 @@ struct delete_opts {
     json_t *body; /* owns the strings above when they came from the body */
 };
 
-static bool valid_grace(const char *s)
-{
-    size_t n = strspn(s, "0123456789");
-    return n > 0 && n <= 18 && s[n] == '\0';
-}
-
 static int delete_options(struct em_api *a, struct delete_opts *o)
 {
     memset(o, 0, sizeof *o);
     if (em_api_dry_run(a, &o->dry_run) < 0)
         return -1;
     o->propagation = em_req_query(a->req, "propagationPolicy");
-    const char *orphan = em_req_query(a->req, "orphanDependents");
-    if (orphan && strcmp(orphan, "true") == 0)
+    /* orphanDependents (deprecated) and gracePeriodSeconds were checked by the table of
+     * query.h: nothing here waits out a grace period */
+    bool orphan;
+    if (em_api_query_bool(a, "orphanDependents", &orphan) < 0)
+        return -1;
+    if (orphan)
         o->propagation = "Orphan";
-    /* Nothing here waits out a grace period, but a value that is not a count of seconds
-     * is the client's mistake and is not taken as "now". */
-    const char *grace = em_req_query(a->req, "gracePeriodSeconds");
-    if (grace && !valid_grace(grace))
-        return nd_status_set(&a->st, "BadRequest", "give a whole number of seconds, such as 0",
-                             "gracePeriodSeconds: Invalid value: \"%s\": must be a whole number "
-                             "of seconds, 0 or more",
-                             grace);
     if (a->req->body.len) {
         o->body = nd_json_load(a->req->body.data, a->req->body.len, "body", &a->st);
         if (!o->body)

@@ -186,18 +186,14 @@ static char *make_continue(int64_t rv, const json_t *last)
 
 static int parse_limit(struct em_api *a, long *limit)
 {
-    const char *s = em_req_query(a->req, "limit");
+    int64_t v;
+    bool given;
     *limit = LIST_DEFAULT;
-    if (!s || !*s)
-        return 0;
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*end || v < 0)
-        return nd_status_set(&a->st, "BadRequest", NULL,
-                             "limit: %s is not a non-negative integer", s);
-    if (v == 0)
-        v = LIST_DEFAULT;
-    *limit = v > LIST_MAX ? LIST_MAX : v;
+    /* a whole number, 0 or more (query.h checked it): 0 is the default page */
+    if (em_api_query_int(a, "limit", &v, &given) < 0)
+        return -1;
+    if (given && v > 0)
+        *limit = v > LIST_MAX ? LIST_MAX : (long)v;
     return 0;
 }
 

@@ -174,8 +174,10 @@ static int get_files(struct em_api *a, const json_t *obj)
         goto out;
     if ((treefd = open_tree(a, obj, &a->st)) < 0)
         goto out;
-    const char *stat = em_req_query(a->req, "stat");
-    if (stat && (!strcmp(stat, "true") || !strcmp(stat, "1"))) {
+    bool stat;
+    if (em_api_query_bool(a, "stat", &stat) < 0)
+        goto out;
+    if (stat) {
         rc = stat_answer(a, treefd, rel.data);
         goto out;
     }

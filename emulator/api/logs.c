@@ -154,43 +154,15 @@ struct log_opts {
     int64_t limit;    /* -1: no limit */
 };
 
-/* strconv.ParseBool, as the API server parses its query. */
+/* Booleans and integers as the table of query.h reads them (it has checked them). */
 static int parse_bool(struct em_api *a, const char *name, bool *out)
 {
-    const char *v = em_req_query(a->req, name);
-    *out = false;
-    if (!v || !*v)
-        return 0;
-    static const char *const yes[] = {"1", "t", "T", "TRUE", "true", "True", NULL};
-    static const char *const no[] = {"0", "f", "F", "FALSE", "false", "False", NULL};
-    for (int i = 0; yes[i]; i++)
-        if (!strcmp(v, yes[i])) {
-            *out = true;
-            return 0;
-        }
-    for (int i = 0; no[i]; i++)
-        if (!strcmp(v, no[i]))
-            return 0;
-    return nd_status_set(&a->st, "BadRequest", "use true or false",
-                         "%s: invalid value %s (want true or false)", name, v);
+    return em_api_query_bool(a, name, out);
 }
 
-/* An integer query value; *set false when absent. */
 static int parse_int(struct em_api *a, const char *name, int64_t *out, bool *set)
 {
-    const char *v = em_req_query(a->req, name);
-    *set = false;
-    if (!v || !*v)
-        return 0;
-    char *end;
-    errno = 0;
-    long long n = strtoll(v, &end, 10);
-    if (*end || errno)
-        return nd_status_set(&a->st, "BadRequest", NULL, "%s: invalid value %s (want an integer)",
-                             name, v);
-    *out = n;
-    *set = true;
-    return 0;
+    return em_api_query_int(a, name, out, set);
 }
 
 static int invalid(struct em_api *a, const char *field, long long value, const char *why,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "query.h"
 #include "util/xmalloc.h"
 
 struct query_check {
@@ -85,27 +86,51 @@ int em_api_query_rv(struct em_api *a, int64_t *rv)
 
 int em_parse_bool(const char *v, bool *out)
 {
-    /* Go's strconv.ParseBool, as kube-apiserver reads booleans; absent or empty is false */
-    static const char *const yes[] = {"1", "t", "T", "true", "TRUE", "True", NULL};
-    static const char *const no[] = {"0", "f", "F", "false", "FALSE", "False", "", NULL};
-    *out = false;
-    if (!v)
-        return 0;
-    for (int i = 0; yes[i]; i++)
-        if (!strcmp(v, yes[i]))
-            return (*out = true), 0;
-    for (int i = 0; no[i]; i++)
-        if (!strcmp(v, no[i]))
-            return 0;
-    return -1;
+    return em_query_parse_bool(v, out);
 }
 
 int em_api_query_bool(struct em_api *a, const char *name, bool *out)
 {
     const char *v = em_req_query(a->req, name);
-    if (em_parse_bool(v, out) == 0)
+    if (em_query_parse_bool(v, out) == 0)
         return 0;
     return nd_status_set(&a->st, "BadRequest", "use true or false",
                          "invalid value for query parameter %s: \"%s\" (want true or false)", name,
                          v);
+}
+
+int em_api_query_int(struct em_api *a, const char *name, int64_t *out, bool *given)
+{
+    const char *v = em_req_query(a->req, name);
+    const char *why;
+    int64_t n;
+    *given = v && *v;
+    if (!*given)
+        return 0;
+    if (em_query_parse_int64(v, &n, &why) == 0)
+        return (*out = n), 0;
+    return nd_status_set(&a->st, "BadRequest", NULL,
+                         "invalid value for query parameter %s: \"%s\" (want a whole number: "
+                         "strconv.ParseInt: %s)",
+                         name, v, why);
+}
+
+void em_api_pretty(struct em_api *a)
+{
+    /* pretty=true: the JSON answer indented by two spaces, as kube-apiserver's
+     * json.MarshalIndent; streams (watch, logs) and other types stay as they are */
+    bool pretty;
+    const char *ct = a->resp->content_type;
+    if (em_query_parse_bool(em_req_query(a->req, "pretty"), &pretty) < 0 || !pretty ||
+        a->resp->stream || !a->resp->body.len || (ct && strcmp(ct, "application/json") != 0))
+        return;
+    json_t *v = json_loadb(a->resp->body.data, a->resp->body.len, JSON_DECODE_ANY, NULL);
+    char *text = v ? json_dumps(v, JSON_INDENT(2) | JSON_ENCODE_ANY) : NULL;
+    if (text) {
+        nd_buf_reset(&a->resp->body);
+        nd_buf_adds(&a->resp->body, text);
+        nd_buf_addch(&a->resp->body, '\n');
+    }
+    free(text);
+    json_decref(v);
 }

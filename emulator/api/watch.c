@@ -120,12 +120,17 @@ static void emit_expired(struct watch *w, int64_t rev)
     w->ended = true;
 }
 
-static void emit_bookmark(struct watch *w)
+/* A BOOKMARK at the store's revision; initial_end marks the end of the initial events
+ * of sendInitialEvents=true with the annotation client-go's streaming lists wait for. */
+static void emit_bookmark(struct watch *w, bool initial_end)
 {
     char rv[24];
     snprintf(rv, sizeof rv, "%lld", (long long)w->srv->store.revision);
     json_t *obj = json_pack("{sssss{ss}}", "kind", w->kind->kind, "apiVersion",
                             w->kind->api_version, "metadata", "resourceVersion", rv);
+    if (initial_end)
+        json_object_set_new(json_object_get(obj, "metadata"), "annotations",
+                            json_pack("{ss}", "k8s.io/initial-events-end", "true"));
     bool table = w->table;
     w->table = false;
     emit(w, "BOOKMARK", obj);
@@ -288,7 +293,7 @@ static ssize_t watch_read(void *cls, char *buf, size_t max)
             continue;
         int64_t emu_now = em_clock_now_ms(&srv->clock);
         if (w->bookmarks && emu_now >= w->next_bookmark_ms) {
-            emit_bookmark(w);
+            emit_bookmark(w, false);
             w->next_bookmark_ms = emu_now + BOOKMARK_MS;
             continue;
         }
@@ -321,9 +326,12 @@ int em_api_watch(struct em_api *a)
     struct em_server *srv = a->srv;
     const char *ls = em_req_query(a->req, "labelSelector");
     const char *fs = em_req_query(a->req, "fieldSelector");
-    const char *timeout = em_req_query(a->req, "timeoutSeconds");
-    int64_t rv;
-    if (em_api_query_rv(a, &rv) < 0)
+    int64_t rv, t = 0;
+    bool timeout, initial, initial_given = em_req_query(a->req, "sendInitialEvents") != NULL;
+    /* query.h's table checked these, and that sendInitialEvents comes with
+     * resourceVersionMatch=NotOlderThan */
+    if (em_api_query_rv(a, &rv) < 0 || em_api_query_int(a, "timeoutSeconds", &t, &timeout) < 0 ||
+        em_api_query_bool(a, "sendInitialEvents", &initial) < 0)
         return -1;
     struct watch *w = nd_xcalloc(1, sizeof *w);
     w->srv = srv;
@@ -336,25 +344,30 @@ int em_api_watch(struct em_api *a)
         goto fail;
     if (fs && *fs && !(w->fsel = nd_field_selector_parse(fs, a->kind->field_selectors, &a->st)))
         goto fail;
-    if (timeout && *timeout) {
-        char *end;
-        long t = strtol(timeout, &end, 10);
-        if (*end || t < 0) {
-            nd_status_set(&a->st, "BadRequest", NULL, "timeoutSeconds: invalid value %s", timeout);
-            goto fail;
-        }
-        if (t > WATCH_MAX_TIMEOUT_S) /* kube takes any int64: longer is forever here */
-            t = WATCH_MAX_TIMEOUT_S;
-        if (t > 0)
-            w->deadline_real_ms = em_real_now_ms() + (int64_t)t * 1000;
+    if (timeout && t < 0) {
+        nd_status_set(&a->st, "BadRequest", "send timeoutSeconds=0 or more, or leave it out",
+                      "invalid value for query parameter timeoutSeconds: \"%lld\" (want a whole "
+                      "number, 0 or more)",
+                      (long long)t);
+        goto fail;
     }
-    const char *bm = em_req_query(a->req, "allowWatchBookmarks");
-    w->bookmarks = bm && strcmp(bm, "true") == 0;
+    if (t > WATCH_MAX_TIMEOUT_S) /* kube takes any int64: longer is forever here */
+        t = WATCH_MAX_TIMEOUT_S;
+    if (t > 0)
+        w->deadline_real_ms = em_real_now_ms() + t * 1000;
+    if (em_api_query_bool(a, "allowWatchBookmarks", &w->bookmarks) < 0)
+        goto fail;
     w->next_bookmark_ms = em_clock_now_ms(&srv->clock) + BOOKMARK_MS;
     bool ok;
     w->table = em_accept_table(a->req, &ok);
-    if (rv <= 0) {
-        /* no starting point: the current objects first, as ADDED */
+    if (initial_given && !initial) {
+        /* sendInitialEvents=false: changes after rv (NotOlderThan), or from now */
+        w->last_rev = rv > 0 && rv < srv->store.revision ? rv : srv->store.revision;
+        if (!em_journal_covers(&srv->journal, w->last_rev))
+            emit_expired(w, w->last_rev);
+    } else if (rv <= 0 || initial) {
+        /* no starting point, or sendInitialEvents=true (a state at least as new as rv: the
+         * current one): the current objects first, as ADDED */
         w->last_rev = srv->store.revision;
         struct em_store_cursor c;
         em_store_seek(&srv->store, a->kind->plural, *a->ns ? a->ns : NULL, NULL, NULL, &c);
@@ -363,6 +376,9 @@ int em_api_watch(struct em_api *a)
             if (matches(w, e->obj))
                 emit_bytes(w, "ADDED", e->obj, w->table ? NULL : em_store_entry_json(e));
         }
+        /* then, for a streaming list (client-go's WatchList, kubectl 1.30+), where they end */
+        if (initial && w->bookmarks)
+            emit_bookmark(w, true);
     } else {
         w->last_rev = rv;
         if (w->last_rev > srv->store.revision)

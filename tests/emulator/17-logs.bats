@@ -205,7 +205,7 @@ no_sanitizer_reports() {
     [ "$(body_json '.details.causes[0].field')" = tailLines ]
     http GET "$JOBS/grow/log?tailLines=ten"
     [ "$CODE" = 400 ]
-    [ "$(body_json .message)" = "tailLines: invalid value ten (want an integer)" ]
+    [ "$(body_json .message)" = 'invalid value for query parameter tailLines: "ten" (want a whole number: strconv.ParseInt: invalid syntax)' ]
 }
 
 @test "timestamps: RFC 3339 with nine fraction digits and a space before each line" {

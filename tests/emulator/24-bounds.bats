@@ -278,8 +278,11 @@ t.close()' "$1" "$2"
     local code
     # the stream stays open until curl gives up after a second
     code=$(curl -s -m 1 -o /dev/null -w '%{http_code}' \
-        "$(emu_url)$JOBS?watch=true&timeoutSeconds=99999999999999999999" || true)
+        "$(emu_url)$JOBS?watch=true&timeoutSeconds=9223372036854775807" || true)
     [ "$code" = 200 ]
+    # beyond int64 is strconv.ParseInt's "value out of range", as kube-apiserver
+    http GET "$JOBS?watch=true&timeoutSeconds=99999999999999999999"
+    [ "$CODE" = 400 ]
     http GET "$JOBS?watch=true&timeoutSeconds=1"
     [ "$CODE" = 200 ]
     http GET "$JOBS?watch=true&timeoutSeconds=-5"
