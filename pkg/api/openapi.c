@@ -90,6 +90,9 @@ static json_t *query(const char *name)
         {"propagationPolicy", "string", "Background (the default), Foreground or Orphan."},
         {"resourceVersion", "string", "List or watch from this revision of the store."},
         {"resourceVersionMatch", "string", "How resourceVersion applies to a list."},
+        {"sendInitialEvents", "boolean",
+         "With watch: the current objects as ADDED first, then a BOOKMARK annotated "
+         "k8s.io/initial-events-end (with resourceVersionMatch=NotOlderThan)."},
         {"timeoutSeconds", "integer", "End the list or watch after this many seconds."},
         {"watch", "boolean", "Stream every change as ADDED, MODIFIED and DELETED events."},
     };
@@ -187,7 +190,8 @@ static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, c
     json_t *op =
         operation(d, k, "list or watch", what.data, "list",
                   P("allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "limit",
-                    "resourceVersion", "resourceVersionMatch", "timeoutSeconds", "watch"),
+                    "resourceVersion", "resourceVersionMatch", "sendInitialEvents",
+                    "timeoutSeconds", "watch"),
                   NULL, list, false);
     set_op_id(op, "list", d, k, scope, "");
     json_object_set_new(coll, "get", op);
@@ -273,8 +277,8 @@ static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, c
         nd_buf_addf(&what, "objects of kind %s in every project", k->kind);
         op = operation(d, k, "list or watch", what.data, "list",
                        P("allowWatchBookmarks", "continue", "fieldSelector", "labelSelector",
-                         "limit", "resourceVersion", "resourceVersionMatch", "timeoutSeconds",
-                         "watch"),
+                         "limit", "resourceVersion", "resourceVersionMatch", "sendInitialEvents",
+                         "timeoutSeconds", "watch"),
                        NULL, list, false);
         set_op_id(op, "list", d, k, "", "ForAllNamespaces");
         json_object_set_new(all, "get", op);
