@@ -101,6 +101,11 @@ void nd_help_main(FILE *out);
  * `error: message` for client-side errors) with the fix, docs and requestId lines, on
  * stderr; returns the exit code for st. */
 int nd_cli_error(struct nd_ctx *ctx, const struct nd_status *st);
+/* What nd_cli_error prints up to the requestId, into b: the headline, then the fix (the
+ * NODUS_SERVER hint for a refused connection it chose) and docs lines; _tail only the
+ * fix and docs lines. */
+void nd_cli_render(struct nd_ctx *ctx, const struct nd_status *st, struct nd_buf *b);
+void nd_cli_render_tail(struct nd_ctx *ctx, const struct nd_status *st, struct nd_buf *b);
 /* `error: <message>` for a usage error (exit code 2), with a hint to --help. */
 int nd_cli_usage(struct nd_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints Warning headers of a response as kubectl: `Warning: <text>`. */

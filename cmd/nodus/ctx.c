@@ -113,51 +113,71 @@ static bool client_side(const struct nd_status *st)
                           (!strcmp(st->reason, "Timeout") && !st->request_id));
 }
 
-int nd_cli_error(struct nd_ctx *ctx, const struct nd_status *st)
+/* The headline of an error: kubectl's forms (`Error from server (R): ...`, `The Job "x" is
+ * invalid: ...`, `error: ...` for the client's own). */
+static void render_headline(const struct nd_status *st, struct nd_buf *b)
 {
-    fflush(stdout);
     const char *msg = st->message ? st->message : "unknown error";
-    json_t *causes = json_object_get(st->details, "causes");
+    const json_t *causes = json_object_get(st->details, "causes");
     const char *kind = json_string_value(json_object_get(st->details, "kind"));
     const char *name = json_string_value(json_object_get(st->details, "name"));
     if (st->reason && !strcmp(st->reason, "Unreachable")) {
-        fprintf(stderr, "%s\n", msg);
+        nd_buf_addf(b, "%s\n", msg);
     } else if (client_side(st)) {
-        fprintf(stderr, "error: %s\n", msg);
+        nd_buf_addf(b, "error: %s\n", msg);
     } else if (st->reason && !strcmp(st->reason, "Invalid") && json_array_size(causes) && name &&
                kind) {
         /* as kubectl: The Job "x" is invalid: field: problem, or [a, b] for several */
         size_t n = json_array_size(causes);
-        fprintf(stderr, "The %s \"%s\" is invalid: %s", kind, name, n > 1 ? "[" : "");
+        nd_buf_addf(b, "The %s \"%s\" is invalid: %s", kind, name, n > 1 ? "[" : "");
         size_t i;
-        json_t *c;
+        const json_t *c;
         json_array_foreach(causes, i, c) {
             const char *f = json_string_value(json_object_get(c, "field"));
             const char *m = json_string_value(json_object_get(c, "message"));
-            fprintf(stderr, "%s%s%s%s", i ? ", " : "", f ? f : "", f ? ": " : "", m ? m : "");
+            nd_buf_addf(b, "%s%s%s%s", i ? ", " : "", f ? f : "", f ? ": " : "", m ? m : "");
         }
-        fprintf(stderr, "%s\n", n > 1 ? "]" : "");
+        nd_buf_addf(b, "%s\n", n > 1 ? "]" : "");
     } else {
-        fprintf(stderr, "Error from server (%s): %s\n", st->reason ? st->reason : "Unknown", msg);
+        nd_buf_addf(b, "Error from server (%s): %s\n", st->reason ? st->reason : "Unknown", msg);
     }
+}
+
+void nd_cli_render_tail(struct nd_ctx *ctx, const struct nd_status *st, struct nd_buf *b)
+{
     /* A server nobody answers at (the connection refused; not one whose certificate or
-     * name is wrong), named by NODUS_SERVER: the variable is the likely
-     * culprit (left over from an emulator since stopped), not the configuration. */
+     * name is wrong), named by NODUS_SERVER: the variable is the likely culprit (left
+     * over from an emulator since stopped), not the configuration. */
     const char *env = getenv("NODUS_SERVER");
     const struct nd_target *t = ctx ? ctx->target : NULL;
     if (st->reason && !strcmp(st->reason, "Unreachable") && st->message &&
         strstr(st->message, " was refused") && env && *env && t && t->server &&
         !strcmp(t->server, env) && !(ctx->server && *ctx->server))
-        fprintf(stderr,
-                "fix: NODUS_SERVER=%s chose this server: unset NODUS_SERVER to use the current "
-                "context (nodus config current-context), or start a server there\n",
-                env);
+        nd_buf_addf(b,
+                    "fix: NODUS_SERVER=%s chose this server: unset NODUS_SERVER to use the "
+                    "current context (nodus config current-context), or start a server there\n",
+                    env);
     else if (st->fix && *st->fix)
-        fprintf(stderr, "fix: %s\n", st->fix);
+        nd_buf_addf(b, "fix: %s\n", st->fix);
     if (st->docs && *st->docs)
-        fprintf(stderr, "docs: %s\n", st->docs);
+        nd_buf_addf(b, "docs: %s\n", st->docs);
+}
+
+void nd_cli_render(struct nd_ctx *ctx, const struct nd_status *st, struct nd_buf *b)
+{
+    render_headline(st, b);
+    nd_cli_render_tail(ctx, st, b);
+}
+
+int nd_cli_error(struct nd_ctx *ctx, const struct nd_status *st)
+{
+    fflush(stdout);
+    struct nd_buf b = ND_BUF_INIT;
+    nd_cli_render(ctx, st, &b);
     if (st->request_id && *st->request_id)
-        fprintf(stderr, "requestId: %s\n", st->request_id);
+        nd_buf_addf(&b, "requestId: %s\n", st->request_id);
+    fputs(b.data ? b.data : "", stderr);
+    nd_buf_release(&b);
     int rc = nd_status_exit_code(st);
     return rc ? rc : 1;
 }

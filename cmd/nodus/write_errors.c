@@ -7,6 +7,7 @@
 #include "api/schema.h"
 #include "manifest.h"
 #include "write.h"
+#include "util/suggest.h"
 #include "util/xmalloc.h"
 
 int nd_validate_parse(const char *v, enum nd_validate *out, struct nd_status *st)
@@ -34,46 +35,12 @@ void nd_validate_query(enum nd_validate v, struct nd_buf *path)
     nd_buf_addf(path, "%cfieldValidation=%s", strchr(path->data, '?') ? '&' : '?', names[v]);
 }
 
-/* As nd_cli_error prints them (kubectl's shapes). */
-static bool client_side(const struct nd_status *st)
-{
-    return st->reason && (!strcmp(st->reason, "Usage") || !strcmp(st->reason, "Unreachable") ||
-                          (!strcmp(st->reason, "Timeout") && !st->request_id));
-}
-
+/* An Invalid answer about an object of a file, with causes: shown at their lines. */
 static bool located(const struct nd_status *st, const struct nd_manifest *m)
 {
     return m && m->where && st->reason && !strcmp(st->reason, "Invalid") &&
            json_array_size(json_object_get(st->details, "causes")) &&
            json_object_get(st->details, "name") && json_object_get(st->details, "kind");
-}
-
-/* Edit distance of two short names, a swap of two neighbours counting as one edit
- * (optimal string alignment); longer names are never close. */
-static size_t distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 64 || lb > 64)
-        return 99;
-    static size_t d[65][65];
-    for (size_t i = 0; i <= la; i++)
-        d[i][0] = i;
-    for (size_t j = 0; j <= lb; j++)
-        d[0][j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        for (size_t j = 1; j <= lb; j++) {
-            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-            if (d[i - 1][j] + 1 < best)
-                best = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < best)
-                best = d[i][j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                d[i - 2][j - 2] + 1 < best)
-                best = d[i - 2][j - 2] + 1;
-            d[i][j] = best;
-        }
-    }
-    return d[la][lb];
 }
 
 /* For an unknown field ("spec.resourcse"): the field of the same object in the kind's
@@ -93,7 +60,9 @@ static const char *did_you_mean(const struct nd_kind *k, const char *field)
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)json_object_get(ps, "properties"), key, v) {
-        size_t d = distance(name, key);
+        size_t d = nd_suggest_distance(name, key);
+        if (d == 0 && strcmp(name, key) != 0)
+            d = 1; /* only the case differs */
         if (d < bestd) {
             bestd = d;
             best = key;
@@ -103,67 +72,44 @@ static const char *did_you_mean(const struct nd_kind *k, const char *field)
     return best && bestd > 0 && bestd <= (n > 5 ? 2 : 1) ? best : NULL;
 }
 
-/* The error's text up to its fix (exclusive), each line ending in '\n'. An Invalid
+/* The error's text up to its requestId (exclusive), each line ending in '\n'. An Invalid
  * answer about an object of a file names each cause at its line:
  *   The Job "train-a" is invalid:
  *   * job.yaml:14: unknown field "spec.resourcse"
  *   * job.yaml:20: spec.maxCostUSD: Required value
  * (one cause on the first line: `The Job "a" is invalid: job.yaml:9: spec.x: ...`). */
-static void render(const struct nd_status *st, const struct nd_manifest *m, struct nd_buf *b)
+static void render(struct nd_ctx *ctx, const struct nd_status *st, const struct nd_manifest *m,
+                   struct nd_buf *b)
 {
-    const char *msg = st->message ? st->message : "unknown error";
-    if (st->reason && !strcmp(st->reason, "Unreachable")) {
-        nd_buf_addf(b, "%s\n", msg);
-    } else if (client_side(st)) {
-        nd_buf_addf(b, "error: %s\n", msg);
-    } else if (located(st, m)) {
-        const json_t *d = st->details;
-        const json_t *causes = json_object_get(d, "causes");
-        bool one = json_array_size(causes) == 1;
-        /* one cause on the line, as kubectl; several one per line, as kubectl */
-        nd_buf_addf(b, "The %s \"%s\" is invalid:%s", json_string_value(json_object_get(d, "kind")),
-                    json_string_value(json_object_get(d, "name")), one ? " " : "\n");
-        size_t i;
-        json_t *c;
-        json_array_foreach(causes, i, c) {
-            const char *f = json_string_value(json_object_get(c, "field"));
-            const char *cm = json_string_value(json_object_get(c, "message"));
-            char *at = nd_manifest_line(m, f);
-            /* "unknown field "spec.x"" names its field already */
-            bool named = f && cm && strstr(cm, f);
-            nd_buf_addf(b, "%s%s: %s%s%s", one ? "" : "* ", at, f && !named ? f : "",
-                        f && !named ? ": " : "", cm ? cm : "");
-            const char *near = f && cm && !strncmp(cm, "unknown field ", 14)
-                                   ? did_you_mean(m->kind, f)
-                                   : NULL;
-            if (near)
-                nd_buf_addf(b, " (did you mean \"%s\"?)", near);
-            nd_buf_addch(b, '\n');
-            free(at);
-        }
-    } else if (st->reason && !strcmp(st->reason, "Invalid") &&
-               json_array_size(json_object_get(st->details, "causes")) &&
-               json_object_get(st->details, "name") && json_object_get(st->details, "kind")) {
-        const json_t *causes = json_object_get(st->details, "causes");
-        size_t n = json_array_size(causes);
-        nd_buf_addf(b, "The %s \"%s\" is invalid: %s",
-                    json_string_value(json_object_get(st->details, "kind")),
-                    json_string_value(json_object_get(st->details, "name")), n > 1 ? "[" : "");
-        size_t i;
-        json_t *c;
-        json_array_foreach(causes, i, c) {
-            const char *f = json_string_value(json_object_get(c, "field"));
-            const char *cm = json_string_value(json_object_get(c, "message"));
-            nd_buf_addf(b, "%s%s%s%s", i ? ", " : "", f ? f : "", f ? ": " : "", cm ? cm : "");
-        }
-        nd_buf_addf(b, "%s\n", n > 1 ? "]" : "");
-    } else {
-        nd_buf_addf(b, "Error from server (%s): %s\n", st->reason ? st->reason : "Unknown", msg);
+    if (!located(st, m)) {
+        nd_cli_render(ctx, st, b); /* as every other error */
+        return;
     }
-    if (st->fix && *st->fix)
-        nd_buf_addf(b, "fix: %s\n", st->fix);
-    if (st->docs && *st->docs)
-        nd_buf_addf(b, "docs: %s\n", st->docs);
+    const json_t *d = st->details;
+    const json_t *causes = json_object_get(d, "causes");
+    bool one = json_array_size(causes) == 1;
+    /* one cause on the line, as kubectl; several one per line, as kubectl */
+    nd_buf_addf(b, "The %s \"%s\" is invalid:%s", json_string_value(json_object_get(d, "kind")),
+                json_string_value(json_object_get(d, "name")), one ? " " : "\n");
+    size_t i;
+    json_t *c;
+    json_array_foreach(causes, i, c) {
+        const char *f = json_string_value(json_object_get(c, "field"));
+        const char *cm = json_string_value(json_object_get(c, "message"));
+        char *at = nd_manifest_line(m, f);
+        /* "unknown field "spec.x"" names its field already */
+        bool named = f && cm && strstr(cm, f);
+        nd_buf_addf(b, "%s%s: %s%s%s", one ? "" : "* ", at, f && !named ? f : "",
+                    f && !named ? ": " : "", cm ? cm : "");
+        const char *near = f && cm && !strncmp(cm, "unknown field ", 14)
+                               ? did_you_mean(m->kind, f)
+                               : NULL;
+        if (near)
+            nd_buf_addf(b, " (did you mean \"%s\"?)", near);
+        nd_buf_addch(b, '\n');
+        free(at);
+    }
+    nd_cli_render_tail(ctx, st, b);
 }
 
 static char *object_name(const struct nd_manifest *m)
@@ -182,7 +128,7 @@ int nd_errors_add(struct nd_ctx *ctx, struct nd_errors *e, const struct nd_statu
                   const struct nd_manifest *m)
 {
     struct nd_buf text = ND_BUF_INIT;
-    render(st, m, &text);
+    render(ctx, st, m, &text);
     int code = nd_status_exit_code(st);
     if (!code)
         code = 1;

@@ -48,6 +48,9 @@ teardown() {
     assert_output ""
     [ "$stderr" = 'The connection to the server 127.0.0.1:9 was refused - did you specify the right host or port?
 fix: NODUS_SERVER=http://127.0.0.1:9 chose this server: unset NODUS_SERVER to use the current context (nodus config current-context), or start a server there' ]
+    # the verbs that write from files say it the same way
+    run -7 --separate-stderr nodus apply -f "$ND_ROOT/examples/job.yaml"
+    [[ "$stderr" == *$'\nfix: NODUS_SERVER=http://127.0.0.1:9 chose this server: unset NODUS_SERVER'* ]]
     # --server named it: the usual fix
     run -7 --separate-stderr nodus get jobs --server http://127.0.0.1:9
     [[ "$stderr" == *$'\nfix: Check the server address (--server, or the cluster in nodus config view); to run a local emulator: nodus emulator start.' ]]
