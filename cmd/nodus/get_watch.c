@@ -129,6 +129,19 @@ static void reserve_widths(struct watch_state *w)
 
 /* Keeps the rows whose shown cells differ from what their object last printed. Rows are
  * told apart by their NAMESPACE and NAME cells (list answers may carry no objects). */
+/* Keeps what an object's event printed (sig) under key, forgetting it once DELETED;
+ * false when it is what the previous event of that object printed. */
+static bool remember(struct watch_state *w, const char *key, const char *type, const char *sig)
+{
+    const char *prev = json_string_value(json_object_get(w->last, key));
+    bool changed = !prev || strcmp(prev, sig) != 0;
+    if (!strcmp(type, "DELETED"))
+        json_object_del(w->last, key);
+    else if (changed)
+        json_object_set_new(w->last, key, json_string(sig));
+    return changed;
+}
+
 static void drop_unchanged(struct watch_state *w, const char *type)
 {
     struct nd_table *t = &w->table;
@@ -151,12 +164,7 @@ static void drop_unchanged(struct watch_state *w, const char *type)
         for (size_t j = 0; j < t->ncols; j++)
             if (strcmp(t->headers[j], "AGE") != 0)
                 nd_buf_addf(&sig, "%s\t", nd_table_get(t, i, j));
-        const char *prev = json_string_value(json_object_get(w->last, key));
-        keep[i] = !prev || strcmp(prev, sig.data) != 0;
-        if (!strcmp(type, "DELETED"))
-            json_object_del(w->last, key);
-        else
-            json_object_set_new(w->last, key, json_string(sig.data));
+        keep[i] = remember(w, key, type, sig.data);
         nd_buf_release(&sig);
         free(key);
     }
@@ -226,15 +234,10 @@ static int print_object(struct watch_state *w, const char *type, json_t *raw, st
     struct nd_buf sig = ND_BUF_INIT;
     nd_buf_addf(&sig, "%s\n", type);
     nd_buf_add(&sig, out->data + from, out->len - from);
-    const char *prev = json_string_value(json_object_get(w->last, key));
-    if (!strcmp(type, "MODIFIED") && prev && !strcmp(prev, sig.data)) {
+    if (!remember(w, key, type, sig.data) && !strcmp(type, "MODIFIED")) {
         nd_buf_truncate(out, from);
         w->printed = printed;
     }
-    if (!strcmp(type, "DELETED"))
-        json_object_del(w->last, key);
-    else
-        json_object_set_new(w->last, key, json_string(sig.data));
     nd_buf_release(&sig);
     free(key);
     return 0;
