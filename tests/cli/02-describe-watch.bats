@@ -7,6 +7,7 @@
 # 25 hours, so it stays last.
 
 load ../lib/common
+load ../lib/watch
 
 bats_require_minimum_version 1.5.0
 
@@ -114,32 +115,6 @@ mask_describe() {
         -e 's/^(Created: +)[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z/\1<time>/' \
         -e 's/^(UID: +[a-z]+_)[0-9a-z]{26}$/\1<ulid>/' \
         -e 's/^(  Normal   [A-Za-z]+ +)[0-9a-z]+ +/\1<age>  /'
-}
-
-# nodus in the background, output to FILE (stderr to FILE.err); WATCH_PID is nodus.
-watch_bg() {
-    WATCH_OUT=$1
-    shift
-    nodus "$@" >"$WATCH_OUT" 2>"$WATCH_OUT.err" 3>&- &
-    WATCH_PID=$!
-}
-
-stop_watch() {
-    kill "$WATCH_PID"
-    wait "$WATCH_PID" 2>/dev/null || true
-    WATCH_PID=
-}
-
-# Waits (up to ~10 s) until FILE has a line matching the extended regexp RE.
-wait_for_line() {
-    local file=$1 re=$2 i
-    for i in $(seq 1 100); do
-        grep -Eq "$re" "$file" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    echo "no line matching '$re' in $file:" >&2
-    cat "$file" "$file.err" >&2
-    return 1
 }
 
 # Waits (up to ~10 s) until FILE has N lines matching RE.

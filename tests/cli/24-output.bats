@@ -5,6 +5,7 @@
 # what it waits for on a terminal, and nothing when stderr is not one.
 
 load ../lib/common
+load ../lib/watch
 
 bats_require_minimum_version 1.5.0
 
@@ -54,31 +55,6 @@ job() {
 
 advance() {
     curl -sSf -o /dev/null --json "{\"advance\":\"$1\"}" "$(emu_url)/emulator/v1/clock"
-}
-
-watch_bg() {
-    WATCH_OUT=$1
-    shift
-    nodus "$@" >"$WATCH_OUT" 2>"$WATCH_OUT.err" 3>&- &
-    WATCH_PID=$!
-}
-
-stop_watch() {
-    kill "$WATCH_PID"
-    wait "$WATCH_PID" 2>/dev/null || true
-    WATCH_PID=
-}
-
-# Waits (up to ~10 s) until FILE has a line matching the extended regexp RE.
-wait_for_line() {
-    local file=$1 re=$2 i
-    for i in $(seq 1 100); do
-        grep -Eq "$re" "$file" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    echo "no line matching '$re' in $file:" >&2
-    cat -A "$file" >&2
-    return 1
 }
 
 # Waits (up to ~10 s) until the emulator has N watches open.
