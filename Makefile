@@ -50,7 +50,7 @@ ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) $(EXTRA_CFLAGS
 ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 LIB_SRCS  := $(sort $(wildcard pkg/*/*.c))
-NODUS_SRCS:= $(sort $(wildcard cmd/nodus/*.c))
+NODUS_SRCS:= $(sort $(wildcard cmd/nodus/*.c cmd/nodus/verbs/*.c))
 EMU_SRCS  := $(sort $(wildcard emulator/*.c emulator/*/*.c emulator/*/*/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_HELP := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
@@ -94,6 +94,9 @@ EM_LAYER_INC = $(strip \
     $(if $(filter $(BUILD)/emulator/sim/%,$@),$(EM_INC_SIM), \
     $(EM_INC_API))))))
 $(BUILD)/emulator/%.o: ALL_CFLAGS += $(EM_LAYER_INC)
+# The CLI: one file per verb in cmd/nodus/verbs/, named for the verb; what verbs share in
+# cmd/nodus/ (both include its headers by name).
+$(BUILD)/cmd/nodus/%.o: ALL_CFLAGS += -Icmd/nodus
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)

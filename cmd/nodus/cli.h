@@ -108,6 +108,9 @@ void nd_cli_render(struct nd_ctx *ctx, const struct nd_status *st, struct nd_buf
 void nd_cli_render_tail(struct nd_ctx *ctx, const struct nd_status *st, struct nd_buf *b);
 /* `error: <message>` for a usage error (exit code 2), with a hint to --help. */
 int nd_cli_usage(struct nd_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* kubectl's usage error for positional arguments a verb takes none of:
+ * `unexpected arguments: [a b]`. */
+int nd_cli_unexpected_args(struct nd_ctx *ctx, int npos, char *const *pos);
 /* Prints Warning headers of a response as kubectl: `Warning: <text>`. */
 void nd_cli_warnings(const json_t *headers);
 

@@ -1,4 +1,5 @@
-/* commands.h: the entry point and flag table of every verb (one file each). */
+/* commands.h: the entry point and flag table of every verb (one file each, in verbs/,
+ * named for the verb). */
 #ifndef ND_COMMANDS_H
 #define ND_COMMANDS_H
 
@@ -13,7 +14,7 @@ ND_VERB(api_resources);
 ND_VERB(api_versions);
 ND_VERB(apply);
 ND_VERB(auth);
-ND_VERB(complete); /* __complete (hidden), in complete.c */
+ND_VERB(complete); /* __complete (hidden), in verbs/__complete.c */
 ND_VERB(completion);
 ND_VERB(config);
 ND_VERB(cp);
@@ -35,7 +36,8 @@ ND_VERB(run);
 ND_VERB(version);
 ND_VERB(wait);
 
-/* state.c: the five verbs that set spec.state share one flag table */
+/* Verbs that share one flag table: suspend, resume, cancel, stop, start (state_verbs.h:
+ * nd_state_flags) and approve, reject (decision.h: nd_decide_flags). */
 int cmd_suspend(int argc, char **argv, struct nd_ctx *ctx);
 int cmd_request(int argc, char **argv, struct nd_ctx *ctx);
 int cmd_emulator(int argc, char **argv, struct nd_ctx *ctx);
@@ -47,11 +49,9 @@ int cmd_resume(int argc, char **argv, struct nd_ctx *ctx);
 int cmd_cancel(int argc, char **argv, struct nd_ctx *ctx);
 int cmd_stop(int argc, char **argv, struct nd_ctx *ctx);
 int cmd_start(int argc, char **argv, struct nd_ctx *ctx);
-extern const struct nd_flag cmd_suspend_flags[];
 extern const struct nd_flag cmd_request_flags[];
 extern const struct nd_flag cmd_emulator_flags[];
 extern const struct nd_flag cmd_shell_flags[];
 extern const struct nd_flag cmd_top_flags[];
-extern const struct nd_flag cmd_approve_flags[];
 
 #endif

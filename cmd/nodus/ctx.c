@@ -194,6 +194,16 @@ int nd_cli_usage(struct nd_ctx *ctx, const char *fmt, ...)
     return 2;
 }
 
+int nd_cli_unexpected_args(struct nd_ctx *ctx, int npos, char *const *pos)
+{
+    struct nd_buf b = ND_BUF_INIT;
+    for (int i = 0; i < npos; i++)
+        nd_buf_addf(&b, "%s%s", i ? " " : "", pos[i]);
+    int rc = nd_cli_usage(ctx, "unexpected arguments: [%s]", b.data);
+    nd_buf_release(&b);
+    return rc;
+}
+
 void nd_cli_warnings(const json_t *headers)
 {
     /* Warning: 299 - "text" (several joined by ", ") */

@@ -8,6 +8,8 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "decision.h"
+#include "state_verbs.h"
 #include "util/log.h"
 #include "util/suggest.h"
 #include "util/xmalloc.h"
@@ -31,7 +33,7 @@ const struct nd_command nd_commands[] = {
      "Make objects look like their manifests (server-side apply)",
      "apply -f FILE|DIR|- [-R] [--server-side=false] [--force-conflicts] [--prune -l SEL]", NULL,
      "  nodus apply -f examples/\n  nodus apply -f job.yaml --dry-run=server"},
-    {"approve", cmd_approve, cmd_approve_flags, "Nodus commands",
+    {"approve", cmd_approve, nd_decide_flags, "Nodus commands",
      "Approve PoolActions that wait for a decision (spec.decision: Approved)",
      "approve [poolaction/]NAME...", "names",
      "  nodus get poolactions\n  nodus approve burst-train-a"},
@@ -43,7 +45,7 @@ const struct nd_command nd_commands[] = {
      "Examples:\n  nodus auth whoami\n  nodus auth can-i create jobs\n"
      "  nodus auth can-i delete job/train-a -n team\n  nodus auth can-i list jobs -A\n"
      "  nodus auth can-i get jobs --subresource log"},
-    {"cancel", cmd_cancel, cmd_suspend_flags, "Nodus commands",
+    {"cancel", cmd_cancel, nd_state_flags, "Nodus commands",
      "Cancel Jobs and Pipelines (spec.state: Cancelled)", "cancel KIND/NAME...", "kinds names",
      NULL},
     {"completion", cmd_completion, cmd_completion_flags, "Settings",
@@ -141,7 +143,7 @@ const struct nd_command nd_commands[] = {
      "Change an object with a merge patch or a JSON patch",
      "patch KIND NAME -p PATCH [--type merge|json]", "kinds names",
      "  nodus patch job train-a -p '{\"spec\":{\"state\":\"Suspended\"}}'"},
-    {"reject", cmd_reject, cmd_approve_flags, "Nodus commands",
+    {"reject", cmd_reject, nd_decide_flags, "Nodus commands",
      "Reject PoolActions that wait for a decision (spec.decision: Rejected)",
      "reject [poolaction/]NAME...", "names", NULL},
     {"replace", cmd_replace, cmd_replace_flags, "Deploy and change",
@@ -150,7 +152,7 @@ const struct nd_command nd_commands[] = {
      "Ask for a one-off action: set nodus.dev/ACTION-requested-at to now",
      "request ACTION KIND/NAME...", NULL,
      "  nodus request restart sandbox/dev\n  nodus request restart function/embed"},
-    {"resume", cmd_resume, cmd_suspend_flags, "Nodus commands",
+    {"resume", cmd_resume, nd_state_flags, "Nodus commands",
      "Resume suspended Jobs and Pipelines (spec.state: Running)", "resume KIND/NAME...",
      "kinds names", NULL},
     {"run", cmd_run, cmd_run_flags, "Basic commands",
@@ -171,13 +173,13 @@ const struct nd_command nd_commands[] = {
     {"shell", cmd_shell, cmd_shell_flags, "Settings",
      "An interactive prompt: nodus commands with history, Tab completion and `use project`",
      "shell", NULL, "  nodus shell\n  nodus -n team shell"},
-    {"start", cmd_start, cmd_suspend_flags, "Nodus commands",
+    {"start", cmd_start, nd_state_flags, "Nodus commands",
      "Start stopped Sandboxes, Functions and Budgets (spec.state: Running)", "start KIND/NAME...",
      "kinds names", NULL},
-    {"stop", cmd_stop, cmd_suspend_flags, "Nodus commands",
+    {"stop", cmd_stop, nd_state_flags, "Nodus commands",
      "Stop Sandboxes, Functions and Budgets (spec.state: Stopped)", "stop KIND/NAME...",
      "kinds names", NULL},
-    {"suspend", cmd_suspend, cmd_suspend_flags, "Nodus commands",
+    {"suspend", cmd_suspend, nd_state_flags, "Nodus commands",
      "Suspend Jobs and Pipelines (spec.state: Suspended)", "suspend KIND/NAME...", "kinds names",
      NULL},
     {"top", cmd_top, cmd_top_flags, "Nodus commands",

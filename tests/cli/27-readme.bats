@@ -92,6 +92,22 @@ fix: NODUS_SERVER=http://127.0.0.1:9 chose this server: unset NODUS_SERVER to us
     [ -z "$empty" ] || { echo "empty files at the top:$empty"; return 1; }
 }
 
+@test "every verb has its own file in cmd/nodus/verbs/, named for it, and nothing else is there" {
+    # as git's builtin/: a verb is found by its name; what verbs share sits in cmd/nodus/
+    local verbs files
+    verbs=$( (echo __complete; nodus __complete '' 2>/dev/null) | LC_ALL=C sort | tr '\n' ' ')
+    [ "$(echo "$verbs" | wc -w)" -gt 30 ] || { echo "verbs: $verbs"; return 1; }
+    files=$(cd "$ND_ROOT/cmd/nodus/verbs" && ls -- *.c | sed 's/\.c$//' | LC_ALL=C sort | tr '\n' ' ')
+    [ "$files" = "$verbs" ] || { echo "files: $files"; echo "verbs: $verbs"; return 1; }
+    # each defines its verb's entry point (cmd_NAME with - as _; __complete: cmd_complete)
+    local v fn
+    for v in $verbs; do
+        fn=cmd_$(echo "${v#__}" | tr - _)
+        grep -q "^int $fn(int argc" "$ND_ROOT/cmd/nodus/verbs/$v.c" ||
+            { echo "verbs/$v.c does not define $fn"; return 1; }
+    done
+}
+
 # Man pages say what the program does (item 5).
 
 man_text() {

@@ -1,19 +1,19 @@
-/* suspend, resume, cancel, stop, start: desired state is spec.state (the resource
- * model: a later apply of the same manifest keeps it). Each sets it with a merge patch
- * on the kinds that have that state. */
+/* The body of suspend, resume, cancel, stop and start (one file each in verbs/): desired
+ * state is spec.state (the resource model: a later apply of the same manifest keeps it).
+ * Each sets it with a merge patch on the kinds that have that state. */
 #include <string.h>
 
 #include "commands.h"
 #include "resolve.h"
+#include "state_verbs.h"
 #include "write.h"
 
-const struct nd_flag cmd_suspend_flags[] = {
+const struct nd_flag nd_state_flags[] = {
     {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server"},
     {NULL},
 };
 
-static int set_state(int argc, char **argv, struct nd_ctx *ctx, const char *state,
-                     const char *done)
+int nd_set_state(int argc, char **argv, struct nd_ctx *ctx, const char *state, const char *done)
 {
     struct nd_opts o;
     struct nd_status st = ND_STATUS_INIT;
@@ -46,29 +46,4 @@ out:
     nd_status_release(&st);
     nd_opts_release(&o);
     return worst;
-}
-
-int cmd_suspend(int argc, char **argv, struct nd_ctx *ctx)
-{
-    return set_state(argc, argv, ctx, "Suspended", "suspended");
-}
-
-int cmd_resume(int argc, char **argv, struct nd_ctx *ctx)
-{
-    return set_state(argc, argv, ctx, "Running", "resumed");
-}
-
-int cmd_cancel(int argc, char **argv, struct nd_ctx *ctx)
-{
-    return set_state(argc, argv, ctx, "Cancelled", "cancelled");
-}
-
-int cmd_stop(int argc, char **argv, struct nd_ctx *ctx)
-{
-    return set_state(argc, argv, ctx, "Stopped", "stopped");
-}
-
-int cmd_start(int argc, char **argv, struct nd_ctx *ctx)
-{
-    return set_state(argc, argv, ctx, "Running", "started");
 }

@@ -1,4 +1,4 @@
-/* complete.c: the hidden verb `nodus __complete [--] WORD... CURRENT` behind the
+/* nodus __complete: the hidden verb `nodus __complete [--] WORD... CURRENT` behind the
  * completion scripts (completion.c says what it answers). It reads the words as the
  * parser would, leniently: an unknown flag is taken for one without a value, and the
  * global flags that choose the server (--kubeconfig, --context, --server, --token,

@@ -1,4 +1,4 @@
-/* nodus api-resources and api-versions: what the server serves, from discovery (cached
+/* nodus api-resources: the kinds the server serves, from discovery (cached
  * as kubectl caches it, see discovery.h), printed as kubectl prints it. */
 #include <stdlib.h>
 #include <string.h>
@@ -21,11 +21,6 @@ const struct nd_flag cmd_api_resources_flags[] = {
     {"sort-by", 0, ND_STRING, "FIELD", "sort by name or kind (default: by group, then name)",
      "=name kind"},
     {"no-headers", 0, ND_BOOL, NULL, "leave the header line out", NULL},
-    {"cached", 0, ND_BOOL, NULL, "use the cached discovery documents whatever their age", NULL},
-    {NULL},
-};
-
-const struct nd_flag cmd_api_versions_flags[] = {
     {"cached", 0, ND_BOOL, NULL, "use the cached discovery documents whatever their age", NULL},
     {NULL},
 };
@@ -84,17 +79,6 @@ static bool has_all(const json_t *have, const json_t *want)
     return true;
 }
 
-/* kubectl's message for positional arguments: `unexpected arguments: [a b]`. */
-static int unexpected(struct nd_ctx *ctx, const struct nd_opts *o)
-{
-    struct nd_buf b = ND_BUF_INIT;
-    for (int i = 0; i < o->npos; i++)
-        nd_buf_addf(&b, "%s%s", i ? " " : "", o->pos[i]);
-    int rc = nd_cli_usage(ctx, "unexpected arguments: [%s]", b.data);
-    nd_buf_release(&b);
-    return rc;
-}
-
 static const char *sort_key; /* "group", "name" or "kind": the qsort comparator's field */
 
 /* kubectl's order: by the field, then by name (sort.Stable, so ties keep their order;
@@ -126,7 +110,7 @@ int cmd_api_resources(int argc, char **argv, struct nd_ctx *ctx)
         goto out;
     }
     if (o.npos > 0) {
-        rc = unexpected(ctx, &o);
+        rc = nd_cli_unexpected_args(ctx, o.npos, o.pos);
         goto out;
     }
     const char *fmt = nd_opt_str(&o, "output");
@@ -211,42 +195,6 @@ out:
     json_decref(all);
     nd_buf_release(&out);
     nd_table_release(&t);
-    nd_status_release(&st);
-    nd_opts_release(&o);
-    return rc;
-}
-
-int cmd_api_versions(int argc, char **argv, struct nd_ctx *ctx)
-{
-    struct nd_opts o;
-    struct nd_status st = ND_STATUS_INIT;
-    struct nd_buf out = ND_BUF_INIT;
-    json_t *versions = NULL;
-    int rc = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
-        rc = nd_cli_error(ctx, &st);
-        goto out;
-    }
-    if (o.npos > 0) {
-        rc = unexpected(ctx, &o);
-        goto out;
-    }
-    versions = nd_discovery_group_versions(
-        ctx, nd_opt_bool(&o, "cached") ? ND_DISCOVERY_STALE_OK : 0, &st);
-    if (!versions) {
-        rc = nd_cli_error(ctx, &st);
-        goto out;
-    }
-    size_t i;
-    json_t *v;
-    json_array_foreach(versions, i, v)
-    {
-        nd_buf_addf(&out, "%s\n", json_string_value(v));
-    }
-    nd_out(&out);
-out:
-    json_decref(versions);
-    nd_buf_release(&out);
     nd_status_release(&st);
     nd_opts_release(&o);
     return rc;

@@ -1,20 +1,21 @@
-/* approve, reject: decide PoolActions that wait for a decision (spec.decision Pending
- * -> Approved or Rejected). A bare NAME is a PoolAction; KIND/NAME must name one. */
+/* The body of approve and reject (one file each in verbs/): decide PoolActions that wait
+ * for a decision (spec.decision Pending -> Approved or Rejected). A bare NAME is a
+ * PoolAction; KIND/NAME must name one. */
 #include <string.h>
 
-#include "commands.h"
 #include "api/registry.h"
+#include "commands.h"
+#include "decision.h"
 #include "resolve.h"
 #include "util/xmalloc.h"
 #include "write.h"
 
-const struct nd_flag cmd_approve_flags[] = {
+const struct nd_flag nd_decide_flags[] = {
     {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server"},
     {NULL},
 };
 
-static int decide(int argc, char **argv, struct nd_ctx *ctx, const char *decision,
-                  const char *done)
+int nd_decide(int argc, char **argv, struct nd_ctx *ctx, const char *decision, const char *done)
 {
     struct nd_opts o;
     struct nd_status st = ND_STATUS_INIT;
@@ -61,14 +62,4 @@ out:
     nd_status_release(&st);
     nd_opts_release(&o);
     return worst;
-}
-
-int cmd_approve(int argc, char **argv, struct nd_ctx *ctx)
-{
-    return decide(argc, argv, ctx, "Approved", "approved");
-}
-
-int cmd_reject(int argc, char **argv, struct nd_ctx *ctx)
-{
-    return decide(argc, argv, ctx, "Rejected", "rejected");
 }

@@ -1,4 +1,4 @@
-/* completion.c: shell completion, generated from the command and flag tables.
+/* nodus completion: shell completion, generated from the command and flag tables.
  *
  * `nodus completion bash|zsh|fish` prints a script whose verbs, flags and fixed values
  * (a hint "=a b c") are static lists taken from nd_commands[] and nd_global_flags[];
@@ -15,7 +15,7 @@
  * names repeat when the usage shows "NAME...", and the kind may be a comma-separated
  * list when it shows "KIND[,"). A first argument containing '/' is KIND/NAME.
  * A row whose group is NULL is hidden: no script, help or manual page shows it.
- * complete.c holds __complete.
+ * __complete.c holds __complete.
  */
 #include <stdlib.h>
 #include <string.h>

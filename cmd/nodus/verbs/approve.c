@@ -1,0 +1,8 @@
+/* nodus approve: approve PoolActions waiting for a decision (decision.c does the work). */
+#include "commands.h"
+#include "decision.h"
+
+int cmd_approve(int argc, char **argv, struct nd_ctx *ctx)
+{
+    return nd_decide(argc, argv, ctx, "Approved", "approved");
+}
