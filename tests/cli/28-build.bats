@@ -26,7 +26,7 @@ EOF
 
 # mk ARGS...: make in the tree, building into $T/b, outside any make this suite runs under
 mk() {
-    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -C "$ND_ROOT" \
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u WERROR make --no-print-directory -C "$ND_ROOT" \
         BUILD="$T/b" BIN="$T/b/bin" "$@"
 }
 
