@@ -134,3 +134,14 @@ asked() { sort -u "$PC_LOG"; }
     assert_line --regexp '^SUBMAKE --no-print-directory BUILD=build-asan .* check-run$'
     grep -qx 'exec make check' "$ND_ROOT/.ci/run"
 }
+
+@test "make check and make asan ask pkg-config nothing before their set-up has run" {
+    # their builds run in fresh makes (only echoed here), after install-deps.sh
+    PC_FAIL=jansson run -0 mk -n check MAKE="echo SUBMAKE"
+    assert_line "scripts/install-deps.sh"
+    assert_line "SUBMAKE --no-print-directory WERROR=1 all test-bins"
+    PC_FAIL=jansson run -0 mk -n asan MAKE="echo SUBMAKE"
+    assert_line "scripts/install-deps.sh"
+    run -0 cat "$PC_LOG"
+    assert_output ""
+}
