@@ -1,15 +1,23 @@
 # nodus: the CLI (bin/nodus) and the emulator (bin/nodus-emulator) from one tree.
 #
-#   make            build both binaries and the unit-test binaries
-#   make check      install missing Debian packages, build, run every suite
-#   make asan       the same suites under AddressSanitizer + UBSan
+#   make            build both binaries (nothing of the tests: no cmocka needed)
+#   make check      install missing Debian packages, build with -Werror, run every suite
+#   make test-bins  what make check runs besides the binaries: the unit tests (cmocka),
+#                   the hostile corpus's driver, the fuzz targets' replay drivers
+#   make asan       the same suites under AddressSanitizer + UBSan (-Werror too)
 #   make demo       install, build, run the offline demo
 #   make fuzz       fuzz every parser (clang, libFuzzer; FUZZ_SECONDS, FUZZ_TARGETS)
 #   make bench      run the benchmarks, ~10 min (docs/benchmarks.md; BENCH_QUICK=1: ~2 min)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (builds only what it installs)
 #   make conformance  the conformance kit against NODUS_SERVER (docs/conformance.md)
 #   make completions  regenerate completions/ from bin/nodus (a test fails when stale)
 #   make clean
+#
+# Each library's flags come from pkg-config one package at a time, and only when a rule
+# needs them: each object and binary asks only for the libraries it uses (the emulator
+# alone libmicrohttpd, the CLI alone readline, the unit tests alone cmocka). A package
+# pkg-config cannot find stops make with its name and the apt-get line that installs it.
+# WERROR=1 (set by make check and make asan, so by CI) turns warnings into errors.
 
 CC       ?= cc
 PREFIX   ?= /usr/local
@@ -18,17 +26,38 @@ BUILD    ?= build
 BIN      ?= bin
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.0.0)
 
-# pkg-config is asked once, and only when a rule needs the flags (so `make check`
-# can install the packages before anything asks for them).
-LIBS_PC  := libcurl yaml-0.1 jansson libmicrohttpd cmocka
-PC_CFLAGS = $(eval PC_CFLAGS := $$(shell pkg-config --cflags $(LIBS_PC)))$(PC_CFLAGS)
+# pkg-config is asked once per library and flag, and only when a rule needs the flags
+# (so `make check` can install the packages before anything asks for them). A package it
+# cannot find stops make, naming the package and the Debian package that provides it
+# (one of those scripts/install-deps.sh installs), instead of building with empty flags.
+PKG_CONFIG ?= pkg-config
+# $(call pc,--cflags|--libs,PACKAGE,DEBIAN-PACKAGE): pkg-config's answer, or stop
+pc = $(call pc_or_stop,$(shell $(PKG_CONFIG) $(1) $(2) 2>/dev/null || echo pc:failed),$(2),$(3),$(1))
+pc_or_stop = $(if $(filter pc:failed,$(1)),$(call pc_stop,$(2),$(3),$(4)),$(1))
+pc_stop = $(if $(shell command -v $(PKG_CONFIG) 2>/dev/null),$(call pc_missing,$(1),$(2),$(3)),$(pc_none))
+pc_missing = $(shell printf '%s\n' \
+    'error: the build needs $(1), and `$(PKG_CONFIG) $(3) $(1)` finds no such package' \
+    'fix: apt-get install -y $(2)   (or scripts/install-deps.sh: every package the build and the tests need)' \
+    >&2)$(error missing package $(2) (for $(1)))
+pc_none = $(shell printf '%s\n' \
+    'error: the build asks pkg-config for the flags of each library, and $(PKG_CONFIG) is not installed' \
+    'fix: apt-get install -y pkg-config   (or scripts/install-deps.sh: every package the build and the tests need)' \
+    >&2)$(error missing package pkg-config)
 # libcurl: cflags only; pkg/client dlopens it for https:// (no link-time dependency).
-PC_LIBS   = $(eval PC_LIBS := $$(shell pkg-config --libs yaml-0.1 jansson))$(PC_LIBS)
+CURL_CFLAGS    = $(eval CURL_CFLAGS := $$(call pc,--cflags,libcurl,libcurl4-openssl-dev))$(CURL_CFLAGS)
+YAML_CFLAGS    = $(eval YAML_CFLAGS := $$(call pc,--cflags,yaml-0.1,libyaml-dev))$(YAML_CFLAGS)
+YAML_LIBS      = $(eval YAML_LIBS := $$(call pc,--libs,yaml-0.1,libyaml-dev))$(YAML_LIBS)
+JANSSON_CFLAGS = $(eval JANSSON_CFLAGS := $$(call pc,--cflags,jansson,libjansson-dev))$(JANSSON_CFLAGS)
+JANSSON_LIBS   = $(eval JANSSON_LIBS := $$(call pc,--libs,jansson,libjansson-dev))$(JANSSON_LIBS)
+MHD_CFLAGS     = $(eval MHD_CFLAGS := $$(call pc,--cflags,libmicrohttpd,libmicrohttpd-dev))$(MHD_CFLAGS)
+MHD_LIBS       = $(eval MHD_LIBS := $$(call pc,--libs,libmicrohttpd,libmicrohttpd-dev))$(MHD_LIBS)
+CMOCKA_CFLAGS  = $(eval CMOCKA_CFLAGS := $$(call pc,--cflags,cmocka,libcmocka-dev))$(CMOCKA_CFLAGS)
+CMOCKA_LIBS    = $(eval CMOCKA_LIBS := $$(call pc,--libs,cmocka,libcmocka-dev))$(CMOCKA_LIBS)
 # readline's .pc adds -D_XOPEN_SOURCE=600, which would lower _POSIX_C_SOURCE; take only
 # its libraries. wslay ships no .pc file in Debian 12.
-RL_LIBS   = $(eval RL_LIBS := $$(shell pkg-config --libs readline))$(RL_LIBS)
-MHD_LIBS  = $(eval MHD_LIBS := $$(shell pkg-config --libs libmicrohttpd))$(MHD_LIBS)
-CMOCKA_LIBS = $(eval CMOCKA_LIBS := $$(shell pkg-config --libs cmocka))$(CMOCKA_LIBS)
+RL_LIBS        = $(eval RL_LIBS := $$(call pc,--libs,readline,libreadline-dev))$(RL_LIBS)
+# what every user of libnodus.a links (pkg/ parses YAML and JSON)
+PC_LIBS        = $(YAML_LIBS) $(JANSSON_LIBS)
 WSLAY_LIBS := -lwslay
 
 # Quiet rules unless V=1.
@@ -41,12 +70,16 @@ say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
 OPT      ?= -O2
-WARN     := -Wall -Wextra -Werror -Wformat=2 -Wshadow -Wstrict-prototypes \
-            -Wpointer-arith -Wvla -Wno-missing-field-initializers
+WERROR   ?=
+WARN     := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wpointer-arith -Wvla -Wno-missing-field-initializers \
+            $(if $(filter-out 0,$(WERROR)),-Werror)
 CFLAGS   ?= $(OPT) -g
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) \
              -I. -Ipkg -I$(BUILD)/gen -include pkg/util/banned.h \
              -DND_VERSION='"$(VERSION)"' $(PC_CFLAGS) -MMD -MP
+# Each object's library headers (set per directory below; a link line asks for none).
+PC_CFLAGS =
 ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 LIB_SRCS  := $(sort $(wildcard pkg/*/*.c))
@@ -68,11 +101,22 @@ HOSTILE_SEND := $(BUILD)/tests/hostile/send
 LIBNODUS  := $(BUILD)/libnodus.a
 
 .PHONY: all check check-run asan demo bench bench-tools install clean deps client-deps units \
-    completions conformance install-bats
+    test-bins completions conformance install-bats
 .DEFAULT_GOAL := all
 
-all: $(BIN)/nodus $(BIN)/nodus-emulator units
+all: $(BIN)/nodus $(BIN)/nodus-emulator
 units: $(UNIT_BINS) $(HOSTILE_SEND)
+test-bins: units fuzz-bins
+
+# The library headers each object includes: jansson everywhere pkg/ is included, libyaml
+# in pkg/yaml, curl in pkg/client, libmicrohttpd in the emulator (and bench/ceiling),
+# cmocka in the unit tests. A link line asks only for the libraries of its binary.
+JANSSON_USERS := pkg cmd emulator tests/unit tests/fuzz
+$(JANSSON_USERS:%=$(BUILD)/%/%.o) $(BUILD)/bench/seed.o: PC_CFLAGS += $(JANSSON_CFLAGS)
+$(BUILD)/pkg/yaml/%.o: PC_CFLAGS += $(YAML_CFLAGS)
+$(BUILD)/pkg/client/%.o: PC_CFLAGS += $(CURL_CFLAGS)
+$(BUILD)/emulator/%.o $(BUILD)/bench/ceiling.o: PC_CFLAGS += $(MHD_CFLAGS)
+$(BUILD)/tests/unit/%.o: PC_CFLAGS += $(CMOCKA_CFLAGS)
 
 # The emulator's layers, one direction of includes, each compiled with the include
 # paths of itself and the layers under it (so an include upwards does not compile):
@@ -165,10 +209,10 @@ $(CLIENTS_STAMP): tests/clients/package.json tests/clients/package-lock.json | d
 	$(Q)npm ci --prefix tests/clients --no-audit --no-fund --loglevel=error
 	$(Q)touch $@
 
-# `check` sets up first, then builds and runs in a fresh make so pkg-config sees
-# what the set-up installed.
+# `check` sets up first, then builds (warnings are errors) and runs in a fresh make so
+# pkg-config sees what the set-up installed.
 check: deps client-deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory WERROR=1 all test-bins
 	@$(MAKE) --no-print-directory check-run
 
 check-run:
@@ -184,10 +228,12 @@ conformance:
 	    exit 2; fi
 	@ND_SUITES=conformance ND_BIN=. tests/run-tests.sh
 
+ASAN_VARS := BUILD=build-asan BIN=build-asan/bin OPT=-O1 \
+    EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+    EXTRA_LDFLAGS="-fsanitize=address,undefined"
 asan: deps client-deps
-	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/bin OPT=-O1 \
-	    EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-	    EXTRA_LDFLAGS="-fsanitize=address,undefined" all check-run
+	@$(MAKE) --no-print-directory $(ASAN_VARS) WERROR=1 all test-bins
+	@$(MAKE) --no-print-directory $(ASAN_VARS) check-run
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -259,8 +305,8 @@ clean:
 	rm -rf build build-asan bin
 
 # ---- fuzzing ----------------------------------------------------------------------------
-# tests/fuzz/fuzz_NAME.c each define LLVMFuzzerTestOneInput. `make all` links them with
-# tests/fuzz/standalone.c and the normal compiler, and `make check` replays their seed
+# tests/fuzz/fuzz_NAME.c each define LLVMFuzzerTestOneInput. `make test-bins` links them
+# with tests/fuzz/standalone.c and the normal compiler, and `make check` replays their seed
 # corpora and regression inputs (tests/fuzz/regress.sh). `make fuzz` (needs clang:
 # scripts/install-deps.sh fuzz installs it) builds them again in $(FUZZ_BUILD)/ with
 # libFuzzer, ASan and UBSan and runs each for FUZZ_SECONDS (tests/fuzz/run.sh);
@@ -284,7 +330,6 @@ endif
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 .PHONY: fuzz fuzz-bins clean-fuzz
-all: fuzz-bins
 fuzz-bins: $(FUZZ_BINS)
 clean: clean-fuzz
 

@@ -7,6 +7,7 @@
 #   install-deps.sh fuzz   what make fuzz needs (clang, for libFuzzer) as well
 #   install-deps.sh bench  what make bench needs (json-server runs on node too, wrk,
 #                          gnuplot for the plots) as well
+# The Makefile names the -dev package of a library pkg-config cannot find: one of these.
 set -eu
 
 PACKAGES="build-essential pkg-config libcurl4-openssl-dev libyaml-dev libjansson-dev

@@ -17,9 +17,17 @@ ND_SUITES=${ND_SUITES:-unit fuzz emulator hostile kubectl clients cli}
 files=""
 for s in $ND_SUITES; do
     case $s in
-    unit) for f in "$ND_BUILD"/tests/unit/test_*; do
-              case $f in *.o|*.d) ;; *) [ -x "$f" ] && files="$files $f" ;; esac
-          done ;;
+    unit) units=""
+          for f in "$ND_BUILD"/tests/unit/test_*; do
+              case $f in *.o|*.d) ;; *) [ -x "$f" ] && units="$units $f" ;; esac
+          done
+          # `make` builds only the programs: a missing suite is a failure, not a pass
+          if [ -z "$units" ]; then
+              echo "no unit tests in $ND_BUILD/tests/unit (run 'make test-bins' first)" >&2
+              echo "0 passed, 1 failed"
+              exit 1
+          fi
+          files="$files$units" ;;
     # the hostile corpus: one TAP runner over tests/hostile/cases (see its README)
     hostile) files="$files tests/hostile/run.sh" ;;
     fuzz) files="$files tests/fuzz/regress.sh" ;;
@@ -28,7 +36,7 @@ for s in $ND_SUITES; do
 done
 
 if [ -z "$files" ]; then
-    echo "no test files found (run 'make' first)" >&2
+    echo "no test files found (run 'make all test-bins' first)" >&2
     echo "0 passed, 1 failed"
     exit 1
 fi

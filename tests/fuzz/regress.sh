@@ -1,6 +1,6 @@
 #!/bin/sh
 # The fuzz targets' seed corpora and regression inputs, replayed by the standalone
-# drivers (built by `make all` with the normal compiler): one TAP line per target.
+# drivers (built by `make test-bins` with the normal compiler): one TAP line per target.
 #   ND_BUILD  build directory (default build)
 cd "$(dirname "$0")/../.."
 build=${ND_BUILD:-build}
@@ -11,7 +11,7 @@ for t in "$@"; do
     i=$((i + 1))
     exe=$build/tests/fuzz/fuzz_$t
     if [ ! -x "$exe" ]; then
-        echo "not ok $i - fuzz_$t: not built (run make)"
+        echo "not ok $i - fuzz_$t: not built (run make test-bins)"
         continue
     fi
     if out=$("$exe" -q tests/fuzz/corpus/$t tests/fuzz/regress/$t 2>&1); then

@@ -44,7 +44,7 @@ bail() {
     exit 1
 }
 
-[ -x "$SEND" ] || bail "$SEND is missing (run make)"
+[ -x "$SEND" ] || bail "$SEND is missing (run make test-bins)"
 [ -x "$BIN/nodus-emulator" ] || bail "$BIN/nodus-emulator is missing (run make)"
 
 # ---- the emulator: tokens of every scope, a project of its own, objects to aim at ----
