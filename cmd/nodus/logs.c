@@ -266,7 +266,9 @@ static int get_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *n
     nd_kind_path(k, ns, name, NULL, &item);
     *code = 0;
     *obj = NULL;
-    int rc = nd_write(ctx, "GET", item.data, NULL, NULL, obj, code, st);
+    int rc = nd_write(
+        ctx, &(struct nd_write_req){.method = "GET", .path = item.data, .out = obj, .code = code},
+        st);
     nd_buf_release(&item);
     if (rc < 0 && *code == 404) {
         nd_status_release(st);

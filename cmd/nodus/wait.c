@@ -192,8 +192,7 @@ int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
             nd_buf_add_urlencoded(&p, nd_opt_str(&o, "selector"));
         }
         json_t *list = NULL;
-        int code;
-        if (nd_write(ctx, "GET", p.data, NULL, NULL, &list, &code, &st) < 0) {
+        if (nd_get(ctx, p.data, &list, &st) < 0) {
             worst = nd_cli_error(ctx, &st);
             nd_status_release(&st);
         }

@@ -226,7 +226,10 @@ int nd_watch_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
             json_t *obj = NULL;
             int code = 0;
             struct nd_status gst = ND_STATUS_INIT;
-            int got = nd_write(ctx, "GET", item.data, NULL, NULL, &obj, &code, &gst);
+            int got = nd_write(ctx,
+                               &(struct nd_write_req){
+                                   .method = "GET", .path = item.data, .out = &obj, .code = &code},
+                               &gst);
             nd_buf_release(&item);
             if (got < 0 && code != 404) {
                 nd_status_move(st, &gst);
@@ -253,7 +256,7 @@ int nd_watch_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
                 nd_buf_adds(&l, "?limit=1");
                 json_t *list = NULL;
                 struct nd_status lst = ND_STATUS_INIT;
-                if (nd_write(ctx, "GET", l.data, NULL, NULL, &list, &code, &lst) == 0) {
+                if (nd_get(ctx, l.data, &list, &lst) == 0) {
                     const char *lrv = json_string_value(
                         json_object_get(json_object_get(list, "metadata"), "resourceVersion"));
                     f.rv = lrv ? nd_xstrdup(lrv) : NULL;
