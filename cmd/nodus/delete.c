@@ -122,8 +122,13 @@ static int wait_gone(struct nd_ctx *ctx, const struct target *t, int64_t deadlin
     char what[160];
     snprintf(what, sizeof what, "the deletion of %s%s%s/%s", t->k->plural,
              *t->k->group ? "." : "", t->k->group, t->name);
-    return nd_watch_object(ctx, t->k, t->ns, t->name, deadline_ms, gone, (void *)t, what,
-                           "its deletion", st) < 0
+    return nd_watch_object(ctx, t->k, t->ns, t->name,
+                           &(struct nd_watch_opts){.fn = gone,
+                                                   .cls = (void *)t,
+                                                   .deadline_ms = deadline_ms,
+                                                   .what = what,
+                                                   .note = "its deletion"},
+                           st) < 0
                ? -1
                : 0;
 }

@@ -207,10 +207,13 @@ static int on_line(void *cls, const char *line, size_t len)
     return stop;
 }
 
-int nd_watch_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
-                    const char *name, int64_t deadline_ms, nd_watch_fn fn, void *cls,
-                    const char *what, const char *note, struct nd_status *st)
+int nd_watch_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns, const char *name,
+                    const struct nd_watch_opts *opts, struct nd_status *st)
 {
+    nd_watch_fn fn = opts->fn;
+    void *cls = opts->cls;
+    int64_t deadline_ms = opts->deadline_ms;
+    const char *note = opts->note;
     struct nd_client *c = nd_ctx_client(ctx, st);
     if (!c)
         return -1;
@@ -268,8 +271,8 @@ int nd_watch_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
         }
         int64_t left = deadline_ms ? deadline_ms - nd_now_ms() : 0;
         if (deadline_ms && left <= 0) {
-            nd_status_set(st, "Timeout", "wait longer with --timeout",
-                          "timed out waiting for %s", what);
+            nd_status_set(st, "Timeout", "wait longer with --timeout", "timed out waiting for %s",
+                          opts->what);
             f.result = -1;
             break;
         }
