@@ -196,42 +196,62 @@ static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, c
         json_array_append_new(path_params, param("namespace", "path", "string", "The project."));
     json_array_append_new(path_params, query("pretty"));
 
+    /* the operations, each used by one or more of the paths below */
+    const struct op list_all = {.verb = "list or watch",
+                                .action = "list",
+                                .params = P("allowWatchBookmarks", "continue", "fieldSelector",
+                                            "labelSelector", "limit", "resourceVersion",
+                                            "resourceVersionMatch", "sendInitialEvents",
+                                            "timeoutSeconds", "watch"),
+                                .answer = list};
+    const struct op create_one = {.verb = "create",
+                                  .action = "post",
+                                  .params = P("dryRun", "fieldManager", "fieldValidation"),
+                                  .body = obj,
+                                  .answer = obj,
+                                  .created = true};
+    const struct op delete_all = {
+        .verb = "delete",
+        .action = "deletecollection",
+        .params = P("continue", "dryRun", "fieldSelector", "gracePeriodSeconds", "labelSelector",
+                    "limit", "propagationPolicy", "resourceVersion", "timeoutSeconds"),
+        .body = META "DeleteOptions",
+        .answer = META "Status"};
+    const struct op read_one = {
+        .verb = "read", .action = "get", .params = P("resourceVersion"), .answer = obj};
+    const struct op replace_one = {.verb = "replace",
+                                   .action = "put",
+                                   .params = P("dryRun", "fieldManager", "fieldValidation"),
+                                   .body = obj,
+                                   .answer = obj,
+                                   .created = true};
+    const struct op patch_one = {.verb = "partially update",
+                                 .action = "patch",
+                                 .params = P("dryRun", "fieldManager", "fieldValidation", "force"),
+                                 .body = META "Patch",
+                                 .answer = obj,
+                                 .created = true};
+    const struct op delete_one = {.verb = "delete",
+                                  .action = "delete",
+                                  .params = P("dryRun", "gracePeriodSeconds", "propagationPolicy"),
+                                  .body = META "DeleteOptions",
+                                  .answer = META "Status"};
+
     /* the collection */
     json_t *coll = json_object();
     nd_buf_addf(&what, "objects of kind %s", k->kind);
-    json_t *op = operation(d, k, what.data,
-                           &(struct op){.verb = "list or watch",
-                                        .action = "list",
-                                        .params = P("allowWatchBookmarks", "continue",
-                                                    "fieldSelector", "labelSelector", "limit",
-                                                    "resourceVersion", "resourceVersionMatch",
-                                                    "sendInitialEvents", "timeoutSeconds", "watch"),
-                                        .answer = list});
+    json_t *op = operation(d, k, what.data, &list_all);
     set_op_id(op, "list", d, k, scope, "");
     json_object_set_new(coll, "get", op);
     nd_buf_reset(&what);
     nd_buf_addf(&what, "a %s", k->kind);
     if (!k->read_only) {
-        op = operation(d, k, what.data,
-                       &(struct op){.verb = "create",
-                                    .action = "post",
-                                    .params = P("dryRun", "fieldManager", "fieldValidation"),
-                                    .body = obj,
-                                    .answer = obj,
-                                    .created = true});
+        op = operation(d, k, what.data, &create_one);
         set_op_id(op, "create", d, k, scope, "");
         json_object_set_new(coll, "post", op);
         nd_buf_reset(&what);
         nd_buf_addf(&what, "a collection of %s", k->kind);
-        op = operation(
-            d, k, what.data,
-            &(struct op){.verb = "delete",
-                         .action = "deletecollection",
-                         .params = P("continue", "dryRun", "fieldSelector", "gracePeriodSeconds",
-                                     "labelSelector", "limit", "propagationPolicy",
-                                     "resourceVersion", "timeoutSeconds"),
-                         .body = META "DeleteOptions",
-                         .answer = META "Status"});
+        op = operation(d, k, what.data, &delete_all);
         set_op_id(op, "delete", d, k, scope, "Collection");
         json_object_set_new(coll, "delete", op);
     }
@@ -244,39 +264,17 @@ static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, c
     json_t *item = json_object();
     nd_buf_reset(&what);
     nd_buf_addf(&what, "the specified %s", k->kind);
-    op = operation(
-        d, k, what.data,
-        &(struct op){
-            .verb = "read", .action = "get", .params = P("resourceVersion"), .answer = obj});
+    op = operation(d, k, what.data, &read_one);
     set_op_id(op, "read", d, k, scope, "");
     json_object_set_new(item, "get", op);
     if (!k->read_only) {
-        op = operation(d, k, what.data,
-                       &(struct op){.verb = "replace",
-                                    .action = "put",
-                                    .params = P("dryRun", "fieldManager", "fieldValidation"),
-                                    .body = obj,
-                                    .answer = obj,
-                                    .created = true});
+        op = operation(d, k, what.data, &replace_one);
         set_op_id(op, "replace", d, k, scope, "");
         json_object_set_new(item, "put", op);
-        op = operation(
-            d, k, what.data,
-            &(struct op){.verb = "partially update",
-                         .action = "patch",
-                         .params = P("dryRun", "fieldManager", "fieldValidation", "force"),
-                         .body = META "Patch",
-                         .answer = obj,
-                         .created = true});
+        op = operation(d, k, what.data, &patch_one);
         set_op_id(op, "patch", d, k, scope, "");
         json_object_set_new(item, "patch", op);
-        op =
-            operation(d, k, what.data,
-                      &(struct op){.verb = "delete",
-                                   .action = "delete",
-                                   .params = P("dryRun", "gracePeriodSeconds", "propagationPolicy"),
-                                   .body = META "DeleteOptions",
-                                   .answer = META "Status"});
+        op = operation(d, k, what.data, &delete_one);
         set_op_id(op, "delete", d, k, scope, "");
         json_object_set_new(item, "delete", op);
     }
@@ -289,30 +287,14 @@ static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, c
         json_t *status = json_object();
         nd_buf_reset(&what);
         nd_buf_addf(&what, "status of the specified %s", k->kind);
-        op = operation(
-            d, k, what.data,
-            &(struct op){
-                .verb = "read", .action = "get", .params = P("resourceVersion"), .answer = obj});
+        op = operation(d, k, what.data, &read_one);
         set_op_id(op, "read", d, k, scope, "Status");
         json_object_set_new(status, "get", op);
         if (!k->read_only) {
-            op = operation(d, k, what.data,
-                           &(struct op){.verb = "replace",
-                                        .action = "put",
-                                        .params = P("dryRun", "fieldManager", "fieldValidation"),
-                                        .body = obj,
-                                        .answer = obj,
-                                        .created = true});
+            op = operation(d, k, what.data, &replace_one);
             set_op_id(op, "replace", d, k, scope, "Status");
             json_object_set_new(status, "put", op);
-            op = operation(
-                d, k, what.data,
-                &(struct op){.verb = "partially update",
-                             .action = "patch",
-                             .params = P("dryRun", "fieldManager", "fieldValidation", "force"),
-                             .body = META "Patch",
-                             .answer = obj,
-                             .created = true});
+            op = operation(d, k, what.data, &patch_one);
             set_op_id(op, "patch", d, k, scope, "Status");
             json_object_set_new(status, "patch", op);
         }
@@ -328,14 +310,7 @@ static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, c
         json_t *all = json_object();
         nd_buf_reset(&what);
         nd_buf_addf(&what, "objects of kind %s in every project", k->kind);
-        op = operation(d, k, what.data,
-                       &(struct op){.verb = "list or watch",
-                                    .action = "list",
-                                    .params = P("allowWatchBookmarks", "continue", "fieldSelector",
-                                                "labelSelector", "limit", "resourceVersion",
-                                                "resourceVersionMatch", "sendInitialEvents",
-                                                "timeoutSeconds", "watch"),
-                                    .answer = list});
+        op = operation(d, k, what.data, &list_all);
         set_op_id(op, "list", d, k, "", "ForAllNamespaces");
         json_object_set_new(all, "get", op);
         json_object_set_new(all, "parameters", json_pack("[o]", query("pretty")));
