@@ -90,8 +90,7 @@ int nd_edit_metadata(int argc, char **argv, struct nd_ctx *ctx, const char *map,
             nd_buf_add_urlencoded(&p, nd_opt_str(&o, "selector"));
         }
         json_t *list = NULL;
-        int code;
-        if (nd_write(ctx, "GET", p.data, NULL, NULL, &list, &code, &st) < 0)
+        if (nd_get(ctx, p.data, &list, &st) < 0)
             worst = nd_cli_error(ctx, &st);
         size_t i;
         json_t *item;
@@ -105,7 +104,7 @@ int nd_edit_metadata(int argc, char **argv, struct nd_ctx *ctx, const char *map,
         struct nd_buf p = ND_BUF_INIT;
         nd_kind_path(k, ns, name, NULL, &p);
         json_t *obj = NULL, *after = NULL;
-        int code, rc = nd_write(ctx, "GET", p.data, NULL, NULL, &obj, &code, &st);
+        int rc = nd_get(ctx, p.data, &obj, &st);
         json_t *cur = json_object_get(json_object_get(obj, "metadata"), map);
         json_t *patch_map = json_object();
         bool changed = false, set = false;
@@ -138,8 +137,13 @@ int nd_edit_metadata(int argc, char **argv, struct nd_ctx *ctx, const char *map,
             char *fm = nd_xasprintf("?fieldManager=kubectl-%s", ctx->cmd->name);
             nd_buf_adds(&p, fm);
             free(fm);
-            rc = nd_write(ctx, "PATCH", p.data, "application/merge-patch+json", patch, &after,
-                          &code, &st);
+            rc = nd_write(ctx,
+                          &(struct nd_write_req){.method = "PATCH",
+                                                 .path = p.data,
+                                                 .content_type = "application/merge-patch+json",
+                                                 .body = patch,
+                                                 .out = &after},
+                          &st);
             json_decref(patch);
         }
         if (rc == 0) {

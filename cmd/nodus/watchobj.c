@@ -207,10 +207,13 @@ static int on_line(void *cls, const char *line, size_t len)
     return stop;
 }
 
-int nd_watch_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
-                    const char *name, int64_t deadline_ms, nd_watch_fn fn, void *cls,
-                    const char *what, const char *note, struct nd_status *st)
+int nd_watch_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns, const char *name,
+                    const struct nd_watch_opts *opts, struct nd_status *st)
 {
+    nd_watch_fn fn = opts->fn;
+    void *cls = opts->cls;
+    int64_t deadline_ms = opts->deadline_ms;
+    const char *note = opts->note;
     struct nd_client *c = nd_ctx_client(ctx, st);
     if (!c)
         return -1;
@@ -226,7 +229,10 @@ int nd_watch_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
             json_t *obj = NULL;
             int code = 0;
             struct nd_status gst = ND_STATUS_INIT;
-            int got = nd_write(ctx, "GET", item.data, NULL, NULL, &obj, &code, &gst);
+            int got = nd_write(ctx,
+                               &(struct nd_write_req){
+                                   .method = "GET", .path = item.data, .out = &obj, .code = &code},
+                               &gst);
             nd_buf_release(&item);
             if (got < 0 && code != 404) {
                 nd_status_move(st, &gst);
@@ -253,7 +259,7 @@ int nd_watch_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
                 nd_buf_adds(&l, "?limit=1");
                 json_t *list = NULL;
                 struct nd_status lst = ND_STATUS_INIT;
-                if (nd_write(ctx, "GET", l.data, NULL, NULL, &list, &code, &lst) == 0) {
+                if (nd_get(ctx, l.data, &list, &lst) == 0) {
                     const char *lrv = json_string_value(
                         json_object_get(json_object_get(list, "metadata"), "resourceVersion"));
                     f.rv = lrv ? nd_xstrdup(lrv) : NULL;
@@ -265,8 +271,8 @@ int nd_watch_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
         }
         int64_t left = deadline_ms ? deadline_ms - nd_now_ms() : 0;
         if (deadline_ms && left <= 0) {
-            nd_status_set(st, "Timeout", "wait longer with --timeout",
-                          "timed out waiting for %s", what);
+            nd_status_set(st, "Timeout", "wait longer with --timeout", "timed out waiting for %s",
+                          opts->what);
             f.result = -1;
             break;
         }

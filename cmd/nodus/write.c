@@ -33,16 +33,17 @@ int nd_dry_run_parse(const char *v, enum nd_dry_run *out, struct nd_status *st)
                          v);
 }
 
-int nd_write(struct nd_ctx *ctx, const char *method, const char *path, const char *content_type,
-             const json_t *body, json_t **out, int *code, struct nd_status *st)
+int nd_get(struct nd_ctx *ctx, const char *path, json_t **out, struct nd_status *st)
 {
-    return nd_write_ex(ctx, method, path, content_type, body, NULL, out, code, NULL, st);
+    return nd_write(ctx, &(struct nd_write_req){.method = "GET", .path = path, .out = out}, st);
 }
 
-int nd_write_ex(struct nd_ctx *ctx, const char *method, const char *path,
-                const char *content_type, const json_t *body, const char *const *headers,
-                json_t **out, int *code, char **etag, struct nd_status *st)
+int nd_write(struct nd_ctx *ctx, const struct nd_write_req *r, struct nd_status *st)
 {
+    const char *method = r->method;
+    json_t **out = r->out;
+    int *code = r->code;
+    char **etag = r->etag;
     if (etag)
         *etag = NULL;
     struct nd_client *c = nd_ctx_client(ctx, st);
@@ -50,16 +51,16 @@ int nd_write_ex(struct nd_ctx *ctx, const char *method, const char *path,
         *out = NULL;
     if (!c)
         return -1;
-    char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    char *text = r->body ? json_dumps(r->body, JSON_COMPACT) : NULL;
     char *key = strcmp(method, "POST") == 0 ? nd_idempotency_key_new() : NULL;
     struct nd_request req = {
         .method = method,
-        .path = path,
-        .content_type = content_type ? content_type : "application/json",
+        .path = r->path,
+        .content_type = r->content_type ? r->content_type : "application/json",
         .body = text,
         .body_len = text ? strlen(text) : 0,
         .idempotency_key = key,
-        .headers = headers,
+        .headers = r->headers,
     };
     struct nd_response resp;
     nd_response_init(&resp);
@@ -229,8 +230,12 @@ int nd_patch_each(struct nd_ctx *ctx, const struct nd_res_list *res, const json_
             nd_buf_addf(&p, "?fieldManager=nodus-%s%s", ctx->cmd->name,
                         dry == ND_DRY_SERVER ? "&dryRun=All" : "");
             json_t *obj = NULL;
-            int code;
-            if (nd_write(ctx, "PATCH", p.data, "application/merge-patch+json", patch, &obj, &code,
+            if (nd_write(ctx,
+                         &(struct nd_write_req){.method = "PATCH",
+                                                .path = p.data,
+                                                .content_type = "application/merge-patch+json",
+                                                .body = patch,
+                                                .out = &obj},
                          &st) < 0 ||
                 nd_print_result(&(struct nd_print_opts){0}, false, obj, done, dry, 0, &st) < 0) {
                 int c = nd_cli_error(ctx, &st);

@@ -56,18 +56,59 @@ int nd_errors_add(struct nd_ctx *ctx, struct nd_errors *e, const struct nd_statu
 void nd_errors_finish(struct nd_errors *e);
 void nd_errors_release(struct nd_errors *e);
 
-/* Sends one write. body may be NULL; its content type defaults to JSON. An
- * idempotency key (fresh for each call) is sent with POST. Warning headers are printed.
- * *out (NEW, may be NULL) is the answer; *code the HTTP status. A non-2xx answer is
- * st and -1. */
-int nd_write(struct nd_ctx *ctx, const char *method, const char *path, const char *content_type,
-             const json_t *body, json_t **out, int *code, struct nd_status *st);
+/* One request of nd_write: method and path; everything else may be left out (zero). */
+struct nd_write_req {
+    const char *method;
+    const char *path;
+    const char *content_type;   /* of body; NULL: application/json */
+    const json_t *body;         /* NULL: none */
+    const char *const *headers; /* extra "Name: value" headers, NULL-terminated; NULL: none */
+    json_t **out;               /* the answer (NEW; NULL when it has no body) */
+    int *code;                  /* the HTTP status, when an answer came */
+    char **etag;                /* the answer's ETag (NEW, or NULL when none) */
+};
 
-/* The same with extra request headers ("Name: value", NULL-terminated; may be NULL)
- * and the answer's ETag (*etag NEW, or NULL when none; etag may be NULL). */
-int nd_write_ex(struct nd_ctx *ctx, const char *method, const char *path,
-                const char *content_type, const json_t *body, const char *const *headers,
-                json_t **out, int *code, char **etag, struct nd_status *st);
+/* Sends one write: nd_write(ctx, &(struct nd_write_req){.method = "POST", .path = p,
+ * .body = obj, .out = &res}, st). An idempotency key (fresh for each call) is sent with
+ * POST. Warning headers are printed. A non-2xx answer is st and -1 (*code still set). */
+int nd_write(struct nd_ctx *ctx, const struct nd_write_req *r, struct nd_status *st);
+
+/* GET path: nd_write without a body, for reads. *out (NEW, may be NULL) the answer. */
+int nd_get(struct nd_ctx *ctx, const char *path, json_t **out, struct nd_status *st);
+
+/* ---- the result loop of the verbs that write the objects of files (write_each.c) ---- */
+
+struct nd_manifests;
+
+/* What a verb's action did with one object. */
+struct nd_write_done {
+    json_t *obj;    /* the object as written (NEW), printed as -o asks */
+    const char *op; /* how: "created", "configured", "unchanged" ... */
+    bool skipped;   /* the action printed its own line (apply --review's "not applied") */
+};
+
+/* A verb's action on one manifest m, whose project is ns ("" for cluster-scoped kinds):
+ * 0 with *d filled, or -1 with st. */
+typedef int (*nd_write_fn)(struct nd_ctx *ctx, const struct nd_manifest *m, const char *ns,
+                           void *cls, struct nd_write_done *d, struct nd_status *st);
+
+struct nd_write_each {
+    nd_write_fn fn;
+    void *cls;
+    const struct nd_print_opts *popts; /* -o, parsed by nd_write_output_parse */
+    bool has_output;                   /* -o given */
+    enum nd_dry_run dry;
+    bool estimate; /* a server dry run without -o: each object's estimate under its line */
+    /* after an object is printed (NULL: nothing) */
+    void (*printed)(void *cls, const struct nd_manifest *m, const char *ns);
+};
+
+/* create, replace and apply: for each manifest in order, its project (the command's -n,
+ * as nd_manifest_namespace), the action, then what it did (nd_print_result: `kind.group/name
+ * op`, or the object as -o asks) or its error (nd_errors: grouped, printed once); stdout
+ * flushed after each. Goes on after an error. Returns the first error's exit code, or 0. */
+int nd_write_manifests(struct nd_ctx *ctx, const struct nd_manifests *ms,
+                       const struct nd_write_each *e);
 
 struct nd_res_list;
 /* Sends one merge patch (borrowed) to every object of res, each with the field manager

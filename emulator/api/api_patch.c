@@ -84,16 +84,26 @@ static int apply(struct em_api *a, struct em_write *w, json_t *old)
     w->apply = true;
     if (!old) {
         /* create on PATCH, as kubectl apply --server-side expects */
-        if (nd_ssa_apply(NULL, applied, w->manager, force, a->kind->api_version, now, &merged,
-                         &a->st) < 0)
+        if (nd_ssa_apply(NULL, applied,
+                         &(struct nd_ssa_opts){.manager = w->manager,
+                                               .force = force,
+                                               .api_version = a->kind->api_version,
+                                               .now = now},
+                         &merged, &a->st) < 0)
             goto out;
         if (nd_patch_check_result(merged, &nd_patch_default_limits, &a->st) < 0)
             goto out;
         rc = em_write_create(a, w, merged);
         goto out;
     }
-    if (nd_ssa_apply_ex(old, applied, w->manager, force, a->kind->api_version, now, default_obj,
-                        (void *)a->kind, &merged, &a->st) < 0) {
+    if (nd_ssa_apply(old, applied,
+                     &(struct nd_ssa_opts){.manager = w->manager,
+                                           .force = force,
+                                           .api_version = a->kind->api_version,
+                                           .now = now,
+                                           .normalize = default_obj,
+                                           .cls = (void *)a->kind},
+                     &merged, &a->st) < 0) {
         nd_status_set_target(&a->st, a->path.name, a->kind->group, a->kind->plural);
         goto out;
     }

@@ -123,11 +123,23 @@ static json_t *response(const char *description, const char *schema_name)
                      content(ref(schema_name)));
 }
 
+/* What add_paths says of one operation. */
+struct op {
+    const char *verb;          /* the description's first words: "read", "list or watch" */
+    const char *action;        /* x-kubernetes-action: get, list, post, put, patch ... */
+    const char *const *params; /* query parameter names, NULL-terminated */
+    const char *body;          /* the request body's schema; NULL: none */
+    const char *answer;        /* the answer's schema */
+    bool created;              /* it may also answer 201 Created */
+};
+
 /* An operation: id, action, GVK, query parameters, body schema, answers. */
-static json_t *operation(const struct doc *d, const struct nd_kind *k, const char *verb,
-                         const char *what, const char *action, const char *const *params,
-                         const char *body, const char *answer, bool created)
+static json_t *operation(const struct doc *d, const struct nd_kind *k, const char *what,
+                         const struct op *o)
 {
+    const char *verb = o->verb, *action = o->action, *body = o->body, *answer = o->answer;
+    const char *const *params = o->params;
+    bool created = o->created;
     json_t *op = json_object();
     struct nd_buf b = ND_BUF_INIT;
     nd_buf_addf(&b, "%s %s", verb, what);
@@ -184,31 +196,62 @@ static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, c
         json_array_append_new(path_params, param("namespace", "path", "string", "The project."));
     json_array_append_new(path_params, query("pretty"));
 
+    /* the operations, each used by one or more of the paths below */
+    const struct op list_all = {.verb = "list or watch",
+                                .action = "list",
+                                .params = P("allowWatchBookmarks", "continue", "fieldSelector",
+                                            "labelSelector", "limit", "resourceVersion",
+                                            "resourceVersionMatch", "sendInitialEvents",
+                                            "timeoutSeconds", "watch"),
+                                .answer = list};
+    const struct op create_one = {.verb = "create",
+                                  .action = "post",
+                                  .params = P("dryRun", "fieldManager", "fieldValidation"),
+                                  .body = obj,
+                                  .answer = obj,
+                                  .created = true};
+    const struct op delete_all = {
+        .verb = "delete",
+        .action = "deletecollection",
+        .params = P("continue", "dryRun", "fieldSelector", "gracePeriodSeconds", "labelSelector",
+                    "limit", "propagationPolicy", "resourceVersion", "timeoutSeconds"),
+        .body = META "DeleteOptions",
+        .answer = META "Status"};
+    const struct op read_one = {
+        .verb = "read", .action = "get", .params = P("resourceVersion"), .answer = obj};
+    const struct op replace_one = {.verb = "replace",
+                                   .action = "put",
+                                   .params = P("dryRun", "fieldManager", "fieldValidation"),
+                                   .body = obj,
+                                   .answer = obj,
+                                   .created = true};
+    const struct op patch_one = {.verb = "partially update",
+                                 .action = "patch",
+                                 .params = P("dryRun", "fieldManager", "fieldValidation", "force"),
+                                 .body = META "Patch",
+                                 .answer = obj,
+                                 .created = true};
+    const struct op delete_one = {.verb = "delete",
+                                  .action = "delete",
+                                  .params = P("dryRun", "gracePeriodSeconds", "propagationPolicy"),
+                                  .body = META "DeleteOptions",
+                                  .answer = META "Status"};
+
     /* the collection */
     json_t *coll = json_object();
     nd_buf_addf(&what, "objects of kind %s", k->kind);
-    json_t *op =
-        operation(d, k, "list or watch", what.data, "list",
-                  P("allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "limit",
-                    "resourceVersion", "resourceVersionMatch", "sendInitialEvents",
-                    "timeoutSeconds", "watch"),
-                  NULL, list, false);
+    json_t *op = operation(d, k, what.data, &list_all);
     set_op_id(op, "list", d, k, scope, "");
     json_object_set_new(coll, "get", op);
     nd_buf_reset(&what);
     nd_buf_addf(&what, "a %s", k->kind);
     if (!k->read_only) {
-        op = operation(d, k, "create", what.data, "post",
-                       P("dryRun", "fieldManager", "fieldValidation"), obj, obj, true);
+        op = operation(d, k, what.data, &create_one);
         set_op_id(op, "create", d, k, scope, "");
         json_object_set_new(coll, "post", op);
         nd_buf_reset(&what);
         nd_buf_addf(&what, "a collection of %s", k->kind);
-        op = operation(d, k, "delete", what.data, "deletecollection",
-                       P("continue", "dryRun", "fieldSelector", "gracePeriodSeconds",
-                         "labelSelector", "limit", "propagationPolicy", "resourceVersion",
-                         "timeoutSeconds"),
-                       META "DeleteOptions", META "Status", false);
+        op = operation(d, k, what.data, &delete_all);
         set_op_id(op, "delete", d, k, scope, "Collection");
         json_object_set_new(coll, "delete", op);
     }
@@ -221,22 +264,17 @@ static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, c
     json_t *item = json_object();
     nd_buf_reset(&what);
     nd_buf_addf(&what, "the specified %s", k->kind);
-    op = operation(d, k, "read", what.data, "get", P("resourceVersion"), NULL, obj, false);
+    op = operation(d, k, what.data, &read_one);
     set_op_id(op, "read", d, k, scope, "");
     json_object_set_new(item, "get", op);
     if (!k->read_only) {
-        op = operation(d, k, "replace", what.data, "put",
-                       P("dryRun", "fieldManager", "fieldValidation"), obj, obj, true);
+        op = operation(d, k, what.data, &replace_one);
         set_op_id(op, "replace", d, k, scope, "");
         json_object_set_new(item, "put", op);
-        op = operation(d, k, "partially update", what.data, "patch",
-                       P("dryRun", "fieldManager", "fieldValidation", "force"), META "Patch", obj,
-                       true);
+        op = operation(d, k, what.data, &patch_one);
         set_op_id(op, "patch", d, k, scope, "");
         json_object_set_new(item, "patch", op);
-        op = operation(d, k, "delete", what.data, "delete",
-                       P("dryRun", "gracePeriodSeconds", "propagationPolicy"), META "DeleteOptions",
-                       META "Status", false);
+        op = operation(d, k, what.data, &delete_one);
         set_op_id(op, "delete", d, k, scope, "");
         json_object_set_new(item, "delete", op);
     }
@@ -249,17 +287,14 @@ static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, c
         json_t *status = json_object();
         nd_buf_reset(&what);
         nd_buf_addf(&what, "status of the specified %s", k->kind);
-        op = operation(d, k, "read", what.data, "get", P("resourceVersion"), NULL, obj, false);
+        op = operation(d, k, what.data, &read_one);
         set_op_id(op, "read", d, k, scope, "Status");
         json_object_set_new(status, "get", op);
         if (!k->read_only) {
-            op = operation(d, k, "replace", what.data, "put",
-                           P("dryRun", "fieldManager", "fieldValidation"), obj, obj, true);
+            op = operation(d, k, what.data, &replace_one);
             set_op_id(op, "replace", d, k, scope, "Status");
             json_object_set_new(status, "put", op);
-            op = operation(d, k, "partially update", what.data, "patch",
-                           P("dryRun", "fieldManager", "fieldValidation", "force"), META "Patch",
-                           obj, true);
+            op = operation(d, k, what.data, &patch_one);
             set_op_id(op, "patch", d, k, scope, "Status");
             json_object_set_new(status, "patch", op);
         }
@@ -275,11 +310,7 @@ static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, c
         json_t *all = json_object();
         nd_buf_reset(&what);
         nd_buf_addf(&what, "objects of kind %s in every project", k->kind);
-        op = operation(d, k, "list or watch", what.data, "list",
-                       P("allowWatchBookmarks", "continue", "fieldSelector", "labelSelector",
-                         "limit", "resourceVersion", "resourceVersionMatch", "sendInitialEvents",
-                         "timeoutSeconds", "watch"),
-                       NULL, list, false);
+        op = operation(d, k, what.data, &list_all);
         set_op_id(op, "list", d, k, "", "ForAllNamespaces");
         json_object_set_new(all, "get", op);
         json_object_set_new(all, "parameters", json_pack("[o]", query("pretty")));

@@ -492,17 +492,8 @@ static json_t *apply_create(const json_t *applied, const char *manager, const ch
     return obj;
 }
 
-int nd_ssa_apply(const json_t *live, const json_t *applied, const char *manager, bool force,
-                 const char *api_version, const char *now_rfc3339, json_t **out,
-                 struct nd_status *st)
-{
-    return nd_ssa_apply_ex(live, applied, manager, force, api_version, now_rfc3339, NULL, NULL,
-                           out, st);
-}
-
-int nd_ssa_apply_ex(const json_t *live, const json_t *applied, const char *manager, bool force,
-                    const char *api_version, const char *now_rfc3339, nd_ssa_normalize_fn normalize,
-                    void *cls, json_t **out, struct nd_status *st)
+int nd_ssa_apply(const json_t *live, const json_t *applied, const struct nd_ssa_opts *o,
+                 json_t **out, struct nd_status *st)
 {
     int rc = -1;
     struct entries es = {0};
@@ -511,6 +502,7 @@ int nd_ssa_apply_ex(const json_t *live, const json_t *applied, const char *manag
     json_t *merged = NULL;
     char *now = NULL;
     *out = NULL;
+    const char *manager = o->manager, *api_version = o->api_version;
 
     if (nd_ssa_validate_manager(manager, "fieldManager", st) < 0)
         return -1;
@@ -525,7 +517,7 @@ int nd_ssa_apply_ex(const json_t *live, const json_t *applied, const char *manag
     if (!api_version)
         api_version = or_empty(json_string_value(json_object_get(applied, "apiVersion")));
     set = nd_fieldset_from_object(applied, "");
-    now = now_text(now_rfc3339);
+    now = now_text(o->now);
 
     if (!live) {
         *out = apply_create(applied, manager, api_version, set, now);
@@ -539,8 +531,8 @@ int nd_ssa_apply_ex(const json_t *live, const json_t *applied, const char *manag
     size_t me = find_entry(&es, manager, "Apply", NULL, "");
     merged = json_deep_copy(live);
     merge_obj(merged, applied, ND_SSA_ROOT);
-    if (normalize)
-        normalize(merged, cls); /* compare with what would be stored (defaults filled) */
+    if (o->normalize)
+        o->normalize(merged, o->cls); /* compare with what would be stored (defaults filled) */
 
     others = nd_fieldset_new();
     for (size_t i = 0; i < es.n; i++)
@@ -552,7 +544,7 @@ int nd_ssa_apply_ex(const json_t *live, const json_t *applied, const char *manag
 
     nd_fieldset_compare(live, merged, "", &added, &modified, &removed);
     changes = nd_fieldset_union(added, modified);
-    if (!force && check_conflicts(&es, me, changes, st) < 0)
+    if (!o->force && check_conflicts(&es, me, changes, st) < 0)
         goto out;
     for (size_t i = 0; i < es.n; i++) {
         if (i == me)

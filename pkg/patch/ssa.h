@@ -119,7 +119,23 @@ json_t *nd_fieldset_paths(const struct nd_fieldset *s);
 
 /* ---- server-side apply and ownership (ssa.c) ---- */
 
-/* Applies `applied` (the apply configuration, an object) for `manager` onto `live`
+/* How nd_ssa_apply applies: nd_ssa_apply(live, applied, &(struct nd_ssa_opts){.manager
+ * = "kubectl", .force = true}, &out, st). */
+typedef void (*nd_ssa_normalize_fn)(json_t *obj, void *cls);
+struct nd_ssa_opts {
+    const char *manager;     /* the field manager (required) */
+    bool force;              /* take conflicting fields from their managers */
+    const char *api_version; /* recorded in the entry; NULL: applied's apiVersion */
+    const char *now;         /* RFC 3339 time of the entry; NULL: the clock */
+    /* run on the merged object before it is compared with live (NULL: none): a server
+     * passes its defaulting, so that a list the configuration gives without the fields
+     * the server fills in (and that would be stored equal to live) is not a change, and
+     * so no conflict */
+    nd_ssa_normalize_fn normalize;
+    void *cls; /* normalize's */
+};
+
+/* Applies `applied` (the apply configuration, an object) for `o->manager` onto `live`
  * (the stored object, NULL when the object does not exist: create on PATCH), as
  * kube-apiserver does for PATCH application/apply-patch+yaml. *out is the NEW object to
  * store; the inputs are untouched.
@@ -146,13 +162,13 @@ json_t *nd_fieldset_paths(const struct nd_fieldset *s);
  *   With force the fields are taken: removed from the other managers' entries.
  *   An unchanged value is no conflict: both managers then own the field.
  * - Ownership: the manager's Apply entry becomes exactly applied's field set, with
- *   apiVersion = api_version (NULL: applied's apiVersion); fields removed from the
+ *   apiVersion = o->api_version (NULL: applied's apiVersion); fields removed from the
  *   object leave every entry; entries left empty are dropped. Entries are
  *   {manager, operation "Apply", apiVersion, time, fieldsType "FieldsV1", fieldsV1}.
  *   Entry order is stable: existing entries in order, a new entry appended
  *   (kube-apiserver sorts them by operation, time, manager). An entry whose set did
  *   not change keeps its fieldsV1 text.
- * - Time: now_rfc3339 (NULL: the clock) when the object changed or the manager's entry
+ * - Time: o->now (NULL: the clock) when the object changed or the manager's entry
  *   is new or changed; otherwise the entry keeps its time, so re-applying the same
  *   configuration changes nothing at all.
  * Errors (-1, *out NULL, st filled): Invalid when manager is empty ("fieldManager:
@@ -160,18 +176,8 @@ json_t *nd_fieldset_paths(const struct nd_fieldset *s);
  * BadRequest when applied is not an object or sets metadata.managedFields
  * ("metadata.managedFields must be nil"); InternalError when live's managedFields
  * cannot be read; Conflict as above. */
-int nd_ssa_apply(const json_t *live, const json_t *applied, const char *manager, bool force,
-                 const char *api_version, const char *now_rfc3339, json_t **out,
-                 struct nd_status *st);
-
-/* The same, with normalize (may be NULL) run on the merged object before it is compared
- * with live: a server passes its defaulting, so that a list the configuration gives
- * without the fields the server fills in (and that would be stored equal to live) is
- * not a change, and so no conflict. */
-typedef void (*nd_ssa_normalize_fn)(json_t *obj, void *cls);
-int nd_ssa_apply_ex(const json_t *live, const json_t *applied, const char *manager, bool force,
-                    const char *api_version, const char *now_rfc3339, nd_ssa_normalize_fn normalize,
-                    void *cls, json_t **out, struct nd_status *st);
+int nd_ssa_apply(const json_t *live, const json_t *applied, const struct nd_ssa_opts *o,
+                 json_t **out, struct nd_status *st);
 
 /* Records ownership for a write that is not an apply (create, PUT, merge patch, JSON
  * patch, or a write to a subresource), as kube-apiserver's Update does. Rewrites

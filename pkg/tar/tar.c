@@ -75,25 +75,37 @@ static void pax_record(struct nd_buf *b, const char *key, const char *value)
     nd_buf_addf(b, "%zu %s=%s\n", len, key, value);
 }
 
-static void raw_header(struct nd_buf *out, const char *name, size_t name_len, const char *prefix,
-                       size_t prefix_len, char typeflag, unsigned mode, uint64_t size,
-                       int64_t mtime, const char *link)
+/* The fields of one ustar header block. */
+struct raw {
+    const char *name; /* name_len bytes of it */
+    size_t name_len;
+    const char *prefix; /* prefix_len bytes (0: none) */
+    size_t prefix_len;
+    char typeflag;
+    unsigned mode;
+    uint64_t size;
+    int64_t mtime;
+    const char *link; /* NULL: none */
+};
+
+static void raw_header(struct nd_buf *out, const struct raw *r)
 {
     char h[ND_TAR_BLOCK];
     memset(h, 0, sizeof h);
-    put_str(h, F_NAME, name, name_len);
-    put_octal(h, F_MODE, mode & 07777);
+    put_str(h, F_NAME, r->name, r->name_len);
+    put_octal(h, F_MODE, r->mode & 07777);
     put_octal(h, F_UID, 0);
     put_octal(h, F_GID, 0);
-    put_octal(h, F_SIZE, size <= OCTAL_SIZE_MAX ? size : 0);
-    put_octal(h, F_MTIME, mtime < 0 ? 0 : (uint64_t)mtime > OCTAL_SIZE_MAX ? 0 : (uint64_t)mtime);
-    h[F_TYPE] = typeflag;
-    if (link)
-        put_str(h, F_LINK, link, strlen(link));
+    put_octal(h, F_SIZE, r->size <= OCTAL_SIZE_MAX ? r->size : 0);
+    int64_t t = r->mtime;
+    put_octal(h, F_MTIME, t < 0 ? 0 : (uint64_t)t > OCTAL_SIZE_MAX ? 0 : (uint64_t)t);
+    h[F_TYPE] = r->typeflag;
+    if (r->link)
+        put_str(h, F_LINK, r->link, strlen(r->link));
     memcpy(h + 257, "ustar", 6);
     memcpy(h + 263, "00", 2);
-    if (prefix_len)
-        put_str(h, F_PREFIX, prefix, prefix_len);
+    if (r->prefix_len)
+        put_str(h, F_PREFIX, r->prefix, r->prefix_len);
     memset(h + 148, ' ', 8);
     unsigned sum = 0;
     for (size_t i = 0; i < sizeof h; i++)
@@ -155,7 +167,12 @@ void nd_tar_header(struct nd_buf *out, const char *name, enum nd_tar_type type, 
         base = base && base[1] ? base + 1 : full.data;
         char pname[101];
         snprintf(pname, sizeof pname, "PaxHeaders/%.80s", base);
-        raw_header(out, pname, strlen(pname), NULL, 0, 'x', 0644, pax.len, mtime, NULL);
+        raw_header(out, &(struct raw){.name = pname,
+                                      .name_len = strlen(pname),
+                                      .typeflag = 'x',
+                                      .mode = 0644,
+                                      .size = pax.len,
+                                      .mtime = mtime});
         nd_buf_add(out, pax.data, pax.len);
         static const char zero[ND_TAR_BLOCK];
         nd_buf_add(out, zero, nd_tar_padding(pax.len));
@@ -167,14 +184,22 @@ void nd_tar_header(struct nd_buf *out, const char *name, enum nd_tar_type type, 
         shortlink[100] = '\0';
         link = shortlink;
     }
-    if (long_name)
-        raw_header(out, full.data, full.len > 100 ? 100 : full.len, NULL, 0, flag, mode, size,
-                   mtime, link);
-    else if (cut)
-        raw_header(out, full.data + cut + 1, full.len - cut - 1, full.data, cut, flag, mode, size,
-                   mtime, link);
-    else
-        raw_header(out, full.data, full.len, NULL, 0, flag, mode, size, mtime, link);
+    struct raw r = {.name = full.data,
+                    .name_len = full.len,
+                    .typeflag = flag,
+                    .mode = mode,
+                    .size = size,
+                    .mtime = mtime,
+                    .link = link};
+    if (long_name) {
+        r.name_len = full.len > 100 ? 100 : full.len;
+    } else if (cut) {
+        r.name = full.data + cut + 1;
+        r.name_len = full.len - cut - 1;
+        r.prefix = full.data;
+        r.prefix_len = cut;
+    }
+    raw_header(out, &r);
     nd_buf_release(&full);
 }
 

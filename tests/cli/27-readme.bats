@@ -156,3 +156,13 @@ man_text() {
     [[ "$stderr" == 'Error from server (NotFound): jobs.nodus.dev "nothing" not found'* ]]
     run -6 --separate-stderr nodus wait job/nothing --for=create --timeout=1s
 }
+
+@test "no function of cmd/, pkg/ or emulator/ takes more than 8 parameters (issue 13, item 2)" {
+    # a wider one takes an options struct (struct nd_write_req, nd_ssa_opts ...)
+    run -0 "$ND_ROOT/scripts/wide-signatures.sh"
+    assert_output ""
+    # the scan sees through declarations over several lines: libmicrohttpd's access
+    # handler takes 8
+    run -0 "$ND_ROOT/scripts/wide-signatures.sh" 7
+    assert_line --regexp '^emulator/http/http\.c:[0-9]+ on_request 8$'
+}

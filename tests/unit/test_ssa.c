@@ -93,7 +93,11 @@ static void run_apply(const struct apply_case *c)
     json_t *live = J(c->live), *applied = J(c->applied), *out = (json_t *)1;
     char *live_before = live ? canon(live) : NULL, *applied_before = canon(applied);
     struct nd_status st = ND_STATUS_INIT;
-    int rc = nd_ssa_apply(live, applied, c->manager, c->force, "nodus.dev/v1", NOW, &out, &st);
+    int rc = nd_ssa_apply(
+        live, applied,
+        &(struct nd_ssa_opts){
+            .manager = c->manager, .force = c->force, .api_version = "nodus.dev/v1", .now = NOW},
+        &out, &st);
     if (c->want) {
         if (rc != 0)
             fail_msg("%s: failed: %s", c->name, st.message);
@@ -620,7 +624,9 @@ static void test_edit_then_apply(void **state)
     /* clang-format on */
     json_t *cfg = J(CFG_K), *cfg2 = J(cfg_without), *live = NULL, *edited, *out = NULL;
     struct nd_status st = ND_STATUS_INIT;
-    assert_int_equal(nd_ssa_apply(NULL, cfg, "kubectl", false, NULL, T0, &live, &st), 0);
+    assert_int_equal(
+        nd_ssa_apply(NULL, cfg, &(struct nd_ssa_opts){.manager = "kubectl", .now = T0}, &live, &st),
+        0);
     assert_json(live, created, "created");
 
     edited = json_deep_copy(live);
@@ -629,7 +635,10 @@ static void test_edit_then_apply(void **state)
     assert_json(json_object_get(json_object_get(edited, "metadata"), "managedFields"),
                 edited_fields, "edited");
 
-    assert_int_equal(nd_ssa_apply(edited, cfg, "kubectl", false, NULL, NOW, &out, &st), -1);
+    assert_int_equal(nd_ssa_apply(edited, cfg,
+                                  &(struct nd_ssa_opts){.manager = "kubectl", .now = NOW}, &out,
+                                  &st),
+                     -1);
     assert_null(out);
     assert_int_equal(st.code, 409);
     assert_string_equal(st.message, "Apply failed with 1 conflict: conflict with \"kubectl-edit\" "
@@ -638,11 +647,18 @@ static void test_edit_then_apply(void **state)
     nd_status_release(&st);
 
     /* applying without the field is no conflict: the edit's value stays */
-    assert_int_equal(nd_ssa_apply(edited, cfg2, "kubectl", false, NULL, NOW, &out, &st), 0);
+    assert_int_equal(nd_ssa_apply(edited, cfg2,
+                                  &(struct nd_ssa_opts){.manager = "kubectl", .now = NOW}, &out,
+                                  &st),
+                     0);
     assert_json(out, applied_without, "applied without the field");
     json_decref(out);
 
-    assert_int_equal(nd_ssa_apply(edited, cfg, "kubectl", true, NULL, NOW, &out, &st), 0);
+    assert_int_equal(
+        nd_ssa_apply(edited, cfg,
+                     &(struct nd_ssa_opts){.manager = "kubectl", .force = true, .now = NOW}, &out,
+                     &st),
+        0);
     assert_json(out, forced, "forced");
     json_decref(out);
     json_decref(cfg2);

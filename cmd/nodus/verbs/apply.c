@@ -52,11 +52,21 @@ static char *object_path(const struct nd_manifest *m, const char *ns, const char
     return nd_buf_detach(&p);
 }
 
-static int server_side_ex(struct nd_ctx *ctx, const struct nd_opts *o,
-                          const struct nd_manifest *m, const char *ns, enum nd_dry_run dry,
-                          const char *if_match, char **etag, json_t **out, const char **op,
-                          struct nd_status *st)
+/* One server-side apply: a dry run or not, with If-Match (NULL: none); the answer in
+ * *out, how it went in *op ("created", "serverside-applied"), its ETag in *etag (NULL:
+ * not wanted). */
+struct ssa_call {
+    enum nd_dry_run dry;
+    const char *if_match;
+    char **etag;
+    json_t **out;
+    const char **op;
+};
+
+static int server_side(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd_manifest *m,
+                       const char *ns, const struct ssa_call *c, struct nd_status *st)
 {
+    enum nd_dry_run dry = c->dry;
     const char *mgr = nd_opt_str(o, "field-manager") ? nd_opt_str(o, "field-manager") : "nodus";
     struct nd_buf q = ND_BUF_INIT;
     nd_buf_adds(&q, "fieldManager=");
@@ -79,22 +89,23 @@ static int server_side_ex(struct nd_ctx *ctx, const struct nd_opts *o,
     if (*ns)
         json_object_set_new(json_object_get(body, "metadata"), "namespace", json_string(ns));
     int code = 0;
-    char *hdr = if_match ? nd_xasprintf("If-Match: %s", if_match) : NULL;
+    char *hdr = c->if_match ? nd_xasprintf("If-Match: %s", c->if_match) : NULL;
     const char *headers[] = {hdr, NULL};
-    int rc = nd_write_ex(ctx, "PATCH", path, "application/apply-patch+yaml", body,
-                         hdr ? headers : NULL, out, &code, etag, st);
-    *op = code == 201 ? "created" : "serverside-applied";
+    int rc = nd_write(ctx,
+                      &(struct nd_write_req){.method = "PATCH",
+                                             .path = path,
+                                             .content_type = "application/apply-patch+yaml",
+                                             .body = body,
+                                             .headers = hdr ? headers : NULL,
+                                             .out = c->out,
+                                             .code = &code,
+                                             .etag = c->etag},
+                      st);
+    *c->op = code == 201 ? "created" : "serverside-applied";
     free(hdr);
     json_decref(body);
     free(path);
     return rc;
-}
-
-static int server_side(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd_manifest *m,
-                       const char *ns, enum nd_dry_run dry, json_t **out, const char **op,
-                       struct nd_status *st)
-{
-    return server_side_ex(ctx, o, m, ns, dry, NULL, NULL, out, op, st);
 }
 
 /* --review: a server dry run shows what the object would cost; after a yes, the real
@@ -109,7 +120,9 @@ static int reviewed(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd
     char *etag = NULL;
     const char *pop;
     *declined = false;
-    int rc = server_side_ex(ctx, o, m, ns, ND_DRY_SERVER, NULL, &etag, &preview, &pop, st);
+    int rc = server_side(
+        ctx, o, m, ns,
+        &(struct ssa_call){.dry = ND_DRY_SERVER, .etag = &etag, .out = &preview, .op = &pop}, st);
     if (rc == 0) {
         const json_t *meta = json_object_get(preview, "metadata");
         printf("%s.%s/%s: review\n", m->kind->singular, m->kind->group,
@@ -126,7 +139,9 @@ static int reviewed(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd
         if (rc == 0 && !yes)
             *declined = true;
         else if (rc == 0)
-            rc = server_side_ex(ctx, o, m, ns, ND_DRY_NONE, etag, NULL, out, op, st);
+            rc = server_side(
+                ctx, o, m, ns,
+                &(struct ssa_call){.dry = ND_DRY_NONE, .if_match = etag, .out = out, .op = op}, st);
     }
     free(etag);
     json_decref(preview);
@@ -159,8 +174,8 @@ static int client_side(struct nd_ctx *ctx, const struct nd_manifest *m, const ch
     char *path = object_path(m, ns, NULL);
     json_t *live = NULL, *patch = NULL, *original = NULL;
     struct nd_status gst = ND_STATUS_INIT;
-    int rc = -1, code;
-    if (nd_write(ctx, "GET", path, NULL, NULL, &live, &code, &gst) < 0) {
+    int rc = -1;
+    if (nd_get(ctx, path, &live, &gst) < 0) {
         if (!gst.reason || strcmp(gst.reason, "NotFound") != 0) {
             nd_status_move(st, &gst);
             goto out;
@@ -175,7 +190,10 @@ static int client_side(struct nd_ctx *ctx, const struct nd_manifest *m, const ch
             *out = json_incref(modified);
             rc = 0;
         } else {
-            rc = nd_write(ctx, "POST", cp.data, NULL, modified, out, &code, st);
+            rc = nd_write(ctx,
+                          &(struct nd_write_req){
+                              .method = "POST", .path = cp.data, .body = modified, .out = out},
+                          st);
         }
         nd_buf_release(&cp);
         goto out;
@@ -205,7 +223,13 @@ static int client_side(struct nd_ctx *ctx, const struct nd_manifest *m, const ch
     struct nd_buf pp = ND_BUF_INIT;
     nd_buf_adds(&pp, ppath);
     nd_validate_query(v, &pp);
-    rc = nd_write(ctx, "PATCH", pp.data, "application/merge-patch+json", patch, out, &code, st);
+    rc = nd_write(ctx,
+                  &(struct nd_write_req){.method = "PATCH",
+                                         .path = pp.data,
+                                         .content_type = "application/merge-patch+json",
+                                         .body = patch,
+                                         .out = out},
+                  st);
     nd_buf_release(&pp);
     free(ppath);
 out:
@@ -262,8 +286,7 @@ static int prune(struct nd_ctx *ctx, const struct nd_opts *o, const struct appli
         nd_buf_add_urlencoded(&p, sel);
         json_t *list = NULL;
         struct nd_status st = ND_STATUS_INIT;
-        int code;
-        if (nd_write(ctx, "GET", p.data, NULL, NULL, &list, &code, &st) < 0) {
+        if (nd_get(ctx, p.data, &list, &st) < 0) {
             *worst = nd_cli_error(ctx, &st);
             nd_status_release(&st);
             nd_buf_release(&p);
@@ -284,7 +307,9 @@ static int prune(struct nd_ctx *ctx, const struct nd_opts *o, const struct appli
             if (dry != ND_DRY_CLIENT) {
                 if (dry == ND_DRY_SERVER)
                     nd_buf_adds(&dp, "?dryRun=All");
-                rc = nd_write(ctx, "DELETE", dp.data, NULL, NULL, &gone, &code, &st);
+                rc = nd_write(
+                    ctx, &(struct nd_write_req){.method = "DELETE", .path = dp.data, .out = &gone},
+                    &st);
             }
             if (rc < 0) {
                 *worst = nd_cli_error(ctx, &st);
@@ -303,6 +328,48 @@ static int prune(struct nd_ctx *ctx, const struct nd_opts *o, const struct appli
     return 0;
 }
 
+struct apply {
+    const struct nd_opts *o;
+    enum nd_dry_run dry;
+    enum nd_validate validate;
+    bool ssa, review;
+    struct applied *done; /* for --prune */
+    size_t ndone;
+};
+
+static int apply_one(struct nd_ctx *ctx, const struct nd_manifest *m, const char *ns, void *cls,
+                     struct nd_write_done *d, struct nd_status *st)
+{
+    const struct apply *a = cls;
+    d->op = "configured";
+    if (!nd_manifest_name(m, "applying", st))
+        return -1;
+    if (a->review) {
+        bool declined = false;
+        int rc = reviewed(ctx, a->o, m, ns, &d->obj, &d->op, &declined, st);
+        if (rc == 0 && declined) {
+            printf("not applied\n");
+            d->skipped = true;
+        }
+        return rc;
+    }
+    if (a->ssa && a->dry != ND_DRY_CLIENT)
+        return server_side(ctx, a->o, m, ns,
+                           &(struct ssa_call){.dry = a->dry, .out = &d->obj, .op = &d->op}, st);
+    return client_side(ctx, m, ns, a->dry, a->validate, &d->obj, &d->op, st);
+}
+
+static void remember(void *cls, const struct nd_manifest *m, const char *ns)
+{
+    struct apply *a = cls;
+    a->done = nd_xrealloc(a->done, (a->ndone + 1) * sizeof *a->done);
+    a->done[a->ndone].k = m->kind;
+    a->done[a->ndone].ns = nd_xstrdup(ns);
+    a->done[a->ndone].name =
+        nd_xstrdup(json_string_value(json_object_get(json_object_get(m->obj, "metadata"), "name")));
+    a->ndone++;
+}
+
 int cmd_apply(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
@@ -310,17 +377,14 @@ int cmd_apply(int argc, char **argv, struct nd_ctx *ctx)
     struct nd_manifests ms = {0};
     struct nd_print_opts popts;
     nd_print_opts_init(&popts);
-    enum nd_dry_run dry;
-    enum nd_validate validate;
-    struct nd_errors errs = {0};
-    struct applied *done = NULL;
-    size_t ndone = 0;
+    struct apply a = {.o = &o};
     int worst = 0;
     if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
-        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
-        nd_validate_parse(nd_opt_str(&o, "validate"), &validate, &st) < 0 ||
+        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &a.dry, &st) < 0 ||
+        nd_validate_parse(nd_opt_str(&o, "validate"), &a.validate, &st) < 0 ||
         nd_write_output_parse(nd_opt_str(&o, "output"), &popts, &st) < 0 ||
-        nd_manifests_read(nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms, &st) < 0) {
+        nd_manifests_read(nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms, &st) <
+            0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
@@ -329,63 +393,30 @@ int cmd_apply(int argc, char **argv, struct nd_ctx *ctx)
                                   "delete");
         goto out;
     }
-    bool ssa = !nd_opt_set(&o, "server-side") || nd_opt_bool(&o, "server-side");
-    bool review = nd_opt_bool(&o, "review");
-    if (review && (dry != ND_DRY_NONE || !ssa)) {
+    a.ssa = !nd_opt_set(&o, "server-side") || nd_opt_bool(&o, "server-side");
+    a.review = nd_opt_bool(&o, "review");
+    if (a.review && (a.dry != ND_DRY_NONE || !a.ssa)) {
         worst = nd_cli_usage(ctx, "--review reviews a server-side apply: it cannot be combined "
                                   "with --dry-run or --server-side=false");
         goto out;
     }
-    bool has_output = nd_opt_str(&o, "output") != NULL;
-    const char *cmd_ns = nd_ctx_namespace(ctx);
-    for (size_t i = 0; i < ms.n; i++) {
-        const char *ns;
-        json_t *result = NULL;
-        const char *op = "configured";
-        int rc = nd_manifest_namespace(&ms.v[i], cmd_ns, ctx->namespace_flag != NULL, &ns, &st);
-        const char *name = rc == 0 ? nd_manifest_name(&ms.v[i], "applying", &st) : NULL;
-        if (!name)
-            rc = -1;
-        bool declined = false;
-        if (rc == 0 && review) {
-            rc = reviewed(ctx, &o, &ms.v[i], ns, &result, &op, &declined, &st);
-            if (rc == 0 && declined) {
-                printf("not applied\n");
-                fflush(stdout);
-                continue;
-            }
-        } else if (rc == 0) {
-            if (ssa && dry != ND_DRY_CLIENT)
-                rc = server_side(ctx, &o, &ms.v[i], ns, dry, &result, &op, &st);
-            else
-                rc = client_side(ctx, &ms.v[i], ns, dry, validate, &result, &op, &st);
-        }
-        if (rc == 0 && nd_print_result(&popts, has_output, result, op, dry, ndone, &st) == 0) {
-            if (dry == ND_DRY_SERVER && !has_output)
-                nd_print_estimate(result);
-            done = nd_xrealloc(done, (ndone + 1) * sizeof *done);
-            done[ndone].k = ms.v[i].kind;
-            done[ndone].ns = nd_xstrdup(ns);
-            done[ndone].name = nd_xstrdup(name);
-            ndone++;
-        } else {
-            nd_errors_add(ctx, &errs, &st, &ms.v[i]);
-        }
-        fflush(stdout);
-        nd_status_release(&st);
-        json_decref(result);
-    }
-    nd_errors_finish(&errs);
-    worst = errs.worst;
+    worst =
+        nd_write_manifests(ctx, &ms,
+                           &(struct nd_write_each){.fn = apply_one,
+                                                   .cls = &a,
+                                                   .popts = &popts,
+                                                   .has_output = nd_opt_str(&o, "output") != NULL,
+                                                   .dry = a.dry,
+                                                   .estimate = true,
+                                                   .printed = remember});
     if (nd_opt_bool(&o, "prune"))
-        prune(ctx, &o, done, ndone, dry, &worst);
+        prune(ctx, &o, a.done, a.ndone, a.dry, &worst);
 out:
-    nd_errors_release(&errs);
-    for (size_t i = 0; i < ndone; i++) {
-        free(done[i].ns);
-        free(done[i].name);
+    for (size_t i = 0; i < a.ndone; i++) {
+        free(a.done[i].ns);
+        free(a.done[i].name);
     }
-    free(done);
+    free(a.done);
     nd_manifests_release(&ms);
     nd_print_opts_release(&popts);
     nd_status_release(&st);

@@ -49,7 +49,11 @@ static int create_project(struct nd_ctx *ctx, const struct nd_opts *o, enum nd_d
         nd_buf_add_urlencoded(&path, mgr ? mgr : "kubectl-create");
         if (dry == ND_DRY_SERVER)
             nd_buf_adds(&path, "&dryRun=All");
-        rc = nd_write(ctx, "POST", path.data, NULL, body, &result, &code, &st);
+        rc = nd_write(
+            ctx,
+            &(struct nd_write_req){
+                .method = "POST", .path = path.data, .body = body, .out = &result, .code = &code},
+            &st);
         nd_buf_release(&path);
         /* the API answers 200 with the project when it exists (a create by name is safe
          * to retry); as kubectl create namespace, this verb says so */
@@ -69,6 +73,45 @@ static int create_project(struct nd_ctx *ctx, const struct nd_opts *o, enum nd_d
     return exit;
 }
 
+struct create {
+    const char *mgr;
+    enum nd_dry_run dry;
+    enum nd_validate validate;
+};
+
+/* One manifest's object, POSTed (answered 200 when it exists as it is: "unchanged"). */
+static int create_one(struct nd_ctx *ctx, const struct nd_manifest *m, const char *ns, void *cls,
+                      struct nd_write_done *d, struct nd_status *st)
+{
+    const struct create *c = cls;
+    json_t *body = json_deep_copy(m->obj);
+    if (*ns)
+        json_object_set_new(json_object_get(body, "metadata"), "namespace", json_string(ns));
+    struct nd_buf path = ND_BUF_INIT;
+    nd_kind_path(m->kind, ns, NULL, NULL, &path);
+    nd_buf_adds(&path, "?fieldManager=");
+    nd_buf_add_urlencoded(&path, c->mgr);
+    if (c->dry == ND_DRY_SERVER)
+        nd_buf_adds(&path, "&dryRun=All");
+    nd_validate_query(c->validate, &path);
+    int rc = 0, code = 201;
+    if (c->dry == ND_DRY_CLIENT) {
+        d->obj = json_incref(body);
+    } else {
+        rc = nd_write(
+            ctx,
+            &(struct nd_write_req){
+                .method = "POST", .path = path.data, .body = body, .out = &d->obj, .code = &code},
+            st);
+        if (rc < 0)
+            nd_write_error_source(st, "creating", m->source);
+    }
+    d->op = code == 200 ? "unchanged" : "created";
+    nd_buf_release(&path);
+    json_decref(body);
+    return rc;
+}
+
 int cmd_create(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
@@ -78,7 +121,6 @@ int cmd_create(int argc, char **argv, struct nd_ctx *ctx)
     nd_print_opts_init(&popts);
     enum nd_dry_run dry;
     enum nd_validate validate;
-    struct nd_errors errs = {0};
     int worst = 0;
     if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
         nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
@@ -102,58 +144,22 @@ int cmd_create(int argc, char **argv, struct nd_ctx *ctx)
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
-    bool has_output = nd_opt_str(&o, "output") != NULL;
-    const char *cmd_ns = nd_ctx_namespace(ctx);
     /* kubectl's name, not "nodus": when a later apply (manager nodus) meets a field the
      * create set and the file changed, the conflict names who set it */
-    const char *mgr =
-        nd_opt_str(&o, "field-manager") ? nd_opt_str(&o, "field-manager") : "kubectl-create";
-    size_t printed = 0;
-    for (size_t i = 0; i < ms.n; i++) {
-        const char *ns;
-        json_t *result = NULL;
-        int code = 0, rc = nd_manifest_namespace(&ms.v[i], cmd_ns, ctx->namespace_flag != NULL,
-                                                 &ns, &st);
-        if (rc == 0) {
-            json_t *body = json_deep_copy(ms.v[i].obj);
-            if (*ns)
-                json_object_set_new(json_object_get(body, "metadata"), "namespace",
-                                    json_string(ns));
-            struct nd_buf path = ND_BUF_INIT;
-            nd_kind_path(ms.v[i].kind, ns, NULL, NULL, &path);
-            nd_buf_adds(&path, "?fieldManager=");
-            nd_buf_add_urlencoded(&path, mgr);
-            if (dry == ND_DRY_SERVER)
-                nd_buf_adds(&path, "&dryRun=All");
-            nd_validate_query(validate, &path);
-            if (dry == ND_DRY_CLIENT) {
-                result = json_incref(body);
-                code = 201;
-            } else {
-                rc = nd_write(ctx, "POST", path.data, NULL, body, &result, &code, &st);
-                if (rc < 0)
-                    nd_write_error_source(&st, "creating", ms.v[i].source);
-            }
-            nd_buf_release(&path);
-            json_decref(body);
-        }
-        if (rc == 0 && nd_print_result(&popts, has_output, result,
-                                       code == 200 ? "unchanged" : "created", dry, printed,
-                                       &st) == 0) {
-            printed++;
-            if (dry == ND_DRY_SERVER && !has_output)
-                nd_print_estimate(result);
-        } else {
-            nd_errors_add(ctx, &errs, &st, &ms.v[i]);
-        }
-        fflush(stdout);
-        nd_status_release(&st);
-        json_decref(result);
-    }
-    nd_errors_finish(&errs);
-    worst = errs.worst;
+    struct create c = {
+        .mgr = nd_opt_str(&o, "field-manager") ? nd_opt_str(&o, "field-manager") : "kubectl-create",
+        .dry = dry,
+        .validate = validate,
+    };
+    worst =
+        nd_write_manifests(ctx, &ms,
+                           &(struct nd_write_each){.fn = create_one,
+                                                   .cls = &c,
+                                                   .popts = &popts,
+                                                   .has_output = nd_opt_str(&o, "output") != NULL,
+                                                   .dry = dry,
+                                                   .estimate = true});
 out:
-    nd_errors_release(&errs);
     nd_manifests_release(&ms);
     nd_print_opts_release(&popts);
     nd_status_release(&st);

@@ -77,8 +77,7 @@ static int add_listed(struct nd_ctx *ctx, struct targets *t, const struct nd_kin
         nd_buf_add_urlencoded(&p, sel);
     }
     json_t *list = NULL;
-    int code;
-    int rc = nd_write(ctx, "GET", p.data, NULL, NULL, &list, &code, st);
+    int rc = nd_get(ctx, p.data, &list, st);
     nd_buf_release(&p);
     size_t i;
     json_t *obj;
@@ -123,8 +122,13 @@ static int wait_gone(struct nd_ctx *ctx, const struct target *t, int64_t deadlin
     char what[160];
     snprintf(what, sizeof what, "the deletion of %s%s%s/%s", t->k->plural,
              *t->k->group ? "." : "", t->k->group, t->name);
-    return nd_watch_object(ctx, t->k, t->ns, t->name, deadline_ms, gone, (void *)t, what,
-                           "its deletion", st) < 0
+    return nd_watch_object(ctx, t->k, t->ns, t->name,
+                           &(struct nd_watch_opts){.fn = gone,
+                                                   .cls = (void *)t,
+                                                   .deadline_ms = deadline_ms,
+                                                   .what = what,
+                                                   .note = "its deletion"},
+                           st) < 0
                ? -1
                : 0;
 }
@@ -214,9 +218,12 @@ int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
         if (dry == ND_DRY_SERVER)
             json_object_set_new(body, "dryRun", json_pack("[s]", "All"));
         json_t *res_obj = NULL;
-        int code, rc = 0;
+        int rc = 0;
         if (dry != ND_DRY_CLIENT)
-            rc = nd_write(ctx, "DELETE", p.data, NULL, body, &res_obj, &code, &st);
+            rc = nd_write(ctx,
+                          &(struct nd_write_req){
+                              .method = "DELETE", .path = p.data, .body = body, .out = &res_obj},
+                          &st);
         json_decref(body);
         nd_buf_release(&p);
         if (rc < 0) {

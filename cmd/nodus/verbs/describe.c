@@ -274,9 +274,8 @@ static void owned(struct nd_ctx *ctx, const json_t *obj, struct nd_buf *out)
         struct nd_buf p = ND_BUF_INIT;
         nd_kind_path(k, ns, NULL, NULL, &p);
         json_t *list = NULL;
-        int code;
         struct nd_status st = ND_STATUS_INIT;
-        nd_write(ctx, "GET", p.data, NULL, NULL, &list, &code, &st);
+        nd_get(ctx, p.data, &list, &st);
         nd_status_release(&st);
         nd_buf_release(&p);
         size_t j;
@@ -324,9 +323,8 @@ static void events(struct nd_ctx *ctx, const struct nd_kind *k, const json_t *ob
     nd_buf_add_urlencoded(&p, sel.data);
     nd_buf_release(&sel);
     json_t *list = NULL;
-    int code;
     struct nd_status st = ND_STATUS_INIT;
-    nd_write(ctx, "GET", p.data, NULL, NULL, &list, &code, &st);
+    nd_get(ctx, p.data, &list, &st);
     nd_status_release(&st);
     nd_buf_release(&p);
     json_t *items = json_object_get(list, "items");
@@ -456,8 +454,7 @@ int cmd_describe(int argc, char **argv, struct nd_ctx *ctx)
                 nd_kind_path(k, k->namespaced ? nd_ctx_namespace(ctx) : NULL,
                              json_string_value(json_array_get(res.v[i].names, j)), NULL, &p);
                 json_t *obj = NULL;
-                int code;
-                if (nd_write(ctx, "GET", p.data, NULL, NULL, &obj, &code, &st) < 0) {
+                if (nd_get(ctx, p.data, &obj, &st) < 0) {
                     int c = nd_cli_error(ctx, &st);
                     if (!worst)
                         worst = c;
@@ -475,8 +472,7 @@ int cmd_describe(int argc, char **argv, struct nd_ctx *ctx)
                 nd_buf_add_urlencoded(&p, nd_opt_str(&o, "selector"));
             }
             json_t *list = NULL;
-            int code;
-            if (nd_write(ctx, "GET", p.data, NULL, NULL, &list, &code, &st) < 0) {
+            if (nd_get(ctx, p.data, &list, &st) < 0) {
                 worst = nd_cli_error(ctx, &st);
                 nd_status_release(&st);
             } else {

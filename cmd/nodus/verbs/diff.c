@@ -125,7 +125,11 @@ int cmd_diff(int argc, char **argv, struct nd_ctx *ctx)
         json_t *cur = NULL, *next = NULL;
         int code = 0;
         struct nd_status gst = ND_STATUS_INIT;
-        if (nd_write(ctx, "GET", path.data, NULL, NULL, &cur, &code, &gst) < 0 && code != 404) {
+        if (nd_write(ctx,
+                     &(struct nd_write_req){
+                         .method = "GET", .path = path.data, .out = &cur, .code = &code},
+                     &gst) < 0 &&
+            code != 404) {
             nd_cli_error(ctx, &gst);
             rc = 2;
         }
@@ -136,7 +140,12 @@ int cmd_diff(int argc, char **argv, struct nd_ctx *ctx)
         nd_buf_adds(&path, "?dryRun=All&force=true&fieldManager=");
         nd_buf_add_urlencoded(&path, mgr);
         if (rc == 0 &&
-            nd_write(ctx, "PATCH", path.data, "application/apply-patch+yaml", body, &next, &code,
+            nd_write(ctx,
+                     &(struct nd_write_req){.method = "PATCH",
+                                            .path = path.data,
+                                            .content_type = "application/apply-patch+yaml",
+                                            .body = body,
+                                            .out = &next},
                      &st) < 0) {
             nd_cli_error(ctx, &st);
             rc = 2;

@@ -92,10 +92,10 @@ static int edit_one(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
     json_t *orig = NULL, *edited = NULL, *patch = NULL, *after = NULL;
     char *dir = nd_tmpdir_template("nodus-edit");
     char *file = NULL;
-    int fd = -1, rc = -1, code;
+    int fd = -1, rc = -1;
     char *text = NULL, *failed = NULL;
     struct nd_buf head = ND_BUF_INIT, doc = ND_BUF_INIT;
-    if (nd_write(ctx, "GET", path.data, NULL, NULL, &orig, &code, st) < 0)
+    if (nd_get(ctx, path.data, &orig, st) < 0)
         goto out;
     json_object_del(json_object_get(orig, "metadata"), "managedFields");
     if (as_json ? nd_json_dump(orig, &doc, ND_JSON_PRETTY) < 0
@@ -153,8 +153,13 @@ static int edit_one(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
             nd_validate_query(validate, &pp);
             json_decref(after);
             after = NULL;
-            int w = nd_write(ctx, "PATCH", pp.data, "application/merge-patch+json", patch, &after,
-                             &code, st);
+            int w = nd_write(ctx,
+                             &(struct nd_write_req){.method = "PATCH",
+                                                    .path = pp.data,
+                                                    .content_type = "application/merge-patch+json",
+                                                    .body = patch,
+                                                    .out = &after},
+                             st);
             nd_buf_release(&pp);
             if (w == 0) {
                 char res[96];

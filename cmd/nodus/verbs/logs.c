@@ -266,7 +266,9 @@ static int get_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *n
     nd_kind_path(k, ns, name, NULL, &item);
     *code = 0;
     *obj = NULL;
-    int rc = nd_write(ctx, "GET", item.data, NULL, NULL, obj, code, st);
+    int rc = nd_write(
+        ctx, &(struct nd_write_req){.method = "GET", .path = item.data, .out = obj, .code = code},
+        st);
     nd_buf_release(&item);
     if (rc < 0 && *code == 404) {
         nd_status_release(st);
@@ -310,13 +312,22 @@ static void skip_printed(struct follow *f)
     f->skipping = true;
 }
 
+/* The object whose log is followed, and the prefix of its lines (NULL: none). */
+struct log_target {
+    const struct nd_kind *k;
+    const char *ns;
+    const char *name;
+    const char *prefix;
+};
+
 /* Follows until the object ends, resuming after a dropped connection. *last (NEW, may
  * be NULL): the object as it ended. */
 static int follow_log(struct nd_ctx *ctx, struct nd_client *c, const struct nd_log_query *q,
-                      const struct nd_kind *k, const char *ns, const char *name,
-                      const char *prefix, json_t **last, struct nd_wait_note **note,
+                      const struct log_target *t, json_t **last, struct nd_wait_note **note,
                       struct nd_status *st)
 {
+    const struct nd_kind *k = t->k;
+    const char *ns = t->ns, *name = t->name, *prefix = t->prefix;
     struct follow f = {.timestamps = q->timestamps, .prefix = prefix, .note = note};
     int failures = 0;
     for (int round = 0;; round++) {
@@ -382,9 +393,10 @@ static int follow_log(struct nd_ctx *ctx, struct nd_client *c, const struct nd_l
  * Queued Job has no log yet): `waiting for job/train-a: its first log line (phase
  * Queued) ...`. One object only: the side-by-side follows of logs -l -f keep quiet. */
 static int follow(struct nd_ctx *ctx, struct nd_client *c, const struct nd_log_query *q,
-                  const struct nd_kind *k, const char *ns, const char *name, const char *prefix,
-                  json_t **last, struct nd_status *st)
+                  const struct log_target *t, json_t **last, struct nd_status *st)
 {
+    const struct nd_kind *k = t->k;
+    const char *ns = t->ns, *name = t->name, *prefix = t->prefix;
     struct nd_wait_note *note = prefix ? NULL : nd_wait_note_start();
     if (note) {
         json_t *obj = NULL;
@@ -402,7 +414,7 @@ static int follow(struct nd_ctx *ctx, struct nd_client *c, const struct nd_log_q
         json_decref(obj);
         nd_status_release(&gst);
     }
-    int rc = follow_log(ctx, c, q, k, ns, name, prefix, last, &note, st);
+    int rc = follow_log(ctx, c, q, t, last, &note, st);
     nd_wait_note_end(note);
     return rc;
 }
@@ -412,7 +424,8 @@ int nd_logs_follow(struct nd_ctx *ctx, const struct nd_log_query *q, const struc
 {
     struct nd_status st = ND_STATUS_INIT;
     struct nd_client *c = nd_ctx_client(ctx, &st);
-    int rc = c ? follow(ctx, c, q, k, ns, name, prefix, last, &st) : nd_cli_error(ctx, &st);
+    struct log_target t = {k, ns, name, prefix};
+    int rc = c ? follow(ctx, c, q, &t, last, &st) : nd_cli_error(ctx, &st);
     nd_status_release(&st);
     return rc;
 }
@@ -615,7 +628,8 @@ int cmd_logs(int argc, char **argv, struct nd_ctx *ctx)
         prefix = nd_xasprintf("[%s/%s] ", k->singular, name);
     bool follow_it = nd_opt_bool(&o, "follow");
     if (follow_it && !q.limit) {
-        rc = follow(ctx, c, &q, k, nd_ctx_namespace(ctx), name, prefix, NULL, &st);
+        rc = follow(ctx, c, &q, &(struct log_target){k, nd_ctx_namespace(ctx), name, prefix}, NULL,
+                    &st);
         goto out;
     }
     if (prefix) {

@@ -106,13 +106,19 @@ int cmd_patch(int argc, char **argv, struct nd_ctx *ctx)
                 nd_buf_adds(&p, "&dryRun=All");
             nd_validate_query(validate, &p);
             json_t *before = NULL, *after = NULL;
-            int code, rc;
+            int rc;
             struct nd_buf g = ND_BUF_INIT;
             nd_kind_path(k, k->namespaced ? nd_ctx_namespace(ctx) : NULL, name, NULL, &g);
-            rc = nd_write(ctx, "GET", g.data, NULL, NULL, &before, &code, &st);
+            rc = nd_get(ctx, g.data, &before, &st);
             nd_buf_release(&g);
             if (rc == 0)
-                rc = nd_write(ctx, "PATCH", p.data, ct, patch, &after, &code, &st);
+                rc = nd_write(ctx,
+                              &(struct nd_write_req){.method = "PATCH",
+                                                     .path = p.data,
+                                                     .content_type = ct,
+                                                     .body = patch,
+                                                     .out = &after},
+                              &st);
             nd_buf_release(&p);
             if (rc == 0) {
                 const char *rv0 = json_string_value(

@@ -31,12 +31,12 @@ static int replace_one(struct nd_ctx *ctx, const struct nd_manifest *m, const ch
     }
     struct nd_buf path = ND_BUF_INIT;
     nd_kind_path(m->kind, ns, name, NULL, &path);
-    int rc = 0, code;
+    int rc = 0;
     if (*ns)
         json_object_set_new(meta, "namespace", json_string(ns));
     if (!json_object_get(meta, "resourceVersion")) {
         json_t *live = NULL;
-        rc = nd_write(ctx, "GET", path.data, NULL, NULL, &live, &code, st);
+        rc = nd_get(ctx, path.data, &live, st);
         if (rc == 0)
             json_object_set(meta, "resourceVersion",
                             json_object_get(json_object_get(live, "metadata"), "resourceVersion"));
@@ -47,11 +47,35 @@ static int replace_one(struct nd_ctx *ctx, const struct nd_manifest *m, const ch
         if (dry == ND_DRY_SERVER)
             nd_buf_adds(&path, "&dryRun=All");
         nd_validate_query(v, &path);
-        rc = nd_write(ctx, "PUT", path.data, NULL, body, out, &code, st);
+        rc = nd_write(
+            ctx,
+            &(struct nd_write_req){.method = "PUT", .path = path.data, .body = body, .out = out},
+            st);
     }
     nd_buf_release(&path);
     json_decref(body);
     return rc;
+}
+
+struct replace {
+    enum nd_dry_run dry;
+    enum nd_validate validate;
+};
+
+static int replace_doc(struct nd_ctx *ctx, const struct nd_manifest *m, const char *ns, void *cls,
+                       struct nd_write_done *d, struct nd_status *st)
+{
+    const struct replace *r = cls;
+    d->op = "replaced";
+    if (r->dry == ND_DRY_CLIENT) {
+        d->obj = json_incref(m->obj);
+        return 0;
+    }
+    if (replace_one(ctx, m, ns, r->dry, r->validate, &d->obj, st) < 0) {
+        nd_write_error_source(st, "replacing", m->source);
+        return -1;
+    }
+    return 0;
 }
 
 int cmd_replace(int argc, char **argv, struct nd_ctx *ctx)
@@ -61,45 +85,25 @@ int cmd_replace(int argc, char **argv, struct nd_ctx *ctx)
     struct nd_manifests ms = {0};
     struct nd_print_opts popts;
     nd_print_opts_init(&popts);
-    enum nd_dry_run dry;
-    enum nd_validate validate;
-    struct nd_errors errs = {0};
+    struct replace r;
     int worst = 0;
     if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
-        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
-        nd_validate_parse(nd_opt_str(&o, "validate"), &validate, &st) < 0 ||
+        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &r.dry, &st) < 0 ||
+        nd_validate_parse(nd_opt_str(&o, "validate"), &r.validate, &st) < 0 ||
         nd_write_output_parse(nd_opt_str(&o, "output"), &popts, &st) < 0 ||
-        nd_manifests_read(nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms, &st) < 0) {
+        nd_manifests_read(nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms, &st) <
+            0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
-    bool has_output = nd_opt_str(&o, "output") != NULL;
-    size_t printed = 0;
-    for (size_t i = 0; i < ms.n; i++) {
-        const char *ns;
-        json_t *result = NULL;
-        int rc = nd_manifest_namespace(&ms.v[i], nd_ctx_namespace(ctx),
-                                       ctx->namespace_flag != NULL, &ns, &st);
-        if (rc == 0 && dry == ND_DRY_CLIENT) {
-            result = json_incref(ms.v[i].obj);
-        } else if (rc == 0 && replace_one(ctx, &ms.v[i], ns, dry, validate, &result, &st) < 0) {
-            nd_write_error_source(&st, "replacing", ms.v[i].source);
-            rc = -1;
-        }
-        if (rc == 0 &&
-            nd_print_result(&popts, has_output, result, "replaced", dry, printed, &st) == 0) {
-            printed++;
-        } else {
-            nd_errors_add(ctx, &errs, &st, &ms.v[i]);
-        }
-        fflush(stdout);
-        nd_status_release(&st);
-        json_decref(result);
-    }
-    nd_errors_finish(&errs);
-    worst = errs.worst;
+    worst =
+        nd_write_manifests(ctx, &ms,
+                           &(struct nd_write_each){.fn = replace_doc,
+                                                   .cls = &r,
+                                                   .popts = &popts,
+                                                   .has_output = nd_opt_str(&o, "output") != NULL,
+                                                   .dry = r.dry});
 out:
-    nd_errors_release(&errs);
     nd_manifests_release(&ms);
     nd_print_opts_release(&popts);
     nd_status_release(&st);

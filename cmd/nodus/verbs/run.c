@@ -356,7 +356,11 @@ static int attach(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns, c
         struct nd_status st = ND_STATUS_INIT;
         int got = 0;
         nd_kind_path(k, ns, name, NULL, &path);
-        if (nd_write(ctx, "GET", path.data, NULL, NULL, &last, &got, &st) < 0 && got == 404)
+        if (nd_write(ctx,
+                     &(struct nd_write_req){
+                         .method = "GET", .path = path.data, .out = &last, .code = &got},
+                     &st) < 0 &&
+            got == 404)
             rc = EXIT_NO_CODE; /* deleted */
         const char *phase = json_string_value(
             json_object_get(json_object_get(last, "status"), "phase"));
@@ -385,7 +389,7 @@ int cmd_run(int argc, char **argv, struct nd_ctx *ctx)
     nd_print_opts_init(&popts);
     enum nd_dry_run dry;
     json_t *job = NULL, *preview = NULL, *created = NULL;
-    int rc = 0, code = 0;
+    int rc = 0;
     if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
         nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
         nd_write_output_parse(nd_opt_str(&o, "output"), &popts, &st) < 0) {
@@ -421,10 +425,16 @@ int cmd_run(int argc, char **argv, struct nd_ctx *ctx)
     nd_buf_adds(&path, "?fieldManager=nodus-run");
     /* the server's dry run first: the Job checked as the create will be, and its price */
     char *dry_path = nd_xasprintf("%s&dryRun=All", path.data);
-    rc = nd_write(ctx, "POST", dry_path, NULL, job, &preview, &code, &st);
+    rc = nd_write(
+        ctx,
+        &(struct nd_write_req){.method = "POST", .path = dry_path, .body = job, .out = &preview},
+        &st);
     free(dry_path);
     if (rc == 0 && dry == ND_DRY_NONE)
-        rc = nd_write(ctx, "POST", path.data, NULL, job, &created, &code, &st);
+        rc = nd_write(ctx,
+                      &(struct nd_write_req){
+                          .method = "POST", .path = path.data, .body = job, .out = &created},
+                      &st);
     nd_buf_release(&path);
     if (rc < 0) {
         rc = nd_cli_error(ctx, &st);

@@ -192,8 +192,7 @@ int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
             nd_buf_add_urlencoded(&p, nd_opt_str(&o, "selector"));
         }
         json_t *list = NULL;
-        int code;
-        if (nd_write(ctx, "GET", p.data, NULL, NULL, &list, &code, &st) < 0) {
+        if (nd_get(ctx, p.data, &list, &st) < 0) {
             worst = nd_cli_error(ctx, &st);
             nd_status_release(&st);
         }
@@ -227,8 +226,11 @@ int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
                  k->group, name);
         char note[200];
         snprintf(note, sizeof note, "--for=%s", nd_opt_str(&o, "for"));
-        int rc = nd_watch_object(ctx, k, k->namespaced ? ns : NULL, name, deadline, check, &w,
-                                 what, note, &st);
+        int rc = nd_watch_object(
+            ctx, k, k->namespaced ? ns : NULL, name,
+            &(struct nd_watch_opts){
+                .fn = check, .cls = &w, .deadline_ms = deadline, .what = what, .note = note},
+            &st);
         char res_name[96];
         snprintf(res_name, sizeof res_name, "%s%s%s", k->singular, *k->group ? "." : "", k->group);
         if (rc > 0 && w.failed) {
