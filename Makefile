@@ -127,7 +127,7 @@ $(BIN)/nodus-emulator: $(EMU_OBJS) $(LIBNODUS)
 UNIT_STORE_BINS := $(filter $(BUILD)/tests/unit/test_store_%,$(UNIT_BINS))
 UNIT_PARAMS_BIN := $(BUILD)/tests/unit/test_params
 # the emulator tests below link the objects they test (and no server)
-UNIT_EMU_BINS := $(BUILD)/tests/unit/test_budget_math
+UNIT_EMU_BINS := $(BUILD)/tests/unit/test_budget_math $(BUILD)/tests/unit/test_pricebook
 STORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard emulator/store/*.c)))
 
 $(filter-out $(UNIT_STORE_BINS) $(UNIT_PARAMS_BIN) $(UNIT_EMU_BINS),$(UNIT_BINS)): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELP_OBJS) $(LIBNODUS)
@@ -151,6 +151,15 @@ UNIT_BUDGET_BIN := $(BUILD)/tests/unit/test_budget_math
 $(UNIT_BUDGET_BIN): $(BUILD)/tests/unit/test_budget_math.o $(BUILD)/emulator/sim/controllers/budget_math.o $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/emulator/sim/controllers/budget_math.o $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS)
+
+# Prices (sim/pricebook.c) on a bare server: the store, the clock, and the test's own
+# em_sim_touch_all
+UNIT_PRICEBOOK_BIN := $(BUILD)/tests/unit/test_pricebook
+UNIT_PRICEBOOK_OBJS := $(BUILD)/emulator/sim/pricebook.o $(BUILD)/emulator/core/clock.o $(STORE_OBJS)
+$(BUILD)/tests/unit/test_pricebook.o: ALL_CFLAGS += $(EM_INC_SIM)
+$(UNIT_PRICEBOOK_BIN): $(BUILD)/tests/unit/test_pricebook.o $(UNIT_PRICEBOOK_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_PRICEBOOK_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS) -lpthread
 
 # the hostile corpus's driver (tests/hostile): sockets only, no library
 $(HOSTILE_SEND): $(BUILD)/tests/hostile/send.o
