@@ -127,7 +127,8 @@ $(BIN)/nodus-emulator: $(EMU_OBJS) $(LIBNODUS)
 UNIT_STORE_BINS := $(filter $(BUILD)/tests/unit/test_store_%,$(UNIT_BINS))
 UNIT_PARAMS_BIN := $(BUILD)/tests/unit/test_params
 # the emulator tests below link the objects they test (and no server)
-UNIT_EMU_BINS := $(BUILD)/tests/unit/test_budget_math $(BUILD)/tests/unit/test_pricebook
+UNIT_EMU_BINS := $(BUILD)/tests/unit/test_budget_math $(BUILD)/tests/unit/test_pricebook \
+    $(BUILD)/tests/unit/test_route
 STORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard emulator/store/*.c)))
 
 $(filter-out $(UNIT_STORE_BINS) $(UNIT_PARAMS_BIN) $(UNIT_EMU_BINS),$(UNIT_BINS)): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELP_OBJS) $(LIBNODUS)
@@ -160,6 +161,14 @@ $(BUILD)/tests/unit/test_pricebook.o: ALL_CFLAGS += $(EM_INC_SIM)
 $(UNIT_PRICEBOOK_BIN): $(BUILD)/tests/unit/test_pricebook.o $(UNIT_PRICEBOOK_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_PRICEBOOK_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS) -lpthread
+
+# Routing (api/route.c, api/path.c): the method and the path alone
+UNIT_ROUTE_BIN := $(BUILD)/tests/unit/test_route
+UNIT_ROUTE_OBJS := $(BUILD)/emulator/api/route.o $(BUILD)/emulator/api/path.o
+$(BUILD)/tests/unit/test_route.o: ALL_CFLAGS += $(EM_INC_API)
+$(UNIT_ROUTE_BIN): $(BUILD)/tests/unit/test_route.o $(UNIT_ROUTE_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_ROUTE_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS)
 
 # the hostile corpus's driver (tests/hostile): sockets only, no library
 $(HOSTILE_SEND): $(BUILD)/tests/hostile/send.o
