@@ -150,6 +150,7 @@ static const struct accrual_case accruals[] = {
     {"half a micro-dollar rounds up", 0,      1,         0,    HOUR_MS / 2, 1},
     {"just under half rounds down",   0,      1,         0,    HOUR_MS / 2 - 1, 0},
     {"a second at $3600/h",           0,      USD(3600), 0,    1000,    USD(1)},
+    {"a ms at $3600/h",               0,      USD(3600), 0,    1,       1000},
     {"an overflow adds nothing",      USD(1), INT64_MAX, 0,    10 * HOUR_MS, USD(1)},
 };
 /* clang-format on */
@@ -263,6 +264,8 @@ static const struct crossing_case crossings[] = {
     {"a negative rate: never",         3, {50, 80, 100}, 0,       USD(10), -1,     NEVER},
     /* 50% of 3 micro-dollars is 1.5: the threshold is at 2 (rounded up) */
     {"a threshold rounds up",          1, {50},          0,       3,       HOUR_MS, 2},
+    /* 1% of 101 micro-dollars is 1.01: at 2 */
+    {"by any fraction",                1, {1},           0,       101,     HOUR_MS, 2},
     /* 1 micro-dollar at 7 per hour: 514285.7 ms, rounded up */
     {"the time rounds up",             0, {0},           9,       10,      7,      514286},
     /* $1,000,000 at a micro-dollar per hour is 114 000 years away */

@@ -227,6 +227,10 @@ static const struct estimate_case estimates[] = {
      "'spec':{'maxCostUSD':'1.00'," H100 "}}",
      "{'rateUSDPerHour':'2.49','expectedCostUSD':'1.00','firstHoldUSD':'1.00',"
      "'startTime':'2026-03-15T13:45:45Z'}"},
+    {"capped a micro-dollar below the hold", "jobs",
+     "{'spec':{'maxCostUSD':'2.489999'," H100 "}}",
+     "{'rateUSDPerHour':'2.49','expectedCostUSD':'0.415','firstHoldUSD':'2.489999',"
+     "'startTime':'2026-03-15T13:45:45Z'}"},
     /* long-running kinds: an hour; they start after pending + starting */
     {"a Sandbox", "sandboxes", "{'spec':{'resources':{'cpu':'2','memory':'4Gi'}}}",
      "{'rateUSDPerHour':'0.10','expectedCostUSD':'0.10','firstHoldUSD':'0.10',"
@@ -238,6 +242,11 @@ static const struct estimate_case estimates[] = {
     {"a Pipeline", "pipelines",
      "{'spec':{'steps':[{'name':'a','job':{" H100 "}},"
      "{'name':'b','job':{'resources':{'gpu':{'model':'A100','count':2}}}}]}}",
+     "{'rateUSDPerHour':'2.58','expectedCostUSD':'0.845','firstHoldUSD':'2.58',"
+     "'startTime':'2026-03-15T13:45:45Z'}"},
+    {"the dearest step first", "pipelines",
+     "{'spec':{'steps':[{'name':'b','job':{'resources':{'gpu':{'model':'A100','count':2}}}},"
+     "{'name':'a','job':{" H100 "}}]}}",
      "{'rateUSDPerHour':'2.58','expectedCostUSD':'0.845','firstHoldUSD':'2.58',"
      "'startTime':'2026-03-15T13:45:45Z'}"},
     {"a step's maxDuration", "pipelines",
