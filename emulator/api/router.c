@@ -18,8 +18,8 @@
 #include "frontdoor.h"
 #include "fsutil.h"
 #include "idempotency.h"
-#include "route.h"
 #include "json/json.h"
+#include "route.h"
 #include "util/xmalloc.h"
 
 int em_router_init(struct em_server *srv, struct nd_buf *err)
