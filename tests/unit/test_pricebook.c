@@ -17,6 +17,7 @@
 #include "fsutil.h"
 #include "pricebook.h"
 #include "server.h"
+#include "sim.h" /* em_sim_touch_all, defined here */
 #include "store_tmpdir.h"
 #include "util/buf.h"
 #include "util/status.h"
