@@ -173,9 +173,12 @@ $(BIN)/nodus-emulator: $(EMU_OBJS) $(LIBNODUS)
 
 UNIT_STORE_BINS := $(filter $(BUILD)/tests/unit/test_store_%,$(UNIT_BINS))
 UNIT_PARAMS_BIN := $(BUILD)/tests/unit/test_params
+# the emulator tests below link the objects they test (and no server)
+UNIT_EMU_BINS := $(BUILD)/tests/unit/test_budget_math $(BUILD)/tests/unit/test_pricebook \
+    $(BUILD)/tests/unit/test_route
 STORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard emulator/store/*.c)))
 
-$(filter-out $(UNIT_STORE_BINS) $(UNIT_PARAMS_BIN),$(UNIT_BINS)): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELP_OBJS) $(LIBNODUS)
+$(filter-out $(UNIT_STORE_BINS) $(UNIT_PARAMS_BIN) $(UNIT_EMU_BINS),$(UNIT_BINS)): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS) $(WSLAY_LIBS)
 
@@ -190,6 +193,29 @@ $(BUILD)/tests/unit/test_params.o: ALL_CFLAGS += -Iemulator/api
 $(UNIT_PARAMS_BIN): $(BUILD)/tests/unit/test_params.o $(BUILD)/emulator/api/query.o $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/emulator/api/query.o $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS)
+
+# the emulator's arithmetic, without the server: Budgets (sim/controllers/budget_math.c)
+UNIT_BUDGET_BIN := $(BUILD)/tests/unit/test_budget_math
+$(UNIT_BUDGET_BIN): $(BUILD)/tests/unit/test_budget_math.o $(BUILD)/emulator/sim/controllers/budget_math.o $(UNIT_HELP_OBJS) $(LIBNODUS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/emulator/sim/controllers/budget_math.o $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS)
+
+# Prices (sim/pricebook.c) on a bare server: the store, the clock, and the test's own
+# em_sim_touch_all
+UNIT_PRICEBOOK_BIN := $(BUILD)/tests/unit/test_pricebook
+UNIT_PRICEBOOK_OBJS := $(BUILD)/emulator/sim/pricebook.o $(BUILD)/emulator/core/clock.o $(STORE_OBJS)
+$(BUILD)/tests/unit/test_pricebook.o: ALL_CFLAGS += $(EM_INC_SIM)
+$(UNIT_PRICEBOOK_BIN): $(BUILD)/tests/unit/test_pricebook.o $(UNIT_PRICEBOOK_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_PRICEBOOK_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS) -lpthread
+
+# Routing (api/route.c, api/path.c): the method and the path alone
+UNIT_ROUTE_BIN := $(BUILD)/tests/unit/test_route
+UNIT_ROUTE_OBJS := $(BUILD)/emulator/api/route.o $(BUILD)/emulator/api/path.o
+$(BUILD)/tests/unit/test_route.o: ALL_CFLAGS += $(EM_INC_API)
+$(UNIT_ROUTE_BIN): $(BUILD)/tests/unit/test_route.o $(UNIT_ROUTE_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_ROUTE_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS)
 
 # the hostile corpus's driver (tests/hostile): sockets only, no library
 $(HOSTILE_SEND): $(BUILD)/tests/hostile/send.o

@@ -10,6 +10,7 @@
 #include "errors.h"
 #include "objects.h"
 #include "pricebook.h"
+#include "route.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
 
@@ -212,23 +213,24 @@ void em_admin_handle(struct em_server *srv, const struct em_req *req, struct em_
     bool get = strcmp(req->method, "GET") == 0;
     bool post = strcmp(req->method, "POST") == 0;
     bool del = strcmp(req->method, "DELETE") == 0;
-    if (strcmp(rest, "stats") == 0 && get) {
+    enum em_control to = em_route_control(req->method, rest);
+    if (to == EM_CONTROL_STATS) {
         json_t *j = em_stats_json(srv);
         em_resp_json(resp, 200, j);
         json_decref(j);
-    } else if (strcmp(rest, "reset") == 0 && post) {
+    } else if (to == EM_CONTROL_RESET) {
         if (em_reset_state(srv, &st) < 0)
             goto fail;
         json_t *j = json_pack("{ss}", "status", "reset");
         em_resp_json(resp, 200, j);
         json_decref(j);
-    } else if (strcmp(rest, "clock") == 0 && (get || post)) {
+    } else if (to == EM_CONTROL_CLOCK) {
         if (post && clock_post(srv, req, &st) < 0)
             goto fail;
         json_t *j = clock_json(srv);
         em_resp_json(resp, 200, j);
         json_decref(j);
-    } else if (strcmp(rest, "pricebook") == 0 && (get || !strcmp(req->method, "PUT"))) {
+    } else if (to == EM_CONTROL_PRICEBOOK) {
         if (get)
             em_pricebook_poll(srv);
         else if (em_pricebook_put(srv, req->body.data, req->body.len, &st) < 0)
@@ -237,10 +239,10 @@ void em_admin_handle(struct em_server *srv, const struct em_req *req, struct em_
         snprintf(v, sizeof v, "\"%lld\"", (long long)em_pricebook_version(srv));
         em_resp_set_header(resp, "ETag", v);
         em_resp_json(resp, 200, em_pricebook(srv));
-    } else if (strncmp(rest, "snapshots", 9) == 0 && (rest[9] == 0 || rest[9] == '/')) {
+    } else if (to == EM_CONTROL_SNAPSHOTS) {
         if (em_snapshot_handle(srv, req, resp, rest + 9, &st) < 0)
             goto fail;
-    } else if (strcmp(rest, "faults") == 0 && (post || get || del)) {
+    } else if (to == EM_CONTROL_FAULTS) {
         if (post) {
             json_error_t jerr;
             json_t *body = json_loadb(req->body.data, req->body.len, JSON_REJECT_DUPLICATES, &jerr);
@@ -267,9 +269,7 @@ void em_admin_handle(struct em_server *srv, const struct em_req *req, struct em_
         json_t *j = json_pack("{so}", "faults", list);
         em_resp_json(resp, post ? 201 : 200, j);
         json_decref(j);
-    } else if (strcmp(rest, "stats") == 0 || strcmp(rest, "reset") == 0 ||
-               strcmp(rest, "faults") == 0 || strcmp(rest, "clock") == 0 ||
-               strcmp(rest, "pricebook") == 0) {
+    } else if (to == EM_CONTROL_METHOD) {
         nd_status_set(&st, "MethodNotAllowed", NULL, "%s is not served on %s", req->method,
                       req->path);
         goto fail;

@@ -1,5 +1,6 @@
 /* Dispatch of API requests to the generic handlers, and what they share. */
 #include "api.h"
+#include "route.h"
 #include "subresource.h"
 
 #include <ctype.h>
@@ -17,26 +18,9 @@
 #include "util/xmalloc.h"
 #include "yaml/yaml.h"
 
-const char *em_api_resource_name(const struct nd_kind *k, char out[96])
-{
-    if (*k->group)
-        snprintf(out, 96, "%s.%s", k->plural, k->group);
-    else
-        snprintf(out, 96, "%s", k->plural);
-    return out;
-}
-
 int em_api_not_found(struct em_api *a, const char *name)
 {
-    char res[96];
-    nd_status_set(&a->st, "NotFound", NULL, "%s \"%s\" not found",
-                  em_api_resource_name(a->kind, res), name);
-    nd_status_set_target(&a->st, name, a->kind->group, a->kind->plural);
-    if (a->kind->namespaced && *a->ns)
-        nd_status_set_fix(&a->st, "list what exists: nodus get %s -n %s", a->kind->plural, a->ns);
-    else
-        nd_status_set_fix(&a->st, "list what exists: nodus get %s", a->kind->plural);
-    return -1;
+    return em_route_not_found(a->kind, a->ns, name, &a->st);
 }
 
 int em_api_dry_run(struct em_api *a, bool *dry_run)
@@ -188,70 +172,43 @@ void em_api_answer(struct em_api *a, int code, const json_t *obj)
     em_resp_json(a->resp, code, obj);
 }
 
+/* The checks and the handler of a request are decided in route.c (from its method and
+ * path alone); the query parameters are checked between the two. */
 static int dispatch(struct em_api *a)
 {
     struct em_path *p = &a->path;
-    char res[96];
-    a->kind = nd_kind_by_plural(p->group, p->plural);
-    if (!a->kind || strcmp(a->kind->version, p->version) != 0)
-        return nd_status_set(&a->st, "NotFound", "list the kinds: nodus api-resources",
-                             "the server could not find the requested resource");
-    if (p->ns && !a->kind->namespaced)
-        return nd_status_set(&a->st, "NotFound", NULL,
-                             "the server could not find the requested resource");
-    a->ns = p->ns ? p->ns : "";
-    if (*a->ns && !nd_is_dns_label(a->ns))
-        return nd_status_set(&a->st, "NotFound", NULL, "namespaces \"%s\" not found", a->ns);
-    bool item = p->name != NULL;
     const char *verb = em_authz_verb(a->req, p);
-    if (!verb)
-        return nd_status_set(&a->st, "MethodNotAllowed", NULL,
-                             "%s is not supported on %s", a->req->method, a->req->path);
-    bool write = strcmp(verb, "get") && strcmp(verb, "list") && strcmp(verb, "watch");
-    if (write && a->kind->read_only)
-        return nd_status_set(&a->st, "MethodNotAllowed", NULL,
-                             "%s are published by Nodus and cannot be changed",
-                             em_api_resource_name(a->kind, res));
-    /* A namespaced kind without a project in the path is only listed and watched. */
-    if (a->kind->namespaced && !p->ns && (item || strcmp(verb, "create") == 0 ||
-                                          strcmp(verb, "deletecollection") == 0))
-        return nd_status_set(&a->st, "MethodNotAllowed", "add the project: /namespaces/{ns}/...",
-                             "%s needs a project in the path", verb);
-    if (item && !nd_is_dns_label(p->name)) {
-        if (!write || strcmp(verb, "delete") == 0)
-            return em_api_not_found(a, p->name);
-        nd_validate_dns_label(p->name, "metadata.name", &a->st);
+    a->ns = p->ns ? p->ns : "";
+    if (em_route_api(p, a->req->method, a->req->path, verb, &a->kind, &a->st) < 0)
         return -1;
-    }
     /* every query parameter of the verb (the subresource's name for log, exec, files,
      * invoke), before anything reads state: query.h */
     if (em_query_check(a->req->query, p->sub && strcmp(p->sub, "status") ? p->sub : verb,
                        &a->st) < 0)
         return -1;
-    if (p->sub && strcmp(p->sub, "status") != 0)
+    enum em_api_op op;
+    if (em_route_op(p, a->kind, verb, &op, &a->st) < 0)
+        return -1;
+    switch (op) {
+    case EM_OP_SUBRESOURCE:
         return em_subresource_dispatch(a, verb);
-    if (p->sub) {
-        if (!nd_kind_has_subresource(a->kind, "status"))
-            return nd_status_set(&a->st, "NotFound", NULL,
-                                 "the server could not find the requested resource");
-        if (strcmp(verb, "delete") == 0)
-            return nd_status_set(&a->st, "MethodNotAllowed", NULL,
-                                 "DELETE is not supported on the status subresource");
-    }
-    if (strcmp(verb, "get") == 0)
+    case EM_OP_GET:
         return em_api_get(a);
-    if (strcmp(verb, "list") == 0)
+    case EM_OP_LIST:
         return em_api_list(a);
-    if (strcmp(verb, "watch") == 0)
+    case EM_OP_WATCH:
         return em_api_watch(a);
-    if (strcmp(verb, "create") == 0)
+    case EM_OP_CREATE:
         return em_api_create(a);
-    if (strcmp(verb, "update") == 0)
+    case EM_OP_UPDATE:
         return em_api_replace(a);
-    if (strcmp(verb, "patch") == 0)
+    case EM_OP_PATCH:
         return em_api_patch(a);
-    if (strcmp(verb, "delete") == 0)
+    case EM_OP_DELETE:
         return em_api_delete(a);
+    case EM_OP_DELETECOLLECTION:
+        break;
+    }
     return em_api_delete_collection(a);
 }
 

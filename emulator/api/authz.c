@@ -16,6 +16,7 @@
 #include "json/json.h"
 #include "path.h"
 #include "protobuf.h"
+#include "route.h"
 #include "util/xmalloc.h"
 #include "yaml/yaml.h"
 
@@ -215,24 +216,9 @@ static void identify(const struct em_server *srv, const struct em_req *req,
 
 const char *em_authz_verb(const struct em_req *req, const struct em_path *p)
 {
-    const char *m = req->method;
-    bool item = p->name != NULL;
-    if (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0) {
-        if (item)
-            return "get";
-        bool watch; /* a value that is not a boolean is refused by the handler (400) */
-        return em_parse_bool(em_req_query(req, "watch"), &watch) == 0 && watch ? "watch"
-                                                                                : "list";
-    }
-    if (strcmp(m, "POST") == 0)
-        return item && !p->sub ? NULL : "create"; /* POST .../NAME/exec, /invoke */
-    if (strcmp(m, "PUT") == 0)
-        return item ? "update" : NULL;
-    if (strcmp(m, "PATCH") == 0)
-        return item ? "patch" : NULL;
-    if (strcmp(m, "DELETE") == 0)
-        return item ? "delete" : "deletecollection";
-    return NULL;
+    bool w; /* a value that is not a boolean is refused by the handler (400) */
+    bool watch = em_parse_bool(em_req_query(req, "watch"), &w) == 0 && w;
+    return em_route_verb(req->method, p, watch);
 }
 
 static bool read_verb(const char *verb)

@@ -19,6 +19,7 @@
 #include "fsutil.h"
 #include "idempotency.h"
 #include "json/json.h"
+#include "route.h"
 #include "util/xmalloc.h"
 
 int em_router_init(struct em_server *srv, struct nd_buf *err)
@@ -152,20 +153,21 @@ static void handle_locked(struct em_server *srv, struct em_req *req, struct em_r
                           const struct em_identity *who)
 {
     const char *p = req->path;
+    enum em_target to = em_route_target(p);
     srv->stats.requests++;
     em_server_housekeep(srv);
-    if (strcmp(p, "/healthz") == 0 || strcmp(p, "/livez") == 0) {
+    if (to == EM_TO_HEALTH) {
         em_resp_text(resp, 200, "text/plain; charset=utf-8", "ok");
         return;
     }
-    if (strcmp(p, "/readyz") == 0) {
+    if (to == EM_TO_READY) {
         if (srv->ready && !srv->stopping)
             em_resp_text(resp, 200, "text/plain; charset=utf-8", "ok");
         else
             em_resp_text(resp, 503, "text/plain; charset=utf-8", "not ready");
         return;
     }
-    if (strncmp(p, "/docs", 5) == 0 && (p[5] == '\0' || p[5] == '/')) {
+    if (to == EM_TO_DOCS) {
         em_docs_handle(srv, req, resp);
         return;
     }
@@ -178,13 +180,13 @@ static void handle_locked(struct em_server *srv, struct em_req *req, struct em_r
                       "the request body is larger than the limit of 3 MiB");
         return;
     }
-    if (strncmp(p, "/emulator/v1/", 13) == 0) {
-        em_admin_handle(srv, req, resp, p + 13);
+    if (to == EM_TO_CONTROL) {
+        em_admin_handle(srv, req, resp, p + EM_TO_CONTROL_PREFIX_LEN);
         return;
     }
     if (em_discovery_handle(srv, req, resp) || em_review_handle(srv, req, resp, who))
         return;
-    if (strncmp(p, "/api/", 5) != 0 && strncmp(p, "/apis/", 6) != 0) {
+    if (to != EM_TO_API) {
         em_resp_error(srv, req, resp, "NotFound", "the server could not find the requested "
                                                   "resource");
         return;

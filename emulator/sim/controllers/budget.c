@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "admit.h"
+#include "budget_math.h"
 #include "controllers.h"
 #include "longrun.h"
 #include "objects.h"
@@ -40,8 +41,6 @@
 #include "util/money.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
-
-#define DAY_MS (86400LL * 1000)
 
 static const char *const billed[] = {"jobs", "sandboxes", "functions", "volumes", NULL};
 
@@ -75,10 +74,7 @@ int64_t em_live_cost(struct em_server *srv, const char *plural, const json_t *ob
         const json_t *at = json_object_get(json_object_get(status, "simulation"), "accruedAt");
         int64_t per = em_ctl_money(status, "rateUSDPerHour", 0);
         if (json_is_integer(at) && per > 0) {
-            int64_t add = 0;
-            if (now > json_integer_value(at))
-                nd_money_mul_rate(per, now - json_integer_value(at), &add);
-            cost += add;
+            cost = em_budget_accrued(cost, per, json_integer_value(at), now);
             r = per;
         }
     }
@@ -89,36 +85,10 @@ int64_t em_live_cost(struct em_server *srv, const char *plural, const json_t *ob
 
 /* ---- periods ---- */
 
-struct period {
-    int64_t start, end; /* emulated ms; end -1 for Total */
-    bool total;
-};
-
-static struct period period_of(const json_t *budget, int64_t now)
+static struct em_budget_period period_of(const json_t *budget, int64_t now)
 {
-    struct period p = {0, -1, false};
-    const char *kind = spec_str(budget, "period", "Monthly");
-    int64_t days = now >= 0 ? now / DAY_MS : (now - DAY_MS + 1) / DAY_MS;
-    if (!strcmp(kind, "Daily")) {
-        p.start = days * DAY_MS;
-        p.end = p.start + DAY_MS;
-    } else if (!strcmp(kind, "Weekly")) {
-        int64_t monday = days - ((days % 7 + 7 + 3) % 7); /* 1970-01-01 was a Thursday */
-        p.start = monday * DAY_MS;
-        p.end = p.start + 7 * DAY_MS;
-    } else if (!strcmp(kind, "Total")) {
-        p.total = true;
-        p.start = time_ms(budget, "metadata", "creationTimestamp");
-        if (p.start < 0)
-            p.start = now;
-    } else {
-        int64_t y;
-        int m, d;
-        nd_civil_from_days(days, &y, &m, &d);
-        p.start = nd_days_from_civil(y, m, 1) * DAY_MS;
-        p.end = nd_days_from_civil(m == 12 ? y + 1 : y, m == 12 ? 1 : m + 1, 1) * DAY_MS;
-    }
-    return p;
+    return em_budget_period_of(spec_str(budget, "period", "Monthly"),
+                               time_ms(budget, "metadata", "creationTimestamp"), now);
 }
 
 /* ---- spending ---- */
@@ -147,7 +117,7 @@ static bool in_scope(const struct nd_selector *sel, const json_t *obj)
 }
 
 /* What budget has counted at now, continuing its ledger unless the period changed. */
-static void spending(struct em_server *srv, const json_t *budget, const struct period *p,
+static void spending(struct em_server *srv, const json_t *budget, const struct em_budget_period *p,
                      int64_t now, struct spend *out)
 {
     const json_t *sim = json_object_get(json_object_get(budget, "status"), "simulation");
@@ -171,15 +141,13 @@ static void spending(struct em_server *srv, const json_t *budget, const struct p
             json_object_set_new(seen, uid, json_true());
             if (!in_scope(sel, o))
                 continue;
-            int64_t rate = 0, cost = em_live_cost(srv, billed[b], o, now, &rate), base;
+            int64_t rate = 0, cost = em_live_cost(srv, billed[b], o, now, &rate);
             const json_t *entry = json_object_get(old, uid);
-            if (entry)
-                base = json_integer_value(json_object_get(entry, "base"));
-            else if (p->total || time_ms(o, "metadata", "creationTimestamp") >= p->start)
-                base = 0;
-            else
-                base = cost; /* older than the period: counted from now on */
-            out->spent += cost > base ? cost - base : 0;
+            int64_t created = entry || p->total ? 0 : time_ms(o, "metadata", "creationTimestamp");
+            int64_t base = em_budget_baseline(entry != NULL,
+                                              json_integer_value(json_object_get(entry, "base")),
+                                              p->total, created, p->start, cost);
+            out->spent += em_budget_spent(cost, base);
             out->rate += rate;
             json_object_set_new(out->ledger, uid, json_pack("{sIsI}", "base", (json_int_t)base,
                                                             "cost", (json_int_t)cost));
@@ -194,7 +162,7 @@ static void spending(struct em_server *srv, const json_t *budget, const struct p
             continue;
         int64_t base = json_integer_value(json_object_get(entry, "base"));
         int64_t cost = json_integer_value(json_object_get(entry, "cost"));
-        out->spent += cost > base ? cost - base : 0;
+        out->spent += em_budget_spent(cost, base);
         json_object_set(out->ledger, uid, entry);
     }
     json_decref(seen);
@@ -205,19 +173,13 @@ static void spending(struct em_server *srv, const json_t *budget, const struct p
 
 static int64_t hold_ms(const struct em_server *srv)
 {
-    const json_t *h = json_object_get(json_object_get(em_pricebook(srv), "holds"),
-                                      "firstHoldHours");
-    double hours = json_is_number(h) ? json_number_value(h) : 1.0;
-    if (!(hours >= 0) || hours > 24 * 365)
-        hours = 1.0;
-    return (int64_t)(hours * 3600 * 1000);
+    return em_budget_hold_ms(
+        json_object_get(json_object_get(em_pricebook(srv), "holds"), "firstHoldHours"));
 }
 
 static int64_t capped_hold(int64_t rate, int64_t ms, const json_t *spec)
 {
-    int64_t hold = 0, max = em_ctl_money(spec, "maxCostUSD", -1);
-    nd_money_mul_rate(rate, ms, &hold);
-    return max >= 0 && hold > max ? max : hold;
+    return em_budget_capped_hold(rate, ms, em_ctl_money(spec, "maxCostUSD", -1));
 }
 
 static int64_t first_hold(struct em_server *srv, const char *plural, const json_t *obj)
@@ -284,12 +246,12 @@ int em_budget_check_launch(struct em_server *srv, const struct nd_kind *k, const
             continue;
         if (hold < 0)
             hold = first_hold(srv, k->plural, obj);
-        struct period p = period_of(b, now);
+        struct em_budget_period p = period_of(b, now);
         struct spend s;
         spending(srv, b, &p, now, &s);
         json_decref(s.ledger);
         int64_t limit = em_ctl_money(json_object_get(b, "spec"), "limitUSD", 0);
-        if (s.spent + hold <= limit)
+        if (!em_budget_blocks(s.spent, hold, limit))
             continue;
         struct nd_buf spent = ND_BUF_INIT, lim = ND_BUF_INIT, h = ND_BUF_INIT, end = ND_BUF_INIT;
         human(s.spent, &spent);
@@ -345,29 +307,13 @@ int em_budget_admit(struct em_admission *a, const json_t *old, json_t *obj)
 
 /* ---- the controller ---- */
 
-#define MAX_THRESHOLDS 10 /* the schema's maxItems */
+#define MAX_THRESHOLDS EM_BUDGET_MAX_THRESHOLDS
 
 /* spec.thresholds (default 50, 80, 100) into out; their number. */
 static size_t thresholds(const json_t *budget, int64_t out[MAX_THRESHOLDS])
 {
-    const json_t *t = json_object_get(json_object_get(budget, "spec"), "thresholds");
-    if (!json_is_array(t)) {
-        out[0] = 50;
-        out[1] = 80;
-        out[2] = 100;
-        return 3;
-    }
-    size_t n = 0;
-    for (size_t i = 0; i < json_array_size(t) && n < MAX_THRESHOLDS; i++)
-        if (json_is_integer(json_array_get(t, i)))
-            out[n++] = json_integer_value(json_array_get(t, i));
-    return n;
-}
-
-/* spent >= pct % of limit */
-static bool reached(int64_t spent, int64_t limit, int64_t pct)
-{
-    return (__int128)spent * 100 >= (__int128)limit * pct;
+    return em_budget_thresholds(json_object_get(json_object_get(budget, "spec"), "thresholds"),
+                                out);
 }
 
 /* Suspends or stops the work in scope that still runs. */
@@ -436,7 +382,7 @@ static void enforce(struct em_ctl *c, int64_t spent, int64_t limit)
     human(limit, &l);
     for (size_t i = 0; i < n; i++) {
         int64_t pct = th[i];
-        if (!reached(spent, limit, pct))
+        if (!em_budget_reached(spent, limit, pct))
             continue;
         level = pct;
         if (pct > crossed)
@@ -477,26 +423,14 @@ static int64_t next_crossing(const json_t *budget, int64_t now, int64_t spent, i
 {
     if (rate <= 0)
         return EM_NEVER;
-    int64_t target = -1;
     int64_t th[MAX_THRESHOLDS];
     size_t n = thresholds(budget, th);
-    for (size_t i = 0; i < n; i++) {
-        int64_t pct = th[i];
-        int64_t at = (int64_t)(((__int128)limit * pct + 99) / 100);
-        if (at > spent && (target < 0 || at < target))
-            target = at;
-    }
-    if (limit > spent && (target < 0 || limit < target))
-        target = limit;
-    if (target < 0)
-        return EM_NEVER;
-    __int128 ms = ((__int128)(target - spent) * 3600000 + rate - 1) / rate;
-    return ms > (__int128)(EM_NEVER / 4) ? EM_NEVER : now + (ms > 0 ? (int64_t)ms : 1);
+    return em_budget_next_crossing(th, n, now, spent, limit, rate, EM_NEVER);
 }
 
 static void status(struct em_ctl *c)
 {
-    struct period p = period_of(c->obj, c->now);
+    struct em_budget_period p = period_of(c->obj, c->now);
     struct spend s;
     spending(c->srv, c->obj, &p, c->now, &s);
     int64_t limit = em_ctl_money(json_object_get(c->obj, "spec"), "limitUSD", 0);

@@ -1,0 +1,156 @@
+/* Which handler a request reaches; see route.h. */
+#include "route.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "api.h"
+#include "util/validate.h"
+
+enum em_target em_route_target(const char *p)
+{
+    if (strcmp(p, "/healthz") == 0 || strcmp(p, "/livez") == 0)
+        return EM_TO_HEALTH;
+    if (strcmp(p, "/readyz") == 0)
+        return EM_TO_READY;
+    if (strncmp(p, "/docs", 5) == 0 && (p[5] == '\0' || p[5] == '/'))
+        return EM_TO_DOCS;
+    if (strncmp(p, "/emulator/v1/", EM_TO_CONTROL_PREFIX_LEN) == 0)
+        return EM_TO_CONTROL;
+    if (strncmp(p, "/api/", 5) == 0 || strncmp(p, "/apis/", 6) == 0)
+        return EM_TO_API;
+    return EM_TO_OTHER;
+}
+
+enum em_control em_route_control(const char *method, const char *rest)
+{
+    bool get = strcmp(method, "GET") == 0;
+    bool post = strcmp(method, "POST") == 0;
+    bool del = strcmp(method, "DELETE") == 0;
+    if (strcmp(rest, "stats") == 0 && get)
+        return EM_CONTROL_STATS;
+    if (strcmp(rest, "reset") == 0 && post)
+        return EM_CONTROL_RESET;
+    if (strcmp(rest, "clock") == 0 && (get || post))
+        return EM_CONTROL_CLOCK;
+    if (strcmp(rest, "pricebook") == 0 && (get || !strcmp(method, "PUT")))
+        return EM_CONTROL_PRICEBOOK;
+    if (strncmp(rest, "snapshots", 9) == 0 && (rest[9] == 0 || rest[9] == '/'))
+        return EM_CONTROL_SNAPSHOTS;
+    if (strcmp(rest, "faults") == 0 && (post || get || del))
+        return EM_CONTROL_FAULTS;
+    if (strcmp(rest, "stats") == 0 || strcmp(rest, "reset") == 0 ||
+        strcmp(rest, "faults") == 0 || strcmp(rest, "clock") == 0 ||
+        strcmp(rest, "pricebook") == 0)
+        return EM_CONTROL_METHOD;
+    return EM_CONTROL_NONE;
+}
+
+const char *em_route_verb(const char *m, const struct em_path *p, bool watch)
+{
+    bool item = p->name != NULL;
+    if (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0)
+        return item ? "get" : watch ? "watch" : "list";
+    if (strcmp(m, "POST") == 0)
+        return item && !p->sub ? NULL : "create"; /* POST .../NAME/exec, /invoke */
+    if (strcmp(m, "PUT") == 0)
+        return item ? "update" : NULL;
+    if (strcmp(m, "PATCH") == 0)
+        return item ? "patch" : NULL;
+    if (strcmp(m, "DELETE") == 0)
+        return item ? "delete" : "deletecollection";
+    return NULL;
+}
+
+const char *em_api_resource_name(const struct nd_kind *k, char out[96])
+{
+    if (*k->group)
+        snprintf(out, 96, "%s.%s", k->plural, k->group);
+    else
+        snprintf(out, 96, "%s", k->plural);
+    return out;
+}
+
+int em_route_not_found(const struct nd_kind *k, const char *ns, const char *name,
+                       struct nd_status *st)
+{
+    char res[96];
+    nd_status_set(st, "NotFound", NULL, "%s \"%s\" not found", em_api_resource_name(k, res),
+                  name);
+    nd_status_set_target(st, name, k->group, k->plural);
+    if (k->namespaced && *ns)
+        nd_status_set_fix(st, "list what exists: nodus get %s -n %s", k->plural, ns);
+    else
+        nd_status_set_fix(st, "list what exists: nodus get %s", k->plural);
+    return -1;
+}
+
+int em_route_api(const struct em_path *p, const char *method, const char *path,
+                 const char *verb, const struct nd_kind **kind, struct nd_status *st)
+{
+    char res[96];
+    const struct nd_kind *k = *kind = nd_kind_by_plural(p->group, p->plural);
+    if (!k || strcmp(k->version, p->version) != 0)
+        return nd_status_set(st, "NotFound", "list the kinds: nodus api-resources",
+                             "the server could not find the requested resource");
+    if (p->ns && !k->namespaced)
+        return nd_status_set(st, "NotFound", NULL,
+                             "the server could not find the requested resource");
+    const char *ns = p->ns ? p->ns : "";
+    if (*ns && !nd_is_dns_label(ns))
+        return nd_status_set(st, "NotFound", NULL, "namespaces \"%s\" not found", ns);
+    bool item = p->name != NULL;
+    if (!verb)
+        return nd_status_set(st, "MethodNotAllowed", NULL, "%s is not supported on %s", method,
+                             path);
+    bool write = strcmp(verb, "get") && strcmp(verb, "list") && strcmp(verb, "watch");
+    if (write && k->read_only)
+        return nd_status_set(st, "MethodNotAllowed", NULL,
+                             "%s are published by Nodus and cannot be changed",
+                             em_api_resource_name(k, res));
+    /* A namespaced kind without a project in the path is only listed and watched. */
+    if (k->namespaced && !p->ns && (item || strcmp(verb, "create") == 0 ||
+                                    strcmp(verb, "deletecollection") == 0))
+        return nd_status_set(st, "MethodNotAllowed", "add the project: /namespaces/{ns}/...",
+                             "%s needs a project in the path", verb);
+    if (item && !nd_is_dns_label(p->name)) {
+        if (!write || strcmp(verb, "delete") == 0)
+            return em_route_not_found(k, ns, p->name, st);
+        nd_validate_dns_label(p->name, "metadata.name", st);
+        return -1;
+    }
+    return 0;
+}
+
+int em_route_op(const struct em_path *p, const struct nd_kind *k, const char *verb,
+                enum em_api_op *op, struct nd_status *st)
+{
+    if (p->sub && strcmp(p->sub, "status") != 0) {
+        if (!nd_kind_has_subresource(k, p->sub))
+            return nd_status_set(st, "NotFound", NULL,
+                                 "the server could not find the requested resource");
+        *op = EM_OP_SUBRESOURCE;
+        return 0;
+    }
+    if (p->sub) {
+        if (!nd_kind_has_subresource(k, "status"))
+            return nd_status_set(st, "NotFound", NULL,
+                                 "the server could not find the requested resource");
+        if (strcmp(verb, "delete") == 0)
+            return nd_status_set(st, "MethodNotAllowed", NULL,
+                                 "DELETE is not supported on the status subresource");
+    }
+    static const struct {
+        const char *verb;
+        enum em_api_op op;
+    } ops[] = {
+        {"get", EM_OP_GET},         {"list", EM_OP_LIST},     {"watch", EM_OP_WATCH},
+        {"create", EM_OP_CREATE},   {"update", EM_OP_UPDATE}, {"patch", EM_OP_PATCH},
+        {"delete", EM_OP_DELETE},
+    };
+    *op = EM_OP_DELETECOLLECTION;
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(verb, ops[i].verb) == 0)
+            *op = ops[i].op;
+    return 0;
+}
