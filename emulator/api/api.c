@@ -19,11 +19,7 @@
 
 const char *em_api_resource_name(const struct nd_kind *k, char out[96])
 {
-    if (*k->group)
-        snprintf(out, 96, "%s.%s", k->plural, k->group);
-    else
-        snprintf(out, 96, "%s", k->plural);
-    return out;
+    return nd_kind_resource_name(k, out, 96);
 }
 
 int em_api_not_found(struct em_api *a, const char *name)

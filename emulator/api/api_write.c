@@ -387,7 +387,7 @@ int em_write_create(struct em_api *a, struct em_write *w, json_t *obj)
         free(who);
         set_label(meta, "nodus.dev/launched-by", launched_by(em_req_header(a->req, "user-agent")));
     }
-    if (em_kind_billed(k) && !em_obj_has_finalizer(obj, EM_FINALIZER_BILLING)) {
+    if (nd_kind_is(k, ND_KIND_BILLED) && !em_obj_has_finalizer(obj, EM_FINALIZER_BILLING)) {
         json_t *fins = json_object_get(meta, "finalizers");
         if (!json_is_array(fins)) {
             fins = json_array();
