@@ -398,7 +398,7 @@ int em_write_create(struct em_api *a, struct em_write *w, json_t *obj)
     const char *initial = nd_phase_initial(k->family);
     if (initial)
         json_object_set_new(obj, "status", json_pack("{ss}", "phase", initial));
-    else if (strcmp(k->plural, "namespaces") == 0) {
+    else if (nd_kind_is(k, ND_KIND_PROJECT)) {
         json_object_set_new(obj, "status", json_pack("{ss}", "phase", "Active"));
         set_label(meta, "kubernetes.io/metadata.name", name);
     }

@@ -50,6 +50,10 @@ enum nd_kind_flag {
     /* Its objects may be created by an owner (Job by a Pipeline, PoolAction by a Pool):
      * describe lists the objects of these kinds that the described object owns. */
     ND_KIND_OWNED = 1u << 3,
+    /* Its objects are projects (Namespace): every namespaced object lives in one, a new
+     * one is Active at once, and deleting one deletes what it holds (default and nodus
+     * are never deleted). */
+    ND_KIND_PROJECT = 1u << 4,
 };
 
 /* How a printer column turns the value at its JSONPath into a cell. The value is read

@@ -245,7 +245,8 @@ static void flag_words(unsigned flags, char *out, size_t cap)
     } words[] = {{ND_KIND_BILLED, "billed"},
                  {ND_KIND_COMPUTE, "compute"},
                  {ND_KIND_OWNER, "owner"},
-                 {ND_KIND_OWNED, "owned"}};
+                 {ND_KIND_OWNED, "owned"},
+                 {ND_KIND_PROJECT, "project"}};
     out[0] = '\0';
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
         if (!(flags & words[i].flag))
@@ -278,7 +279,7 @@ static void test_kind_flags(void **state)
         {"Pool", "owner", ND_FAMILY_LONG, false, NULL},
         {"Host", "", ND_FAMILY_LONG, false, NULL},
         {"Image", "", ND_FAMILY_CATALOGUE, false, NULL},
-        {"Namespace", "", ND_FAMILY_NONE, false, "projects/project"},
+        {"Namespace", "project", ND_FAMILY_NONE, false, "projects/project"},
         {"Event", "", ND_FAMILY_NONE, false, NULL},
     };
     assert_int_equal(sizeof rows / sizeof rows[0], nd_kind_count());
@@ -304,6 +305,8 @@ static void test_kind_flags(void **state)
                          (k->flags & ND_KIND_BILLED) && (k->flags & ND_KIND_COMPUTE));
         if (k->flags & (ND_KIND_BILLED | ND_KIND_COMPUTE | ND_KIND_OWNER | ND_KIND_OWNED))
             assert_string_equal(k->group, "nodus.dev");
+        if (k->flags & ND_KIND_PROJECT) /* a project holds objects; it is in none */
+            assert_false(k->namespaced);
         if (k->flags & ND_KIND_COMPUTE) /* what runs can be paused: spec.state */
             assert_non_null(nd_kind_state_default(k));
         if (nd_kind_is(k, ND_KIND_BILLED) && !nd_kind_is(k, ND_KIND_COMPUTE))
