@@ -15,6 +15,13 @@ const struct nd_flag nd_decide_flags[] = {
     {NULL},
 };
 
+/* Kinds that wait for a decision: their spec.decision may change while it is Pending. */
+static bool awaits_decision(const struct nd_kind *k)
+{
+    const struct nd_mutable *m = nd_kind_mutable(k, "spec.decision");
+    return m && m->rule == ND_MUT_WHILE && m->while_value && !strcmp(m->while_value, "Pending");
+}
+
 int nd_decide(int argc, char **argv, struct nd_ctx *ctx, const char *decision, const char *done)
 {
     struct nd_opts o;
@@ -47,7 +54,7 @@ int nd_decide(int argc, char **argv, struct nd_ctx *ctx, const char *decision, c
         goto out;
     }
     for (size_t i = 0; i < res.n; i++) {
-        if (strcmp(res.v[i].k->plural, "poolactions") != 0) {
+        if (!awaits_decision(res.v[i].k)) {
             worst = nd_cli_usage(ctx, "%s cannot be %s: only PoolActions wait for a decision",
                                  res.v[i].k->plural, done);
             goto out;

@@ -147,8 +147,8 @@ int nd_edit_metadata(int argc, char **argv, struct nd_ctx *ctx, const char *map,
             json_decref(patch);
         }
         if (rc == 0) {
-            char what[96];
-            snprintf(what, sizeof what, "%s%s%s", k->singular, *k->group ? "." : "", k->group);
+            char what[ND_KIND_NAME_MAX];
+            nd_kind_display_name(k, what, sizeof what);
             printf("%s/%s %s\n", what, name,
                    !changed ? (labels ? "not labeled" : "not annotated") : set ? verb : unverb);
             fflush(stdout);

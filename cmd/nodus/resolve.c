@@ -67,8 +67,8 @@ const struct nd_kind *nd_resolve_kind(const char *name, struct nd_status *st)
     nd_suggest_init_strict(&sg, name);
     for (size_t i = 0; i < nd_kind_count(); i++) {
         const struct nd_kind *c = &nd_kinds[i];
-        if (!strcmp(c->plural, "namespaces"))
-            add_names(&sg, &m, c, "projects", "project", NULL, NULL, false);
+        if (c->alias_plural)
+            add_names(&sg, &m, c, c->alias_plural, c->alias_singular, NULL, NULL, false);
         add_names(&sg, &m, c, c->plural, c->singular, c->short_names, c->group, dotted);
     }
     set_unknown(&sg, name, st);

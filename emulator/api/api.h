@@ -56,8 +56,6 @@ json_t *em_api_body(struct em_api *a, bool yaml_ok);
 int em_api_dry_run(struct em_api *a, bool *dry_run);
 /* The NotFound status of Kubernetes: `jobs.nodus.dev "x" not found`. Returns -1. */
 int em_api_not_found(struct em_api *a, const char *name);
-/* `jobs.nodus.dev` (or `namespaces` for the core group): how messages name a resource. */
-const char *em_api_resource_name(const struct nd_kind *k, char out[96]);
 /* Writes obj as the answer (a one-row Table when Accept asks for one). */
 void em_api_answer(struct em_api *a, int code, const json_t *obj);
 /* The field manager of a write: ?fieldManager=, else derived from User-Agent. */

@@ -69,7 +69,7 @@ static int delete_options(struct em_api *a, struct delete_opts *o)
 
 static bool protected_project(struct em_api *a, const char *name)
 {
-    if (strcmp(a->kind->plural, "namespaces") != 0)
+    if (!nd_kind_is(a->kind, ND_KIND_PROJECT))
         return false;
     if (strcmp(name, "default") != 0 && strcmp(name, "nodus") != 0)
         return false;
@@ -154,7 +154,7 @@ static int delete_one(struct em_api *a, json_t *obj, struct delete_opts *o, json
                              "Precondition failed: UID in precondition: %s, UID in object meta: "
                              "%s",
                              o->pre_uid, uid ? uid : "");
-    if (strcmp(a->kind->plural, "namespaces") == 0)
+    if (nd_kind_is(a->kind, ND_KIND_PROJECT))
         return delete_project(a, obj, o->dry_run, result);
     return em_obj_delete(a->srv, a->kind, obj, o->propagation, o->dry_run, result, &a->st);
 }
@@ -199,7 +199,7 @@ int em_api_delete_collection(struct em_api *a)
     json_t *obj;
     json_array_foreach(selected, i, obj) {
         json_t *result = NULL;
-        if (strcmp(a->kind->plural, "namespaces") == 0 &&
+        if (nd_kind_is(a->kind, ND_KIND_PROJECT) &&
             (strcmp(em_obj_name(obj), "default") == 0 || strcmp(em_obj_name(obj), "nodus") == 0))
             continue;
         if (delete_one(a, obj, &o, &result) < 0)

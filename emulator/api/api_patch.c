@@ -68,14 +68,14 @@ static int apply(struct em_api *a, struct em_write *w, json_t *old)
     const char *cur = json_string_value(
         json_object_get(json_object_get(old, "metadata"), "resourceVersion"));
     if (rv && *rv && (!old || !cur || strcmp(rv, cur) != 0)) {
-        char res[96];
+        char res[ND_KIND_NAME_MAX];
         nd_status_set(&a->st, old ? "Conflict" : "NotFound",
                       "read the object again, then retry: nodus get KIND NAME -o yaml",
                       old ? "Operation cannot be fulfilled on %s \"%s\": the object has been "
                             "modified; please apply your changes to the latest version and try "
                             "again"
                           : "%s \"%s\" not found",
-                      em_api_resource_name(a->kind, res), a->path.name);
+                      nd_kind_resource_name(a->kind, res, sizeof res), a->path.name);
         nd_status_set_target(&a->st, a->path.name, a->kind->group, a->kind->plural);
         goto out;
     }

@@ -279,12 +279,12 @@ static int check_if_match(struct em_api *a, json_t *obj)
  * the differing fields. */
 static int existing_answer(struct em_api *a, json_t *existing, const json_t *obj)
 {
-    char res[96];
+    char res[ND_KIND_NAME_MAX];
     const char *name = em_obj_name(obj);
     if (json_object_get(json_object_get(existing, "metadata"), "deletionTimestamp")) {
         nd_status_set(&a->st, "AlreadyExists", NULL,
                       "object is being deleted: %s \"%s\" already exists",
-                      em_api_resource_name(a->kind, res), name);
+                      nd_kind_resource_name(a->kind, res, sizeof res), name);
         nd_status_set_fix(&a->st, "wait for the deletion to finish, then create: nodus wait %s/%s%s%s "
                           "--for=delete", a->kind->singular, name, *a->ns ? " -n " : "", a->ns);
         nd_status_set_target(&a->st, name, a->kind->group, a->kind->plural);
@@ -298,7 +298,8 @@ static int existing_answer(struct em_api *a, json_t *existing, const json_t *obj
         return 0;
     }
     nd_status_set(&a->st, "AlreadyExists", "choose another name, or change it: nodus apply -f FILE",
-                  "%s \"%s\" already exists", em_api_resource_name(a->kind, res), name);
+                  "%s \"%s\" already exists", nd_kind_resource_name(a->kind, res, sizeof res),
+                  name);
     nd_status_set_target(&a->st, name, a->kind->group, a->kind->plural);
     size_t i;
     json_t *p;
@@ -387,7 +388,7 @@ int em_write_create(struct em_api *a, struct em_write *w, json_t *obj)
         free(who);
         set_label(meta, "nodus.dev/launched-by", launched_by(em_req_header(a->req, "user-agent")));
     }
-    if (em_kind_billed(k) && !em_obj_has_finalizer(obj, EM_FINALIZER_BILLING)) {
+    if (nd_kind_is(k, ND_KIND_BILLED) && !em_obj_has_finalizer(obj, EM_FINALIZER_BILLING)) {
         json_t *fins = json_object_get(meta, "finalizers");
         if (!json_is_array(fins)) {
             fins = json_array();
@@ -398,7 +399,7 @@ int em_write_create(struct em_api *a, struct em_write *w, json_t *obj)
     const char *initial = nd_phase_initial(k->family);
     if (initial)
         json_object_set_new(obj, "status", json_pack("{ss}", "phase", initial));
-    else if (strcmp(k->plural, "namespaces") == 0) {
+    else if (nd_kind_is(k, ND_KIND_PROJECT)) {
         json_object_set_new(obj, "status", json_pack("{ss}", "phase", "Active"));
         set_label(meta, "kubernetes.io/metadata.name", name);
     }
@@ -436,11 +437,11 @@ int em_api_create(struct em_api *a)
 
 static int conflict(struct em_api *a, const char *name)
 {
-    char res[96];
+    char res[ND_KIND_NAME_MAX];
     nd_status_set(&a->st, "Conflict", NULL,
                   "Operation cannot be fulfilled on %s \"%s\": the object has been modified; "
                   "please apply your changes to the latest version and try again",
-                  em_api_resource_name(a->kind, res), name);
+                  nd_kind_resource_name(a->kind, res, sizeof res), name);
     nd_status_set_fix(&a->st, "read the object again, then retry: nodus get %s %s%s%s -o yaml",
                       a->kind->singular, name, *a->ns ? " -n " : "", a->ns);
     nd_status_set_target(&a->st, name, a->kind->group, a->kind->plural);

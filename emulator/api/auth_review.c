@@ -103,7 +103,7 @@ static bool decide(const struct em_server *srv, const struct em_identity *who, c
         return false;
     }
     struct em_access acc = {.route = EM_ROUTE_API, .verb = verb, .kind = k};
-    bool namespaces = !k->namespaced && !strcmp(k->plural, "namespaces") && !*group;
+    bool namespaces = !k->namespaced && nd_kind_is(k, ND_KIND_PROJECT) && !*group;
     if (k->namespaced && *ns)
         acc.project = nd_xstrdup(ns);
     else if (namespaces && *name)

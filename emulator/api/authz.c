@@ -287,7 +287,7 @@ void em_authz_describe(const struct em_req *req, struct em_access *acc)
     acc->kind = nd_kind_by_plural(path.group, path.plural);
     acc->plural = nd_xstrdup(path.plural);
     acc->sub = path.sub ? nd_xstrdup(path.sub) : NULL;
-    bool ns_object = !*path.group && !strcmp(path.plural, "namespaces") && !path.ns;
+    bool ns_object = !*path.group && nd_kind_is(acc->kind, ND_KIND_PROJECT) && !path.ns;
     if (path.ns)
         acc->project = nd_xstrdup(path.ns);
     else if (ns_object && path.name)

@@ -56,8 +56,9 @@ void em_exec_session_closed(struct em_exec_session *s)
     session_count(s->uid, -1);
     live--;
     pthread_cond_broadcast(&live_changed);
-    if (strcmp(s->plural, "sandboxes") != 0)
-        return;
+    const struct nd_kind *k = nd_kind_by_plural("nodus.dev", s->plural);
+    if (!k || k->family != ND_FAMILY_LONG)
+        return; /* a run to completion (a Job) keeps no idle clock; a Sandbox does */
     json_t *obj = em_store_get(&s->srv->store, s->plural, s->ns, s->name);
     const char *uid = json_string_value(json_object_get(json_object_get(obj, "metadata"), "uid"));
     if (obj && uid && strcmp(uid, s->uid) == 0)

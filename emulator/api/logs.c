@@ -112,7 +112,8 @@ static void read_log(struct em_server *srv, const struct nd_kind *k, const json_
                      struct cursor *cur, struct em_log_lines *out, struct em_log_state *state)
 {
     const json_t *sim = json_object_get(json_object_get(obj, "status"), "simulation");
-    bool local = !strcmp(k->plural, "jobs") &&
+    /* --runtime local runs the containers of runs to completion (Jobs) */
+    bool local = nd_kind_is(k, ND_KIND_BILLED | ND_KIND_COMPUTE) && k->family == ND_FAMILY_RUN &&
                  json_integer_value(json_object_get(sim, "local")) == 1;
     if (local) {
         state->local = true;

@@ -62,21 +62,12 @@ const char *em_route_verb(const char *m, const struct em_path *p, bool watch)
     return NULL;
 }
 
-const char *em_api_resource_name(const struct nd_kind *k, char out[96])
-{
-    if (*k->group)
-        snprintf(out, 96, "%s.%s", k->plural, k->group);
-    else
-        snprintf(out, 96, "%s", k->plural);
-    return out;
-}
-
 int em_route_not_found(const struct nd_kind *k, const char *ns, const char *name,
                        struct nd_status *st)
 {
-    char res[96];
-    nd_status_set(st, "NotFound", NULL, "%s \"%s\" not found", em_api_resource_name(k, res),
-                  name);
+    char res[ND_KIND_NAME_MAX];
+    nd_status_set(st, "NotFound", NULL, "%s \"%s\" not found",
+                  nd_kind_resource_name(k, res, sizeof res), name);
     nd_status_set_target(st, name, k->group, k->plural);
     if (k->namespaced && *ns)
         nd_status_set_fix(st, "list what exists: nodus get %s -n %s", k->plural, ns);
@@ -88,7 +79,7 @@ int em_route_not_found(const struct nd_kind *k, const char *ns, const char *name
 int em_route_api(const struct em_path *p, const char *method, const char *path,
                  const char *verb, const struct nd_kind **kind, struct nd_status *st)
 {
-    char res[96];
+    char res[ND_KIND_NAME_MAX];
     const struct nd_kind *k = *kind = nd_kind_by_plural(p->group, p->plural);
     if (!k || strcmp(k->version, p->version) != 0)
         return nd_status_set(st, "NotFound", "list the kinds: nodus api-resources",
@@ -107,7 +98,7 @@ int em_route_api(const struct em_path *p, const char *method, const char *path,
     if (write && k->read_only)
         return nd_status_set(st, "MethodNotAllowed", NULL,
                              "%s are published by Nodus and cannot be changed",
-                             em_api_resource_name(k, res));
+                             nd_kind_resource_name(k, res, sizeof res));
     /* A namespaced kind without a project in the path is only listed and watched. */
     if (k->namespaced && !p->ns && (item || strcmp(verb, "create") == 0 ||
                                     strcmp(verb, "deletecollection") == 0))

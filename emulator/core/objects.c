@@ -322,20 +322,13 @@ int em_obj_remove(struct em_server *srv, const struct nd_kind *k, json_t *obj,
             json_decref(deps);
         }
         release_foreground_owners(srv, gone);
-        if (strcmp(k->plural, "namespaces") != 0 && strcmp(k->plural, "events") != 0)
+        if (*k->group) /* a nodus.dev object: not a project, nor one of its Events */
             release_namespace(srv, nsc);
     }
     free(nsc);
     json_decref(gone);
     json_decref(stored);
     return rc;
-}
-
-bool em_kind_billed(const struct nd_kind *k)
-{
-    return strcmp(k->group, "nodus.dev") == 0 &&
-           (strcmp(k->plural, "jobs") == 0 || strcmp(k->plural, "sandboxes") == 0 ||
-            strcmp(k->plural, "functions") == 0 || strcmp(k->plural, "volumes") == 0);
 }
 
 bool em_billing_settled(struct em_server *srv, const struct nd_kind *k, const json_t *obj)
@@ -472,8 +465,8 @@ out:
 void em_event_record(struct em_server *srv, const struct nd_kind *k, const json_t *obj,
                      const char *type, const char *reason, const char *fmt, ...)
 {
-    if (strcmp(k->plural, "events") == 0 || strcmp(k->plural, "namespaces") == 0)
-        return;
+    if (!*k->group)
+        return; /* Events are about nodus.dev objects: not projects, nor Events */
     const char *ns = em_obj_ns(obj);
     if (!*ns || !em_store_get(&srv->store, "namespaces", "", ns))
         return;

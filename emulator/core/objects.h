@@ -42,8 +42,6 @@ int em_obj_delete(struct em_server *srv, const struct nd_kind *k, json_t *obj,
                   const char *propagation, bool dry_run, json_t **result, struct nd_status *st);
 /* True when nothing is owed for obj any more, so nodus.dev/billing may clear. */
 bool em_billing_settled(struct em_server *srv, const struct nd_kind *k, const json_t *obj);
-/* Kinds whose objects cost money carry nodus.dev/billing from create. */
-bool em_kind_billed(const struct nd_kind *k);
 
 /* Records an Event (type "Normal" or "Warning") about obj in its project. */
 void em_event_record(struct em_server *srv, const struct nd_kind *k, const json_t *obj,

@@ -123,9 +123,10 @@ static bool deleting(const json_t *obj)
     return json_object_get(json_object_get(obj, "metadata"), "deletionTimestamp") != NULL;
 }
 
-static bool is_job(const struct nd_kind *k)
+/* A container run to completion (a Job), not a Pipeline of them nor a PoolAction. */
+static bool runs_container(const struct nd_kind *k)
 {
-    return strcmp(k->plural, "jobs") == 0;
+    return nd_kind_is(k, ND_KIND_BILLED | ND_KIND_COMPUTE) && k->family == ND_FAMILY_RUN;
 }
 
 int64_t em_logsim_run(const struct nd_kind *k, const json_t *obj, bool *ended)
@@ -390,9 +391,9 @@ static void longrun_log(struct out *o, struct em_server *srv, const struct nd_ki
 {
     const json_t *spec = json_object_get(obj, "spec");
     const char *phase = phase_of(obj);
-    bool sandbox = !strcmp(k->plural, "sandboxes");
-    header(o, srv, obj, start, sandbox ? "/bin/sh" : "the image's default command", "");
-    if (sandbox) {
+    bool interactive = nd_kind_has_subresource(k, "exec"); /* a Sandbox */
+    header(o, srv, obj, start, interactive ? "/bin/sh" : "the image's default command", "");
+    if (interactive) {
         const char *idle = str(spec, "idleTimeout");
         const char *shell = json_string_value(json_array_get(json_object_get(spec, "command"), 0));
         const char *base = shell && strrchr(shell, '/') ? strrchr(shell, '/') + 1 : shell;
@@ -400,7 +401,7 @@ static void longrun_log(struct out *o, struct em_server *srv, const struct nd_ki
                        "(stops after %s without a session)",
              str(json_object_get(obj, "metadata"), "name"), base && *base ? base : "sh",
              *idle ? idle : "30m");
-    } else if (!strcmp(k->plural, "functions")) {
+    } else if (nd_kind_has_subresource(k, "invoke")) { /* a Function */
         const json_t *sc = json_object_get(spec, "scaling");
         json_int_t conc = json_integer_value(json_object_get(sc, "concurrency"));
         emit(o, start, "serving on :8080 (concurrency %lld)", (long long)(conc > 0 ? conc : 1));
@@ -440,7 +441,7 @@ void em_logsim_read(struct em_server *srv, const struct nd_kind *k, const json_t
     if (state->run < 0)
         return;
     struct out o = {.lines = out, .seed = seed_of(obj), .now = now_ms, .at = -1};
-    if (is_job(k))
+    if (runs_container(k))
         job_log(&o, srv, obj, state->run);
     else if (k->family == ND_FAMILY_LONG)
         longrun_log(&o, srv, k, obj, state->run);

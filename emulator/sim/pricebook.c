@@ -172,8 +172,9 @@ static int64_t quantity(const json_t *v, bool milli)
 
 int64_t em_spec_rate(const struct em_server *srv, const char *plural, const json_t *spec)
 {
-    if (!strcmp(plural, "volumes")) {
-        /* per GiB-month; a month is 730 hours */
+    const struct nd_kind *k = nd_kind_by_plural("nodus.dev", plural);
+    if (nd_kind_is(k, ND_KIND_BILLED) && !nd_kind_is(k, ND_KIND_COMPUTE)) {
+        /* storage (a Volume), per GiB-month; a month is 730 hours */
         int64_t gib = quantity(json_object_get(spec, "size"), false) >> 30;
         return gib * money_at(book, "storageGiBMonthUSD") / 730;
     }
@@ -192,12 +193,6 @@ int64_t em_spec_rate(const struct em_server *srv, const char *plural, const json
     rate += money_at(book, "cpuCoreHourUSD") * cpu_milli / 1000;
     rate += (int64_t)((__int128)money_at(book, "memoryGiBHourUSD") * mem / (1LL << 30));
     return rate;
-}
-
-static bool uses_compute(const char *plural)
-{
-    return !strcmp(plural, "jobs") || !strcmp(plural, "sandboxes") ||
-           !strcmp(plural, "functions") || !strcmp(plural, "pipelines");
 }
 
 static void set_money(json_t *o, const char *key, int64_t micros)
@@ -228,12 +223,14 @@ static int64_t job_run_ms(struct em_server *srv, const json_t *meta, const json_
 
 json_t *em_estimate(struct em_server *srv, const char *plural, const json_t *obj)
 {
-    if (!uses_compute(plural))
+    const struct nd_kind *k = nd_kind_by_plural("nodus.dev", plural);
+    if (!nd_kind_is(k, ND_KIND_COMPUTE))
         return NULL;
     const json_t *spec = json_object_get(obj, "spec");
     const json_t *meta = json_object_get(obj, "metadata");
     int64_t rate = 0, expected = 0;
-    if (!strcmp(plural, "pipelines")) {
+    if (!nd_kind_is(k, ND_KIND_BILLED)) {
+        /* an owner (a Pipeline) costs what the Jobs it runs cost */
         size_t i;
         json_t *step;
         json_array_foreach(json_object_get(spec, "steps"), i, step) {
@@ -245,8 +242,9 @@ json_t *em_estimate(struct em_server *srv, const char *plural, const json_t *obj
                 rate = r;
         }
     } else {
-        rate = em_spec_rate(srv, plural, spec);
-        int64_t run = !strcmp(plural, "jobs") ? job_run_ms(srv, meta, spec) : 3600 * 1000;
+        rate = em_spec_rate(srv, k->plural, spec);
+        /* a run to completion lasts as long as it is expected to; an hour of the rest */
+        int64_t run = k->family == ND_FAMILY_RUN ? job_run_ms(srv, meta, spec) : 3600 * 1000;
         nd_money_mul_rate(rate, run, &expected);
     }
     int64_t hold = 0, max = money_at(spec, "maxCostUSD");
@@ -261,7 +259,7 @@ json_t *em_estimate(struct em_server *srv, const char *plural, const json_t *obj
     set_money(e, "rateUSDPerHour", rate);
     set_money(e, "expectedCostUSD", expected);
     set_money(e, "firstHoldUSD", hold);
-    bool long_running = !strcmp(plural, "sandboxes") || !strcmp(plural, "functions");
+    bool long_running = k->family == ND_FAMILY_LONG;
     int64_t start = em_clock_now_ms(&srv->clock) +
                     (long_running ? em_delay_ms(srv, "pending") + em_delay_ms(srv, "starting")
                                   : em_delay_ms(srv, "queued") + em_delay_ms(srv, "provisioning"));

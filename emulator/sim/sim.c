@@ -57,7 +57,7 @@ void em_sim_touch_related(struct em_server *srv, const struct nd_kind *k, const 
     json_t *vol;
     json_array_foreach(json_object_get(spec, "volumes"), i, vol)
         touch_name(srv, "volumes", ns, json_string_value(json_object_get(vol, "name")));
-    if (em_kind_billed(k) || !strcmp(k->plural, "pipelines")) {
+    if (nd_kind_costs(k)) { /* what the project's Budgets count */
         struct em_store_cursor c;
         em_store_seek(&srv->store, "budgets", ns, NULL, NULL, &c);
         const struct em_entry *b;

@@ -22,12 +22,17 @@
 
 #define EM_NEVER INT64_MAX
 
+struct em_admission;
+
 struct em_controller {
     const char *plural;
     /* Brings obj (the stored object: never change it in place) up to date at now
      * (emulated ms) and returns the emulated time it next needs to run, or EM_NEVER. */
     int64_t (*reconcile)(struct em_server *srv, const struct nd_kind *k, json_t *obj,
                          int64_t now);
+    /* The kind's own write-time rules (controllers/admit.h), or NULL: 0 to go on, or -1
+     * with a->st filled. */
+    int (*admit)(struct em_admission *a, const json_t *old, json_t *obj);
 };
 
 /* The controllers (controllers/controllers.c). */

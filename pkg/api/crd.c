@@ -237,7 +237,8 @@ json_t *nd_crd_new(const struct nd_kind *k, struct nd_status *st)
     json_t *schema = nd_crd_schema_new(k, st);
     if (!schema)
         return NULL;
-    char *name = nd_xasprintf("%s.%s", k->plural, k->group);
+    char name[ND_KIND_NAME_MAX];
+    nd_kind_resource_name(k, name, sizeof name);
     json_t *names = json_pack("{s:s, s:s, s:s, s:s}", "plural", k->plural, "singular", k->singular,
                               "kind", k->kind, "listKind", k->list_kind);
     if (k->short_names && k->short_names[0])
@@ -260,6 +261,5 @@ json_t *nd_crd_new(const struct nd_kind *k, struct nd_status *st)
                             "metadata", "name", name, "labels", "app.kubernetes.io/part-of",
                             "nodus", "spec", "group", k->group, "names", names, "scope",
                             k->namespaced ? "Namespaced" : "Cluster", "versions", version);
-    free(name);
     return crd;
 }

@@ -1,6 +1,7 @@
 /* registry.c: lookups over the kind table, and the phases of each family. */
 #include "api/registry.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -29,10 +30,8 @@ static bool names_kind(const struct nd_kind *k, const char *name, size_t n)
     for (const char *const *s = k->short_names; s && *s; s++)
         if (eqn(name, n, *s))
             return true;
-    /* nodus calls namespaces projects */
-    if (strcmp(k->plural, "namespaces") == 0)
-        return eqn(name, n, "project") || eqn(name, n, "projects");
-    return false;
+    return (k->alias_plural && eqn(name, n, k->alias_plural)) ||
+           (k->alias_singular && eqn(name, n, k->alias_singular));
 }
 
 const struct nd_kind *nd_kind_lookup(const char *name)
@@ -97,6 +96,44 @@ const struct nd_kind *nd_kind_by_api_version(const char *api_version, const char
             return k;
     }
     return NULL;
+}
+
+bool nd_kind_is(const struct nd_kind *k, unsigned flags)
+{
+    return k && (k->flags & flags) == flags;
+}
+
+bool nd_kind_costs(const struct nd_kind *k)
+{
+    return k && (k->flags & (ND_KIND_BILLED | ND_KIND_COMPUTE)) != 0;
+}
+
+bool nd_kind_named(const struct nd_kind *k, const char *name)
+{
+    if (!k || !name)
+        return false;
+    if (!strcmp(name, k->plural) || !strcmp(name, k->singular) ||
+        in_list(k->short_names, name, false))
+        return true;
+    return (k->alias_plural && !strcmp(name, k->alias_plural)) ||
+           (k->alias_singular && !strcmp(name, k->alias_singular));
+}
+
+static const char *qualified(const char *name, const char *group, char *buf, size_t cap)
+{
+    if (cap)
+        snprintf(buf, cap, "%s%s%s", name, *group ? "." : "", group);
+    return buf;
+}
+
+const char *nd_kind_display_name(const struct nd_kind *k, char *buf, size_t cap)
+{
+    return qualified(k->singular, k->group, buf, cap);
+}
+
+const char *nd_kind_resource_name(const struct nd_kind *k, char *buf, size_t cap)
+{
+    return qualified(k->plural, k->group, buf, cap);
 }
 
 bool nd_kind_in_category(const struct nd_kind *k, const char *category)

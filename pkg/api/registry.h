@@ -31,6 +31,31 @@ enum nd_family {
     ND_FAMILY_NONE,      /* core kinds (Namespace, Event) */
 };
 
+/* Facts about a kind the emulator and the CLI act on, or-ed into struct nd_kind.flags
+ * and asked with nd_kind_is(): code outside a kind's own controller asks these (and the
+ * family, and the subresources) rather than comparing kind names. */
+enum nd_kind_flag {
+    /* Accrues a cost of its own at an hourly rate: Job, Sandbox and Function at the price
+     * book's compute rates, Volume for storage (per GiB-month of spec.size). Its objects
+     * carry the nodus.dev/billing finalizer from create until the last charge settles. */
+    ND_KIND_BILLED = 1u << 0,
+    /* Uses compute: runs containers on GPUs and CPUs, itself (Job, Sandbox, Function) or
+     * through the Jobs it owns (Pipeline). A create is answered with a cost estimate. A
+     * billed kind without compute is storage (Volume). */
+    ND_KIND_COMPUTE = 1u << 1,
+    /* Can own objects: its controller creates objects whose ownerReferences name it
+     * (Pipeline its step Jobs, Pool its PoolActions). An owner that uses compute but is
+     * not billed costs what the objects it owns cost (Pipeline). */
+    ND_KIND_OWNER = 1u << 2,
+    /* Its objects may be created by an owner (Job by a Pipeline, PoolAction by a Pool):
+     * describe lists the objects of these kinds that the described object owns. */
+    ND_KIND_OWNED = 1u << 3,
+    /* Its objects are projects (Namespace): every namespaced object lives in one, a new
+     * one is Active at once, and deleting one deletes what it holds (default and nodus
+     * are never deleted). */
+    ND_KIND_PROJECT = 1u << 4,
+};
+
 /* How a printer column turns the value at its JSONPath into a cell. The value is read
  * from the object; each kind says what an absent value prints as. */
 enum nd_render {
@@ -82,12 +107,18 @@ struct nd_kind {
     const char *list_kind;   /* "JobList" */
     const char *plural;      /* "jobs" */
     const char *singular;    /* "job" */
+    /* What nodus calls the kind where Kubernetes has another name ("projects" and
+     * "project" for Namespace): looked up, suggested and completed like plural and
+     * singular. NULL when the kind has none. */
+    const char *alias_plural;
+    const char *alias_singular;
     const char *const *short_names;
     const char *const *categories;   /* "nodus" on every nodus.dev kind, "all" on some */
     const char *const *subresources; /* "status", "log", "exec", "files", "invoke" */
     const char *const *state_values; /* spec.state values, [0] the default; NULL: none */
     const char *uid_prefix;          /* "job" in job_01j9... */
-    enum nd_family family;
+    enum nd_family family;           /* how it lives: run to completion, long-running ... */
+    unsigned flags;                  /* enum nd_kind_flag, or-ed */
     bool namespaced;
     bool read_only; /* served with get, list and watch only */
     const struct nd_mutable *mutable_fields;
@@ -115,6 +146,25 @@ const struct nd_kind *nd_kind_by_kind(const char *group, const char *kind);
 const struct nd_kind *nd_kind_by_plural(const char *group, const char *plural);
 /* apiVersion ("nodus.dev/v1", "v1") and Kind, as in an object's header. */
 const struct nd_kind *nd_kind_by_api_version(const char *api_version, const char *kind);
+
+/* True when k has every flag of `flags` (enum nd_kind_flag, or-ed). */
+bool nd_kind_is(const struct nd_kind *k, unsigned flags);
+/* True when objects of k cost money, their own (ND_KIND_BILLED) or through what they run
+ * (ND_KIND_COMPUTE): what a project's Budgets count, and admit launches of. */
+bool nd_kind_costs(const struct nd_kind *k);
+/* True when `name` is exactly k's plural, singular, a short name or an alias (as a
+ * command that takes a few kinds by name compares: case-sensitive, no group). */
+bool nd_kind_named(const struct nd_kind *k, const char *name);
+
+/* Room for a kind's display or resource name, with its group. */
+#define ND_KIND_NAME_MAX 96
+/* How kubectl names a kind in `-o name` and in messages: `singular.group`
+ * ("job.nodus.dev"), the singular alone in the core group ("namespace"). Written into
+ * buf (cap bytes, ND_KIND_NAME_MAX is enough); returns buf. */
+const char *nd_kind_display_name(const struct nd_kind *k, char *buf, size_t cap);
+/* How Kubernetes names a resource in NotFound and CRD names: `plural.group`
+ * ("jobs.nodus.dev"), the plural alone in the core group ("namespaces"). As above. */
+const char *nd_kind_resource_name(const struct nd_kind *k, char *buf, size_t cap);
 
 bool nd_kind_in_category(const struct nd_kind *k, const char *category);
 bool nd_kind_has_subresource(const struct nd_kind *k, const char *subresource);

@@ -43,12 +43,8 @@ static void deco_init(struct deco *d, const struct nd_print_opts *o, const struc
     memset(d, 0, sizeof *d);
     d->o = o;
     if (o->show_kind && k) {
-        struct nd_buf b = ND_BUF_INIT;
-        for (const char *s = k->kind; *s; s++)
-            nd_buf_addch(&b, (char)tolower((unsigned char)*s));
-        if (k->group[0])
-            nd_buf_addf(&b, ".%s", k->group);
-        d->kind_prefix = nd_buf_detach(&b);
+        char kn[ND_KIND_NAME_MAX];
+        d->kind_prefix = nd_xstrdup(nd_kind_display_name(k, kn, sizeof kn));
     }
 }
 

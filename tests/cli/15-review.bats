@@ -53,3 +53,12 @@ OUT
     run -2 --separate-stderr nodus apply -f "$BATS_FILE_TMPDIR/job.yaml" --review --dry-run=server
     [[ "$stderr" == "error: --review reviews a server-side apply: it cannot be combined with --dry-run or --server-side=false"* ]]
 }
+
+@test "a core kind is named without a group: namespace/NAME, not namespace./NAME" {
+    printf 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: reviewed-ns\n' >"$BATS_FILE_TMPDIR/ns.yaml"
+    run -0 --separate-stderr nodus apply -f "$BATS_FILE_TMPDIR/ns.yaml" --review --yes
+    assert_output - <<'OUT'
+namespace/reviewed-ns: review
+namespace/reviewed-ns created
+OUT
+}

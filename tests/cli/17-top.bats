@@ -55,3 +55,22 @@ OUT
     [[ "$stderr" == "error: nodus top pools|jobs"* ]]
     run -2 --separate-stderr nodus top sandboxes
 }
+
+@test "top takes each view's singular and short names, as the registry spells them" {
+    run -0 --separate-stderr nodus top jobs
+    local jobs=$output
+    for name in job nj; do
+        run -0 --separate-stderr nodus top "$name"
+        assert_equal "$output" "$jobs"
+    done
+    run -0 --separate-stderr nodus top pools
+    local pools=$output
+    for name in pool pl; do
+        run -0 --separate-stderr nodus top "$name"
+        assert_equal "$output" "$pools"
+    done
+    for name in Pools JOBS jobs.nodus.dev pipe; do
+        run -2 --separate-stderr nodus top "$name"
+        [[ "$stderr" == "error: nodus top pools|jobs"* ]]
+    done
+}

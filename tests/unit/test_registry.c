@@ -236,6 +236,163 @@ static void test_kinds_md(void **state)
     assert_false(nd_kind_has_subresource(nd_kind_lookup("pools"), NULL));
 }
 
+/* The flags as a word list ("billed,compute"), so a failure names what differs. */
+static void flag_words(unsigned flags, char *out, size_t cap)
+{
+    static const struct {
+        unsigned flag;
+        const char *word;
+    } words[] = {{ND_KIND_BILLED, "billed"},
+                 {ND_KIND_COMPUTE, "compute"},
+                 {ND_KIND_OWNER, "owner"},
+                 {ND_KIND_OWNED, "owned"},
+                 {ND_KIND_PROJECT, "project"}};
+    out[0] = '\0';
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+        if (!(flags & words[i].flag))
+            continue;
+        size_t n = strlen(out);
+        snprintf(out + n, cap - n, "%s%s", n ? "," : "", words[i].word);
+        flags &= ~words[i].flag;
+    }
+    assert_int_equal(flags, 0); /* no bit without a name */
+}
+
+/* Every kind's facts, one row per kind in table order: a kind added without its row (or
+ * with flags nobody decided) fails here. */
+static void test_kind_flags(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *kind, *flags;
+        enum nd_family family;
+        bool costs;        /* what Budgets count */
+        const char *alias; /* alias_plural/alias_singular, or NULL */
+    } rows[] = {
+        {"Job", "billed,compute,owned", ND_FAMILY_RUN, true, NULL},
+        {"Pipeline", "compute,owner", ND_FAMILY_RUN, true, NULL},
+        {"PoolAction", "owned", ND_FAMILY_RUN, false, NULL},
+        {"Sandbox", "billed,compute", ND_FAMILY_LONG, true, NULL},
+        {"Function", "billed,compute", ND_FAMILY_LONG, true, NULL},
+        {"Volume", "billed", ND_FAMILY_LONG, true, NULL},
+        {"Budget", "", ND_FAMILY_LONG, false, NULL},
+        {"Pool", "owner", ND_FAMILY_LONG, false, NULL},
+        {"Host", "", ND_FAMILY_LONG, false, NULL},
+        {"Image", "", ND_FAMILY_CATALOGUE, false, NULL},
+        {"Namespace", "project", ND_FAMILY_NONE, false, "projects/project"},
+        {"Event", "", ND_FAMILY_NONE, false, NULL},
+    };
+    assert_int_equal(sizeof rows / sizeof rows[0], nd_kind_count());
+    for (size_t i = 0; i < nd_kind_count(); i++) {
+        const struct nd_kind *k = &nd_kinds[i];
+        char got[128];
+        print_message("kind %s\n", k->kind);
+        assert_string_equal(k->kind, rows[i].kind);
+        flag_words(k->flags, got, sizeof got);
+        assert_string_equal(got, rows[i].flags);
+        assert_int_equal(k->family, rows[i].family);
+        assert_int_equal(nd_kind_costs(k), rows[i].costs);
+        if (rows[i].alias) {
+            snprintf(got, sizeof got, "%s/%s", k->alias_plural, k->alias_singular);
+            assert_string_equal(got, rows[i].alias);
+        } else {
+            assert_null(k->alias_plural);
+            assert_null(k->alias_singular);
+        }
+        /* what the flags must agree with */
+        assert_true(nd_kind_is(k, 0));
+        assert_int_equal(nd_kind_is(k, ND_KIND_BILLED | ND_KIND_COMPUTE),
+                         (k->flags & ND_KIND_BILLED) && (k->flags & ND_KIND_COMPUTE));
+        if (k->flags & (ND_KIND_BILLED | ND_KIND_COMPUTE | ND_KIND_OWNER | ND_KIND_OWNED))
+            assert_string_equal(k->group, "nodus.dev");
+        if (k->flags & ND_KIND_PROJECT) /* a project holds objects; it is in none */
+            assert_false(k->namespaced);
+        if (k->flags & ND_KIND_COMPUTE) /* what runs can be paused: spec.state */
+            assert_non_null(nd_kind_state_default(k));
+        if (nd_kind_is(k, ND_KIND_BILLED) && !nd_kind_is(k, ND_KIND_COMPUTE))
+            assert_int_equal(k->family, ND_FAMILY_LONG); /* storage lives on */
+    }
+    /* the questions the emulator and the CLI ask, answered from the flags */
+    const struct nd_kind *job = nd_kind_lookup("jobs"), *fn = nd_kind_lookup("functions");
+    assert_true(nd_kind_is(job, ND_KIND_BILLED | ND_KIND_COMPUTE));
+    assert_false(nd_kind_is(nd_kind_lookup("pipelines"), ND_KIND_BILLED | ND_KIND_COMPUTE));
+    assert_false(nd_kind_is(nd_kind_lookup("volumes"), ND_KIND_COMPUTE));
+    assert_true(nd_kind_has_subresource(fn, "invoke"));
+    assert_false(nd_kind_is(NULL, ND_KIND_BILLED));
+    assert_false(nd_kind_costs(NULL));
+}
+
+/* singular.group and plural.group, the core group without a dot. */
+static void test_kind_names(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *kind, *display, *resource;
+    } rows[] = {
+        {"Job", "job.nodus.dev", "jobs.nodus.dev"},
+        {"Pipeline", "pipeline.nodus.dev", "pipelines.nodus.dev"},
+        {"PoolAction", "poolaction.nodus.dev", "poolactions.nodus.dev"},
+        {"Sandbox", "sandbox.nodus.dev", "sandboxes.nodus.dev"},
+        {"Function", "function.nodus.dev", "functions.nodus.dev"},
+        {"Volume", "volume.nodus.dev", "volumes.nodus.dev"},
+        {"Budget", "budget.nodus.dev", "budgets.nodus.dev"},
+        {"Pool", "pool.nodus.dev", "pools.nodus.dev"},
+        {"Host", "host.nodus.dev", "hosts.nodus.dev"},
+        {"Image", "image.nodus.dev", "images.nodus.dev"},
+        {"Namespace", "namespace", "namespaces"},
+        {"Event", "event", "events"},
+    };
+    assert_int_equal(sizeof rows / sizeof rows[0], nd_kind_count());
+    for (size_t i = 0; i < nd_kind_count(); i++) {
+        const struct nd_kind *k = &nd_kinds[i];
+        char buf[ND_KIND_NAME_MAX];
+        assert_string_equal(k->kind, rows[i].kind);
+        assert_ptr_equal(nd_kind_display_name(k, buf, sizeof buf), buf);
+        assert_string_equal(buf, rows[i].display);
+        assert_ptr_equal(nd_kind_resource_name(k, buf, sizeof buf), buf);
+        assert_string_equal(buf, rows[i].resource);
+        /* both name the kind again */
+        assert_ptr_equal(nd_kind_lookup(rows[i].display), k);
+        assert_ptr_equal(nd_kind_lookup(rows[i].resource), k);
+    }
+    /* a short buffer is cut, never overrun */
+    char small[6] = "xxxxx";
+    nd_kind_display_name(nd_kind_lookup("jobs"), small, 4);
+    assert_string_equal(small, "job");
+    assert_int_equal(small[4], 'x');
+
+    /* nd_kind_named: exactly plural, singular, short names or aliases */
+    static const struct {
+        const char *plural, *name;
+        bool named;
+    } names[] = {
+        {"pools", "pools", true},
+        {"pools", "pool", true},
+        {"pools", "pl", true},
+        {"pools", "Pool", false},
+        {"pools", "POOLS", false},
+        {"pools", "pools.nodus.dev", false},
+        {"pools", "jobs", false},
+        {"pools", "", false},
+        {"jobs", "nj", true},
+        {"jobs", "job", true},
+        {"jobs", "jobs", true},
+        {"jobs", "pl", false},
+        {"namespaces", "projects", true},
+        {"namespaces", "project", true},
+        {"namespaces", "ns", true},
+        {"hosts", "host", true},
+        {"hosts", "", false},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        print_message("%s named %s\n", names[i].plural, names[i].name);
+        assert_int_equal(nd_kind_named(nd_kind_by_plural(NULL, names[i].plural), names[i].name),
+                         names[i].named);
+    }
+    assert_false(nd_kind_named(NULL, "jobs"));
+    assert_false(nd_kind_named(nd_kind_lookup("jobs"), NULL));
+}
+
 static void test_verbs_states_selectors(void **state)
 {
     (void)state;
@@ -627,17 +784,13 @@ static void test_column_definition(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_lookup_names),
-        cmocka_unit_test(test_lookup_exact), cmocka_unit_test(test_kind_path),
-        cmocka_unit_test(test_table_shape),
-        cmocka_unit_test(test_kinds_md),
-        cmocka_unit_test(test_verbs_states_selectors),
-        cmocka_unit_test(test_mutable),
-        cmocka_unit_test(test_phases),
-        cmocka_unit_test(test_column_headers),
-        cmocka_unit_test(test_render),
-        cmocka_unit_test(test_render_edges),
-        cmocka_unit_test(test_column_definition),
+        cmocka_unit_test(test_lookup_names),   cmocka_unit_test(test_lookup_exact),
+        cmocka_unit_test(test_kind_path),      cmocka_unit_test(test_table_shape),
+        cmocka_unit_test(test_kinds_md),       cmocka_unit_test(test_kind_flags),
+        cmocka_unit_test(test_kind_names),     cmocka_unit_test(test_verbs_states_selectors),
+        cmocka_unit_test(test_mutable),        cmocka_unit_test(test_phases),
+        cmocka_unit_test(test_column_headers), cmocka_unit_test(test_render),
+        cmocka_unit_test(test_render_edges),   cmocka_unit_test(test_column_definition),
     };
     return cmocka_run_group_tests_name("registry", tests, NULL, NULL);
 }

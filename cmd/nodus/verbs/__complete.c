@@ -215,8 +215,8 @@ static void emit_kinds(struct comp *c, const char *pre, enum kinds_form form)
             emit(c, pre, k->plural);
             for (const char *const *s = k->short_names; s && *s; s++)
                 emit(c, pre, *s);
-            if (!*k->group && strcmp(k->kind, "Namespace") == 0)
-                emit(c, pre, "projects");
+            if (k->alias_plural)
+                emit(c, pre, k->alias_plural);
         }
         if (form != KINDS_PLAIN) {
             char *w = nd_xasprintf("%s/", k->singular);

@@ -125,7 +125,8 @@ static int reviewed(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd
         &(struct ssa_call){.dry = ND_DRY_SERVER, .etag = &etag, .out = &preview, .op = &pop}, st);
     if (rc == 0) {
         const json_t *meta = json_object_get(preview, "metadata");
-        printf("%s.%s/%s: review\n", m->kind->singular, m->kind->group,
+        char kn[ND_KIND_NAME_MAX];
+        printf("%s/%s: review\n", nd_kind_display_name(m->kind, kn, sizeof kn),
                json_string_value(json_object_get(meta, "name")));
         nd_print_estimate(preview);
         fflush(stdout);

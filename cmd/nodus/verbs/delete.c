@@ -119,9 +119,9 @@ static int gone(void *cls, const char *type, const json_t *obj, struct nd_status
 static int wait_gone(struct nd_ctx *ctx, const struct target *t, int64_t deadline_ms,
                      struct nd_status *st)
 {
-    char what[160];
-    snprintf(what, sizeof what, "the deletion of %s%s%s/%s", t->k->plural,
-             *t->k->group ? "." : "", t->k->group, t->name);
+    char what[160], rn[ND_KIND_NAME_MAX];
+    snprintf(what, sizeof what, "the deletion of %s/%s", nd_kind_resource_name(t->k, rn, sizeof rn),
+             t->name);
     return nd_watch_object(ctx, t->k, t->ns, t->name,
                            &(struct nd_watch_opts){.fn = gone,
                                                    .cls = (void *)t,
@@ -245,9 +245,8 @@ int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
             t.v[i].uid = nd_xstrdup(uid);
         json_decref(res_obj);
         sent[i] = true;
-        char what[96];
-        snprintf(what, sizeof what, "%s%s%s", t.v[i].k->singular, *t.v[i].k->group ? "." : "",
-                 t.v[i].k->group);
+        char what[ND_KIND_NAME_MAX];
+        nd_kind_display_name(t.v[i].k, what, sizeof what);
         if (nd_opt_str(&o, "output") && !strcmp(nd_opt_str(&o, "output"), "name"))
             printf("%s/%s\n", what, t.v[i].name);
         else

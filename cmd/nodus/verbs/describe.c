@@ -267,10 +267,13 @@ static void owned(struct nd_ctx *ctx, const json_t *obj, struct nd_buf *out)
     const char *ns = json_string_value(json_object_get(meta, "namespace"));
     if (!uid || !ns)
         return;
-    static const char *const kinds[] = {"jobs", "poolactions", NULL};
     bool header = false;
-    for (int i = 0; kinds[i]; i++) {
-        const struct nd_kind *k = nd_kind_by_plural("nodus.dev", kinds[i]);
+    for (size_t i = 0; i < nd_kind_count(); i++) {
+        const struct nd_kind *k = &nd_kinds[i];
+        if (!nd_kind_is(k, ND_KIND_OWNED))
+            continue;
+        char kn[ND_KIND_NAME_MAX];
+        nd_kind_display_name(k, kn, sizeof kn);
         struct nd_buf p = ND_BUF_INIT;
         nd_kind_path(k, ns, NULL, NULL, &p);
         json_t *list = NULL;
@@ -294,10 +297,10 @@ static void owned(struct nd_ctx *ctx, const json_t *obj, struct nd_buf *out)
                 if (!header)
                     nd_buf_adds(out, "Owns:\n");
                 header = true;
-                nd_buf_addf(out, "  %s.%s/%s (%s)\n", k->singular, k->group,
-                            json_string_value(json_object_get(json_object_get(item, "metadata"),
-                                                              "name")),
-                            phase ? phase : "-");
+                nd_buf_addf(
+                    out, "  %s/%s (%s)\n", kn,
+                    json_string_value(json_object_get(json_object_get(item, "metadata"), "name")),
+                    phase ? phase : "-");
             }
         }
         json_decref(list);

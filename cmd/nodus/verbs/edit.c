@@ -162,8 +162,8 @@ static int edit_one(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
                              st);
             nd_buf_release(&pp);
             if (w == 0) {
-                char res[96];
-                snprintf(res, sizeof res, "%s%s%s", k->singular, *k->group ? "." : "", k->group);
+                char res[ND_KIND_NAME_MAX];
+                nd_kind_display_name(k, res, sizeof res);
                 printf("%s/%s edited\n", res, name);
                 rc = 0;
                 goto out;

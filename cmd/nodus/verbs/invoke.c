@@ -80,7 +80,7 @@ static const char *function_name(const struct nd_opts *o, char **owned, struct n
         const struct nd_kind *k = nd_resolve_kind(kind, st);
         if (!k)
             return NULL;
-        if (strcmp(k->plural, "functions") != 0 || strcmp(k->group, "nodus.dev") != 0) {
+        if (!nd_kind_has_subresource(k, "invoke")) {
             nd_status_set(st, "Usage", NULL, "only Functions can be invoked, not %s", k->plural);
             return NULL;
         }

@@ -341,7 +341,8 @@ static int attach(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns, c
     sigaction(SIGINT, &sa, NULL);
     struct nd_buf line = ND_BUF_INIT;
     nd_estimate_line(preview, &line);
-    fprintf(stderr, "job.nodus.dev/%s created\n", name);
+    char kn[ND_KIND_NAME_MAX];
+    fprintf(stderr, "%s/%s created\n", nd_kind_display_name(k, kn, sizeof kn), name);
     if (line.len)
         fprintf(stderr, "  estimate: %s\n", line.data);
     nd_buf_release(&line);

@@ -239,16 +239,20 @@ int cmd_top(int argc, char **argv, struct nd_ctx *ctx)
     }
     const char *what = o.npos == 1 ? o.pos[0] : "";
     bool no_headers = nd_opt_bool(&o, "no-headers");
-    int r;
-    if (!strcmp(what, "pools") || !strcmp(what, "pool") || !strcmp(what, "pl"))
-        r = top_pools(ctx, no_headers, &st);
-    else if (!strcmp(what, "jobs") || !strcmp(what, "job") || !strcmp(what, "nj"))
-        r = top_jobs(ctx, no_headers, &st);
-    else {
+    /* each view answers to its kind's plural, singular and short names */
+    static const struct {
+        const char *plural;
+        int (*show)(struct nd_ctx *ctx, bool no_headers, struct nd_status *st);
+    } views[] = {{"pools", top_pools}, {"jobs", top_jobs}};
+    size_t v = 0;
+    while (v < sizeof views / sizeof views[0] &&
+           !nd_kind_named(nd_kind_by_plural("nodus.dev", views[v].plural), what))
+        v++;
+    if (v == sizeof views / sizeof views[0]) {
         rc = nd_cli_usage(ctx, "nodus top pools|jobs");
         goto out;
     }
-    if (r < 0)
+    if (views[v].show(ctx, no_headers, &st) < 0)
         rc = nd_cli_error(ctx, &st);
 out:
     nd_status_release(&st);

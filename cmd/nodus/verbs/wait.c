@@ -135,10 +135,12 @@ static int check(void *cls, const char *type, const json_t *obj, struct nd_statu
     }
     if (w->what == FOR_CREATE)
         return deleted ? 0 : 1;
-    if (!obj && !type)
+    if (!obj && !type) {
         /* absent at the start: as kubectl, nothing to wait for */
-        return nd_status_set(st, "NotFound", NULL, "%s%s%s \"%s\" not found", w->k->plural,
-                             *w->k->group ? "." : "", w->k->group, w->name);
+        char rn[ND_KIND_NAME_MAX];
+        return nd_status_set(st, "NotFound", NULL, "%s \"%s\" not found",
+                             nd_kind_resource_name(w->k, rn, sizeof rn), w->name);
+    }
     if (deleted)
         return 0;
     bool met = w->what == FOR_CONDITION ? condition_met(w, obj) : jsonpath_met(w, obj);
@@ -221,9 +223,9 @@ int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
         w.uid = NULL;
         free(w.failed);
         w.failed = NULL;
-        char what[200];
-        snprintf(what, sizeof what, "the condition on %s%s%s/%s", k->plural, *k->group ? "." : "",
-                 k->group, name);
+        char what[200], rn[ND_KIND_NAME_MAX];
+        snprintf(what, sizeof what, "the condition on %s/%s",
+                 nd_kind_resource_name(k, rn, sizeof rn), name);
         char note[200];
         snprintf(note, sizeof note, "--for=%s", nd_opt_str(&o, "for"));
         int rc = nd_watch_object(
@@ -231,8 +233,8 @@ int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
             &(struct nd_watch_opts){
                 .fn = check, .cls = &w, .deadline_ms = deadline, .what = what, .note = note},
             &st);
-        char res_name[96];
-        snprintf(res_name, sizeof res_name, "%s%s%s", k->singular, *k->group ? "." : "", k->group);
+        char res_name[ND_KIND_NAME_MAX];
+        nd_kind_display_name(k, res_name, sizeof res_name);
         if (rc > 0 && w.failed) {
             fprintf(stderr, "error: %s/%s ended %s without meeting the condition\n", res_name,
                     name, w.failed);

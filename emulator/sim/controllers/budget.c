@@ -42,7 +42,11 @@
 #include "util/time.h"
 #include "util/xmalloc.h"
 
-static const char *const billed[] = {"jobs", "sandboxes", "functions", "volumes", NULL};
+/* Storage (a Volume): billed by its size, without compute. */
+static bool storage(const struct nd_kind *k)
+{
+    return nd_kind_is(k, ND_KIND_BILLED) && !nd_kind_is(k, ND_KIND_COMPUTE);
+}
 
 static const char *spec_str(const json_t *obj, const char *key, const char *def)
 {
@@ -65,10 +69,10 @@ int64_t em_live_cost(struct em_server *srv, const char *plural, const json_t *ob
 {
     const json_t *status = json_object_get(obj, "status");
     int64_t r = 0, cost;
-    if (!strcmp(plural, "volumes")) {
+    if (storage(nd_kind_by_plural("nodus.dev", plural))) {
         cost = em_volume_cost(srv, obj, now);
         if (json_object_get(json_object_get(status, "simulation"), "segStart"))
-            r = em_spec_rate(srv, "volumes", json_object_get(obj, "spec"));
+            r = em_spec_rate(srv, plural, json_object_get(obj, "spec"));
     } else {
         cost = em_ctl_money(status, "costUSD", 0);
         const json_t *at = json_object_get(json_object_get(status, "simulation"), "accruedAt");
@@ -129,8 +133,11 @@ static void spending(struct em_server *srv, const json_t *budget, const struct e
     json_t *seen = json_object(); /* uid of every billed object of the project */
     out->spent = out->rate = 0;
     out->ledger = json_object();
-    for (int b = 0; billed[b]; b++) {
-        json_t *items = em_store_list(&srv->store, billed[b], em_obj_ns(budget));
+    for (size_t b = 0; b < nd_kind_count(); b++) {
+        const char *billed = nd_kinds[b].plural;
+        if (!nd_kind_is(&nd_kinds[b], ND_KIND_BILLED))
+            continue;
+        json_t *items = em_store_list(&srv->store, billed, em_obj_ns(budget));
         size_t i;
         json_t *o;
         json_array_foreach(items, i, o) {
@@ -141,7 +148,7 @@ static void spending(struct em_server *srv, const json_t *budget, const struct e
             json_object_set_new(seen, uid, json_true());
             if (!in_scope(sel, o))
                 continue;
-            int64_t rate = 0, cost = em_live_cost(srv, billed[b], o, now, &rate);
+            int64_t rate = 0, cost = em_live_cost(srv, billed, o, now, &rate);
             const json_t *entry = json_object_get(old, uid);
             int64_t created = entry || p->total ? 0 : time_ms(o, "metadata", "creationTimestamp");
             int64_t base = em_budget_baseline(entry != NULL,
@@ -182,11 +189,11 @@ static int64_t capped_hold(int64_t rate, int64_t ms, const json_t *spec)
     return em_budget_capped_hold(rate, ms, em_ctl_money(spec, "maxCostUSD", -1));
 }
 
-static int64_t first_hold(struct em_server *srv, const char *plural, const json_t *obj)
+static int64_t first_hold(struct em_server *srv, const struct nd_kind *k, const json_t *obj)
 {
     const json_t *spec = json_object_get(obj, "spec");
     int64_t ms = hold_ms(srv);
-    if (!strcmp(plural, "pipelines")) {
+    if (!nd_kind_is(k, ND_KIND_BILLED)) { /* a Pipeline: the Jobs it starts first */
         int64_t sum = 0, max = em_ctl_money(spec, "maxCostUSD", -1);
         size_t i;
         json_t *step;
@@ -197,13 +204,13 @@ static int64_t first_hold(struct em_server *srv, const char *plural, const json_
         }
         return max >= 0 && sum > max ? max : sum;
     }
-    if (!strcmp(plural, "volumes")) {
+    if (storage(k)) {
         int64_t hold = 0;
-        nd_money_mul_rate(em_spec_rate(srv, "volumes", spec), ms, &hold);
+        nd_money_mul_rate(em_spec_rate(srv, k->plural, spec), ms, &hold);
         return hold;
     }
-    int64_t rate = em_spec_rate(srv, plural, spec);
-    if (!strcmp(plural, "functions")) {
+    int64_t rate = em_spec_rate(srv, k->plural, spec);
+    if (nd_kind_has_subresource(k, "invoke")) { /* a Function: its minimum replicas */
         const json_t *min = json_object_get(json_object_get(spec, "scaling"), "minReplicas");
         json_int_t n = json_is_integer(min) && json_integer_value(min) > 1 ? json_integer_value(min)
                                                                             : 1;
@@ -245,7 +252,7 @@ int em_budget_check_launch(struct em_server *srv, const struct nd_kind *k, const
         if (!scoped)
             continue;
         if (hold < 0)
-            hold = first_hold(srv, k->plural, obj);
+            hold = first_hold(srv, k, obj);
         struct em_budget_period p = period_of(b, now);
         struct spend s;
         spending(srv, b, &p, now, &s);
@@ -316,22 +323,20 @@ static size_t thresholds(const json_t *budget, int64_t out[MAX_THRESHOLDS])
                                 out);
 }
 
-/* Suspends or stops the work in scope that still runs. */
+/* Suspends (runs to completion) or stops (long-running) the work in scope that still
+ * runs: the objects of every kind that uses compute. */
 static void suspend_scope(struct em_ctl *c, int64_t spent, int64_t limit)
 {
-    static const struct {
-        const char *plural, *state;
-    } work[] = {{"jobs", "Suspended"},
-                {"pipelines", "Suspended"},
-                {"sandboxes", "Stopped"},
-                {"functions", "Stopped"}};
     struct nd_selector *sel = selector_of(c->obj);
     struct nd_buf names = ND_BUF_INIT, s = ND_BUF_INIT, l = ND_BUF_INIT;
     human(spent, &s);
     human(limit, &l);
-    for (size_t w = 0; w < sizeof work / sizeof work[0]; w++) {
-        const struct nd_kind *k = nd_kind_by_plural("nodus.dev", work[w].plural);
-        json_t *items = em_store_list(&c->srv->store, work[w].plural, em_obj_ns(c->obj));
+    for (size_t w = 0; w < nd_kind_count(); w++) {
+        const struct nd_kind *k = &nd_kinds[w];
+        if (!nd_kind_is(k, ND_KIND_COMPUTE))
+            continue;
+        bool run = k->family == ND_FAMILY_RUN;
+        json_t *items = em_store_list(&c->srv->store, k->plural, em_obj_ns(c->obj));
         size_t i;
         json_t *o;
         json_array_foreach(items, i, o) {
@@ -347,13 +352,12 @@ static void suspend_scope(struct em_ctl *c, int64_t spent, int64_t limit)
                 json_decref(copy);
                 continue;
             }
-            json_object_set_new(spec, "state", json_string(work[w].state));
+            json_object_set_new(spec, "state", json_string(run ? "Suspended" : "Stopped"));
             struct nd_status st = ND_STATUS_INIT;
             if (em_obj_update(c->srv, k, o, copy, &st) == 0) {
                 em_event_record(c->srv, k, copy, "Warning", "BudgetExceeded",
                                 "%s by budget/%s: %s of its %s limit spent",
-                                !strcmp(work[w].state, "Stopped") ? "stopped" : "suspended",
-                                em_obj_name(c->obj), s.data, l.data);
+                                run ? "suspended" : "stopped", em_obj_name(c->obj), s.data, l.data);
                 nd_buf_addf(&names, "%s%s/%s", names.len ? ", " : "", k->singular,
                             em_obj_name(copy));
             }

@@ -333,4 +333,4 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
     return em_longrun_reconcile(srv, k, obj, now, &ops);
 }
 
-const struct em_controller em_pool_controller = {"pools", reconcile};
+const struct em_controller em_pool_controller = {"pools", reconcile, em_pool_admit};

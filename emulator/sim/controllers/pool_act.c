@@ -409,7 +409,8 @@ static void defragment(struct em_ctl *c, const char *mode, const json_t *hosts, 
         json_t *mv;
         json_array_foreach(plan, j, mv) {
             const char *plural = json_string_value(json_array_get(mv, 0));
-            nd_buf_addf(&list, "%s%s/%s", j ? "," : "", !strcmp(plural, "jobs") ? "job" : "sandbox",
+            const struct nd_kind *k = nd_kind_by_plural("nodus.dev", plural);
+            nd_buf_addf(&list, "%s%s/%s", j ? "," : "", k ? k->singular : plural,
                         json_string_value(json_array_get(mv, 1)));
         }
         nd_buf_addf(&key, ":%s", list.data);

@@ -485,7 +485,8 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
     return em_ctl_commit(&c);
 }
 
-const struct em_controller em_poolaction_controller = {"poolactions", reconcile};
+const struct em_controller em_poolaction_controller = {"poolactions", reconcile,
+                                                       em_poolaction_admit};
 
 /* ---- admission ---- */
 

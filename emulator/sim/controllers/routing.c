@@ -35,9 +35,18 @@ int em_work_gpus(const json_t *obj, const char **model)
     return n > 0 ? (int)n : 1;
 }
 
-static bool jobs(const char *plural)
+/* Routed work is a Job (it runs to completion) or a Sandbox (long-running). */
+static bool runs_to_completion(const char *plural)
 {
-    return !strcmp(plural, "jobs");
+    const struct nd_kind *k = nd_kind_by_plural("nodus.dev", plural);
+    return k && k->family == ND_FAMILY_RUN;
+}
+
+/* The phases of routed work: [0] waiting (Queued, Pending), [1] being placed
+ * (Provisioning, Starting). */
+static const char *const *phases_of(const char *plural)
+{
+    return nd_phases(runs_to_completion(plural) ? ND_FAMILY_RUN : ND_FAMILY_LONG);
 }
 
 int64_t em_work_queued_since(const json_t *obj)
@@ -57,14 +66,14 @@ static const char *state_of(const json_t *obj)
 
 static bool waiting_phase(const char *plural, const char *phase)
 {
-    return !phase || !*phase || !strcmp(phase, jobs(plural) ? "Queued" : "Pending");
+    return !phase || !*phase || !strcmp(phase, phases_of(plural)[0]);
 }
 
 static bool active_phase(const char *plural, const char *phase)
 {
     if (!phase)
         return false;
-    return !strcmp(phase, "Running") || !strcmp(phase, jobs(plural) ? "Provisioning" : "Starting");
+    return !strcmp(phase, "Running") || !strcmp(phase, phases_of(plural)[1]);
 }
 
 /* A placement decided while the work waits, in this wait (not left from an earlier run). */
@@ -197,7 +206,8 @@ int64_t em_host_devices(const json_t *host, const char *model)
 
 static const char *singular(const char *plural)
 {
-    return jobs(plural) ? "job" : "sandbox";
+    const struct nd_kind *k = nd_kind_by_plural("nodus.dev", plural);
+    return k ? k->singular : plural;
 }
 
 /* Whether work that began waiting earlier waits for the same devices (first in, first out). */
@@ -495,8 +505,8 @@ bool em_route_place(struct em_ctl *c, const char *plural, int64_t *wait)
     }
     const char *model;
     int count = em_work_gpus(c->obj, &model);
-    bool can_fit =
-        count > 0 || jobs(plural) || json_is_true(nd_obj_get(pool, "spec.sandboxCapable"));
+    bool can_fit = count > 0 || runs_to_completion(plural) ||
+                   json_is_true(nd_obj_get(pool, "spec.sandboxCapable"));
     json_t *work = em_pool_work(c->srv, ns, pname);
     json_t *hosts = em_pool_hosts(c->srv, ns, pname);
     json_t *alloc = em_pool_allocated(c->srv, ns, pname);

@@ -147,16 +147,14 @@ static bool mounts(const json_t *obj, const char *volume)
 /* "job/a", "sandbox/b": the work that holds the Volume now (placed or running). */
 static json_t *mounted_by(struct em_ctl *c)
 {
-    static const struct {
-        const char *plural, *prefix, *phases[2];
-    } users[] = {
-        {"jobs", "job", {"Provisioning", "Running"}},
-        {"sandboxes", "sandbox", {"Starting", "Running"}},
-    };
+    static const char *const users[] = {"jobs", "sandboxes"}; /* the kinds with spec.volumes */
     json_t *out = json_array();
     const char *ns = em_obj_ns(c->obj), *name = em_obj_name(c->obj);
     for (size_t u = 0; u < sizeof users / sizeof users[0]; u++) {
-        json_t *items = em_store_list(&c->srv->store, users[u].plural, ns);
+        const struct nd_kind *k = nd_kind_by_plural("nodus.dev", users[u]);
+        /* placed (Provisioning, Starting) or Running: the phases after the first */
+        const char *const *phases = nd_phases(k->family);
+        json_t *items = em_store_list(&c->srv->store, users[u], ns);
         size_t i;
         json_t *o;
         json_array_foreach(items, i, o) {
@@ -164,9 +162,9 @@ static json_t *mounted_by(struct em_ctl *c)
                                                                   "phase"));
             if (!phase || !mounts(o, name))
                 continue;
-            if (strcmp(phase, users[u].phases[0]) != 0 && strcmp(phase, users[u].phases[1]) != 0)
+            if (strcmp(phase, phases[1]) != 0 && strcmp(phase, phases[2]) != 0)
                 continue;
-            char *ref = nd_xasprintf("%s/%s", users[u].prefix, em_obj_name(o));
+            char *ref = nd_xasprintf("%s/%s", k->singular, em_obj_name(o));
             json_array_append_new(out, json_string(ref));
             free(ref);
         }
