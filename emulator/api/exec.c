@@ -14,6 +14,7 @@
 #include "files.h"
 #include "objects.h"
 #include "client/ws.h"
+#include "util/header.h"
 #include "util/xmalloc.h"
 
 /* ---- the registry: open sessions per object uid (server lock held) ---- */
@@ -90,23 +91,6 @@ void em_exec_shutdown(struct em_server *srv)
 
 /* ---- the request ---- */
 
-static bool has_token(const char *list, const char *tok)
-{
-    size_t tl = strlen(tok);
-    for (const char *p = list; p && *p;) {
-        while (*p == ' ' || *p == '\t' || *p == ',')
-            p++;
-        size_t n = strcspn(p, ",");
-        size_t m = n;
-        while (m && (p[m - 1] == ' ' || p[m - 1] == '\t'))
-            m--;
-        if (m == tl && strncasecmp(p, tok, tl) == 0)
-            return true;
-        p += n;
-    }
-    return false;
-}
-
 /* RFC 6455 4.1: the base64 of 16 bytes, so 22 characters of the alphabet then "==". */
 static bool ws_key_valid(const char *key)
 {
@@ -122,7 +106,8 @@ static int websocket_request(struct em_api *a, const char **protocol)
     const char *key = em_req_header(a->req, "sec-websocket-key");
     const char *ver = em_req_header(a->req, "sec-websocket-version");
     const char *FIX = "connect with a WebSocket client, e.g.: nodus exec sandbox/NAME -- COMMAND";
-    if (!conn || !has_token(conn, "upgrade") || !up || !has_token(up, "websocket") || !key || !*key)
+    if (!conn || !nd_http_has_token(conn, "upgrade") || !up ||
+        !nd_http_has_token(up, "websocket") || !key || !*key)
         return nd_status_set(&a->st, "BadRequest", FIX,
                              "exec needs a WebSocket upgrade (Connection: Upgrade, Upgrade: "
                              "websocket, Sec-WebSocket-Key)");
@@ -135,9 +120,9 @@ static int websocket_request(struct em_api *a, const char **protocol)
                              "unsupported Sec-WebSocket-Version \"%s\" (this server speaks 13)",
                              ver ? ver : "");
     const char *offered = em_req_header(a->req, "sec-websocket-protocol");
-    if (has_token(offered, "v5.channel.k8s.io"))
+    if (nd_http_has_token(offered, "v5.channel.k8s.io"))
         *protocol = "v5.channel.k8s.io";
-    else if (has_token(offered, "v4.channel.k8s.io"))
+    else if (nd_http_has_token(offered, "v4.channel.k8s.io"))
         *protocol = "v4.channel.k8s.io";
     else
         return nd_status_set(&a->st, "BadRequest",
