@@ -497,7 +497,7 @@ static void kill_leftovers(const char *marker)
         char path[64];
         snprintf(path, sizeof path, "/proc/%ld/environ", pid);
         nd_buf_reset(&env);
-        if (em_read_file(path, &env) < 0)
+        if (nd_buf_read_file(&env, path) < 0)
             continue;
         for (size_t at = 0; at < env.len; at += strlen(env.data + at) + 1) {
             if (env.len - at >= want_len && !memcmp(env.data + at, want, want_len)) {

@@ -444,7 +444,7 @@ int em_wal_read(const char *path, struct em_wal_record **out, size_t *n, size_t 
     *n = *bad = *torn_bytes = 0;
     *applied_rev = 0;
     struct nd_buf data = ND_BUF_INIT;
-    if (em_read_file(path, &data) < 0) {
+    if (nd_buf_read_file(&data, path) < 0) {
         nd_buf_release(&data);
         if (errno == ENOENT)
             return 0;
