@@ -15,6 +15,7 @@
 #include "objects.h"
 #include "client/ws.h"
 #include "util/header.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 /* ---- the registry: open sessions per object uid (server lock held) ---- */
@@ -81,8 +82,7 @@ bool em_exec_target_running(struct em_server *srv, const char *plural, const cha
 void em_exec_shutdown(struct em_server *srv)
 {
     struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 5;
+    nd_time_deadline(&until, 5000);
     pthread_mutex_lock(&srv->lock);
     while (live > 0 && pthread_cond_timedwait(&live_changed, &srv->lock, &until) == 0)
         ;

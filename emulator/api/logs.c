@@ -342,8 +342,7 @@ static ssize_t follow_read(void *cls, char *buf, size_t max)
         if (client_gone(f))
             break;
         struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += 1;
+        nd_time_deadline(&ts, 1000);
         pthread_cond_timedwait(&srv->changed, &srv->lock, &ts);
     }
     pthread_mutex_unlock(&srv->lock);

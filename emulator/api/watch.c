@@ -17,6 +17,7 @@
 #include "objects.h"
 #include "selector/selector.h"
 #include "table.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 #define BOOKMARK_MS (30 * 1000)
@@ -256,7 +257,7 @@ static ssize_t watch_read_feed(struct watch *w, char *buf, size_t max)
         if (client_gone(w))
             break;
         struct timespec ts;
-        em_timeout_in(&ts, wait_ms(w, real_now));
+        nd_time_deadline(&ts, wait_ms(w, real_now));
         pthread_cond_timedwait(&f->cv, &f->mu, &ts);
     }
     pthread_mutex_unlock(&f->mu);
@@ -300,7 +301,7 @@ static ssize_t watch_read(void *cls, char *buf, size_t max)
         if (client_gone(w))
             break;
         struct timespec ts;
-        em_timeout_in(&ts, wait_ms(w, real_now));
+        nd_time_deadline(&ts, wait_ms(w, real_now));
         pthread_cond_timedwait(&srv->changed, &srv->lock, &ts);
     }
     pthread_mutex_unlock(&srv->lock);

@@ -29,6 +29,7 @@
 #include "fsutil.h"
 #include "loglines.h"
 #include "objects.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 #define LINE_MAX_BYTES (16 * 1024) /* longer output lines are split, as the kubelet does */
@@ -275,13 +276,6 @@ static int exit_code_of(int status)
     return 1;
 }
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Reads what the pipe holds (waiting up to wait_ms for something); true at its end. */
 static bool drain(struct proc *p, int fd, int wait_ms)
 {
@@ -361,8 +355,8 @@ static int supervise(struct proc *p)
             free(line);
             kill(-pid, SIGTERM);
             term_sent = true;
-            term_at = mono_ms();
-        } else if (term_sent && !kill_sent && mono_ms() - term_at >= grace) {
+            term_at = nd_time_mono_ms();
+        } else if (term_sent && !kill_sent && nd_time_mono_ms() - term_at >= grace) {
             kill(-pid, SIGKILL);
             kill_sent = true;
         }
@@ -720,15 +714,10 @@ void em_runtime_shutdown(struct em_server *srv)
         }
         p->grace_ms = SHUTDOWN_GRACE_MS;
     }
-    int64_t give_up = mono_ms() + 10000;
-    while (rt->live > 0 && mono_ms() < give_up) {
+    int64_t give_up = nd_time_mono_ms() + 10000;
+    while (rt->live > 0 && nd_time_mono_ms() < give_up) {
         struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 100 * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        nd_time_deadline(&ts, 100);
         pthread_cond_timedwait(&srv->changed, &srv->lock, &ts);
     }
     if (rt->live == 0) {
