@@ -1,6 +1,7 @@
 /* openapi_v2_pb.c: a Swagger 2.0 document as gnostic's protobuf openapi.v2.Document
  * (see openapi.h). Field numbers are those of gnostic's openapiv2/OpenAPIv2.proto.
  * A sub-message is written to a buffer of its own, then added with its length. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,53 +120,60 @@ static void any_body(struct nd_buf *a, const json_t *v)
     free(text);
 }
 
+static void schema(struct nd_buf *b, const json_t *s);
+
+/* Writes the fields of a message from a JSON value: any_body, schema. */
+typedef void (*body_fn)(struct nd_buf *b, const json_t *v);
+
+/* A sub-message at field, its fields written by body from v. */
+static void sub_msg(struct nd_buf *b, unsigned field, body_fn body, const json_t *v)
+{
+    struct nd_buf sub = ND_BUF_INIT;
+    body(&sub, v);
+    msg(b, field, &sub);
+    nd_buf_release(&sub);
+}
+
+/* The members of map (only its x- ones when x_only) as repeated Named... at field, each
+ * value written by body. */
+static void named_map(struct nd_buf *b, unsigned field, const json_t *map, bool x_only,
+                      body_fn body)
+{
+    struct nd_buf value = ND_BUF_INIT;
+    const char *name;
+    json_t *v;
+    json_object_foreach((json_t *)map, name, v)
+    {
+        if (x_only && strncmp(name, "x-", 2) != 0)
+            continue;
+        body(&value, v);
+        named(b, field, name, &value);
+    }
+    nd_buf_release(&value);
+}
+
+/* An Any. */
 static void any(struct nd_buf *b, unsigned field, const json_t *v)
 {
-    struct nd_buf a = ND_BUF_INIT;
-    any_body(&a, v);
-    msg(b, field, &a);
-    nd_buf_release(&a);
+    sub_msg(b, field, any_body, v);
 }
 
 /* Every x- member of obj as a repeated NamedAny. */
 static void extensions(struct nd_buf *b, unsigned field, const json_t *obj)
 {
-    struct nd_buf a = ND_BUF_INIT;
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)obj, key, v)
-    {
-        if (strncmp(key, "x-", 2) != 0)
-            continue;
-        any_body(&a, v);
-        named(b, field, key, &a);
-    }
-    nd_buf_release(&a);
+    named_map(b, field, obj, true, any_body);
 }
-
-static void schema(struct nd_buf *b, const json_t *s);
 
 /* A sub-message Schema at field. */
 static void schema_field(struct nd_buf *b, unsigned field, const json_t *s)
 {
-    struct nd_buf sub = ND_BUF_INIT;
-    schema(&sub, s);
-    msg(b, field, &sub);
-    nd_buf_release(&sub);
+    sub_msg(b, field, schema, s);
 }
 
 /* A map of schemas as repeated NamedSchema at field. */
 static void named_schemas(struct nd_buf *b, unsigned field, const json_t *map)
 {
-    struct nd_buf sub = ND_BUF_INIT;
-    const char *name;
-    json_t *s;
-    json_object_foreach((json_t *)map, name, s)
-    {
-        schema(&sub, s);
-        named(b, field, name, &sub);
-    }
-    nd_buf_release(&sub);
+    named_map(b, field, map, false, schema);
 }
 
 /* Schema: _ref 1, format 2, title 3, description 4, default 5, multiple_of 6, maximum 7,
