@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include <wslay/wslay.h>
 
+#include "client/ws.h"
 #include "util/buf.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
@@ -128,12 +129,8 @@ static ssize_t on_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
             return heard(r, ctx, buf, (size_t)n);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
-            return -1;
-        }
-        r->gone = true;
-        wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
+        if (nd_ws_io_failed(ctx, n))
+            r->gone = true;
         return -1;
     }
 }
@@ -154,12 +151,8 @@ static ssize_t on_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t 
             return n;
         if (errno == EINTR)
             continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
-            return -1;
-        }
-        r->gone = true;
-        wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
+        if (nd_ws_io_failed(ctx, n))
+            r->gone = true;
         return -1;
     }
 }

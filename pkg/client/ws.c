@@ -374,6 +374,15 @@ out:
 
 /* ---- wslay callbacks ---- */
 
+bool nd_ws_io_failed(struct wslay_event_context *ctx, ssize_t n)
+{
+    int saved = errno;
+    bool over = !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+    wslay_event_set_error(ctx, over ? WSLAY_ERR_CALLBACK_FAILURE : WSLAY_ERR_WOULDBLOCK);
+    errno = saved;
+    return over;
+}
+
 static ssize_t on_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, int flags, void *user)
 {
     (void)flags;
@@ -390,19 +399,14 @@ static ssize_t on_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
         ssize_t n = raw_recv(ws, buf, len);
         if (n > 0)
             return n;
-        if (n == 0) {
-            ws->eof = true;
-            wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
-            return -1;
-        }
-        if (errno == EINTR)
+        if (n < 0 && errno == EINTR)
             continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
-            return -1;
+        if (nd_ws_io_failed(ctx, n)) {
+            if (n == 0)
+                ws->eof = true;
+            else
+                ws->err = errno;
         }
-        ws->err = errno;
-        wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
         return -1;
     }
 }
@@ -417,12 +421,8 @@ static ssize_t on_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t 
             return n;
         if (errno == EINTR)
             continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
-            return -1;
-        }
-        ws->err = errno;
-        wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
+        if (nd_ws_io_failed(ctx, n))
+            ws->err = errno;
         return -1;
     }
 }
