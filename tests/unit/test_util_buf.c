@@ -29,6 +29,16 @@ static char *put(const char *dir, const char *name, const char *data, size_t n)
     return path;
 }
 
+/* Removes path (when not NULL) and dir, freeing both names. */
+static void drop(char *path, char *dir)
+{
+    if (path)
+        unlink(path);
+    free(path);
+    rmdir(dir);
+    free(dir);
+}
+
 static void test_read_file(void **state)
 {
     (void)state;
@@ -40,10 +50,7 @@ static void test_read_file(void **state)
     assert_int_equal(b.len, 6);
     assert_memory_equal(b.data, ">a\0b\nc", 7); /* and stays NUL-terminated */
     nd_buf_release(&b);
-    unlink(path);
-    free(path);
-    rmdir(dir);
-    free(dir);
+    drop(path, dir);
 }
 
 static void test_read_empty_file(void **state)
@@ -56,10 +63,7 @@ static void test_read_empty_file(void **state)
     assert_int_equal(b.len, 0);
     assert_string_equal(b.data, "");
     nd_buf_release(&b);
-    unlink(path);
-    free(path);
-    rmdir(dir);
-    free(dir);
+    drop(path, dir);
 }
 
 static void test_read_missing_file(void **state)
@@ -79,9 +83,7 @@ static void test_read_missing_file(void **state)
     assert_int_equal(errno, EISDIR);
     assert_string_equal(b.data, "kept");
     nd_buf_release(&b);
-    free(path);
-    rmdir(dir);
-    free(dir);
+    drop(path, dir);
 }
 
 /* Larger than the first allocation (64 bytes) and than one read (64 KiB). */
@@ -101,10 +103,7 @@ static void test_read_large_file(void **state)
     assert_int_equal(b.data[n], '\0');
     nd_buf_release(&b);
     free(data);
-    unlink(path);
-    free(path);
-    rmdir(dir);
-    free(dir);
+    drop(path, dir);
 }
 
 /* A capped buffer takes a file of exactly its cap and refuses one byte more. */
@@ -126,10 +125,7 @@ static void test_read_capped(void **state)
     assert_true(b.overflow);
     assert_int_equal(b.len, 0);
     nd_buf_release(&b);
-    unlink(path);
-    free(path);
-    rmdir(dir);
-    free(dir);
+    drop(path, dir);
 }
 
 /* A pipe: several writes, read to its end; the fd stays open. */
