@@ -135,6 +135,21 @@ char *nd_buf_detach(struct nd_buf *b)
     return s;
 }
 
+size_t nd_buf_take(struct nd_buf *b, size_t *taken, void *out, size_t max)
+{
+    if (*taken >= b->len)
+        return 0;
+    size_t left = b->len - *taken;
+    size_t n = left < max ? left : max;
+    memcpy(out, b->data + *taken, n);
+    *taken += n;
+    if (*taken == b->len) {
+        nd_buf_reset(b);
+        *taken = 0;
+    }
+    return n;
+}
+
 int nd_buf_read_fd(struct nd_buf *b, int fd)
 {
     char chunk[65536];

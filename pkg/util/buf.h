@@ -42,6 +42,11 @@ void nd_buf_truncate(struct nd_buf *b, size_t len);
 /* Returns the string (new, caller frees) and leaves the buffer empty. */
 char *nd_buf_detach(struct nd_buf *b);
 
+/* Hands out what b holds past *taken: copies up to max bytes of it to out and advances
+ * *taken; once all is handed out, empties b and sets *taken to 0 (a stream's pending
+ * bytes). The bytes copied: 0 when nothing is left. */
+size_t nd_buf_take(struct nd_buf *b, size_t *taken, void *out, size_t max);
+
 /* Appends all that fd holds up to its end (retrying on EINTR); the fd stays open.
  * 0, or -1 with errno set: a read error, or EFBIG (and overflow) when the content would
  * pass the buffer's cap, keeping the chunks read before it. */

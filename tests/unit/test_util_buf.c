@@ -1,4 +1,4 @@
-/* Unit tests of nd_buf_read_file and nd_buf_read_fd (pkg/util/buf.h). */
+/* Unit tests of nd_buf_read_file, nd_buf_read_fd and nd_buf_take (pkg/util/buf.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -151,12 +151,39 @@ static void test_read_fd_pipe(void **state)
     nd_buf_release(&b);
 }
 
+/* nd_buf_take hands out pending bytes in pieces, then empties the buffer. */
+static void test_take(void **state)
+{
+    (void)state;
+    struct nd_buf b = ND_BUF_INIT;
+    size_t taken = 0;
+    char out[8];
+    assert_int_equal(nd_buf_take(&b, &taken, out, sizeof out), 0); /* nothing yet */
+    nd_buf_adds(&b, "0123456789");
+    assert_int_equal(nd_buf_take(&b, &taken, out, 4), 4);
+    assert_memory_equal(out, "0123", 4);
+    assert_int_equal(taken, 4);
+    assert_int_equal(nd_buf_take(&b, &taken, out, sizeof out), 6);
+    assert_memory_equal(out, "456789", 6);
+    assert_int_equal(taken, 0); /* all handed out: emptied */
+    assert_int_equal(b.len, 0);
+    assert_int_equal(nd_buf_take(&b, &taken, out, sizeof out), 0);
+    nd_buf_adds(&b, "ab"); /* appended after: handed out from the start */
+    assert_int_equal(nd_buf_take(&b, &taken, out, 1), 1);
+    nd_buf_adds(&b, "c"); /* appended while partly handed out */
+    assert_int_equal(nd_buf_take(&b, &taken, out, sizeof out), 2);
+    assert_memory_equal(out, "bc", 2);
+    assert_int_equal(taken, 0);
+    nd_buf_release(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read_file),         cmocka_unit_test(test_read_empty_file),
         cmocka_unit_test(test_read_missing_file), cmocka_unit_test(test_read_large_file),
         cmocka_unit_test(test_read_capped),       cmocka_unit_test(test_read_fd_pipe),
+        cmocka_unit_test(test_take),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
