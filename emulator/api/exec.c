@@ -14,6 +14,7 @@
 #include "files.h"
 #include "objects.h"
 #include "client/ws.h"
+#include "json/json.h"
 #include "util/header.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
@@ -161,15 +162,6 @@ static int not_running(struct em_api *a, const json_t *obj)
     return -1;
 }
 
-static char **strings_of(const json_t *arr)
-{
-    size_t n = json_array_size(arr);
-    char **v = nd_xcalloc(n + 1, sizeof *v);
-    for (size_t i = 0; i < n; i++)
-        v[i] = nd_xstrdup(json_string_value(json_array_get(arr, i)));
-    return v;
-}
-
 /* The process's environment: the emulator's, then spec.env, then TERM for a terminal. */
 extern char **environ;
 static char **environment(const json_t *obj, bool tty)
@@ -258,7 +250,7 @@ int em_exec_handle(struct em_api *a, const char *verb)
     s->uid =
         nd_xstrdup(json_string_value(json_object_get(json_object_get(obj, "metadata"), "uid")));
     s->dir = dir;
-    s->argv = strings_of(command);
+    s->argv = nd_json_strv(command);
     s->envp = environment(obj, tty);
     s->want_in = in;
     s->want_out = out;

@@ -35,6 +35,7 @@
 #include <wslay/wslay.h>
 
 #include "client/ws.h"
+#include "json/json.h"
 #include "util/buf.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
@@ -684,13 +685,6 @@ void em_exec_session_run(struct em_exec_session *s, int fd, const char *extra, s
     em_exec_session_free(s);
 }
 
-static void free_strings(char **v)
-{
-    for (char **p = v; p && *p; p++)
-        free(*p);
-    free(v);
-}
-
 void em_exec_session_free(struct em_exec_session *s)
 {
     if (!s)
@@ -700,7 +694,7 @@ void em_exec_session_free(struct em_exec_session *s)
     free(s->name);
     free(s->uid);
     free(s->dir);
-    free_strings(s->argv);
-    free_strings(s->envp);
+    nd_strv_free(s->argv);
+    nd_strv_free(s->envp);
     free(s);
 }

@@ -29,6 +29,7 @@
 #include "fsutil.h"
 #include "loglines.h"
 #include "objects.h"
+#include "json/json.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
 
@@ -79,21 +80,14 @@ char *em_runtime_log_path(const struct em_server *srv, const char *plural, const
     return path;
 }
 
-static void free_strv(char **v)
-{
-    for (size_t i = 0; v && v[i]; i++)
-        free(v[i]);
-    free(v);
-}
-
 static void proc_free(struct proc *p)
 {
     free(p->ns);
     free(p->name);
     free(p->uid);
     free(p->exe);
-    free_strv(p->argv);
-    free_strv(p->envp);
+    nd_strv_free(p->argv);
+    nd_strv_free(p->envp);
     free(p->cwd);
     free(p->log_path);
     free(p->start_error);
@@ -406,15 +400,6 @@ static void *proc_main(void *arg)
 
 /* ---- preparing a run (lock held) ---- */
 
-static char **strv_from(const json_t *arr)
-{
-    size_t n = json_array_size(arr);
-    char **v = nd_xcalloc(n + 1, sizeof *v);
-    for (size_t i = 0; i < n; i++)
-        v[i] = nd_xstrdup(json_string_value(json_array_get(arr, i)));
-    return v;
-}
-
 /* The program to execute: a name with a '/' as it is (relative to the working
  * directory), else the first executable of that name on PATH. NEW, or NULL. */
 static char *resolve(const char *cmd, const char *path, const char *cwd)
@@ -559,7 +544,7 @@ static void prepare(struct proc *p, struct em_server *srv, const json_t *obj)
     json_t *argv = json_array();
     json_array_extend(argv, json_object_get(spec, "command"));
     json_array_extend(argv, json_object_get(spec, "args"));
-    p->argv = strv_from(argv);
+    p->argv = nd_json_strv(argv);
     if (!p->argv[0]) {
         p->start_error = nd_xstrdup("[nodus] cannot start: spec.command is empty, and the "
                                     "local runtime cannot run an image's default command");
