@@ -207,3 +207,42 @@ void hc_sleep_ms(int ms)
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
 }
+
+char *hc_slurp(const char *file, size_t *len)
+{
+    FILE *f = fopen(file, "rb");
+    if (!f)
+        return NULL;
+    char *b = NULL;
+    size_t n = 0, cap = 0;
+    int err = 0;
+    for (;;) {
+        if (n + 1 >= cap) {
+            size_t ncap = cap ? cap * 2 : 4096;
+            char *nb = realloc(b, ncap);
+            if (!nb) {
+                err = ENOMEM;
+                break;
+            }
+            b = nb;
+            cap = ncap;
+        }
+        size_t got = fread(b + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f))
+                err = EIO;
+            break;
+        }
+    }
+    fclose(f);
+    if (err) {
+        free(b);
+        errno = err;
+        return NULL;
+    }
+    b[n] = 0;
+    if (len)
+        *len = n;
+    return b;
+}

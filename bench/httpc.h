@@ -32,5 +32,8 @@ double hc_now(void); /* seconds, monotonic */
 void hc_sleep_ms(int ms);
 /* The first NEEDLE in HAY[0..N), or NULL. */
 char *hc_find(const char *hay, size_t n, const char *needle);
+/* The whole file, NUL-terminated (malloc'd; its length in *len when len is not NULL),
+ * or NULL with errno set when it cannot be read. */
+char *hc_slurp(const char *file, size_t *len);
 
 #endif

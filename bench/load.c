@@ -128,26 +128,6 @@ static int cmpf(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static char *slurp(const char *file, size_t *len)
-{
-    FILE *f = fopen(file, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    if (fread(b, 1, (size_t)n, f) != (size_t)n) {
-        fclose(f);
-        free(b);
-        return NULL;
-    }
-    fclose(f);
-    b[n] = 0;
-    *len = (size_t)n;
-    return b;
-}
-
 static void usage(void)
 {
     fprintf(stderr, "usage: load --port P --mode get|list|create --path PATH [-c CONNS] "
@@ -187,7 +167,7 @@ int main(int argc, char **argv)
     if (!port || !path || conns < 1 || (duration <= 0 && count <= 0))
         usage();
     if (mode == M_CREATE) {
-        if (!body_file || !(tmpl = slurp(body_file, &tmpl_len))) {
+        if (!body_file || !(tmpl = hc_slurp(body_file, &tmpl_len))) {
             fprintf(stderr, "load: create needs --body FILE\n");
             return 2;
         }

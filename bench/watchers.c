@@ -84,21 +84,6 @@ static double pct(double *v, size_t n, double p)
     return n ? v[(size_t)(p * (double)(n - 1))] : 0;
 }
 
-static char *slurp(const char *file)
-{
-    FILE *f = fopen(file, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)n + 1);
-    size_t got = fread(b, 1, (size_t)n, f);
-    fclose(f);
-    b[got] = 0;
-    return b;
-}
-
 static void usage(void)
 {
     fprintf(stderr, "usage: watchers --port P --watch PATH --create PATH --body FILE [-w N] "
@@ -134,7 +119,7 @@ int main(int argc, char **argv)
     }
     if (!port || !watch_path || !create_path || !body_file || nw < 1 || rounds < 1)
         usage();
-    if (!(body_tmpl = slurp(body_file))) {
+    if (!(body_tmpl = hc_slurp(body_file, NULL))) {
         perror(body_file);
         return 1;
     }

@@ -90,7 +90,7 @@ static int64_t load_meta(struct em_server *srv)
     char *path = em_store_path(&srv->store, "emulator.json");
     struct nd_buf b = ND_BUF_INIT;
     int64_t offset = 0;
-    if (em_read_file(path, &b) == 0) {
+    if (nd_buf_read_file(&b, path) == 0) {
         json_t *j = json_loadb(b.data, b.len, 0, NULL);
         json_int_t rev = json_integer_value(json_object_get(j, "revision"));
         if (rev > srv->store.revision)

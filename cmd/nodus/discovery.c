@@ -77,23 +77,13 @@ static json_t *read_cache(const char *file)
         return NULL;
     struct stat sb;
     json_t *entry = NULL;
-    struct nd_buf data = ND_BUF_INIT;
+    struct nd_buf data;
+    nd_buf_init(&data, MAX_CACHE_BYTES);
     if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode) || (size_t)sb.st_size > MAX_CACHE_BYTES)
         goto out;
-    nd_buf_grow(&data, (size_t)sb.st_size + 1);
-    for (;;) {
-        char chunk[65536];
-        ssize_t r = read(fd, chunk, sizeof chunk);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            goto out;
-        if (r == 0)
-            break;
-        if (data.len + (size_t)r > MAX_CACHE_BYTES)
-            goto out;
-        nd_buf_add(&data, chunk, (size_t)r);
-    }
+    nd_buf_grow(&data, (size_t)sb.st_size);
+    if (nd_buf_read_fd(&data, fd) < 0)
+        goto out;
     struct nd_status st = ND_STATUS_INIT;
     entry = nd_json_load(data.data, data.len, file, &st);
     if (!entry)

@@ -3,23 +3,15 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "json/json.h"
 #include "util/xmalloc.h"
-
-static int read_stream(FILE *f, struct nd_buf *b)
-{
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        if (nd_buf_add(b, chunk, n) < 0)
-            return -1;
-    return ferror(f) ? -1 : 0;
-}
 
 static void add(struct nd_manifests *m, json_t *obj, const char *source, const struct nd_kind *k,
                 json_t *where)
@@ -38,12 +30,12 @@ static int read_one(const char *path, struct nd_manifests *out, struct nd_status
     nd_buf_init(&data, 64u * 1024 * 1024);
     bool in = strcmp(path, "-") == 0;
     const char *source = in ? "STDIN" : path;
-    FILE *f = in ? stdin : fopen(path, "r");
-    if (!f)
+    int fd = in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return nd_status_set(st, "Usage", NULL, "the path \"%s\" does not exist", path);
-    int rc = read_stream(f, &data);
+    int rc = nd_buf_read_fd(&data, fd);
     if (!in)
-        fclose(f);
+        close(fd);
     if (rc < 0) {
         nd_buf_release(&data);
         return nd_status_set(st, "Usage", NULL, "cannot read %s", source);

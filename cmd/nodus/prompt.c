@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "write.h"
@@ -15,8 +16,11 @@ static char *ask(const char *prompt)
 {
     void *h = dlopen("libreadline.so.8", RTLD_NOW | RTLD_LOCAL);
     readline_fn rl = h ? (readline_fn)(uintptr_t)dlsym(h, "readline") : NULL;
-    if (rl)
+    FILE **rl_out = h ? (FILE **)dlsym(h, "rl_outstream") : NULL;
+    if (rl && rl_out) {
+        *rl_out = stderr; /* a question is not output: stdout stays the command's */
         return rl(prompt); /* the library stays loaded: the process ends soon */
+    }
     fputs(prompt, stderr);
     fflush(stderr);
     char line[256];
@@ -41,7 +45,7 @@ int nd_prompt_yes(const char *question, const char *flag, bool *yes, struct nd_s
     snprintf(prompt, n, "%s [y/N] ", question);
     char *answer = ask(prompt);
     free(prompt);
-    *yes = answer && (!strcmp(answer, "y") || !strcmp(answer, "Y") || !strcmp(answer, "yes"));
+    *yes = answer && (!strcasecmp(answer, "y") || !strcasecmp(answer, "yes"));
     free(answer);
     return 0;
 }

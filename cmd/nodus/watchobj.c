@@ -12,6 +12,7 @@
 
 #include "client/client.h"
 #include "write.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 int64_t nd_now_ms(void)
@@ -80,8 +81,8 @@ struct nd_wait_note *nd_wait_note_start(void)
     pthread_cond_init(&n->cv, &ca);
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&n->mu, NULL);
-    clock_gettime(CLOCK_MONOTONIC, &n->due);
-    n->due.tv_sec += NOTE_AFTER_MS / 1000;
+    clock_gettime(CLOCK_MONOTONIC, &n->due); /* the clock of n->cv */
+    nd_timespec_add_ms(&n->due, NOTE_AFTER_MS);
     if (pthread_create(&n->thread, NULL, note_main, n) != 0) {
         pthread_cond_destroy(&n->cv);
         pthread_mutex_destroy(&n->mu);

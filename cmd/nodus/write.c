@@ -111,21 +111,7 @@ int nd_write_output_parse(const char *output, struct nd_print_opts *popts, struc
                              "unable to match a printer suitable for the output format \"%s\", "
                              "allowed formats are: json,jsonpath,jsonpath-file,name,yaml",
                              output);
-    if (!popts->file)
-        return 0;
-    FILE *f = fopen(popts->file, "r");
-    if (!f)
-        return nd_status_set(st, "Usage", NULL, "error reading --template %s, open %s: %s",
-                             popts->file, popts->file, strerror(errno));
-    struct nd_buf b = ND_BUF_INIT;
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        nd_buf_add(&b, chunk, n);
-    fclose(f);
-    int rc = nd_print_opts_load_file(popts, b.data, b.len, st);
-    nd_buf_release(&b);
-    return rc;
+    return nd_print_opts_read_file(popts, st); /* -o jsonpath-file: --template's message */
 }
 
 int nd_print_result(const struct nd_print_opts *popts, bool has_output, const json_t *obj,

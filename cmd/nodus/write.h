@@ -120,7 +120,8 @@ int nd_patch_each(struct nd_ctx *ctx, const struct nd_res_list *res, const json_
 
 /* Asks a yes/no question on the terminal (readline, loaded only when a prompt is
  * needed). Without a terminal it never blocks: -1 with st (Usage) naming the flag that
- * answers it. 0 with *yes. */
+ * answers it. 0 with *yes: the answer was y or yes, in any case. The question (with
+ * " [y/N] " after it) goes to standard error. */
 int nd_prompt_yes(const char *question, const char *flag, bool *yes, struct nd_status *st);
 
 /* Adds kubectl's context to a server's error about an object of a file:

@@ -320,7 +320,6 @@ int em_write_create(struct em_api *a, struct em_write *w, json_t *obj)
     struct em_server *srv = a->srv;
     const struct nd_kind *k = a->kind;
     json_t *meta = em_obj_meta(obj);
-    char res[96];
     if (json_object_get(meta, "resourceVersion") &&
         *json_string_value(json_object_get(meta, "resourceVersion")))
         return nd_status_set(&a->st, "BadRequest", "remove metadata.resourceVersion",
@@ -372,7 +371,6 @@ int em_write_create(struct em_api *a, struct em_write *w, json_t *obj)
     json_t *existing = em_store_get(&srv->store, k->plural, a->ns, name);
     if (existing)
         return existing_answer(a, existing, obj);
-    (void)res;
 
     record_update(a, w, NULL, obj); /* before the server adds its own fields */
     char now[32];

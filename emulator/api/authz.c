@@ -71,7 +71,7 @@ static int read_private(const char *file, struct nd_buf *out, struct nd_buf *err
         close(fd);
         return -1;
     }
-    int rc = em_read_fd(fd, out);
+    int rc = nd_buf_read_fd(out, fd);
     int saved = errno;
     close(fd);
     if (rc < 0) {

@@ -14,6 +14,9 @@
 #include "files.h"
 #include "objects.h"
 #include "client/ws.h"
+#include "json/json.h"
+#include "util/header.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 /* ---- the registry: open sessions per object uid (server lock held) ---- */
@@ -81,8 +84,7 @@ bool em_exec_target_running(struct em_server *srv, const char *plural, const cha
 void em_exec_shutdown(struct em_server *srv)
 {
     struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 5;
+    nd_time_deadline(&until, 5000);
     pthread_mutex_lock(&srv->lock);
     while (live > 0 && pthread_cond_timedwait(&live_changed, &srv->lock, &until) == 0)
         ;
@@ -90,23 +92,6 @@ void em_exec_shutdown(struct em_server *srv)
 }
 
 /* ---- the request ---- */
-
-static bool has_token(const char *list, const char *tok)
-{
-    size_t tl = strlen(tok);
-    for (const char *p = list; p && *p;) {
-        while (*p == ' ' || *p == '\t' || *p == ',')
-            p++;
-        size_t n = strcspn(p, ",");
-        size_t m = n;
-        while (m && (p[m - 1] == ' ' || p[m - 1] == '\t'))
-            m--;
-        if (m == tl && strncasecmp(p, tok, tl) == 0)
-            return true;
-        p += n;
-    }
-    return false;
-}
 
 /* RFC 6455 4.1: the base64 of 16 bytes, so 22 characters of the alphabet then "==". */
 static bool ws_key_valid(const char *key)
@@ -123,7 +108,8 @@ static int websocket_request(struct em_api *a, const char **protocol)
     const char *key = em_req_header(a->req, "sec-websocket-key");
     const char *ver = em_req_header(a->req, "sec-websocket-version");
     const char *FIX = "connect with a WebSocket client, e.g.: nodus exec sandbox/NAME -- COMMAND";
-    if (!conn || !has_token(conn, "upgrade") || !up || !has_token(up, "websocket") || !key || !*key)
+    if (!conn || !nd_http_has_token(conn, "upgrade") || !up ||
+        !nd_http_has_token(up, "websocket") || !key || !*key)
         return nd_status_set(&a->st, "BadRequest", FIX,
                              "exec needs a WebSocket upgrade (Connection: Upgrade, Upgrade: "
                              "websocket, Sec-WebSocket-Key)");
@@ -136,9 +122,9 @@ static int websocket_request(struct em_api *a, const char **protocol)
                              "unsupported Sec-WebSocket-Version \"%s\" (this server speaks 13)",
                              ver ? ver : "");
     const char *offered = em_req_header(a->req, "sec-websocket-protocol");
-    if (has_token(offered, "v5.channel.k8s.io"))
+    if (nd_http_has_token(offered, "v5.channel.k8s.io"))
         *protocol = "v5.channel.k8s.io";
-    else if (has_token(offered, "v4.channel.k8s.io"))
+    else if (nd_http_has_token(offered, "v4.channel.k8s.io"))
         *protocol = "v4.channel.k8s.io";
     else
         return nd_status_set(&a->st, "BadRequest",
@@ -175,15 +161,6 @@ static int not_running(struct em_api *a, const json_t *obj)
                           kind, name, a->ns);
     nd_status_set_target(&a->st, name, a->kind->group, a->kind->plural);
     return -1;
-}
-
-static char **strings_of(const json_t *arr)
-{
-    size_t n = json_array_size(arr);
-    char **v = nd_xcalloc(n + 1, sizeof *v);
-    for (size_t i = 0; i < n; i++)
-        v[i] = nd_xstrdup(json_string_value(json_array_get(arr, i)));
-    return v;
 }
 
 /* The process's environment: the emulator's, then spec.env, then TERM for a terminal. */
@@ -274,7 +251,7 @@ int em_exec_handle(struct em_api *a, const char *verb)
     s->uid =
         nd_xstrdup(json_string_value(json_object_get(json_object_get(obj, "metadata"), "uid")));
     s->dir = dir;
-    s->argv = strings_of(command);
+    s->argv = nd_json_strv(command);
     s->envp = environment(obj, tty);
     s->want_in = in;
     s->want_out = out;

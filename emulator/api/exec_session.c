@@ -34,7 +34,10 @@
 #include <unistd.h>
 #include <wslay/wslay.h>
 
+#include "client/ws.h"
+#include "json/json.h"
 #include "util/buf.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 #define CH_STDIN  0
@@ -81,13 +84,6 @@ struct run {
     int64_t next_ping;
 };
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void set_nonblock(int fd)
 {
     int fl = fcntl(fd, F_GETFL);
@@ -108,7 +104,7 @@ static void close_fd(int *fd)
 /* Bytes from the client, about to go to wslay. */
 static ssize_t heard(struct run *r, wslay_event_context_ptr ctx, const uint8_t *buf, size_t n)
 {
-    r->heard_at = now_ms();
+    r->heard_at = nd_time_mono_ms();
     if (r->framing.state >= 0 && em_ws_framing_unparsable(&r->framing, buf, n)) {
         r->framing.state = -1;
         wslay_event_queue_close(ctx, WSLAY_CODE_PROTOCOL_ERROR, NULL, 0);
@@ -134,12 +130,8 @@ static ssize_t on_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
             return heard(r, ctx, buf, (size_t)n);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
-            return -1;
-        }
-        r->gone = true;
-        wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
+        if (nd_ws_io_failed(ctx, n))
+            r->gone = true;
         return -1;
     }
 }
@@ -160,12 +152,8 @@ static ssize_t on_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t 
             return n;
         if (errno == EINTR)
             continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
-            return -1;
-        }
-        r->gone = true;
-        wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
+        if (nd_ws_io_failed(ctx, n))
+            r->gone = true;
         return -1;
     }
 }
@@ -411,7 +399,7 @@ static void reap(struct run *r)
         return;
     if (waitpid(r->pid, &r->wstatus, WNOHANG) == r->pid) {
         r->exited = true;
-        r->exited_at = now_ms();
+        r->exited_at = nd_time_mono_ms();
     }
 }
 
@@ -468,7 +456,7 @@ static void send_status(struct run *r, const char *failure)
     json_decref(st);
     /* the close frame follows once this is sent (loop): wslay sends control frames first */
     r->ended = true;
-    r->ended_at = now_ms();
+    r->ended_at = nd_time_mono_ms();
 }
 
 /* ---- the loop ---- */
@@ -512,9 +500,9 @@ static void write_input(struct run *r)
 /* Reads the client until its first window size came, or a while passed. */
 static void wait_for_size(struct run *r)
 {
-    int64_t until = now_ms() + RESIZE_WAIT_MS;
+    int64_t until = nd_time_mono_ms() + RESIZE_WAIT_MS;
     while (!r->resized && !r->gone && wslay_event_want_read(r->ws)) {
-        int64_t left = until - now_ms();
+        int64_t left = until - nd_time_mono_ms();
         if (left <= 0)
             break;
         struct pollfd pf = {r->sock, POLLIN, 0};
@@ -575,14 +563,14 @@ static bool unanswered(struct run *r, int64_t now, bool reading)
 
 static void loop(struct run *r)
 {
-    int64_t next_check = now_ms() + 250;
-    r->heard_at = now_ms();
+    int64_t next_check = nd_time_mono_ms() + 250;
+    r->heard_at = nd_time_mono_ms();
     r->next_ping = r->heard_at + r->keepalive;
     for (;;) {
         reap(r);
         if (r->in_close && !r->in_pending.len)
             close_stdin(r);
-        int64_t now = now_ms();
+        int64_t now = nd_time_mono_ms();
         /* the client closed, left, broke the protocol or stopped answering */
         bool broken = r->gone || !wslay_event_get_read_enabled(r->ws);
         if (broken && !r->broken_at)
@@ -653,8 +641,8 @@ static void loop(struct run *r)
             write_input(r);
         if (!r->gone && wslay_event_want_write(r->ws) && wslay_event_send(r->ws) != 0)
             r->gone = true;
-        if (now_ms() >= next_check) {
-            next_check = now_ms() + 250;
+        if (nd_time_mono_ms() >= next_check) {
+            next_check = nd_time_mono_ms() + 250;
             if (!r->gone && peer_closed(r))
                 r->gone = true;
             if (!r->ended && !still_wanted(r))
@@ -697,13 +685,6 @@ void em_exec_session_run(struct em_exec_session *s, int fd, const char *extra, s
     em_exec_session_free(s);
 }
 
-static void free_strings(char **v)
-{
-    for (char **p = v; p && *p; p++)
-        free(*p);
-    free(v);
-}
-
 void em_exec_session_free(struct em_exec_session *s)
 {
     if (!s)
@@ -713,7 +694,7 @@ void em_exec_session_free(struct em_exec_session *s)
     free(s->name);
     free(s->uid);
     free(s->dir);
-    free_strings(s->argv);
-    free_strings(s->envp);
+    nd_strv_free(s->argv);
+    nd_strv_free(s->envp);
     free(s);
 }

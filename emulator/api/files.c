@@ -31,7 +31,7 @@ char *em_files_tree(struct em_server *srv, const char *plural, const json_t *obj
     char *dir = em_store_path(&srv->store, rel);
     char *marker = nd_xasprintf("%s.uid", dir);
     struct nd_buf old = ND_BUF_INIT;
-    bool known = em_read_file(marker, &old) == 0;
+    bool known = nd_buf_read_file(&old, marker) == 0;
     if (known && uid && strcmp(old.data, uid) != 0)
         em_rm_rf(dir); /* an earlier object of the same name left it */
     if (em_mkdir_p(dir) < 0) {

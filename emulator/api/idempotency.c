@@ -54,7 +54,7 @@ void em_idem_load(struct em_server *srv)
         char *path = nd_xasprintf("%s/%s", dir, e->d_name);
         struct nd_buf b = ND_BUF_INIT;
         json_t *j = NULL;
-        if (em_read_file(path, &b) == 0)
+        if (nd_buf_read_file(&b, path) == 0)
             j = json_loadb(b.data, b.len, 0, NULL);
         const char *key = json_string_value(json_object_get(j, "key"));
         json_int_t t = json_integer_value(json_object_get(j, "time"));

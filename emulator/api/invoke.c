@@ -26,6 +26,7 @@
 #include "fsutil.h"
 #include "objects.h"
 #include "subresource.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 #define EM_INVOKE_TIMEOUT_MS (60 * 1000)
@@ -187,13 +188,6 @@ static char **make_env(const json_t *fn)
     return out;
 }
 
-static int64_t real_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Runs r->argv with in on its standard input; fills exit_code, out and err. -1 with
  * errno when it could not be started. Called without the server lock. */
 static int run_local(struct run *r, const char *in, size_t in_len)
@@ -244,7 +238,7 @@ static int run_local(struct run *r, const char *in, size_t in_len)
     close(pout[1]);
     close(perr[1]);
     fcntl(pin[1], F_SETFL, fcntl(pin[1], F_GETFL) | O_NONBLOCK);
-    int64_t deadline = real_ms() + EM_INVOKE_TIMEOUT_MS;
+    int64_t deadline = nd_time_mono_ms() + EM_INVOKE_TIMEOUT_MS;
     size_t sent = 0;
     int fds[3] = {pout[0], perr[0], in_len ? pin[1] : -1};
     if (!in_len)
@@ -261,7 +255,7 @@ static int run_local(struct run *r, const char *in, size_t in_len)
             p[n].revents = 0;
             which[n++] = i;
         }
-        int64_t left = deadline - real_ms();
+        int64_t left = deadline - nd_time_mono_ms();
         if (left <= 0) {
             r->timed_out = true;
             kill(pid, SIGKILL);

@@ -324,17 +324,8 @@ static ssize_t follow_read(void *cls, char *buf, size_t max)
     ssize_t n = 0;
     pthread_mutex_lock(&srv->lock);
     for (;;) {
-        if (f->off < f->pending.len) {
-            size_t left = f->pending.len - f->off;
-            n = (ssize_t)(left < max ? left : max);
-            memcpy(buf, f->pending.data + f->off, (size_t)n);
-            f->off += (size_t)n;
-            if (f->off == f->pending.len) {
-                nd_buf_reset(&f->pending);
-                f->off = 0;
-            }
+        if ((n = (ssize_t)nd_buf_take(&f->pending, &f->off, buf, max)) > 0)
             break;
-        }
         if (f->done || srv->stopping)
             break;
         collect(f);
@@ -343,8 +334,7 @@ static ssize_t follow_read(void *cls, char *buf, size_t max)
         if (client_gone(f))
             break;
         struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_sec += 1;
+        nd_time_deadline(&ts, 1000);
         pthread_cond_timedwait(&srv->changed, &srv->lock, &ts);
     }
     pthread_mutex_unlock(&srv->lock);

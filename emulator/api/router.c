@@ -62,7 +62,7 @@ static int apply_seed(struct em_server *srv, struct nd_buf *err)
         struct nd_buf data = ND_BUF_INIT;
         struct nd_status st = ND_STATUS_INIT;
         json_t *objs = NULL;
-        if (em_read_file(path, &data) < 0 ||
+        if (nd_buf_read_file(&data, path) < 0 ||
             !(objs = nd_manifest_load_all(data.data, data.len, path, &st))) {
             nd_buf_addf(err, "--seed: %s", st.message ? st.message : path);
             rc = -1;

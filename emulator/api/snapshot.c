@@ -181,7 +181,7 @@ static int restore(struct em_server *srv, const char *name, struct em_resp *resp
     struct nd_buf b = ND_BUF_INIT;
     json_t *snap = NULL;
     int rc = -1;
-    if (em_read_file(file, &b) < 0) {
+    if (nd_buf_read_file(&b, file) < 0) {
         nd_status_set(st, "NotFound", "list them: GET /emulator/v1/snapshots",
                       "no snapshot named %s", name);
         goto out;
@@ -241,7 +241,7 @@ static int list(struct em_server *srv, struct em_resp *resp)
             char *file = nd_xasprintf("%s/%s/snapshot.json", dir, e->d_name);
             struct nd_buf b = ND_BUF_INIT;
             struct nd_status st = ND_STATUS_INIT;
-            json_t *snap = em_read_file(file, &b) == 0 ? nd_json_load(b.data, b.len, file, &st)
+            json_t *snap = nd_buf_read_file(&b, file) == 0 ? nd_json_load(b.data, b.len, file, &st)
                                                        : NULL;
             if (snap)
                 json_array_append_new(

@@ -17,6 +17,7 @@
 #include "objects.h"
 #include "selector/selector.h"
 #include "table.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 #define BOOKMARK_MS (30 * 1000)
@@ -191,17 +192,16 @@ static int64_t wait_ms(const struct watch *w, int64_t real_now)
 /* Hands out what is pending; 0 when nothing is. */
 static ssize_t take_pending(struct watch *w, char *buf, size_t max)
 {
-    if (w->sent >= w->pending.len)
-        return 0;
-    size_t left = w->pending.len - w->sent;
-    size_t n = left < max ? left : max;
-    memcpy(buf, w->pending.data + w->sent, n);
-    w->sent += n;
-    if (w->sent == w->pending.len) {
-        nd_buf_reset(&w->pending);
-        w->sent = 0;
-    }
-    return (ssize_t)n;
+    return (ssize_t)nd_buf_take(&w->pending, &w->sent, buf, max);
+}
+
+/* Waits on cv (its mutex mu held) for news, the stream's timeout or its next bookmark. */
+static void wait_for_news(struct watch *w, pthread_cond_t *cv, pthread_mutex_t *mu,
+                          int64_t real_now)
+{
+    struct timespec ts;
+    nd_time_deadline(&ts, wait_ms(w, real_now));
+    pthread_cond_timedwait(cv, mu, &ts);
 }
 
 /* The events of the feed's ring after last_rev, as collect() makes them from the
@@ -255,9 +255,7 @@ static ssize_t watch_read_feed(struct watch *w, char *buf, size_t max)
         }
         if (client_gone(w))
             break;
-        struct timespec ts;
-        em_timeout_in(&ts, wait_ms(w, real_now));
-        pthread_cond_timedwait(&f->cv, &f->mu, &ts);
+        wait_for_news(w, &f->cv, &f->mu, real_now);
     }
     pthread_mutex_unlock(&f->mu);
     return n;
@@ -272,17 +270,8 @@ static ssize_t watch_read(void *cls, char *buf, size_t max)
     pthread_mutex_lock(&srv->lock);
     ssize_t n = 0;
     for (;;) {
-        if (w->sent < w->pending.len) {
-            size_t left = w->pending.len - w->sent;
-            n = (ssize_t)(left < max ? left : max);
-            memcpy(buf, w->pending.data + w->sent, (size_t)n);
-            w->sent += (size_t)n;
-            if (w->sent == w->pending.len) {
-                nd_buf_reset(&w->pending);
-                w->sent = 0;
-            }
+        if ((n = take_pending(w, buf, max)) > 0)
             break;
-        }
         if (w->ended || srv->stopping)
             break;
         int64_t real_now = em_real_now_ms();
@@ -299,9 +288,7 @@ static ssize_t watch_read(void *cls, char *buf, size_t max)
         }
         if (client_gone(w))
             break;
-        struct timespec ts;
-        em_timeout_in(&ts, wait_ms(w, real_now));
-        pthread_cond_timedwait(&srv->changed, &srv->lock, &ts);
+        wait_for_news(w, &srv->changed, &srv->lock, real_now);
     }
     pthread_mutex_unlock(&srv->lock);
     return n;

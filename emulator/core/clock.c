@@ -52,14 +52,3 @@ int64_t em_clock_real_delay_ms(const struct em_clock *c, int64_t emu_ms)
         return INT64_MAX; /* a stopped clock moves only when advanced */
     return (int64_t)((double)d / c->speed) + 1;
 }
-
-void em_timeout_in(struct timespec *ts, int64_t ms)
-{
-    clock_gettime(CLOCK_REALTIME, ts);
-    ts->tv_sec += ms / 1000;
-    ts->tv_nsec += (ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}

@@ -27,8 +27,5 @@ void em_clock_set_speed(struct em_clock *c, double speed);
 /* Real milliseconds until the emulated clock reaches emu_ms (0 if already there). */
 int64_t em_clock_real_delay_ms(const struct em_clock *c, int64_t emu_ms);
 int64_t em_real_now_ms(void);
-/* The real-time (CLOCK_REALTIME) instant ms milliseconds from now, for
- * pthread_cond_timedwait. */
-void em_timeout_in(struct timespec *ts, int64_t ms);
 
 #endif

@@ -86,8 +86,8 @@ struct em_server {
     pthread_t sim_thread;
     bool sim_running;
     bool ready;
-    bool seed_wanted;
-    bool seeded_tree; /* --seed brought a state tree in at this start */ /* the state directory was empty at start */
+    bool seed_wanted; /* --seed applies: the state directory was empty, or seeded_tree */
+    bool seeded_tree; /* --seed brought a state tree in at this start */
     int64_t last_housekeep_ms;
     volatile sig_atomic_t stopping;
 };

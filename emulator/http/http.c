@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "util/id.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 /* What MHD may hold of one request's line and headers. Above the front door's limits
@@ -710,8 +711,7 @@ void em_http_stop(struct em_http *h)
     /* Sessions end when the server stops (exec.c); their threads then close the upgraded
      * connections through the daemon, so it outlives them (bounded: 15 s). */
     struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += 15;
+    nd_time_deadline(&until, 15000);
     pthread_mutex_lock(&upgrades_lock);
     while (upgrades_running &&
            pthread_cond_timedwait(&upgrades_done, &upgrades_lock, &until) == 0)

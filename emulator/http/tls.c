@@ -21,7 +21,8 @@ static char *read_pem(const char *flag, const char *file, struct stat *st, struc
         nd_buf_addf(err, "%s: cannot read %s: %s", flag, file, strerror(errno));
         return NULL;
     }
-    struct nd_buf b = ND_BUF_INIT;
+    struct nd_buf b;
+    nd_buf_init(&b, PEM_MAX);
     if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
         nd_buf_addf(err, "%s: %s is not a regular file", flag, file);
         goto fail;
@@ -30,22 +31,12 @@ static char *read_pem(const char *flag, const char *file, struct stat *st, struc
         nd_buf_addf(err, "%s: %s is larger than 1 MiB: not a PEM file", flag, file);
         goto fail;
     }
-    char chunk[8192];
-    for (;;) {
-        ssize_t n = read(fd, chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            nd_buf_addf(err, "%s: cannot read %s: %s", flag, file, strerror(errno));
-            goto fail;
-        }
-        if (n == 0)
-            break;
-        nd_buf_add(&b, chunk, (size_t)n);
-        if (b.len > PEM_MAX) {
+    if (nd_buf_read_fd(&b, fd) < 0) {
+        if (errno == EFBIG)
             nd_buf_addf(err, "%s: %s is larger than 1 MiB: not a PEM file", flag, file);
-            goto fail;
-        }
+        else
+            nd_buf_addf(err, "%s: cannot read %s: %s", flag, file, strerror(errno));
+        goto fail;
     }
     close(fd);
     if (!b.len || memchr(b.data, '\0', b.len)) {

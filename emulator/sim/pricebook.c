@@ -91,7 +91,7 @@ int em_pricebook_load(struct em_server *srv, struct nd_status *st)
     char *path = em_store_path(&srv->store, "pricebook.json");
     struct nd_buf b = ND_BUF_INIT;
     int rc = -1;
-    if (em_read_file(path, &b) < 0) {
+    if (nd_buf_read_file(&b, path) < 0) {
         if (em_store_write_file(&srv->store, path, default_book, strlen(default_book), st) < 0)
             goto out;
         nd_buf_adds(&b, default_book);
@@ -422,7 +422,7 @@ void em_pricebook_poll(struct em_server *srv)
         struct nd_buf b = ND_BUF_INIT;
         struct nd_status st = ND_STATUS_INIT;
         json_t *nb = NULL;
-        if (em_read_file(path, &b) == 0 && (nb = nd_json_load(b.data, b.len, path, &st)) &&
+        if (nd_buf_read_file(&b, path) == 0 && (nb = nd_json_load(b.data, b.len, path, &st)) &&
             check(nb, &st) == 0) {
             take(srv, nb, false, &st);
         } else {

@@ -29,6 +29,8 @@
 #include "fsutil.h"
 #include "loglines.h"
 #include "objects.h"
+#include "json/json.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 #define LINE_MAX_BYTES (16 * 1024) /* longer output lines are split, as the kubelet does */
@@ -78,21 +80,14 @@ char *em_runtime_log_path(const struct em_server *srv, const char *plural, const
     return path;
 }
 
-static void free_strv(char **v)
-{
-    for (size_t i = 0; v && v[i]; i++)
-        free(v[i]);
-    free(v);
-}
-
 static void proc_free(struct proc *p)
 {
     free(p->ns);
     free(p->name);
     free(p->uid);
     free(p->exe);
-    free_strv(p->argv);
-    free_strv(p->envp);
+    nd_strv_free(p->argv);
+    nd_strv_free(p->envp);
     free(p->cwd);
     free(p->log_path);
     free(p->start_error);
@@ -275,13 +270,6 @@ static int exit_code_of(int status)
     return 1;
 }
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Reads what the pipe holds (waiting up to wait_ms for something); true at its end. */
 static bool drain(struct proc *p, int fd, int wait_ms)
 {
@@ -361,8 +349,8 @@ static int supervise(struct proc *p)
             free(line);
             kill(-pid, SIGTERM);
             term_sent = true;
-            term_at = mono_ms();
-        } else if (term_sent && !kill_sent && mono_ms() - term_at >= grace) {
+            term_at = nd_time_mono_ms();
+        } else if (term_sent && !kill_sent && nd_time_mono_ms() - term_at >= grace) {
             kill(-pid, SIGKILL);
             kill_sent = true;
         }
@@ -411,15 +399,6 @@ static void *proc_main(void *arg)
 }
 
 /* ---- preparing a run (lock held) ---- */
-
-static char **strv_from(const json_t *arr)
-{
-    size_t n = json_array_size(arr);
-    char **v = nd_xcalloc(n + 1, sizeof *v);
-    for (size_t i = 0; i < n; i++)
-        v[i] = nd_xstrdup(json_string_value(json_array_get(arr, i)));
-    return v;
-}
 
 /* The program to execute: a name with a '/' as it is (relative to the working
  * directory), else the first executable of that name on PATH. NEW, or NULL. */
@@ -497,7 +476,7 @@ static void kill_leftovers(const char *marker)
         char path[64];
         snprintf(path, sizeof path, "/proc/%ld/environ", pid);
         nd_buf_reset(&env);
-        if (em_read_file(path, &env) < 0)
+        if (nd_buf_read_file(&env, path) < 0)
             continue;
         for (size_t at = 0; at < env.len; at += strlen(env.data + at) + 1) {
             if (env.len - at >= want_len && !memcmp(env.data + at, want, want_len)) {
@@ -565,7 +544,7 @@ static void prepare(struct proc *p, struct em_server *srv, const json_t *obj)
     json_t *argv = json_array();
     json_array_extend(argv, json_object_get(spec, "command"));
     json_array_extend(argv, json_object_get(spec, "args"));
-    p->argv = strv_from(argv);
+    p->argv = nd_json_strv(argv);
     if (!p->argv[0]) {
         p->start_error = nd_xstrdup("[nodus] cannot start: spec.command is empty, and the "
                                     "local runtime cannot run an image's default command");
@@ -720,15 +699,10 @@ void em_runtime_shutdown(struct em_server *srv)
         }
         p->grace_ms = SHUTDOWN_GRACE_MS;
     }
-    int64_t give_up = mono_ms() + 10000;
-    while (rt->live > 0 && mono_ms() < give_up) {
+    int64_t give_up = nd_time_mono_ms() + 10000;
+    while (rt->live > 0 && nd_time_mono_ms() < give_up) {
         struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 100 * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        nd_time_deadline(&ts, 100);
         pthread_cond_timedwait(&srv->changed, &srv->lock, &ts);
     }
     if (rt->live == 0) {

@@ -8,6 +8,7 @@
 #include "feed.h"
 #include "objects.h"
 #include "pricebook.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 /* due: "plural\n" + "ns/name" -> emulated ms (json integer) */
@@ -218,7 +219,7 @@ static void *sim_main(void *arg)
         if (wait_ms < 1)
             wait_ms = 1;
         struct timespec ts;
-        em_timeout_in(&ts, wait_ms);
+        nd_time_deadline(&ts, wait_ms);
         pthread_cond_timedwait(&srv->sim_wake, &srv->lock, &ts);
     }
     pthread_mutex_unlock(&srv->lock);

@@ -239,7 +239,7 @@ static bool file_holds(const char *path, const json_t *obj, struct em_stamp *st)
         return false;
     struct stat sb;
     struct nd_buf data = ND_BUF_INIT;
-    bool ok = fstat(fd, &sb) == 0 && em_read_fd(fd, &data) == 0;
+    bool ok = fstat(fd, &sb) == 0 && nd_buf_read_fd(&data, fd) == 0;
     close(fd);
     if (ok) {
         char *text = json_dumps(obj, JSON_INDENT(2));

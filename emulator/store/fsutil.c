@@ -54,27 +54,6 @@ int em_mkdir_p(const char *path)
     return rc;
 }
 
-int em_read_fd(int fd, struct nd_buf *out)
-{
-    char chunk[65536];
-    ssize_t n;
-    while ((n = read(fd, chunk, sizeof chunk)) > 0)
-        nd_buf_add(out, chunk, (size_t)n);
-    return n < 0 ? -1 : 0;
-}
-
-int em_read_file(const char *path, struct nd_buf *out)
-{
-    int fd = open(path, O_RDONLY);
-    if (fd < 0)
-        return -1;
-    int rc = em_read_fd(fd, out);
-    int saved = errno;
-    close(fd);
-    errno = saved;
-    return rc;
-}
-
 /* Copies the tree at from to to (regular files, directories, symbolic links as links). */
 int em_copy_tree(const char *from, const char *to)
 {

@@ -63,7 +63,7 @@ static void load_from_file(struct em_loaded *it)
     }
     if (S_ISREG(sb.st_mode) && sb.st_size > 0)
         nd_buf_grow(&data, (size_t)sb.st_size + 1);
-    int rc = em_read_fd(fd, &data);
+    int rc = nd_buf_read_fd(&data, fd);
     int e = errno;
     close(fd);
     if (rc < 0) {

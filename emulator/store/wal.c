@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 /* POSIX (XSI) sync(); unistd.h declares it only outside strict POSIX */
@@ -184,12 +185,7 @@ static void *late_main(void *arg)
             continue;
         }
         struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 100 * 1000 * 1000;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        nd_time_deadline(&ts, 100);
         pthread_cond_timedwait(&w->cond, &w->lock, &ts);
     }
     pthread_mutex_unlock(&w->lock);
@@ -444,7 +440,7 @@ int em_wal_read(const char *path, struct em_wal_record **out, size_t *n, size_t 
     *n = *bad = *torn_bytes = 0;
     *applied_rev = 0;
     struct nd_buf data = ND_BUF_INIT;
-    if (em_read_file(path, &data) < 0) {
+    if (nd_buf_read_file(&data, path) < 0) {
         nd_buf_release(&data);
         if (errno == ENOENT)
             return 0;

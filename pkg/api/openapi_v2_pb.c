@@ -1,6 +1,7 @@
 /* openapi_v2_pb.c: a Swagger 2.0 document as gnostic's protobuf openapi.v2.Document
  * (see openapi.h). Field numbers are those of gnostic's openapiv2/OpenAPIv2.proto.
  * A sub-message is written to a buffer of its own, then added with its length. */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,59 +100,80 @@ static void dbl(struct nd_buf *b, unsigned field, const json_t *obj, const char 
     nd_buf_add(b, c, sizeof c);
 }
 
-/* An Any {yaml = 2}: the value in JSON, which is YAML. */
-static void any(struct nd_buf *b, unsigned field, const json_t *v)
-{
-    char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-    struct nd_buf a = ND_BUF_INIT;
-    if (text)
-        bytes(&a, 2, text, strlen(text));
-    free(text);
-    msg(b, field, &a);
-    nd_buf_release(&a);
-}
-
-/* Every x- member of obj as a repeated NamedAny {name = 1, value = 2}. */
-static void extensions(struct nd_buf *b, unsigned field, const json_t *obj)
+/* One element of a map, a Named... message {name = 1, value = 2} at field: value's
+ * bytes (a message, then emptied for reuse). */
+static void named(struct nd_buf *b, unsigned field, const char *name, struct nd_buf *value)
 {
     struct nd_buf n = ND_BUF_INIT;
-    const char *key;
-    json_t *v;
-    json_object_foreach((json_t *)obj, key, v)
-    {
-        if (strncmp(key, "x-", 2) != 0)
-            continue;
-        bytes(&n, 1, key, strlen(key));
-        any(&n, 2, v);
-        msg(b, field, &n);
-    }
+    bytes(&n, 1, name, strlen(name));
+    msg(&n, 2, value);
+    msg(b, field, &n);
     nd_buf_release(&n);
+}
+
+/* The fields of an Any {yaml = 2}: the value in JSON, which is YAML. */
+static void any_body(struct nd_buf *a, const json_t *v)
+{
+    char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (text)
+        bytes(a, 2, text, strlen(text));
+    free(text);
 }
 
 static void schema(struct nd_buf *b, const json_t *s);
 
-/* A sub-message Schema at field. */
-static void schema_field(struct nd_buf *b, unsigned field, const json_t *s)
+/* Writes the fields of a message from a JSON value: any_body, schema. */
+typedef void (*body_fn)(struct nd_buf *b, const json_t *v);
+
+/* A sub-message at field, its fields written by body from v. */
+static void sub_msg(struct nd_buf *b, unsigned field, body_fn body, const json_t *v)
 {
     struct nd_buf sub = ND_BUF_INIT;
-    schema(&sub, s);
+    body(&sub, v);
     msg(b, field, &sub);
     nd_buf_release(&sub);
 }
 
-/* A map of schemas as repeated NamedSchema {name = 1, value = 2} at field. */
+/* The members of map (only its x- ones when x_only) as repeated Named... at field, each
+ * value written by body. */
+static void named_map(struct nd_buf *b, unsigned field, const json_t *map, bool x_only,
+                      body_fn body)
+{
+    struct nd_buf value = ND_BUF_INIT;
+    const char *name;
+    json_t *v;
+    json_object_foreach((json_t *)map, name, v)
+    {
+        if (x_only && strncmp(name, "x-", 2) != 0)
+            continue;
+        body(&value, v);
+        named(b, field, name, &value);
+    }
+    nd_buf_release(&value);
+}
+
+/* An Any. */
+static void any(struct nd_buf *b, unsigned field, const json_t *v)
+{
+    sub_msg(b, field, any_body, v);
+}
+
+/* Every x- member of obj as a repeated NamedAny. */
+static void extensions(struct nd_buf *b, unsigned field, const json_t *obj)
+{
+    named_map(b, field, obj, true, any_body);
+}
+
+/* A sub-message Schema at field. */
+static void schema_field(struct nd_buf *b, unsigned field, const json_t *s)
+{
+    sub_msg(b, field, schema, s);
+}
+
+/* A map of schemas as repeated NamedSchema at field. */
 static void named_schemas(struct nd_buf *b, unsigned field, const json_t *map)
 {
-    struct nd_buf n = ND_BUF_INIT;
-    const char *name;
-    json_t *s;
-    json_object_foreach((json_t *)map, name, s)
-    {
-        bytes(&n, 1, name, strlen(name));
-        schema_field(&n, 2, s);
-        msg(b, field, &n);
-    }
-    nd_buf_release(&n);
+    named_map(b, field, map, false, schema);
 }
 
 /* Schema: _ref 1, format 2, title 3, description 4, default 5, multiple_of 6, maximum 7,
@@ -295,8 +317,8 @@ static void parameters(struct nd_buf *b, unsigned field, const json_t *list)
  * ResponseValue {response = 1 Response {description 1, schema 2 SchemaItem {schema 1}}}}}. */
 static void responses(struct nd_buf *b, unsigned field, const json_t *rs)
 {
-    struct nd_buf all = ND_BUF_INIT, named = ND_BUF_INIT, value = ND_BUF_INIT,
-                  resp = ND_BUF_INIT, item = ND_BUF_INIT;
+    struct nd_buf all = ND_BUF_INIT, value = ND_BUF_INIT, resp = ND_BUF_INIT,
+                  item = ND_BUF_INIT;
     const char *code;
     json_t *r;
     json_object_foreach((json_t *)rs, code, r)
@@ -308,13 +330,10 @@ static void responses(struct nd_buf *b, unsigned field, const json_t *rs)
         }
         extensions(&resp, 5, r);
         msg(&value, 1, &resp);
-        bytes(&named, 1, code, strlen(code));
-        msg(&named, 2, &value);
-        msg(&all, 1, &named);
+        named(&all, 1, code, &value);
     }
     msg(b, field, &all);
     nd_buf_release(&all);
-    nd_buf_release(&named);
     nd_buf_release(&value);
     nd_buf_release(&resp);
     nd_buf_release(&item);
@@ -351,7 +370,7 @@ static void paths(struct nd_buf *b, unsigned field, const json_t *ps)
         unsigned field;
     } ops[] = {{"get", 2},     {"put", 3},  {"post", 4}, {"delete", 5},
                {"options", 6}, {"head", 7}, {"patch", 8}};
-    struct nd_buf all = ND_BUF_INIT, named = ND_BUF_INIT, item = ND_BUF_INIT;
+    struct nd_buf all = ND_BUF_INIT, item = ND_BUF_INIT;
     extensions(&all, 1, ps);
     const char *path;
     json_t *pi;
@@ -367,13 +386,10 @@ static void paths(struct nd_buf *b, unsigned field, const json_t *ps)
         }
         parameters(&item, 9, json_object_get(pi, "parameters"));
         extensions(&item, 10, pi);
-        bytes(&named, 1, path, strlen(path));
-        msg(&named, 2, &item);
-        msg(&all, 2, &named);
+        named(&all, 2, path, &item);
     }
     msg(b, field, &all);
     nd_buf_release(&all);
-    nd_buf_release(&named);
     nd_buf_release(&item);
 }
 

@@ -26,9 +26,7 @@
 
 int64_t nd_client_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return nd_time_mono_ms();
 }
 
 static char *dup_or_null(const char *s)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "client/internal.h"
+#include "util/header.h"
 #include "util/xmalloc.h"
 
 #define CONNECT_MAX_MS 30000
@@ -334,23 +335,6 @@ static int parse_status(const char *s, size_t n, int *code, int *minor, struct n
     return 0;
 }
 
-static bool has_token(const char *list, const char *tok)
-{
-    size_t tl = strlen(tok);
-    for (const char *p = list; p && *p;) {
-        while (*p == ' ' || *p == '\t' || *p == ',')
-            p++;
-        size_t n = strcspn(p, ",");
-        size_t m = n;
-        while (m && (p[m - 1] == ' ' || p[m - 1] == '\t'))
-            m--;
-        if (m == tl && strncasecmp(p, tok, tl) == 0)
-            return true;
-        p += n;
-    }
-    return false;
-}
-
 /* Content-Length: digits; a repeated header must repeat the same value. */
 static int parse_length(const char *v, uint64_t *out)
 {
@@ -532,7 +516,8 @@ static int read_answer(struct nd_client *c, struct nd_plain *p, struct nd_exchan
         return -1;
 
     const char *conn = nd_response_header(resp, "connection");
-    bool keep = minor == 1 ? !has_token(conn, "close") : has_token(conn, "keep-alive");
+    bool keep =
+        minor == 1 ? !nd_http_has_token(conn, "close") : nd_http_has_token(conn, "keep-alive");
     enum { NONE, LENGTH, CHUNKED, TO_CLOSE } framing = TO_CLOSE;
     uint64_t length = 0;
     const char *te = nd_response_header(resp, "transfer-encoding");
@@ -542,7 +527,7 @@ static int read_answer(struct nd_client *c, struct nd_plain *p, struct nd_exchan
     } else if (te) {
         /* chunked must be the last coding; anything else runs to the close */
         const char *last = strrchr(te, ',');
-        framing = has_token(last ? last + 1 : te, "chunked") ? CHUNKED : TO_CLOSE;
+        framing = nd_http_has_token(last ? last + 1 : te, "chunked") ? CHUNKED : TO_CLOSE;
     } else if (cl) {
         if (parse_length(cl, &length) < 0) {
             char q[320];

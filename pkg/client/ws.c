@@ -15,6 +15,7 @@
 
 #include "client/internal.h"
 #include "util/base64.h"
+#include "util/header.h"
 #include "util/id.h"
 #include "util/log.h"
 #include "util/xmalloc.h"
@@ -130,23 +131,6 @@ static int recv_more(struct nd_client *c, struct nd_ws *ws, int64_t deadline, st
 
 /* ---- the handshake ---- */
 
-static bool has_token(const char *list, const char *tok)
-{
-    size_t tl = strlen(tok);
-    for (const char *p = list; p && *p;) {
-        while (*p == ' ' || *p == '\t' || *p == ',')
-            p++;
-        size_t n = strcspn(p, ",");
-        size_t m = n;
-        while (m && (p[m - 1] == ' ' || p[m - 1] == '\t'))
-            m--;
-        if (m == tl && strncasecmp(p, tok, tl) == 0)
-            return true;
-        p += n;
-    }
-    return false;
-}
-
 /* Parses the status line and headers of ws->early[0, head). -1 when malformed. */
 static int parse_head(const char *p, size_t head, struct nd_response *resp, struct nd_buf *phrase)
 {
@@ -224,7 +208,7 @@ static int read_body(struct nd_client *c, struct nd_ws *ws, size_t head, int64_t
 {
     const char *te = nd_response_header(resp, "transfer-encoding");
     const char *cl = nd_response_header(resp, "content-length");
-    bool chunked = te && has_token(te, "chunked");
+    bool chunked = te && nd_http_has_token(te, "chunked");
     size_t want = cl && !chunked ? (size_t)strtoull(cl, NULL, 10) : SIZE_MAX;
     if (want > ERROR_MAX)
         want = ERROR_MAX;
@@ -281,7 +265,7 @@ static int check_upgrade(struct nd_ws *ws, const struct nd_response *resp, const
     const char *proto = nd_response_header(resp, "sec-websocket-protocol");
     char want[29];
     nd_ws_accept(key, want);
-    if (!up || strcasecmp(up, "websocket") != 0 || !conn || !has_token(conn, "upgrade"))
+    if (!up || strcasecmp(up, "websocket") != 0 || !conn || !nd_http_has_token(conn, "upgrade"))
         return nd_client_fail_malformed(st, "a 101 answer without Upgrade: websocket");
     if (!accept || strcmp(accept, want) != 0)
         return nd_client_fail_malformed(st, "Sec-WebSocket-Accept is \"%s\", not \"%s\"",
@@ -390,6 +374,15 @@ out:
 
 /* ---- wslay callbacks ---- */
 
+bool nd_ws_io_failed(struct wslay_event_context *ctx, ssize_t n)
+{
+    int saved = errno;
+    bool over = !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+    wslay_event_set_error(ctx, over ? WSLAY_ERR_CALLBACK_FAILURE : WSLAY_ERR_WOULDBLOCK);
+    errno = saved;
+    return over;
+}
+
 static ssize_t on_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, int flags, void *user)
 {
     (void)flags;
@@ -406,19 +399,14 @@ static ssize_t on_recv(wslay_event_context_ptr ctx, uint8_t *buf, size_t len, in
         ssize_t n = raw_recv(ws, buf, len);
         if (n > 0)
             return n;
-        if (n == 0) {
-            ws->eof = true;
-            wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
-            return -1;
-        }
-        if (errno == EINTR)
+        if (n < 0 && errno == EINTR)
             continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
-            return -1;
+        if (nd_ws_io_failed(ctx, n)) {
+            if (n == 0)
+                ws->eof = true;
+            else
+                ws->err = errno;
         }
-        ws->err = errno;
-        wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
         return -1;
     }
 }
@@ -433,12 +421,8 @@ static ssize_t on_send(wslay_event_context_ptr ctx, const uint8_t *data, size_t 
             return n;
         if (errno == EINTR)
             continue;
-        if (errno == EAGAIN || errno == EWOULDBLOCK) {
-            wslay_event_set_error(ctx, WSLAY_ERR_WOULDBLOCK);
-            return -1;
-        }
-        ws->err = errno;
-        wslay_event_set_error(ctx, WSLAY_ERR_CALLBACK_FAILURE);
+        if (nd_ws_io_failed(ctx, n))
+            ws->err = errno;
         return -1;
     }
 }

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "client/client.h"
 #include "util/status.h"
@@ -43,6 +44,15 @@ struct nd_ws_opts {
 /* Connects and upgrades. 0 with *out (free with nd_ws_free); -1 with st: the server's
  * Status for a non-101 answer, Unreachable / Timeout for the transport, InternalError
  * ("malformed answer from the server: ...") for a bad handshake. */
+/* For the recv and send callbacks a wslay context calls (this client's and the
+ * emulator's exec sessions): after the transport moved nothing (n == 0 from a recv: the
+ * peer's end) or failed (n < 0 with errno; EINTR is for the caller to retry), sets the
+ * context's error and says whether the connection is over: false for
+ * WSLAY_ERR_WOULDBLOCK (EAGAIN: the socket would block), true for
+ * WSLAY_ERR_CALLBACK_FAILURE. errno is left as it was. The callback then returns -1. */
+struct wslay_event_context;
+bool nd_ws_io_failed(struct wslay_event_context *ctx, ssize_t n);
+
 int nd_ws_connect(struct nd_client *c, const struct nd_ws_opts *o, struct nd_ws **out,
                   struct nd_status *st);
 void nd_ws_free(struct nd_ws *ws);

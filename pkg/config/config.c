@@ -319,38 +319,12 @@ static int check_doc(json_t *doc, struct problem *p)
 /* Reads the whole file into b: 0, 1 when it does not exist, -1 with *err set. */
 static int read_file(const char *path, struct nd_buf *b, int *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        *err = errno;
-        return errno == ENOENT ? 1 : -1;
-    }
-    int rc = 0;
-    for (;;) {
-        if (b->len >= MAX_CONFIG_BYTES) {
-            *err = EFBIG;
-            rc = -1;
-            break;
-        }
-        if (nd_buf_grow(b, 65536) < 0) {
-            *err = ENOMEM;
-            rc = -1;
-            break;
-        }
-        ssize_t n = read(fd, b->data + b->len, 65536);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            *err = errno;
-            rc = -1;
-            break;
-        }
-        if (n == 0)
-            break;
-        b->len += (size_t)n;
-        b->data[b->len] = '\0';
-    }
-    close(fd);
-    return rc;
+    /* MAX_CONFIG_BYTES itself is already too many */
+    nd_buf_init(b, MAX_CONFIG_BYTES - 1);
+    if (nd_buf_read_file(b, path) == 0)
+        return 0;
+    *err = errno;
+    return errno == ENOENT ? 1 : -1;
 }
 
 static json_t *empty_doc(void)

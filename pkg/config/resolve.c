@@ -86,34 +86,14 @@ static int data_field(const json_t *body, const char *key, const char *at, char 
  * leaves nothing), or -1 with st naming the file. */
 static int read_token(const char *path, const char *user, char **out, struct nd_status *st)
 {
-    struct nd_buf b = ND_BUF_INIT;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct nd_buf b;
+    nd_buf_init(&b, MAX_TOKEN_BYTES);
     int err = 0;
     *out = NULL;
-    if (fd < 0) {
+    if (nd_buf_read_file(&b, path) < 0) {
         err = errno;
         goto fail;
     }
-    for (;;) {
-        char chunk[4096];
-        ssize_t n = read(fd, chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            err = errno;
-            break;
-        }
-        if (n == 0)
-            break;
-        if (b.len + (size_t)n > MAX_TOKEN_BYTES) {
-            err = EFBIG;
-            break;
-        }
-        nd_buf_add(&b, chunk, (size_t)n);
-    }
-    close(fd);
-    if (err)
-        goto fail;
     size_t start = 0, end = b.len;
     while (start < end && strchr(" \t\r\n", b.data[start]))
         start++;

@@ -87,4 +87,10 @@ size_t nd_manifest_field_line(const json_t *where, const char *path);
  * type as messages name it. Static string. */
 const char *nd_json_type_phrase(const json_t *v);
 
+/* The strings of a JSON array as a NULL-terminated vector (an argv): NEW, every string
+ * too (a member that is not a string is ""); free it with nd_strv_free. */
+char **nd_json_strv(const json_t *arr);
+/* Frees a vector of nd_json_strv (NULL is fine). */
+void nd_strv_free(char **v);
+
 #endif

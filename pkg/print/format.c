@@ -3,6 +3,7 @@
 #include "print/print.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -137,6 +138,23 @@ int nd_print_opts_load_file(struct nd_print_opts *opts, const char *text, size_t
         return opts->columns ? 0 : -1;
     }
     return nd_status_set(st, "Usage", NULL, "the output format reads no file");
+}
+
+int nd_print_opts_read_file(struct nd_print_opts *opts, struct nd_status *st)
+{
+    if (!opts->file)
+        return 0;
+    struct nd_buf b = ND_BUF_INIT;
+    if (nd_buf_read_file(&b, opts->file) < 0) {
+        int err = errno;
+        nd_buf_release(&b);
+        return nd_status_set(st, "Usage", NULL, "error reading %s %s, open %s: %s",
+                             opts->output == ND_OUTPUT_JSONPATH ? "--template" : "template",
+                             opts->file, opts->file, strerror(err));
+    }
+    int rc = nd_print_opts_load_file(opts, b.data, b.len, st);
+    nd_buf_release(&b);
+    return rc;
 }
 
 json_t *nd_print_list_new(const json_t *objects)

@@ -116,7 +116,7 @@ void nd_print_opts_release(struct nd_print_opts *o);
  * custom-columns=SPEC, custom-columns-file=PATH exactly. Quotes are not special
  * (`jsonpath='{.a}'` prints the quotes, as kubectl does: the shell removes them).
  * For a -file format opts->file is set and the caller reads it and hands the text to
- * nd_print_opts_load_file; kubectl's messages when reading fails are
+ * nd_print_opts_load_file (or has nd_print_opts_read_file do both); kubectl's messages when reading fails are
  *   error reading --template PATH, open PATH: no such file or directory   (jsonpath-file)
  *   error reading template PATH, open PATH: no such file or directory     (custom-columns-file)
  * Errors (reason "Usage"), kubectl's text:
@@ -133,6 +133,9 @@ int nd_print_parse_output(const char *o, struct nd_print_opts *opts, struct nd_s
  * taken whole (a final newline prints), or a custom-columns template. Errors as above. */
 int nd_print_opts_load_file(struct nd_print_opts *opts, const char *text, size_t len,
                             struct nd_status *st);
+/* Reads opts->file (nothing to do when it is NULL) and loads it as above; a file that
+ * cannot be opened or read gets kubectl's message, with the system's text of the error. */
+int nd_print_opts_read_file(struct nd_print_opts *opts, struct nd_status *st);
 
 /* True for the formats printed as a table from Table answers (ND_OUTPUT_TABLE, WIDE). */
 bool nd_print_is_table(const struct nd_print_opts *opts);

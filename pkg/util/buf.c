@@ -1,8 +1,11 @@
 #include "util/buf.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/xmalloc.h"
 
@@ -130,4 +133,49 @@ char *nd_buf_detach(struct nd_buf *b)
     size_t max = b->max;
     nd_buf_init(b, max);
     return s;
+}
+
+size_t nd_buf_take(struct nd_buf *b, size_t *taken, void *out, size_t max)
+{
+    if (*taken >= b->len)
+        return 0;
+    size_t left = b->len - *taken;
+    size_t n = left < max ? left : max;
+    memcpy(out, b->data + *taken, n);
+    *taken += n;
+    if (*taken == b->len) {
+        nd_buf_reset(b);
+        *taken = 0;
+    }
+    return n;
+}
+
+int nd_buf_read_fd(struct nd_buf *b, int fd)
+{
+    char chunk[65536];
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            return 0;
+        if (nd_buf_add(b, chunk, (size_t)n) < 0) {
+            errno = EFBIG;
+            return -1;
+        }
+    }
+}
+
+int nd_buf_read_file(struct nd_buf *b, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = nd_buf_read_fd(b, fd);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return rc;
 }

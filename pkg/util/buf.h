@@ -42,4 +42,17 @@ void nd_buf_truncate(struct nd_buf *b, size_t len);
 /* Returns the string (new, caller frees) and leaves the buffer empty. */
 char *nd_buf_detach(struct nd_buf *b);
 
+/* Hands out what b holds past *taken: copies up to max bytes of it to out and advances
+ * *taken; once all is handed out, empties b and sets *taken to 0 (a stream's pending
+ * bytes). The bytes copied: 0 when nothing is left. */
+size_t nd_buf_take(struct nd_buf *b, size_t *taken, void *out, size_t max);
+
+/* Appends all that fd holds up to its end (retrying on EINTR); the fd stays open.
+ * 0, or -1 with errno set: a read error, or EFBIG (and overflow) when the content would
+ * pass the buffer's cap, keeping the chunks read before it. */
+int nd_buf_read_fd(struct nd_buf *b, int fd);
+/* The same for the file at path (opened read-only, closed again): -1 with errno set when
+ * it cannot be opened or read (ENOENT when it does not exist). */
+int nd_buf_read_file(struct nd_buf *b, const char *path);
+
 #endif

@@ -57,6 +57,32 @@ int64_t nd_time_now_micros(void)
     return now_ns() / 1000;
 }
 
+int64_t nd_time_mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void nd_timespec_add_ms(struct timespec *ts, int64_t ms)
+{
+    ts->tv_sec += (time_t)(ms / 1000);
+    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    } else if (ts->tv_nsec < 0) {
+        ts->tv_sec--;
+        ts->tv_nsec += 1000000000L;
+    }
+}
+
+void nd_time_deadline(struct timespec *ts, int64_t ms)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    nd_timespec_add_ms(ts, ms);
+}
+
 /* Floor division: times before 1970 belong to the previous day / second. */
 static int64_t floor_div(int64_t a, int64_t b)
 {

@@ -35,6 +35,15 @@
 int64_t nd_time_now(void);
 int64_t nd_time_now_ms(void);
 int64_t nd_time_now_micros(void);
+/* The monotonic clock (CLOCK_MONOTONIC) in milliseconds: for intervals, never dates. */
+int64_t nd_time_mono_ms(void);
+
+struct timespec;
+/* Moves ts on by ms milliseconds (either sign), tv_nsec kept within [0, 1e9). */
+void nd_timespec_add_ms(struct timespec *ts, int64_t ms);
+/* The wall-clock (CLOCK_REALTIME) instant ms milliseconds from now: the deadline
+ * pthread_cond_timedwait takes on a condition variable with the default clock. */
+void nd_time_deadline(struct timespec *ts, int64_t ms);
 
 /* "2026-11-29T16:59:19Z" (Kubernetes metav1.Time). -1 (nothing appended) when the
  * time is outside ND_TIME_MIN..ND_TIME_MAX. */

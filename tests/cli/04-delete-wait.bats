@@ -7,6 +7,7 @@
 
 load ../lib/common
 load fixtures/write
+load ../lib/watch
 
 bats_require_minimum_version 1.5.0
 
@@ -119,6 +120,48 @@ volume.nodus.dev/vb"
     run --separate-stderr -2 nodus delete jobs
     assert_output ""
     run -0 nodus get job dl3 -o name
+}
+
+# delete NAMES on a terminal (script gives one; fd 4 types the answer once it is asked)
+# ANSWER: its output on the terminal in tty, its standard output in stdout; DELETE_RC.
+delete_on_tty() {
+    local answer=$1
+    shift
+    rm -f tty stdout in
+    mkfifo in
+    script -qfec "nodus delete $* >stdout" tty <in >/dev/null 2>&1 3>&- &
+    local pid=$!
+    exec 4>in
+    wait_for_line tty 'Delete [0-9]+ objects\? \[y/N\] '
+    printf '%s\r' "$answer" >&4
+    DELETE_RC=0
+    wait "$pid" || DELETE_RC=$?
+    exec 4>&-
+}
+
+@test "delete of several names on a terminal asks first, on stderr; only y or yes deletes" {
+    new_job dp1
+    new_job dp2
+    delete_on_tty n job dp1 dp2
+    [ "$DELETE_RC" = 1 ]
+    run -0 grep -ac 'Delete 2 objects? \[y/N\] ' tty
+    assert_output 1
+    run -0 grep -ac 'Nothing deleted\.' tty
+    assert_output 1
+    [ ! -s stdout ] # the question is not output
+    run -0 nodus get job dp1 dp2 -o name
+    assert_output 'job.nodus.dev/dp1
+job.nodus.dev/dp2'
+    delete_on_tty yup job dp1 dp2
+    [ "$DELETE_RC" = 1 ]
+    run -0 grep -ac 'Nothing deleted\.' tty
+    delete_on_tty YES job dp1 dp2
+    [ "$DELETE_RC" = 0 ]
+    run -1 grep -ac 'Nothing deleted' tty
+    assert_output 0
+    run -0 cat stdout
+    assert_output 'job.nodus.dev "dp1" deleted
+job.nodus.dev "dp2" deleted'
 }
 
 @test "delete --dry-run=server and client change nothing" {

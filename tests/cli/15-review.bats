@@ -3,6 +3,7 @@
 # with If-Match, so the server does exactly what was reviewed.
 
 load ../lib/common
+load ../lib/watch
 
 bats_require_minimum_version 1.5.0
 
@@ -34,6 +35,26 @@ YAML
     assert_line -n 0 "job.nodus.dev/reviewed: review"
     assert_line -n 1 --regexp '^  estimate: rate \$4\.98/h, expected \$0\.83, first hold \$4\.98, starts in ~35s$'
     assert_equal "$stderr" 'error: cannot ask "apply job/reviewed?" without a terminal: pass --yes to answer yes'
+    run -3 --separate-stderr nodus get job reviewed
+}
+
+@test "on a terminal the question goes to stderr, the review to stdout; n applies nothing" {
+    cd "$BATS_TEST_TMPDIR"
+    mkfifo in
+    script -qfec "nodus apply -f '$BATS_FILE_TMPDIR/job.yaml' --review >stdout" tty <in \
+        >/dev/null 2>&1 3>&- &
+    local pid=$!
+    exec 4>in
+    wait_for_line tty 'apply job/reviewed\? \[y/N\] '
+    printf 'N\r' >&4
+    local rc=0
+    wait "$pid" || rc=$?
+    exec 4>&-
+    [ "$rc" = 0 ]
+    run -0 cat stdout
+    assert_line -n 0 "job.nodus.dev/reviewed: review"
+    assert_line -n 2 "not applied"
+    refute_output --partial "[y/N]"
     run -3 --separate-stderr nodus get job reviewed
 }
 

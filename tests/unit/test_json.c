@@ -426,6 +426,26 @@ static void test_manifest_field_lines(void **state)
     json_decref(v);
 }
 
+/* nd_json_strv: an argv from a JSON array; not a string counts as "", not an array as
+ * empty. */
+static void test_strv(void **state)
+{
+    (void)state;
+    json_t *arr = json_loads("[\"sh\", \"-c\", \"echo hi\", 3]", 0, NULL);
+    char **v = nd_json_strv(arr);
+    assert_string_equal(v[0], "sh");
+    assert_string_equal(v[1], "-c");
+    assert_string_equal(v[2], "echo hi");
+    assert_string_equal(v[3], "");
+    assert_null(v[4]);
+    nd_strv_free(v);
+    json_decref(arr);
+    v = nd_json_strv(NULL);
+    assert_null(v[0]);
+    nd_strv_free(v);
+    nd_strv_free(NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -434,7 +454,7 @@ int main(void)
         cmocka_unit_test(test_dump),       cmocka_unit_test(test_dump_failures),
         cmocka_unit_test(test_reals),      cmocka_unit_test(test_load_stream),
         cmocka_unit_test(test_manifests),  cmocka_unit_test(test_manifest_errors),
-        cmocka_unit_test(test_manifest_field_lines),
+        cmocka_unit_test(test_manifest_field_lines), cmocka_unit_test(test_strv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,10 +9,12 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "json/json.h"
 #include "jsonpath/jsonpath.h"
 #include "print/print.h"
+#include "util/xmalloc.h"
 
 /* Two Jobs: HTML characters in a label, a real, a string that YAML would read as a
  * boolean, an empty and a full list, a multi-line string. */
@@ -203,6 +205,43 @@ static void test_load_file(void **state)
     assert_int_equal(nd_print_opts_load_file(&o, "x", 1, &st), -1);
     assert_string_equal(st.message, "the output format reads no file");
     nd_print_opts_release(&o);
+
+    /* nd_print_opts_read_file: nothing to read, a file, a missing file (kubectl's text) */
+    nd_print_opts_init(&o);
+    nd_print_parse_output("json", &o, &st);
+    assert_int_equal(nd_print_opts_read_file(&o, &st), 0);
+    nd_print_opts_release(&o);
+    char path[] = "/tmp/nd-print-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, tmpl, sizeof tmpl - 1), (ssize_t)(sizeof tmpl - 1));
+    close(fd);
+    char *opt = nd_xasprintf("jsonpath-file=%s", path);
+    nd_print_opts_init(&o);
+    assert_int_equal(nd_print_parse_output(opt, &o, &st), 0);
+    assert_int_equal(nd_print_opts_read_file(&o, &st), 0);
+    nd_buf_reset(&out);
+    assert_int_equal(nd_print_objects(objs, false, &o, &out, &st), 0);
+    assert_string_equal(out.data, "train-a b\n");
+    nd_print_opts_release(&o);
+    unlink(path);
+    static const struct {
+        const char *format, *flag;
+    } missing[] = {{"jsonpath-file", "--template"}, {"custom-columns-file", "template"}};
+    for (size_t i = 0; i < sizeof missing / sizeof missing[0]; i++) {
+        free(opt);
+        opt = nd_xasprintf("%s=%s", missing[i].format, path);
+        nd_print_opts_init(&o);
+        assert_int_equal(nd_print_parse_output(opt, &o, &st), 0);
+        assert_int_equal(nd_print_opts_read_file(&o, &st), -1);
+        assert_string_equal(st.reason, "Usage");
+        char *want = nd_xasprintf("error reading %s %s, open %s: No such file or directory",
+                                  missing[i].flag, path, path);
+        assert_string_equal(st.message, want);
+        free(want);
+        nd_print_opts_release(&o);
+    }
+    free(opt);
 
     json_decref(objs);
     nd_buf_release(&out);

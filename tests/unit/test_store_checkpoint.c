@@ -78,7 +78,7 @@ static bool exists(const char *path)
 static char *read_all(const char *path)
 {
     struct nd_buf b = ND_BUF_INIT;
-    assert_int_equal(em_read_file(path, &b), 0);
+    assert_int_equal(nd_buf_read_file(&b, path), 0);
     return nd_buf_detach(&b);
 }
 

@@ -161,7 +161,7 @@ static void test_put_is_logged_then_written(void **state)
     /* the record is on disk before the file: the journal holds it */
     char *log = nd_xasprintf("%s/history/journal.ndjson", dir);
     struct nd_buf b = ND_BUF_INIT;
-    assert_int_equal(em_read_file(log, &b), 0);
+    assert_int_equal(nd_buf_read_file(&b, log), 0);
     assert_non_null(strstr(b.data, "\"rev\":1,"));
     assert_non_null(strstr(b.data, "\"wall\":"));
     nd_buf_release(&b);
@@ -374,7 +374,7 @@ static void test_torn_tail_is_cut(void **state)
     /* the file now ends at the last whole record, and appends follow it */
     char *p = nd_xasprintf("%s/history/journal.ndjson", dir);
     struct nd_buf b = ND_BUF_INIT;
-    assert_int_equal(em_read_file(p, &b), 0);
+    assert_int_equal(nd_buf_read_file(&b, p), 0);
     assert_int_equal(b.len, strlen(whole));
     assert_memory_equal(b.data, whole, b.len);
     json_t *a2 = volume("a", 2, "2Gi");
@@ -455,7 +455,7 @@ static void test_broken_file_left_alone(void **state)
     assert_non_null(strstr(report.data, "left untouched"));
     assert_null(em_store_get(&s, "volumes", "default", "a"));
     struct nd_buf b = ND_BUF_INIT;
-    assert_int_equal(em_read_file(pa, &b), 0);
+    assert_int_equal(nd_buf_read_file(&b, pa), 0);
     assert_string_equal(b.data, "{\"apiVersion\": ");
     /* and writes to it are refused */
     struct nd_status st = ND_STATUS_INIT;

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/buf.h"
 #include "util/status.h"
@@ -477,6 +478,57 @@ static void test_human_age(void **state)
     }
 }
 
+/* nd_timespec_add_ms: carries into and borrows from the seconds, either sign. */
+static void test_timespec_add_ms(void **state)
+{
+    (void)state;
+    static const struct {
+        long long sec;
+        long nsec;
+        int64_t ms;
+        long long want_sec;
+        long want_nsec;
+    } rows[] = {
+        {10, 0, 0, 10, 0},
+        {10, 0, 100, 10, 100000000},
+        {10, 950000000, 100, 11, 50000000},   /* carry */
+        {10, 900000000, 100, 11, 0},          /* exactly a second */
+        {10, 999999999, 1, 11, 999999},       /* carry from the last nanosecond */
+        {10, 500000000, 15000, 25, 500000000}, /* whole seconds */
+        {10, 500000000, 2750, 13, 250000000},
+        {10, 50000000, -100, 9, 950000000},   /* borrow */
+        {10, 0, -1, 9, 999000000},
+        {10, 500000000, -2500, 8, 0},
+        {0, 0, 86400000LL * 365 * 100, 3153600000LL, 0}, /* a century */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        struct timespec ts = {(time_t)rows[i].sec, rows[i].nsec};
+        nd_timespec_add_ms(&ts, rows[i].ms);
+        if ((long long)ts.tv_sec != rows[i].want_sec || ts.tv_nsec != rows[i].want_nsec)
+            fail_msg("row %zu: %lld.%09ld, want %lld.%09ld", i, (long long)ts.tv_sec,
+                     ts.tv_nsec, rows[i].want_sec, rows[i].want_nsec);
+    }
+}
+
+/* nd_time_deadline: the wall clock plus ms; nd_time_mono_ms never goes back. */
+static void test_deadline(void **state)
+{
+    (void)state;
+    struct timespec before, at, after;
+    clock_gettime(CLOCK_REALTIME, &before);
+    nd_time_deadline(&at, 1500);
+    clock_gettime(CLOCK_REALTIME, &after);
+    nd_timespec_add_ms(&before, 1500);
+    nd_timespec_add_ms(&after, 1500);
+    int64_t b = (int64_t)before.tv_sec * 1000000000 + before.tv_nsec;
+    int64_t a = (int64_t)at.tv_sec * 1000000000 + at.tv_nsec;
+    int64_t e = (int64_t)after.tv_sec * 1000000000 + after.tv_nsec;
+    assert_true(b <= a && a <= e);
+    assert_true(at.tv_nsec >= 0 && at.tv_nsec < 1000000000L);
+    int64_t m0 = nd_time_mono_ms(), m1 = nd_time_mono_ms();
+    assert_true(m0 > 0 && m1 >= m0);
+}
+
 int main(void)
 {
     nd_xmalloc_install();
@@ -493,6 +545,8 @@ int main(void)
         cmocka_unit_test(test_duration_parse_huge_input),
         cmocka_unit_test(test_duration_format),
         cmocka_unit_test(test_human_age),
+        cmocka_unit_test(test_timespec_add_ms),
+        cmocka_unit_test(test_deadline),
     };
     return cmocka_run_group_tests_name("util_time", tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -17,6 +18,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <wslay/wslay.h>
 
 #include "client/client.h"
 #include "client/ws.h"
@@ -290,6 +292,31 @@ static int on_msg(void *cls, bool binary, const unsigned char *data, size_t n)
     return 0;
 }
 
+/* nd_ws_io_failed: EAGAIN only waits; the peer's end and other errors end it; errno
+ * stays. */
+static void test_io_failed(void **state)
+{
+    (void)state;
+    struct wslay_event_callbacks cb = {0};
+    wslay_event_context_ptr ctx;
+    assert_int_equal(wslay_event_context_client_init(&ctx, &cb, NULL), 0);
+    static const struct {
+        ssize_t n;
+        int err;
+        bool over;
+    } rows[] = {
+        {-1, EAGAIN, false}, {-1, EWOULDBLOCK, false}, {0, 0, true},
+        {-1, ECONNRESET, true}, {-1, EPIPE, true},    {0, EAGAIN, true},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        errno = rows[i].err;
+        if (nd_ws_io_failed(ctx, rows[i].n) != rows[i].over)
+            fail_msg("row %zu: want %d", i, rows[i].over);
+        assert_int_equal(errno, rows[i].err);
+    }
+    wslay_event_context_free(ctx);
+}
+
 static void test_session(void **state)
 {
     (void)state;
@@ -335,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_sha1_vectors),
         cmocka_unit_test(test_accept_key),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_io_failed),
         cmocka_unit_test(test_session),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -199,9 +199,14 @@ int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
     /* a prompt before deleting several objects, only on a terminal */
     if (t.n > 1 && !nd_opt_bool(&o, "yes") && !all && sel == NULL && isatty(STDIN_FILENO) &&
         isatty(STDERR_FILENO) && dry == ND_DRY_NONE) {
-        fprintf(stderr, "Delete %zu objects? [y/N] ", t.n);
-        char answer[8] = "";
-        if (!fgets(answer, sizeof answer, stdin) || (answer[0] != 'y' && answer[0] != 'Y')) {
+        char question[64];
+        snprintf(question, sizeof question, "Delete %zu objects?", t.n);
+        bool yes = false;
+        if (nd_prompt_yes(question, "--yes", &yes, &st) < 0) {
+            worst = nd_cli_error(ctx, &st);
+            goto out;
+        }
+        if (!yes) {
             fprintf(stderr, "Nothing deleted.\n");
             worst = 1;
             goto out;

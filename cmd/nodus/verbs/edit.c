@@ -60,18 +60,19 @@ static int write_file(const char *path, const char *head, const char *body)
 /* The file without its comment lines; empty when nothing else is left. */
 static char *read_back(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    struct nd_buf all = ND_BUF_INIT, b = ND_BUF_INIT;
+    if (nd_buf_read_file(&all, path) < 0) {
+        nd_buf_release(&all);
         return NULL;
-    struct nd_buf b = ND_BUF_INIT;
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
-    while ((n = getline(&line, &cap, f)) > 0)
-        if (line[0] != '#')
-            nd_buf_add(&b, line, (size_t)n);
-    free(line);
-    fclose(f);
+    }
+    for (size_t at = 0; at < all.len;) {
+        const char *nl = memchr(all.data + at, '\n', all.len - at);
+        size_t n = nl ? (size_t)(nl - all.data) - at + 1 : all.len - at;
+        if (all.data[at] != '#')
+            nd_buf_add(&b, all.data + at, n);
+        at += n;
+    }
+    nd_buf_release(&all);
     return nd_buf_detach(&b);
 }
 

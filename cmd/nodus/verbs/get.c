@@ -428,26 +428,6 @@ static int raw_get(struct get_run *g, const char *path)
     return rc;
 }
 
-static int load_template(struct nd_print_opts *p, struct nd_status *st)
-{
-    if (!p->file)
-        return 0;
-    FILE *f = fopen(p->file, "r");
-    if (!f)
-        return nd_status_set(st, "Usage", NULL, "error reading %s %s, open %s: %s",
-                             p->output == ND_OUTPUT_JSONPATH ? "--template" : "template", p->file,
-                             p->file, strerror(errno));
-    struct nd_buf b = ND_BUF_INIT;
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        nd_buf_add(&b, chunk, n);
-    fclose(f);
-    int rc = nd_print_opts_load_file(p, b.data, b.len, st);
-    nd_buf_release(&b);
-    return rc;
-}
-
 int cmd_get(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
@@ -457,7 +437,7 @@ int cmd_get(int argc, char **argv, struct nd_ctx *ctx)
     int rc;
     if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
         nd_print_parse_output(nd_opt_str(&o, "output"), &g.popts, &st) < 0 ||
-        load_template(&g.popts, &st) < 0) {
+        nd_print_opts_read_file(&g.popts, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
     }

@@ -29,18 +29,9 @@ const struct nd_flag cmd_invoke_flags[] = {
 /* Reads a whole file ("-": standard input) into out. -1 with st (Usage). */
 static int read_all(const char *path, struct nd_buf *out, struct nd_status *st)
 {
-    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-    if (!f)
+    int rc = strcmp(path, "-") ? nd_buf_read_file(out, path) : nd_buf_read_fd(out, STDIN_FILENO);
+    if (rc < 0)
         return nd_status_set(st, "Usage", NULL, "cannot read %s: %s", path, strerror(errno));
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        nd_buf_add(out, chunk, n);
-    int bad = ferror(f);
-    if (f != stdin)
-        fclose(f);
-    if (bad)
-        return nd_status_set(st, "Usage", NULL, "cannot read %s", path);
     return 0;
 }
 

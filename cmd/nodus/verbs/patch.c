@@ -27,15 +27,12 @@ static int read_patch(const struct nd_opts *o, json_t **out, struct nd_status *s
     const char *file = nd_opt_str(o, "patch-file");
     struct nd_buf b = ND_BUF_INIT;
     if (file) {
-        FILE *f = fopen(file, "r");
-        if (!f)
+        if (nd_buf_read_file(&b, file) < 0) {
+            int err = errno;
+            nd_buf_release(&b);
             return nd_status_set(st, "Usage", NULL, "unable to read patch file: open %s: %s",
-                                 file, strerror(errno));
-        char chunk[4096];
-        size_t n;
-        while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-            nd_buf_add(&b, chunk, n);
-        fclose(f);
+                                 file, strerror(err));
+        }
         text = b.data;
     }
     if (!text || !*text) {

@@ -69,10 +69,8 @@ static int run(char **argv, struct nd_buf *out)
     }
     if (out) {
         close(fds[1]);
-        char buf[4096];
-        ssize_t n;
-        while (pid > 0 && (n = read(fds[0], buf, sizeof buf)) > 0)
-            nd_buf_add(out, buf, (size_t)n);
+        if (pid > 0)
+            nd_buf_read_fd(out, fds[0]);
         close(fds[0]);
     }
     if (pid < 0)
