@@ -81,7 +81,7 @@ fix: NODUS_SERVER=http://127.0.0.1:9 chose this server: unset NODUS_SERVER to us
     cd "$ND_ROOT"
     git rev-parse --is-inside-work-tree >/dev/null 2>&1 ||
         skip "not a git checkout: the committed tree cannot be listed"
-    local expected=".ci/ .clang-format .gitignore Makefile README.md VERSION bench/ cmd/ completions/ docs/ emulator/ examples/ man/ pkg/ scripts/ tests/"
+    local expected=".ci/ .clang-format .gitignore CONTRIBUTING.md Makefile README.md VERSION bench/ cmd/ completions/ docs/ emulator/ examples/ man/ pkg/ scripts/ tests/"
     local top
     top=$(git ls-files | awk -F/ '{ print $1 (NF > 1 ? "/" : "") }' | LC_ALL=C sort -u | tr '\n' ' ')
     [ "$top" = "$expected " ] || { echo "top level: $top"; echo "expected:  $expected"; return 1; }
