@@ -181,6 +181,28 @@ static void set_op_id(json_t *op, const char *verb, const struct doc *d, const s
     free(id);
 }
 
+/* One HTTP method of a path: its operation and the verb of its operationId; `write`
+ * methods are left out of read-only kinds. */
+struct method {
+    const char *http, *id_verb;
+    const struct op *op;
+    bool write;
+};
+
+/* Sets on path the operations of methods (a table ending with a NULL http): those that
+ * write only when k is writable, and no delete on a subresource (suffix "Status"). */
+static void add_methods(json_t *path, const struct method *m, const struct doc *d,
+                        const struct nd_kind *k, const char *what, const char *suffix)
+{
+    for (; m->http; m++) {
+        if ((m->write && k->read_only) || (*suffix && !strcmp(m->http, "delete")))
+            continue;
+        json_t *op = operation(d, k, what, m->op);
+        set_op_id(op, m->id_verb, d, k, k->namespaced ? "Namespaced" : "", suffix);
+        json_object_set_new(path, m->http, op);
+    }
+}
+
 #define P(...) ((const char *const[]){__VA_ARGS__, NULL})
 
 static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, const char *list)
@@ -264,20 +286,12 @@ static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, c
     json_t *item = json_object();
     nd_buf_reset(&what);
     nd_buf_addf(&what, "the specified %s", k->kind);
-    op = operation(d, k, what.data, &read_one);
-    set_op_id(op, "read", d, k, scope, "");
-    json_object_set_new(item, "get", op);
-    if (!k->read_only) {
-        op = operation(d, k, what.data, &replace_one);
-        set_op_id(op, "replace", d, k, scope, "");
-        json_object_set_new(item, "put", op);
-        op = operation(d, k, what.data, &patch_one);
-        set_op_id(op, "patch", d, k, scope, "");
-        json_object_set_new(item, "patch", op);
-        op = operation(d, k, what.data, &delete_one);
-        set_op_id(op, "delete", d, k, scope, "");
-        json_object_set_new(item, "delete", op);
-    }
+    const struct method item_methods[] = {{"get", "read", &read_one, false},
+                                          {"put", "replace", &replace_one, true},
+                                          {"patch", "patch", &patch_one, true},
+                                          {"delete", "delete", &delete_one, true},
+                                          {NULL}};
+    add_methods(item, item_methods, d, k, what.data, "");
     json_object_set(item, "parameters", item_params);
     nd_buf_addf(&p, "%s/{name}", base.data);
     json_object_set_new(d->paths, p.data, item);
@@ -287,17 +301,7 @@ static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, c
         json_t *status = json_object();
         nd_buf_reset(&what);
         nd_buf_addf(&what, "status of the specified %s", k->kind);
-        op = operation(d, k, what.data, &read_one);
-        set_op_id(op, "read", d, k, scope, "Status");
-        json_object_set_new(status, "get", op);
-        if (!k->read_only) {
-            op = operation(d, k, what.data, &replace_one);
-            set_op_id(op, "replace", d, k, scope, "Status");
-            json_object_set_new(status, "put", op);
-            op = operation(d, k, what.data, &patch_one);
-            set_op_id(op, "patch", d, k, scope, "Status");
-            json_object_set_new(status, "patch", op);
-        }
+        add_methods(status, item_methods, d, k, what.data, "Status");
         json_object_set(status, "parameters", item_params);
         nd_buf_reset(&p);
         nd_buf_addf(&p, "%s/{name}/status", base.data);
