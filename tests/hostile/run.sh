@@ -311,7 +311,7 @@ fi
 
 # ---- the exec sessions' processes: none may be left once the cases are done. (Those left
 # are ended here, so the SIGTERM below measures the shutdown alone; a SIGTERM with
-# sessions open is a test of tests/emulator/18-exec-clients.bats.) ----
+# sessions open is a test of tests/emulator/34-exec-clients.bats.) ----
 left=
 for m in "${markers[@]}"; do pgrep -x -f -- "$m" >/dev/null && left="$left $m"; done
 if [ -z "$left" ]; then

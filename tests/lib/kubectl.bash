@@ -110,11 +110,8 @@ kc_bg() {
 
 # Waits (up to ~10 s) until FILE holds a line matching the extended regexp RE.
 wait_for_line() {
-    local file=$1 re=$2 i
-    for i in $(seq 1 100); do
-        grep -Eq "$re" "$file" 2>/dev/null && return 0
-        sleep 0.1
-    done
+    local file=$1 re=$2
+    wait_until grep -Eq "$re" "$file" 2>/dev/null && return 0
     echo "no line matching '$re' in $file:" >&2
     cat "$file" >&2
     return 1
@@ -122,14 +119,13 @@ wait_for_line() {
 
 # Waits (up to ~10 s) until the emulator has at least N watches open (its stats).
 wait_for_watches() {
-    local n=$1 i open=
-    for i in $(seq 1 100); do
-        open=$(curl -sS "$EMU_URL/emulator/v1/stats" | jq -r .watchesOpen)
-        [ "$open" -ge "$n" ] 2>/dev/null && return 0
-        sleep 0.1
-    done
-    echo "only ${open:-?} watches open, wanted $n" >&2
+    wait_until _watches_open "$1" 2>/dev/null && return 0
+    echo "only $(curl -sS "$EMU_URL/emulator/v1/stats" | jq -r .watchesOpen) watches open," \
+        "wanted $1" >&2
     return 1
+}
+_watches_open() {
+    [ "$(curl -sS "$EMU_URL/emulator/v1/stats" | jq -r .watchesOpen)" -ge "$1" ]
 }
 
 mask_age() {
