@@ -228,12 +228,21 @@ hdr() {
     [ "$(phase sandboxes idler)" = "Stopped IdleTimeout" ]
 }
 
+sleeping_in() { # DIR: a `sleep 300` runs there (not one of another suite)
+    local p dir
+    dir=$(readlink -f "$1")
+    for p in $(pgrep -x -f 'sleep 300'); do
+        [ "$(readlink "/proc/$p/cwd")" = "$dir" ] && return 0
+    done
+    return 1
+}
+
 @test "a Sandbox that stops ends its sessions (exit code 137)" {
     new_sandbox brief
     advance 15s
     nodus exec brief -- sleep 300 >out 2>err 3>&- &
     local cli=$! i
-    wait_until -t 5 pgrep -f "^sleep 300$" || true
+    wait_until -t 5 sleeping_in "$(tree sandboxes brief)" || true
     curl -sf -o /dev/null -X PATCH -H 'Content-Type: application/merge-patch+json' \
         -d '{"spec":{"state":"Stopped"}}' "$(emu_url)$NS/sandboxes/brief"
     advance 1s

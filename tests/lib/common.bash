@@ -14,6 +14,7 @@
 #   pid_gone PID                PID has exited (for wait_until)
 #   watches_total [URL]         how many watches the emulator ever registered
 #   watches_at_least N [URL]    ... N or more (for wait_until, after starting a watch)
+#   wait_for_watches N          waits until N watches are open (or more)
 
 bats_require_minimum_version 1.5.0
 bats_load_library bats-support
@@ -96,6 +97,20 @@ watches_total() { # [URL]: this file's emulator unless URL names another
 # watch is registered, so every later change reaches it.
 watches_at_least() {
     [ "$(watches_total "${2:-}")" -ge "$1" ]
+}
+
+watches_open() {
+    curl -sS "$(emu_url)/emulator/v1/stats" | jq -r .watchesOpen
+}
+
+# wait_for_watches N: waits until this file's emulator has N watches open (or more).
+wait_for_watches() {
+    wait_until _watches_open_at_least "$1" 2>/dev/null && return 0
+    echo "only $(watches_open) watches open, wanted $1" >&2
+    return 1
+}
+_watches_open_at_least() {
+    [ "$(watches_open)" -ge "$1" ]
 }
 
 # The emulator's URL, read each time (a test may have restarted it on a new port).

@@ -18,7 +18,7 @@
 #   kc_bg OUT ARGS...       kc in the background, stdout+stderr to OUT; sets
 #                           KC_BG_PID (kubectl's own pid: wait for it, or kill it)
 #   wait_for_line FILE RE   waits until FILE has a line matching RE
-#   wait_for_watches N      waits until the emulator has N watches open
+#   wait_for_watches N      (tests/lib/common.bash) waits until N watches are open
 #   mask_age                stdin -> stdout: a kubectl table with every AGE cell
 #                           replaced by "<age>" (header keeps "AGE")
 #   assert_table            compares $output, masked, with the table on stdin
@@ -115,17 +115,6 @@ wait_for_line() {
     echo "no line matching '$re' in $file:" >&2
     cat "$file" >&2
     return 1
-}
-
-# Waits (up to ~10 s) until the emulator has at least N watches open (its stats).
-wait_for_watches() {
-    wait_until _watches_open "$1" 2>/dev/null && return 0
-    echo "only $(curl -sS "$EMU_URL/emulator/v1/stats" | jq -r .watchesOpen) watches open," \
-        "wanted $1" >&2
-    return 1
-}
-_watches_open() {
-    [ "$(curl -sS "$EMU_URL/emulator/v1/stats" | jq -r .watchesOpen)" -ge "$1" ]
 }
 
 mask_age() {
