@@ -262,8 +262,8 @@ no_sanitizer_reports() {
     # the Job has not started: the stream waits for it
     curl -sN "$(emu_url)$JOBS/follow/log?follow=true" >"$out" 2>&1 3>&- &
     pid=$!
-    # nothing may come before the Job starts: a bounded look (the stream stays open and
-    # silent), the one kept sleep of this file that waits for no condition
+    # kept: a bounded look for output that must not come before the Job starts (the
+    # stream stays open and silent)
     sleep 0.3
     [ ! -s "$out" ]
     kill -0 "$pid"
