@@ -24,11 +24,8 @@ start_logged_emulator() {
         --port-file "$portfile" --fsync never \
         >"$BATS_FILE_TMPDIR/emulator.out" 2>"$BATS_FILE_TMPDIR/emulator.err" 3>&- &
     EMU_PID=$!
-    for i in $(seq 1 200); do
-        [ -s "$portfile" ] && break
-        kill -0 "$EMU_PID" 2>/dev/null || { cat "$BATS_FILE_TMPDIR/emulator.err" >&2; return 1; }
-        sleep 0.05
-    done
+    wait_until started "$portfile" "$EMU_PID" || true
+    pid_gone "$EMU_PID" && { cat "$BATS_FILE_TMPDIR/emulator.err" >&2; return 1; }
     [ -s "$portfile" ] || { echo "emulator did not start" >&2; return 1; }
     EMU_URL="http://127.0.0.1:$(cat "$portfile")"
     echo "$EMU_PID" >"$BATS_FILE_TMPDIR/emulator.pid"
@@ -96,16 +93,16 @@ fault() {
         "$EMU_URL/emulator/v1/faults"
 }
 
+marker_logged() {
+    tail -n "+$LOG_FROM" "$BATS_FILE_TMPDIR/emulator.err" | grep -q "^GET /healthz"
+}
+
 # The emulator's log lines of this test for METHOD PATH (exactly), as "METHOD PATH CODE".
 # A request is logged once answered: a /healthz marker is asked and awaited first.
 served() {
-    local method=$1 path=$2 i
+    local method=$1 path=$2
     curl -sS -f -o /dev/null "$EMU_URL/healthz?mark=$BATS_TEST_NUMBER"
-    for i in $(seq 1 50); do
-        tail -n "+$LOG_FROM" "$BATS_FILE_TMPDIR/emulator.err" |
-            grep -q "^GET /healthz" && break
-        sleep 0.05
-    done
+    wait_until -t 3 marker_logged || true # then the lines show what is missing
     tail -n "+$LOG_FROM" "$BATS_FILE_TMPDIR/emulator.err" |
         awk -v m="$method" -v p="$path" '$1 == m && $2 == p { print $1, $2, $3 }'
 }

@@ -130,15 +130,11 @@ PY
 }
 
 start_stub() {
-    local i
     write_stub
     rm -f "$BATS_FILE_TMPDIR/stub.port"
     python3 "$BATS_FILE_TMPDIR/stub.py" "$BATS_FILE_TMPDIR/stub.port" 3>&- &
     echo $! >"$BATS_FILE_TMPDIR/stub.pid"
-    for i in $(seq 1 100); do
-        [ -s "$BATS_FILE_TMPDIR/stub.port" ] && break
-        sleep 0.05
-    done
+    wait_until test -s "$BATS_FILE_TMPDIR/stub.port"
     STUB_URL="http://127.0.0.1:$(cat "$BATS_FILE_TMPDIR/stub.port")"
 }
 

@@ -18,10 +18,7 @@ start_emulator_b() {
         --port-file "$dir/port" --fsync never --quiet --token-file "$dir/tokens.json" \
         >"$dir/out" 2>"$dir/err" 3>&- &
     echo $! >"$dir/pid"
-    for i in $(seq 1 200); do
-        [ -s "$dir/port" ] && break
-        sleep 0.05
-    done
+    wait_until test -s "$dir/port" || true
     [ -s "$dir/port" ] || { cat "$dir/err" >&2; return 1; }
     EMU_B="http://127.0.0.1:$(cat "$dir/port")"
     export EMU_B
@@ -33,11 +30,7 @@ stop_emulator_b() {
     pid=$(cat "$pidfile")
     rm -f "$pidfile"
     kill -TERM "$pid" 2>/dev/null || return 0
-    for i in $(seq 1 200); do
-        kill -0 "$pid" 2>/dev/null || return 0
-        sleep 0.05
-    done
-    kill -KILL "$pid" 2>/dev/null || true
+    wait_until pid_gone "$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
 }
 
 # POSTs a project to an emulator (URL, NAME[, TOKEN]).

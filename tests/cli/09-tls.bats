@@ -21,12 +21,12 @@ serve() {
     (cd "$d/www" && exec openssl s_server -accept 127.0.0.1:0 -cert ../srv.pem -key ../srv.key \
         -WWW -quiet "$@" >/dev/null 2>&1 3>&-) &
     echo $! >"$BATS_TEST_TMPDIR/server.pid"
-    local pid=$! i
-    for i in $(seq 1 100); do
+    local pid=$!
+    listening() {
         PORT=$(ss -ltnpH 2>/dev/null | awk -v p="pid=$pid," '$0 ~ p {split($4, a, ":"); print a[2]}')
-        [ -n "$PORT" ] && return 0
-        sleep 0.05
-    done
+        [ -n "$PORT" ]
+    }
+    wait_until listening && return 0
     echo "openssl s_server did not start" >&2
     return 1
 }

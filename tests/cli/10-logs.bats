@@ -40,21 +40,16 @@ phase() {
 
 # Waits (real time, at most 10 s) until OBJECT's phase is PHASE.
 wait_phase() {
-    local i
-    for i in $(seq 1 200); do
-        [ "$(phase "$1")" = "$2" ] && return 0
-        sleep 0.05
-    done
-    return 1
+    wait_until phase_is "$1" "$2"
+}
+
+phase_is() { # OBJECT PHASE
+    [ "$(phase "$1")" = "$2" ]
 }
 
 # Waits (real time, at most 10 s) until FILE holds a line matching the regex.
 wait_line() {
-    local i
-    for i in $(seq 1 200); do
-        grep -qE -- "$2" "$1" 2>/dev/null && return 0
-        sleep 0.05
-    done
+    wait_until grep -qE -- "$2" "$1" && return 0
     cat "$1" >&2
     return 1
 }
@@ -154,7 +149,7 @@ fix: see 'nodus logs --help' for the flags"
     out=$BATS_TEST_TMPDIR/out
     nodus logs -f stream >"$out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
     pid=$!
-    sleep 0.3
+    sleep 0.3 # kept: a bounded look for output that must not come before the Job starts
     [ ! -s "$out" ]
     advance 35s
     wait_line "$out" '^first$' # before the command ended: nothing is held back

@@ -68,8 +68,21 @@ OUT
 }
 
 @test "on a terminal: a prompt, Tab completes from the server, lines go to the history" {
-    (printf 'use project nodus\n'; sleep 0.7; printf 'get imag\t'; sleep 1.5; printf -- ' pytorch -o name\n'; sleep 1; printf 'exit\n') |
-        script -qec "nodus shell" /dev/null >"$BATS_TEST_TMPDIR/out"
+    # typed as a user does: each line once the shell has answered the one before
+    local out=$BATS_TEST_TMPDIR/out in=$BATS_TEST_TMPDIR/in pid
+    mkfifo "$in"
+    script -qec "nodus shell" /dev/null <"$in" >"$out" 3>&- &
+    pid=$!
+    exec 4>"$in"
+    printf 'use project nodus\n' >&4
+    wait_until grep -aq 'nodus nodus> ' "$out"
+    printf 'get imag\t' >&4
+    wait_until grep -aqE 'get imag.?e' "$out" # completed from the server (a bell may come first)
+    printf -- ' pytorch -o name\n' >&4
+    wait_until grep -aq 'image.nodus.dev/pytorch' "$out"
+    printf 'exit\n' >&4
+    exec 4>&-
+    wait "$pid"
     run grep -a -c 'image.nodus.dev/pytorch' "$BATS_TEST_TMPDIR/out"
     assert_output 1
     grep -aq 'nodus nodus> ' "$BATS_TEST_TMPDIR/out"

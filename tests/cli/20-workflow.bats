@@ -81,11 +81,14 @@ OUT
 }
 
 @test "5. watching the Jobs shows each change as the clock moves" {
+    local url n
+    url=$(sed -n 's/^emulator started: \(http[^ ]*\) .*/\1/p' "$BATS_FILE_TMPDIR/start.out")
+    n=$(watches_total "$url")
     nodus get jobs --watch-only -o name >"$BATS_TEST_TMPDIR/watch" 2>&1 3>&- &
     local pid=$!
-    sleep 0.5
+    wait_until watches_at_least $((n + 1)) "$url"
     advance 3h # train's 3 hours end
-    for _ in $(seq 1 50); do grep -q 'job.nodus.dev/train' "$BATS_TEST_TMPDIR/watch" && break; sleep 0.1; done
+    wait_until grep -q 'job.nodus.dev/train' "$BATS_TEST_TMPDIR/watch" || true # checked below
     kill $pid
     wait $pid || true
     grep -q 'job.nodus.dev/train' "$BATS_TEST_TMPDIR/watch"
@@ -141,8 +144,7 @@ YAML
     local pid=$!
     advance 35s
     advance 5m
-    local i
-    for i in $(seq 1 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+    wait_until pid_gone $pid || true # a follow that does not end is failed below
     run wait $pid
     [ "$status" = 0 ]
     [ "$(wc -l <"$BATS_TEST_TMPDIR/follow")" -gt 2 ]

@@ -154,12 +154,9 @@ kib_of_hwm() { # PID: its peak resident memory (VmHWM) in KiB
     "$ND_BIN_DIR/nodus" cp -q cut.bin volume/data:/cut.bin
     mkdir dest
     "$ND_BIN_DIR/nodus" cp volume/data:/cut.bin dest/ 2>err &
-    local pid=$! i
+    local pid=$!
     # the copy has begun once its stage exists; stop it there, interrupt it, let it go
-    for i in $(seq 1 200); do
-        compgen -G 'dest/.nodus-partial-*' >/dev/null && break
-        sleep 0.01
-    done
+    wait_until compgen -G 'dest/.nodus-partial-*' || true # what follows says what is wrong
     kill -STOP "$pid"
     kill -INT "$pid"
     kill -CONT "$pid"

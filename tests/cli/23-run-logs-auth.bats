@@ -33,11 +33,7 @@ advance() {
 
 # Waits (real time, at most 10 s) until FILE holds a line matching the regex.
 wait_line() {
-    local i
-    for i in $(seq 1 200); do
-        grep -qE -- "$2" "$1" 2>/dev/null && return 0
-        sleep 0.05
-    done
+    wait_until grep -qE -- "$2" "$1" && return 0
     cat "$1" >&2
     return 1
 }

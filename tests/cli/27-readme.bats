@@ -108,6 +108,16 @@ fix: NODUS_SERVER=http://127.0.0.1:9 chose this server: unset NODUS_SERVER to us
     done
 }
 
+# Issue 13, item 6: a test's number names it in its suite (a shared helper has no number).
+@test "no two test files of one suite share a number prefix" {
+    local d dups= n
+    for d in "$ND_ROOT"/tests/*/ "$ND_ROOT"/tests/hostile/cases/; do
+        n=$(ls "$d" | sed -nE 's/^([0-9]+)-.*/\1/p' | sort | uniq -d | tr '\n' ' ')
+        [ -z "$n" ] || dups="$dups ${d#"$ND_ROOT"/}: $n;"
+    done
+    [ -z "$dups" ] || { echo "number prefixes used twice:$dups"; return 1; }
+}
+
 # Man pages say what the program does (item 5).
 
 man_text() {

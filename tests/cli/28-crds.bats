@@ -168,10 +168,7 @@ served() {
     python3 "$BATS_TEST_DIRNAME/fixtures/kube-stub.py" "$BATS_FILE_TMPDIR/stub.port" \
         "$BATS_FILE_TMPDIR/stub.log" 3>&- &
     echo $! >"$BATS_FILE_TMPDIR/stub.pid"
-    for _ in $(seq 1 100); do
-        [ -s "$BATS_FILE_TMPDIR/stub.port" ] && break
-        sleep 0.05
-    done
+    wait_until test -s "$BATS_FILE_TMPDIR/stub.port"
     cat >"$BATS_FILE_TMPDIR/stub.kubeconfig" <<EOF
 apiVersion: v1
 kind: Config

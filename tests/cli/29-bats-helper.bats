@@ -99,13 +99,9 @@ FIX=$ND_ROOT/tests/cli/fixtures/bats-helper
 @test "the emulator goes with a suite that dies without its teardown" {
     inner "$FIX/dies.bats" BATS_LIB_PATH="$PREFIX/share/nodus/bats" OUT="$BATS_TEST_TMPDIR"
     [ "$status" -ne 0 ]
-    local pid i
+    local pid
     pid=$(cat "$BATS_TEST_TMPDIR/dies.pid")
     [ -n "$pid" ]
     # the watchdog notices within a second or two
-    for i in $(seq 1 50); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    ! kill -0 "$pid" 2>/dev/null
+    wait_until -t 5 pid_gone "$pid"
 }

@@ -81,22 +81,37 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "usage: $0 [--update] [--keep] PAGE.md..." >&2; exit 2; }
 
+any_alive() { # PID...: one of them runs (a zombie does not)
+    local p
+    for p; do
+        [ -e "/proc/$p" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$p/stat" 2>/dev/null && return 0
+    done
+    return 1
+}
+
 # Ends what a page left running: its session's process group, and the emulators that
 # `nodus emulator start` put in sessions of their own (found by their pid files).
 cleanup() {
-    local t=$1 pg pidf pid
+    local t=$1 pg pidf pid ended=() i
     pg=$(cat "$t/pgid" 2>/dev/null)
     if [ -n "$pg" ] && [ "$pg" != "$(cut -d' ' -f5 /proc/$$/stat)" ]; then
         kill -TERM -- "-$pg" 2>/dev/null
+    else
+        pg=
     fi
     while IFS= read -r pidf; do
         pid=$(cat "$pidf" 2>/dev/null)
         case $pid in '' | *[!0-9]*) continue ;; esac
         # only an emulator whose state is in this page's scratch directory
         tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$t/" || continue
-        kill -TERM "$pid" 2>/dev/null
+        kill -TERM "$pid" 2>/dev/null && ended+=("$pid")
     done < <(find "$t" -name emulator.pid 2>/dev/null)
-    sleep 0.1
+    # then waits (at most 5 s) until they are gone (a zombie is gone)
+    for ((i = 0; i < 100; i++)); do
+        { [ -n "$pg" ] && pgrep -g "$pg" -r R,S,D,T,t >/dev/null; } ||
+            any_alive "${ended[@]}" || break
+        sleep 0.05
+    done
 }
 
 # A port nothing listens on (the emulator's default 8443 in a page means it).

@@ -112,11 +112,11 @@ teardown_file() {
     nodus-emulator --state "$dir/state" --listen 127.0.0.1:0 --port-file "$dir/port" \
         --fsync never --quiet >"$dir/out" 2>"$dir/err" &
     local pid=$!
-    for _ in $(seq 1 100); do [ -s "$dir/port" ] && break; sleep 0.05; done
+    wait_until test -s "$dir/port"
     curl -sN "http://127.0.0.1:$(cat "$dir/port")/apis/nodus.dev/v1/namespaces/default/jobs?watch=true" \
         >"$dir/watch" &
     local cpid=$!
-    sleep 0.3
+    wait_until watches_at_least 1 "http://127.0.0.1:$(cat "$dir/port")"
     kill -TERM "$pid"
     local rc=0
     wait "$pid" || rc=$?
@@ -138,7 +138,7 @@ teardown_file() {
     nodus-emulator --state "$dir/state" --listen 127.0.0.1:0 --port-file "$dir/port" \
         --fsync never --log-format json >"$dir/out" 2>"$dir/err" 3>&- &
     local pid=$!
-    for _ in $(seq 1 100); do [ -s "$dir/port" ] && break; sleep 0.05; done
+    wait_until test -s "$dir/port"
     curl -s -o /dev/null -H 'User-Agent: probe/1' "http://127.0.0.1:$(cat "$dir/port")/version"
     kill -TERM "$pid"
     wait "$pid" || true

@@ -15,21 +15,19 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
 MERGE=(-H 'Content-Type: application/merge-patch+json')
 
 # watch PATH-AND-QUERY OUTFILE [curl args]: a background watch; its pid in WATCH_PID.
+# Returns once the emulator has registered it.
 watch_bg() {
-    local url=$1 out=$2
+    local url=$1 out=$2 n
     shift 2
+    n=$(watches_total)
     curl -sN "$@" "$(emu_url)$url" >"$out" 3>&- &
     WATCH_PID=$!
-    sleep 0.3
+    wait_until watches_at_least $((n + 1))
 }
 
 # wait_for FILE REGEX: waits (up to 15 s) until a line of FILE matches, then ends the watch.
 wait_for() {
-    local i
-    for i in $(seq 1 150); do
-        grep -qE "$2" "$1" && break
-        sleep 0.1
-    done
+    wait_until -t 15 grep -qE "$2" "$1" || true # the test's assertions say what is missing
     kill "$WATCH_PID" 2>/dev/null || true
     wait "$WATCH_PID" 2>/dev/null || true
 }
@@ -37,13 +35,13 @@ wait_for() {
 # The emulator's controllers write status too (a Job's first conditions), so a test of
 # the stream's order compares the distinct consecutive events (uniq).
 
+lines_at_least() { # FILE N
+    [ "$(wc -l <"$1")" -ge "$2" ]
+}
+
 # wait_lines FILE N: waits (up to 15 s) until FILE has N lines, then ends the watch.
 wait_lines() {
-    local i
-    for i in $(seq 1 150); do
-        [ "$(wc -l <"$1")" -ge "$2" ] && break
-        sleep 0.1
-    done
+    wait_until -t 15 lines_at_least "$1" "$2" || true # the test's assertions say what is missing
     kill "$WATCH_PID" 2>/dev/null || true
     wait "$WATCH_PID" 2>/dev/null || true
 }
@@ -160,23 +158,21 @@ rv_now() {
             >"$BATS_TEST_TMPDIR/many/$i" 3>&- &
         pids+=($!)
     done
-    for i in $(seq 1 300); do
+    watches_open_at_least() {
         http GET /emulator/v1/stats
-        [ "$(body_json .watchesOpen)" -ge $n ] && break
-        sleep 0.1
-    done
+        [ "$(body_json .watchesOpen)" -ge $n ]
+    }
+    wait_until -t 30 watches_open_at_least || true
     [ "$(body_json .watchesOpen)" -ge $n ]
     http POST $JOBS "$(job_json crowd)"
     [ "$CODE" = 201 ]
-    local got=0
-    for i in $(seq 1 100); do
-        got=$(grep -l '"name":"crowd"' "$BATS_TEST_TMPDIR"/many/* | wc -l)
-        [ "$got" -eq $n ] && break
-        sleep 0.1
-    done
+    all_got_crowd() {
+        [ "$(grep -l '"name":"crowd"' "$BATS_TEST_TMPDIR"/many/* | wc -l)" -eq $n ]
+    }
+    wait_until all_got_crowd || true
     kill "${pids[@]}" 2>/dev/null || true
     wait
-    [ "$got" -eq $n ]
+    [ "$(grep -l '"name":"crowd"' "$BATS_TEST_TMPDIR"/many/* | wc -l)" -eq $n ]
 }
 
 @test "resuming from before the kept history sends an ERROR event with 410 Expired" {

@@ -143,7 +143,7 @@ JSON
     nodus-emulator --state "$dir/state" --listen 127.0.0.1:0 --port-file "$dir/port" \
         --token-file "$dir/tokens.json" --fsync never --quiet >/dev/null 2>&1 3>&- &
     local pid=$! u
-    for _ in $(seq 1 100); do [ -s "$dir/port" ] && break; sleep 0.05; done
+    wait_until test -s "$dir/port"
     u="http://127.0.0.1:$(cat "$dir/port")"
     run curl -s -o /dev/null -w '%{http_code}' "$u/apis/nodus.dev/v1/namespaces/default/jobs"
     assert_output 401

@@ -93,8 +93,10 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
     local before
     before=$(body_json .nowMs)
     http POST /emulator/v1/clock '{"advance":"48h"}'
-    kill -KILL "$(cat "$BATS_FILE_TMPDIR/emulator.pid")"
-    sleep 0.2
+    local pid
+    pid=$(cat "$BATS_FILE_TMPDIR/emulator.pid")
+    kill -KILL "$pid"
+    wait_until pid_gone "$pid"
     rm -f "$BATS_FILE_TMPDIR/emulator.pid"
     start_emulator
     http GET /emulator/v1/clock

@@ -211,7 +211,7 @@ events_of() {
     nodus-emulator --state "$state" --listen 127.0.0.1:0 --port-file "$BATS_TEST_TMPDIR/port" \
         --fsync never --quiet --speed 0 --no-simulation >/dev/null 2>&1 3>&- &
     pid=$!
-    for _ in $(seq 1 100); do [ -s "$BATS_TEST_TMPDIR/port" ] && break; sleep 0.05; done
+    wait_until test -s "$BATS_TEST_TMPDIR/port"
     local url=http://127.0.0.1:$(cat "$BATS_TEST_TMPDIR/port")
     curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$url$JOBS" -d "$(l4_job still)"
     curl -sf -o /dev/null -X PATCH -H 'Content-Type: application/merge-patch+json' \

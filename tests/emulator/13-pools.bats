@@ -3,7 +3,7 @@
 # (placement, waits, bursts, mode Only, cordons), the Pool's defaults and bounds.
 # Every test uses its own Pool; time moves only by advancing the clock.
 
-load 13-pools
+load pools
 
 setup_file() {
     start_emulator

@@ -266,12 +266,8 @@ start_local() {
     "$ND_BIN_DIR/nodus-emulator" --state "$dir/state" --listen 127.0.0.1:0 --port-file "$dir/port" \
         --fsync never --quiet --speed 0 --runtime local >"$dir/out" 2>"$dir/err" 3>&- &
     echo $! >"$dir/pid"
-    local i
-    for i in $(seq 1 100); do
-        [ -s "$dir/port" ] && break
-        kill -0 "$(cat "$dir/pid")" 2>/dev/null || return 1
-        sleep 0.05
-    done
+    wait_until started "$dir/port" "$(cat "$dir/pid")"
+    [ -s "$dir/port" ]
     LOCAL_URL="http://127.0.0.1:$(cat "$dir/port")"
 }
 

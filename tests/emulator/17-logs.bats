@@ -57,11 +57,7 @@ ts_ms() {
 
 # Waits (real time, at most 10 s) until FILE holds a line matching the regex.
 wait_line() {
-    local i
-    for i in $(seq 1 200); do
-        grep -qE -- "$2" "$1" 2>/dev/null && return 0
-        sleep 0.05
-    done
+    wait_until grep -qE -- "$2" "$1" 2>/dev/null && return 0
     echo "no line matching '$2' in $1:" >&2
     cat "$1" >&2
     return 1
@@ -69,23 +65,22 @@ wait_line() {
 
 # Waits (real time, at most 10 s) until the Job's phase is PHASE.
 wait_phase() {
-    local i
-    for i in $(seq 1 200); do
-        [ "$(curl -sf "$(emu_url)$JOBS/$1" | jq -r .status.phase)" = "$2" ] && return 0
-        sleep 0.05
-    done
+    wait_until phase_is "$1" "$2" 2>/dev/null && return 0
     curl -sf "$(emu_url)$JOBS/$1" | jq -c .status >&2
     return 1
 }
 
 # Waits (real time, at most 10 s) until process PID is gone.
 wait_gone() {
-    local i
-    for i in $(seq 1 200); do
-        kill -0 "$1" 2>/dev/null || return 0
-        sleep 0.05
-    done
-    return 1
+    wait_until pid_gone "$1"
+}
+
+lines_are() { # FILE N
+    [ "$(wc -l <"$1")" = "$2" ]
+}
+
+phase_is() { # JOB PHASE
+    [ "$(curl -sf "$(emu_url)$JOBS/$1" | jq -r .status.phase)" = "$2" ]
 }
 
 # Fails when the emulator's stderr shows a sanitizer report (builds with ASan/UBSan).
@@ -267,8 +262,11 @@ no_sanitizer_reports() {
     # the Job has not started: the stream waits for it
     curl -sN "$(emu_url)$JOBS/follow/log?follow=true" >"$out" 2>&1 3>&- &
     pid=$!
+    # kept: a bounded look for output that must not come before the Job starts (the
+    # stream stays open and silent)
     sleep 0.3
     [ ! -s "$out" ]
+    kill -0 "$pid"
     advance 35s
     wait_line "$out" '^training: '
     [ "$(wc -l <"$out")" = 4 ]
@@ -293,11 +291,7 @@ no_sanitizer_reports() {
     [ "$(wc -l <"$out")" = 1 ]
     [ "$(cat "$out")" = "$(log tailf '?tailLines=1')" ]
     advance 1m
-    for i in $(seq 1 200); do
-        [ "$(wc -l <"$out")" = 2 ] && break
-        sleep 0.05
-    done
-    [ "$(wc -l <"$out")" = 2 ]
+    wait_until lines_are "$out" 2
     [ "$(cat "$out")" = "$(log tailf '?tailLines=2')" ]
     kill "$pid"
     # a limit ends a followed stream once reached
@@ -439,10 +433,7 @@ no-newline" ]
     advance 35s
     wait_phase sleeper Running
     wait_line "$out" '^started$'
-    for i in $(seq 1 100); do
-        [ "$(cat "$BATS_FILE_TMPDIR/local/files/default/jobs/sleeper/pid")" != "$pid" ] && break
-        sleep 0.05
-    done
+    wait_until eval '[ "$(cat "$BATS_FILE_TMPDIR/local/files/default/jobs/sleeper/pid")" != "$pid" ]'
     pid2=$(cat "$BATS_FILE_TMPDIR/local/files/default/jobs/sleeper/pid")
     [ "$pid2" != "$pid" ]
     kill -0 "$pid2"
@@ -480,10 +471,7 @@ no-newline" ]
     http POST $JOBS "$(cmd_job bg '["sh","-c","sleep 300 & echo $! >child; echo $$ >pid; wait"]')"
     advance 35s
     wait_phase bg Running
-    for i in $(seq 1 100); do
-        [ -s "$BATS_FILE_TMPDIR/local/files/default/jobs/bg/child" ] && break
-        sleep 0.05
-    done
+    wait_until test -s "$BATS_FILE_TMPDIR/local/files/default/jobs/bg/child"
     pid=$(cat "$BATS_FILE_TMPDIR/local/files/default/jobs/bg/pid")
     child=$(cat "$BATS_FILE_TMPDIR/local/files/default/jobs/bg/child")
     kill -0 "$pid"

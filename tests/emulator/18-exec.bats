@@ -197,12 +197,7 @@ hdr() {
         "v5.channel.k8s.io" --max-time 2 || true
     [ -s "$t/sleeper.pid" ]
     pid=$(cat "$t/sleeper.pid")
-    for i in $(seq 1 50); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.1
-    done
-    run kill -0 "$pid"
-    [ "$status" -ne 0 ]
+    wait_until -t 5 pid_gone "$pid"
 }
 
 @test "stdin, and v5's close of stdin (channel 255), through nodus exec" {
@@ -219,11 +214,7 @@ hdr() {
     local cli=$! i
     exec 4>in
     echo ready >&4
-    for i in $(seq 1 50); do
-        grep -q ready out 2>/dev/null && break
-        sleep 0.1
-    done
-    grep -q ready out
+    wait_until -t 5 grep -q ready out
     advance 10m
     [ "$(phase sandboxes idler)" = "Running " ]
     exec 4>&- # end of stdin: cat ends, and the session
@@ -237,15 +228,21 @@ hdr() {
     [ "$(phase sandboxes idler)" = "Stopped IdleTimeout" ]
 }
 
+sleeping_in() { # DIR: a `sleep 300` runs there (not one of another suite)
+    local p dir
+    dir=$(readlink -f "$1")
+    for p in $(pgrep -x -f 'sleep 300'); do
+        [ "$(readlink "/proc/$p/cwd")" = "$dir" ] && return 0
+    done
+    return 1
+}
+
 @test "a Sandbox that stops ends its sessions (exit code 137)" {
     new_sandbox brief
     advance 15s
     nodus exec brief -- sleep 300 >out 2>err 3>&- &
     local cli=$! i
-    for i in $(seq 1 50); do
-        pgrep -f "^sleep 300$" >/dev/null && break
-        sleep 0.1
-    done
+    wait_until -t 5 sleeping_in "$(tree sandboxes brief)" || true
     curl -sf -o /dev/null -X PATCH -H 'Content-Type: application/merge-patch+json' \
         -d '{"spec":{"state":"Stopped"}}' "$(emu_url)$NS/sandboxes/brief"
     advance 1s

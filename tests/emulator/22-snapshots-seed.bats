@@ -52,11 +52,12 @@ clock_ms() {
     advance 1m
     http POST $JOBS "$(job_json w2)"
     http GET "$JOBS?limit=1"
-    local rv
+    local rv n
     rv=$(body_json .metadata.resourceVersion)
+    n=$(watches_total)
     curl -sN "$(emu_url)$JOBS?watch=true&resourceVersion=$rv&timeoutSeconds=2" >"$BATS_TEST_TMPDIR/w" 3>&- &
     local pid=$!
-    sleep 0.3
+    wait_until watches_at_least $((n + 1))
     http POST $SNAP/two/restore
     [ "$CODE" = 200 ]
     wait $pid || true
@@ -119,7 +120,7 @@ YAML
     nodus-emulator --state "$state" --listen 127.0.0.1:0 --port-file "$BATS_TEST_TMPDIR/port" \
         --fsync never --quiet --speed 0 --seed "$seed" >"$BATS_TEST_TMPDIR/out" 2>&1 3>&- &
     local pid=$!
-    for _ in $(seq 1 100); do [ -s "$BATS_TEST_TMPDIR/port" ] && break; sleep 0.05; done
+    wait_until test -s "$BATS_TEST_TMPDIR/port"
     port=$(cat "$BATS_TEST_TMPDIR/port")
     run curl -s "http://127.0.0.1:$port/readyz"
     assert_output ok
@@ -136,7 +137,7 @@ YAML
     nodus-emulator --state "$state" --listen 127.0.0.1:0 --port-file "$BATS_TEST_TMPDIR/port" \
         --fsync never --quiet --speed 0 --seed "$seed" >"$BATS_TEST_TMPDIR/out" 2>&1 3>&- &
     pid=$!
-    for _ in $(seq 1 100); do [ -s "$BATS_TEST_TMPDIR/port" ] && break; sleep 0.05; done
+    wait_until test -s "$BATS_TEST_TMPDIR/port"
     port=$(cat "$BATS_TEST_TMPDIR/port")
     run curl -sf "http://127.0.0.1:$port$JOBS"
     run jq -r '[.items[].metadata.name] | join(",")' <<<"$output"

@@ -40,11 +40,10 @@ EOF
         -H 'Sec-WebSocket-Version: 13' -H "Sec-WebSocket-Key: $KEY" \
         -H 'Sec-WebSocket-Protocol: v5.channel.k8s.io' \
         "$EMU_URL$NS/proj-a/sandboxes/box/exec?command=true&stdout=true" </dev/null || true
-    for _ in $(seq 1 250); do
-        curl -sf "${ROOT[@]}" "$EMU_URL$NS/proj-a/sandboxes/box" |
-            jq -e .status.lastActivityTime >/dev/null && break
-        sleep 0.02
-    done
+    box_touched() {
+        curl -sf "${ROOT[@]}" "$EMU_URL$NS/proj-a/sandboxes/box" | jq -e .status.lastActivityTime
+    }
+    wait_until box_touched
     root POST /emulator/v1/snapshots/base
     curl -sf "${ROOT[@]}" "$EMU_URL/emulator/v1/pricebook" >"$BATS_FILE_TMPDIR/pricebook.json"
     echo hello >"$BATS_FILE_TMPDIR/hello.txt"
@@ -170,8 +169,7 @@ walk() {
     # the same request with write runs the command: the check above could see it
     http GET "$path" - "${ws[@]}" -m 5 -H 'Authorization: Bearer t-write'
     [ "$CODE" = 101 ]
-    for _ in $(seq 1 100); do [ -e "$marker" ] && break; sleep 0.02; done
-    [ -e "$marker" ]
+    wait_until test -e "$marker"
 }
 
 @test "a token for proj-a cannot delete other projects with DELETE /api/v1/namespaces" {
@@ -210,12 +208,12 @@ walk() {
     mine=$BATS_TEST_TMPDIR/watch
     curl -sN -m 10 -H 'Authorization: Bearer t-read' "$(emu_url)/api/v1/events?watch=true" \
         >"$mine" 3>&- &
-    local pid=$! i
-    for i in $(seq 1 250); do [ -s "$mine" ] && break; sleep 0.02; done
+    local pid=$!
+    wait_until test -s "$mine"
     root POST "$NS/proj-b/volumes" "$(volume later-b)"
     root POST "$NS/proj-a/volumes" "$(volume later-a)"
     # later-b's event comes before later-a's, if it comes at all
-    for i in $(seq 1 250); do grep -q later-a "$mine" && break; sleep 0.02; done
+    wait_until grep -q later-a "$mine"
     kill "$pid"
     wait "$pid" || true
     run jq -rs '[.[].object.metadata.namespace] | unique | join(" ")' "$mine"
@@ -298,8 +296,8 @@ walk() {
     mkdir -p "$dir"
     nodus-emulator --state "$dir/state" --listen 127.0.0.1:0 --port-file "$dir/port" \
         --fsync never --quiet >/dev/null 2>"$dir/err" 3>&- &
-    local pid=$! i u
-    for i in $(seq 1 200); do [ -s "$dir/port" ] && break; sleep 0.05; done
+    local pid=$! u
+    wait_until test -s "$dir/port"
     u="http://127.0.0.1:$(cat "$dir/port")"
     run curl -s -o /dev/null -w '%{http_code}' -X PATCH -H 'Content-Type: application/merge-patch+json' \
         -d '{"metadata":{"labels":{"x":"y"}}}' "$u/api/v1/namespaces/nodus"

@@ -24,10 +24,7 @@ stop_extras() {
         pid=$(cat "$f")
         rm -f "$f"
         kill -TERM "$pid" 2>/dev/null || continue
-        for i in $(seq 1 200); do
-            kill -0 "$pid" 2>/dev/null || break
-            sleep 0.05
-        done
+        wait_until pid_gone "$pid" || true
     done
 }
 
@@ -39,17 +36,16 @@ start_extra() {
     nodus-emulator --state "$dir/state" --listen 127.0.0.1:0 --port-file "$dir/port" \
         --fsync never --quiet "$@" >"$dir/out" 2>"$dir/err" 3>&- &
     echo $! >"$BATS_FILE_TMPDIR/extra-$name.pid"
-    local i
-    for i in $(seq 1 200); do
-        [ -s "$dir/port" ] && break
-        sleep 0.05
-    done
-    [ -s "$dir/port" ]
+    wait_until test -s "$dir/port"
     XPORT=$(cat "$dir/port")
     XURL=http://127.0.0.1:$XPORT
 }
 
 port() { echo "${EMU_URL##*:}"; }
+
+healthy() { # URL: /healthz answers 200
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "$1/healthz")" = 200 ]
+}
 
 # A raw HTTP request from a file of bytes (curl cannot send some of them); sets RAW.
 raw() {
@@ -289,13 +285,7 @@ raw() {
     [ "$(jq -r .details.retryAfterSeconds "$BATS_TEST_TMPDIR/b")" = 1 ]
     [ "$(jq -r .message "$BATS_TEST_TMPDIR/b")" = "the emulator is serving its limit of 8 connections" ]
     for fd in "${fds[@]}"; do exec {fd}<&-; done
-    local code=
-    for i in $(seq 1 100); do
-        code=$(curl -s -o /dev/null -w '%{http_code}' "$XURL/healthz")
-        [ "$code" = 200 ] && break
-        sleep 0.05
-    done
-    [ "$code" = 200 ]
+    wait_until healthy "$XURL"
 }
 
 @test "1100 idle connections do not lock a new client out: it gets 503, not a reset" {
@@ -310,13 +300,7 @@ raw() {
     assert_output 503
     [ "$(jq -r .message "$BATS_TEST_TMPDIR/b")" = "the emulator is serving its limit of 256 connections" ]
     for fd in "${fds[@]}"; do exec {fd}<&-; done
-    local code=
-    for i in $(seq 1 100); do
-        code=$(curl -s -o /dev/null -w '%{http_code}' "$XURL/healthz")
-        [ "$code" = 200 ] && break
-        sleep 0.05
-    done
-    [ "$code" = 200 ]
+    wait_until healthy "$XURL"
 }
 
 @test "--idle-timeout closes an idle connection; a watch outlives it" {
@@ -344,6 +328,7 @@ raw() {
         "$XURL$NS/sandboxes"
     assert_output 201
     curl -sf -o /dev/null --json '{"advance":"15s"}' "$XURL/emulator/v1/clock"
+    # the command runs past the idle timeout on purpose: the sleep is what is tested
     HOME=$BATS_TEST_TMPDIR NODUS_SERVER=$XURL run -0 nodus exec dev -- sh -c 'sleep 2; echo done'
     assert_output done
 }

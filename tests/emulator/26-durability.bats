@@ -21,11 +21,7 @@ start() {
         --quiet --speed 0 --no-simulation "$@" >>"$BATS_TEST_TMPDIR/out" \
         2>>"$BATS_TEST_TMPDIR/err" 3>&- &
     PID=$!
-    local i
-    for i in $(seq 1 200); do
-        [ -s "$PORTFILE" ] && break
-        sleep 0.05
-    done
+    wait_until started "$PORTFILE" "$PID" || true
     [ -s "$PORTFILE" ] || { cat "$BATS_TEST_TMPDIR/err" >&2; return 1; }
     URL="http://127.0.0.1:$(cat "$PORTFILE")"
 }
@@ -44,6 +40,10 @@ writer() {
     done
 }
 
+acked_at_least() { # FILE N
+    [ "$(wc -l <"$1")" -ge "$2" ]
+}
+
 # one round: 8 writers, a SIGKILL once at least $1 creates were acked, a restart
 kill_round() {
     local mode=$1 round=$2 want=$3 w
@@ -55,11 +55,7 @@ kill_round() {
         writer "$w" "$round" >>"$acked" &
         pids+=($!)
     done
-    local i
-    for i in $(seq 1 400); do
-        [ "$(wc -l <"$acked")" -ge "$want" ] && break
-        sleep 0.025
-    done
+    wait_until acked_at_least "$acked" "$want" || true # the count is checked below
     kill -KILL "$PID"
     wait "$PID" 2>/dev/null || true
     wait "${pids[@]}" 2>/dev/null || true

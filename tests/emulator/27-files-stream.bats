@@ -26,6 +26,7 @@ setup() {
 
 TREE() { echo "$EMU_STATE/files/default/volumes/data"; }
 STAGE() { echo "$EMU_STATE/files/.uploads"; }
+staging() { [ -n "$(ls -A "$(STAGE)" 2>/dev/null)" ]; } # an upload is being staged
 
 # An archive of one file of N MiB of random bytes: big.tar holding big.bin.
 make_tar() {
@@ -83,12 +84,7 @@ make_tar() {
     exec 5>pipe
     head -c 4194304 big.tar >&5
     # staged, not in place; the server answers others meanwhile
-    local i
-    for i in $(seq 1 100); do
-        [ -n "$(ls -A "$(STAGE)" 2>/dev/null)" ] && break
-        sleep 0.05
-    done
-    [ -n "$(ls -A "$(STAGE)")" ]
+    wait_until staging
     [ "$(curl -sS -m 2 "$(emu_url)/healthz")" = ok ]
     [ "$(curl -sS -m 2 -o /dev/null -w '%{http_code}' "$(emu_url)$NS/volumes")" = 200 ]
     [ ! -e "$(TREE)/slow/big.bin" ]
@@ -108,19 +104,11 @@ make_tar() {
     local curl_pid=$!
     exec 5>pipe
     head -c 4194304 big.tar >&5
-    local i
-    for i in $(seq 1 100); do
-        [ -n "$(ls -A "$(STAGE)" 2>/dev/null)" ] && break
-        sleep 0.05
-    done
+    wait_until staging
     kill "$curl_pid"
     exec 5>&-
     wait "$curl_pid" || true
-    for i in $(seq 1 100); do
-        [ -z "$(ls -A "$(STAGE)")" ] && break
-        sleep 0.05
-    done
-    [ -z "$(ls -A "$(STAGE)")" ]
+    wait_until eval '! staging'
     [ ! -e "$(TREE)/cut/big.bin" ]
     # a hard link after 6 MiB of good content: refused, and the good member is not written
     ln big.bin hard.bin

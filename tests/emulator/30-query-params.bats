@@ -194,11 +194,11 @@ rows() {
 @test "a streaming list as client-go sends it: the objects, the BOOKMARK, then changes" {
     local out=$BATS_TEST_TMPDIR/stream
     curl -s -N -o "$out" "$(emu_url)$NS/volumes?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=5" &
-    local pid=$! i
-    for i in $(seq 1 100); do grep -q BOOKMARK "$out" 2>/dev/null && break; sleep 0.02; done
+    local pid=$!
+    wait_until grep -q BOOKMARK "$out"
     http POST "$NS/volumes" "$(volume after-bookmark)"
     [ "$CODE" = 201 ]
-    for i in $(seq 1 100); do grep -q after-bookmark "$out" && break; sleep 0.02; done
+    wait_until grep -q after-bookmark "$out"
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
     run jq -rs '.[:3] | map(.type + " " + (.object.metadata.name // .object.metadata.annotations["k8s.io/initial-events-end"])) | join(",")' "$out"

@@ -14,11 +14,7 @@ setup_file() {
         --port-file "$portfile" --fsync never --speed 0 --log-format json \
         >"$BATS_FILE_TMPDIR/emulator.out" 2>"$BATS_FILE_TMPDIR/emulator.err" 3>&- &
     echo $! >"$BATS_FILE_TMPDIR/emulator.pid"
-    local i
-    for i in $(seq 1 200); do
-        [ -s "$portfile" ] && break
-        sleep 0.05
-    done
+    wait_until test -s "$portfile"
     EMU_URL="http://127.0.0.1:$(cat "$portfile")"
     local vol='{"apiVersion":"nodus.dev/v1","kind":"Volume","metadata":{"name":"aged-N"},"spec":{"size":"1Gi"}}'
     curl -sSf -o /dev/null -H 'Content-Type: application/json' -d "${vol/N/1}" \
@@ -90,11 +86,8 @@ teardown_file() {
     "$ND_BIN_DIR/nodus-emulator" --state "$d/state" --listen 127.0.0.1:0 --port-file "$d/port" \
         --fsync never --speed 0 --quiet --token-file "$d/tokens.json" \
         --tls-cert "$d/srv.pem" --tls-key "$d/srv.key" >"$d/out" 2>"$d/err" 3>&- &
-    local pid=$! i
-    for i in $(seq 1 200); do
-        [ -s "$d/port" ] && break
-        sleep 0.05
-    done
+    local pid=$!
+    wait_until test -s "$d/port"
     port=$(cat "$d/port")
     run env -i PATH="$CLEAN_PATH" HOME="$HOME" NODUS_SERVER="https://127.0.0.1:$port" \
         NODUS_TOKEN=t-conf NODUS_CA="$d/ca.pem" \

@@ -311,7 +311,7 @@ fi
 
 # ---- the exec sessions' processes: none may be left once the cases are done. (Those left
 # are ended here, so the SIGTERM below measures the shutdown alone; a SIGTERM with
-# sessions open is a test of tests/emulator/18-exec-clients.bats.) ----
+# sessions open is a test of tests/emulator/34-exec-clients.bats.) ----
 left=
 for m in "${markers[@]}"; do pgrep -x -f -- "$m" >/dev/null && left="$left $m"; done
 if [ -z "$left" ]; then
@@ -322,7 +322,13 @@ else
     for m in "${markers[@]}"; do
         for pid in $(pgrep -x -f -- "$m"); do kill -KILL "$pid" 2>/dev/null; done
     done
-    sleep 2
+    # until they are gone (at most 5 s)
+    for _ in $(seq 1 100); do
+        still=
+        for m in "${markers[@]}"; do pgrep -x -f -- "$m" >/dev/null && still=1; done
+        [ -z "$still" ] && break
+        sleep 0.05
+    done
 fi
 
 # ---- shutdown: SIGTERM ends the emulator cleanly (exit 0) within 5 s ----

@@ -9,6 +9,12 @@
 #                               sets CODE (HTTP status), BODY (file holding the body) and
 #                               HDRS (file holding the headers); BODY "-" means none
 #   body_json FILTER            jq FILTER over the last body (raw output)
+#   wait_until [-t SECS] CMD... runs CMD until it succeeds (10 s unless -t says); the one
+#                               way a suite waits for something: no test sleeps for it
+#   pid_gone PID                PID has exited (for wait_until)
+#   watches_total [URL]         how many watches the emulator ever registered
+#   watches_at_least N [URL]    ... N or more (for wait_until, after starting a watch)
+#   wait_for_watches N          waits until N watches are open (or more)
 
 bats_require_minimum_version 1.5.0
 bats_load_library bats-support
@@ -26,17 +32,16 @@ start_emulator() {
         --port-file "$portfile" --fsync never --quiet --speed "${EMU_SPEED:-0}" "$@" \
         >"$BATS_FILE_TMPDIR/emulator.out" 2>"$BATS_FILE_TMPDIR/emulator.err" 3>&- &
     EMU_PID=$!
-    local i
-    for i in $(seq 1 200); do
-        [ -s "$portfile" ] && break
-        if ! kill -0 "$EMU_PID" 2>/dev/null; then
+    wait_until started "$portfile" "$EMU_PID" || true
+    if [ ! -s "$portfile" ]; then
+        if pid_gone "$EMU_PID"; then
             echo "emulator exited early:" >&2
             cat "$BATS_FILE_TMPDIR/emulator.err" >&2
-            return 1
+        else
+            echo "emulator did not start" >&2
         fi
-        sleep 0.05
-    done
-    [ -s "$portfile" ] || { echo "emulator did not start" >&2; return 1; }
+        return 1
+    fi
     EMU_URL="http://127.0.0.1:$(cat "$portfile")"
     echo "$EMU_PID" >"$BATS_FILE_TMPDIR/emulator.pid"
     export EMU_URL EMU_STATE EMU_PID
@@ -49,12 +54,63 @@ stop_emulator() {
     pid=$(cat "$pidfile")
     rm -f "$pidfile"
     kill -TERM "$pid" 2>/dev/null || return 0
-    local i
-    for i in $(seq 1 200); do
-        kill -0 "$pid" 2>/dev/null || return 0
-        sleep 0.05
+    wait_until pid_gone "$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+}
+
+# wait_until [-t SECS] COMMAND [ARGS...]: runs COMMAND (its output discarded) every 0.05 s
+# until it succeeds, for at most SECS seconds (default 10: a margin for a loaded machine,
+# spent only when something is wrong). Then it says what it waited for, shows COMMAND's
+# output once more and fails.
+wait_until() {
+    local _wu_limit=10 # names of its own: COMMAND may read the caller's variables
+    if [ "$1" = -t ]; then
+        _wu_limit=$2
+        shift 2
+    fi
+    local _wu_end=$((SECONDS + _wu_limit))
+    until "$@" >/dev/null 2>&1; do
+        if [ "$SECONDS" -ge "$_wu_end" ]; then
+            echo "wait_until: still false after ${_wu_limit} s: $*" >&2
+            "$@" >&2 || true
+            return 1
+        fi
+        sleep 0.05 # the poll's period: what is awaited is COMMAND
     done
-    kill -KILL "$pid" 2>/dev/null || true
+}
+
+pid_gone() { # PID: exited (a zombie not yet reaped counts as gone)
+    ! kill -0 "$1" 2>/dev/null || grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null
+}
+
+# PORTFILE PID: an emulator started in the background wrote its port file, or has exited
+# (then waiting longer is pointless: the caller's next step reports it).
+started() {
+    [ -s "$1" ] || pid_gone "$2"
+}
+
+watches_total() { # [URL]: this file's emulator unless URL names another
+    curl -sS "${1:-$(emu_url)}/emulator/v1/stats" | jq -r .watchesTotal
+}
+
+# watches_at_least N [URL]: the emulator has registered N watches since it started. Read
+# watches_total before starting a watch in the background, then wait_until one more: the
+# watch is registered, so every later change reaches it.
+watches_at_least() {
+    [ "$(watches_total "${2:-}")" -ge "$1" ]
+}
+
+watches_open() {
+    curl -sS "$(emu_url)/emulator/v1/stats" | jq -r .watchesOpen
+}
+
+# wait_for_watches N: waits until this file's emulator has N watches open (or more).
+wait_for_watches() {
+    wait_until _watches_open_at_least "$1" 2>/dev/null && return 0
+    echo "only $(watches_open) watches open, wanted $1" >&2
+    return 1
+}
+_watches_open_at_least() {
+    [ "$(watches_open)" -ge "$1" ]
 }
 
 # The emulator's URL, read each time (a test may have restarted it on a new port).

@@ -18,7 +18,7 @@
 #   kc_bg OUT ARGS...       kc in the background, stdout+stderr to OUT; sets
 #                           KC_BG_PID (kubectl's own pid: wait for it, or kill it)
 #   wait_for_line FILE RE   waits until FILE has a line matching RE
-#   wait_for_watches N      waits until the emulator has N watches open
+#   wait_for_watches N      (tests/lib/common.bash) waits until N watches are open
 #   mask_age                stdin -> stdout: a kubectl table with every AGE cell
 #                           replaced by "<age>" (header keeps "AGE")
 #   assert_table            compares $output, masked, with the table on stdin
@@ -110,25 +110,10 @@ kc_bg() {
 
 # Waits (up to ~10 s) until FILE holds a line matching the extended regexp RE.
 wait_for_line() {
-    local file=$1 re=$2 i
-    for i in $(seq 1 100); do
-        grep -Eq "$re" "$file" 2>/dev/null && return 0
-        sleep 0.1
-    done
+    local file=$1 re=$2
+    wait_until grep -Eq "$re" "$file" 2>/dev/null && return 0
     echo "no line matching '$re' in $file:" >&2
     cat "$file" >&2
-    return 1
-}
-
-# Waits (up to ~10 s) until the emulator has at least N watches open (its stats).
-wait_for_watches() {
-    local n=$1 i open=
-    for i in $(seq 1 100); do
-        open=$(curl -sS "$EMU_URL/emulator/v1/stats" | jq -r .watchesOpen)
-        [ "$open" -ge "$n" ] 2>/dev/null && return 0
-        sleep 0.1
-    done
-    echo "only ${open:-?} watches open, wanted $n" >&2
     return 1
 }
 

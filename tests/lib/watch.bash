@@ -18,11 +18,8 @@ stop_watch() {
 # Waits (up to ~10 s) until FILE has a line matching the extended regexp RE; else prints
 # FILE (control characters shown) and FILE.err.
 wait_for_line() {
-    local file=$1 re=$2 i
-    for i in $(seq 1 100); do
-        grep -Eq "$re" "$file" 2>/dev/null && return 0
-        sleep 0.1
-    done
+    local file=$1 re=$2
+    wait_until grep -Eq "$re" "$file" 2>/dev/null && return 0
     echo "no line matching '$re' in $file:" >&2
     cat -A "$file" >&2
     cat "$file.err" >&2 2>/dev/null || true

@@ -3,7 +3,7 @@
 # its fee (header Nodus-Price-Consent); the consent is recorded; forecasts of peak GPU
 # demand from the Pool's hourly history; the fee. This emulator requires tokens.
 
-load 13-pools
+load pools
 
 FULL=(-H 'Authorization: Bearer tok-full')
 PLAIN=(-H 'Authorization: Bearer tok-plain')

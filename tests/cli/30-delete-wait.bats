@@ -53,9 +53,12 @@ owned() {
                                        uid:$u,controller:true}]')"
 }
 
-# Runs "$@" in the background after a short pause (the waiter is watching by then).
+# Runs "$@" in the background once the waiter started next is watching: the emulator has
+# registered one more watch.
 later() {
-    (sleep 0.4 && "$@" >/dev/null) 3>&- &
+    local n
+    n=$(watches_total)
+    (wait_until watches_at_least $((n + 1)) && "$@" >/dev/null) 3>&- &
 }
 
 @test "delete KIND NAME and KIND/NAME: deleted, and gone when it returns" {
@@ -204,11 +207,10 @@ job.nodus.dev "dp2" deleted'
     nodus delete pipeline pf --cascade=foreground --timeout=20s >out 2>err 3>&- &
     local pid=$!
     # the owner waits with foregroundDeletion while its Job is held
-    local i
-    for i in $(seq 1 50); do
-        [ "$(nodus get pipeline pf -o jsonpath='{.metadata.finalizers}')" = '["foregroundDeletion"]' ] && break
-        sleep 0.1
-    done
+    pf_held() {
+        [ "$(nodus get pipeline pf -o jsonpath='{.metadata.finalizers}')" = '["foregroundDeletion"]' ]
+    }
+    wait_until pf_held || true # the checks below say what is wrong
     run -0 nodus get job pf-step -o jsonpath='{.status.phase}'
     assert_output "Cancelling"
     run -0 nodus get pipeline pf -o jsonpath='{.metadata.finalizers}'

@@ -2,7 +2,7 @@
 # The Act tier of Pools: policies creating PoolActions in Shadow, Propose and Auto modes,
 # the kill switch (paused), and what each action does when it runs.
 
-load 13-pools
+load pools
 
 setup_file() {
     start_emulator

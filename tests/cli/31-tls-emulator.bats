@@ -137,28 +137,18 @@ fix: Check the cluster's certificate-authority (or certificate-authority-data) a
 }
 
 @test "exec over https: the keep-alive pings go through TLS; a client that answers none is gone" {
-    local port tree i pid
+    local port tree pid
     port=${EMU_URL##*:}
     tree=$EMU_STATE/files/default/sandboxes/dev
     rm -f "$tree/pid"
     tls_exec_sleeper "$port"
     local client=$CLIENT
-    for i in $(seq 1 100); do
-        [ -s "$tree/pid" ] && break
-        sleep 0.05
-    done
+    wait_until test -s "$tree/pid"
     pid=$(cat "$tree/pid")
     # pinged every second, answering nothing: gone within two intervals, and the command
-    for i in $(seq 1 100); do
-        [ -e "/proc/$pid" ] || break
-        sleep 0.05
-    done
-    [ ! -e "/proc/$pid" ]
+    wait_until -t 5 test ! -e "/proc/$pid"
     # and the server hung up: openssl ends (it would wait on a silent stdin otherwise)
-    for i in $(seq 1 100); do
-        kill -0 "$client" 2>/dev/null || break
-        sleep 0.05
-    done
+    wait_until -t 5 pid_gone "$client" || true # said below
     exec 4>&-
     if kill -0 "$client" 2>/dev/null; then
         kill "$client"
@@ -175,14 +165,11 @@ fix: Check the cluster's certificate-authority (or certificate-authority-data) a
 
 @test "exec over https: a client that drops the connection loses its command at once" {
     # an emulator of its own, pinging every 30 s: only the dropped connection can tell
-    local d=$BATS_FILE_TMPDIR st=$BATS_TEST_TMPDIR/state port i pid
+    local d=$BATS_FILE_TMPDIR st=$BATS_TEST_TMPDIR/state port pid
     nodus-emulator --state "$st" --listen 127.0.0.1:0 --port-file port --speed 0 --quiet \
         --tls-cert "$d/srv.pem" --tls-key "$d/srv.key" >out 2>err 3>&- &
     local emu=$!
-    for i in $(seq 1 100); do
-        [ -s port ] && break
-        sleep 0.05
-    done
+    wait_until test -s port
     port=$(cat port)
     ecurl -f -o /dev/null -X POST -H 'Content-Type: application/json' \
         -d '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"dev"},
@@ -191,17 +178,11 @@ fix: Check the cluster's certificate-authority (or certificate-authority-data) a
     ecurl -f -o /dev/null -X POST "https://127.0.0.1:$port/emulator/v1/clock" -H 'Content-Type: application/json' -d '{"advance":"15s"}'
     tls_exec_sleeper "$port"
     local client=$CLIENT
-    for i in $(seq 1 100); do
-        [ -s "$st/files/default/sandboxes/dev/pid" ] && break
-        sleep 0.05
-    done
+    wait_until test -s "$st/files/default/sandboxes/dev/pid"
     pid=$(cat "$st/files/default/sandboxes/dev/pid")
     kill -KILL "$client"
     exec 4>&-
-    for i in $(seq 1 100); do
-        [ -e "/proc/$pid" ] || break
-        sleep 0.05
-    done
+    wait_until -t 5 test ! -e "/proc/$pid" || true # said below, once the emulator is stopped
     local alive=no
     [ -e "/proc/$pid" ] && alive=yes
     kill "$emu"
@@ -213,19 +194,13 @@ fix: Check the cluster's certificate-authority (or certificate-authority-data) a
     export NODUS_SERVER=$EMU_URL
     nodus get sandboxes -w -o name --certificate-authority "$CA" \
         >watch.out 2>&1 3>&- &
-    local watcher=$! i
-    for i in $(seq 1 100); do
-        grep -q "sandbox.nodus.dev/dev" watch.out && break
-        sleep 0.05
-    done
+    local watcher=$!
+    wait_until grep -q "sandbox.nodus.dev/dev" watch.out
     ecurl -f -o /dev/null -X POST -H 'Content-Type: application/json' \
         -d '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"watched"},
              "spec":{"image":"nodus/pytorch:2.8-cuda12.8","maxCostUSD":"10.00"}}' \
         "$EMU_URL$NS/sandboxes"
-    for i in $(seq 1 100); do
-        grep -q "watched" watch.out && break
-        sleep 0.05
-    done
+    wait_until grep -q "watched" watch.out || true # the lines are checked below
     kill "$watcher"
     run -0 cat watch.out
     assert_line -n 0 "sandbox.nodus.dev/dev"
@@ -290,11 +265,8 @@ fix: Check the cluster's certificate-authority (or certificate-authority-data) a
     chmod 644 open.key
     nodus-emulator --state "$BATS_TEST_TMPDIR/state" --listen 127.0.0.1:0 --port-file port \
         --tls-cert "$d/srv.pem" --tls-key open.key >out 2>err 3>&- &
-    local pid=$! i
-    for i in $(seq 1 100); do
-        [ -s port ] && break
-        sleep 0.05
-    done
+    local pid=$!
+    wait_until test -s port
     run -0 ecurl -o /dev/null -w '%{http_code}' "https://127.0.0.1:$(cat port)/readyz"
     assert_output 200
     kill "$pid"

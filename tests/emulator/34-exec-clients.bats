@@ -54,40 +54,25 @@ running_sandbox() {
     TREE=$EMU_STATE/files/default/sandboxes/$1
 }
 
-alive() { # PID: running (a zombie counts as gone)
-    [ -e "/proc/$1" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null
+last_activity_is() { # SANDBOX TIME
+    [ "$(curl -sf "$(emu_url)$NS/sandboxes/$1" | jq -r .status.lastActivityTime)" = "$2" ]
 }
 
 wait_file() {
-    local i
-    for i in $(seq 1 100); do
-        [ -s "$1" ] && return 0
-        sleep 0.05
-    done
-    echo "no $1" >&2
-    return 1
+    wait_until test -s "$1"
 }
 
 wait_gone() { # PID: gone within 5 s
-    local i
-    for i in $(seq 1 100); do
-        alive "$1" || return 0
-        sleep 0.05
-    done
-    echo "process $1 still runs" >&2
-    return 1
+    wait_until -t 5 pid_gone "$1"
 }
 
 # The session's end restarted NAME's idle clock: lastActivityTime is now, and the
 # Sandbox stops one idleTimeout later, not before.
 idle_clock_restarted() {
-    local i now last
+    local now last
     now=$(curl -sf "$(emu_url)/emulator/v1/clock" | jq -r .now)
-    for i in $(seq 1 100); do
-        last=$(curl -sf "$(emu_url)$NS/sandboxes/$1" | jq -r .status.lastActivityTime)
-        [ "$last" = "$now" ] && break
-        sleep 0.05
-    done
+    wait_until last_activity_is "$1" "$now" || true
+    last=$(curl -sf "$(emu_url)$NS/sandboxes/$1" | jq -r .status.lastActivityTime)
     assert_equal "$last" "$now"
     advance 59s
     [ "$(phase "$1")" = "Running " ]
@@ -175,6 +160,7 @@ eof"
 
 @test "a client that answers the pings keeps its session (wsraw, then nodus exec)" {
     running_sandbox talker
+    # the commands outlast two keepalive periods on purpose: the sleeps are what is tested
     run -0 "$WSRAW" "$PORT" "$NS/sandboxes/talker/exec?command=sh&command=-c&command=sleep+2.5;+echo+hi&stdout=true"
     assert_line -n 0 "HTTP 101"
     assert_line -n 1 "ping"
@@ -215,7 +201,7 @@ eof"
     nodus-emulator --state "$state" --listen 127.0.0.1:0 --port-file "$pf" --fsync never \
         --quiet --speed 0 --exec-keepalive 1 >/dev/null 2>"$BATS_TEST_TMPDIR/emu2.err" 3>&- &
     local emu=$!
-    for i in $(seq 1 100); do [ -s "$pf" ] && break; sleep 0.05; done
+    wait_until test -s "$pf"
     local url="http://127.0.0.1:$(cat "$pf")"
     curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$url$NS/sandboxes" \
         -d '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"down"},
@@ -231,9 +217,7 @@ eof"
         pids+=("$(cat "$tree/pid$i")")
     done
     kill -TERM "$emu"
-    for i in $(seq 1 200); do kill -0 "$emu" 2>/dev/null || break; sleep 0.05; done
-    run kill -0 "$emu"
-    [ "$status" -ne 0 ] # gone within 10 s
+    wait_until pid_gone "$emu" # gone within 10 s
     wait "$emu" || fail "the emulator exited $?"
     for p in "${pids[@]}"; do wait_gone "$p"; done
     for p in "${clients[@]}"; do wait "$p" || true; done

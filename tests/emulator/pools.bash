@@ -1,5 +1,5 @@
-# Helpers shared by the 13-pools*.bats files: Pools, Hosts and pool-routed work, driven
-# by the emulator's clock (never by sleeping).
+# Helpers shared by 13-pools.bats, 28-pools-act.bats and 33-pools-predict.bats: Pools,
+# Hosts and pool-routed work, driven by the emulator's clock (never by sleeping).
 
 load ../lib/common
 
