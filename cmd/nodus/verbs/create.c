@@ -129,8 +129,8 @@ int cmd_create(int argc, char **argv, struct nd_ctx *ctx)
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
-    if (o.npos > 0 && (!strcmp(o.pos[0], "namespace") || !strcmp(o.pos[0], "ns") ||
-                       !strcmp(o.pos[0], "project"))) {
+    const struct nd_kind *pk = o.npos > 0 ? nd_kind_lookup(o.pos[0]) : NULL;
+    if (pk && nd_kind_is(pk, ND_KIND_PROJECT)) { /* namespace, ns, project ... */
         worst = create_project(ctx, &o, dry, &popts);
         goto out;
     }
