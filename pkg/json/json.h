@@ -92,5 +92,8 @@ const char *nd_json_type_phrase(const json_t *v);
 char **nd_json_strv(const json_t *arr);
 /* Frees a vector of nd_json_strv (NULL is fine). */
 void nd_strv_free(char **v);
+/* The keys of obj sorted by strcmp, *n of them, NULL-terminated (an empty vector when obj
+ * is not an object): the vector is NEW (free it), the keys BORROWED from obj. */
+const char **nd_json_sorted_keys(const json_t *obj, size_t *n);
 
 #endif

@@ -446,6 +446,33 @@ static void test_strv(void **state)
     nd_strv_free(NULL);
 }
 
+/* nd_json_sorted_keys: strcmp order (uppercase first), NULL-terminated; not an object
+ * gives an empty vector. */
+static void test_sorted_keys(void **state)
+{
+    (void)state;
+    json_t *obj = json_loads("{\"b\": 1, \"a\": 2, \"B\": 3, \"ab\": 4}", 0, NULL);
+    size_t n = 99;
+    const char **k = nd_json_sorted_keys(obj, &n);
+    assert_int_equal(n, 4);
+    assert_string_equal(k[0], "B");
+    assert_string_equal(k[1], "a");
+    assert_string_equal(k[2], "ab");
+    assert_string_equal(k[3], "b");
+    assert_null(k[4]);
+    free(k);
+    json_decref(obj);
+    json_t *arr = json_array();
+    k = nd_json_sorted_keys(arr, &n);
+    assert_int_equal(n, 0);
+    assert_null(k[0]);
+    free(k);
+    json_decref(arr);
+    k = nd_json_sorted_keys(NULL, &n);
+    assert_int_equal(n, 0);
+    free(k);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -454,7 +481,7 @@ int main(void)
         cmocka_unit_test(test_dump),       cmocka_unit_test(test_dump_failures),
         cmocka_unit_test(test_reals),      cmocka_unit_test(test_load_stream),
         cmocka_unit_test(test_manifests),  cmocka_unit_test(test_manifest_errors),
-        cmocka_unit_test(test_manifest_field_lines), cmocka_unit_test(test_strv),
+        cmocka_unit_test(test_manifest_field_lines), cmocka_unit_test(test_strv), cmocka_unit_test(test_sorted_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -378,11 +378,6 @@ static void field_detail(struct ex *e, const json_t *schema, const char *name, b
     nd_buf_addch(out, '\n');
 }
 
-static int cmp_keys(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* "fieldList": the fields of schema in name order (a Go template ranges over a map's
  * sorted keys), with their fields under them when recursive; references seen on the
  * way down (history) are not followed again. */
@@ -395,16 +390,8 @@ static void field_list(struct ex *e, const json_t *schema, int level, const json
     json_t *next = with_ref(history, ref);
     const json_t *r = resolved(e, schema);
     const json_t *props = json_object_get(r, "properties");
-    size_t n = json_is_object(props) ? json_object_size(props) : 0, k = 0;
-    const char **keys = nd_xcalloc(n ? n : 1, sizeof *keys);
-    const char *key;
-    const json_t *v;
-    if (n)
-        json_object_foreach((json_t *)props, key, v)
-        {
-            keys[k++] = key;
-        }
-    qsort(keys, k, sizeof *keys, cmp_keys);
+    size_t k;
+    const char **keys = nd_json_sorted_keys(props, &k);
     for (size_t i = 0; i < k; i++) {
         field_detail(e, r, keys[i], e->recursive, level, out);
         if (e->recursive)
@@ -412,6 +399,7 @@ static void field_list(struct ex *e, const json_t *schema, int level, const json
     }
     free(keys);
     size_t i;
+    const json_t *v;
     json_array_foreach(json_object_get(r, "allOf"), i, v)
     {
         field_list(e, v, level, next, out);
@@ -489,15 +477,8 @@ static void output(struct ex *e, const json_t *schema, const json_t *history, ch
 /* Go's %v of the GVK map: map[group:nodus.dev kind:Job version:v1] (keys sorted). */
 static void add_map(struct nd_buf *out, const json_t *m)
 {
-    size_t n = json_object_size(m), k = 0;
-    const char **keys = nd_xcalloc(n ? n : 1, sizeof *keys);
-    const char *key;
-    const json_t *v;
-    json_object_foreach((json_t *)m, key, v)
-    {
-        keys[k++] = key;
-    }
-    qsort(keys, k, sizeof *keys, cmp_keys);
+    size_t k;
+    const char **keys = nd_json_sorted_keys(m, &k);
     nd_buf_adds(out, "map[");
     for (size_t i = 0; i < k; i++) {
         nd_buf_addf(out, "%s%s:", i ? " " : "", keys[i]);
@@ -562,16 +543,8 @@ static int render(const json_t *doc, const struct nd_resource_ref *g, bool recur
                              g->version, g->resource);
     struct nd_buf body = ND_BUF_INIT;
     const json_t *schemas = json_object_get(json_object_get(doc, "components"), "schemas");
-    size_t ns = json_is_object(schemas) ? json_object_size(schemas) : 0, k = 0;
-    const char **names = nd_xcalloc(ns ? ns : 1, sizeof *names);
-    const char *key;
-    const json_t *v;
-    if (ns)
-        json_object_foreach((json_t *)schemas, key, v)
-        {
-            names[k++] = key;
-        }
-    qsort(names, k, sizeof *names, cmp_keys);
+    size_t k;
+    const char **names = nd_json_sorted_keys(schemas, &k);
     bool found = false;
     for (size_t i = 0; i < k && !found; i++) {
         const json_t *s = json_object_get(schemas, names[i]);
