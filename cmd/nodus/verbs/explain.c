@@ -164,6 +164,16 @@ static bool is_space(const char *s, size_t n)
            cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
 }
 
+/* The end of a line of wrap: the pending white space and word; trailing white space
+ * (no word after it) only when it fits. */
+static void end_line(struct nd_buf *out, const struct nd_buf *word, const struct nd_buf *space,
+                     bool space_fits)
+{
+    if (word->len || space_fits)
+        nd_buf_add(out, space->data, space->len);
+    nd_buf_add(out, word->data, word->len);
+}
+
 /* Breaks s into lines of at most lim characters at white space (words longer than lim
  * stay whole), keeping the line breaks it has. */
 static void wrap(const char *s, size_t lim, struct nd_buf *out)
@@ -173,13 +183,7 @@ static void wrap(const char *s, size_t lim, struct nd_buf *out)
     while (*s) {
         size_t n = char_len(s);
         if (*s == '\n') {
-            if (!word.len) {
-                if (current + slen <= lim)
-                    nd_buf_add(out, space.data, space.len);
-            } else {
-                nd_buf_add(out, space.data, space.len);
-                nd_buf_add(out, word.data, word.len);
-            }
+            end_line(out, &word, &space, current + slen <= lim);
             nd_buf_reset(&space);
             nd_buf_reset(&word);
             slen = wlen = 0;
@@ -208,13 +212,7 @@ static void wrap(const char *s, size_t lim, struct nd_buf *out)
         }
         s += n;
     }
-    if (!word.len) {
-        if (current + slen <= lim)
-            nd_buf_add(out, space.data, space.len);
-    } else {
-        nd_buf_add(out, space.data, space.len);
-        nd_buf_add(out, word.data, word.len);
-    }
+    end_line(out, &word, &space, current + slen <= lim);
     nd_buf_release(&word);
     nd_buf_release(&space);
 }
