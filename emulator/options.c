@@ -1,6 +1,7 @@
 /* Command-line options of nodus-emulator. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,20 @@ static const char usage[] =
     "                         client gets 503 with Retry-After\n"
     "  --idle-timeout D       close a connection idle for D (default 60s; 0: never); watches\n"
     "                         and followed logs are not idle\n"
+    "  --header-timeout D     close a connection whose request line and headers are not all\n"
+    "                         in D after its first byte, however they trickle (default 10s;\n"
+    "                         0: none); 408 RequestTimeout\n"
+    "  --min-body-rate N      close a request whose body brings fewer than N bytes a second\n"
+    "                         over a --body-rate-window (default 1Ki; suffixes Ki Mi, k M;\n"
+    "                         0: none); 408 RequestTimeout. Answers and streams are not timed\n"
+    "  --body-rate-window D   the window of --min-body-rate, and the grace before the first\n"
+    "                         (default 10s)\n"
+    "  --max-connections-per-client N\n"
+    "                         connections one client address may hold (default: none on\n"
+    "                         loopback, a quarter of --max-connections elsewhere; 0: none);\n"
+    "                         past it 429 with Retry-After. Health checks and admin tokens\n"
+    "                         pass any connection limit: 1/16 of --max-connections is kept\n"
+    "                         for them\n"
     "  --rate-limit N         requests a second per client address, burst 2N (default: off\n"
     "                         on loopback, 100 elsewhere; 0: off); past it 429\n"
     "  -h, --help             show this help\n"
@@ -78,7 +93,8 @@ static int parse_listen(struct em_options *opt, const char *arg)
 }
 
 /* The front door's flags, past the other flags' values. */
-enum { O_ALLOW_ORIGIN = 512, O_ALLOW_HOST, O_MAX_CONN, O_IDLE_TIMEOUT, O_RATE_LIMIT };
+enum { O_ALLOW_ORIGIN = 512, O_ALLOW_HOST, O_MAX_CONN, O_IDLE_TIMEOUT, O_RATE_LIMIT,
+       O_HEADER_TIMEOUT, O_MIN_BODY_RATE, O_BODY_WINDOW, O_PER_CLIENT };
 
 static const char **push(const char **list, size_t *n, const char *s)
 {
@@ -96,6 +112,65 @@ static bool origin_ok(const char *s)
                        : strncmp(s, "https://", 8) == 0 ? s + 8
                                                         : NULL;
     return rest && *rest && !strpbrk(rest, "/?#@ ");
+}
+
+/* A duration flag: 0 (when zero_ok), or from min_ms to 24h; whole milliseconds. */
+static int duration_flag(const char *flag, const char *arg, int64_t min_ms, bool zero_ok,
+                         unsigned *out_ms)
+{
+    int64_t ms = 0;
+    struct nd_status st = ND_STATUS_INIT;
+    int rc = zero_ok && strcmp(arg, "0") == 0 ? 0 : nd_duration_parse(arg, &ms, &st);
+    nd_status_release(&st);
+    if (rc < 0 || ms > 24LL * 3600 * 1000 || ms < (zero_ok ? 0 : min_ms) ||
+        (ms > 0 && ms < min_ms)) {
+        fprintf(stderr, "nodus-emulator: %s wants a duration from %llds to 24h%s, got %s\n",
+                flag, (long long)(min_ms / 1000), zero_ok ? " (or 0 for none)" : "", arg);
+        return -1;
+    }
+    *out_ms = (unsigned)ms;
+    return 0;
+}
+
+/* The slow-client flags (guard.h). */
+static int slow_flag(struct em_frontdoor_opts *f, int c, const char *arg)
+{
+    char *end;
+    errno = 0;
+    switch (c) {
+    case O_HEADER_TIMEOUT:
+        return duration_flag("--header-timeout", arg, 1000, true, &f->header_timeout_ms);
+    case O_BODY_WINDOW:
+        return duration_flag("--body-rate-window", arg, 1000, false, &f->body_window_ms);
+    case O_MIN_BODY_RATE: {
+        struct nd_quantity q;
+        struct nd_status st = ND_STATUS_INIT;
+        int64_t v = -1;
+        if (strcmp(arg, "0") == 0)
+            v = 0;
+        else if (nd_quantity_parse(arg, &q, &st) < 0 || nd_quantity_bytes(&q, &v) < 0)
+            v = -1;
+        nd_status_release(&st);
+        if (v < 0 || v > (1LL << 30)) {
+            fprintf(stderr, "nodus-emulator: --min-body-rate wants bytes a second from 0 (none) "
+                            "to 1Gi, such as 1Ki, got %s\n", arg);
+            return -1;
+        }
+        f->min_body_rate = (uint64_t)v;
+        return 0;
+    }
+    default: {
+        long n = strtol(arg, &end, 10);
+        if (errno || *end || end == arg || n < 0 || n > EM_MAX_MAX_CONNECTIONS) {
+            fprintf(stderr, "nodus-emulator: --max-connections-per-client wants a number from "
+                            "0 (no cap) to %d, got %s\n", EM_MAX_MAX_CONNECTIONS, arg);
+            return -1;
+        }
+        f->per_client = (unsigned)n;
+        f->per_client_set = true;
+        return 0;
+    }
+    }
 }
 
 static int front_flag(struct em_frontdoor_opts *f, int c, const char *arg)
@@ -182,6 +257,10 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
         {"max-connections", required_argument, NULL, O_MAX_CONN},
         {"idle-timeout", required_argument, NULL, O_IDLE_TIMEOUT},
         {"rate-limit", required_argument, NULL, O_RATE_LIMIT},
+        {"header-timeout", required_argument, NULL, O_HEADER_TIMEOUT},
+        {"min-body-rate", required_argument, NULL, O_MIN_BODY_RATE},
+        {"body-rate-window", required_argument, NULL, O_BODY_WINDOW},
+        {"max-connections-per-client", required_argument, NULL, O_PER_CLIENT},
         {"exec-keepalive", required_argument, NULL, O_EXEC_KEEPALIVE},
         {"max-upload-bytes", required_argument, NULL, O_MAX_UPLOAD},
         {"help", no_argument, NULL, 'h'},
@@ -195,6 +274,9 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
     opt->fsync_mode = EM_FSYNC_ALWAYS;
     opt->front.max_connections = EM_DEFAULT_MAX_CONNECTIONS;
     opt->front.idle_timeout_s = EM_DEFAULT_IDLE_TIMEOUT_S;
+    opt->front.header_timeout_ms = EM_DEFAULT_HEADER_TIMEOUT_MS;
+    opt->front.min_body_rate = EM_DEFAULT_MIN_BODY_RATE;
+    opt->front.body_window_ms = EM_DEFAULT_BODY_WINDOW_MS;
     opt->exec_keepalive_s = 30;
     opt->max_upload_bytes = EM_DEFAULT_MAX_UPLOAD;
     int c;
@@ -292,6 +374,13 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
             if (front_flag(&opt->front, c, optarg) < 0)
                 return -1;
             break;
+        case O_HEADER_TIMEOUT:
+        case O_MIN_BODY_RATE:
+        case O_BODY_WINDOW:
+        case O_PER_CLIENT:
+            if (slow_flag(&opt->front, c, optarg) < 0)
+                return -1;
+            break;
         case 'h': fputs(usage, stdout); return 1;
         case O_VERSION: printf("nodus-emulator %s\n", ND_VERSION); return 1;
         case ':':
@@ -320,6 +409,10 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
     bool loopback = strncmp(opt->listen_addr, "127.", 4) == 0;
     if (!opt->front.rate_limit_set)
         opt->front.rate_limit = loopback ? 0 : EM_DEFAULT_RATE_LIMIT;
+    if (!opt->front.per_client_set) {
+        unsigned cap = opt->front.max_connections / EM_DEFAULT_PER_CLIENT_DIVISOR;
+        opt->front.per_client = loopback ? 0 : cap ? cap : 1;
+    }
     if (!loopback && !opt->token_file) {
         fprintf(stderr, "nodus-emulator: listening on %s (not loopback) needs --token-file\n",
                 opt->listen_addr);

@@ -85,6 +85,12 @@ static void log_line(struct em_server *srv, const char *msg)
     }
 }
 
+/* The HTTP layer's own lines (slow clients), logged even under --quiet. */
+static void notice(void *cls, const char *msg)
+{
+    log_line(cls, msg);
+}
+
 static int64_t load_meta(struct em_server *srv)
 {
     char *path = em_store_path(&srv->store, "emulator.json");
@@ -241,7 +247,13 @@ int em_server_run(struct em_server *srv)
     }
     srv->frontdoor = em_frontdoor_new(srv->opt.front.rate_limit);
     srv->feed = em_feed_new(srv->store.revision);
-    em_http_set_limits(srv->opt.front.max_connections, srv->opt.front.idle_timeout_s);
+    const struct em_frontdoor_opts *fo = &srv->opt.front;
+    em_http_set_limits(&(struct em_http_limits){.max_connections = fo->max_connections,
+                                                .idle_timeout_s = fo->idle_timeout_s,
+                                                .per_client = fo->per_client,
+                                                .header_timeout_ms = fo->header_timeout_ms,
+                                                .min_body_rate = fo->min_body_rate,
+                                                .body_window_ms = fo->body_window_ms});
     srv->http = em_http_start(srv->opt.listen_addr, srv->opt.port,
                               srv->opt.tls_cert ? &srv->tls : NULL, em_router_handle, srv, &err);
     if (!srv->http) {
@@ -249,6 +261,7 @@ int em_server_run(struct em_server *srv)
         goto out_router;
     }
     em_http_set_access_log(srv->http, access_log, srv);
+    em_http_set_notice(srv->http, notice, srv);
     em_http_set_body_hook(srv->http, em_router_begin);
     unsigned port = em_http_port(srv->http);
     snprintf(srv->base_url, sizeof srv->base_url, "%s://%s:%u",

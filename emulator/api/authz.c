@@ -212,6 +212,15 @@ static void identify(const struct em_server *srv, const struct em_req *req,
     who->projects = projects && !in_list(projects, "*") ? projects : NULL;
 }
 
+bool em_authz_admin_token(const struct em_server *srv, const struct em_req *req)
+{
+    if (!srv->tokens)
+        return false;
+    struct em_identity who;
+    identify(srv, req, &who);
+    return who.name && (who.scopes & EM_SCOPE_ADMIN);
+}
+
 /* ---- what the request does ---- */
 
 const char *em_authz_verb(const struct em_req *req, const struct em_path *p)

@@ -91,6 +91,10 @@ int em_authz_decide(const struct em_server *srv, const struct em_identity *who,
 int em_authz_request(const struct em_server *srv, const struct em_req *req,
                      struct em_identity *who, struct nd_status *st);
 
+/* Whether the request carries a token of the --token-file with the admin scope (false
+ * without --token-file: then everyone is the operator, and no one is set apart). */
+bool em_authz_admin_token(const struct em_server *srv, const struct em_req *req);
+
 /* The caller without --token-file, and of --seed: emulator-user with every scope. */
 const struct em_identity *em_authz_operator(void);
 

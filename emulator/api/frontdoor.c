@@ -7,7 +7,9 @@
 #include <strings.h>
 #include <time.h>
 
+#include "authz.h"
 #include "errors.h"
+#include "route.h"
 #include "server.h"
 #include "util/xmalloc.h"
 
@@ -341,21 +343,47 @@ static bool check_sizes(struct em_server *srv, struct em_req *req, struct em_res
     return reason != NULL;
 }
 
-bool em_frontdoor_check(struct em_server *srv, struct em_req *req, struct em_resp *resp)
+/* A health check, or a request with an admin token: served on any connection. */
+static bool privileged(const struct em_server *srv, const struct em_req *req)
 {
-    if (req->over_limit) {
-        struct nd_status st = ND_STATUS_INIT;
+    enum em_target to = em_route_target(req->path);
+    return to == EM_TO_HEALTH || to == EM_TO_READY || em_authz_admin_token(srv, req);
+}
+
+bool em_frontdoor_connection(struct em_server *srv, struct em_req *req, struct em_resp *resp)
+{
+    if (req->conn_class == EM_CONN_ORDINARY || privileged(srv, req))
+        return false;
+    struct nd_status st = ND_STATUS_INIT;
+    if (req->conn_class == EM_CONN_CLIENT_CAP) {
+        nd_status_set(&st, "TooManyRequests",
+                      "close idle connections of this client, or wait Retry-After seconds and "
+                      "retry; start the emulator with a higher --max-connections-per-client "
+                      "(0: none) if one address serves many users",
+                      "%s has %u connections open, over the limit of %u a client address",
+                      req->remote ? req->remote : "this client", req->client_conns,
+                      srv->opt.front.per_client);
+        em_http_note(srv->http, EM_REFUSE_CLIENT, req->remote);
+    } else {
         nd_status_set(&st, "ServiceUnavailable",
                       "retry in a moment; if many clients need the emulator at once, start it "
-                      "with a higher --max-connections",
+                      "with a higher --max-connections (health checks and admin tokens are "
+                      "still served)",
                       "the emulator is serving its limit of %u connections",
                       srv->opt.front.max_connections);
-        json_object_set_new(nd_status_details(&st), "retryAfterSeconds", json_integer(1));
-        em_resp_status(srv, req, resp, &st);
-        nd_status_release(&st);
-        em_resp_set_header(resp, "Connection", "close");
-        return true;
+        em_http_note(srv->http, EM_REFUSE_CAPACITY, req->remote);
     }
+    json_object_set_new(nd_status_details(&st), "retryAfterSeconds", json_integer(1));
+    em_resp_status(srv, req, resp, &st);
+    nd_status_release(&st);
+    em_resp_set_header(resp, "Connection", "close");
+    return true;
+}
+
+bool em_frontdoor_check(struct em_server *srv, struct em_req *req, struct em_resp *resp)
+{
+    if (em_frontdoor_connection(srv, req, resp))
+        return true;
     if (srv->frontdoor && req->remote && *req->remote) {
         int wait = take_token(srv->frontdoor, req->remote);
         if (wait > 0) {

@@ -1,7 +1,8 @@
 /* frontdoor.h: the checks every request passes before any handler runs.
  *
- * In order: a connection past --max-connections (503 ServiceUnavailable, Connection:
- * close), the per-client rate limit (429 TooManyRequests), the size of the request line
+ * In order: a connection past --max-connections or --max-connections-per-client (503
+ * ServiceUnavailable or 429 TooManyRequests, Connection: close; not for health checks
+ * and admin tokens: em_frontdoor_connection), the per-client rate limit (429 TooManyRequests), the size of the request line
  * and headers (414 RequestURITooLong, 431 RequestHeaderFieldsTooLarge, 400 for too many
  * query parameters), the Host header on a loopback listener (403: DNS rebinding), the
  * Origin header (403 unless the emulator's own or --allow-origin; CORS preflights of
@@ -19,6 +20,11 @@
 #define EM_DEFAULT_MAX_CONNECTIONS 256u
 #define EM_MAX_MAX_CONNECTIONS 20000
 #define EM_DEFAULT_IDLE_TIMEOUT_S 60u
+#define EM_DEFAULT_HEADER_TIMEOUT_MS 10000u /* a request's line and headers, all of them */
+#define EM_DEFAULT_MIN_BODY_RATE 1024u      /* bytes a second of a body... */
+#define EM_DEFAULT_BODY_WINDOW_MS 10000u    /* ...over each window of this, after the first */
+/* connections per client address, off loopback (on loopback every client is 127.0.0.1) */
+#define EM_DEFAULT_PER_CLIENT_DIVISOR 4u
 #define EM_DEFAULT_RATE_LIMIT 100.0 /* requests a second per client, off loopback */
 
 /* What a request may carry (the HTTP layer measures; see struct em_req). */
@@ -33,6 +39,13 @@ struct em_frontdoor;
 /* The rate limiter's table; NULL when --rate-limit is off (nothing to free then). */
 struct em_frontdoor *em_frontdoor_new(double rate_per_s);
 void em_frontdoor_free(struct em_frontdoor *fd);
+
+/* The first check alone: a connection that is not ordinary (past the ordinary slots of
+ * --max-connections, or past --max-connections-per-client: guard.h) serves a health check
+ * or a request with an admin token, and answers anything else 503 ServiceUnavailable or
+ * 429 TooManyRequests, with Retry-After and Connection: close. True when it answered.
+ * Called as soon as the headers are in, before any body is read. */
+bool em_frontdoor_connection(struct em_server *srv, struct em_req *req, struct em_resp *resp);
 
 /* Runs the checks above on req; true when it answered resp (the handler must not run).
  * Also adds the CORS headers for an allowed foreign origin to resp. Thread-safe; does

@@ -280,6 +280,9 @@ void em_router_handle(void *cls, struct em_req *req, struct em_resp *resp)
 
 enum em_body_plan em_router_begin(void *cls, struct em_req *req, struct em_resp *resp)
 {
+    /* a connection past a limit is answered before its body is read (frontdoor.h) */
+    if (em_frontdoor_connection(cls, req, resp))
+        return EM_BODY_ANSWERED;
     /* only the files subresource takes its body as it arrives (files.c); the request is
      * served as any other (front door, authorisation, the handler's checks) with the
      * body still to come, and the handler sets the sink */

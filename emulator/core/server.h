@@ -25,6 +25,11 @@ struct em_frontdoor_opts {
     size_t n_allow_hosts;
     unsigned max_connections; /* --max-connections */
     unsigned idle_timeout_s;  /* --idle-timeout, whole seconds (0: none) */
+    unsigned header_timeout_ms; /* --header-timeout (0: none) */
+    uint64_t min_body_rate;     /* --min-body-rate, bytes a second (0: none) */
+    unsigned body_window_ms;    /* --body-rate-window */
+    unsigned per_client;        /* --max-connections-per-client (0: no cap) */
+    bool per_client_set;        /* given on the command line */
     double rate_limit;        /* --rate-limit, requests a second per client (0: off) */
     bool rate_limit_set;      /* given on the command line */
 };

@@ -8,7 +8,6 @@
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "guard.h"
 #include "util/id.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
@@ -41,6 +41,7 @@ struct em_http {
     uint16_t port;
     pthread_mutex_t log_lock;
     struct nd_buf *start_log; /* MHD's first complaint while starting, else NULL */
+    struct em_guard *guard;   /* classes, deadlines and refusals of connections (guard.h) */
 };
 
 /* Per-request state kept in MHD's con_cls (made when the request line is read). */
@@ -59,15 +60,29 @@ struct conn_req {
     char remote[64];
 };
 
-/* Connection limits (em_http_set_limits); live counts connections open now. */
+/* Connection limits (em_http_set_limits). */
 static unsigned max_conns = 256, idle_timeout_s = 60;
-static atomic_uint live_conns;
-static char over_marker; /* socket context of a connection past max_conns */
+static struct em_http_limits limits = {.max_connections = 256, .idle_timeout_s = 60};
 
-void em_http_set_limits(unsigned max_connections, unsigned idle_s)
+void em_http_set_limits(const struct em_http_limits *l)
 {
-    max_conns = max_connections ? max_connections : 1;
-    idle_timeout_s = idle_s;
+    limits = *l;
+    max_conns = l->max_connections ? l->max_connections : 1;
+    idle_timeout_s = l->idle_timeout_s;
+}
+
+unsigned em_http_reserve(unsigned max_connections)
+{
+    unsigned r = max_connections / 16;
+    return r ? r : max_connections > 1;
+}
+
+/* The guard's slot of a connection (its socket context), or NULL. */
+static struct em_guard_conn *slot_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
 }
 
 static void make_request_id(char out[40])
@@ -356,7 +371,8 @@ static void add_headers(struct MHD_Response *mr, const struct em_resp *resp)
     }
 }
 
-static enum MHD_Result send_response(struct MHD_Connection *c, struct conn_req *r)
+static enum MHD_Result send_response(struct em_http *h, struct MHD_Connection *c,
+                                     struct conn_req *r)
 {
     struct em_resp *resp = &r->resp;
     struct MHD_Response *mr;
@@ -384,6 +400,11 @@ static enum MHD_Result send_response(struct MHD_Connection *c, struct conn_req *
                                 resp->content_type ? resp->content_type : "application/json");
     MHD_add_response_header(mr, "X-Request-Id", r->req.request_id);
     MHD_add_response_header(mr, "X-Content-Type-Options", "nosniff");
+    if (!resp->upgrade && em_guard_class(slot_of(c)) != EM_CONN_ORDINARY &&
+        !json_object_get(resp->headers, "Connection"))
+        MHD_add_response_header(mr, "Connection", "close"); /* one request, then the slot */
+    if (resp->upgrade)
+        em_guard_upgraded(h->guard, slot_of(c));
     if (resp->upgrade || mr_is_stream) {
         /* a watch, a followed log or an exec session is not idle while it waits */
         MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, 0u);
@@ -400,8 +421,8 @@ static enum MHD_Result send_response(struct MHD_Connection *c, struct conn_req *
 /* MHD_OPTION_URI_LOG_CALLBACK: the request line has been read; its target, raw. */
 static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
-    (void)cls;
-    (void)c;
+    struct em_http *h = cls;
+    em_guard_request_line(h->guard, slot_of(c));
     struct conn_req *r = nd_xcalloc(1, sizeof *r);
     r->req.uri_bytes = uri ? strlen(uri) : 0;
     /* MHD decodes the path into a C string: "job1%00x" would be served as "job1" */
@@ -412,7 +433,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
     return r;
 }
 
-static void peer_address(struct MHD_Connection *c, struct conn_req *r)
+static void peer_address(struct em_http *h, struct MHD_Connection *c, struct conn_req *r)
 {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
@@ -424,8 +445,17 @@ static void peer_address(struct MHD_Connection *c, struct conn_req *r)
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
                   r->remote, sizeof r->remote);
     r->req.remote = r->remote;
-    ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    r->req.over_limit = ci && ci->socket_context == &over_marker;
+    struct em_guard_conn *slot = slot_of(c);
+    r->req.conn_class = em_guard_class(slot);
+    if (r->req.conn_class == EM_CONN_CLIENT_CAP)
+        r->req.client_conns = em_guard_client_conns(h->guard, slot);
+}
+
+/* Whether a body follows the headers just read. */
+static bool body_follows(const struct em_req *req)
+{
+    const char *cl = em_req_header(req, "content-length");
+    return (cl && strtoull(cl, NULL, 10) > 0) || em_req_header(req, "transfer-encoding");
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -440,7 +470,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (!r)
             r = nd_xcalloc(1, sizeof *r);
         r->started = true;
-        peer_address(c, r);
+        peer_address(h, c, r);
         clock_gettime(CLOCK_MONOTONIC, &r->start);
         r->method = nd_xstrdup(method);
         r->path = nd_xstrdup(url);
@@ -455,11 +485,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, collect_arg, &r->req);
         em_resp_init(&r->resp);
         *con_cls = r;
+        em_guard_headers_in(h->guard, slot_of(c), body_follows(&r->req));
         if (h->begin) {
             enum em_body_plan plan = h->begin(h->cls, &r->req, &r->resp);
             if (plan == EM_BODY_ANSWERED) {
                 r->handled = true;
-                return send_response(c, r);
+                em_guard_answering(h->guard, slot_of(c));
+                return send_response(h, c, r);
             }
             if (plan == EM_BODY_STREAM && r->req.sink) {
                 r->streaming = true;
@@ -472,11 +504,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
             /* Answer now, without reading the body; MHD closes the connection after. */
             r->req.body_too_large = true;
             r->handled = true;
+            em_guard_answering(h->guard, slot_of(c));
             h->handler(h->cls, &r->req, &r->resp);
-            return send_response(c, r);
+            return send_response(h, c, r);
         }
         return MHD_YES;
     }
+    if (*upload_data_size)
+        em_guard_body(slot_of(c), *upload_data_size);
     if (r->streaming) {
         if (*upload_data_size && !r->sink_done &&
             r->req.sink->write(r->req.sink->cls, upload_data, *upload_data_size) < 0)
@@ -488,8 +523,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (r->handled)
             return MHD_NO;
         r->handled = true;
+        em_guard_answering(h->guard, slot_of(c));
         r->req.sink->finish(r->req.sink->cls, &r->req, &r->resp);
-        return send_response(c, r);
+        return send_response(h, c, r);
     }
     if (*upload_data_size) {
         if (!r->req.body_too_large && nd_buf_add(&r->req.body, upload_data, *upload_data_size) < 0)
@@ -500,8 +536,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (r->handled)
         return MHD_NO;
     r->handled = true;
+    em_guard_answering(h->guard, slot_of(c));
     h->handler(h->cls, &r->req, &r->resp);
-    return send_response(c, r);
+    return send_response(h, c, r);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -510,6 +547,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     (void)toe;
     struct em_http *h = cls;
     struct conn_req *r = *con_cls;
+    em_guard_done(h->guard, slot_of(c));
     if (!r)
         return;
     if (r->untimed) /* the stream ended; the connection may idle again */
@@ -531,28 +569,35 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     *con_cls = NULL;
 }
 
-/* Counts connections: one that comes past max_conns is marked, so that its request is
- * answered 503 (frontdoor.c) and it is closed, and it gets a short idle timeout. Nagle
- * plus delayed ACK add ~40 ms to every small response; turn Nagle off. */
+/* Each connection gets its slot in the guard (guard.h), which classes it: one that is
+ * not ordinary (past the ordinary slots, or past its client's cap) serves only health
+ * checks and admin tokens (frontdoor.c), and gets a short idle timeout. The slot goes
+ * before libmicrohttpd closes the socket. Nagle plus delayed ACK add ~40 ms to every
+ * small response; turn Nagle off. */
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
                           enum MHD_ConnectionNotificationCode toe)
 {
-    (void)cls;
+    struct em_http *h = cls;
     if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
-        atomic_fetch_sub(&live_conns, 1);
+        em_guard_close(h->guard, *socket_context);
+        *socket_context = NULL;
         return;
     }
     if (toe != MHD_CONNECTION_NOTIFY_STARTED)
         return;
-    if (atomic_fetch_add(&live_conns, 1) + 1 > max_conns) {
-        *socket_context = &over_marker;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    const union MHD_ConnectionInfo *ai =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    struct em_guard_conn *slot =
+        em_guard_open(h->guard, ci ? ci->connect_fd : -1, ai ? ai->client_addr : NULL);
+    *socket_context = slot;
+    if (em_guard_class(slot) != EM_CONN_ORDINARY) {
         unsigned t = idle_timeout_s && idle_timeout_s < OVER_LIMIT_TIMEOUT_S
                          ? idle_timeout_s
                          : OVER_LIMIT_TIMEOUT_S;
         MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, t);
     }
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     if (ci) {
         int one = 1;
         setsockopt(ci->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -641,6 +686,13 @@ struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_h
     };
     if (tls)
         flags |= MHD_USE_TLS | MHD_USE_ERROR_LOG;
+    h->guard = em_guard_new(&(struct em_guard_opts){.max_conns = max_conns,
+                                                    .reserve = em_http_reserve(max_conns),
+                                                    .per_client = limits.per_client,
+                                                    .header_ms = limits.header_timeout_ms,
+                                                    .min_body_rate = limits.min_body_rate,
+                                                    .body_window_ms = limits.body_window_ms},
+                            tls != NULL);
     h->daemon = MHD_start_daemon(flags, port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, &sa,
                                  MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
                                  MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
@@ -654,7 +706,13 @@ struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_h
     pthread_mutex_lock(&h->log_lock);
     h->start_log = NULL;
     pthread_mutex_unlock(&h->log_lock);
+    if (h->daemon && em_guard_start(h->guard) < 0) {
+        MHD_stop_daemon(h->daemon);
+        h->daemon = NULL;
+        errno = EAGAIN;
+    }
     if (!h->daemon) {
+        em_guard_free(h->guard);
         if (tls_log.len) {
             /* "GnuTLS failed to setup x509 certificate/key: <why>." */
             const char *why = strchr(tls_log.data, ':');
@@ -678,6 +736,9 @@ struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_h
     nd_buf_release(&tls_log);
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
     h->port = di ? di->port : port;
+    char *base = nd_xasprintf("%s://%s:%u", tls ? "https" : "http", addr, (unsigned)h->port);
+    em_guard_set_base_url(h->guard, base);
+    free(base);
     return h;
 }
 
@@ -689,6 +750,16 @@ uint16_t em_http_port(const struct em_http *h)
 void em_http_set_body_hook(struct em_http *h, em_begin_fn fn)
 {
     h->begin = fn;
+}
+
+void em_http_set_notice(struct em_http *h, em_notice_fn fn, void *cls)
+{
+    em_guard_set_notice(h->guard, fn, cls);
+}
+
+void em_http_note(struct em_http *h, enum em_refusal kind, const char *remote)
+{
+    em_guard_note(h ? h->guard : NULL, kind, remote);
 }
 
 void em_http_set_access_log(struct em_http *h, em_access_log_fn fn, void *cls)
@@ -725,6 +796,7 @@ void em_http_stop(struct em_http *h)
         return;
     }
     MHD_stop_daemon(h->daemon);
+    em_guard_free(h->guard); /* every connection's slot is gone with the daemon */
     pthread_mutex_destroy(&h->log_lock);
     free(h);
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "guard.h"
 #include "util/buf.h"
 
 #define EM_MAX_BODY (3u * 1024u * 1024u)
@@ -44,7 +45,8 @@ struct em_req {
     size_t header_max;    /* the longest header line */
     size_t header_count;
     size_t query_count;   /* query parameters */
-    bool over_limit;      /* the connection came past --max-connections */
+    enum em_conn_class conn_class; /* ordinary, or which limit it came past (guard.h) */
+    unsigned client_conns; /* EM_CONN_CLIENT_CAP: its client's connections open */
     struct em_body_sink *sink; /* set by the begin hook: the body streams to it */
     bool body_coming;          /* in the begin hook: the body is still to be read */
 };
@@ -52,10 +54,23 @@ struct em_req {
 /* Connection limits, set before em_http_start (one emulator per process). A connection
  * that arrives while max_connections are open is still accepted, up to a margin (1024
  * or max_connections more, within the open-file limit), so that its request is answered
- * 503 instead of being reset; it is closed after 2 s without a request. idle_timeout_s
- * (0: none) closes a connection that sends nothing for that long; never a stream or an
- * exec session in progress. */
-void em_http_set_limits(unsigned max_connections, unsigned idle_timeout_s);
+ * (503, unless a health check or an admin token: guard.h) instead of being reset; it is
+ * closed after 2 s without a whole request. idle_timeout_s (0: none) closes a connection
+ * that sends nothing for that long; never a stream or an exec session in progress. The
+ * rest is the guard's (guard.h): the header deadline, the body rate, the cap per client
+ * address (0: none) and the reserve (em_http_reserve). */
+struct em_http_limits {
+    unsigned max_connections;
+    unsigned idle_timeout_s;
+    unsigned per_client;
+    unsigned header_timeout_ms;
+    uint64_t min_body_rate; /* bytes a second; 0: none */
+    unsigned body_window_ms;
+};
+void em_http_set_limits(const struct em_http_limits *limits);
+/* Of max_connections, those kept for health checks and admin tokens: 1/16, at least 1
+ * (none when max_connections is 1). */
+unsigned em_http_reserve(unsigned max_connections);
 
 /* A streamed body: read() blocks until it has bytes (returns their count), the stream
  * ended (returns 0) or failed (-1). free() is called once when the connection is done. */
@@ -147,6 +162,11 @@ enum em_body_plan { EM_BODY_HOLD, EM_BODY_ANSWERED, EM_BODY_STREAM };
 typedef enum em_body_plan (*em_begin_fn)(void *cls, struct em_req *req, struct em_resp *resp);
 /* Set before requests arrive; cls is the handler's. */
 void em_http_set_body_hook(struct em_http *h, em_begin_fn fn);
+
+/* The emulator's own log lines of the HTTP layer (slow-client episodes: guard.h). */
+void em_http_set_notice(struct em_http *h, em_notice_fn fn, void *cls);
+/* Counts a refusal of the front door's for the episode log (guard.h). */
+void em_http_note(struct em_http *h, enum em_refusal kind, const char *remote);
 
 /* Callback for request logging: one line per request when it ends. */
 typedef void (*em_access_log_fn)(void *cls, const struct em_req *req, int code, double ms);

@@ -55,6 +55,9 @@ static const struct reason_row reasons[] = {
      "Split the request or shrink the object."},
     {"RequestURITooLong", 414, 1, "The request target (path and query) is longer than the "
      "server takes (16 KiB in the emulator).", "Shorten the URL: fewer or shorter selectors."},
+    {"RequestTimeout", 408, 1, "The request's headers were not all in within the server's "
+     "deadline, or its body came slower than the server's minimum rate (the emulator's "
+     "--header-timeout and --min-body-rate).", "Send the request without pausing; retry."},
     {"UnsupportedMediaType", 415, 1, "The Content-Type is not accepted here (strategic merge "
      "patch is not served for Nodus kinds).", "Send a merge or a JSON patch: nodus patch KIND NAME --type merge -p PATCH"},
     {"RequestHeaderFieldsTooLarge", 431, 1, "The request's headers are larger than the server "
@@ -325,6 +328,7 @@ const char *nd_reason_for_http_code(int code)
     case 404: return "NotFound";
     case 405: return "MethodNotAllowed";
     case 406: return "NotAcceptable";
+    case 408: return "RequestTimeout";
     case 409: return "Conflict";
     case 410: return "Expired";
     case 412: return "PreconditionFailed";

@@ -5,6 +5,7 @@
 #                               clock stands still (--speed 0: it moves only when a test
 #                               advances it) unless EMU_SPEED or a --speed flag says otherwise
 #   stop_emulator               in teardown_file
+#   start_extra NAME [flags...] another emulator (sets XPORT, XURL); stop_extras stops them
 #   http METHOD PATH [BODY] [curl args...]
 #                               sets CODE (HTTP status), BODY (file holding the body) and
 #                               HDRS (file holding the headers); BODY "-" means none
@@ -45,6 +46,33 @@ start_emulator() {
     EMU_URL="http://127.0.0.1:$(cat "$portfile")"
     echo "$EMU_PID" >"$BATS_FILE_TMPDIR/emulator.pid"
     export EMU_URL EMU_STATE EMU_PID
+}
+
+# start_extra NAME [flags...]: another emulator of this file (its state, port and output
+# under BATS_FILE_TMPDIR/extra-NAME); sets XPORT and XURL. stop_extras (in teardown_file)
+# stops every one.
+start_extra() {
+    local name=$1 dir=$BATS_FILE_TMPDIR/extra-$1
+    shift
+    mkdir -p "$dir"
+    "$ND_BIN_DIR/nodus-emulator" --state "$dir/state" --listen 127.0.0.1:0 \
+        --port-file "$dir/port" --fsync never --quiet "$@" >"$dir/out" 2>"$dir/err" 3>&- &
+    echo $! >"$BATS_FILE_TMPDIR/extra-$name.pid"
+    wait_until test -s "$dir/port"
+    XPORT=$(cat "$dir/port")
+    XURL=http://127.0.0.1:$XPORT
+}
+
+# Stops the emulators start_extra started and waits until they are gone.
+stop_extras() {
+    local f pid
+    for f in "$BATS_FILE_TMPDIR"/extra-*.pid; do
+        [ -e "$f" ] || continue
+        pid=$(cat "$f")
+        rm -f "$f"
+        kill -TERM "$pid" 2>/dev/null || continue
+        wait_until pid_gone "$pid" || true
+    done
 }
 
 # Stops the emulator of this file, whichever test started it, and waits until it is gone.
