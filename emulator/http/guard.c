@@ -38,6 +38,7 @@ struct em_guard_conn {
     unsigned char addr[16];
     char remote[64];
     enum em_conn_class cls;
+    bool holds; /* takes one of max_conns (ordinary and reserve connections do) */
     enum phase phase;
     int64_t since_ms;   /* the phase's start; in PH_BODY, the window's */
     uint64_t win_bytes; /* body bytes at the window's start */
@@ -61,7 +62,7 @@ struct em_guard {
     pthread_t thread;
     bool running, stopping;
     struct em_guard_conn *head;
-    unsigned live;
+    unsigned held; /* connections holding a slot */
     em_notice_fn notice;
     void *notice_cls;
     struct episode ep[EM_REFUSE_KINDS];
@@ -365,16 +366,21 @@ struct em_guard_conn *em_guard_open(struct em_guard *g, int fd, const struct soc
         inet_ntop(AF_INET6, &in6->sin6_addr, c->remote, sizeof c->remote);
     }
     pthread_mutex_lock(&g->lock);
-    unsigned live = ++g->live, same = 0;
+    /* A connection refused a slot (past its client's cap, or past max_conns) holds none:
+     * it lives 2 s at most without its headers, then one request, so that a client
+     * holding its cap of slow connections cannot also crowd out the other addresses. */
+    unsigned same = 0;
     if (g->o.per_client)
         for (const struct em_guard_conn *o = g->head; o; o = o->next)
-            same += same_client(o, c);
-    if (live > g->o.max_conns)
-        c->cls = EM_CONN_OVER;
-    else if (g->o.per_client && same >= g->o.per_client)
+            same += o->holds && same_client(o, c);
+    if (g->o.per_client && same >= g->o.per_client)
         c->cls = EM_CONN_CLIENT_CAP;
-    else if (live > g->o.max_conns - g->o.reserve)
+    else if (g->held >= g->o.max_conns)
+        c->cls = EM_CONN_OVER;
+    else if (g->held >= g->o.max_conns - g->o.reserve)
         c->cls = EM_CONN_RESERVE;
+    c->holds = c->cls == EM_CONN_ORDINARY || c->cls == EM_CONN_RESERVE;
+    g->held += c->holds;
     c->next = g->head;
     if (g->head)
         g->head->prev = c;
@@ -394,7 +400,7 @@ void em_guard_close(struct em_guard *g, struct em_guard_conn *c)
         g->head = c->next;
     if (c->next)
         c->next->prev = c->prev;
-    g->live--;
+    g->held -= c->holds;
     pthread_mutex_unlock(&g->lock);
     free(c);
 }

@@ -2,10 +2,13 @@
  *
  * Every connection the HTTP layer accepts gets a slot here (em_guard_open, from
  * libmicrohttpd's connection notice) and a class, decided as it arrives:
- *   EM_CONN_ORDINARY    one of the first max_conns - reserve connections open;
- *   EM_CONN_RESERVE     one of the last `reserve` of max_conns;
- *   EM_CONN_OVER        past max_conns (accepted up to a margin, so it gets an answer);
- *   EM_CONN_CLIENT_CAP  its client address already had per_client connections open.
+ *   EM_CONN_CLIENT_CAP  its client address already holds per_client slots;
+ *   EM_CONN_OVER        every one of the max_conns slots is held (it is accepted up to
+ *                       a margin, so that it gets an answer);
+ *   EM_CONN_RESERVE     it holds one of the last `reserve` slots;
+ *   EM_CONN_ORDINARY    it holds one of the others.
+ * The last two hold a slot until they close; the first two hold none (they are closed
+ * after 2 s without their headers, or after one request).
  * Only an ordinary connection serves any request; the others serve health checks and
  * admin-token requests (the front door decides, frontdoor.c) and are closed after one.
  *

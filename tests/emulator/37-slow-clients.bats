@@ -130,9 +130,10 @@ refused_503() { [ "$(code "$EMU_URL/api/v1/namespaces" -H 'Authorization: Bearer
     assert_output done
 }
 
-@test "--max-connections-per-client: the excess gets 429 with Retry-After; /readyz still 200" {
-    start_extra cap --max-connections-per-client 4 --header-timeout 5s
-    slow_bg "$BATS_TEST_TMPDIR/slow" headers "$XPORT" 6 6
+@test "--max-connections-per-client: the excess gets 429 with Retry-After; other addresses 200" {
+    start_extra cap --max-connections 8 --max-connections-per-client 4 --header-timeout 5s
+    # 10 from 127.0.0.1: 4 hold slots, the 6 past the cap hold none
+    slow_bg "$BATS_TEST_TMPDIR/slow" headers "$XPORT" 10 6
     run curl -s -m 10 -D "$BATS_TEST_TMPDIR/h" -o "$BATS_TEST_TMPDIR/b" -w '%{http_code}' \
         "$XURL/api/v1/namespaces"
     assert_output 429
@@ -143,6 +144,8 @@ refused_503() { [ "$(code "$EMU_URL/api/v1/namespaces" -H 'Authorization: Bearer
         "$BATS_TEST_TMPDIR/b"
     jq -e '.fix | contains("--max-connections-per-client")' "$BATS_TEST_TMPDIR/b"
     [ "$(code "$XURL/readyz")" = 200 ]
+    # another address is served: the capped connections took no slot from it
+    [ "$(code "$XURL/api/v1/namespaces" --interface 127.0.0.2)" = 200 ]
     stop_slow
     wait_until [ "$(code "$XURL/api/v1/namespaces")" = 200 ]
 }
