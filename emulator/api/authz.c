@@ -238,9 +238,9 @@ static char *namespace_in_body(const struct em_req *req)
     } else if (ct && strncasecmp(ct, "application/vnd.kubernetes.protobuf", 35) == 0) {
         obj = em_protobuf_namespace((const unsigned char *)req->body.data, req->body.len, &st);
     } else if (ct && strncasecmp(ct, "application/yaml", 16) == 0) {
-        obj = nd_yaml_load(req->body.data, req->body.len, "body", &st);
+        obj = nd_yaml_load_limited(req->body.data, req->body.len, "body", &em_body_limits, &st);
     } else {
-        obj = nd_json_load(req->body.data, req->body.len, "body", &st);
+        obj = nd_json_load_limited(req->body.data, req->body.len, "body", &em_body_limits, &st);
     }
     const char *name = json_string_value(json_object_get(json_object_get(obj, "metadata"),
                                                          "name"));
@@ -294,10 +294,9 @@ void em_authz_describe(const struct em_req *req, struct em_access *acc)
         acc->project = nd_xstrdup(path.name);
     bool listing = acc->verb && (!strcmp(acc->verb, "list") || !strcmp(acc->verb, "watch"));
     acc->cluster_wide = listing && !path.ns && !path.name;
-    if (ns_object && !path.name && acc->verb && !strcmp(acc->verb, "create")) {
-        acc->project = namespace_in_body(req);
-        acc->unnamed = !acc->project;
-    }
+    /* the project a Namespace create makes is in its body, read by em_authz_check once
+     * the caller is known and may write */
+    acc->project_in_body = ns_object && !path.name && acc->verb && !strcmp(acc->verb, "create");
     em_path_release(&path);
 }
 
@@ -420,13 +419,26 @@ int em_authz_decide(const struct em_server *srv, const struct em_identity *who,
     return 0;
 }
 
+int em_authz_check(const struct em_server *srv, const struct em_identity *who,
+                   const struct em_req *req, struct nd_status *st)
+{
+    struct em_access acc;
+    em_authz_describe(req, &acc);
+    /* the identity and its scopes first: an anonymous or read-only caller is refused
+     * before a byte of the body is parsed */
+    int rc = em_authz_decide(srv, who, &acc, req->path, st);
+    if (rc == 0 && acc.project_in_body) {
+        acc.project = namespace_in_body(req);
+        acc.unnamed = !acc.project;
+        rc = em_authz_decide(srv, who, &acc, req->path, st);
+    }
+    em_access_release(&acc);
+    return rc;
+}
+
 int em_authz_request(const struct em_server *srv, const struct em_req *req,
                      struct em_identity *who, struct nd_status *st)
 {
-    struct em_access acc;
     identify(srv, req, who);
-    em_authz_describe(req, &acc);
-    int rc = em_authz_decide(srv, who, &acc, req->path, st);
-    em_access_release(&acc);
-    return rc;
+    return em_authz_check(srv, who, req, st);
 }
