@@ -227,8 +227,9 @@ static bool read_verb(const char *verb)
 }
 
 /* The name of the Namespace a create's body asks for, as the handler will read it
- * (JSON, YAML or kubectl's protobuf); NULL when the body does not give one. */
-static char *namespace_in_body(const struct em_req *req)
+ * (JSON, YAML or kubectl's protobuf); NULL when the body does not give one. A body past
+ * em_body_limits also sets *too_large (moved into it: the answer, as the handler's). */
+static char *namespace_in_body(const struct em_req *req, struct nd_status *too_large)
 {
     const char *ct = em_req_header(req, "content-type");
     struct nd_status st = ND_STATUS_INIT;
@@ -246,6 +247,8 @@ static char *namespace_in_body(const struct em_req *req)
                                                          "name"));
     char *out = name && *name ? nd_xstrdup(name) : NULL;
     json_decref(obj);
+    if (st.reason && !strcmp(st.reason, "RequestEntityTooLarge"))
+        nd_status_move(too_large, &st);
     nd_status_release(&st);
     return out;
 }
@@ -428,9 +431,9 @@ int em_authz_check(const struct em_server *srv, const struct em_identity *who,
      * before a byte of the body is parsed */
     int rc = em_authz_decide(srv, who, &acc, req->path, st);
     if (rc == 0 && acc.project_in_body) {
-        acc.project = namespace_in_body(req);
+        acc.project = namespace_in_body(req, st);
         acc.unnamed = !acc.project;
-        rc = em_authz_decide(srv, who, &acc, req->path, st);
+        rc = nd_status_failed(st) ? -1 : em_authz_decide(srv, who, &acc, req->path, st);
     }
     em_access_release(&acc);
     return rc;
