@@ -59,8 +59,11 @@ json_t *em_api_body(struct em_api *a, bool yaml_ok)
                       "types include: application/json");
         return NULL;
     }
-    json_t *obj = yaml ? nd_yaml_load(a->req->body.data, a->req->body.len, "body", &a->st)
-                       : nd_json_load(a->req->body.data, a->req->body.len, "body", &a->st);
+    const struct em_req *r = a->req;
+    json_t *obj = yaml ? nd_yaml_load_limited(r->body.data, r->body.len, "body", &em_body_limits,
+                                              &a->st)
+                       : nd_json_load_limited(r->body.data, r->body.len, "body", &em_body_limits,
+                                              &a->st);
     if (!obj)
         return NULL;
     if (!json_is_object(obj)) {

@@ -29,7 +29,8 @@ static int delete_options(struct em_api *a, struct delete_opts *o)
     if (orphan)
         o->propagation = "Orphan";
     if (a->req->body.len) {
-        o->body = nd_json_load(a->req->body.data, a->req->body.len, "body", &a->st);
+        o->body = nd_json_load_limited(a->req->body.data, a->req->body.len, "body",
+                                       &em_body_limits, &a->st);
         if (!o->body)
             return -1;
         if (!json_is_object(o->body))

@@ -131,7 +131,8 @@ int em_api_patch(struct em_api *a)
         return apply(a, &w, old);
     if (!old)
         return em_api_not_found(a, a->path.name);
-    json_t *patch = nd_json_load(a->req->body.data, a->req->body.len, "patch", &a->st);
+    json_t *patch = nd_json_load_limited(a->req->body.data, a->req->body.len, "patch",
+                                         &em_body_limits, &a->st);
     if (!patch)
         return -1;
     json_t *obj = NULL;

@@ -144,7 +144,8 @@ static void can_i(struct em_server *srv, struct em_req *req, struct em_resp *res
     json_t *in = ct && strncasecmp(ct, "application/vnd.kubernetes.protobuf", 35) == 0
                      ? em_protobuf_review((const unsigned char *)req->body.data, req->body.len,
                                           &st)
-                     : nd_json_load(req->body.data, req->body.len, "body", &st);
+                     : nd_json_load_limited(req->body.data, req->body.len, "body",
+                                            &em_body_limits, &st);
     const json_t *spec = json_object_get(in, "spec");
     const json_t *ra = json_object_get(spec, "resourceAttributes");
     const json_t *nra = json_object_get(spec, "nonResourceAttributes");

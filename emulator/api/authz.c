@@ -236,8 +236,9 @@ static bool read_verb(const char *verb)
 }
 
 /* The name of the Namespace a create's body asks for, as the handler will read it
- * (JSON, YAML or kubectl's protobuf); NULL when the body does not give one. */
-static char *namespace_in_body(const struct em_req *req)
+ * (JSON, YAML or kubectl's protobuf); NULL when the body does not give one. A body past
+ * em_body_limits also sets *too_large (moved into it: the answer, as the handler's). */
+static char *namespace_in_body(const struct em_req *req, struct nd_status *too_large)
 {
     const char *ct = em_req_header(req, "content-type");
     struct nd_status st = ND_STATUS_INIT;
@@ -247,14 +248,16 @@ static char *namespace_in_body(const struct em_req *req)
     } else if (ct && strncasecmp(ct, "application/vnd.kubernetes.protobuf", 35) == 0) {
         obj = em_protobuf_namespace((const unsigned char *)req->body.data, req->body.len, &st);
     } else if (ct && strncasecmp(ct, "application/yaml", 16) == 0) {
-        obj = nd_yaml_load(req->body.data, req->body.len, "body", &st);
+        obj = nd_yaml_load_limited(req->body.data, req->body.len, "body", &em_body_limits, &st);
     } else {
-        obj = nd_json_load(req->body.data, req->body.len, "body", &st);
+        obj = nd_json_load_limited(req->body.data, req->body.len, "body", &em_body_limits, &st);
     }
     const char *name = json_string_value(json_object_get(json_object_get(obj, "metadata"),
                                                          "name"));
     char *out = name && *name ? nd_xstrdup(name) : NULL;
     json_decref(obj);
+    if (st.reason && !strcmp(st.reason, "RequestEntityTooLarge"))
+        nd_status_move(too_large, &st);
     nd_status_release(&st);
     return out;
 }
@@ -303,10 +306,9 @@ void em_authz_describe(const struct em_req *req, struct em_access *acc)
         acc->project = nd_xstrdup(path.name);
     bool listing = acc->verb && (!strcmp(acc->verb, "list") || !strcmp(acc->verb, "watch"));
     acc->cluster_wide = listing && !path.ns && !path.name;
-    if (ns_object && !path.name && acc->verb && !strcmp(acc->verb, "create")) {
-        acc->project = namespace_in_body(req);
-        acc->unnamed = !acc->project;
-    }
+    /* the project a Namespace create makes is in its body, read by em_authz_check once
+     * the caller is known and may write */
+    acc->project_in_body = ns_object && !path.name && acc->verb && !strcmp(acc->verb, "create");
     em_path_release(&path);
 }
 
@@ -429,13 +431,26 @@ int em_authz_decide(const struct em_server *srv, const struct em_identity *who,
     return 0;
 }
 
+int em_authz_check(const struct em_server *srv, const struct em_identity *who,
+                   const struct em_req *req, struct nd_status *st)
+{
+    struct em_access acc;
+    em_authz_describe(req, &acc);
+    /* the identity and its scopes first: an anonymous or read-only caller is refused
+     * before a byte of the body is parsed */
+    int rc = em_authz_decide(srv, who, &acc, req->path, st);
+    if (rc == 0 && acc.project_in_body) {
+        acc.project = namespace_in_body(req, st);
+        acc.unnamed = !acc.project;
+        rc = nd_status_failed(st) ? -1 : em_authz_decide(srv, who, &acc, req->path, st);
+    }
+    em_access_release(&acc);
+    return rc;
+}
+
 int em_authz_request(const struct em_server *srv, const struct em_req *req,
                      struct em_identity *who, struct nd_status *st)
 {
-    struct em_access acc;
     identify(srv, req, who);
-    em_authz_describe(req, &acc);
-    int rc = em_authz_decide(srv, who, &acc, req->path, st);
-    em_access_release(&acc);
-    return rc;
+    return em_authz_check(srv, who, req, st);
 }

@@ -68,6 +68,8 @@ struct em_access {
     char *sub;                  /* subresource: status log exec files invoke */
     bool cluster_wide;          /* list or watch across projects: answered filtered */
     bool unnamed;               /* create of a Namespace whose body names none we can read */
+    bool project_in_body;       /* create of a Namespace: project is in the body, not read
+                                 * by em_authz_describe (see em_authz_check) */
 };
 
 /* Reads --token-file (0600 or stricter, like ssh keys) into srv->tokens. 0, or -1 with
@@ -78,7 +80,8 @@ int em_authz_load(struct em_server *srv, struct nd_buf *err);
  * GET. NULL when the method does not apply (POST on an object, PUT on a collection). */
 const char *em_authz_verb(const struct em_req *req, const struct em_path *p);
 
-/* Fills acc from the request (free with em_access_release). */
+/* Fills acc from the request's method, path and query (free with em_access_release);
+ * never reads the body. */
 void em_authz_describe(const struct em_req *req, struct em_access *acc);
 void em_access_release(struct em_access *acc);
 
@@ -87,7 +90,13 @@ void em_access_release(struct em_access *acc);
 int em_authz_decide(const struct em_server *srv, const struct em_identity *who,
                     const struct em_access *acc, const char *path, struct nd_status *st);
 
-/* Identify, describe, decide: what the router calls for every request. */
+/* Describe and decide for who; the body (the project a Namespace create names) is read
+ * only once who passed every check the path alone allows (token, scope), and within
+ * em_body_limits. */
+int em_authz_check(const struct em_server *srv, const struct em_identity *who,
+                   const struct em_req *req, struct nd_status *st);
+
+/* Identify, then em_authz_check: what the router calls for every request. */
 int em_authz_request(const struct em_server *srv, const struct em_req *req,
                      struct em_identity *who, struct nd_status *st);
 

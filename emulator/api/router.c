@@ -97,14 +97,11 @@ static int apply_seed(struct em_server *srv, struct nd_buf *err)
             struct em_resp resp;
             em_resp_init(&resp);
             /* the operator's manifests pass the same decision (nothing goes into nodus) */
-            struct em_access acc;
             struct nd_status ast = ND_STATUS_INIT;
-            em_authz_describe(&req, &acc);
-            if (em_authz_decide(srv, em_authz_operator(), &acc, url, &ast) < 0)
+            if (em_authz_check(srv, em_authz_operator(), &req, &ast) < 0)
                 em_resp_status(srv, &req, &resp, &ast);
             else
                 em_api_handle(srv, &req, &resp, em_authz_operator());
-            em_access_release(&acc);
             nd_status_release(&ast);
             if (resp.code >= 300) {
                 nd_buf_addf(err, "--seed: %s: document %zu: %s", path, j + 1, resp.body.data);

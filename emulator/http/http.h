@@ -17,9 +17,14 @@
 #include <sys/types.h>
 
 #include "guard.h"
+#include "json/json.h"
 #include "util/buf.h"
 
 #define EM_MAX_BODY (3u * 1024u * 1024u)
+/* What a JSON or YAML body may expand to once parsed (json.h): 4 MiB of values and keys,
+ * aliases' copies counted again, and 100,000 values and keys. Every handler that parses
+ * a body reads it with nd_json_load_limited or nd_yaml_load_limited and these. */
+static const struct nd_load_limits em_body_limits = {4u << 20, 100000};
 /* Headers a request may carry; the front door refuses more (431). Past them the HTTP
  * layer only counts: joining 40,000 repeats of one header would cost O(n^2). */
 #define EM_MAX_HEADER_BYTES (64u * 1024u) /* every header line together */

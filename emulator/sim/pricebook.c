@@ -393,7 +393,7 @@ static int take(struct em_server *srv, json_t *nb, bool write_file, struct nd_st
 
 int em_pricebook_put(struct em_server *srv, const char *data, size_t len, struct nd_status *st)
 {
-    json_t *nb = nd_json_load(data, len, "pricebook", st);
+    json_t *nb = nd_json_load_limited(data, len, "pricebook", &em_body_limits, st);
     if (!nb)
         return -1;
     if (!json_is_object(nb)) {

@@ -22,11 +22,34 @@
 #define ND_JSON_MAX_DEPTH 100
 
 /* One JSON value of any type, alone in the text (white space around it is fine). NEW
- * reference, or NULL with st filled (BadRequest). */
+ * reference, or NULL with st filled (BadRequest). No bound but the depth: for answers
+ * the CLI reads (a list may be large); what a client sends is read with
+ * nd_json_load_limited. */
 json_t *nd_json_load(const char *data, size_t len, const char *source, struct nd_status *st);
 
+/* What one text (a stream of documents) may expand to once loaded, decided before the
+ * memory is spent. bytes: every scalar and key as written, a YAML alias's copy counted
+ * again; the YAML loader also holds it to ND_LOAD_EXPANSION times the text's length
+ * (at least ND_LOAD_FLOOR_BYTES), so a 1 MB scalar aliased a thousand times is refused
+ * after the 8th copy. nodes: values and keys, copies counted again (JSON: counted in
+ * one pass over the text before jansson builds anything). Past either, the load fails
+ * with RequestEntityTooLarge (413) and the position where the text went over. */
+struct nd_load_limits {
+    size_t bytes;
+    size_t nodes;
+};
+#define ND_LOAD_EXPANSION 8
+#define ND_LOAD_FLOOR_BYTES ((size_t)1 << 20)
+/* The limits of the files the CLI reads (-f, --seed, kubeconfig): 64 MiB, 4,000,000
+ * nodes; what nd_yaml_load* and nd_manifest_load* apply. */
+extern const struct nd_load_limits nd_load_file_limits;
+
+/* nd_json_load within lim. */
+json_t *nd_json_load_limited(const char *data, size_t len, const char *source,
+                             const struct nd_load_limits *lim, struct nd_status *st);
+
 /* A stream of JSON objects or arrays one after another ("{...} {...}", as kubectl
- * reads a JSON file). Returns a NEW array of them (empty for blank input), or NULL with
+ * reads a JSON file), within nd_load_file_limits. Returns a NEW array of them (empty for blank input), or NULL with
  * st filled. When lines is not NULL, *lines is a NEW array of the 1-based line where
  * each value starts (NULL on error). */
 json_t *nd_json_load_stream(const char *data, size_t len, const char *source, json_t **lines,

@@ -2,6 +2,7 @@
 #include "json/json.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,13 +24,18 @@ static void advance(struct pos *p, const char *data, size_t from, size_t to)
     }
 }
 
-static int fail(struct nd_status *st, const char *source, struct pos p, const char *msg)
+static int fail_as(struct nd_status *st, const char *reason, const char *fix,
+                   const char *source, struct pos p, const char *msg)
 {
     if (!source)
-        return nd_status_set(st, "BadRequest", NULL, "line %zu, column %zu: %s", p.line, p.col,
-                             msg);
-    return nd_status_set(st, "BadRequest", NULL, "%s:%zu:%zu: %s",
+        return nd_status_set(st, reason, fix, "line %zu, column %zu: %s", p.line, p.col, msg);
+    return nd_status_set(st, reason, fix, "%s:%zu:%zu: %s",
                          strcmp(source, "-") == 0 ? "<stdin>" : source, p.line, p.col, msg);
+}
+
+static int fail(struct nd_status *st, const char *source, struct pos p, const char *msg)
+{
+    return fail_as(st, "BadRequest", NULL, source, p, msg);
 }
 
 /* Position (relative to where the value starts) of the first bracket that passes the
@@ -120,12 +126,79 @@ static struct pos shift_to(const char *data, size_t off)
     return p;
 }
 
+const struct nd_load_limits nd_load_file_limits = {64u << 20, 4000000};
+
+static bool literal_char(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           c == '-' || c == '+' || c == '.';
+}
+
+/* The offset of the node that takes the text past max nodes (a string, a key, a
+ * number, a literal or a bracket each count one), or len when it stays within or nests
+ * past ND_JSON_MAX_DEPTH first (refused by the parser, which stops there, with its
+ * position). One pass over the bytes, nothing allocated: jansson builds nothing a
+ * refusal would waste. */
+static size_t over_nodes(const char *data, size_t len, size_t max)
+{
+    size_t nodes = 0, depth = 0;
+    bool in_str = false, esc = false, in_lit = false;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)data[i];
+        if (in_str) {
+            if (esc)
+                esc = false;
+            else if (c == '\\')
+                esc = true;
+            else if (c == '"')
+                in_str = false;
+            continue;
+        }
+        bool lit = literal_char(c);
+        bool starts = c == '"' || c == '[' || c == '{' || (lit && !in_lit);
+        in_lit = lit;
+        in_str = c == '"';
+        if ((c == '[' || c == '{') && ++depth > ND_JSON_MAX_DEPTH)
+            return len;
+        if ((c == ']' || c == '}') && depth)
+            depth--;
+        if (starts && ++nodes > max)
+            return i;
+    }
+    return len;
+}
+
+/* Refuses a text past lim before it is parsed (RequestEntityTooLarge). */
+static int check_limits(const char *data, size_t len, const char *source,
+                        const struct nd_load_limits *lim, struct nd_status *st)
+{
+    static const char fix[] = "split it into smaller documents";
+    char msg[96];
+    if (len > lim->bytes) {
+        snprintf(msg, sizeof msg, "the text is %zu bytes, more than the %zu it may be", len,
+                 lim->bytes);
+        return fail_as(st, "RequestEntityTooLarge", fix, source, (struct pos){1, 1}, msg);
+    }
+    size_t at = over_nodes(data, len, lim->nodes);
+    if (at == len)
+        return 0;
+    snprintf(msg, sizeof msg, "the text holds more than %zu values and keys", lim->nodes);
+    return fail_as(st, "RequestEntityTooLarge", fix, source, shift_to(data, at), msg);
+}
+
 static bool space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
 json_t *nd_json_load(const char *data, size_t len, const char *source, struct nd_status *st)
+{
+    static const struct nd_load_limits none = {SIZE_MAX, SIZE_MAX};
+    return nd_json_load_limited(data, len, source, &none, st);
+}
+
+json_t *nd_json_load_limited(const char *data, size_t len, const char *source,
+                             const struct nd_load_limits *lim, struct nd_status *st)
 {
     struct pos base = {1, 1};
     size_t used, i = 0;
@@ -142,6 +215,8 @@ json_t *nd_json_load(const char *data, size_t len, const char *source, struct nd
         fail(st, source, base, "no JSON value (the input is empty)");
         return NULL;
     }
+    if (check_limits(data, len, source, lim, st) < 0)
+        return NULL;
     return load_at(data, len, i, shift_to(data, i), JSON_DECODE_ANY, source, &used, st);
 }
 
@@ -158,6 +233,8 @@ json_t *nd_json_load_stream(const char *data, size_t len, const char *source, js
     size_t off = 0;
     if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
         off = 3; /* a UTF-8 byte order mark */
+    if (check_limits(data, len, source, &nd_load_file_limits, st) < 0)
+        goto fail;
     for (;;) {
         size_t from = off;
         while (off < len && space(data[off]))

@@ -51,7 +51,8 @@ static const struct reason_row reasons[] = {
      "changed since the review.",
      "Review again, then apply what you reviewed: nodus apply -f FILE --review"},
     {"RequestEntityTooLarge", 413, 1, "The body is larger than 3 MiB (an upload to files: "
-     "the server's --max-upload-bytes).",
+     "the server's --max-upload-bytes), or its JSON or YAML expands past 4 MiB or 100,000 "
+     "values and keys (YAML aliases count each copy).",
      "Split the request or shrink the object."},
     {"RequestURITooLong", 414, 1, "The request target (path and query) is longer than the "
      "server takes (16 KiB in the emulator).", "Shorten the URL: fewer or shorter selectors."},

@@ -38,6 +38,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "json/json.h"
 #include "util/buf.h"
 #include "util/status.h"
 
@@ -47,6 +48,9 @@
 #define ND_YAML_MAX_NODES 1000000
 /* Nodes that alias expansion alone may add to one document. */
 #define ND_YAML_MAX_ALIAS_NODES 100000
+/* And a whole stream is held to a struct nd_load_limits (json.h): the bytes of every
+ * scalar and key, an alias's copy counted again before it is made, and the nodes. The
+ * functions below apply nd_load_file_limits; nd_yaml_load_limited takes others. */
 
 /* Every document of a YAML stream. Returns a NEW array with one element per document;
  * empty documents (nothing, or only comments, between `---` separators) are skipped,
@@ -74,6 +78,10 @@ json_t *nd_yaml_load_all_fields(const char *data, size_t len, const char *source
 /* Exactly one document: NEW reference, or NULL with st filled (BadRequest) when the
  * stream is malformed, holds no document or holds more than one. */
 json_t *nd_yaml_load(const char *data, size_t len, const char *source, struct nd_status *st);
+
+/* nd_yaml_load within lim (a request's body in the emulator). */
+json_t *nd_yaml_load_limited(const char *data, size_t len, const char *source,
+                             const struct nd_load_limits *lim, struct nd_status *st);
 
 /* Flags of nd_yaml_dump_flags. */
 enum {

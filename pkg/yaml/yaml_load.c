@@ -8,6 +8,7 @@
 #include "yaml/yaml.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
@@ -19,7 +20,7 @@
 struct anchor {
     char *name;
     json_t *node; /* NULL while the node is still being read */
-    size_t nodes, height;
+    size_t nodes, height, bytes;
 };
 
 struct loader {
@@ -31,6 +32,10 @@ struct loader {
     struct anchor *anchors;
     size_t n_anchors, cap_anchors;
     size_t nodes, alias_nodes; /* of the current document */
+    /* of the whole stream, against max_bytes (nd_load_limits and the text's length) and
+     * lim->nodes */
+    size_t total_nodes, total_bytes, max_bytes;
+    const struct nd_load_limits *lim;
     /* When fields is not NULL: the line of each mapping key and sequence item of the
      * current document, by path (segments joined with ND_YAML_PATH_SEP). */
     json_t *fields;
@@ -61,9 +66,10 @@ static void unpush(struct loader *l, size_t len)
         nd_buf_truncate(&l->path, len);
 }
 
-/* Size of a node: how many nodes it expands to, how deep its collections go. */
+/* Size of a node: how many nodes it expands to, how deep its collections go, how many
+ * bytes of scalars and keys it holds. */
 struct shape {
-    size_t nodes, height;
+    size_t nodes, height, bytes;
 };
 
 static void where(struct nd_buf *b, const char *source, size_t line, size_t col)
@@ -124,21 +130,45 @@ static void mark_position(const struct loader *l, const yaml_mark_t *m, size_t *
         offset_position(l->data, l->len, l->len, line, col);
 }
 
-static int fail_at(struct loader *l, const yaml_mark_t *m, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static int vfail(struct loader *l, const yaml_mark_t *m, const char *reason, const char *fix,
+                 const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
-static int fail_at(struct loader *l, const yaml_mark_t *m, const char *fmt, ...)
+static int vfail(struct loader *l, const yaml_mark_t *m, const char *reason, const char *fix,
+                 const char *fmt, va_list ap)
 {
     struct nd_buf b = ND_BUF_INIT;
     size_t line, col;
     mark_position(l, m, &line, &col);
     where(&b, l->source, line, col);
+    nd_buf_vaddf(&b, fmt, ap);
+    nd_status_set(l->st, reason, fix, "%s", b.data);
+    nd_buf_release(&b);
+    return -1;
+}
+
+static int fail_at(struct loader *l, const yaml_mark_t *m, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail_at(struct loader *l, const yaml_mark_t *m, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    nd_buf_vaddf(&b, fmt, ap);
+    vfail(l, m, "BadRequest", NULL, fmt, ap);
     va_end(ap);
-    nd_status_set(l->st, "BadRequest", NULL, "%s", b.data);
-    nd_buf_release(&b);
+    return -1;
+}
+
+/* A limit of nd_load_limits: RequestEntityTooLarge, with a fix. */
+static int too_large(struct loader *l, const yaml_mark_t *m, const char *fix, const char *fmt,
+                     ...) __attribute__((format(printf, 4, 5)));
+
+static int too_large(struct loader *l, const yaml_mark_t *m, const char *fix, const char *fmt,
+                     ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail(l, m, "RequestEntityTooLarge", fix, fmt, ap);
+    va_end(ap);
     return -1;
 }
 
@@ -192,16 +222,30 @@ static int next(struct loader *l, yaml_event_t *ev)
     return 0;
 }
 
-static int count(struct loader *l, const yaml_mark_t *m, size_t nodes, bool alias)
+/* Counts what a node adds (an alias: its whole copy, before it is made). */
+static int count(struct loader *l, const yaml_mark_t *m, const struct shape *add, bool alias)
 {
-    l->nodes += nodes;
+    l->nodes += add->nodes;
+    l->total_nodes += add->nodes;
+    l->total_bytes += add->bytes;
     if (alias)
-        l->alias_nodes += nodes;
+        l->alias_nodes += add->nodes;
     if (l->alias_nodes > ND_YAML_MAX_ALIAS_NODES)
         return fail_at(l, m, "aliases expand to more than %d nodes in one document",
                        ND_YAML_MAX_ALIAS_NODES);
     if (l->nodes > ND_YAML_MAX_NODES)
         return fail_at(l, m, "the document has more than %d nodes", ND_YAML_MAX_NODES);
+    const char *what = alias ? "this alias takes the text to" : "the text holds";
+    if (l->total_bytes > l->max_bytes)
+        return too_large(l, m,
+                         alias ? "write the value out once instead of through aliases"
+                               : "split it into smaller documents",
+                         "%s more than %zu bytes of values and keys, the most a text of %zu "
+                         "bytes may expand to",
+                         what, l->max_bytes, l->len);
+    if (l->total_nodes > l->lim->nodes)
+        return too_large(l, m, "split it into smaller documents",
+                         "%s more than %zu values and keys", what, l->lim->nodes);
     return 0;
 }
 
@@ -224,7 +268,7 @@ static size_t open_anchor(struct loader *l, const char *name)
     struct anchor *a = &l->anchors[l->n_anchors];
     a->name = nd_xstrdup(name);
     a->node = NULL;
-    a->nodes = a->height = 0;
+    a->nodes = a->height = a->bytes = 0;
     return l->n_anchors++;
 }
 
@@ -233,6 +277,7 @@ static void close_anchor(struct loader *l, size_t i, json_t *node, const struct 
     l->anchors[i].node = json_incref(node);
     l->anchors[i].nodes = sh->nodes;
     l->anchors[i].height = sh->height;
+    l->anchors[i].bytes = sh->bytes;
 }
 
 /* The most recent anchor of that name (a later definition overrides an earlier one). */
@@ -264,10 +309,11 @@ static json_t *alias(struct loader *l, const yaml_event_t *ev, size_t depth, str
                 ND_YAML_MAX_DEPTH, name);
         return NULL;
     }
-    if (count(l, &ev->start_mark, a->nodes, true) < 0)
-        return NULL;
     sh->nodes = a->nodes;
     sh->height = a->height;
+    sh->bytes = a->bytes;
+    if (count(l, &ev->start_mark, sh, true) < 0)
+        return NULL;
     return json_deep_copy(a->node);
 }
 
@@ -296,6 +342,7 @@ static json_t *scalar(struct loader *l, const yaml_event_t *ev)
 static void grow(struct shape *sh, const struct shape *child)
 {
     sh->nodes += child->nodes;
+    sh->bytes += child->bytes;
     if (child->height + 1 > sh->height)
         sh->height = child->height + 1;
 }
@@ -399,7 +446,7 @@ static json_t *mapping(struct loader *l, size_t depth, struct shape *sh)
         }
         yaml_mark_t km = ev.start_mark;
         bool is_merge = false;
-        struct shape c = {1, 0};
+        struct shape c = {1, 0, 0};
         if (ev.type == YAML_SCALAR_EVENT && !ev.data.scalar.anchor) {
             /* a key is its text: `1`, `true` or `.inf` as a key is "1", "true", ".inf" */
             is_merge = is_merge_key(&ev);
@@ -410,7 +457,8 @@ static json_t *mapping(struct loader *l, size_t depth, struct shape *sh)
                 fail_at(l, &km, "strings may not contain NUL characters");
                 goto fail;
             }
-            if (count(l, &km, 1, false) < 0)
+            c.bytes = strlen(key);
+            if (count(l, &km, &c, false) < 0)
                 goto fail;
         } else if (ev.type == YAML_SCALAR_EVENT || ev.type == YAML_ALIAS_EVENT) {
             /* an anchored key (whose value an alias may use later) or an alias */
@@ -486,15 +534,15 @@ static json_t *read_node(struct loader *l, yaml_event_t *ev, size_t depth, struc
     yaml_mark_t mark = ev->start_mark;
     json_t *v = NULL;
     const char *anchor = NULL, *tag = NULL, *want = NULL;
-    sh->nodes = 1;
-    sh->height = 0;
+    *sh = (struct shape){1, 0, 0};
     switch (ev->type) {
     case YAML_ALIAS_EVENT:
         v = alias(l, ev, depth, sh);
         yaml_event_delete(ev);
         return v;
     case YAML_SCALAR_EVENT:
-        if (count(l, &mark, 1, false) < 0)
+        sh->bytes = ev->data.scalar.length;
+        if (count(l, &mark, sh, false) < 0)
             break;
         v = scalar(l, ev);
         if (v && ev->data.scalar.anchor)
@@ -518,7 +566,7 @@ static json_t *read_node(struct loader *l, yaml_event_t *ev, size_t depth, struc
             fail_at(l, &mark, "nesting deeper than %d levels", ND_YAML_MAX_DEPTH);
             break;
         }
-        if (count(l, &mark, 1, false) < 0)
+        if (count(l, &mark, &(struct shape){1, 0, 0}, false) < 0)
             break;
         sh->height = 1;
         size_t slot = anchor ? open_anchor(l, anchor) : 0;
@@ -590,15 +638,36 @@ static int load_stream(struct loader *l, json_t *docs, json_t *marks, json_t *fi
     }
 }
 
-static json_t *load(const char *data, size_t len, const char *source, json_t **marks_out,
-                    json_t **fields_out, struct nd_status *st)
+/* What a text of len bytes may expand to: ND_LOAD_EXPANSION times it, at least
+ * ND_LOAD_FLOOR_BYTES, at most lim->bytes. */
+static size_t max_bytes(size_t len, const struct nd_load_limits *lim)
+{
+    size_t n = len > SIZE_MAX / ND_LOAD_EXPANSION ? SIZE_MAX : len * ND_LOAD_EXPANSION;
+    if (n < ND_LOAD_FLOOR_BYTES)
+        n = ND_LOAD_FLOOR_BYTES;
+    return n < lim->bytes ? n : lim->bytes;
+}
+
+/* The loader's options (past what fits in eight parameters). */
+struct load_opts {
+    const char *source;
+    const struct nd_load_limits *lim;
+    json_t **marks_out, **fields_out;
+};
+
+static json_t *load(const char *data, size_t len, const struct load_opts *o,
+                    struct nd_status *st)
 {
     struct loader l = {0};
+    const char *source = o->source;
+    json_t **marks_out = o->marks_out, **fields_out = o->fields_out;
     nd_buf_init(&l.path, 0);
     l.data = data;
     l.len = len;
     l.source = source;
     l.st = st;
+    l.lim = o->lim;
+    l.max_bytes = max_bytes(data ? len : 0, o->lim);
     if (!yaml_parser_initialize(&l.parser)) {
         nd_status_set(st, "InternalError", NULL, "cannot start the YAML parser");
         return NULL;
@@ -628,7 +697,8 @@ static json_t *load(const char *data, size_t len, const char *source, json_t **m
 
 json_t *nd_yaml_load_all(const char *data, size_t len, const char *source, struct nd_status *st)
 {
-    return load(data, len, source, NULL, NULL, st);
+    return load(data, len, &(struct load_opts){.source = source, .lim = &nd_load_file_limits},
+                st);
 }
 
 json_t *nd_yaml_load_all_lines(const char *data, size_t len, const char *source, json_t **lines,
@@ -641,7 +711,12 @@ json_t *nd_yaml_load_all_fields(const char *data, size_t len, const char *source
                                 json_t **fields, struct nd_status *st)
 {
     json_t *marks = NULL;
-    json_t *docs = load(data, len, source, lines ? &marks : NULL, fields, st);
+    json_t *docs = load(data, len,
+                        &(struct load_opts){.source = source,
+                                            .lim = &nd_load_file_limits,
+                                            .marks_out = lines ? &marks : NULL,
+                                            .fields_out = fields},
+                        st);
     if (lines) {
         *lines = NULL;
         if (docs) {
@@ -657,8 +732,15 @@ json_t *nd_yaml_load_all_fields(const char *data, size_t len, const char *source
 
 json_t *nd_yaml_load(const char *data, size_t len, const char *source, struct nd_status *st)
 {
+    return nd_yaml_load_limited(data, len, source, &nd_load_file_limits, st);
+}
+
+json_t *nd_yaml_load_limited(const char *data, size_t len, const char *source,
+                             const struct nd_load_limits *lim, struct nd_status *st)
+{
     json_t *marks = NULL;
-    json_t *docs = load(data, len, source, &marks, NULL, st);
+    json_t *docs = load(
+        data, len, &(struct load_opts){.source = source, .lim = lim, .marks_out = &marks}, st);
     if (!docs)
         return NULL;
     json_t *v = NULL;

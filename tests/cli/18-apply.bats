@@ -299,3 +299,16 @@ nodus.dev.v1.Job.default.d5
     NODUS_EXTERNAL_DIFF="diff -q" run --separate-stderr -1 nodus diff -f d5.yaml
     [[ "$output" == "Files $TMPDIR/LIVE-"*" differ" ]]
 }
+
+@test "apply -f: aliases expanding a 1 MB value a thousand times are refused at their line, at once" {
+    # the issue's manifest: 44.7 s and 1.18 GB before the loader counted bytes
+    python3 -c '
+print("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: bomb\n  annotations:")
+print("    a: &a \"" + "x" * 1000000 + "\"")
+print("    b: [" + ",".join(["*a"] * 1000) + "]")' >bomb.yaml
+    run -2 timeout 10 nodus apply --dry-run=client -f bomb.yaml
+    [ "${lines[0]}" = "error: bomb.yaml:7:30: this alias takes the text to more than 8024728 bytes of values and keys, the most a text of 1003091 bytes may expand to" ]
+    [ "${lines[1]}" = "fix: write the value out once instead of through aliases" ]
+    # nothing was created
+    run -3 nodus get namespace bomb
+}

@@ -18,7 +18,7 @@ work=${FUZZ_WORK:-build-fuzz/work}
 max_len() {
     case $1 in
     tar) echo 16384 ;;
-    router|yaml|config|ws|plain) echo 8192 ;;
+    router|yaml|config|ws|plain|limits) echo 8192 ;;
     *) echo 4096 ;;
     esac
 }

@@ -12,6 +12,9 @@
 #   HOSTILE_ONLY     run only the cases whose GROUP/NAME matches this regex
 #   HOSTILE_VERBOSE  set: print each answer's message and how long each case took
 #   HOSTILE_TIMEOUT  seconds each socket operation may take (default 10)
+#   HOSTILE_COST     "off": do not check the cost of each case (its time and the emulator's
+#                    peak memory growth; a case's "# cost 200ms 16MiB" pins it, else
+#                    COST_MS and COST_KIB below bound it)
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -123,6 +126,44 @@ recover() { # after a failed case: back to the set-up's state, no faults left
     rm -rf "/tmp/$ESCAPE"* "/$ESCAPE"*
 }
 
+# ---- the cost of a case: the time its answer took and the emulator's peak memory growth ----
+COST_MS=2000      # the default bound of every case (a case pins its own with "# cost")
+COST_KIB=65536
+COST_SCALE=1      # a sanitizer build is slower and holds freed memory in quarantine
+if grep -q -a __asan_init "$BIN/nodus-emulator" 2>/dev/null; then
+    COST_SCALE=5
+    echo "# cost bounds x$COST_SCALE: the emulator is a sanitizer build"
+fi
+MEM_CHECK=1
+if [ "${HOSTILE_COST:-}" = off ]; then
+    MEM_CHECK=0
+    echo "# cost not checked: HOSTILE_COST=off"
+elif ! { echo 5 >"/proc/$EMU_PID/clear_refs"; } 2>/dev/null; then
+    MEM_CHECK=0
+    echo "# memory growth not checked: /proc/$EMU_PID/clear_refs is not writable (it resets" \
+        "the peak, VmHWM)"
+fi
+
+hwm_kib() { # the emulator's peak resident memory since the last reset, in KiB
+    sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$EMU_PID/status" 2>/dev/null
+}
+
+cost_ms() { # "200ms" or "2s" -> milliseconds
+    case $1 in
+    *ms) echo "${1%ms}" ;;
+    *s) echo $((${1%s} * 1000)) ;;
+    *) echo "" ;;
+    esac
+}
+
+cost_kib() { # "16MiB" or "512KiB" -> KiB
+    case $1 in
+    *MiB) echo $((${1%MiB} * 1024)) ;;
+    *KiB) echo "${1%KiB}" ;;
+    *) echo "" ;;
+    esac
+}
+
 # ---- the state's fingerprint: every file's bytes and every entry's kind, mode, target ----
 fingerprint() { # prints the hash; the listing it hashed is left in $T/fp.last
     (
@@ -188,7 +229,7 @@ run_case() { # FILE
     local f=$1 id=${1#"$CASES"/}
     id=${id%.http}
     # the leading "# NAME VALUE" lines
-    local want= want_close= want_bytes= gone= state_rule= line key val
+    local want= want_close= want_bytes= gone= state_rule= cost= line key val
     while IFS= read -r line; do
         [[ $line == '#'* ]] || break
         read -r _ key val <<<"$line"
@@ -198,6 +239,7 @@ run_case() { # FILE
         body-bytes) want_bytes=$val ;;
         gone) gone=$val ;;
         state) state_rule=$val ;;
+        cost) cost=$val ;;
         esac
     done <"$f"
     local want_code=${want%% *} want_reason=${want#* }
@@ -206,6 +248,17 @@ run_case() { # FILE
         tap 1 "$id" "no '# status CODE REASON' line"
         return
     fi
+    local max_ms=$COST_MS max_kib=$COST_KIB
+    if [ -n "$cost" ]; then
+        max_ms=$(cost_ms "${cost%% *}")
+        max_kib=$(cost_kib "${cost#* }")
+        if [ -z "$max_ms" ] || [ -z "$max_kib" ]; then
+            tap 1 "$id" "a cost line is '# cost 200ms 16MiB', not '# cost $cost'"
+            return
+        fi
+    fi
+    max_ms=$((max_ms * COST_SCALE))
+    max_kib=$((max_kib * COST_SCALE))
     local before after out changes= t0=$EPOCHREALTIME
     if [ -z "$last_fp" ]; then
         last_fp=$(fingerprint)
@@ -213,10 +266,20 @@ run_case() { # FILE
     fi
     before=$last_fp
     last_fp=
+    local hwm0= hwm1= took_ms grew_kib=
+    if [ $MEM_CHECK = 1 ]; then
+        echo 5 >"/proc/$EMU_PID/clear_refs" 2>/dev/null
+        hwm0=$(hwm_kib)
+    fi
+    local s0=$EPOCHREALTIME
     out=$("$SEND" -t "${HOSTILE_TIMEOUT:-10}" -B "$HERE" -D "HOST=127.0.0.1:$PORT" -D "NS=$NS" \
         -D "TOKEN_READ=$TOKEN_READ" -D "TOKEN_WRITE=$TOKEN_WRITE" \
         -D "TOKEN_ADMIN=$TOKEN_ADMIN" -D "TOKEN_PROJ=$TOKEN_PROJ" \
         127.0.0.1 "$PORT" "$f" 2>&1)
+    local s1=$EPOCHREALTIME
+    took_ms=$(((${s1/./} - ${s0/./}) / 1000))
+    [ $MEM_CHECK = 1 ] && hwm1=$(hwm_kib)
+    [ -n "$hwm0" ] && [ -n "$hwm1" ] && grew_kib=$((hwm1 - hwm0))
     local code= reason= close= bytes=
     while read -r key val; do
         case $key in
@@ -236,6 +299,11 @@ run_case() { # FILE
         why="close code"
     elif [ -n "$want_bytes" ] && [ "$bytes" != "$want_bytes" ]; then
         why="body of $bytes bytes, not $want_bytes"
+    elif [ "${HOSTILE_COST:-}" != off ] && [ "$took_ms" -gt "$max_ms" ]; then
+        why="the answer took $took_ms ms, more than $max_ms"
+    elif [ -n "$grew_kib" ] && [ "$grew_kib" -gt "$max_kib" ]; then
+        why="the emulator's peak memory grew by $((grew_kib / 1024)) MiB,"
+        why="$why more than $((max_kib / 1024))"
     fi
     [ -n "$gone" ] && markers+=("$gone")
     if [ -z "$why" ] && [ -n "$gone" ]; then
@@ -265,7 +333,8 @@ run_case() { # FILE
     fi
     [ -n "${HOSTILE_VERBOSE:-}" ] && grep '^message ' <<<"$out" | sed "s|^|# $id: |"
     [ -n "${HOSTILE_VERBOSE:-}" ] && awk -v a="$t0" -v b="$EPOCHREALTIME" -v id="$id" \
-        'BEGIN { printf "# %s took %.3f s\n", id, b - a }'
+        -v ms="$took_ms" -v kib="${grew_kib:-?}" \
+        'BEGIN { printf "# %s took %.3f s (the answer %d ms, peak memory +%s KiB)\n", id, b - a, ms, kib }'
     if [ -z "$why" ]; then
         tap 0 "$id" "$want_code${want_reason:+ $want_reason}${want_close:+ close $want_close}"
     else

@@ -138,6 +138,67 @@ static void test_load_depth(void **state)
     nd_status_release(&st);
 }
 
+/* nd_load_limits: counted over the text before jansson builds anything. */
+static void test_load_limits(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *in;
+        size_t bytes, nodes;
+        const char *message; /* NULL: loads */
+    } rows[] = {
+        {"within", "[1,2,3,4]", 100, 5, NULL},
+        {"one node past", "[1,2,3,4,5]", 100, 5,
+         "l.json:1:10: the text holds more than 5 values and keys"},
+        {"keys count", "{\"a\":1,\"b\":2,\"c\":3}", 100, 5,
+         "l.json:1:14: the text holds more than 5 values and keys"},
+        {"brackets in strings do not", "[\"[[[{{{\\\"]]]\", true]", 100, 3, NULL},
+        {"a number is one node", "[-12.5e+3, null]", 100, 3, NULL},
+        {"nested: each bracket is a node", "[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]", 100, 5,
+         "l.json:1:6: the text holds more than 5 values and keys"},
+        {"bytes", "[1, 2, 3]", 8, 100, "l.json:1:1: the text is 9 bytes, more than the 8 it may be"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        struct nd_status st = ND_STATUS_INIT;
+        const struct nd_load_limits lim = {rows[i].bytes, rows[i].nodes};
+        json_t *v = nd_json_load_limited(rows[i].in, strlen(rows[i].in), "l.json", &lim, &st);
+        if (!rows[i].message && !v)
+            fail_msg("%s: %s", rows[i].name, st.message);
+        if (rows[i].message) {
+            if (v || strcmp(st.message, rows[i].message) != 0)
+                fail_msg("%s: got %s", rows[i].name, v ? "a value" : st.message);
+            assert_string_equal(st.reason, "RequestEntityTooLarge");
+            assert_non_null(st.fix);
+        }
+        json_decref(v);
+        nd_status_release(&st);
+    }
+
+    /* past ND_JSON_MAX_DEPTH before the node limit: the parser's depth error, at its place */
+    struct nd_buf b = ND_BUF_INIT;
+    for (int i = 0; i < 5000; i++)
+        nd_buf_addch(&b, '[');
+    struct nd_status st = ND_STATUS_INIT;
+    const struct nd_load_limits lim = {1 << 20, 1000};
+    assert_null(nd_json_load_limited(b.data, b.len, "d.json", &lim, &st));
+    assert_string_equal(st.message, "d.json:1:101: nesting deeper than 100 levels");
+    assert_string_equal(st.reason, "BadRequest");
+    nd_status_release(&st);
+    nd_buf_release(&b);
+
+    /* a manifest stream is held to nd_load_file_limits */
+    nd_buf_addch(&b, '[');
+    for (size_t i = 0; i < nd_load_file_limits.nodes; i++)
+        nd_buf_adds(&b, "0,");
+    nd_buf_adds(&b, "0]");
+    json_t *lines = NULL;
+    assert_null(nd_json_load_stream(b.data, b.len, "s.json", &lines, &st));
+    assert_string_equal(st.reason, "RequestEntityTooLarge");
+    assert_non_null(strstr(st.message, "more than 4000000 values and keys"));
+    nd_status_release(&st);
+    nd_buf_release(&b);
+}
+
 static void test_depth(void **state)
 {
     (void)state;
@@ -477,7 +538,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_load_valid), cmocka_unit_test(test_load_errors),
-        cmocka_unit_test(test_load_depth), cmocka_unit_test(test_depth),
+        cmocka_unit_test(test_load_depth), cmocka_unit_test(test_load_limits),
+        cmocka_unit_test(test_depth),
         cmocka_unit_test(test_dump),       cmocka_unit_test(test_dump_failures),
         cmocka_unit_test(test_reals),      cmocka_unit_test(test_load_stream),
         cmocka_unit_test(test_manifests),  cmocka_unit_test(test_manifest_errors),

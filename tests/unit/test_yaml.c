@@ -373,6 +373,81 @@ static void test_node_limit(void **state)
     nd_buf_release(&b);
 }
 
+/* "a: &a <scalar of size bytes>\nb: [*a,*a,...]" with n aliases. */
+static char *byte_bomb(size_t size, size_t n)
+{
+    struct nd_buf b = ND_BUF_INIT;
+    nd_buf_adds(&b, "a: &a ");
+    for (size_t i = 0; i < size; i++)
+        nd_buf_addch(&b, 'x');
+    nd_buf_adds(&b, "\nb: [");
+    for (size_t i = 0; i < n; i++)
+        nd_buf_adds(&b, i ? ",*a" : "*a");
+    nd_buf_adds(&b, "]\n");
+    return nd_buf_detach(&b);
+}
+
+/* nd_load_limits: aliases of one large scalar expand to bytes, not nodes. */
+static void test_byte_limit(void **state)
+{
+    (void)state;
+    static const struct nd_load_limits body = {4u << 20, 100000};
+    static const struct {
+        const char *name;
+        size_t size, aliases;
+        const struct nd_load_limits *lim; /* NULL: nd_load_file_limits */
+        const char *message;              /* NULL: loads */
+    } rows[] = {
+        /* the bomb: a 1 MB scalar, 1000 aliases; 8 times the text is the bound */
+        {"1 MB x 1000", 1000000, 1000, NULL,
+         "b.yaml:2:26: this alias takes the text to more than 8024096 bytes of values and keys, "
+         "the most a text of 1003012 bytes may expand to"},
+        {"1 MB x 7: within 8 times the text", 1000000, 7, NULL, NULL},
+        /* a request's body: 4 MiB at most */
+        {"1 MB x 1000 in a body", 1000000, 1000, &body,
+         "b.yaml:2:14: this alias takes the text to more than 4194304 bytes of values and keys, "
+         "the most a text of 1003012 bytes may expand to"},
+        {"1 MB x 3 in a body", 1000000, 3, &body, NULL},
+        /* a small text may always expand to 1 MiB */
+        {"1000 B x 1040: under 1 MiB", 1000, 1040, &body, NULL},
+        {"1000 B x 1050: over 1 MiB", 1000, 1050, &body,
+         "b.yaml:2:3146: this alias takes the text to more than 1048576 bytes of values and keys, "
+         "the most a text of 4162 bytes may expand to"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
+        char *text = byte_bomb(rows[i].size, rows[i].aliases);
+        struct nd_status st = ND_STATUS_INIT;
+        json_t *v = rows[i].lim
+                        ? nd_yaml_load_limited(text, strlen(text), "b.yaml", rows[i].lim, &st)
+                        : nd_yaml_load_all(text, strlen(text), "b.yaml", &st);
+        if (!rows[i].message && !v)
+            fail_msg("%s: %s", rows[i].name, st.message);
+        if (rows[i].message) {
+            if (v || strcmp(st.message, rows[i].message) != 0)
+                fail_msg("%s: got %s", rows[i].name, v ? "a value" : st.message);
+            assert_string_equal(st.reason, "RequestEntityTooLarge");
+            assert_string_equal(st.fix, "write the value out once instead of through aliases");
+        }
+        json_decref(v);
+        nd_status_release(&st);
+        free(text);
+    }
+
+    /* the node budget of nd_load_limits, written out or through aliases */
+    static const struct nd_load_limits few = {1u << 20, 7};
+    struct nd_status st = ND_STATUS_INIT;
+    assert_null(nd_yaml_load_limited("[1, 2, 3, 4, 5, 6, 7]", 21, "n.yaml", &few, &st));
+    assert_string_equal(st.message, "n.yaml:1:20: the text holds more than 7 values and keys");
+    assert_string_equal(st.reason, "RequestEntityTooLarge");
+    json_t *v = nd_yaml_load_limited("[&a [1, 2], *a]", 15, "n.yaml", &few, &st);
+    assert_non_null(v);
+    json_decref(v);
+    assert_null(nd_yaml_load_limited("[&a [1, 2], *a, *a]", 19, "n.yaml", &few, &st));
+    assert_string_equal(st.message,
+                        "n.yaml:1:17: this alias takes the text to more than 7 values and keys");
+    nd_status_release(&st);
+}
+
 static void test_load_one(void **state)
 {
     (void)state;
@@ -431,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_alias_is_a_copy), cmocka_unit_test(test_load_errors),
         cmocka_unit_test(test_error_sources),   cmocka_unit_test(test_alias_bomb),
         cmocka_unit_test(test_depth_limit),     cmocka_unit_test(test_node_limit),
+        cmocka_unit_test(test_byte_limit),
         cmocka_unit_test(test_load_one),        cmocka_unit_test(test_load_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
