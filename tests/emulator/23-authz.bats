@@ -228,10 +228,10 @@ walk() {
 @test "anonymous reset is 401 on loopback with --token-file, and resets nothing" {
     local before
     before=$(state_sum)
-    http POST /emulator/v1/reset
+    http POST /emulator/v1/reset {}
     [ "$CODE" = 401 ]
     assert_equal "$(body_json '[.reason, .message] | @tsv')" "$(printf 'Unauthorized\ta bearer token is required')"
-    http POST /emulator/v1/reset - -H 'Authorization: Bearer t-wrong'
+    http POST /emulator/v1/reset {} -H 'Authorization: Bearer t-wrong'
     [ "$CODE" = 401 ]
     assert_equal "$(body_json .message)" "the bearer token is not known"
     assert_equal "$(state_sum)" "$before"
