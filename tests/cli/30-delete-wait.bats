@@ -126,6 +126,12 @@ volume.nodus.dev "list-vol" deleted'
     run -0 nodus get jobs -l app=fsel -o name
     assert_output "job.nodus.dev/fs1
 job.nodus.dev/fs2"
+    # (the next test counts every Volume and Job)
+    run -0 nodus delete volumes --field-selector metadata.name=vb-fs -o name
+    assert_output "volume.nodus.dev/vb-fs"
+    run -0 nodus delete jobs -l app=fsel -o name
+    assert_output "job.nodus.dev/fs1
+job.nodus.dev/fs2"
 }
 
 @test "delete -l and --all" {
