@@ -216,10 +216,10 @@ static bool check_type(struct em_server *srv, struct em_req *req, struct em_resp
     const char *cl = em_req_header(req, "content-length");
     bool body = req->body.len > 0 || req->body_too_large || (cl && strtoull(cl, NULL, 10) > 0);
     const char *p = req->path;
-    /* the control endpoints change the whole state (reset, snapshot, restore): JSON even
-     * without a body, so no bodiless request a browser sends unasked reaches them */
+    /* a POST to the control endpoints changes the whole state (reset, snapshot, restore):
+     * JSON even without a body, so no bodiless POST a browser sends unasked reaches them */
     bool control = strncmp(p, "/emulator/", 10) == 0;
-    if ((!ct || !*ct) && !body && !control)
+    if ((!ct || !*ct) && !body && !(control && strcmp(m, "POST") == 0))
         return false;
     bool api = strncmp(p, "/api/", 5) == 0 || strncmp(p, "/apis/", 6) == 0;
     const char *want, *fix;
