@@ -22,7 +22,7 @@ _nodus_flags()
     cp) echo '--quiet -q' ;;
     create) echo '--filename -f --recursive -R --dry-run --output -o --field-manager --validate' ;;
     crds) echo '--output -o --kind' ;;
-    delete) echo '--filename -f --recursive -R --selector -l --all --cascade --wait --timeout --ignore-not-found --dry-run --output -o --yes -y' ;;
+    delete) echo '--filename -f --recursive -R --selector -l --field-selector --all --cascade --wait --timeout --ignore-not-found --dry-run --output -o --yes -y' ;;
     describe) echo '--selector -l --show-events' ;;
     diff) echo '--filename -f --recursive -R --field-manager' ;;
     edit) echo '--output -o --validate' ;;
@@ -122,6 +122,7 @@ _nodus_flag_value()
         case $2 in
         --filename|-f) _nodus_hint='files'; return 0 ;;
         --selector|-l) _nodus_hint='none'; return 0 ;;
+        --field-selector) _nodus_hint='none'; return 0 ;;
         --cascade) _nodus_hint='=background foreground orphan'; return 0 ;;
         --timeout) _nodus_hint='none'; return 0 ;;
         --dry-run) _nodus_hint='=none client server'; return 0 ;;

@@ -72,7 +72,7 @@ function __nodus_flag_value --argument-names verb flag
         end
     case delete
         switch $flag
-        case --filename -f --selector -l --cascade --timeout --dry-run --output -o
+        case --filename -f --selector -l --field-selector --cascade --timeout --dry-run --output -o
             return 0
         case --recursive -R --all --wait --ignore-not-found --yes -y
             return 1
@@ -357,6 +357,7 @@ complete -c nodus -n '__nodus_using crds' -l kind -x -a '(__nodus_complete)' -d 
 complete -c nodus -n '__nodus_using delete' -s f -l filename -r -F -d 'delete the objects of these manifests'
 complete -c nodus -n '__nodus_using delete' -s R -l recursive -d 'read directories given with -f recursively'
 complete -c nodus -n '__nodus_using delete' -s l -l selector -x -d 'delete the objects matching a label selector'
+complete -c nodus -n '__nodus_using delete' -l field-selector -x -d 'delete the objects matching a field selector (status.phase=Failed)'
 complete -c nodus -n '__nodus_using delete' -l all -d 'delete every object of the kinds given'
 complete -c nodus -n '__nodus_using delete' -l cascade -x -a 'background foreground orphan' -d 'background (default), foreground or orphan: what happens to owned objects'
 complete -c nodus -n '__nodus_using delete' -l wait -d 'wait until the objects are gone (default true)'

@@ -19,7 +19,23 @@
 #include "runtime.h"
 #include "sim.h"
 #include "tls.h"
+#include "util/quote.h"
 #include "util/xmalloc.h"
+
+/* A field of a text log line: as it is when it holds only printable ASCII other than
+ * '"' and '\\', else quoted as Go's %q does (nd_quote: control characters, DEL, C1 and
+ * bytes that are not UTF-8 escaped), so a request cannot end the line or forge another,
+ * nor send escape sequences to a terminal that shows the log. */
+static void log_field(struct nd_buf *b, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p <= ' ' || *p >= 0x7f || *p == '"' || *p == '\\') {
+            nd_quote(b, s, 0);
+            return;
+        }
+    }
+    nd_buf_adds(b, s);
+}
 
 static void access_log(void *cls, const struct em_req *req, int code, double ms)
 {
@@ -27,18 +43,28 @@ static void access_log(void *cls, const struct em_req *req, int code, double ms)
     if (srv->opt.quiet)
         return;
     const char *ua = em_req_header(req, "user-agent");
+    struct nd_buf method = ND_BUF_INIT, path = ND_BUF_INIT;
+    log_field(&method, req->method);
+    log_field(&path, req->path);
     if (srv->opt.log_json) {
-        json_t *j = json_pack("{sssssisfssssss}", "method", req->method, "path", req->path, "code",
-                              code, "ms", ms, "requestId", req->request_id, "userAgent",
-                              ua ? ua : "", "remote", req->remote ? req->remote : "");
-        char *s = json_dumps(j, JSON_COMPACT);
-        fprintf(stderr, "%s\n", s);
+        /* jansson escapes control characters; what is not UTF-8 goes quoted */
+        json_t *m = json_string(req->method), *pth = json_string(req->path);
+        json_t *j = json_pack("{sososisfssssss}", "method", m ? m : json_string(method.data),
+                              "path", pth ? pth : json_string(path.data), "code", code, "ms",
+                              ms, "requestId", req->request_id, "userAgent", ua ? ua : "",
+                              "remote", req->remote ? req->remote : "");
+        /* all ASCII: a C1 control (U+009B, CSI) stays an escape, not a byte */
+        char *s = j ? json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+        if (s)
+            fprintf(stderr, "%s\n", s);
         free(s);
         json_decref(j);
     } else {
-        fprintf(stderr, "%s %s %d %.1fms %s\n", req->method, req->path, code, ms,
+        fprintf(stderr, "%s %s %d %.1fms %s\n", method.data, path.data, code, ms,
                 req->request_id);
     }
+    nd_buf_release(&method);
+    nd_buf_release(&path);
 }
 
 void em_server_housekeep(struct em_server *srv)

@@ -79,7 +79,7 @@ run nodus cp dev:/work "$TMP/back"
 run ls "$TMP/back"
 
 say "A snapshot of the whole state, to come back to"
-run curl -s -X POST "$(nodus emulator env | sed 's/^export NODUS_SERVER=//')/emulator/v1/snapshots/after-demo"
+run curl -s --json '{}' "$(nodus emulator env | sed 's/^export NODUS_SERVER=//')/emulator/v1/snapshots/after-demo"
 echo
 
 say "Stop the emulator"

@@ -94,33 +94,26 @@ const char *em_api_field_manager(struct em_api *a, char out[128])
     return out;
 }
 
+int em_api_selectors(struct em_api *a, enum nd_select_use use, struct nd_select *out)
+{
+    return nd_select_parse(out, em_req_query(a->req, "labelSelector"),
+                           em_req_query(a->req, "fieldSelector"), a->kind->field_selectors, use,
+                           &a->st);
+}
+
 json_t *em_api_select(struct em_api *a, json_t *items)
 {
-    const char *ls = em_req_query(a->req, "labelSelector");
-    const char *fs = em_req_query(a->req, "fieldSelector");
-    struct nd_selector *sel = NULL;
-    struct nd_field_selector *fsel = NULL;
-    json_t *out = NULL;
-    if (ls && *ls && !(sel = nd_selector_parse(ls, &a->st)))
-        goto out;
-    if (fs && *fs && !(fsel = nd_field_selector_parse(fs, a->kind->field_selectors, &a->st)))
-        goto out;
-    out = json_array();
+    struct nd_select sel;
+    if (em_api_selectors(a, ND_SELECT_WRITE, &sel) < 0)
+        return NULL;
+    json_t *out = json_array();
     size_t i;
     json_t *o;
     json_array_foreach(items, i, o) {
-        if (!em_authz_sees_object(a->who, a->kind, o))
-            continue;
-        if (sel && !nd_selector_matches(sel, json_object_get(json_object_get(o, "metadata"),
-                                                             "labels")))
-            continue;
-        if (fsel && !nd_field_selector_matches(fsel, o))
-            continue;
-        json_array_append(out, o);
+        if (em_authz_sees_object(a->who, a->kind, o) && nd_select_matches(&sel, o))
+            json_array_append(out, o);
     }
-out:
-    nd_selector_free(sel);
-    nd_field_selector_free(fsel);
+    nd_select_release(&sel);
     return out;
 }
 

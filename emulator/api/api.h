@@ -17,6 +17,7 @@
 #include "api/schema.h"
 #include "authz.h"
 #include "path.h"
+#include "selector/selector.h"
 #include "server.h"
 
 /* What a handler knows about the request it serves. */
@@ -60,9 +61,12 @@ int em_api_not_found(struct em_api *a, const char *name);
 void em_api_answer(struct em_api *a, int code, const json_t *obj);
 /* The field manager of a write: ?fieldManager=, else derived from User-Agent. */
 const char *em_api_field_manager(struct em_api *a, char out[128]);
-/* Objects of the request's kind and project (every project when ns is ""), filtered by
- * the request's labelSelector and fieldSelector, and to the projects the caller may see
- * (em_authz_sees_object). NEW array, or NULL with a->st. */
+/* The request's labelSelector and fieldSelector, parsed once for lists, watches and
+ * collection deletes alike under the rules of `use` (selector.h); 0, or -1 with a->st. */
+int em_api_selectors(struct em_api *a, enum nd_select_use use, struct nd_select *out);
+/* For a collection write: the objects of items the request's selectors (ND_SELECT_WRITE)
+ * choose, among those of the projects the caller may see (em_authz_sees_object). NEW
+ * array, or NULL with a->st. */
 json_t *em_api_select(struct em_api *a, json_t *items);
 
 /* Query parameters (params.c). Every request's are checked before its handler runs:

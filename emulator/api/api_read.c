@@ -199,8 +199,7 @@ static int parse_limit(struct em_api *a, long *limit)
 
 /* What a list keeps: what the caller may see and the selectors pick. */
 struct keep {
-    struct nd_selector *sel;
-    struct nd_field_selector *fsel;
+    struct nd_select sel;
     const struct em_identity *who;
     const struct nd_kind *kind;
     bool all; /* keeps everything: counts come from the index */
@@ -210,10 +209,7 @@ static bool keeps(const struct keep *k, const json_t *o)
 {
     if (!em_authz_sees_object(k->who, k->kind, o))
         return false;
-    if (k->sel && !nd_selector_matches(k->sel, json_object_get(json_object_get(o, "metadata"),
-                                                               "labels")))
-        return false;
-    return !k->fsel || nd_field_selector_matches(k->fsel, o);
+    return nd_select_matches(&k->sel, o);
 }
 
 static void add_item(struct nd_buf *b, bool first, const json_t *o, struct em_bytes *json)
@@ -260,13 +256,9 @@ int em_api_list(struct em_api *a)
             goto out;
         }
     }
-    const char *ls = em_req_query(a->req, "labelSelector");
-    const char *fs = em_req_query(a->req, "fieldSelector");
-    if (ls && *ls && !(keep.sel = nd_selector_parse(ls, &a->st)))
+    if (em_api_selectors(a, ND_SELECT_READ, &keep.sel) < 0)
         goto out;
-    if (fs && *fs && !(keep.fsel = nd_field_selector_parse(fs, a->kind->field_selectors, &a->st)))
-        goto out;
-    keep.all = !keep.sel && !keep.fsel &&
+    keep.all = nd_select_everything(&keep.sel) &&
                (!a->who->projects || (*a->ns && a->kind->namespaced));
     /* the start: after the last object of the previous page ("ns/name") */
     char *start_ns = NULL;
@@ -338,8 +330,7 @@ int em_api_list(struct em_api *a)
 out:
     if (walking)
         walk_release(&w);
-    nd_selector_free(keep.sel);
-    nd_field_selector_free(keep.fsel);
+    nd_select_release(&keep.sel);
     free(start);
     json_decref(meta);
     json_decref(page);

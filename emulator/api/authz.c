@@ -81,6 +81,17 @@ static int read_private(const char *file, struct nd_buf *out, struct nd_buf *err
     return 0;
 }
 
+/* A token is printable text: no NUL, no C0 control byte, no DEL (a header cannot carry
+ * them, and a NUL would make a C string of it a shorter token). The offset of the first
+ * such byte, or -1. */
+static long token_bad_byte(const char *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)t[i] < 0x20 || (unsigned char)t[i] == 0x7f)
+            return (long)i;
+    return -1;
+}
+
 /* Each entry: {"identity": "...", "projects": ["..."], "scopes": ["..."]}. */
 static int check_entry(const json_t *v, struct nd_buf *err)
 {
@@ -144,6 +155,17 @@ int em_authz_load(struct em_server *srv, struct nd_buf *err)
     json_object_foreach(tokens, tok, v) {
         if (check_entry(v, err) < 0)
             goto out;
+        size_t n = json_object_iter_key_len(json_object_key_to_iter(tok));
+        long bad = token_bad_byte(tok, n);
+        if (!n || bad >= 0) {
+            /* the token is a secret: the message names its identity, not it */
+            nd_buf_addf(err,
+                        "--token-file: the token of %s %s: a token is printable text (no "
+                        "control characters)",
+                        json_string_value(json_object_get(v, "identity")),
+                        !n ? "is empty" : "holds a control character");
+            goto out;
+        }
     }
     json_decref(srv->tokens);
     srv->tokens = json_incref(tokens);
@@ -157,10 +179,10 @@ out:
 
 /* ---- who asks ---- */
 
-/* Equal, in a time that depends on the lengths only (not on where they differ). */
-static bool same_secret(const char *a, size_t alen, const char *b)
+/* Equal, by length and bytes, in a time that depends on alen only (not on where they
+ * differ, nor on which token of the file is compared). */
+static bool same_secret(const char *a, size_t alen, const char *b, size_t blen)
 {
-    size_t blen = strlen(b);
     unsigned char diff = alen != blen;
     for (size_t i = 0; i < alen; i++)
         diff |= (unsigned char)a[i] ^ (unsigned char)b[i < blen ? i : 0];
@@ -191,18 +213,24 @@ static void identify(const struct em_server *srv, const struct em_req *req,
     who->token_sent = auth != NULL;
     if (!auth || strncasecmp(auth, "Bearer ", 7) != 0)
         return;
-    const char *given = auth + 7;
+    const char *given = auth + 7, *token = NULL;
     size_t len = strlen(given);
+    if (token_bad_byte(given, len) >= 0)
+        return; /* not a token this file can hold: unknown */
     const json_t *entry = NULL;
     const char *tok;
     json_t *v;
     /* every token is compared, to the end: no early exit to time */
     json_object_foreach(srv->tokens, tok, v) {
-        if (same_secret(given, len, tok))
+        size_t n = json_object_iter_key_len(json_object_key_to_iter(tok));
+        if (same_secret(given, len, tok, n)) {
             entry = v;
+            token = tok;
+        }
     }
     if (!entry)
         return;
+    who->token = token;
     who->name = json_string_value(json_object_get(entry, "identity"));
     const json_t *scopes = json_object_get(entry, "scopes");
     who->scopes = scopes ? 0 : EM_SCOPE_ALL;

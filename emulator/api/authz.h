@@ -47,6 +47,8 @@ struct em_identity {
     unsigned scopes;        /* EM_SCOPE_* */
     const json_t *projects; /* the token's "projects"; NULL: every project */
     bool token_sent;        /* an Authorization header came */
+    const char *token;      /* the token that matched (a secret: never log or store it);
+                             * NULL: no token file (the operator) or none matched */
 };
 
 enum em_route {

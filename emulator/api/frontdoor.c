@@ -217,13 +217,16 @@ static bool check_type(struct em_server *srv, struct em_req *req, struct em_resp
     const char *ct = em_req_header(req, "content-type");
     const char *cl = em_req_header(req, "content-length");
     bool body = req->body.len > 0 || req->body_too_large || (cl && strtoull(cl, NULL, 10) > 0);
-    if ((!ct || !*ct) && !body)
-        return false;
     const char *p = req->path;
+    /* a POST to the control endpoints changes the whole state (reset, snapshot, restore):
+     * JSON even without a body, so no bodiless POST a browser sends unasked reaches them */
+    bool control = strncmp(p, "/emulator/", 10) == 0;
+    if ((!ct || !*ct) && !body && !(control && strcmp(m, "POST") == 0))
+        return false;
     bool api = strncmp(p, "/api/", 5) == 0 || strncmp(p, "/apis/", 6) == 0;
     const char *want, *fix;
     bool ok;
-    if (strncmp(p, "/emulator/", 10) == 0) {
+    if (control) {
         ok = ct && type_in(ct, json_types);
         want = "application/json";
         fix = "send the body as JSON: curl -H 'Content-Type: application/json' -d '{...}' "
@@ -250,9 +253,12 @@ static bool check_type(struct em_server *srv, struct em_req *req, struct em_resp
     if (ct && *ct)
         nd_buf_addf(&msg, "the body's Content-Type %s is not accepted by %s %s: it takes %s",
                     ct, m, p, want);
-    else
+    else if (body)
         nd_buf_addf(&msg, "the request has a body but no Content-Type: %s %s takes %s", m, p,
                     want);
+    else
+        nd_buf_addf(&msg, "the request has no Content-Type: %s %s takes %s, even without a body",
+                    m, p, want);
     refuse(srv, req, resp, "UnsupportedMediaType", fix, msg.data);
     nd_buf_release(&msg);
     return true;

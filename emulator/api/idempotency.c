@@ -2,16 +2,21 @@
 #include "idempotency.h"
 
 #include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "errors.h"
 #include "fsutil.h"
+#include "path.h"
 #include "util/hash.h"
+#include "util/sha256.h"
 #include "util/xmalloc.h"
 
 #define KEEP_MS (24LL * 3600 * 1000)
+/* The map key of an entry saved before keys were scoped (no "scope" in its file). */
+#define LEGACY "legacy "
 
 static char *fingerprint(const struct em_req *req)
 {
@@ -30,10 +35,48 @@ static char *fingerprint(const struct em_req *req)
     return nd_xstrdup(hex);
 }
 
-static char *key_file(struct em_server *srv, const char *key)
+/* Who used a key: a digest of the token (never the token: the state directory is not
+ * the token file), or "anonymous" without --token-file. */
+static void scope_of(const struct em_identity *who, char out[65])
 {
-    char hex[17];
-    nd_hash_hex(nd_fnv64(ND_FNV64_INIT, key, strlen(key)), hex);
+    if (!who || !who->token) {
+        snprintf(out, 65, "anonymous");
+        return;
+    }
+    char hex[65];
+    nd_sha256_hex(who->token, strlen(who->token), hex);
+    snprintf(out, 65, "token:%.32s", hex);
+}
+
+/* The project a request writes in ("" for cluster-scoped objects). NEW. */
+static char *project_of(const struct em_req *req)
+{
+    struct em_path p;
+    if (em_path_parse(req->path, &p) < 0)
+        return nd_xstrdup("");
+    char *ns = nd_xstrdup(p.ns ? p.ns : "");
+    em_path_release(&p);
+    return ns;
+}
+
+/* The map key: "SCOPE PROJECT KEY" (a scope and a project hold no space). NEW. */
+static char *scoped_key(const char *scope, const char *project, const char *key)
+{
+    return nd_xasprintf("%s %s %s", scope, project, key);
+}
+
+/* DIR/idempotency/<digest of the map key>.json; a legacy entry keeps its old name (the
+ * FNV-1a of the key alone). NEW. */
+static char *key_file(struct em_server *srv, const char *map_key)
+{
+    char hex[65];
+    if (strncmp(map_key, LEGACY, strlen(LEGACY)) == 0) {
+        const char *key = map_key + strlen(LEGACY);
+        nd_hash_hex(nd_fnv64(ND_FNV64_INIT, key, strlen(key)), hex);
+    } else {
+        nd_sha256_hex(map_key, strlen(map_key), hex);
+        hex[32] = '\0';
+    }
     char *rel = nd_xasprintf("idempotency/%s.json", hex);
     char *path = em_store_path(&srv->store, rel);
     free(rel);
@@ -57,11 +100,18 @@ void em_idem_load(struct em_server *srv)
         if (nd_buf_read_file(&b, path) == 0)
             j = json_loadb(b.data, b.len, 0, NULL);
         const char *key = json_string_value(json_object_get(j, "key"));
+        const char *scope = json_string_value(json_object_get(j, "scope"));
+        const char *project = json_string_value(json_object_get(j, "project"));
         json_int_t t = json_integer_value(json_object_get(j, "time"));
-        if (key && t >= now - KEEP_MS)
-            json_object_set(srv->idempotency, key, j);
-        else
+        if (key && t >= now - KEEP_MS && (!scope || project)) {
+            /* an entry from before keys were scoped replays only the very same request
+             * (em_idem_check) */
+            char *mk = scope ? scoped_key(scope, project, key) : nd_xasprintf(LEGACY "%s", key);
+            json_object_set(srv->idempotency, mk, j);
+            free(mk);
+        } else {
             unlink(path);
+        }
         json_decref(j);
         nd_buf_release(&b);
         free(path);
@@ -71,17 +121,33 @@ void em_idem_load(struct em_server *srv)
     free(dir);
 }
 
-int em_idem_check(struct em_server *srv, const struct em_req *req, struct em_resp *resp)
+int em_idem_check(struct em_server *srv, const struct em_req *req,
+                  const struct em_identity *who, struct em_resp *resp)
 {
     const char *key = em_req_header(req, "idempotency-key");
     if (!key || !*key)
         return 0;
-    json_t *saved = json_object_get(srv->idempotency, key);
+    char scope[65];
+    scope_of(who, scope);
+    char *project = project_of(req);
+    char *mk = scoped_key(scope, project, key);
+    free(project);
+    json_t *saved = json_object_get(srv->idempotency, mk);
+    free(mk);
+    bool legacy = false;
+    if (!saved) {
+        char *lk = nd_xasprintf(LEGACY "%s", key);
+        saved = json_object_get(srv->idempotency, lk);
+        free(lk);
+        legacy = saved != NULL;
+    }
     if (!saved)
         return 0;
     char *fp = fingerprint(req);
     bool same = strcmp(fp, json_string_value(json_object_get(saved, "fingerprint"))) == 0;
     free(fp);
+    if (!same && legacy)
+        return 0; /* whose it was is unknown: it tells nothing, and the request runs */
     if (!same) {
         struct nd_status st = ND_STATUS_INIT;
         nd_status_set(&st, "IdempotencyKeyReused", NULL,
@@ -103,13 +169,21 @@ int em_idem_check(struct em_server *srv, const struct em_req *req, struct em_res
     return 1;
 }
 
-void em_idem_save(struct em_server *srv, const struct em_req *req, const struct em_resp *resp)
+void em_idem_save(struct em_server *srv, const struct em_req *req,
+                  const struct em_identity *who, const struct em_resp *resp)
 {
     const char *key = em_req_header(req, "idempotency-key");
     if (!key || !*key || resp->code >= 500 || resp->stream || resp->upgrade)
         return;
-    if (json_object_get(srv->idempotency, key))
+    char scope[65];
+    scope_of(who, scope);
+    char *project = project_of(req);
+    char *mk = scoped_key(scope, project, key);
+    if (json_object_get(srv->idempotency, mk)) {
+        free(mk);
+        free(project);
         return;
+    }
     char *fp = fingerprint(req);
     json_t *headers = json_object();
     const char *name;
@@ -118,22 +192,27 @@ void em_idem_save(struct em_server *srv, const struct em_req *req, const struct 
         if (strcmp(name, "X-Request-Id") != 0)
             json_object_set(headers, name, val);
     }
-    json_t *j = json_pack("{sssssIsisssssO}", "key", key, "fingerprint", fp, "time",
+    json_t *j = json_pack("{sssssssssIsisssssO}", "key", key, "scope", scope, "project",
+                          project, "fingerprint", fp, "time",
                           (json_int_t)em_clock_now_ms(&srv->clock), "code", resp->code,
                           "contentType", resp->content_type ? resp->content_type : "application/json",
                           "body", resp->body.data, "headers", headers);
     free(fp);
+    free(project);
     json_decref(headers);
-    if (!j)
+    if (!j) {
+        free(mk);
         return; /* a body that is not UTF-8 text cannot be kept; the request still ran */
-    json_object_set_new(srv->idempotency, key, j);
+    }
+    json_object_set_new(srv->idempotency, mk, j);
     char *text = json_dumps(j, JSON_INDENT(2));
-    char *path = key_file(srv, key);
+    char *path = key_file(srv, mk);
     struct nd_status st = ND_STATUS_INIT;
     em_store_write_file(&srv->store, path, text, strlen(text), &st);
     nd_status_release(&st);
     free(path);
     free(text);
+    free(mk);
 }
 
 void em_idem_clear(struct em_server *srv)

@@ -190,11 +190,11 @@ static void handle_locked(struct em_server *srv, struct em_req *req, struct em_r
     }
     bool keyed = is_write(req->method) && em_req_header(req, "idempotency-key") &&
                  !req->body_coming;
-    if (keyed && em_idem_check(srv, req, resp))
+    if (keyed && em_idem_check(srv, req, who, resp))
         return;
     em_api_handle(srv, req, resp, who);
     if (keyed)
-        em_idem_save(srv, req, resp);
+        em_idem_save(srv, req, who, resp);
 }
 
 /* The change is in memory but the disk refused it: the answer says so. */

@@ -28,8 +28,7 @@ struct watch {
     const struct nd_kind *kind;
     char *ns;
     struct em_identity who; /* projects borrowed from the token file, which outlives us */
-    struct nd_selector *sel;
-    struct nd_field_selector *fsel;
+    struct nd_select sel;
     struct em_req req_copy; /* query of the request, for table building */
     bool table;
     bool table_columns_sent;
@@ -51,12 +50,7 @@ static bool matches(struct watch *w, const json_t *obj)
         return false;
     if (!em_authz_sees_object(&w->who, w->kind, obj))
         return false;
-    if (w->sel && !nd_selector_matches(w->sel, json_object_get(json_object_get(obj, "metadata"),
-                                                                 "labels")))
-        return false;
-    if (w->fsel && !nd_field_selector_matches(w->fsel, obj))
-        return false;
-    return true;
+    return nd_select_matches(&w->sel, obj);
 }
 
 /* What a change (type, the object as it became, the object before) is to this watch:
@@ -300,8 +294,7 @@ static void watch_free(void *cls)
     pthread_mutex_lock(&w->srv->lock);
     w->srv->stats.watches_open--;
     pthread_mutex_unlock(&w->srv->lock);
-    nd_selector_free(w->sel);
-    nd_field_selector_free(w->fsel);
+    nd_select_release(&w->sel);
     json_decref(w->req_copy.query);
     nd_buf_release(&w->pending);
     free(w->ns);
@@ -311,8 +304,6 @@ static void watch_free(void *cls)
 int em_api_watch(struct em_api *a)
 {
     struct em_server *srv = a->srv;
-    const char *ls = em_req_query(a->req, "labelSelector");
-    const char *fs = em_req_query(a->req, "fieldSelector");
     int64_t rv, t = 0;
     bool timeout, initial, initial_given = em_req_query(a->req, "sendInitialEvents") != NULL;
     /* query.h's table checked these, and that sendInitialEvents comes with
@@ -327,9 +318,7 @@ int em_api_watch(struct em_api *a)
     w->who = *a->who;
     nd_buf_init(&w->pending, 0);
     w->req_copy.query = json_incref(a->req->query);
-    if (ls && *ls && !(w->sel = nd_selector_parse(ls, &a->st)))
-        goto fail;
-    if (fs && *fs && !(w->fsel = nd_field_selector_parse(fs, a->kind->field_selectors, &a->st)))
+    if (em_api_selectors(a, ND_SELECT_READ, &w->sel) < 0)
         goto fail;
     if (timeout && t < 0) {
         nd_status_set(&a->st, "BadRequest", "send timeoutSeconds=0 or more, or leave it out",
@@ -389,8 +378,7 @@ int em_api_watch(struct em_api *a)
                                   : "application/json");
     return 0;
 fail:
-    nd_selector_free(w->sel);
-    nd_field_selector_free(w->fsel);
+    nd_select_release(&w->sel);
     json_decref(w->req_copy.query);
     nd_buf_release(&w->pending);
     free(w->ns);

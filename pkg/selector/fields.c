@@ -89,6 +89,12 @@ static bool allowed(const char *field, const char *const *list)
 struct nd_field_selector *nd_field_selector_parse(const char *s, const char *const *allowed_fields,
                                                   struct nd_status *st)
 {
+    return sel_parse_fields(s, allowed_fields, ND_SELECT_READ, st);
+}
+
+struct nd_field_selector *sel_parse_fields(const char *s, const char *const *allowed_fields,
+                                           enum nd_select_use use, struct nd_status *st)
+{
     s = s ? s : "";
     size_t nparts = 0, len = strlen(s), start = 0, nterms = 0;
     if (len > ND_SELECTOR_MAX_LEN) {
@@ -101,6 +107,8 @@ struct nd_field_selector *nd_field_selector_parse(const char *s, const char *con
     struct span *parts = NULL;
     struct nd_buf err = ND_BUF_INIT;
     size_t err_pos = 0;
+    const char *fix = "write terms such as metadata.name=x or status.phase!=Failed, separated by "
+                      "commas";
     bool slash = false;
     for (size_t i = 0; len && i <= len; i++) {
         if (i < len && slash) {
@@ -153,6 +161,15 @@ struct nd_field_selector *nd_field_selector_parse(const char *s, const char *con
             err_pos = parts[k].start + i + oplen + bad;
             goto fail;
         }
+        enum sel_empty rule = sel_empty_rule(t[i] == '!', (const char *const[]){value}, 1, use);
+        if (rule != SEL_EMPTY_OK) {
+            nd_buf_addf(&err, "invalid selector: '%s'; '%.*s' %s", s, (int)n, t,
+                        sel_empty_why(rule));
+            err_pos = parts[k].start + i;
+            fix = sel_empty_fix(rule);
+            free(value);
+            goto fail;
+        }
         fs->terms = nd_xrealloc(fs->terms, (fs->n + 1) * sizeof *fs->terms);
         fs->terms[fs->n++] = (struct fterm){nd_xstrndup(t, i), value, t[i] == '!'};
     }
@@ -174,10 +191,8 @@ struct nd_field_selector *nd_field_selector_parse(const char *s, const char *con
     free(parts);
     return fs;
 fail:
-    nd_status_set(st, "BadRequest",
-                  "write terms such as metadata.name=x or status.phase!=Failed, separated by "
-                  "commas",
-                  "%s (at character %d)", err.data, sel_char_pos(s, err_pos));
+    nd_status_set(st, "BadRequest", fix, "%s (at character %d)", err.data,
+                  sel_char_pos(s, err_pos));
     nd_buf_release(&err);
     free(parts);
     nd_field_selector_free(fs);

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "selector/selector.h"
 #include "util/buf.h"
 
 /* Operators of a label requirement, named as k8s.io/apimachinery/pkg/selection. */
@@ -32,6 +33,24 @@ struct nd_selector {
     struct sel_req *reqs;
     size_t n;
 };
+
+/* The one rule on empty values, for label and field terms alike (selector.h): what a term
+ * with operator negated (!=, notin) and these values may not be under `use`. */
+enum sel_empty {
+    SEL_EMPTY_OK,
+    SEL_EMPTY_ALL,   /* negated, its only value empty: selects (nearly) every object */
+    SEL_EMPTY_WRITE, /* an empty value in a collection write */
+};
+enum sel_empty sel_empty_rule(bool negated, const char *const *values, size_t n,
+                              enum nd_select_use use);
+/* Words for a refused term (after "KEY "), and the fix of its Status. */
+const char *sel_empty_why(enum sel_empty rule);
+const char *sel_empty_fix(enum sel_empty rule);
+
+/* The parsers behind nd_selector_parse and nd_field_selector_parse, for a use. */
+struct nd_selector *sel_parse_labels(const char *s, enum nd_select_use use, struct nd_status *st);
+struct nd_field_selector *sel_parse_fields(const char *s, const char *const *allowed_fields,
+                                           enum nd_select_use use, struct nd_status *st);
 
 /* Sorts the requirements by key, keeping the order of equal keys (Kubernetes' ByKey). */
 void sel_sort_reqs(struct nd_selector *sel);

@@ -42,6 +42,8 @@ struct parser {
     size_t n, cap, cur;
     struct nd_buf err; /* message of the first error */
     size_t err_pos;
+    const char *fix;        /* the error's fix; NULL: the syntax's */
+    enum nd_select_use use; /* the empty-value rule's (selector.h) */
 };
 
 /* A value of an in/notin/= requirement and where it was written. */
@@ -331,6 +333,30 @@ static int check_values(struct parser *p, const char *key, enum sel_op op, const
     return -1;
 }
 
+/* The empty-value rule (selector.h), as the field parser applies it. */
+static int check_empty(struct parser *p, const char *key, enum sel_op op, size_t op_pos,
+                       const struct val *v, size_t n)
+{
+    const char *vals[ND_SELECTOR_MAX_VALUES + 1];
+    for (size_t i = 0; i < n && i <= ND_SELECTOR_MAX_VALUES; i++)
+        vals[i] = v[i].s;
+    bool neg = op == SEL_NOT_EQUALS || op == SEL_NOT_IN;
+    enum sel_empty rule =
+        sel_empty_rule(neg, vals, n <= ND_SELECTOR_MAX_VALUES ? n : ND_SELECTOR_MAX_VALUES, p->use);
+    if (rule == SEL_EMPTY_OK)
+        return 0;
+    p->fix = sel_empty_fix(rule);
+    /* "key!=" keeps the words it had before the rule was shared */
+    if (rule == SEL_EMPTY_ALL && op == SEL_NOT_EQUALS)
+        return fail(p, op_pos, "found '!=' without a value, expected: identifier (to select "
+                               "objects without the label, write !%s)", key);
+    size_t pos = op_pos;
+    for (size_t i = 0; i < n; i++)
+        if (!*v[i].s)
+            pos = v[i].pos;
+    return fail(p, rule == SEL_EMPTY_ALL ? op_pos : pos, "%s %s", key, sel_empty_why(rule));
+}
+
 static int parse_requirement(struct parser *p, struct sel_req *r)
 {
     struct val *v = NULL;
@@ -389,15 +415,12 @@ static int parse_requirement(struct parser *p, struct sel_req *r)
     size_t op_pos = it->pos;
     int rc =
         op == SEL_IN || op == SEL_NOT_IN ? parse_values(p, &v, &n) : parse_exact_value(p, &v, &n);
-    /* "key!=" with nothing after it would select every object without the label or with
-     * any value: a script's empty variable that a collection DELETE turns into "all". */
-    if (rc == 0 && op == SEL_NOT_EQUALS && n == 1 && !*v[0].s)
-        rc = fail(p, op_pos, "found '!=' without a value, expected: identifier (to select "
-                             "objects without the label, write !%s)", key);
     if (rc == 0) {
         sort_unique(v, &n);
-        rc = check_values(p, key, op, v, n);
+        rc = check_empty(p, key, op, op_pos, v, n);
     }
+    if (rc == 0)
+        rc = check_values(p, key, op, v, n);
     if (rc < 0) {
         free_vals(v, n);
         return -1;
@@ -463,7 +486,12 @@ static int parse_all(struct parser *p, struct nd_selector *sel)
 
 struct nd_selector *nd_selector_parse(const char *s, struct nd_status *st)
 {
-    struct parser p = {.s = s ? s : ""};
+    return sel_parse_labels(s, ND_SELECT_READ, st);
+}
+
+struct nd_selector *sel_parse_labels(const char *s, enum nd_select_use use, struct nd_status *st)
+{
+    struct parser p = {.s = s ? s : "", .use = use};
     size_t len = strlen(p.s);
     if (len > ND_SELECTOR_MAX_LEN) {
         nd_status_set(st, "BadRequest", "select with fewer or shorter requirements",
@@ -477,8 +505,9 @@ struct nd_selector *nd_selector_parse(const char *s, struct nd_status *st)
         ;
     if (parse_all(&p, sel) < 0) {
         nd_status_set(st, "BadRequest",
-                      "write requirements such as key=value, key!=value, key in (a,b), "
-                      "key notin (a), key or !key, separated by commas",
+                      p.fix ? p.fix
+                            : "write requirements such as key=value, key!=value, key in (a,b), "
+                              "key notin (a), key or !key, separated by commas",
                       "%s (at character %d)", p.err.data, sel_char_pos(p.s, p.err_pos));
         nd_selector_free(sel);
         sel = NULL;

@@ -10,6 +10,13 @@
  * `key!=value` joined by commas; in a value `\,` `\=` and `\\` stand for `,` `=` and `\`
  * (Kubernetes knows no other escape). A missing field reads as "".
  *
+ * Empty values (one rule for both kinds, sel_empty_rule in select.c): a negated term whose
+ * only value is empty (`a!=`, `a notin (,)`, `status.phase!=`) selects (nearly) every object
+ * and is refused wherever it comes; in a collection write (ND_SELECT_WRITE: a DELETE of a
+ * collection, the CLI's delete -l/--field-selector) every term with an empty value
+ * (`a=`, `a in (x,)`, `status.phase=`) is refused too, since a missing field reads as ""
+ * and a script's empty variable must not choose what is deleted. Kubernetes accepts both.
+ *
  * Errors: every parse error is a `BadRequest` status whose message is Kubernetes' own text
  * followed by " (at character N)", N counting characters of the input from 1 (one past
  * the end when the input ended too early), e.g.
@@ -46,7 +53,13 @@ struct nd_field_selector;
 
 /* ---- label selectors ---- */
 
-/* Parses a label selector string (NULL is taken as ""). Returns a new selector (free with
+/* What a selector is for: the empty-value rule above is stricter for writes. */
+enum nd_select_use {
+    ND_SELECT_READ,  /* a list or a watch */
+    ND_SELECT_WRITE, /* a collection write: what it selects is deleted */
+};
+
+/* Parses a label selector string (NULL is taken as "") for a read. Returns a new selector (free with
  * nd_selector_free), or NULL with a BadRequest status. */
 struct nd_selector *nd_selector_parse(const char *s, struct nd_status *st);
 
@@ -96,5 +109,25 @@ bool nd_field_selector_empty(const struct nd_field_selector *fs);
  * New string. */
 char *nd_field_selector_string(const struct nd_field_selector *fs);
 void nd_field_selector_free(struct nd_field_selector *fs);
+
+/* ---- one request's selectors ---- */
+
+/* A request's label and field selectors together (?labelSelector= and ?fieldSelector=,
+ * or the CLI's -l and --field-selector); a NULL member was not given. */
+struct nd_select {
+    struct nd_selector *labels;
+    struct nd_field_selector *fields;
+};
+
+/* Parses both (NULL or "" for one not given) with the rules of `use`; allowed_fields as
+ * for nd_field_selector_parse. 0, or -1 with a BadRequest status and *out empty. */
+int nd_select_parse(struct nd_select *out, const char *labels, const char *fields,
+                    const char *const *allowed_fields, enum nd_select_use use,
+                    struct nd_status *st);
+/* True when obj (borrowed) satisfies both. */
+bool nd_select_matches(const struct nd_select *s, const json_t *obj);
+/* True when neither restricts anything. */
+bool nd_select_everything(const struct nd_select *s);
+void nd_select_release(struct nd_select *s);
 
 #endif

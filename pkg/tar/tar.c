@@ -304,8 +304,13 @@ static int parse_pax(const char *d, size_t n, struct nd_tar_pending *p, uint64_t
         const char *eq = memchr(kv, '=', (size_t)(end - kv));
         if (!eq)
             return nd_tar_bad(st, off, "a pax record without '='");
-        size_t klen = (size_t)(eq - kv);
-        char *val = nd_xstrndup(eq + 1, (size_t)(end - eq - 1));
+        size_t klen = (size_t)(eq - kv), vlen = (size_t)(end - eq - 1);
+        bool name = (klen == 4 && memcmp(kv, "path", 4) == 0) ||
+                    (klen == 8 && memcmp(kv, "linkpath", 8) == 0);
+        /* a C string would end at the NUL: "ok\0/../x" must not become "ok" */
+        if (name && memchr(eq + 1, '\0', vlen))
+            return nd_tar_bad(st, off, "a pax path or linkpath holds a NUL byte");
+        char *val = nd_xstrndup(eq + 1, vlen);
         if (klen == 4 && memcmp(kv, "path", 4) == 0) {
             free(p->path);
             p->path = val;

@@ -52,6 +52,13 @@ int nd_quote_n(struct nd_buf *b, const char *s, size_t n, size_t max)
             step = utf8_len(p + i, n - i);
         if (max && i + (step ? step : 1) > max)
             break;
+        if (c == 0xc2 && step == 2 && p[i + 1] < 0xa0) {
+            /* a C1 control (U+0080..U+009F; U+009B is CSI to some terminals), as Go */
+            char esc[6] = {'\\', 'u', '0', '0', hex[p[i + 1] >> 4], hex[p[i + 1] & 15]};
+            rc |= nd_buf_add(b, esc, sizeof esc);
+            i += step;
+            continue;
+        }
         if (c >= 0x80 && step) {
             rc |= nd_buf_add(b, p + i, step);
             i += step;

@@ -3,8 +3,9 @@
  * Messages of nodus echo a user's bad value the way Kubernetes does (`Invalid value:
  * "Foo"`), so the quoting follows Go's strconv.Quote for ASCII: `"` and `\` are
  * escaped, \a \b \f \n \r \t \v get their short escapes, other control bytes and DEL
- * become \xNN. Valid UTF-8 sequences are kept as they are; a byte that is not part of
- * a valid sequence becomes \xNN. So the result is always valid UTF-8 and one line.
+ * become \xNN, C1 controls (U+0080..U+009F) \u00NN. Other valid UTF-8 sequences are
+ * kept as they are; a byte that is not part of a valid sequence becomes \xNN. So the
+ * result is always valid UTF-8, one line, and free of terminal controls.
  *
  * A value can be huge (a 1 MiB name): at most `max` bytes of it are shown (0: no
  * limit), never splitting a UTF-8 sequence, and a cut value is followed by `...`

@@ -100,6 +100,40 @@ volume.nodus.dev "list-vol" deleted'
     assert_output ""
 }
 
+@test "delete --field-selector; an empty selector or value deletes nothing (a script's empty variable)" {
+    new_job fs1 40.00 fsel
+    new_job fs2 40.00 fsel
+    local v
+    for v in va-fs vb-fs; do
+        emu POST "$API/volumes" "{\"apiVersion\":\"nodus.dev/v1\",\"kind\":\"Volume\",\"metadata\":{\"name\":\"$v\"},\"spec\":{\"size\":\"1Gi\"}}"
+    done
+    run --separate-stderr -0 nodus delete volumes --field-selector metadata.name=va-fs -o name
+    assert_output "volume.nodus.dev/va-fs"
+    # refused before anything is listed, with the server's words for a collection write
+    run --separate-stderr -2 nodus delete volumes --field-selector metadata.name!=
+    assert_output ""
+    assert_equal "${stderr%%$'\n'*}" "error: invalid selector: 'metadata.name!='; 'metadata.name!=' has no value: 'not empty' selects (nearly) every object, which is what a script's empty variable would ask (at character 14)"
+    run --separate-stderr -2 nodus delete jobs -l app=fsel --field-selector status.phase=
+    assert_equal "${stderr%%$'\n'*}" "error: invalid selector: 'status.phase='; 'status.phase=' has an empty value, refused in a collection write: a missing field or label reads as empty, so a script's empty variable would choose what is deleted (at character 13)"
+    run --separate-stderr -2 nodus delete jobs -l app=
+    [[ $stderr == *"app has an empty value, refused in a collection write"* ]]
+    for sel in "-l=" "--field-selector="; do
+        run --separate-stderr -2 nodus delete volumes "$sel"
+        assert_equal "${stderr%%$'\n'*}" "error: an empty selector selects every object (use --all to delete every one)"
+    done
+    run -0 nodus get volumes vb-fs -o name
+    assert_output "volume.nodus.dev/vb-fs"
+    run -0 nodus get jobs -l app=fsel -o name
+    assert_output "job.nodus.dev/fs1
+job.nodus.dev/fs2"
+    # (the next test counts every Volume and Job)
+    run -0 nodus delete volumes --field-selector metadata.name=vb-fs -o name
+    assert_output "volume.nodus.dev/vb-fs"
+    run -0 nodus delete jobs -l app=fsel -o name
+    assert_output "job.nodus.dev/fs1
+job.nodus.dev/fs2"
+}
+
 @test "delete -l and --all" {
     new_job dl1 40.00 gone
     new_job dl2 40.00 gone

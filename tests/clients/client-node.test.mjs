@@ -515,7 +515,9 @@ const scenarios = {
         try {
             await inf.start();
             await waitFor('the first list', () => inf.list(ns).length === 2, show);
-            const res = await fetch(`${server}/emulator/v1/reset`, { method: 'POST' });
+            const res = await fetch(`${server}/emulator/v1/reset`, {
+                method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}',
+            });
             assert.equal(res.status, 200);
             await waitFor('the relist', () => inf.list(ns).length === 0, show);
             await createVolumes(ns, [['new-1', {}]]);

@@ -146,6 +146,45 @@ teardown_file() {
     assert_output "GET 200 probe/1 true"
 }
 
+@test "the request log escapes control characters: a path cannot forge a line or colour a terminal" {
+    local dir=$BATS_TEST_TMPDIR/logtext
+    mkdir -p "$dir"
+    nodus-emulator --state "$dir/state" --listen 127.0.0.1:0 --port-file "$dir/port" \
+        --fsync never >"$dir/out" 2>"$dir/err" 3>&- &
+    local pid=$! url
+    wait_until test -s "$dir/port"
+    url=http://127.0.0.1:$(cat "$dir/port")
+    # a newline and a forged line, ESC and a C1 CSI (U+009B)
+    curl -gs -o /dev/null "$url/x%0aGET%20/fake%20200%201.0ms%20req_fake%1b[31mred%c2%9b2J"
+    curl -s -o /dev/null "$url/version"
+    kill -TERM "$pid"
+    wait "$pid" || true
+    # one line per request, no control byte anywhere, the path quoted as Go's %q does
+    run grep -c $'\e\|\xc2\x9b' "$dir/err"
+    assert_output 0
+    run grep -c '^GET /fake' "$dir/err"
+    assert_output 0
+    run sed -n 's/ [0-9.]*ms req_[0-9a-z]*$//p' "$dir/err"
+    assert_output "$(printf '%s\n' 'GET "/x\nGET /fake 200 1.0ms req_fake\x1b[31mred\u009b2J" 404' \
+        'GET /version 200')"
+    # --log-format json escapes them as JSON does
+    nodus-emulator --state "$dir/state" --listen 127.0.0.1:0 --port-file "$dir/port2" \
+        --fsync never --log-format json >"$dir/out" 2>"$dir/err2" 3>&- &
+    pid=$!
+    wait_until test -s "$dir/port2"
+    curl -gs -o /dev/null "http://127.0.0.1:$(cat "$dir/port2")/x%0ay%1bz%ff"
+    curl -gs -o /dev/null "http://127.0.0.1:$(cat "$dir/port2")/c1%c2%9b2J"
+    kill -TERM "$pid"
+    wait "$pid" || true
+    run grep -c $'\e\\|\xc2\x9b' "$dir/err2"
+    assert_output 0
+    # not UTF-8: quoted as in the text log; UTF-8: as JSON, all ASCII
+    run jq -r 'select(.code == 404 and (.path | startswith("\"/x"))) | .path' "$dir/err2"
+    assert_output '"/x\ny\x1bz\xff"'
+    run grep -ciF '"path":"/c1\u009b2J"' "$dir/err2"
+    assert_output 1
+}
+
 @test "--quiet writes no request log" {
     run grep -c "GET /" "$BATS_FILE_TMPDIR/emulator.err"
     assert_output 0

@@ -121,7 +121,7 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
 
 @test "reset empties objects, history and keys, and keeps the built-in projects" {
     http POST $JOBS "$(job_json r1)" -H 'Idempotency-Key: before-reset'
-    http POST /emulator/v1/reset
+    http POST /emulator/v1/reset {}
     [ "$CODE" = 200 ]
     http GET $JOBS
     [ "$(body_json '.items | length')" = 0 ]

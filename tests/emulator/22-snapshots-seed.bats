@@ -24,7 +24,7 @@ clock_ms() {
 
 @test "a snapshot saves every object; a restore brings them back and the clock with them" {
     http POST $JOBS "$(job_json keep)"
-    http POST $SNAP/before
+    http POST $SNAP/before {}
     [ "$CODE" = 201 ]
     [ "$(body_json .name)" = before ]
     local at
@@ -35,7 +35,7 @@ clock_ms() {
     advance 1m
     http GET $JOBS/keep
     [ "$CODE" = 404 ]
-    http POST $SNAP/before/restore
+    http POST $SNAP/before/restore {}
     [ "$CODE" = 200 ]
     http GET $JOBS/keep
     [ "$CODE" = 200 ]
@@ -47,7 +47,7 @@ clock_ms() {
 
 @test "watchers see a restore as events, with resourceVersions that only grow" {
     http POST $JOBS "$(job_json w1)"
-    http POST $SNAP/two
+    http POST $SNAP/two {}
     http DELETE $JOBS/w1
     advance 1m
     http POST $JOBS "$(job_json w2)"
@@ -58,7 +58,7 @@ clock_ms() {
     curl -sN "$(emu_url)$JOBS?watch=true&resourceVersion=$rv&timeoutSeconds=2" >"$BATS_TEST_TMPDIR/w" 3>&- &
     local pid=$!
     wait_until watches_at_least $((n + 1))
-    http POST $SNAP/two/restore
+    http POST $SNAP/two/restore {}
     [ "$CODE" = 200 ]
     wait $pid || true
     run jq -r 'select(.object.metadata.name == "w1" or .object.metadata.name == "w2") | .type + " " + .object.metadata.name' "$BATS_TEST_TMPDIR/w"
@@ -69,20 +69,20 @@ clock_ms() {
 }
 
 @test "snapshots are listed by name and can be deleted; bad names and missing ones are refused" {
-    http POST $SNAP/zeta
-    http POST $SNAP/alpha
+    http POST $SNAP/zeta {}
+    http POST $SNAP/alpha {}
     http GET $SNAP
     [ "$CODE" = 200 ]
     run body_json '[.items[].name] | join(",")'
     assert_output --partial "alpha,before,two,zeta"
-    http POST $SNAP/alpha
+    http POST $SNAP/alpha {}
     [ "$CODE" = 200 ] # replaced
     http DELETE $SNAP/zeta
     [ "$CODE" = 200 ]
-    http POST $SNAP/zeta/restore
+    http POST $SNAP/zeta/restore {}
     [ "$CODE" = 404 ]
     [ "$(body_json .reason)" = NotFound ]
-    http POST "$SNAP/Bad_Name"
+    http POST "$SNAP/Bad_Name" {}
     [ "$CODE" = 422 ]
     [ "$(body_json .reason)" = Invalid ]
     http PUT $SNAP/alpha
@@ -92,10 +92,10 @@ clock_ms() {
 @test "a snapshot keeps the files and logs trees" {
     mkdir -p "$EMU_STATE/files/default/sandboxes/box"
     echo one >"$EMU_STATE/files/default/sandboxes/box/a.txt"
-    http POST $SNAP/files
+    http POST $SNAP/files {}
     echo two >"$EMU_STATE/files/default/sandboxes/box/a.txt"
     echo new >"$EMU_STATE/files/default/sandboxes/box/b.txt"
-    http POST $SNAP/files/restore
+    http POST $SNAP/files/restore {}
     [ "$CODE" = 200 ]
     [ "$(cat "$EMU_STATE/files/default/sandboxes/box/a.txt")" = one ]
     [ ! -e "$EMU_STATE/files/default/sandboxes/box/b.txt" ]

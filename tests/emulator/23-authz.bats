@@ -228,10 +228,10 @@ walk() {
 @test "anonymous reset is 401 on loopback with --token-file, and resets nothing" {
     local before
     before=$(state_sum)
-    http POST /emulator/v1/reset
+    http POST /emulator/v1/reset {}
     [ "$CODE" = 401 ]
     assert_equal "$(body_json '[.reason, .message] | @tsv')" "$(printf 'Unauthorized\ta bearer token is required')"
-    http POST /emulator/v1/reset - -H 'Authorization: Bearer t-wrong'
+    http POST /emulator/v1/reset {} -H 'Authorization: Bearer t-wrong'
     [ "$CODE" = 401 ]
     assert_equal "$(body_json .message)" "the bearer token is not known"
     assert_equal "$(state_sum)" "$before"
@@ -327,6 +327,28 @@ walk() {
     run timeout 10 nodus-emulator --state "$dir/state" --listen 127.0.0.1:0 --token-file "$dir/tokens.json"
     [ "$status" = 1 ]
     assert_output "nodus-emulator: --token-file: x: unknown scope reads (the scopes are read, write, billing:write, admin and *)"
+}
+
+@test "a token is printable text: one with a control character or empty is refused at start" {
+    local dir=$BATS_TEST_TMPDIR/ctl
+    mkdir -p "$dir"
+    # (a NUL inside a key the JSON reader refuses already: "NUL byte in object key")
+    for tok in 't-esc\u001b[31m' 't-del\u007f' 't-tab\t' ''; do
+        printf '{"t-ok": {"identity": "ok"}, "%s": {"identity": "eve"}}' "$tok" >"$dir/tokens.json"
+        chmod 600 "$dir/tokens.json"
+        run timeout 10 nodus-emulator --state "$dir/state" --listen 127.0.0.1:0 \
+            --token-file "$dir/tokens.json" --quiet
+        [ "$status" = 1 ]
+        if [ -z "$tok" ]; then
+            assert_output "nodus-emulator: --token-file: the token of eve is empty: a token is printable text (no control characters)"
+        else
+            # the message names the identity, never the token (a secret)
+            assert_output "nodus-emulator: --token-file: the token of eve holds a control character: a token is printable text (no control characters)"
+        fi
+    done
+    # a bearer token with a control byte is no token: 401, however it ends
+    http GET "$NS/proj-a/volumes" - -H $'Authorization: Bearer t-root\x01'
+    [ "$CODE" = 401 ]
 }
 
 @test "a token for every project may create and delete any project; not nodus" {

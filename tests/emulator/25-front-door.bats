@@ -161,7 +161,7 @@ raw() {
     [ "$CODE" = 415 ]
 }
 
-@test "control endpoints take JSON bodies only; a bodiless POST needs no Content-Type" {
+@test "control endpoints take JSON only, a bodiless POST too (reset, snapshot, restore)" {
     http POST /emulator/v1/clock '{"advance":"1s"}' -H 'Content-Type: application/x-www-form-urlencoded'
     [ "$CODE" = 415 ]
     [ "$(body_json .fix)" = "send the body as JSON: curl -H 'Content-Type: application/json' -d '{...}' (or curl --json '{...}')" ]
@@ -173,8 +173,23 @@ raw() {
     [ "$CODE" = 415 ]
     http POST /emulator/v1/clock '{"advance":"1s"}'
     [ "$CODE" = 200 ]
-    run curl -s -o /dev/null -w '%{http_code}' -X POST "$EMU_URL/emulator/v1/snapshots/s1"
+    # no body and no Content-Type: what a browser may send unasked (fetch, a form's POST
+    # without fields); nothing happens
+    local p
+    for p in reset snapshots/s1 snapshots/s1/restore; do
+        run curl -s -w ' %{http_code}' -X POST "$EMU_URL/emulator/v1/$p"
+        assert_equal "$(jq -r '[.reason, .message] | @tsv' <<<"${output% *}") ${output##* }" \
+            "$(printf 'UnsupportedMediaType\tthe request has no Content-Type: POST /emulator/v1/%s takes application/json, even without a body' "$p") 415"
+    done
+    [ ! -e "$EMU_STATE/snapshots/s1" ]
+    run curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Length: 0' \
+        "$EMU_URL/emulator/v1/reset"
+    assert_output 415
+    run curl -s -o /dev/null -w '%{http_code}' -X POST --json '{}' "$EMU_URL/emulator/v1/snapshots/s1"
     assert_output 201
+    run curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+        "$EMU_URL/emulator/v1/snapshots/s1/restore"
+    assert_output 200
 }
 
 @test "files PUT takes a tar (application/x-tar), invoke any type but a browser's form types" {

@@ -181,7 +181,8 @@ static void reset(void)
 {
     struct em_req req = {.method = "POST", .path = "/emulator/v1/reset", .remote = "127.0.0.1"};
     req.query = json_object();
-    req.headers = json_pack("{ss}", "authorization", "Bearer admin");
+    req.headers = json_pack("{ssss}", "authorization", "Bearer admin", "content-type",
+                            "application/json"); /* the control endpoints want JSON */
     nd_buf_init(&req.body, 0);
     snprintf(req.request_id, sizeof req.request_id, "req_fuzz_reset");
     serve(&req);

@@ -4,6 +4,11 @@
  *                  canonical form and parse that again (it must parse and print the same)
  *   mode & 1 == 1  field selector: parse (mode & 2: any field, else the emulator's
  *                  usual list), match against a fixed object, canonical form re-parsed
+ *   mode & 4           also the request's two selectors (nd_select_parse), the text as
+ *                      the label selector or the field selector (mode & 1) and the rest
+ *                      after the first '\n' as the other, for a collection write (mode & 8)
+ *                      or a read: a write's rule is stricter than a read's, so what a
+ *                      write takes a read takes and both select the same objects
  * Also nd_selector_from_json over the input read as JSON (a metav1.LabelSelector). */
 #include <stdio.h>
 
@@ -12,6 +17,40 @@
 #include "selector/selector.h"
 
 static json_t *labels[3], *object;
+static const char *const allowed[] = {"metadata.name", "metadata.namespace", "status.phase",
+                                      NULL};
+
+/* nd_select_parse over the two halves of s (see the header). */
+static void both(int mode, const char *s)
+{
+    const char *nl = strchr(s, '\n');
+    char *first = nl ? strndup(s, (size_t)(nl - s)) : strdup(s);
+    const char *second = nl ? nl + 1 : "";
+    const char *ls = mode & 1 ? second : first, *fs = mode & 1 ? first : second;
+    const char *const *fields = mode & 2 ? NULL : allowed;
+    enum nd_select_use use = mode & 8 ? ND_SELECT_WRITE : ND_SELECT_READ;
+    struct nd_status st = ND_STATUS_INIT, st2 = ND_STATUS_INIT;
+    struct nd_select sel, read;
+    int rc = nd_select_parse(&sel, ls, fs, fields, use, &st);
+    FZ_ASSERT(rc == 0 || (st.message && st.reason && st.fix && nd_select_everything(&sel)));
+    if (rc == 0) {
+        int rc2 = nd_select_parse(&read, ls, fs, fields, ND_SELECT_READ, &st2);
+        FZ_ASSERT(rc2 == 0);
+        FZ_ASSERT(nd_select_matches(&sel, object) == nd_select_matches(&read, object));
+        nd_select_release(&read);
+        /* nothing the rule takes for a write is "not empty" */
+        if (use == ND_SELECT_WRITE && sel.fields) {
+            char *canon = nd_field_selector_string(sel.fields);
+            FZ_ASSERT(!strstr(canon, "!=,") && !(strlen(canon) >= 2 &&
+                                                 !strcmp(canon + strlen(canon) - 2, "!=")));
+            free(canon);
+        }
+    }
+    nd_select_release(&sel);
+    nd_status_release(&st);
+    nd_status_release(&st2);
+    free(first);
+}
 
 static void setup(void)
 {
@@ -64,8 +103,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         nd_selector_free(sel);
     } else {
-        static const char *const allowed[] = {"metadata.name", "metadata.namespace",
-                                              "status.phase", NULL};
         const char *const *fields = mode & 2 ? NULL : allowed;
         struct nd_field_selector *fs = nd_field_selector_parse(s, fields, &st);
         if (fs) {
@@ -87,6 +124,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         nd_field_selector_free(fs);
     }
     nd_status_release(&st);
+    if (mode & 4)
+        both(mode, s);
 
     json_t *ls = nd_json_load(s, strlen(s), NULL, &st);
     nd_status_release(&st);

@@ -319,6 +319,65 @@ static void test_extract_refusals(void **state)
     }
 }
 
+/* A pax path or linkpath with a NUL inside: refused by the reader and by the extractor
+ * (the emulator's upload and the CLI's cp both extract through it), never cut short at
+ * the NUL ("ok\0/../../x" read as "ok"). The records carry no checksum, so one byte of
+ * a long name's pax record is made a NUL. */
+static void test_pax_nul_refused(void **state)
+{
+    (void)state;
+    char longname[121];
+    memset(longname, 'p', 120);
+    longname[120] = '\0';
+    static const struct {
+        const char *what, *key;
+        enum nd_tar_type type;
+    } cases[] = {{"path", "path=", ND_TAR_FILE}, {"linkpath", "linkpath=", ND_TAR_SYMLINK}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct nd_buf b = ND_BUF_INIT;
+        add_file(&b, "first.txt", 0644, "written only if all pass");
+        if (cases[i].type == ND_TAR_FILE)
+            add_file(&b, longname, 0644, "x");
+        else
+            nd_tar_header(&b, "l", ND_TAR_SYMLINK, 0777, 0, 0, longname);
+        nd_tar_end(&b);
+        size_t klen = strlen(cases[i].key), at = 0;
+        while (at + klen <= b.len && memcmp(b.data + at, cases[i].key, klen) != 0)
+            at++;
+        assert_true(at + klen <= b.len);
+        char *rec = b.data + at;
+        rec[strlen(cases[i].key) + 2] = '\0'; /* "pp\0ppp...": a C string would end at 2 */
+        size_t off = (size_t)(rec - b.data) / ND_TAR_BLOCK * ND_TAR_BLOCK - ND_TAR_BLOCK;
+        char *want = nd_xasprintf("the tar archive is malformed at byte %zu: a pax path or "
+                                  "linkpath holds a NUL byte",
+                                  off);
+        /* the reader */
+        struct nd_tar_reader r;
+        nd_tar_reader_init(&r, b.data, b.len);
+        struct nd_tar_entry e;
+        struct nd_status st = ND_STATUS_INIT;
+        assert_int_equal(nd_tar_next(&r, &e, &st), 1); /* first.txt */
+        nd_tar_entry_release(&e);
+        int rc = nd_tar_next(&r, &e, &st);
+        if (rc != -1)
+            fail_msg("%s: read as \"%s\"", cases[i].what, rc == 1 ? e.name : "(end)");
+        assert_string_equal(st.reason, "BadRequest");
+        assert_string_equal(st.message, want);
+        nd_status_release(&st);
+        /* the extractor: nothing written */
+        char *dir = tmpdir();
+        assert_int_equal(extract(&b, dir, NULL, &st), -1);
+        assert_string_equal(st.message, want);
+        assert_false(exists(dir, "first.txt"));
+        assert_false(exists(dir, "pp"));
+        nd_status_release(&st);
+        rm_rf(dir);
+        free(dir);
+        free(want);
+        nd_buf_release(&b);
+    }
+}
+
 static void test_extract_never_follows_links(void **state)
 {
     (void)state;
@@ -826,6 +885,7 @@ int main(void)
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_push_reader_byte_by_byte),
         cmocka_unit_test(test_extractor_lands_only_whole_archives),
+        cmocka_unit_test(test_pax_nul_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -381,6 +381,8 @@ static void test_quote(void **state)
         {"\xc3", 0, "\"\\xc3\""},                        /* truncated sequence */
         {"\xc0\xaf", 0, "\"\\xc0\\xaf\""},               /* overlong */
         {"\xed\xa0\x80", 0, "\"\\xed\\xa0\\x80\""},      /* surrogate */
+        {"a\xc2\x9b" "31m\xc2\x80\xc2\x9f\xc2\xa0", 0,
+         "\"a\\u009b31m\\u0080\\u009f\xc2\xa0\""}, /* C1 controls (CSI), not NBSP */
         {"abcdef", 3, "\"abc\"..."},
         {"abc", 3, "\"abc\""},
         {"ab\xc3\xa9", 3, "\"ab\"..."}, /* never splits a sequence */

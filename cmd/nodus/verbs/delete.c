@@ -1,5 +1,5 @@
-/* nodus delete: delete objects by name, by manifest (-f), by selector (-l) or all of a
- * kind (--all), with the propagation policy of --cascade, and wait until they are gone
+/* nodus delete: delete objects by name, by manifest (-f), by selector (-l,
+ * --field-selector) or all of a kind (--all), with the propagation policy of --cascade, and wait until they are gone
  * (by watching) unless --wait=false. */
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +12,15 @@
 #include "resolve.h"
 #include "watchobj.h"
 #include "write.h"
+#include "selector/selector.h"
 #include "util/xmalloc.h"
 
 const struct nd_flag cmd_delete_flags[] = {
     {"filename", 'f', ND_STRINGS, "FILE", "delete the objects of these manifests", "files"},
     {"recursive", 'R', ND_BOOL, NULL, "read directories given with -f recursively", NULL},
     {"selector", 'l', ND_STRING, "SELECTOR", "delete the objects matching a label selector", NULL},
+    {"field-selector", 0, ND_STRING, "SELECTOR",
+     "delete the objects matching a field selector (status.phase=Failed)", NULL},
     {"all", 0, ND_BOOL, NULL, "delete every object of the kinds given", NULL},
     {"cascade", 0, ND_STRING, "POLICY",
      "background (default), foreground or orphan: what happens to owned objects",
@@ -66,15 +69,37 @@ static void targets_release(struct targets *t)
     free(t->v);
 }
 
-/* Every object of a kind (matching -l when given) becomes a target. */
+/* The selectors of a delete, checked as the server checks a collection write before
+ * anything is listed: an empty value selects nothing here (selector.h). */
+struct sels {
+    const char *labels, *fields; /* -l, --field-selector; NULL: not given */
+};
+
+/* Every object of a kind (matching -l and --field-selector when given) becomes a target. */
 static int add_listed(struct nd_ctx *ctx, struct targets *t, const struct nd_kind *k,
-                      const char *ns, const char *sel, struct nd_status *st)
+                      const char *ns, const struct sels *sel, struct nd_status *st)
 {
+    struct nd_select check;
+    struct nd_status bad = ND_STATUS_INIT;
+    if (nd_select_parse(&check, sel->labels, sel->fields, k->field_selectors, ND_SELECT_WRITE,
+                        &bad) < 0) {
+        /* the client's own refusal (exit 2), in the server's words */
+        nd_status_set(st, "Usage", bad.fix, "%s", bad.message);
+        nd_status_release(&bad);
+        return -1;
+    }
+    nd_select_release(&check);
     struct nd_buf p = ND_BUF_INIT;
     nd_kind_path(k, ns, NULL, NULL, &p);
-    if (sel) {
-        nd_buf_adds(&p, "?labelSelector=");
-        nd_buf_add_urlencoded(&p, sel);
+    char sep = '?';
+    if (sel->labels) {
+        nd_buf_addf(&p, "%clabelSelector=", sep);
+        nd_buf_add_urlencoded(&p, sel->labels);
+        sep = '&';
+    }
+    if (sel->fields) {
+        nd_buf_addf(&p, "%cfieldSelector=", sep);
+        nd_buf_add_urlencoded(&p, sel->fields);
     }
     json_t *list = NULL;
     int rc = nd_get(ctx, p.data, &list, st);
@@ -150,7 +175,8 @@ int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
         goto out;
     }
     const char *ns = ctx->all_projects ? NULL : nd_ctx_namespace(ctx);
-    const char *sel = nd_opt_str(&o, "selector");
+    const struct sels sel = {nd_opt_str(&o, "selector"), nd_opt_str(&o, "field-selector")};
+    bool selected = sel.labels || sel.fields;
     bool all = nd_opt_bool(&o, "all");
     if (nd_opt_list(&o, "filename")) {
         if (nd_manifests_read(nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms,
@@ -174,9 +200,16 @@ int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
             worst = nd_cli_error(ctx, &st);
             goto out;
         }
-        if (!res.by_name && !sel && !all) {
+        if (!res.by_name && ((sel.labels && !*sel.labels) || (sel.fields && !*sel.fields))) {
+            /* "-l $EMPTY" would list, and delete, every object */
+            worst = nd_cli_usage(ctx, "an empty selector selects every object (use --all to "
+                                      "delete every one)");
+            goto out;
+        }
+        if (!res.by_name && !selected && !all) {
             worst = nd_cli_usage(ctx, "resource(s) were provided, but no name was specified "
-                                      "(use --all to delete every one, or -l to select)");
+                                      "(use --all to delete every one, or -l or "
+                                      "--field-selector to select)");
             goto out;
         }
         for (size_t i = 0; i < res.n; i++) {
@@ -186,7 +219,7 @@ int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
                 for (size_t j = 0; j < json_array_size(res.v[i].names); j++)
                     add(&t, k, k->namespaced ? nd_ctx_namespace(ctx) : "",
                         json_string_value(json_array_get(res.v[i].names, j)));
-            } else if (add_listed(ctx, &t, k, kns, sel, &st) < 0) {
+            } else if (add_listed(ctx, &t, k, kns, &sel, &st) < 0) {
                 worst = nd_cli_error(ctx, &st);
                 goto out;
             }
@@ -197,7 +230,7 @@ int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
         }
     }
     /* a prompt before deleting several objects, only on a terminal */
-    if (t.n > 1 && !nd_opt_bool(&o, "yes") && !all && sel == NULL && isatty(STDIN_FILENO) &&
+    if (t.n > 1 && !nd_opt_bool(&o, "yes") && !all && !selected && isatty(STDIN_FILENO) &&
         isatty(STDERR_FILENO) && dry == ND_DRY_NONE) {
         char question[64];
         snprintf(question, sizeof question, "Delete %zu objects?", t.n);

@@ -486,7 +486,10 @@ int cmd_emulator(int argc, char **argv, struct nd_ctx *ctx)
         } else if (!strcmp(sub, "status") && o.npos == 1) {
             rc = status(ctx, &e);
         } else if (!strcmp(sub, "reset") && o.npos == 1) {
-            rc = call(ctx, &e, "POST", "/emulator/v1/reset", NULL, NULL);
+            /* a JSON body, {}: the control endpoints take nothing else (415) */
+            json_t *empty = json_object();
+            rc = call(ctx, &e, "POST", "/emulator/v1/reset", empty, NULL);
+            json_decref(empty);
             if (rc == 0)
                 printf("emulator reset: objects, history and keys emptied\n");
         } else if (!strcmp(sub, "env") && o.npos == 1) {

@@ -90,3 +90,6 @@ j = pax.rfind(b" ", 0, i)
 lied = pax[:j - 2] + b"99" + pax[j:]
 open(os.path.join(out, "pax-bad-length.tar"), "wb").write(lied)
 os.remove(os.path.join(out, "pax-good.tar"))
+# a pax path with a NUL inside: a C string would end at "ok" (the records carry no checksum)
+nulpax = write("pax-path-nul.tar", [member("ok-" + "Z" * 7 + "/../../" + E, pax_headers={"path": "ok-" + "Z" * 7 + "/../../" + E})], tarfile.PAX_FORMAT)
+open(os.path.join(out, "pax-path-nul.tar"), "wb").write(nulpax.replace(b"path=ok-ZZZZZZZ", b"path=ok\0ZZZZZZZ", 1))

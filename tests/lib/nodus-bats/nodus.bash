@@ -123,11 +123,11 @@ nodus_clock_speed() {
 }
 
 nodus_snapshot() {
-    nodus_api POST "/emulator/v1/snapshots/$1" >/dev/null
+    nodus_api POST "/emulator/v1/snapshots/$1" "{}" >/dev/null
 }
 
 nodus_restore() {
-    nodus_api POST "/emulator/v1/snapshots/$1/restore" >/dev/null
+    nodus_api POST "/emulator/v1/snapshots/$1/restore" "{}" >/dev/null
 }
 
 # _nodus_get KIND/NAME [-n P]: the object as JSON (nodus get -o json), else fails
