@@ -61,6 +61,8 @@ struct nd_ctx {
     bool insecure;
     bool all_projects;
     int64_t request_timeout_ms;
+    int64_t max_response_bytes; /* --max-response-bytes; 0: the client's default */
+    int64_t read_idle_ms;       /* --read-idle-timeout; 0: the client's default, -1: none */
     int verbosity;
     bool no_color;
     bool help;

@@ -66,6 +66,8 @@ struct nd_client *nd_ctx_client(struct nd_ctx *ctx, struct nd_status *st)
         .cert_data = t->cert_data,
         .key_data = t->key_data,
         .timeout_ms = ctx->request_timeout_ms,
+        .max_response_bytes = ctx->max_response_bytes,
+        .idle_timeout_ms = ctx->read_idle_ms,
     };
     ctx->client = nd_client_new(&o, st);
     return ctx->client;

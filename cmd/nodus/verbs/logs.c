@@ -334,7 +334,9 @@ static int follow_log(struct nd_ctx *ctx, struct nd_client *c, const struct nd_l
         struct nd_buf p = ND_BUF_INIT;
         log_path(ns, k, name, q, true, true, f.last[0] ? f.last : NULL, &p);
         skip_printed(&f);
-        struct nd_request req = {.method = "GET", .path = p.data, .accept = ACCEPT};
+        bool idled = false; /* quiet for --read-idle-timeout: follow again from the last line */
+        struct nd_request req = {.method = "GET", .path = p.data, .accept = ACCEPT,
+                                 .idled = &idled};
         int code = 0;
         int rc = nd_client_stream(c, &req, on_line, &f, &code, st);
         nd_buf_release(&p);
