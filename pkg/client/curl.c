@@ -19,6 +19,7 @@
 #include "util/xmalloc.h"
 
 #define CONNECT_MAX_MS 30000L
+#define CURL_HEAD_MAX  ((size_t)300 * 1024) /* libcurl's MAX_HTTP_RESP_HEADER_SIZE */
 
 static struct curl_api {
     void *lib; /* NULL until loaded */
@@ -407,6 +408,11 @@ int nd_curl_exchange(struct nd_client *c, struct nd_exchange *x, struct nd_statu
         rc = 0;
     } else if (k->head_too_large) {
         nd_client_fail_too_large("the header block", x->max_head, st);
+    } else if (!strncmp(k->err, "Too large response headers", 26)) {
+        /* libcurl's own limit (300 KiB since 7.84) came first: the same error */
+        nd_client_fail_too_large("the header block", CURL_HEAD_MAX < x->max_head ? CURL_HEAD_MAX
+                                                                                : x->max_head,
+                                 st);
     } else if (r == CURLE_OPERATION_TIMEDOUT && x->idle_ms &&
                (!x->deadline || nd_client_now_ms() < x->deadline - 5) &&
                nd_client_now_ms() - start >= x->idle_ms) {
