@@ -102,6 +102,16 @@ const char *nd_client_server(const struct nd_client *c)
     return c->server;
 }
 
+size_t nd_client_max_response(const struct nd_client *c)
+{
+    return c->max_body;
+}
+
+int nd_client_too_large(const char *what, const struct nd_client *c, struct nd_status *st)
+{
+    return nd_client_fail_too_large(what, c->max_body, st);
+}
+
 /* ---- responses ---- */
 
 void nd_response_init(struct nd_response *r)

@@ -174,6 +174,13 @@ typedef int (*nd_bytes_fn)(void *cls, const char *data, size_t len);
 int nd_client_stream_bytes(struct nd_client *c, const struct nd_request *req, nd_bytes_fn fn,
                            void *cls, int *code, struct nd_status *st);
 
+/* The largest answer body the client holds (max_response_bytes), for a caller that
+ * gathers several answers (a list's pages) and must bound their sum as well. */
+size_t nd_client_max_response(const struct nd_client *c);
+/* Fills st with the client's error for what (`the list (all its pages)`) passing that
+ * size: an InternalError naming --max-response-bytes. Returns -1. */
+int nd_client_too_large(const char *what, const struct nd_client *c, struct nd_status *st);
+
 /* The base URL the client was made with (for messages). BORROWED. */
 const char *nd_client_server(const struct nd_client *c);
 

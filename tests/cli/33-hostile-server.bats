@@ -85,6 +85,13 @@ EVIL_SHOWN='^[]0;pwned\x07^[[2J^[[31m\u009b1m\x7f\x08'
     assert_output --partial "the body is longer than 16MiB (--max-response-bytes)"
 }
 
+@test "a list whose continue tokens never end: exit 1 once its pages pass the limit" {
+    peak 131072 -s "$(url pages)" --max-response-bytes=4Mi get jobs
+    [ "$status" -eq 1 ]
+    assert_output --partial "the list (all its pages) is longer than 4MiB (--max-response-bytes)"
+    [ "$(grep -c '^pages GET' "$BATS_FILE_TMPDIR/requests.log")" -le 6 ]
+}
+
 @test "an endless watch line: exit 1 at 16 MiB, or 1/16 of --max-response-bytes" {
     peak 65536 -s "$(url line)" get jobs -w
     [ "$status" -eq 1 ]
