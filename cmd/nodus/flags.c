@@ -106,7 +106,8 @@ static int parse_max_response(struct nd_ctx *ctx, const char *value, const char 
     int64_t n = 0;
     if (nd_quantity_parse(value, &q, &qst) < 0 || nd_quantity_bytes(&q, &n) < 0 || n < (1 << 20)) {
         nd_status_release(&qst);
-        return nd_status_set(st, "Usage", "Give a size of at least 1Mi, e.g. --max-response-bytes=1Gi.",
+        return nd_status_set(st, "Usage",
+                             "Give a size of at least 1Mi, e.g. --max-response-bytes=1Gi.",
                              "invalid argument \"%s\" for \"%s\" flag: want a size such as 512Mi "
                              "or 1Gi, at least 1Mi",
                              value, shown);

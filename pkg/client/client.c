@@ -17,9 +17,9 @@
 #include "util/time.h"
 #include "util/xmalloc.h"
 
-#define LOG_BODY_MAX    10240      /* bodies are logged up to 10 KiB */
-#define ERROR_BODY_MAX  (4 << 20)  /* a non-2xx body kept for its Status */
-#define MIN_RESPONSE    (64 << 10) /* --max-response-bytes below this is taken as this */
+#define LOG_BODY_MAX   10240      /* bodies are logged up to 10 KiB */
+#define ERROR_BODY_MAX (4 << 20)  /* a non-2xx body kept for its Status */
+#define MIN_RESPONSE   (64 << 10) /* --max-response-bytes below this is taken as this */
 
 #define FIX_SERVER                                                                                 \
     "Check the server address (--server, or the cluster in nodus config view); to run a local "    \
@@ -785,8 +785,8 @@ int nd_client_stream(struct nd_client *c, const struct nd_request *req, nd_line_
         nd_response_status(&resp, st);
         rc = -1;
     } else if (s.too_long) {
-        rc = nd_client_fail_too_large("a streamed line (a watch event or a log line)",
-                                      c->max_line, st);
+        rc = nd_client_fail_too_large("a streamed line (a watch event or a log line)", c->max_line,
+                                      st);
     } else if (s.line.len) {
         /* the last line had no newline; it is whole unless fn stopped the stream */
         fn(cls, s.line.data, s.line.len);

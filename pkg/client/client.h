@@ -77,8 +77,8 @@ struct nd_client_opts {
     int64_t idle_timeout_ms;
 };
 
-#define ND_CLIENT_MAX_RESPONSE     (256LL << 20)
-#define ND_CLIENT_IDLE_TIMEOUT_MS  (5 * 60 * 1000LL)
+#define ND_CLIENT_MAX_RESPONSE    (256LL << 20)
+#define ND_CLIENT_IDLE_TIMEOUT_MS (5 * 60 * 1000LL)
 
 struct nd_response;
 
@@ -157,11 +157,12 @@ int nd_client_json_req(struct nd_client *c, const struct nd_request *req, const 
  * its newline ('\n'; a '\r' before it is kept), and a last line without one when the
  * answer ends; a non-zero return ends the stream early (the connection is dropped).
  * The answer is read as it arrives and never held whole. Reads wait at most the
- * client's idle timeout for a byte (see nd_request.idled). *code (may be NULL) is the HTTP status, 0 when no
- * answer came; a non-2xx answer is read whole into st (nd_response_status) and -1
- * returned. 0 when the server ended the stream (or fn stopped it); -1 with st on a
- * transport error or timeout (a line longer than the line limit, 16 MiB by default, is
- * an InternalError naming --max-response-bytes). */
+ * client's idle timeout for a byte (see nd_request.idled). *code (may be NULL) is the
+ * HTTP status, 0 when no answer came; a non-2xx answer is read whole into st
+ * (nd_response_status; its first 4 MiB) and -1 returned. 0 when the server ended the
+ * stream (or fn stopped it); -1 with st on a transport error or timeout (a line longer
+ * than the line limit, 16 MiB by default, is an InternalError naming
+ * --max-response-bytes). */
 typedef int (*nd_line_fn)(void *cls, const char *line, size_t len);
 int nd_client_stream(struct nd_client *c, const struct nd_request *req, nd_line_fn fn, void *cls,
                      int *code, struct nd_status *st);

@@ -410,9 +410,8 @@ int nd_curl_exchange(struct nd_client *c, struct nd_exchange *x, struct nd_statu
         nd_client_fail_too_large("the header block", x->max_head, st);
     } else if (!strncmp(k->err, "Too large response headers", 26)) {
         /* libcurl's own limit (300 KiB since 7.84) came first: the same error */
-        nd_client_fail_too_large("the header block", CURL_HEAD_MAX < x->max_head ? CURL_HEAD_MAX
-                                                                                : x->max_head,
-                                 st);
+        nd_client_fail_too_large("the header block",
+                                 CURL_HEAD_MAX < x->max_head ? CURL_HEAD_MAX : x->max_head, st);
     } else if (r == CURLE_OPERATION_TIMEDOUT && x->idle_ms &&
                (!x->deadline || nd_client_now_ms() < x->deadline - 5) &&
                nd_client_now_ms() - start >= x->idle_ms) {

@@ -4,37 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/quote.h"
 #include "util/xmalloc.h"
-
-/* Length of the UTF-8 sequence at s (up to n bytes), or 0 when it is not valid UTF-8
- * (an overlong form, a surrogate, past U+10FFFF, cut short). */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    size_t len;
-    unsigned cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        len = 2, cp = c & 0x1f;
-    else if (c >= 0xe0 && c <= 0xef)
-        len = 3, cp = c & 0x0f;
-    else if (c >= 0xf0 && c <= 0xf4)
-        len = 4, cp = c & 0x07;
-    else
-        return 0;
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
-    }
-    if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-        (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-        return 0;
-    return len;
-}
 
 /* The escape for the character at s (*len set to its bytes), or NULL when it is kept. */
 static const char *escape_at(const unsigned char *s, size_t n, unsigned flags, size_t *len,
@@ -54,7 +25,7 @@ static const char *escape_at(const unsigned char *s, size_t n, unsigned flags, s
     }
     if (c < 0x80)
         return NULL;
-    size_t l = utf8_len(s, n);
+    size_t l = nd_utf8_seq_len(s, n);
     if (l == 0) {
         snprintf(tmp, 8, "\\x%02x", c);
         return tmp;
