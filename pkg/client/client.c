@@ -787,8 +787,9 @@ int nd_client_stream(struct nd_client *c, const struct nd_request *req, nd_line_
     } else if (s.too_long) {
         rc = nd_client_fail_too_large("a streamed line (a watch event or a log line)", c->max_line,
                                       st);
-    } else if (s.line.len) {
-        /* the last line had no newline; it is whole unless fn stopped the stream */
+    } else if (s.line.len && !(req->idled && *req->idled)) {
+        /* the last line had no newline; it is whole unless fn stopped the stream (or the
+         * server went quiet in its middle: the resumed stream sends it again) */
         fn(cls, s.line.data, s.line.len);
     }
 out:

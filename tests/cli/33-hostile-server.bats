@@ -127,7 +127,7 @@ EVIL_SHOWN='^[]0;pwned\x07^[[2J^[[31m\u009b1m\x7f\x08'
     assert_output --partial 'want a size such as 512Mi or 1Gi, at least 1Mi'
 }
 
-@test "a watch that answers and stays quiet is watched again, never cut (as kubectl)" {
+@test "a watch that answers half an event and goes quiet is watched again, never cut" {
     nodus -s "$(url quiet)" --read-idle-timeout=1s get jobs -w >"$BATS_TEST_TMPDIR/out" \
         2>&1 3>&- &
     local pid=$!
