@@ -20,6 +20,7 @@
 #define LOG_BODY_MAX   10240      /* bodies are logged up to 10 KiB */
 #define ERROR_BODY_MAX (4 << 20)  /* a non-2xx body kept for its Status */
 #define MIN_RESPONSE   (64 << 10) /* --max-response-bytes below this is taken as this */
+#define HEADER_JOIN_MAX (64 << 10) /* a repeated header's joined value keeps this much */
 
 #define FIX_SERVER                                                                                 \
     "Check the server address (--server, or the cluster in nodus config view); to run a local "    \
@@ -161,6 +162,12 @@ int nd_response_add_header(struct nd_response *r, const char *name, size_t name_
         r->headers = json_object();
     struct nd_buf v = ND_BUF_INIT;
     const char *old = json_string_value(json_object_get(r->headers, key));
+    if (old && strlen(old) + value_len > HEADER_JOIN_MAX) {
+        /* a header repeated past 64 KiB keeps what it has: joining every repeat would
+         * copy the whole value each time (quadratic in the header block) */
+        free(key);
+        return 0;
+    }
     if (old) {
         nd_buf_adds(&v, old);
         nd_buf_adds(&v, ", ");

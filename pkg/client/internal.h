@@ -122,7 +122,8 @@ ssize_t nd_curl_raw_recv(void *handle, void *p, size_t n);
 void nd_curl_raw_close(void *handle);
 
 /* Records a header of the answer in resp->headers (name lower-cased, repeats joined
- * by ", ", surrounding blanks trimmed, bytes that are not UTF-8 turned into '?').
+ * by ", " up to 64 KiB, surrounding blanks trimmed, bytes that are not UTF-8 turned into
+ * '?').
  * -1 when the name is not an HTTP token (a malformed answer). */
 int nd_response_add_header(struct nd_response *r, const char *name, size_t name_len,
                            const char *value, size_t value_len);
