@@ -197,6 +197,11 @@ EVIL_SHOWN='^[]0;pwned\x07^[[2J^[[31m\u009b1m\x7f\x08'
     no_controls "$BATS_TEST_TMPDIR/out"
     [ "${#lines[@]}" -eq 3 ] # the header, the listed row, the event's row
     [[ "${lines[2]}" == "evil$EVIL_SHOWN..."* ]]
+    # delete -l prints the names the server's list gave
+    run -0 --separate-stderr nodus -s "$(url inject)" delete jobs -l app --wait=false
+    printf '%s' "$output" >"$BATS_TEST_TMPDIR/out"
+    no_controls "$BATS_TEST_TMPDIR/out"
+    [ "$output" = "job.nodus.dev \"evil$EVIL_SHOWN\\r\" deleted" ]
 }
 
 @test "NODUS_TRACE: a symbolic link planted in advance is neither followed nor chmodded" {
