@@ -39,7 +39,7 @@ _nodus_flags()
     version) echo '--client --output -o' ;;
     wait) echo '--for --timeout --selector -l --all' ;;
     esac
-    echo '--kubeconfig --context --server -s --token --project -n --namespace --all-projects -A --all-namespaces --request-timeout --v -v --no-color --certificate-authority --insecure-skip-tls-verify --help -h'
+    echo '--kubeconfig --context --server -s --token --project -n --namespace --all-projects -A --all-namespaces --request-timeout --max-response-bytes --read-idle-timeout --v -v --no-color --certificate-authority --insecure-skip-tls-verify --help -h'
 }
 
 # Returns 0 when flag $2 of verb $1 takes a value, and sets _nodus_hint to how the value
@@ -247,6 +247,8 @@ _nodus_flag_value()
     --project|-n) _nodus_hint='projects'; return 0 ;;
     --namespace) _nodus_hint='projects'; return 0 ;;
     --request-timeout) _nodus_hint='none'; return 0 ;;
+    --max-response-bytes) _nodus_hint='none'; return 0 ;;
+    --read-idle-timeout) _nodus_hint='none'; return 0 ;;
     --v|-v) _nodus_hint='none'; return 0 ;;
     --certificate-authority) _nodus_hint='files'; return 0 ;;
     --all-projects|-A|--all-namespaces|--no-color|--insecure-skip-tls-verify|--help|-h) return 1 ;;

@@ -174,7 +174,7 @@ function __nodus_flag_value --argument-names verb flag
         end
     end
     switch $flag
-    case --kubeconfig --context --server -s --token --project -n --namespace --request-timeout --v -v --certificate-authority
+    case --kubeconfig --context --server -s --token --project -n --namespace --request-timeout --max-response-bytes --read-idle-timeout --v -v --certificate-authority
         return 0
     case --all-projects -A --all-namespaces --no-color --insecure-skip-tls-verify --help -h
         return 1
@@ -295,6 +295,8 @@ complete -c nodus -l namespace -x -a '(__nodus_complete)' -d 'same as --project'
 complete -c nodus -s A -l all-projects -d 'act in every project (alias --all-namespaces)'
 complete -c nodus -l all-namespaces -d 'same as --all-projects'
 complete -c nodus -l request-timeout -x -d 'give up on a request after this long, retries included (e.g. 10s; 0: no limit)'
+complete -c nodus -l max-response-bytes -x -d 'largest answer read from the server (default 256Mi; a watch or log line may be 1/16 of it, the headers 1/256)'
+complete -c nodus -l read-idle-timeout -x -d 'give up when the server sends nothing for this long (default 5m; 0: no limit); watches and followed logs start again instead'
 complete -c nodus -s v -l v -x -d 'log level: 6 requests, 7 headers, 8 bodies, 9 curl commands'
 complete -c nodus -l no-color -d 'never colour the output (also NO_COLOR)'
 complete -c nodus -l certificate-authority -r -F -d 'PEM file of the CA to trust'

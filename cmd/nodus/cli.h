@@ -61,6 +61,8 @@ struct nd_ctx {
     bool insecure;
     bool all_projects;
     int64_t request_timeout_ms;
+    int64_t max_response_bytes; /* --max-response-bytes; 0: the client's default */
+    int64_t read_idle_ms;       /* --read-idle-timeout; 0: the client's default, -1: none */
     int verbosity;
     bool no_color;
     bool help;
@@ -104,6 +106,10 @@ int nd_cli_error(struct nd_ctx *ctx, const struct nd_status *st);
 /* What nd_cli_error prints up to the requestId, into b: the headline, then the fix (the
  * NODUS_SERVER hint for a refused connection it chose) and docs lines; _tail only the
  * fix and docs lines. */
+/* A copy of st (release it) whose strings cannot drive a terminal, as every error
+ * printed must be (a server wrote most of them): controls escaped (util/term.h), line
+ * breaks kept in the message, the fix and details' strings. */
+void nd_cli_safe_status(const struct nd_status *st, struct nd_status *out);
 void nd_cli_render(struct nd_ctx *ctx, const struct nd_status *st, struct nd_buf *b);
 void nd_cli_render_tail(struct nd_ctx *ctx, const struct nd_status *st, struct nd_buf *b);
 /* `error: <message>` for a usage error (exit code 2), with a hint to --help. */

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "client/client.h"
 #include "config/config.h"
+#include "util/term.h"
 #include "util/xmalloc.h"
 
 struct nd_config *nd_ctx_config(struct nd_ctx *ctx, struct nd_status *st)
@@ -66,6 +67,8 @@ struct nd_client *nd_ctx_client(struct nd_ctx *ctx, struct nd_status *st)
         .cert_data = t->cert_data,
         .key_data = t->key_data,
         .timeout_ms = ctx->request_timeout_ms,
+        .max_response_bytes = ctx->max_response_bytes,
+        .idle_timeout_ms = ctx->read_idle_ms,
     };
     ctx->client = nd_client_new(&o, st);
     return ctx->client;
@@ -163,10 +166,26 @@ void nd_cli_render_tail(struct nd_ctx *ctx, const struct nd_status *st, struct n
         nd_buf_addf(b, "docs: %s\n", st->docs);
 }
 
+void nd_cli_safe_status(const struct nd_status *st, struct nd_status *out)
+{
+    const unsigned lines = ND_TERM_KEEP_NL | ND_TERM_KEEP_TAB;
+    nd_status_init(out);
+    out->code = st->code;
+    out->reason = nd_term_safe(st->reason, 0);
+    out->message = nd_term_safe(st->message, lines);
+    out->fix = nd_term_safe(st->fix, lines);
+    out->docs = nd_term_safe(st->docs, 0);
+    out->request_id = nd_term_safe(st->request_id, 0);
+    out->details = st->details ? nd_term_safe_json(st->details, lines) : NULL;
+}
+
 void nd_cli_render(struct nd_ctx *ctx, const struct nd_status *st, struct nd_buf *b)
 {
-    render_headline(st, b);
-    nd_cli_render_tail(ctx, st, b);
+    struct nd_status safe;
+    nd_cli_safe_status(st, &safe);
+    render_headline(&safe, b);
+    nd_cli_render_tail(ctx, &safe, b);
+    nd_status_release(&safe);
 }
 
 int nd_cli_error(struct nd_ctx *ctx, const struct nd_status *st)
@@ -174,8 +193,11 @@ int nd_cli_error(struct nd_ctx *ctx, const struct nd_status *st)
     fflush(stdout);
     struct nd_buf b = ND_BUF_INIT;
     nd_cli_render(ctx, st, &b);
-    if (st->request_id && *st->request_id)
-        nd_buf_addf(&b, "requestId: %s\n", st->request_id);
+    if (st->request_id && *st->request_id) {
+        char *rid = nd_term_safe(st->request_id, 0);
+        nd_buf_addf(&b, "requestId: %s\n", rid);
+        free(rid);
+    }
     fputs(b.data ? b.data : "", stderr);
     nd_buf_release(&b);
     int rc = nd_status_exit_code(st);
@@ -219,7 +241,9 @@ void nd_cli_warnings(const json_t *headers)
                 p++;
             nd_buf_addch(&b, *p);
         }
-        fprintf(stderr, "Warning: %s\n", b.data);
+        char *safe = nd_term_safe(b.data, 0); /* the server's text */
+        fprintf(stderr, "Warning: %s\n", safe);
+        free(safe);
         nd_buf_release(&b);
         w = *p ? strchr(p + 1, '2') : NULL; /* the next "299 - ..." */
     }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "util/quantity.h"
 #include "util/suggest.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
@@ -20,6 +21,14 @@ const struct nd_flag nd_global_flags[] = {
     {"all-namespaces", 0, ND_BOOL, NULL, "same as --all-projects", NULL},
     {"request-timeout", 0, ND_DURATION, "DURATION",
      "give up on a request after this long, retries included (e.g. 10s; 0: no limit)", NULL},
+    {"max-response-bytes", 0, ND_STRING, "SIZE",
+     "largest answer read from the server (default 256Mi; a watch or log line may be 1/16 of "
+     "it, the headers 1/256)",
+     NULL},
+    {"read-idle-timeout", 0, ND_DURATION, "DURATION",
+     "give up when the server sends nothing for this long (default 5m; 0: no limit); watches "
+     "and followed logs start again instead",
+     NULL},
     {"v", 'v', ND_INT, "LEVEL", "log level: 6 requests, 7 headers, 8 bodies, 9 curl commands",
      NULL},
     {"no-color", 0, ND_BOOL, NULL, "never colour the output (also NO_COLOR)", NULL},
@@ -85,6 +94,26 @@ static int parse_duration(const char *v, int64_t *ms, struct nd_status *st)
         return 0;
     }
     return nd_duration_parse(v, ms, st);
+}
+
+/* --max-response-bytes: a byte quantity ("512Mi", "1Gi", "300000000") of at least 1Mi. */
+static int parse_max_response(struct nd_ctx *ctx, const char *value, const char *shown, json_t *v,
+                              struct nd_status *st)
+{
+    json_decref(v);
+    struct nd_quantity q;
+    struct nd_status qst = ND_STATUS_INIT;
+    int64_t n = 0;
+    if (nd_quantity_parse(value, &q, &qst) < 0 || nd_quantity_bytes(&q, &n) < 0 || n < (1 << 20)) {
+        nd_status_release(&qst);
+        return nd_status_set(st, "Usage",
+                             "Give a size of at least 1Mi, e.g. --max-response-bytes=1Gi.",
+                             "invalid argument \"%s\" for \"%s\" flag: want a size such as 512Mi "
+                             "or 1Gi, at least 1Mi",
+                             value, shown);
+    }
+    ctx->max_response_bytes = n;
+    return 0;
 }
 
 static int store(struct nd_ctx *ctx, json_t *values, const struct nd_flag *f, const char *shown,
@@ -167,6 +196,10 @@ static int store(struct nd_ctx *ctx, json_t *values, const struct nd_flag *f, co
         ctx->all_projects = json_is_true(v);
     else if (!strcmp(name, "request-timeout"))
         ctx->request_timeout_ms = json_integer_value(v);
+    else if (!strcmp(name, "max-response-bytes"))
+        return parse_max_response(ctx, value, shown, v, st);
+    else if (!strcmp(name, "read-idle-timeout"))
+        ctx->read_idle_ms = json_integer_value(v) ? json_integer_value(v) : -1;
     else if (!strcmp(name, "v"))
         ctx->verbosity = (int)json_integer_value(v);
     else if (!strcmp(name, "no-color"))

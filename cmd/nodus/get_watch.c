@@ -447,8 +447,10 @@ int get_watch(struct get_run *g, const struct nd_kind *k, const char *rv, json_t
         }
         get_query(g, &path, extra.data);
         nd_buf_release(&extra);
+        bool idled = false; /* quiet for --read-idle-timeout: watch again, as kubectl */
         struct nd_request req = {.method = "GET", .path = path.data, .no_retry = true,
-                                 .accept = g->table ? ND_TABLE_ACCEPT : "application/json"};
+                                 .accept = g->table ? ND_TABLE_ACCEPT : "application/json",
+                                 .idled = &idled};
         int code = 0;
         w.lines = 0;
         int src = nd_client_stream(g->client, &req, on_line, &w, &code, &st);
@@ -468,7 +470,7 @@ int get_watch(struct get_run *g, const struct nd_kind *k, const char *rv, json_t
             nd_status_release(&st);
             break;
         }
-        if (src == 0 && w.lines) {
+        if (src == 0 && (w.lines || idled)) {
             failures = 0; /* the server ended a stream that carried events: watch again */
             nd_status_release(&st);
             continue;

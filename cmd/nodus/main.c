@@ -322,7 +322,11 @@ int main(int argc, char **argv)
         else if ((strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--v") == 0) && i + 1 < argc)
             ctx.verbosity = atoi(argv[i + 1]);
     }
-    nd_log_init(ctx.verbosity);
+    if (nd_log_init(ctx.verbosity) < 0)
+        fprintf(stderr,
+                "warning: not tracing to NODUS_TRACE: %s (a symbolic link, a hard link or "
+                "another user's file is never used; name a new file in a directory of yours)\n",
+                strerror(errno));
     int rc = cmd->run(argc - 1, argv + 1, &ctx);
     nd_ctx_release(&ctx);
     nd_log_close();

@@ -285,7 +285,9 @@ int nd_watch_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
             nd_buf_addf(&w, "&resourceVersion=%s", f.rv);
         nd_buf_addf(&w, "&timeoutSeconds=%lld",
                     (long long)(deadline_ms ? (left + 999) / 1000 : 300));
-        struct nd_request req = {.method = "GET", .path = w.data, .no_retry = true};
+        bool idled = false; /* quiet for --read-idle-timeout: get, then watch again */
+        struct nd_request req = {.method = "GET", .path = w.data, .no_retry = true,
+                                 .idled = &idled};
         struct nd_status sst = ND_STATUS_INIT;
         int code = 0;
         f.expired = false;

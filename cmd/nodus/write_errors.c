@@ -78,13 +78,16 @@ static const char *did_you_mean(const struct nd_kind *k, const char *field)
  *   * job.yaml:14: unknown field "spec.resourcse"
  *   * job.yaml:20: spec.maxCostUSD: Required value
  * (one cause on the first line: `The Job "a" is invalid: job.yaml:9: spec.x: ...`). */
-static void render(struct nd_ctx *ctx, const struct nd_status *st, const struct nd_manifest *m,
-                   struct nd_buf *b)
+static void render(struct nd_ctx *ctx, const struct nd_status *server_st,
+                   const struct nd_manifest *m, struct nd_buf *b)
 {
-    if (!located(st, m)) {
-        nd_cli_render(ctx, st, b); /* as every other error */
+    if (!located(server_st, m)) {
+        nd_cli_render(ctx, server_st, b); /* as every other error */
         return;
     }
+    struct nd_status safe;
+    nd_cli_safe_status(server_st, &safe);
+    const struct nd_status *st = &safe;
     const json_t *d = st->details;
     const json_t *causes = json_object_get(d, "causes");
     bool one = json_array_size(causes) == 1;
@@ -110,6 +113,7 @@ static void render(struct nd_ctx *ctx, const struct nd_status *st, const struct 
         free(at);
     }
     nd_cli_render_tail(ctx, st, b);
+    nd_status_release(&safe);
 }
 
 static char *object_name(const struct nd_manifest *m)

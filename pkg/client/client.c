@@ -13,12 +13,14 @@
 #include "client/internal.h"
 #include "util/id.h"
 #include "util/log.h"
+#include "util/quantity.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
 
-#define LOG_BODY_MAX    10240      /* bodies are logged up to 10 KiB */
-#define STREAM_LINE_MAX (16 << 20) /* a streamed line longer than this is an error */
-#define ERROR_BODY_MAX  (4 << 20)  /* a non-2xx body kept for its Status */
+#define LOG_BODY_MAX   10240      /* bodies are logged up to 10 KiB */
+#define ERROR_BODY_MAX (4 << 20)  /* a non-2xx body kept for its Status */
+#define MIN_RESPONSE   (64 << 10) /* --max-response-bytes below this is taken as this */
+#define HEADER_JOIN_MAX (64 << 10) /* a repeated header's joined value keeps this much */
 
 #define FIX_SERVER                                                                                 \
     "Check the server address (--server, or the cluster in nodus config view); to run a local "    \
@@ -63,6 +65,17 @@ struct nd_client *nd_client_new(const struct nd_client_opts *opts, struct nd_sta
     c->backoff_cap_ms = 4000;
     c->retry_after_max_ms = 60000;
     c->max_attempts = 5;
+    int64_t max = opts->max_response_bytes > 0 ? opts->max_response_bytes : ND_CLIENT_MAX_RESPONSE;
+    if (max < MIN_RESPONSE)
+        max = MIN_RESPONSE;
+    if ((uint64_t)max > SIZE_MAX / 2)
+        max = (int64_t)(SIZE_MAX / 2);
+    c->max_body = (size_t)max;
+    c->max_line = c->max_body / 16;
+    c->max_head = c->max_body / 256;
+    c->idle_ms = opts->idle_timeout_ms == 0  ? ND_CLIENT_IDLE_TIMEOUT_MS
+                 : opts->idle_timeout_ms < 0 ? 0
+                                             : opts->idle_timeout_ms;
     return c;
 }
 
@@ -88,6 +101,16 @@ void nd_client_free(struct nd_client *c)
 const char *nd_client_server(const struct nd_client *c)
 {
     return c->server;
+}
+
+size_t nd_client_max_response(const struct nd_client *c)
+{
+    return c->max_body;
+}
+
+int nd_client_too_large(const char *what, const struct nd_client *c, struct nd_status *st)
+{
+    return nd_client_fail_too_large(what, c->max_body, st);
 }
 
 /* ---- responses ---- */
@@ -139,6 +162,12 @@ int nd_response_add_header(struct nd_response *r, const char *name, size_t name_
         r->headers = json_object();
     struct nd_buf v = ND_BUF_INIT;
     const char *old = json_string_value(json_object_get(r->headers, key));
+    if (old && strlen(old) + value_len > HEADER_JOIN_MAX) {
+        /* a header repeated past 64 KiB keeps what it has: joining every repeat would
+         * copy the whole value each time (quadratic in the header block) */
+        free(key);
+        return 0;
+    }
     if (old) {
         nd_buf_adds(&v, old);
         nd_buf_adds(&v, ", ");
@@ -234,6 +263,34 @@ int nd_client_fail_malformed(struct nd_status *st, const char *fmt, ...)
                   "service).",
                   "malformed answer from the server: %s", b.data);
     nd_buf_release(&b);
+    return -1;
+}
+
+int nd_client_fail_idle(struct nd_exchange *x, struct nd_status *st)
+{
+    struct nd_buf d = ND_BUF_INIT;
+    nd_duration_format_short(x->idle_ms, &d);
+    x->idled = true;
+    nd_status_set(st, "Timeout",
+                  "Retry; if the server is alive but quiet for longer, raise the limit: "
+                  "--read-idle-timeout=30m (0: wait for ever).",
+                  "the server sent nothing for %s %s (--read-idle-timeout)", d.data,
+                  x->got_answer ? "in the middle of its answer" : "after the request");
+    nd_buf_release(&d);
+    return -1;
+}
+
+int nd_client_fail_too_large(const char *what, size_t limit, struct nd_status *st)
+{
+    struct nd_buf n = ND_BUF_INIT;
+    nd_quantity_format_bytes((int64_t)limit, &n);
+    nd_status_set(st, "InternalError",
+                  "Check that the server URL names a Nodus API server you trust; if the answer "
+                  "is really this large, raise the limits: --max-response-bytes=1Gi (a watch or "
+                  "log line may be 1/16 of it, the headers 1/256).",
+                  "the server's answer is too large: %s is longer than %sB (--max-response-bytes)",
+                  what, n.data);
+    nd_buf_release(&n);
     return -1;
 }
 
@@ -497,6 +554,8 @@ static int run(struct nd_client *c, const struct nd_request *req, const struct s
     x.on_data = sk->on_data;
     x.cls = sk->cls;
     x.resp = resp;
+    x.idle_ms = c->idle_ms;
+    x.max_head = c->max_head;
     bool idempotent = method_idempotent(req->method) || req->idempotency_key;
 
     int64_t start = nd_client_now_ms();
@@ -508,13 +567,20 @@ static int run(struct nd_client *c, const struct nd_request *req, const struct s
         resp->headers = NULL;
         nd_buf_reset(&x.phrase);
         x.got_answer = x.retryable = x.stopped = x.delivered = false;
-        x.body_failed = false;
+        x.body_failed = x.head_done = x.idled = false;
 
         struct nd_status ast = ND_STATUS_INIT;
         log_request(&x);
         int64_t t0 = nd_client_now_ms();
         rc = c->url.tls ? nd_curl_exchange(c, &x, &ast) : nd_plain_exchange(c, &x, &ast);
         log_answer(&x, rc, &ast, nd_client_now_ms() - t0, sk->log_body);
+        if (rc < 0 && x.idled && x.head_done && req->idled) {
+            /* a quiet stream that resumes by itself: it ends here, as if the server ended it */
+            *req->idled = true;
+            nd_status_release(&ast);
+            x.stopped = true;
+            rc = 0;
+        }
 
         int64_t wait = -1;
         bool told = false; /* the server said how long to wait */
@@ -568,8 +634,18 @@ out:
 
 /* ---- the public calls ---- */
 
+struct whole {
+    size_t max;     /* the client's max_body */
+    bool too_large; /* the answer passed it: the rest was not read */
+};
+
 static int collect(struct nd_exchange *x, const char *p, size_t n)
 {
+    struct whole *w = x->cls;
+    if (x->resp->body.len + n > w->max) {
+        w->too_large = true;
+        return 1;
+    }
     nd_buf_add(&x->resp->body, p, n);
     return 0;
 }
@@ -577,8 +653,14 @@ static int collect(struct nd_exchange *x, const char *p, size_t n)
 int nd_client_do(struct nd_client *c, const struct nd_request *req, struct nd_response *resp,
                  struct nd_status *st)
 {
-    struct sink sk = {NULL, collect, NULL, true};
-    return run(c, req, &sk, resp, st);
+    struct whole w = {c->max_body, false};
+    struct sink sk = {NULL, collect, &w, true};
+    int rc = run(c, req, &sk, resp, st);
+    if (rc == 0 && w.too_large) {
+        nd_buf_release(&resp->body);
+        rc = nd_client_fail_too_large("the body", c->max_body, st);
+    }
+    return rc;
 }
 
 int nd_client_json_req(struct nd_client *c, const struct nd_request *req, const json_t *body,
@@ -637,6 +719,7 @@ struct stream {
     nd_line_fn fn;
     void *cls;
     struct nd_buf line; /* the part of a line that arrived so far */
+    size_t max;         /* the client's max_line */
     bool ok;            /* a 2xx answer: its lines go to fn */
     bool too_long;
 };
@@ -653,15 +736,16 @@ static int stream_data(struct nd_exchange *x, const char *p, size_t n)
 {
     struct stream *s = x->cls;
     if (!s->ok) {
-        if (x->resp->body.len + n <= ERROR_BODY_MAX)
-            nd_buf_add(&x->resp->body, p, n);
+        if (x->resp->body.len + n > ERROR_BODY_MAX)
+            return 1; /* enough for a Status: the rest is not read */
+        nd_buf_add(&x->resp->body, p, n);
         return 0;
     }
     const char *end = p + n;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         if (!nl) {
-            if (s->line.len + (size_t)(end - p) > STREAM_LINE_MAX) {
+            if (s->line.len + (size_t)(end - p) > s->max) {
                 s->too_long = true;
                 return 1;
             }
@@ -670,6 +754,10 @@ static int stream_data(struct nd_exchange *x, const char *p, size_t n)
         }
         x->delivered = true;
         int stop;
+        if (s->line.len + (size_t)(nl - p) > s->max || (size_t)(nl - p) > s->max) {
+            s->too_long = true;
+            return 1;
+        }
         if (s->line.len) {
             nd_buf_add(&s->line, p, (size_t)(nl - p));
             stop = s->fn(s->cls, s->line.data, s->line.len);
@@ -687,7 +775,7 @@ static int stream_data(struct nd_exchange *x, const char *p, size_t n)
 int nd_client_stream(struct nd_client *c, const struct nd_request *req, nd_line_fn fn, void *cls,
                      int *code, struct nd_status *st)
 {
-    struct stream s = {fn, cls, ND_BUF_INIT, false, false};
+    struct stream s = {fn, cls, ND_BUF_INIT, c->max_line, false, false};
     struct sink sk = {stream_head, stream_data, &s, false};
     struct nd_response resp;
     nd_response_init(&resp);
@@ -704,10 +792,11 @@ int nd_client_stream(struct nd_client *c, const struct nd_request *req, nd_line_
         nd_response_status(&resp, st);
         rc = -1;
     } else if (s.too_long) {
-        rc = nd_client_fail_malformed(st, "a streamed line is longer than %d MiB",
-                                      STREAM_LINE_MAX >> 20);
-    } else if (s.line.len) {
-        /* the last line had no newline; it is whole unless fn stopped the stream */
+        rc = nd_client_fail_too_large("a streamed line (a watch event or a log line)", c->max_line,
+                                      st);
+    } else if (s.line.len && !(req->idled && *req->idled)) {
+        /* the last line had no newline; it is whole unless fn stopped the stream (or the
+         * server went quiet in its middle: the resumed stream sends it again) */
         fn(cls, s.line.data, s.line.len);
     }
 out:
@@ -736,8 +825,9 @@ static int bytes_data(struct nd_exchange *x, const char *p, size_t n)
 {
     struct bytes *b = x->cls;
     if (!b->ok) {
-        if (x->resp->body.len + n <= ERROR_BODY_MAX)
-            nd_buf_add(&x->resp->body, p, n);
+        if (x->resp->body.len + n > ERROR_BODY_MAX)
+            return 1; /* enough for a Status: the rest is not read */
+        nd_buf_add(&x->resp->body, p, n);
         return 0;
     }
     if (!n)

@@ -64,7 +64,21 @@ struct nd_client_opts {
     const char *key_data;   /* client key PEM text, or NULL */
     int64_t timeout_ms;     /* whole-request deadline including retries; 0: none */
     const char *user_agent; /* default "nodus/<version>" */
+    /* What the client reads from a server it cannot trust to be sane. The largest
+     * answer body (a list, an object) in bytes, 0: ND_CLIENT_MAX_RESPONSE; a streamed
+     * line (a watch event, a log line) may be a sixteenth of it and a header block a
+     * 256th (16 MiB and 1 MiB by default). Past any of them the request fails with an
+     * InternalError naming the limit and --max-response-bytes. */
+    int64_t max_response_bytes;
+    /* The longest wait for a byte of an answer, in ms (0: ND_CLIENT_IDLE_TIMEOUT_MS,
+     * negative: none); past it the request fails with "Timeout" ("the server sent
+     * nothing for 5m0s"), unless the request has .idled (a watch or a follow, which
+     * resume). */
+    int64_t idle_timeout_ms;
 };
+
+#define ND_CLIENT_MAX_RESPONSE    (256LL << 20)
+#define ND_CLIENT_IDLE_TIMEOUT_MS (5 * 60 * 1000LL)
 
 struct nd_response;
 
@@ -91,6 +105,12 @@ struct nd_request {
     /* nd_client_stream_bytes: called with the response's status and headers before its
      * first byte (2xx answers only), or NULL. */
     void (*on_head)(void *cls, const struct nd_response *resp);
+    /* A stream that resumes by itself (a watch, a followed log): when the answer's head
+     * came and then nothing for the idle timeout, the stream ends as if the server had
+     * ended it (the call returns 0) and *idled is set, so the caller watches again from
+     * where it was; a server that never answers still fails with "Timeout". NULL: the
+     * idle timeout is an error. */
+    bool *idled;
 };
 
 struct nd_response {
@@ -136,11 +156,13 @@ int nd_client_json_req(struct nd_client *c, const struct nd_request *req, const 
 /* Streams a response line by line (watches, followed logs): fn gets each line without
  * its newline ('\n'; a '\r' before it is kept), and a last line without one when the
  * answer ends; a non-zero return ends the stream early (the connection is dropped).
- * The answer is read as it arrives and never held whole. There is no read timeout
- * beyond the client's timeout_ms. *code (may be NULL) is the HTTP status, 0 when no
- * answer came; a non-2xx answer is read whole into st (nd_response_status) and -1
- * returned. 0 when the server ended the stream (or fn stopped it); -1 with st on a
- * transport error or timeout (a line longer than 16 MiB is an InternalError). */
+ * The answer is read as it arrives and never held whole. Reads wait at most the
+ * client's idle timeout for a byte (see nd_request.idled). *code (may be NULL) is the
+ * HTTP status, 0 when no answer came; a non-2xx answer is read whole into st
+ * (nd_response_status; its first 4 MiB) and -1 returned. 0 when the server ended the
+ * stream (or fn stopped it); -1 with st on a transport error or timeout (a line longer
+ * than the line limit, 16 MiB by default, is an InternalError naming
+ * --max-response-bytes). */
 typedef int (*nd_line_fn)(void *cls, const char *line, size_t len);
 int nd_client_stream(struct nd_client *c, const struct nd_request *req, nd_line_fn fn, void *cls,
                      int *code, struct nd_status *st);
@@ -152,6 +174,13 @@ int nd_client_stream(struct nd_client *c, const struct nd_request *req, nd_line_
 typedef int (*nd_bytes_fn)(void *cls, const char *data, size_t len);
 int nd_client_stream_bytes(struct nd_client *c, const struct nd_request *req, nd_bytes_fn fn,
                            void *cls, int *code, struct nd_status *st);
+
+/* The largest answer body the client holds (max_response_bytes), for a caller that
+ * gathers several answers (a list's pages) and must bound their sum as well. */
+size_t nd_client_max_response(const struct nd_client *c);
+/* Fills st with the client's error for what (`the list (all its pages)`) passing that
+ * size: an InternalError naming --max-response-bytes. Returns -1. */
+int nd_client_too_large(const char *what, const struct nd_client *c, struct nd_status *st);
 
 /* The base URL the client was made with (for messages). BORROWED. */
 const char *nd_client_server(const struct nd_client *c);

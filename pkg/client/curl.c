@@ -19,6 +19,7 @@
 #include "util/xmalloc.h"
 
 #define CONNECT_MAX_MS 30000L
+#define CURL_HEAD_MAX  ((size_t)300 * 1024) /* libcurl's MAX_HTTP_RESP_HEADER_SIZE */
 
 static struct curl_api {
     void *lib; /* NULL until loaded */
@@ -49,6 +50,8 @@ struct nd_curl {
     /* the exchange in progress */
     struct nd_exchange *x;
     bool head_done;
+    size_t head_bytes;   /* header bytes of the answer so far (1xx answers included) */
+    bool head_too_large; /* they passed x->max_head: the transfer was aborted */
 };
 
 void nd_curl_free(struct nd_curl *k)
@@ -133,6 +136,7 @@ static int head_done(struct nd_curl *k)
 {
     k->head_done = true;
     struct nd_exchange *x = k->x;
+    x->head_done = true;
     if (x->on_head && x->on_head(x)) {
         x->stopped = true;
         return 1;
@@ -146,6 +150,11 @@ static size_t on_header(char *d, size_t size, size_t nitems, void *ud)
     struct nd_exchange *x = k->x;
     size_t n = size * nitems, len = n;
     x->got_answer = true;
+    k->head_bytes += n;
+    if (k->head_bytes > x->max_head) {
+        k->head_too_large = true;
+        return 0; /* abort the transfer */
+    }
     while (len && (d[len - 1] == '\n' || d[len - 1] == '\r'))
         len--;
     if (len >= 5 && memcmp(d, "HTTP/", 5) == 0) {
@@ -258,6 +267,11 @@ static int set_options(struct nd_client *c, struct nd_curl *k, struct nd_exchang
             connect_ms = (long)left;
     }
     api.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, connect_ms);
+    if (x->idle_ms) {
+        /* libcurl counts whole seconds of a transfer slower than 1 byte a second */
+        api.easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+        api.easy_setopt(h, CURLOPT_LOW_SPEED_TIME, (long)((x->idle_ms + 999) / 1000));
+    }
 
     if (c->insecure) {
         api.easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
@@ -357,7 +371,10 @@ int nd_curl_exchange(struct nd_client *c, struct nd_exchange *x, struct nd_statu
     }
     k->x = x;
     k->head_done = false;
+    k->head_bytes = 0;
+    k->head_too_large = false;
     k->err[0] = '\0';
+    int64_t start = nd_client_now_ms();
 
     /* our header lines; "Expect:" stops curl's 100-continue dance on larger bodies */
     struct curl_slist *hdrs = NULL;
@@ -389,6 +406,16 @@ int nd_curl_exchange(struct nd_client *c, struct nd_exchange *x, struct nd_statu
         if (!k->head_done && !x->stopped)
             head_done(k);
         rc = 0;
+    } else if (k->head_too_large) {
+        nd_client_fail_too_large("the header block", x->max_head, st);
+    } else if (!strncmp(k->err, "Too large response headers", 26)) {
+        /* libcurl's own limit (300 KiB since 7.84) came first: the same error */
+        nd_client_fail_too_large("the header block",
+                                 CURL_HEAD_MAX < x->max_head ? CURL_HEAD_MAX : x->max_head, st);
+    } else if (r == CURLE_OPERATION_TIMEDOUT && x->idle_ms &&
+               (!x->deadline || nd_client_now_ms() < x->deadline - 5) &&
+               nd_client_now_ms() - start >= x->idle_ms) {
+        nd_client_fail_idle(x, st);
     } else {
         fail(c, k, x, r, st);
     }
@@ -424,6 +451,7 @@ int nd_curl_raw_open(struct nd_client *c, const char *url, int64_t deadline, voi
     x.url = url;
     x.headers = "";
     x.deadline = deadline;
+    x.max_head = c->max_head; /* CONNECT_ONLY reads no answer; set for form's sake */
     x.resp = &resp;
     k->x = &x;
     int rc = -1;

@@ -49,6 +49,10 @@ struct nd_client {
     int64_t backoff_cap_ms;     /* 4000 */
     int64_t retry_after_max_ms; /* longest Retry-After waited for without a deadline: 60 s */
     int max_attempts;           /* without a deadline: 5 */
+    size_t max_body;            /* largest answer body kept (max_response_bytes) */
+    size_t max_line;            /* longest streamed line: max_body / 16 */
+    size_t max_head;            /* largest header block: max_body / 256 */
+    int64_t idle_ms;            /* longest wait for a byte; 0: none */
     struct nd_plain *plain;     /* http://, NULL until first used */
     struct nd_curl *curl;       /* https://, NULL until first used */
 };
@@ -73,6 +77,8 @@ struct nd_exchange {
     ssize_t (*body_read)(void *cls, char *buf, size_t max, struct nd_status *st);
     void *body_cls;
     int64_t deadline; /* nd_client_now_ms() value, 0: none */
+    int64_t idle_ms;  /* longest wait for a byte (c->idle_ms), 0: none */
+    size_t max_head;  /* largest header block (c->max_head) */
     nd_head_fn on_head;
     nd_data_fn on_data;
     void *cls;
@@ -83,6 +89,8 @@ struct nd_exchange {
     bool retryable;       /* failed on a refused or reset connection */
     bool stopped;         /* the sink stopped the answer */
     bool delivered;       /* the sink passed data on to its caller (never retried then) */
+    bool head_done;       /* the answer's head reached the sink (on_head ran) */
+    bool idled;           /* failed because the server sent nothing for idle_ms */
     bool body_started;    /* body_read was called (never retried then) */
     bool body_failed;     /* body_read failed: body_st says why */
     struct nd_status body_st;
@@ -114,7 +122,8 @@ ssize_t nd_curl_raw_recv(void *handle, void *p, size_t n);
 void nd_curl_raw_close(void *handle);
 
 /* Records a header of the answer in resp->headers (name lower-cased, repeats joined
- * by ", ", surrounding blanks trimmed, bytes that are not UTF-8 turned into '?').
+ * by ", " up to 64 KiB, surrounding blanks trimmed, bytes that are not UTF-8 turned into
+ * '?').
  * -1 when the name is not an HTTP token (a malformed answer). */
 int nd_response_add_header(struct nd_response *r, const char *name, size_t name_len,
                            const char *value, size_t value_len);
@@ -130,5 +139,10 @@ int nd_client_fail_closed(const struct nd_client *c, struct nd_exchange *x, cons
                           struct nd_status *st);
 int nd_client_fail_malformed(struct nd_status *st, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Nothing came for x->idle_ms (sets x->idled): "Timeout", naming --read-idle-timeout. */
+int nd_client_fail_idle(struct nd_exchange *x, struct nd_status *st);
+/* A part of the answer passed its limit: what ("a header block"), the limit in bytes;
+ * an InternalError naming --max-response-bytes. */
+int nd_client_fail_too_large(const char *what, size_t limit, struct nd_status *st);
 
 #endif

@@ -26,7 +26,6 @@
 #include "util/xmalloc.h"
 
 #define CONNECT_MAX_MS 30000
-#define HEAD_MAX       (256 * 1024) /* status line and headers together */
 
 struct nd_plain {
     int fd;                       /* -1: no connection */
@@ -36,7 +35,7 @@ struct nd_plain {
     char buf[16384];
 };
 
-enum { IO_OK, IO_EOF, IO_TIMEOUT, IO_ERROR };
+enum { IO_OK, IO_EOF, IO_TIMEOUT, IO_ERROR, IO_IDLE };
 
 void nd_plain_free(struct nd_plain *p)
 {
@@ -92,6 +91,8 @@ static int io_fail(struct nd_client *c, struct nd_exchange *x, int r, int err, c
     char why[128];
     if (r == IO_TIMEOUT)
         return nd_client_fail_timeout(c, st);
+    if (r == IO_IDLE)
+        return nd_client_fail_idle(x, st);
     if (r == IO_EOF)
         return nd_client_fail_closed(c, x, "EOF", st);
     err_text(err, why, sizeof why);
@@ -268,7 +269,18 @@ static int fill(struct nd_plain *p, struct nd_exchange *x, int *err)
             *err = errno;
             return IO_ERROR;
         }
-        int r = wait_fd(p->fd, POLLIN, x->deadline);
+        /* no byte for idle_ms (when that comes before the deadline) is an error too */
+        int64_t until = x->deadline, idle_at = 0;
+        if (x->idle_ms) {
+            idle_at = nd_client_now_ms() + x->idle_ms;
+            if (!until || idle_at < until)
+                until = idle_at;
+            else
+                idle_at = 0;
+        }
+        int r = wait_fd(p->fd, POLLIN, until);
+        if (r == IO_TIMEOUT && idle_at)
+            r = IO_IDLE;
         if (r != IO_OK) {
             *err = errno;
             return r;
@@ -489,9 +501,9 @@ static int read_head(struct nd_client *c, struct nd_plain *p, struct nd_exchange
                 return -1;
             if (n == 0)
                 break;
-            total += n;
-            if (total > HEAD_MAX)
-                return nd_client_fail_malformed(st, "headers longer than %d bytes", HEAD_MAX);
+            total += n + 2;
+            if (total > x->max_head)
+                return nd_client_fail_too_large("the header block", x->max_head, st);
             const char *colon = memchr(l, ':', n);
             if (!colon || nd_response_add_header(resp, l, (size_t)(colon - l), colon + 1,
                                                  n - (size_t)(colon + 1 - l)) < 0) {
@@ -540,6 +552,7 @@ static int read_answer(struct nd_client *c, struct nd_plain *p, struct nd_exchan
         keep = false;
 
     int r = 0;
+    x->head_done = true;
     if (x->on_head && x->on_head(x)) {
         x->stopped = true;
         r = framing == NONE ? 0 : 1;

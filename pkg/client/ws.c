@@ -474,6 +474,10 @@ int nd_ws_connect(struct nd_client *c, const struct nd_ws_opts *o, struct nd_ws 
         if (wslay_event_context_client_init(&ws->ctx, &cb, ws) != 0) {
             ws->ctx = NULL;
             rc = nd_status_set(st, "InternalError", NULL, "out of memory (wslay)");
+        } else {
+            /* wslay holds a message whole: one past a stream's line limit (16 MiB) is
+             * refused with close code 1009 instead of growing to 2 GiB */
+            wslay_event_config_set_max_recv_msg_length(ws->ctx, c->max_line);
         }
     }
     if (rc < 0) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "jsonpath/jsonpath.h"
+#include "util/term.h"
 #include "util/xmalloc.h"
 
 struct nd_custom_columns {
@@ -205,7 +206,8 @@ int nd_custom_columns_add_row(const struct nd_custom_columns *cc, const json_t *
             }
         }
         json_decref(found);
-        cells[i] = nd_buf_detach(&b);
+        cells[i] = nd_term_safe(b.data, ND_TERM_KEEP_TAB); /* a table: a server's strings */
+        nd_buf_release(&b);
     }
     if (rc == 0) {
         size_t r = nd_table_add_row(t);

@@ -11,6 +11,7 @@
 #include "json/json.h"
 #include "jsonpath/jsonpath.h"
 #include "util/quote.h"
+#include "util/term.h"
 #include "util/xmalloc.h"
 #include "yaml/yaml.h"
 
@@ -200,14 +201,19 @@ int nd_print_name(const json_t *obj, const char *operation, struct nd_buf *out,
     if (!kind || !*kind)
         return nd_status_set(st, "BadRequest", NULL, "missing kind for resource with name %s",
                              name);
+    /* a server's strings, escaped for the terminal (no valid name has a control) */
     const char *slash = api ? strchr(api, '/') : NULL;
+    struct nd_buf k = ND_BUF_INIT;
     for (const char *s = kind; *s; s++)
-        nd_buf_addch(out, (char)tolower((unsigned char)*s));
+        nd_buf_addch(&k, (char)tolower((unsigned char)*s));
+    nd_term_escape(out, k.data, k.len, 0);
+    nd_buf_release(&k);
     if (slash && slash > api) {
         nd_buf_addch(out, '.');
-        nd_buf_add(out, api, (size_t)(slash - api));
+        nd_term_escape(out, api, (size_t)(slash - api), 0);
     }
-    nd_buf_addf(out, "/%s", name);
+    nd_buf_addch(out, '/');
+    nd_term_escape(out, name, strlen(name), 0);
     if (operation && *operation)
         nd_buf_addf(out, " %s", operation);
     nd_buf_addch(out, '\n');

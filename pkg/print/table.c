@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/term.h"
 #include "util/xmalloc.h"
 
 #define MIN_WIDTH 6
@@ -164,12 +165,7 @@ size_t nd_print_width(const char *s)
 void nd_print_cell_escape(const char *s, struct nd_buf *out)
 {
     size_t n = strcspn(s, "\n\r\f");
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\x1b')
-            nd_buf_adds(out, "^[");
-        else
-            nd_buf_addch(out, s[i]);
-    }
+    nd_term_escape(out, s, n, ND_TERM_KEEP_TAB);
     if (s[n])
         nd_buf_adds(out, "...");
 }

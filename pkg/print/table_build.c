@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jsonpath/jsonpath.h"
+#include "util/term.h"
 #include "util/xmalloc.h"
 
 /* One column of the source (a Table's columnDefinition or a registry column). */
@@ -92,7 +93,9 @@ static int set_headers(const struct deco *d, struct nd_table *t, struct nd_statu
     for (size_t i = 0; i < d->ncols; i++) {
         nd_buf_reset(&b);
         upper(&b, d->cols[i].name);
-        nd_table_add_column(t, b.data);
+        char *safe = nd_term_safe(b.data, 0); /* a server's column name */
+        nd_table_add_column(t, safe);
+        free(safe);
     }
     for (size_t i = 0; i < nlabels; i++) {
         const char *key = d->o->label_columns[i];
@@ -189,14 +192,7 @@ static char *go_cell(const json_t *v)
         return nd_xstrdup(json_string_value(v));
     struct nd_buf raw = ND_BUF_INIT, b = ND_BUF_INIT;
     nd_jsonpath_format_go(v, &raw);
-    for (const char *s = raw.data; *s; s++) {
-        if (*s == '\x1b')
-            nd_buf_adds(&b, "^[");
-        else if (*s == '\r')
-            nd_buf_adds(&b, "\\r");
-        else
-            nd_buf_addch(&b, *s);
-    }
+    nd_term_escape(&b, raw.data, raw.len, ND_TERM_KEEP_TAB);
     nd_buf_release(&raw);
     return nd_buf_detach(&b);
 }

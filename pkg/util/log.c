@@ -1,6 +1,7 @@
 #include "util/log.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,14 +26,29 @@ int nd_log_init(int level)
     const char *path = getenv("NODUS_TRACE");
     if (!path || !*path || trace_file)
         return 0;
-    /* the trace holds request and response bodies: only its owner may read it */
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    /* The trace holds request and response bodies: only its owner may read it. A path
+     * planted in advance (a symbolic link, a hard link, a FIFO, someone else's file in
+     * /tmp) is refused, never followed nor chmodded: O_NOFOLLOW on the last component,
+     * O_NONBLOCK so a FIFO cannot block the open, then checks on what was opened. */
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
     if (fd < 0)
         return -1;
     struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-        (st.st_mode & 077))
-        fchmod(fd, st.st_mode & 0700); /* an older, looser file is tightened */
+    int bad = fstat(fd, &st) < 0       ? errno
+              : !S_ISREG(st.st_mode)   ? EINVAL
+              : st.st_uid != geteuid() ? EPERM
+              : st.st_nlink != 1       ? EMLINK
+                                       : 0;
+    if (!bad && (st.st_mode & 077) && fchmod(fd, st.st_mode & 0700) < 0)
+        bad = errno; /* an older, looser file is tightened, through the fd */
+    int fl = bad ? 0 : fcntl(fd, F_GETFL);
+    if (!bad && (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0))
+        bad = errno;
+    if (bad) {
+        close(fd);
+        errno = bad;
+        return -1;
+    }
     trace_file = fdopen(fd, "a");
     if (!trace_file) {
         close(fd);

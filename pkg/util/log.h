@@ -22,7 +22,11 @@ extern int nd_log_level;
 
 /* Sets the level; a negative level keeps the current one. When NODUS_TRACE names a
  * file, lines go there (appended) instead of stderr and the level is at least 8.
- * Returns -1 when the trace file cannot be opened (logging then stays on stderr). */
+ * The file is opened without following a symbolic link and must be a regular file of
+ * the user's with one link (it is created 0600; a looser one is tightened through its
+ * descriptor). Returns -1 with errno when it cannot be used (ELOOP: a symbolic link,
+ * EINVAL: not a regular file, EPERM: someone else's, EMLINK: a hard link); logging
+ * then stays on stderr. */
 int nd_log_init(int level);
 /* Writes one line "I1129 16:59:19.123456 <text>" (kubectl/klog style) and a newline. */
 void nd_log_write(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -5,7 +5,7 @@
 /* Length of the valid UTF-8 sequence starting at p (at most n bytes available), or 0
  * when the bytes there are not one (overlong forms, surrogates and values above
  * U+10FFFF are invalid, as for Go's utf8.DecodeRuneInString). */
-static size_t utf8_len(const unsigned char *p, size_t n)
+size_t nd_utf8_seq_len(const unsigned char *p, size_t n)
 {
     unsigned char c = p[0];
     size_t len;
@@ -49,7 +49,7 @@ int nd_quote_n(struct nd_buf *b, const char *s, size_t n, size_t max)
         unsigned char c = p[i];
         size_t step = 1;
         if (c >= 0x80)
-            step = utf8_len(p + i, n - i);
+            step = nd_utf8_seq_len(p + i, n - i);
         if (max && i + (step ? step : 1) > max)
             break;
         if (c == 0xc2 && step == 2 && p[i + 1] < 0xa0) {

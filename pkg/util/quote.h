@@ -18,6 +18,11 @@
 
 #include "util/buf.h"
 
+/* Length of the valid UTF-8 sequence at p (n bytes available, n >= 1), or 0 when the
+ * bytes there are not one: a lone continuation byte, an overlong form, a surrogate, a
+ * value above U+10FFFF or a sequence cut short (Go's utf8.DecodeRune). */
+size_t nd_utf8_seq_len(const unsigned char *p, size_t n);
+
 /* Bytes of a value shown by the modules of pkg/util in their messages. */
 #define ND_QUOTE_MAX 256
 

@@ -693,6 +693,25 @@ static void test_https_without_libcurl(void **state)
 
 /* ---- logging ---- */
 
+/* A header repeated without end is joined up to 64 KiB, then only counted: joining
+ * every repeat would copy the whole value each time. */
+static void test_header_repeats(void **state)
+{
+    (void)state;
+    struct nd_response r;
+    nd_response_init(&r);
+    char v[1000];
+    memset(v, 'a', sizeof v);
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(nd_response_add_header(&r, "X-Pad", 5, v, sizeof v), 0);
+    size_t n = strlen(nd_response_header(&r, "x-pad"));
+    if (n > (64 << 10) || n < (63 << 10))
+        fail_msg("the joined value is %zu bytes: want 63..64 KiB", n);
+    assert_int_equal(nd_response_add_header(&r, "Other", 5, " b ", 3), 0);
+    assert_string_equal(nd_response_header(&r, "other"), "b");
+    nd_response_release(&r);
+}
+
 static void test_logging(void **state)
 {
     (void)state;
@@ -780,6 +799,7 @@ int main(void)
         cmocka_unit_test(test_dns_failure),
         cmocka_unit_test(test_https_not_tls),
         cmocka_unit_test(test_logging),
+        cmocka_unit_test(test_header_repeats),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -77,7 +77,7 @@ static void test_accept_key(void **state)
 
 /* ---- a scripted server ---- */
 
-enum answer { A_REFUSE, A_REFUSE_CHUNKED, A_BAD_ACCEPT, A_BAD_PROTOCOL, A_SESSION };
+enum answer { A_REFUSE, A_REFUSE_CHUNKED, A_BAD_ACCEPT, A_BAD_PROTOCOL, A_SESSION, A_HUGE };
 
 struct srv {
     int lfd, port;
@@ -153,12 +153,23 @@ static void *serve(void *arg)
     case A_BAD_ACCEPT:
     case A_BAD_PROTOCOL:
     case A_SESSION:
+    case A_HUGE:
         snprintf(head, sizeof head,
                  "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade"
                  "\r\nSec-WebSocket-Accept: %s\r\nSec-WebSocket-Protocol: %s\r\n\r\n",
                  s->answer == A_BAD_ACCEPT ? "bm9wZQ==" : accept_key,
                  s->answer == A_BAD_PROTOCOL ? "v9.channel.k8s.io" : "v5.channel.k8s.io");
         write_all(fd, head, strlen(head));
+        if (s->answer == A_HUGE) {
+            /* a binary frame that says it holds 1 GiB, and its first bytes: a client that
+             * waits for the rest holds it all; wait for the client to give up */
+            static const unsigned char frame[] = {0x82, 127, 0, 0, 0, 0, 0x40, 0, 0, 0, 1, 'x'};
+            write_all(fd, frame, sizeof frame);
+            unsigned char buf[256];
+            for (int quiet = 0; quiet < 3;) /* up to 15 s of silence from the client */
+                quiet = read_some(fd, buf, sizeof buf) ? 0 : quiet + 1;
+            break;
+        }
         if (s->answer != A_SESSION)
             break;
         {
@@ -356,6 +367,35 @@ static void test_session(void **state)
     assert_memory_equal(s.got, "\000abc", 4);
 }
 
+/* A message past the line limit (16 MiB; the frame says 1 GiB) ends the session at its
+ * header with close code 1009, never waiting for (and holding) the rest. */
+static void test_huge_message(void **state)
+{
+    (void)state;
+    struct srv s;
+    srv_start(&s, A_HUGE);
+    struct nd_client *c = client_for(s.port);
+    struct nd_ws *ws = NULL;
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_ws_opts o = {"/x/exec?command=ls", protos};
+    assert_int_equal(nd_ws_connect(c, &o, &ws, &st), 0);
+    struct got g = {0};
+    int r = 0;
+    for (int i = 0; i < 20 && r == 0; i++) { /* 2 s: the server says nothing more */
+        struct pollfd pf = {nd_ws_fd(ws), (short)(POLLIN | (nd_ws_want_write(ws) ? POLLOUT : 0)),
+                            0};
+        poll(&pf, 1, 100);
+        r = nd_ws_pump(ws, on_msg, &g, &st);
+    }
+    if (r == 0)
+        fail_msg("the client still waits for the 1 GiB message");
+    assert_int_equal(g.messages, 0);
+    nd_status_release(&st);
+    nd_ws_free(ws);
+    nd_client_free(c);
+    srv_stop(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -364,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_io_failed),
         cmocka_unit_test(test_session),
+        cmocka_unit_test(test_huge_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

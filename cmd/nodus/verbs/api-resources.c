@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "discovery.h"
 #include "print/print.h"
+#include "util/term.h"
 #include "util/xmalloc.h"
 
 const struct nd_flag cmd_api_resources_flags[] = {
@@ -129,6 +130,9 @@ int cmd_api_resources(int argc, char **argv, struct nd_ctx *ctx)
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
+    json_t *safe = nd_term_safe_json(all, 0); /* a server's names, for a terminal */
+    json_decref(all);
+    all = safe;
     const char *group = nd_opt_str(&o, "api-group");
     bool by_group = nd_opt_set(&o, "api-group");
     bool by_scope = nd_opt_set(&o, "namespaced");

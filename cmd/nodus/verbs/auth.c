@@ -16,6 +16,7 @@
 #include "client/client.h"
 #include "commands.h"
 #include "resolve.h"
+#include "util/term.h"
 #include "util/xmalloc.h"
 #include "write.h"
 
@@ -215,8 +216,11 @@ static int can_i(struct nd_ctx *ctx, const struct nd_opts *o)
     if (!nd_opt_bool(o, "quiet")) {
         if (allowed)
             printf("yes\n");
-        else if (why && *why)
-            printf("no - %s\n", why);
+        else if (why && *why) {
+            char *safe = nd_term_safe(why, 0); /* the server's text */
+            printf("no - %s\n", safe);
+            free(safe);
+        }
         else
             printf("no\n");
     }

@@ -13,6 +13,7 @@
 #include "watchobj.h"
 #include "write.h"
 #include "selector/selector.h"
+#include "util/term.h"
 #include "util/xmalloc.h"
 
 const struct nd_flag cmd_delete_flags[] = {
@@ -285,11 +286,13 @@ int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
         sent[i] = true;
         char what[ND_KIND_NAME_MAX];
         nd_kind_display_name(t.v[i].k, what, sizeof what);
+        char *shown = nd_term_safe(t.v[i].name, 0); /* a name a server's list may have given */
         if (nd_opt_str(&o, "output") && !strcmp(nd_opt_str(&o, "output"), "name"))
-            printf("%s/%s\n", what, t.v[i].name);
+            printf("%s/%s\n", what, shown);
         else
-            printf("%s \"%s\" deleted%s\n", what, t.v[i].name,
+            printf("%s \"%s\" deleted%s\n", what, shown,
                    dry == ND_DRY_SERVER ? " (server dry run)" : dry == ND_DRY_CLIENT ? " (dry run)" : "");
+        free(shown);
         fflush(stdout);
     }
     if (wait && dry == ND_DRY_NONE) {

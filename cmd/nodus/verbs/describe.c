@@ -10,6 +10,7 @@
 #include "util/money.h"
 #include "util/quantity.h"
 #include "util/time.h"
+#include "util/term.h"
 #include "util/xmalloc.h"
 #include "write.h"
 
@@ -276,11 +277,13 @@ static void owned(struct nd_ctx *ctx, const json_t *obj, struct nd_buf *out)
         nd_kind_display_name(k, kn, sizeof kn);
         struct nd_buf p = ND_BUF_INIT;
         nd_kind_path(k, ns, NULL, NULL, &p);
-        json_t *list = NULL;
+        json_t *answer = NULL;
         struct nd_status st = ND_STATUS_INIT;
-        nd_get(ctx, p.data, &list, &st);
+        nd_get(ctx, p.data, &answer, &st);
         nd_status_release(&st);
         nd_buf_release(&p);
+        json_t *list = answer ? nd_term_safe_json(answer, 0) : NULL;
+        json_decref(answer);
         size_t j;
         json_t *item;
         json_array_foreach(json_object_get(list, "items"), j, item) {
@@ -325,11 +328,14 @@ static void events(struct nd_ctx *ctx, const struct nd_kind *k, const json_t *ob
     nd_buf_addf(&sel, "involvedObject.name=%s,involvedObject.kind=%s", name, k->kind);
     nd_buf_add_urlencoded(&p, sel.data);
     nd_buf_release(&sel);
-    json_t *list = NULL;
+    json_t *answer = NULL;
     struct nd_status st = ND_STATUS_INIT;
-    nd_get(ctx, p.data, &list, &st);
+    nd_get(ctx, p.data, &answer, &st);
     nd_status_release(&st);
     nd_buf_release(&p);
+    /* one line per event: line breaks escaped too */
+    json_t *list = answer ? nd_term_safe_json(answer, 0) : NULL;
+    json_decref(answer);
     json_t *items = json_object_get(list, "items");
     if (!json_array_size(items)) {
         nd_buf_adds(out, "Events:        <none>\n");
@@ -354,9 +360,22 @@ static void events(struct nd_ctx *ctx, const struct nd_kind *k, const json_t *ob
     json_decref(list);
 }
 
-static void describe_one(struct nd_ctx *ctx, const struct nd_kind *k, const json_t *obj,
+/* What describe prints of a server's answer: its strings made safe for a terminal
+ * (util/term.h); line breaks kept in messages and the spec and status trees, none in
+ * metadata (a name or label with a line break would forge a line of the summary). NEW. */
+static json_t *safe_answer(const json_t *v)
+{
+    json_t *safe = nd_term_safe_json(v, ND_TERM_KEEP_NL | ND_TERM_KEEP_TAB);
+    const json_t *meta = json_object_get(v, "metadata");
+    if (json_is_object(safe) && meta)
+        json_object_set_new(safe, "metadata", nd_term_safe_json(meta, 0));
+    return safe;
+}
+
+static void describe_one(struct nd_ctx *ctx, const struct nd_kind *k, const json_t *server_obj,
                          bool show_events, struct nd_buf *out)
 {
+    json_t *obj = safe_answer(server_obj);
     const json_t *meta = json_object_get(obj, "metadata");
     const json_t *spec = json_object_get(obj, "spec");
     const json_t *status = json_object_get(obj, "status");
@@ -423,6 +442,7 @@ static void describe_one(struct nd_ctx *ctx, const struct nd_kind *k, const json
     owned(ctx, obj, out);
     if (show_events)
         events(ctx, k, obj, out);
+    json_decref(obj);
 }
 
 int cmd_describe(int argc, char **argv, struct nd_ctx *ctx)

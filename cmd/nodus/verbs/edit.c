@@ -12,6 +12,7 @@
 #include "patch/patch.h"
 #include "resolve.h"
 #include "write.h"
+#include "util/term.h"
 #include "util/xmalloc.h"
 #include "yaml/yaml.h"
 
@@ -185,7 +186,11 @@ static int edit_one(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
             json_array_foreach(causes, i, c) {
                 const char *f = json_string_value(json_object_get(c, "field"));
                 const char *m = json_string_value(json_object_get(c, "message"));
-                nd_buf_addf(&head, "# * %s%s%s\n", f ? f : "", f ? ": " : "", m ? m : "");
+                /* the server's text, one comment line: no line break, no control */
+                char *sf = nd_term_safe(f ? f : "", 0), *sm = nd_term_safe(m ? m : "", 0);
+                nd_buf_addf(&head, "# * %s%s%s\n", sf, f ? ": " : "", sm);
+                free(sf);
+                free(sm);
             }
             nd_buf_adds(&head, "#\n");
         }

@@ -55,8 +55,10 @@ void get_query(const struct get_run *g, struct nd_buf *path, const char *extra)
         nd_buf_addf(path, "%c%s", sep, extra);
 }
 
-/* One GET; a non-2xx answer becomes st. NEW answer in *out. */
-static int fetch(struct get_run *g, const char *path, json_t **out, struct nd_status *st)
+/* One GET; a non-2xx answer becomes st. NEW answer in *out; *bytes (may be NULL) gets
+ * the size of its body added. */
+static int fetch_sized(struct get_run *g, const char *path, json_t **out, size_t *bytes,
+                       struct nd_status *st)
 {
     struct nd_request req = {.method = "GET", .path = path,
                              .accept = g->table ? ND_TABLE_ACCEPT : "application/json"};
@@ -71,11 +73,18 @@ static int fetch(struct get_run *g, const char *path, json_t **out, struct nd_st
         nd_status_parse(st, resp.body.data, resp.body.len, resp.code);
         goto out;
     }
+    if (bytes)
+        *bytes += resp.body.len;
     *out = nd_json_load(resp.body.data, resp.body.len, "answer", st);
     rc = *out ? 0 : -1;
 out:
     nd_response_release(&resp);
     return rc;
+}
+
+static int fetch(struct get_run *g, const char *path, json_t **out, struct nd_status *st)
+{
+    return fetch_sized(g, path, out, NULL, st);
 }
 
 static bool is_table(const json_t *answer)
@@ -109,7 +118,12 @@ int get_list(struct get_run *g, const struct nd_kind *k, json_t **table, json_t 
 {
     char *cont = NULL;
     int rc = 0;
+    size_t bytes = 0; /* of every page: a server's continue tokens may never end */
     do {
+        if (bytes > nd_client_max_response(g->client)) {
+            rc = nd_client_too_large("the list (all its pages)", g->client, st);
+            break;
+        }
         struct nd_buf path = ND_BUF_INIT;
         nd_kind_path(k, k->namespaced ? g->ns : NULL, NULL, NULL, &path);
         struct nd_buf extra = ND_BUF_INIT;
@@ -128,7 +142,7 @@ int get_list(struct get_run *g, const struct nd_kind *k, json_t **table, json_t 
         get_query(g, &path, extra.data);
         nd_buf_release(&extra);
         json_t *answer = NULL;
-        rc = fetch(g, path.data, &answer, st);
+        rc = fetch_sized(g, path.data, &answer, &bytes, st);
         nd_buf_release(&path);
         if (rc < 0)
             break;

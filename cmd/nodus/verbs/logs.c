@@ -21,6 +21,7 @@
 #include "logs.h"
 #include "resolve.h"
 #include "util/time.h"
+#include "util/term.h"
 #include "util/xmalloc.h"
 #include "watchobj.h"
 #include "write.h"
@@ -191,8 +192,10 @@ static int ended(const struct nd_kind *k, const char *name, const json_t *obj, s
     const char *why = json_string_value(json_object_get(status, "message"));
     json_t *code = json_object_get(status, "exitCode");
     nd_buf_addf(msg, "error: %s/%s ended %s", k->singular, name, phase);
-    if (why)
-        nd_buf_addf(msg, ": %s", why);
+    if (why) {
+        nd_buf_adds(msg, ": ");
+        nd_term_escape(msg, why, strlen(why), 0); /* the server's text */
+    }
     if (json_is_integer(code))
         nd_buf_addf(msg, " (exit code %lld)", (long long)json_integer_value(code));
     nd_buf_addch(msg, '\n');
@@ -334,7 +337,9 @@ static int follow_log(struct nd_ctx *ctx, struct nd_client *c, const struct nd_l
         struct nd_buf p = ND_BUF_INIT;
         log_path(ns, k, name, q, true, true, f.last[0] ? f.last : NULL, &p);
         skip_printed(&f);
-        struct nd_request req = {.method = "GET", .path = p.data, .accept = ACCEPT};
+        bool idled = false; /* quiet for --read-idle-timeout: follow again from the last line */
+        struct nd_request req = {.method = "GET", .path = p.data, .accept = ACCEPT,
+                                 .idled = &idled};
         int code = 0;
         int rc = nd_client_stream(c, &req, on_line, &f, &code, st);
         nd_buf_release(&p);
@@ -527,10 +532,15 @@ static int by_selector(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_lo
         const char *ins = json_string_value(json_object_get(meta, "namespace"));
         ms[i].name = nd_xstrdup(iname ? iname : "");
         ms[i].ns = nd_xstrdup(ins ? ins : ns);
-        if (prefix)
+        if (prefix) {
+            /* names from the server: escaped for the terminal (the log text is not) */
+            char *sns = nd_term_safe(ms[i].ns, 0), *sname = nd_term_safe(ms[i].name, 0);
             ms[i].prefix = ctx->all_projects
-                               ? nd_xasprintf("[%s/%s/%s] ", ms[i].ns, k->singular, ms[i].name)
-                               : nd_xasprintf("[%s/%s] ", k->singular, ms[i].name);
+                               ? nd_xasprintf("[%s/%s/%s] ", sns, k->singular, sname)
+                               : nd_xasprintf("[%s/%s] ", k->singular, sname);
+            free(sns);
+            free(sname);
+        }
     }
     json_decref(list);
     bool follow_it = nd_opt_bool(o, "follow");
@@ -624,8 +634,11 @@ int cmd_logs(int argc, char **argv, struct nd_ctx *ctx)
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
-    if (nd_opt_bool(&o, "prefix"))
-        prefix = nd_xasprintf("[%s/%s] ", k->singular, name);
+    if (nd_opt_bool(&o, "prefix")) {
+        char *sname = nd_term_safe(name, 0);
+        prefix = nd_xasprintf("[%s/%s] ", k->singular, sname);
+        free(sname);
+    }
     bool follow_it = nd_opt_bool(&o, "follow");
     if (follow_it && !q.limit) {
         rc = follow(ctx, c, &q, &(struct log_target){k, nd_ctx_namespace(ctx), name, prefix}, NULL,

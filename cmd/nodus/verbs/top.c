@@ -87,7 +87,12 @@ static void print_rows(const json_t *rows, bool no_headers)
         if (i == 0)
             continue;
         size_t r = nd_table_add_row(&t);
-        json_array_foreach(row, j, cell) nd_table_set(&t, r, j, json_string_value(cell));
+        json_array_foreach(row, j, cell) {
+            struct nd_buf b = ND_BUF_INIT; /* names from the server: escaped */
+            nd_print_cell_escape(json_string_value(cell) ? json_string_value(cell) : "", &b);
+            nd_table_set(&t, r, j, b.data);
+            nd_buf_release(&b);
+        }
     }
     struct nd_buf out = ND_BUF_INIT;
     nd_table_render(&t, &out);

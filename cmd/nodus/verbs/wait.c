@@ -10,6 +10,7 @@
 #include "resolve.h"
 #include "watchobj.h"
 #include "write.h"
+#include "util/term.h"
 #include "util/xmalloc.h"
 
 const struct nd_flag cmd_wait_flags[] = {
@@ -235,13 +236,15 @@ int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
             &st);
         char res_name[ND_KIND_NAME_MAX];
         nd_kind_display_name(k, res_name, sizeof res_name);
+        /* a name a server's list may have given, a phase a server wrote */
+        char *sname = nd_term_safe(name, 0), *sfailed = nd_term_safe(w.failed, 0);
         if (rc > 0 && w.failed) {
             fprintf(stderr, "error: %s/%s ended %s without meeting the condition\n", res_name,
-                    name, w.failed);
+                    sname, sfailed);
             if (!worst)
                 worst = 1;
         } else if (rc > 0) {
-            printf("%s/%s condition met\n", res_name, name);
+            printf("%s/%s condition met\n", res_name, sname);
             fflush(stdout);
         } else {
             int c = nd_cli_error(ctx, &st);
@@ -249,6 +252,8 @@ int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
                 worst = c;
             nd_status_release(&st);
         }
+        free(sname);
+        free(sfailed);
     }
     json_decref(targets);
 out:
