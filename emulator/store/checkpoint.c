@@ -302,12 +302,27 @@ static int64_t coarse_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The kind after `after` (NULL: the first) in plural order, or -1: the checkpoint lists
+ * kinds in that order, not in the order the store met them, so a stop with nothing
+ * changed since the last writes the same bytes. */
+static long next_kind(const struct em_store *s, const char *after)
+{
+    long best = -1;
+    for (size_t i = 0; i < s->nkinds; i++) {
+        const char *p = s->kinds[i].plural;
+        if ((!after || strcmp(p, after) > 0) &&
+            (best < 0 || strcmp(p, s->kinds[best].plural) < 0))
+            best = (long)i;
+    }
+    return best;
+}
+
 int em_checkpoint_write(struct em_store *s)
 {
     struct ck_write cw = {.s = s};
     nd_buf_grow(&cw.out, HEADER_LEN + 4096);
     cw.out.len = HEADER_LEN; /* filled last */
-    for (size_t i = 0; i < s->nkinds; i++) {
+    for (long i = next_kind(s, NULL); i >= 0; i = next_kind(s, s->kinds[i].plural)) {
         cw.plural = s->kinds[i].plural;
         if (strpbrk(cw.plural, "\t\n/"))
             continue;
