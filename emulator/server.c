@@ -326,8 +326,10 @@ out_http:
 out_router:
     em_tls_release(&srv->tls);
     em_server_save_meta(srv);
-    if (srv->sim_due)
+    if (srv->sim_due) {
+        em_sim_save(srv);
         em_sim_release(srv);
+    }
     em_router_release(srv);
     em_frontdoor_free(srv->frontdoor);
     srv->frontdoor = NULL;
