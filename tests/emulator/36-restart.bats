@@ -26,8 +26,6 @@ teardown_file() {
     case ${EMU_STATE:-} in /dev/shm/nodus-restart.*) rm -rf "$EMU_STATE" ;; esac
 }
 
-api_url() { echo "$(emu_url)/apis/nodus.dev/v1"; }
-
 emu_pid() { cat "$BATS_FILE_TMPDIR/emulator.pid"; }
 
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$(emu_pid)/status"; }
