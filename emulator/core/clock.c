@@ -19,6 +19,13 @@ void em_clock_init(struct em_clock *c, double speed, int64_t offset_ms)
         c->base_emu_ms -= c->base_emu_ms % 1000;
 }
 
+void em_clock_init_at(struct em_clock *c, double speed, int64_t emu_ms)
+{
+    c->base_real_ms = em_real_now_ms();
+    c->base_emu_ms = emu_ms;
+    c->speed = speed >= 0 ? speed : 1.0;
+}
+
 int64_t em_clock_now_ms(const struct em_clock *c)
 {
     int64_t real = em_real_now_ms() - c->base_real_ms;

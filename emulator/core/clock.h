@@ -19,6 +19,9 @@ struct em_clock {
 
 /* Starts at real time (offset_ms = 0) or at real time + offset_ms (a saved clock). */
 void em_clock_init(struct em_clock *c, double speed, int64_t offset_ms);
+/* Starts at emulated time emu_ms exactly (a stopped clock saved at a stop: it stands
+ * where it stood, however long the emulator was down). */
+void em_clock_init_at(struct em_clock *c, double speed, int64_t emu_ms);
 int64_t em_clock_now_ms(const struct em_clock *c);
 /* Emulated minus real time, to save and restore across restarts. */
 int64_t em_clock_offset_ms(const struct em_clock *c);

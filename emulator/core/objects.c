@@ -480,8 +480,16 @@ void em_event_record(struct em_server *srv, const struct nd_kind *k, const json_
     char now[32];
     em_now_rfc3339(srv, now);
     const json_t *meta = json_object_get(obj, "metadata");
-    char *name = nd_xasprintf("%s.%013llx%03llx", em_obj_name(obj),
-                              (unsigned long long)em_clock_now_ms(&srv->clock), ++seq % 4096);
+    /* the counter starts again at each start, and a stopped clock stands where it stood
+     * (so a name of the last run may come round again): the first name not taken */
+    char *name = NULL;
+    for (int tries = 0; tries < 4096; tries++) {
+        free(name);
+        name = nd_xasprintf("%s.%013llx%03llx", em_obj_name(obj),
+                            (unsigned long long)em_clock_now_ms(&srv->clock), ++seq % 4096);
+        if (!em_store_get(&srv->store, "events", ns, name))
+            break;
+    }
     char *uid = nd_uid_new(ek->uid_prefix);
     json_t *ev = json_pack(
         "{ss ss s{ss ss ss ss sI} s{ss ss ss ss ss ss} ss ss ss sI ss ss s{ss} ss ss}",

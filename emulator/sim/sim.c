@@ -1,15 +1,22 @@
 /* The simulation's scheduler; see sim.h. */
 #include "sim.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "feed.h"
 #include "objects.h"
 #include "pricebook.h"
+#include "runtime.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
+
+#define SCHEDULE_FILE "history/schedule"
+#define SCHEDULE_MAGIC "nodus-schedule 1"
 
 /* due: "plural\n" + "ns/name" -> emulated ms (json integer) */
 static char *due_key(const char *plural, const json_t *obj)
@@ -105,12 +112,182 @@ void em_sim_touch_all(struct em_server *srv)
         em_store_kinds(&srv->store, touch_kind, srv);
 }
 
+/* ---- the schedule across a clean stop ----
+ *
+ * DIR/history/schedule: a header line
+ *   nodus-schedule 1 TAB <address> TAB <price book hash> TAB <count>
+ * then one line per object of a kind with a controller, kinds in registry order and
+ * objects in (project, name) order:
+ *   <plural> TAB <project> TAB <name> TAB <hash of its compact JSON> TAB <due ms or -1>
+ */
+
+static uint64_t file_hash(struct em_server *srv, const char *rel)
+{
+    char *path = em_store_path(&srv->store, rel);
+    struct nd_buf b = ND_BUF_INIT;
+    uint64_t h = nd_buf_read_file(&b, path) == 0 ? em_hash64(b.data, b.len, 3) : 0;
+    nd_buf_release(&b);
+    free(path);
+    return h;
+}
+
+static uint64_t entry_hash(const struct em_entry *e)
+{
+    const struct em_bytes *b = em_store_entry_json(e);
+    return em_hash64(b->data, b->len, 5);
+}
+
+struct sched_walk {
+    struct em_server *srv;
+    struct nd_buf out;   /* saving: the lines */
+    size_t count;        /* objects walked */
+    json_t *saved;       /* loading: key -> [hash, due] */
+    bool differs;        /* an object is not as saved (or cannot be written down) */
+};
+
+static int save_entry(const char *plural, const struct em_entry *e, void *ctx)
+{
+    struct sched_walk *w = ctx;
+    const char *ns = em_obj_ns(e->obj), *name = em_obj_name(e->obj);
+    if (!name || strpbrk(name, "\t\n") || strpbrk(ns, "\t\n")) {
+        w->differs = true;
+        return 1;
+    }
+    char *key = due_key(plural, e->obj);
+    json_t *due = json_object_get(w->srv->sim_due, key);
+    free(key);
+    json_int_t t = json_integer_value(due);
+    nd_buf_addf(&w->out, "%s\t%s\t%s\t%016" PRIx64 "\t%lld\n", plural, ns, name, entry_hash(e),
+                due && t != EM_NEVER ? (long long)t : -1LL);
+    w->count++;
+    return 0;
+}
+
+static int check_entry(const char *plural, const struct em_entry *e, void *ctx)
+{
+    struct sched_walk *w = ctx;
+    char *key = due_key(plural, e->obj);
+    json_t *rec = json_object_get(w->saved, key);
+    free(key);
+    w->count++;
+    if (!rec || (uint64_t)json_integer_value(json_array_get(rec, 0)) != entry_hash(e)) {
+        w->differs = true;
+        return 1;
+    }
+    return 0;
+}
+
+/* Walks every object of every kind with a controller, in registry order. */
+static int walk_controlled(struct em_server *srv, em_store_walk_fn fn, struct sched_walk *w)
+{
+    for (size_t i = 0; i < nd_kind_count(); i++) {
+        const char *plural = nd_kinds[i].plural;
+        int rc = em_controller_find(plural) ? em_store_walk(&srv->store, plural, NULL, fn, w) : 0;
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+void em_sim_save(struct em_server *srv)
+{
+    if (!srv->sim_due || srv->opt.no_simulation)
+        return;
+    struct sched_walk w = {.srv = srv};
+    walk_controlled(srv, save_entry, &w);
+    char *path = em_store_path(&srv->store, SCHEDULE_FILE);
+    if (!w.differs) {
+        struct nd_buf all = ND_BUF_INIT;
+        nd_buf_addf(&all, SCHEDULE_MAGIC "\t%s\t%016" PRIx64 "\t%zu\n", srv->base_url,
+                    file_hash(srv, "pricebook.json"), w.count);
+        nd_buf_add(&all, w.out.data ? w.out.data : "", w.out.len);
+        struct nd_status st = ND_STATUS_INIT;
+        if (em_store_write_file(&srv->store, path, all.data, all.len, &st) < 0)
+            unlink(path); /* the next start reconciles every object, as after a crash */
+        nd_status_release(&st);
+        nd_buf_release(&all);
+    }
+    free(path);
+    nd_buf_release(&w.out);
+}
+
+/* The saved lines as key -> [hash, due]; NULL when the header does not match this start
+ * (another address, another price book, a broken file). */
+static json_t *parse_schedule(struct em_server *srv, char *text, size_t *count)
+{
+    char *save = NULL;
+    char *line = strtok_r(text, "\n", &save);
+    char want[160];
+    snprintf(want, sizeof want, SCHEDULE_MAGIC "\t%s\t%016" PRIx64 "\t", srv->base_url,
+             file_hash(srv, "pricebook.json"));
+    if (!line || strncmp(line, want, strlen(want)) != 0)
+        return NULL;
+    *count = strtoull(line + strlen(want), NULL, 10);
+    json_t *saved = json_object();
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        char *f[5];
+        char *p = line;
+        int n = 0;
+        for (; n < 5 && p; n++) {
+            f[n] = p;
+            p = strchr(p, '\t');
+            if (p)
+                *p++ = '\0';
+        }
+        if (n != 5 || p) {
+            json_decref(saved);
+            return NULL;
+        }
+        char *key = nd_xasprintf("%s\n%s/%s", f[0], f[1], f[2]);
+        json_object_set_new(saved, key,
+                            json_pack("[II]", (json_int_t)strtoull(f[3], NULL, 16),
+                                      (json_int_t)strtoll(f[4], NULL, 10)));
+        free(key);
+    }
+    return saved;
+}
+
+/* Takes back the schedule of the last clean stop, and deletes it (a crash later must not
+ * find it): true when it holds exactly the objects this start loaded, byte for byte, saved
+ * for the same address and price book; each is then due when it was due before the stop,
+ * and nothing else runs. Under --runtime local every object runs again (its processes
+ * ended with the last run). */
+static bool load_schedule(struct em_server *srv)
+{
+    char *path = em_store_path(&srv->store, SCHEDULE_FILE);
+    struct nd_buf b = ND_BUF_INIT;
+    bool have = nd_buf_read_file(&b, path) == 0;
+    if (have)
+        unlink(path);
+    free(path);
+    size_t count = 0;
+    json_t *saved = have && !em_runtime_local(srv) ? parse_schedule(srv, b.data, &count) : NULL;
+    nd_buf_release(&b);
+    if (!saved)
+        return false;
+    struct sched_walk w = {.srv = srv, .saved = saved};
+    walk_controlled(srv, check_entry, &w);
+    bool ok = !w.differs && w.count == count && json_object_size(saved) == count;
+    const char *key;
+    json_t *rec;
+    json_object_foreach(saved, key, rec) {
+        json_int_t due = json_integer_value(json_array_get(rec, 1));
+        if (ok && due >= 0)
+            json_object_set_new(srv->sim_due, key, json_integer(due));
+    }
+    json_decref(saved);
+    return ok;
+}
+
 void em_sim_init(struct em_server *srv)
 {
     srv->sim_seen_rev = em_journal_last_rev(&srv->journal);
     srv->sim_due = json_object();
     pthread_cond_init(&srv->sim_wake, NULL);
-    em_sim_touch_all(srv);
+    /* after a clean stop, what was due stays due, and nothing else moves; else (a first
+     * start, a crash, a hand edit) every object is looked at */
+    if (!load_schedule(srv) || srv->opt.no_simulation)
+        em_sim_touch_all(srv);
 }
 
 void em_sim_release(struct em_server *srv)

@@ -38,8 +38,13 @@ struct em_controller {
 /* The controllers (controllers/controllers.c). */
 const struct em_controller *em_controller_find(const char *plural);
 
-/* Marks every stored object due now (at start). */
+/* At start: each object due when it was due at the last clean stop (the schedule it
+ * saved, em_sim_save), when the objects are exactly those it saved; else (a first start,
+ * a crash, a hand edit, another address or price book) every object due now. */
 void em_sim_init(struct em_server *srv);
+/* At a clean stop, with the simulation stopped: saves every due time for the next start
+ * (DIR/history/schedule). */
+void em_sim_save(struct em_server *srv);
 void em_sim_release(struct em_server *srv);
 /* Starts and stops the thread that runs what falls due in real time. */
 int em_sim_start(struct em_server *srv);

@@ -35,3 +35,18 @@ void em_bytes_unref(struct em_bytes *b)
     if (b && atomic_fetch_sub(&b->refs, 1) == 1)
         free(b);
 }
+
+uint64_t em_hash64(const char *p, size_t len, uint64_t h)
+{
+    const uint64_t m = 0x9e3779b97f4a7c15ULL;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * m;
+        h ^= h >> 29;
+    }
+    for (; i < len; i++)
+        h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
+    return h ^ (h >> 31);
+}

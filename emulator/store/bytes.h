@@ -7,6 +7,7 @@
 
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct em_bytes {
     atomic_size_t refs;
@@ -22,5 +23,9 @@ struct em_bytes *em_bytes_take(char *s);
 struct em_bytes *em_bytes_ref(struct em_bytes *b);
 /* Drops a reference, freeing b with the last; b may be NULL. */
 void em_bytes_unref(struct em_bytes *b);
+
+/* A 64-bit hash of len bytes (fast, not cryptographic); seed chains one call into the
+ * next. */
+uint64_t em_hash64(const char *p, size_t len, uint64_t seed);
 
 #endif

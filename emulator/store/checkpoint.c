@@ -25,21 +25,6 @@
 #define HEADER_FMT "nodus-checkpoint 1 %020llu %020llu %020llu %020llu %016llx\n"
 #define HEADER_LEN (sizeof MAGIC - 1 + 4 * 21 + 17)
 
-static uint64_t hash64(const char *p, size_t len, uint64_t h)
-{
-    const uint64_t m = 0x9e3779b97f4a7c15ULL;
-    size_t i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        h = (h ^ w) * m;
-        h ^= h >> 29;
-    }
-    for (; i < len; i++)
-        h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
-    return h ^ (h >> 31);
-}
-
 void em_stamp_of(const struct stat *sb, struct em_stamp *st)
 {
     st->valid = true;
@@ -73,9 +58,9 @@ static bool log_stamp(const char *dir, int64_t *size, int64_t *mtime_ns)
 
 static uint64_t key_hash(const char *plural, const char *ns, const char *name)
 {
-    uint64_t h = hash64(plural, strlen(plural), 1);
-    h = hash64(ns, strlen(ns), h);
-    return hash64(name, strlen(name), h);
+    uint64_t h = em_hash64(plural, strlen(plural), 1);
+    h = em_hash64(ns, strlen(ns), h);
+    return em_hash64(name, strlen(name), h);
 }
 
 /* The next field ending at sep, NUL-terminated in place; NULL past end. */
@@ -124,7 +109,7 @@ static bool ck_parse(struct em_ckpt *ck, size_t size, const char *dir)
                &plen, &hash) != 5)
         return false;
     p += HEADER_LEN;
-    if (plen != (unsigned long long)(end - p) || hash64(p, (size_t)plen, 7) != hash)
+    if (plen != (unsigned long long)(end - p) || em_hash64(p, (size_t)plen, 7) != hash)
         return false;
     int64_t now_size, now_mtime;
     log_stamp(dir, &now_size, &now_mtime);
@@ -302,12 +287,27 @@ static int64_t coarse_now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The kind after `after` (NULL: the first) in plural order, or -1: the checkpoint lists
+ * kinds in that order, not in the order the store met them, so a stop with nothing
+ * changed since the last writes the same bytes. */
+static long next_kind(const struct em_store *s, const char *after)
+{
+    long best = -1;
+    for (size_t i = 0; i < s->nkinds; i++) {
+        const char *p = s->kinds[i].plural;
+        if ((!after || strcmp(p, after) > 0) &&
+            (best < 0 || strcmp(p, s->kinds[best].plural) < 0))
+            best = (long)i;
+    }
+    return best;
+}
+
 int em_checkpoint_write(struct em_store *s)
 {
     struct ck_write cw = {.s = s};
     nd_buf_grow(&cw.out, HEADER_LEN + 4096);
     cw.out.len = HEADER_LEN; /* filled last */
-    for (size_t i = 0; i < s->nkinds; i++) {
+    for (long i = next_kind(s, NULL); i >= 0; i = next_kind(s, s->kinds[i].plural)) {
         cw.plural = s->kinds[i].plural;
         if (strpbrk(cw.plural, "\t\n/"))
             continue;
@@ -319,7 +319,7 @@ int em_checkpoint_write(struct em_store *s)
     snprintf(head, sizeof head, HEADER_FMT, (unsigned long long)cw.count,
              (unsigned long long)lsize, (unsigned long long)lmtime,
              (unsigned long long)(cw.out.len - HEADER_LEN),
-             (unsigned long long)hash64(cw.out.data + HEADER_LEN, cw.out.len - HEADER_LEN, 7));
+             (unsigned long long)em_hash64(cw.out.data + HEADER_LEN, cw.out.len - HEADER_LEN, 7));
     memcpy(cw.out.data, head, HEADER_LEN);
     /* the checkpoint's mtime must be past every file's it vouches for (the next start
      * reads files stamped in its tick): wait out the clock's tick, a few ms at most */

@@ -116,16 +116,34 @@ static const char *meta_str(const json_t *obj, const char *key)
     return json_string_value(json_object_get(json_object_get(obj, "metadata"), key));
 }
 
-/* The stored object when obj is the same revision of it (so a restart does not hold
- * two copies of every object), else obj. */
-static json_t *shared(struct em_store *store, const char *plural, json_t *obj)
+/* The stored entry when a record is its current revision (so a restart holds one copy
+ * of every object, the store's), else NULL. */
+static const struct em_entry *shared(struct em_store *store, const struct em_wal_record *r)
 {
-    const char *ns = meta_str(obj, "namespace");
-    const char *name = meta_str(obj, "name");
-    const char *rv = meta_str(obj, "resourceVersion");
-    json_t *cur = name ? em_store_get(store, plural, ns ? ns : "", name) : NULL;
-    const char *crv = meta_str(cur, "resourceVersion");
-    return cur && rv && crv && strcmp(rv, crv) == 0 ? cur : obj;
+    if (!r->name || !r->rv || strcmp(r->type, "DELETED") == 0)
+        return NULL;
+    const struct em_entry *e = em_store_entry(store, r->plural, r->ns, r->name);
+    const char *crv = e ? meta_str(e->obj, "resourceVersion") : NULL;
+    return crv && strcmp(r->rv, crv) == 0 ? e : NULL;
+}
+
+/* An event from a record read back: the store's tree and bytes when the record is the
+ * object's current revision, else the record's bytes alone (a reader makes the tree
+ * when it needs it); prev, the key's record before it, the same way. */
+static void push_record(struct em_journal *j, const struct em_wal_record *r,
+                        const struct em_wal_record *prev)
+{
+    const struct em_entry *se = shared(j->store, r);
+    push(j, r->rev, r->time_ms, r->type, r->plural, se ? se->obj : NULL, NULL,
+         se ? se->json : r->json);
+    struct em_event *e = &j->ev[j->len - 1];
+    if (prev) {
+        const struct em_entry *pe = shared(j->store, prev);
+        if (pe)
+            e->prev = json_incref(pe->obj);
+        else
+            e->prev_json = em_bytes_ref(prev->json);
+    }
 }
 
 int em_journal_open(struct em_journal *j, struct em_store *store, int64_t current_rev,
@@ -135,37 +153,24 @@ int em_journal_open(struct em_journal *j, struct em_store *store, int64_t curren
     memset(j, 0, sizeof *j);
     j->store = store;
     j->oldest_rev = current_rev;
-    /* The previous object of each key, to restore `prev`. */
-    json_t *last = json_object();
+    /* the record before, of each key, for `prev` */
+    json_t *last = json_object(); /* "plural/ns/name" -> index into store->history */
     bool first = true;
     size_t dropped = 0;
     for (size_t i = 0; i < store->nhistory; i++) {
-        json_t *ev = store->history[i].rec;
-        json_t *obj = json_object_get(ev, "object");
-        const char *plural = json_string_value(json_object_get(ev, "plural"));
-        const char *type = json_string_value(json_object_get(ev, "type"));
-        json_int_t rev = json_integer_value(json_object_get(ev, "rev"));
-        json_int_t t = json_integer_value(json_object_get(ev, "time"));
-        const char *ns = meta_str(obj, "namespace");
-        const char *name = meta_str(obj, "name");
-        char *key = nd_xasprintf("%s/%s/%s", plural, ns ? ns : "", name ? name : "");
-        if (strcmp(type, "DELETED") != 0)
-            obj = shared(store, plural, obj);
-        if (t >= now_ms - EM_HISTORY_MS) {
+        const struct em_wal_record *r = &store->history[i];
+        char *key = nd_xasprintf("%s/%s/%s", r->plural, r->ns, r->name ? r->name : "");
+        json_t *li = json_object_get(last, key);
+        if (r->time_ms >= now_ms - EM_HISTORY_MS) {
             if (first) {
-                j->oldest_rev = rev - 1;
+                j->oldest_rev = r->rev - 1;
                 first = false;
             }
-            /* the stored object's bytes when it is the same revision */
-            const struct em_entry *se = NULL;
-            if (strcmp(type, "DELETED") != 0)
-                se = em_store_entry(store, plural, ns ? ns : "", name ? name : "");
-            push(j, rev, t, type, plural, obj, json_object_get(last, key),
-                 se && se->obj == obj ? se->json : NULL);
+            push_record(j, r, li ? &store->history[json_integer_value(li)] : NULL);
         } else {
             dropped++;
         }
-        json_object_set(last, key, obj);
+        json_object_set_new(last, key, json_integer((json_int_t)i));
         free(key);
     }
     json_decref(last);
@@ -175,7 +180,6 @@ int em_journal_open(struct em_journal *j, struct em_store *store, int64_t curren
     em_wal_records_free(store->history, store->nhistory);
     store->history = NULL;
     store->nhistory = 0;
-    compact(j); /* the history read back keeps bytes, not trees */
     if (dropped)
         rewrite(j);
     return 0;

@@ -202,16 +202,10 @@ static void repair(struct em_store *s, struct nd_buf *report)
 {
     json_t *newest = json_object(); /* "plural\nns/name" -> index into history */
     for (size_t i = 0; i < s->nhistory; i++) {
-        if (!s->history[i].tail)
+        const struct em_wal_record *r = &s->history[i];
+        if (!r->tail || !r->name)
             continue;
-        json_t *rec = s->history[i].rec;
-        const json_t *obj = json_object_get(rec, "object");
-        const char *name = meta_str(obj, "name");
-        const char *ns = meta_str(obj, "namespace");
-        if (!name)
-            continue;
-        char *key = nd_xasprintf("%s\n%s/%s", json_string_value(json_object_get(rec, "plural")),
-                                 ns ? ns : "", name);
+        char *key = nd_xasprintf("%s\n%s/%s", r->plural, r->ns, r->name);
         json_object_set_new(newest, key, json_integer((json_int_t)i));
         free(key);
     }
@@ -219,14 +213,8 @@ static void repair(struct em_store *s, struct nd_buf *report)
     json_t *iv;
     json_object_foreach(newest, key, iv) {
         const struct em_wal_record *r = &s->history[json_integer_value(iv)];
-        const char *plural = json_string_value(json_object_get(r->rec, "plural"));
-        const char *type = json_string_value(json_object_get(r->rec, "type"));
-        json_t *obj = json_object_get(r->rec, "object");
-        int64_t rev = json_integer_value(json_object_get(r->rec, "rev"));
-        const char *name = meta_str(obj, "name");
-        const char *ns = meta_str(obj, "namespace");
-        if (!ns)
-            ns = "";
+        const char *plural = r->plural, *ns = r->ns, *name = r->name;
+        int64_t rev = r->rev;
         char *bkey = nd_xasprintf("%s/%s/%s", plural, ns, name);
         bool broken = json_object_get(s->broken, bkey) != NULL;
         free(bkey);
@@ -239,7 +227,7 @@ static void repair(struct em_store *s, struct nd_buf *report)
                                          sb.st_mtim.tv_nsec / 1000
                                    : 0;
         json_t *cur = em_store_get(s, plural, ns, name);
-        bool deleted = strcmp(type, "DELETED") == 0;
+        bool deleted = strcmp(r->type, "DELETED") == 0;
         bool stale = !present ? !deleted : obj_rv(cur) < rev && mtime_us < r->wall_us;
         if (stale && deleted) {
             if (unlink(path) == 0) {
@@ -250,9 +238,10 @@ static void repair(struct em_store *s, struct nd_buf *report)
                 s->repaired++;
             }
         } else if (stale) {
-            size_t len;
-            char *text = file_text(obj, &len);
-            if (em_write_atomic(path, text, len, false) == 0) {
+            json_t *obj = json_loadb(r->json->data, r->json->len, 0, NULL);
+            size_t len = 0;
+            char *text = obj ? file_text(obj, &len) : NULL;
+            if (text && em_write_atomic(path, text, len, false) == 0) {
                 add_loaded(s, plural, ns, name, json_incref(obj));
                 nd_buf_addf(report, "state: %s: brought up to revision %lld from the journal "
                                     "(a write the last stop interrupted)\n",
@@ -260,6 +249,7 @@ static void repair(struct em_store *s, struct nd_buf *report)
                 s->repaired++;
             }
             free(text);
+            json_decref(obj);
         }
         free(path);
     }
@@ -334,9 +324,8 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
                         bad);
         repair(s, report);
         for (size_t i = 0; i < s->nhistory; i++) {
-            int64_t rev = json_integer_value(json_object_get(s->history[i].rec, "rev"));
-            if (rev > s->revision)
-                s->revision = rev;
+            if (s->history[i].rev > s->revision)
+                s->revision = s->history[i].rev;
         }
         rc = em_wal_open(&s->wal, log, mode, s->revision, err);
     }
@@ -360,7 +349,7 @@ static bool all_applied(struct em_store *s)
     return ok;
 }
 
-void em_store_close(struct em_store *s)
+void em_store_stop(struct em_store *s)
 {
     bool clean = s->wal.path && s->lock_fd >= 0 && all_applied(s);
     if (s->wal.path)
@@ -369,8 +358,16 @@ void em_store_close(struct em_store *s)
     if (clean)
         em_checkpoint_write(s);
     em_wal_records_free(s->history, s->nhistory);
+    s->history = NULL;
+    s->nhistory = 0;
     if (s->lock_fd >= 0)
         close(s->lock_fd);
+    s->lock_fd = -1;
+}
+
+void em_store_close(struct em_store *s)
+{
+    em_store_stop(s);
     for (size_t i = 0; i < s->nkinds; i++) {
         em_index_free(s->kinds[i].ix, entry_free);
         free(s->kinds[i].plural);

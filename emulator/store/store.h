@@ -84,6 +84,10 @@ struct em_store {
 int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool reset,
                   struct nd_buf *report, struct nd_buf *err);
 void em_store_close(struct em_store *s);
+/* The part of em_store_close that reaches the disk: the log's last commit and marker, the
+ * checkpoint of a clean stop, the lock given back. The objects stay in memory (an exiting
+ * process leaves them to the exit); em_store_close after it frees them. */
+void em_store_stop(struct em_store *s);
 
 /* The next revision (for resourceVersion), strictly increasing. */
 int64_t em_store_next_revision(struct em_store *s);

@@ -388,6 +388,32 @@ int em_wal_rewrite(struct em_wal *w, const char *data, size_t len)
     return rc;
 }
 
+/* Whether the log at path already says every record is applied up to applied: it is
+ * empty, or its last line is a marker for that revision or a later one. */
+static bool ends_applied(const char *path, int64_t applied)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    char tail[128];
+    bool yes = false;
+    if (fd >= 0 && fstat(fd, &sb) == 0) {
+        size_t n = sb.st_size < (off_t)sizeof tail - 1 ? (size_t)sb.st_size : sizeof tail - 1;
+        ssize_t got = n ? pread(fd, tail, n, sb.st_size - (off_t)n) : 0;
+        if (got == (ssize_t)n && (n == 0 || tail[n - 1] == '\n')) {
+            tail[n ? n - 1 : 0] = '\0';
+            char *line = strrchr(tail, '\n');
+            line = line ? line + 1 : tail;
+            long long wall, a;
+            char end;
+            yes = n == 0 || (sscanf(line, "{\"wall\":%lld,\"applied\":%lld%c", &wall, &a,
+                                    &end) == 3 && end == '}' && a >= applied);
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    return yes;
+}
+
 void em_wal_close(struct em_wal *w)
 {
     if (w->thread_running) {
@@ -400,10 +426,12 @@ void em_wal_close(struct em_wal *w)
     }
     if (w->fd >= 0) {
         em_wal_commit(w, em_wal_ticket(w));
-        /* a clean stop: every file is written, so the next start repairs nothing */
+        /* a clean stop: every file is written, so the next start repairs nothing (a run
+         * that wrote nothing leaves the log as it found it, when it already says so) */
         char head[80];
         int hn = marker(head, sizeof head, w->applied_rev);
-        if (write_all(w->fd, head, (size_t)hn) == 0 && w->mode != EM_FSYNC_NEVER)
+        if ((w->appended || !ends_applied(w->path, w->applied_rev)) &&
+            write_all(w->fd, head, (size_t)hn) == 0 && w->mode != EM_FSYNC_NEVER)
             fdatasync(w->fd);
         close(w->fd);
     }
@@ -420,8 +448,13 @@ void em_wal_close(struct em_wal *w)
 
 void em_wal_records_free(struct em_wal_record *r, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        json_decref(r[i].rec);
+    for (size_t i = 0; i < n; i++) {
+        free(r[i].plural);
+        free(r[i].ns);
+        free(r[i].name);
+        free(r[i].rv);
+        em_bytes_unref(r[i].json);
+    }
     free(r);
 }
 
@@ -431,6 +464,51 @@ static bool is_record(const json_t *j)
            json_string_value(json_object_get(j, "plural")) &&
            json_string_value(json_object_get(j, "type")) &&
            json_integer_value(json_object_get(j, "rev")) > 0;
+}
+
+static const char *type_static(const char *t)
+{
+    if (strcmp(t, "ADDED") == 0)
+        return "ADDED";
+    if (strcmp(t, "DELETED") == 0)
+        return "DELETED";
+    return "MODIFIED";
+}
+
+static char *meta_dup(const json_t *obj, const char *key)
+{
+    const char *v = json_string_value(json_object_get(json_object_get(obj, "metadata"), key));
+    return v ? nd_xstrdup(v) : NULL;
+}
+
+/* A record's fields from its parsed line j (line: its text, len bytes). The object's
+ * bytes are the line's own when the line is as em_store_record_line_bytes writes it (the
+ * object last), else the object dumped again. */
+static void record_of(struct em_wal_record *r, const json_t *j, const char *line, size_t len,
+                      bool strict)
+{
+    const json_t *obj = json_object_get(j, "object");
+    r->rev = json_integer_value(json_object_get(j, "rev"));
+    r->time_ms = json_integer_value(json_object_get(j, "time"));
+    r->type = type_static(json_string_value(json_object_get(j, "type")));
+    r->plural = nd_xstrdup(json_string_value(json_object_get(j, "plural")));
+    r->ns = meta_dup(obj, "namespace");
+    if (!r->ns)
+        r->ns = nd_xstrdup("");
+    r->name = meta_dup(obj, "name");
+    r->rv = meta_dup(obj, "resourceVersion");
+    char *head = nd_xasprintf("{\"rev\":%lld,\"time\":%lld,\"type\":\"%s\",\"plural\":\"%s\","
+                              "\"object\":",
+                              (long long)r->rev, (long long)r->time_ms,
+                              json_string_value(json_object_get(j, "type")), r->plural);
+    size_t hl = strlen(head);
+    /* strict: parsed with no duplicate member, so five members are these five */
+    if (strict && json_object_size(j) == 5 && len > hl + 2 && memcmp(line, head, hl) == 0 &&
+        line[hl] == '{' && line[len - 2] == '}' && line[len - 1] == '}')
+        r->json = em_bytes_new(line + hl, len - hl - 1);
+    else
+        r->json = em_bytes_take(json_dumps(obj, JSON_COMPACT));
+    free(head);
 }
 
 int em_wal_read(const char *path, struct em_wal_record **out, size_t *n, size_t *bad,
@@ -456,8 +534,12 @@ int em_wal_read(const char *path, struct em_wal_record **out, size_t *n, size_t 
         char *nl = memchr(data.data + pos, '\n', data.len - pos);
         if (!nl)
             break; /* a torn tail: no newline */
-        size_t llen = (size_t)(nl - (data.data + pos));
-        json_t *j = llen ? json_loadb(data.data + pos, llen, 0, NULL) : NULL;
+        const char *line = data.data + pos;
+        size_t llen = (size_t)(nl - line);
+        json_t *j = llen ? json_loadb(line, llen, JSON_REJECT_DUPLICATES, NULL) : NULL;
+        bool strict = j != NULL;
+        if (llen && !j)
+            j = json_loadb(line, llen, 0, NULL);
         pos += llen + 1;
         if (!llen)
             continue;
@@ -487,9 +569,10 @@ int em_wal_read(const char *path, struct em_wal_record **out, size_t *n, size_t 
             cap = cap ? cap * 2 : 256;
             recs = nd_xrealloc(recs, cap * sizeof *recs);
         }
-        recs[len].rec = j;
+        memset(&recs[len], 0, sizeof recs[len]);
+        record_of(&recs[len], j, line, llen, strict);
+        json_decref(j);
         recs[len].wall_us = wall;
-        recs[len].tail = false;
         len++;
     }
     /* a last line that does not parse is torn too: whole records end at `whole` */
@@ -506,8 +589,7 @@ int em_wal_read(const char *path, struct em_wal_record **out, size_t *n, size_t 
     /* records after the last marker, and records after the last marker's applied
      * revision, may lack their file write */
     for (size_t i = 0; i < len; i++) {
-        int64_t rev = json_integer_value(json_object_get(recs[i].rec, "rev"));
-        recs[i].tail = recs[i].wall_us > 0 && (i >= last_marker || rev > *applied_rev);
+        recs[i].tail = recs[i].wall_us > 0 && (i >= last_marker || recs[i].rev > *applied_rev);
     }
     nd_buf_release(&data);
     *out = recs;

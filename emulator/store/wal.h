@@ -35,6 +35,7 @@
 
 #include <jansson.h>
 
+#include "bytes.h"
 #include "util/buf.h"
 
 enum em_fsync { EM_FSYNC_ALWAYS, EM_FSYNC_BATCH, EM_FSYNC_NEVER };
@@ -112,11 +113,18 @@ int em_wal_rewrite(struct em_wal *w, const char *data, size_t len);
  * directory) when flush is true. 0 or -1 with errno set. */
 int em_write_atomic(const char *path, const char *data, size_t len, bool flush);
 
-/* One record read back at start. */
+/* One record read back at start: its fields, and its object as compact JSON only (the
+ * tree each line parses to is dropped at once, so reading a long log costs about its
+ * size, not a tree per record). */
 struct em_wal_record {
-    json_t *rec;     /* {"rev", "time", "type", "plural", "object"} */
-    int64_t wall_us; /* the marker before it (0: none) */
-    bool tail;       /* after the last marker: its file write may not have happened */
+    int64_t rev, time_ms;
+    const char *type;       /* "ADDED", "MODIFIED" or "DELETED" (static strings) */
+    char *plural;
+    char *ns, *name;        /* the object's metadata (ns "" when it has none) */
+    char *rv;               /* its metadata.resourceVersion, or NULL */
+    struct em_bytes *json;  /* the object (one reference, the record's) */
+    int64_t wall_us;        /* the marker before it (0: none) */
+    bool tail;              /* after the last marker: its file write may not have happened */
 };
 
 /* Reads the log at path: every whole record, in order. A torn last line (a crash in the
