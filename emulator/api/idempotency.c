@@ -159,3 +159,14 @@ void em_idem_expire(struct em_server *srv)
         json_object_del(srv->idempotency, key);
     }
 }
+
+void em_idem_forget(struct em_server *srv, const struct em_req *req)
+{
+    const char *key = em_req_header(req, "idempotency-key");
+    if (!key || !*key || !json_object_get(srv->idempotency, key))
+        return;
+    json_object_del(srv->idempotency, key);
+    char *path = key_file(srv, key);
+    unlink(path);
+    free(path);
+}
