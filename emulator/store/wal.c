@@ -335,17 +335,21 @@ static void lead(struct em_wal *w)
         sync_us = (t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
         synced = true;
     }
+    bool cut_failed = false;
     if (err) {
         /* none of the batch stays: the file is cut back to the last whole batch, so a
          * start finds nothing of what was refused */
-        if (ftruncate(w->fd, start) < 0 || (w->mode != EM_FSYNC_NEVER && fdatasync(w->fd) < 0))
-            err = errno ? errno : err;
+        cut_failed = ftruncate(w->fd, start) < 0 ||
+                     (w->mode != EM_FSYNC_NEVER && fdatasync(w->fd) < 0);
     }
     nd_buf_release(&batch);
 
     pthread_mutex_lock(&w->lock);
     bool failed = doomed || err;
     if (err) {
+        if (cut_failed && !w->error)
+            fprintf(stderr, "nodus-emulator: storage: cannot cut %s back to %lld bytes after a "
+                    "failed write: %s\n", w->path, (long long)start, strerror(errno));
         em_wal_note_error(w, w->path, err);
         if (!w->broken) {
             w->broken = true;
