@@ -77,7 +77,8 @@ static const struct reason_row reasons[] = {
      "it in the logs.", "Retry; if it persists, report the requestId."},
     {"StorageFull", 507, 1, "The server's disk (or quota) is full: the write was refused and "
      "nothing of it was kept. Reads still work; writes work again once space is freed.",
-     "Free space on the disk of the server's state directory (the emulator's --state DIR), then retry."},
+     "Free space on the disk of the server's state directory (the emulator's --state DIR), "
+     "then retry."},
     {"StorageError", 500, 1, "The server could not write the change to its disk (an I/O or "
      "permission error): the write was refused and nothing of it was kept.",
      "Check the disk and permissions of the server's state directory, then retry."},
