@@ -112,6 +112,14 @@ static void wake_watches(void *ctx)
     pthread_mutex_unlock(&srv->lock);
 }
 
+static void log_line(struct em_server *srv, const char *msg);
+
+/* The store's own lines (storage errors, once per episode). */
+static void store_log(void *ctx, const char *msg)
+{
+    log_line(ctx, msg);
+}
+
 /* A message of the emulator's own (not a request), in the log format asked for. */
 static void log_line(struct em_server *srv, const char *msg)
 {
@@ -161,7 +169,7 @@ static void load_meta(struct em_server *srv)
 }
 
 /* emulator.json: format version, revision counter and clock, so a restart continues. */
-void em_server_save_meta(struct em_server *srv)
+int em_server_save_meta(struct em_server *srv)
 {
     json_t *j = json_pack("{sisIsIsI}", "formatVersion", 1, "revision",
                           (json_int_t)srv->store.revision, "clockOffsetMs",
@@ -170,12 +178,14 @@ void em_server_save_meta(struct em_server *srv)
     char *s = json_dumps(j, JSON_INDENT(2));
     char *path = em_store_path(&srv->store, "emulator.json");
     struct nd_status st = ND_STATUS_INIT;
-    if (em_store_write_file(&srv->store, path, s, strlen(s), &st) < 0)
+    int rc = em_store_write_file(&srv->store, path, s, strlen(s), &st);
+    if (rc < 0)
         fprintf(stderr, "nodus-emulator: %s\n", st.message);
     nd_status_release(&st);
     free(path);
     free(s);
     json_decref(j);
+    return rc;
 }
 
 static int write_port_file(const char *path, unsigned port)
@@ -324,6 +334,8 @@ int em_server_run(struct em_server *srv)
     }
     srv->store.wal.notify = wake_watches;
     srv->store.wal.notify_ctx = srv;
+    srv->store.wal.log = store_log;
+    srv->store.wal.log_ctx = srv;
     /* what the start wrote (built-in objects, --seed) is on disk before /readyz says so */
     em_store_commit(&srv->store, em_store_ticket(&srv->store));
     pthread_mutex_lock(&srv->lock);
@@ -364,7 +376,9 @@ out_http:
     em_http_stop(srv->http);
 out_router:
     em_tls_release(&srv->tls);
-    em_server_save_meta(srv);
+    /* a stop that cannot write its state says so in its exit status */
+    if (em_server_save_meta(srv) < 0 && status == 0)
+        status = 1;
     if (srv->sim_due) {
         em_sim_save(srv);
         em_sim_release(srv);
@@ -379,7 +393,12 @@ out_journal:
     if (EM_FREE_AT_EXIT)
         em_journal_close(&srv->journal);
 out_store:
-    em_store_stop(&srv->store); /* the log's last commit, the checkpoint */
+    nd_buf_reset(&err);
+    if (em_store_stop(&srv->store, &err) < 0) {
+        fprintf(stderr, "nodus-emulator: the stop could not write its state: %s\n", err.data);
+        if (status == 0)
+            status = 1;
+    }
     if (EM_FREE_AT_EXIT)
         em_store_close(&srv->store);
 out:

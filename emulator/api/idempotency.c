@@ -238,3 +238,23 @@ void em_idem_expire(struct em_server *srv)
         json_object_del(srv->idempotency, key);
     }
 }
+
+void em_idem_forget(struct em_server *srv, const struct em_req *req,
+                    const struct em_identity *who)
+{
+    const char *key = em_req_header(req, "idempotency-key");
+    if (!key || !*key)
+        return;
+    char scope[65];
+    scope_of(who, scope);
+    char *project = project_of(req);
+    char *mk = scoped_key(scope, project, key);
+    free(project);
+    if (json_object_get(srv->idempotency, mk)) {
+        json_object_del(srv->idempotency, mk);
+        char *path = key_file(srv, mk);
+        unlink(path);
+        free(path);
+    }
+    free(mk);
+}

@@ -34,6 +34,10 @@ int em_idem_check(struct em_server *srv, const struct em_req *req,
 /* Records the response of a request that ran (no-op without a key or for 5xx). */
 void em_idem_save(struct em_server *srv, const struct em_req *req,
                   const struct em_identity *who, const struct em_resp *resp);
+/* Forgets the response recorded for req's key (of who): the request's change was refused
+ * by the disk after it was recorded (a retry runs again). */
+void em_idem_forget(struct em_server *srv, const struct em_req *req,
+                    const struct em_identity *who);
 /* Forgets every key (reset). */
 void em_idem_clear(struct em_server *srv);
 /* Drops keys older than 24 hours. */

@@ -3,6 +3,7 @@
 #include "router.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,7 +20,9 @@
 #include "fsutil.h"
 #include "idempotency.h"
 #include "json/json.h"
+#include "objects.h"
 #include "route.h"
+#include "sim.h"
 #include "util/xmalloc.h"
 
 int em_router_init(struct em_server *srv, struct nd_buf *err)
@@ -197,16 +200,47 @@ static void handle_locked(struct em_server *srv, struct em_req *req, struct em_r
         em_idem_save(srv, req, who, resp);
 }
 
-/* The change is in memory but the disk refused it: the answer says so. */
-static void commit_failed(struct em_server *srv, struct em_req *req, struct em_resp *resp)
+/* Changes the disk refused are undone before anything reads or changes the store. */
+static void settle(struct em_server *srv)
 {
-    if (resp->stream || resp->upgrade)
-        return;
+    if (em_obj_rollback(srv) >= 0)
+        em_sim_touch_all(srv); /* objects came back as they were: their schedules too */
+}
+
+/* The disk refused the change: memory goes back to what is on disk, and the answer says
+ * so (507 StorageFull or 500 StorageError); a retry with the same key runs again. */
+static void commit_failed(struct em_server *srv, struct em_req *req, struct em_resp *resp,
+                          const struct em_identity *who, int err)
+{
     pthread_mutex_lock(&srv->lock);
-    em_resp_error(srv, req, resp, "InternalError",
-                  "the change could not be written to the journal: %s",
-                  strerror(srv->store.wal.error));
+    settle(srv);
+    em_idem_forget(srv, req, who);
+    if (!resp->stream && !resp->upgrade) {
+        struct nd_status st = ND_STATUS_INIT;
+        em_store_io_status(&srv->store, &st, err, srv->store.wal.path);
+        em_resp_status(srv, req, resp, &st);
+        nd_status_release(&st);
+    }
     pthread_mutex_unlock(&srv->lock);
+}
+
+/* A write is refused before it changes anything when the journal cannot take it (a full
+ * disk): 1 when resp was filled. Lock held. */
+static int refuse_unwritable(struct em_server *srv, struct em_req *req, struct em_resp *resp)
+{
+    /* what writes nothing passes: upgrades (exec), dry runs, reviews (POSTs that read) */
+    if (!is_write(req->method) || em_req_header(req, "upgrade") ||
+        em_req_query(req, "dryRun") || strstr(req->path, "subjectreviews") ||
+        strstr(req->path, "subjectaccessreviews"))
+        return 0;
+    struct nd_status st = ND_STATUS_INIT;
+    int rc = em_store_reserve(&srv->store, &st) < 0;
+    if (rc) {
+        srv->stats.requests++;
+        em_resp_status(srv, req, resp, &st);
+    }
+    nd_status_release(&st);
+    return rc;
 }
 
 static void serve(struct em_server *srv, struct em_req *req, struct em_resp *resp)
@@ -238,6 +272,12 @@ static void serve(struct em_server *srv, struct em_req *req, struct em_resp *res
     }
     if (!faulted) {
         pthread_mutex_lock(&srv->lock);
+        settle(srv);
+        if (refuse_unwritable(srv, req, resp)) {
+            pthread_mutex_unlock(&srv->lock);
+            nd_status_release(&st);
+            return;
+        }
         uint64_t before = em_store_ticket(&srv->store);
         handle_locked(srv, req, resp, &who);
         uint64_t ticket = em_store_ticket(&srv->store);
@@ -246,7 +286,7 @@ static void serve(struct em_server *srv, struct em_req *req, struct em_resp *res
          * share one flush with whatever else is committing now (store.h) */
         if (ticket != before) {
             if (em_store_commit(&srv->store, ticket) < 0)
-                commit_failed(srv, req, resp);
+                commit_failed(srv, req, resp, &who, errno);
             /* watches show what is on disk: this may be news to them */
             pthread_mutex_lock(&srv->lock);
             em_feed_publish(srv);

@@ -57,18 +57,22 @@ static int save(struct em_server *srv, const char *name, struct em_resp *resp,
     bool existed = stat(dir, &sb) == 0;
     em_rm_rf(tmp);
     if (em_mkdir_p(tmp) < 0) {
-        nd_status_set(st, "InternalError", NULL, "snapshot %s: cannot create %s", name, tmp);
+        em_store_io_status(&srv->store, st, errno, tmp);
+        nd_status_prefix(st, "snapshot %s", name);
         goto out;
     }
     for (int i = 0; trees[i]; i++) {
         char *from = nd_xasprintf("%s/%s", srv->store.dir, trees[i]);
         char *to = nd_xasprintf("%s/%s", tmp, trees[i]);
         int c = em_copy_tree(from, to);
+        int e = errno;
         free(from);
         free(to);
         if (c < 0) {
-            nd_status_set(st, "InternalError", NULL, "snapshot %s: copying %s failed", name,
-                          trees[i]);
+            char *what = nd_xasprintf("%s/%s", tmp, trees[i]);
+            em_store_io_status(&srv->store, st, e, what);
+            free(what);
+            nd_status_prefix(st, "snapshot %s", name);
             goto out;
         }
     }
@@ -89,7 +93,8 @@ static int save(struct em_server *srv, const char *name, struct em_resp *resp,
         goto out;
     em_rm_rf(dir);
     if (rename(tmp, dir) < 0) {
-        nd_status_set(st, "InternalError", NULL, "snapshot %s: cannot move it into place", name);
+        em_store_io_status(&srv->store, st, errno, dir);
+        nd_status_prefix(st, "snapshot %s", name);
         goto out;
     }
     json_t *answer = json_pack("{sssssI}", "name", name, "time", now, "objects",

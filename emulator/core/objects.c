@@ -144,6 +144,17 @@ static void record(struct em_server *srv, const char *type, const struct nd_kind
         pthread_cond_signal(&srv->sim_wake);
 }
 
+int64_t em_obj_rollback(struct em_server *srv)
+{
+    int64_t rev = em_store_rollback(&srv->store);
+    if (rev < 0)
+        return -1;
+    em_journal_drop_after(&srv->journal, rev);
+    if (srv->sim_seen_rev > rev)
+        srv->sim_seen_rev = rev;
+    return rev;
+}
+
 int em_obj_add(struct em_server *srv, const struct nd_kind *k, json_t *obj, struct nd_status *st)
 {
     set_rv(srv, obj);

@@ -25,6 +25,10 @@ const char *em_now_rfc3339(struct em_server *srv, char out[32]);
 
 /* Stores a new object (server-set metadata already filled, except resourceVersion,
  * which is assigned here) and records ADDED. obj is referenced, not stolen. */
+/* After a commit failed: every change the disk refused is undone in memory (objects,
+ * revision counter, the journal's events), as if it never happened. The revision the
+ * server is back at, or -1 when nothing had failed. Lock held. */
+int64_t em_obj_rollback(struct em_server *srv);
 int em_obj_add(struct em_server *srv, const struct nd_kind *k, json_t *obj, struct nd_status *st);
 /* Replaces old (the stored object) with obj: a new resourceVersion, generation + 1 when
  * spec changed, MODIFIED; when obj is being deleted and has no finalizers left it is

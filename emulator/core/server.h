@@ -105,7 +105,7 @@ int em_options_parse(struct em_options *opt, int argc, char **argv);
  * Called with the lock held. */
 void em_server_advance(struct em_server *srv, int64_t ms);
 /* Writes emulator.json (revision counter, clock offset). Lock held. */
-void em_server_save_meta(struct em_server *srv);
+int em_server_save_meta(struct em_server *srv);
 /* Housekeeping due at the current time (history and idempotency expiry). Lock held. */
 void em_server_housekeep(struct em_server *srv);
 void em_options_release(struct em_options *opt);

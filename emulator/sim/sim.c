@@ -379,7 +379,14 @@ static void *sim_main(void *arg)
     pthread_mutex_lock(&srv->lock);
     while (!srv->stopping) {
         em_pricebook_poll(srv); /* a person may edit pricebook.json */
-        int64_t next = em_sim_run(srv, em_clock_now_ms(&srv->clock));
+        if (em_obj_rollback(srv) >= 0) /* changes the disk refused are undone */
+            em_sim_touch_all(srv);
+        struct nd_status full = ND_STATUS_INIT;
+        bool writable = em_store_reserve(&srv->store, &full) == 0;
+        nd_status_release(&full);
+        /* while the disk is full the controllers wait (a second at a time) */
+        int64_t next = writable ? em_sim_run(srv, em_clock_now_ms(&srv->clock))
+                                : em_clock_now_ms(&srv->clock) + 1000;
         uint64_t ticket = em_store_ticket(&srv->store);
         if (ticket != committed) {
             committed = ticket;

@@ -100,11 +100,12 @@ int em_copy_tree(const char *from, const char *to)
     }
     char buf[65536];
     ssize_t n;
-    int rc = 0;
+    int rc = 0, err = 0;
     while ((n = read(in, buf, sizeof buf)) > 0) {
         for (ssize_t off = 0; off < n;) {
             ssize_t w = write(out, buf + off, (size_t)(n - off));
             if (w < 0) {
+                err = errno;
                 rc = -1;
                 break;
             }
@@ -113,11 +114,16 @@ int em_copy_tree(const char *from, const char *to)
         if (rc < 0)
             break;
     }
-    if (n < 0)
+    if (n < 0 && !err) {
+        err = errno;
         rc = -1;
+    }
     close(in);
-    if (close(out) < 0)
+    if (close(out) < 0 && !err) {
+        err = errno; /* a full disk may say so only here */
         rc = -1;
+    }
+    if (rc < 0)
+        errno = err; /* what failed first, for the caller's message */
     return rc;
 }
-

@@ -251,3 +251,9 @@ void em_journal_clear(struct em_journal *j, int64_t rev)
     j->oldest_rev = rev;
     rewrite(j);
 }
+
+void em_journal_drop_after(struct em_journal *j, int64_t rev)
+{
+    while (j->len && j->ev[j->len - 1].rev > rev)
+        free_event(&j->ev[--j->len]);
+}

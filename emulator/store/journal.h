@@ -70,6 +70,8 @@ size_t em_journal_after(const struct em_journal *j, int64_t rev);
 bool em_journal_covers(const struct em_journal *j, int64_t rev);
 /* The last revision in the journal (0 when empty). */
 int64_t em_journal_last_rev(const struct em_journal *j);
+/* Drops the events after rev: changes the disk refused (em_store_rollback). */
+void em_journal_drop_after(struct em_journal *j, int64_t rev);
 /* Empties the journal (reset); resuming from before `rev` is then Expired. */
 void em_journal_clear(struct em_journal *j, int64_t rev);
 

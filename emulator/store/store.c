@@ -38,13 +38,98 @@ static int64_t obj_rv(const json_t *obj)
     return rv ? strtoll(rv, NULL, 10) : 0;
 }
 
+/* space the journal keeps allocated ahead of a write (a bigger write is undone if it fails) */
+#define EM_STORE_RESERVE (64u << 10)
+
+int em_store_io_status(const struct em_store *s, struct nd_status *st, int err,
+                       const char *path)
+{
+    bool full = err == ENOSPC || err == EDQUOT;
+    char *fix = nd_xasprintf(full ? "free space on the disk that holds %s, then retry"
+                                  : "check the disk and the permissions of %s, then retry",
+                             s->dir);
+    nd_status_set(st, full ? "StorageFull" : "StorageError", fix,
+                  "the change was not made: cannot write %s: %s", path, strerror(err));
+    free(fix);
+    return -1;
+}
+
+void em_store_note_error(struct em_store *s, const char *path, int err)
+{
+    if (!s->wal.path)
+        return;
+    pthread_mutex_lock(&s->wal.lock);
+    em_wal_note_error(&s->wal, path, err);
+    pthread_mutex_unlock(&s->wal.lock);
+}
+
 int em_store_write_file(struct em_store *s, const char *path, const char *data, size_t len,
                         struct nd_status *st)
 {
     if (em_write_atomic(path, data, len, s->fsync_mode != EM_FSYNC_NEVER) == 0)
         return 0;
-    return nd_status_set(st, "InternalError", "check the state directory's disk space and permissions",
-                         "cannot write %s: %s", path, strerror(errno));
+    int e = errno ? errno : EIO;
+    em_store_note_error(s, path, e);
+    return em_store_io_status(s, st, e, path);
+}
+
+int em_store_reserve(struct em_store *s, struct nd_status *st)
+{
+    if (!s->wal.path)
+        return 0;
+    int e = em_wal_reserve(&s->wal, EM_STORE_RESERVE);
+    return e ? em_store_io_status(s, st, e, s->wal.path) : 0;
+}
+
+static void undo_release(struct em_undo *u)
+{
+    free(u->plural);
+    free(u->ns);
+    free(u->name);
+    if (u->prev) {
+        json_decref(u->prev->obj);
+        em_bytes_unref(u->prev->json);
+        free(u->prev);
+    }
+}
+
+/* Remembers how to undo the change of ticket (before it is made), and forgets the
+ * changes known durable. */
+static void undo_push(struct em_store *s, uint64_t ticket, int64_t rev, const char *plural,
+                      const char *ns, const char *name, const struct em_entry *cur)
+{
+    pthread_mutex_lock(&s->wal.lock);
+    uint64_t settled = s->wal.broken ? 0 : s->wal.durable;
+    pthread_mutex_unlock(&s->wal.lock);
+    size_t drop = 0;
+    while (drop < s->nundo && s->undo[drop].ticket <= settled)
+        undo_release(&s->undo[drop++]);
+    if (drop) {
+        memmove(s->undo, s->undo + drop, (s->nundo - drop) * sizeof *s->undo);
+        s->nundo -= drop;
+    }
+    if (s->nundo == s->capundo) {
+        s->capundo = s->capundo ? s->capundo * 2 : 64;
+        s->undo = nd_xrealloc(s->undo, s->capundo * sizeof *s->undo);
+    }
+    struct em_undo *u = &s->undo[s->nundo++];
+    *u = (struct em_undo){.ticket = ticket, .rev = rev, .plural = nd_xstrdup(plural),
+                          .ns = nd_xstrdup(ns), .name = nd_xstrdup(name)};
+    if (cur) {
+        u->prev = nd_xmalloc(sizeof *u->prev);
+        u->prev->obj = json_incref(cur->obj);
+        u->prev->json = em_bytes_ref(cur->json);
+        u->prev->stamp = cur->stamp;
+    }
+}
+
+static void undo_clear(struct em_store *s)
+{
+    for (size_t i = 0; i < s->nundo; i++)
+        undo_release(&s->undo[i]);
+    free(s->undo);
+    s->undo = NULL;
+    s->nundo = s->capundo = 0;
 }
 
 char *em_store_record_line_bytes(int64_t rev, int64_t time_ms, const char *type,
@@ -343,31 +428,42 @@ static bool all_applied(struct em_store *s)
 {
     em_wal_commit(&s->wal, em_wal_ticket(&s->wal));
     pthread_mutex_lock(&s->wal.lock);
-    bool ok = !s->wal.error && s->wal.applied_rev == s->wal.appended_rev &&
+    bool ok = !s->wal.nretry && s->wal.applied_rev == s->wal.appended_rev &&
               s->wal.durable == s->wal.appended;
     pthread_mutex_unlock(&s->wal.lock);
     return ok;
 }
 
-void em_store_stop(struct em_store *s)
+int em_store_stop(struct em_store *s, struct nd_buf *err)
 {
-    bool clean = s->wal.path && s->lock_fd >= 0 && all_applied(s);
+    int rc = 0;
     if (s->wal.path)
-        em_wal_close(&s->wal);
-    /* a clean stop: the next start takes unchanged files' objects from the checkpoint */
-    if (clean)
-        em_checkpoint_write(s);
+        em_store_rollback(s); /* what failed is not written by the checkpoint either */
+    bool clean = s->wal.path && s->lock_fd >= 0 && all_applied(s);
+    if (s->wal.path && em_wal_close(&s->wal, err) < 0)
+        rc = -1;
+    /* a clean stop: the next start takes unchanged files' objects from the checkpoint
+     * (one that cannot be written leaves the previous one whole: it is renamed over it) */
+    if (clean && em_checkpoint_write(s) < 0) {
+        nd_buf_addf(err, "%scannot write the checkpoint %s/history/checkpoint: %s (the next "
+                    "start reads the object files)", rc ? "; " : "", s->dir, strerror(errno));
+        rc = -1;
+    }
     em_wal_records_free(s->history, s->nhistory);
     s->history = NULL;
     s->nhistory = 0;
+    undo_clear(s);
     if (s->lock_fd >= 0)
         close(s->lock_fd);
     s->lock_fd = -1;
+    return rc;
 }
 
 void em_store_close(struct em_store *s)
 {
-    em_store_stop(s);
+    struct nd_buf err = ND_BUF_INIT;
+    em_store_stop(s, &err);
+    nd_buf_release(&err);
     for (size_t i = 0; i < s->nkinds; i++) {
         em_index_free(s->kinds[i].ix, entry_free);
         free(s->kinds[i].plural);
@@ -392,6 +488,25 @@ int64_t em_store_durable_rev(struct em_store *s)
 int em_store_commit(struct em_store *s, uint64_t ticket)
 {
     return s->wal.path ? em_wal_commit(&s->wal, ticket) : 0;
+}
+
+int64_t em_store_rollback(struct em_store *s)
+{
+    uint64_t from = s->wal.path ? em_wal_recover(&s->wal) : 0;
+    if (!from)
+        return -1;
+    int64_t rev = -1;
+    while (s->nundo && s->undo[s->nundo - 1].ticket >= from) {
+        struct em_undo *u = &s->undo[--s->nundo];
+        struct em_entry *p = u->prev;
+        set_entry(s, u->plural, u->ns, u->name, p ? p->obj : NULL, p ? p->json : NULL,
+                  p ? &p->stamp : NULL);
+        rev = u->rev - 1;
+        undo_release(u);
+    }
+    if (rev >= 0 && rev < s->revision)
+        s->revision = rev;
+    return rev >= 0 ? rev : s->revision;
 }
 
 int64_t em_store_next_revision(struct em_store *s)
@@ -449,7 +564,9 @@ static struct em_bytes *log_change(struct em_store *s, const char *plural, const
     if (!remove)
         op.data = file_text(obj, &op.len);
     if (s->wal.path) {
-        em_wal_append(&s->wal, rev, line, llen, &op);
+        const struct em_entry *cur = em_store_entry(s, plural, ns, name);
+        uint64_t ticket = em_wal_append(&s->wal, rev, line, llen, &op);
+        undo_push(s, ticket, rev, plural, ns, name, cur);
     } else {
         free(op.path);
         free(op.data);
@@ -626,9 +743,7 @@ int em_store_clear(struct em_store *s, struct nd_status *st)
     /* the log is emptied first: a crash half-way leaves objects, never a log that
      * would bring removed ones back */
     if (s->wal.path && em_wal_rewrite(&s->wal, "", 0) < 0)
-        return nd_status_set(st, "InternalError",
-                             "check the state directory's disk space and permissions",
-                             "cannot rewrite the journal: %s", strerror(s->wal.error));
+        return em_store_io_status(s, st, s->wal.error ? s->wal.error : EIO, s->wal.path);
     int rc = 0;
     for (size_t i = 0; i < s->nkinds; i++) {
         struct em_store_cursor c;
@@ -643,6 +758,7 @@ int em_store_clear(struct em_store *s, struct nd_status *st)
             free(path);
         }
     }
+    undo_clear(s); /* the log was rewritten: every change before is settled */
     /* the kinds go too: their order (em_store_kinds) starts again */
     for (size_t i = 0; i < s->nkinds; i++) {
         em_index_free(s->kinds[i].ix, entry_free);

@@ -56,6 +56,14 @@ struct em_store_cursor {
     char hi[EM_STORE_KEY_MAX];
 };
 
+/* A change not yet known durable, to undo if its journal write fails (store.c). */
+struct em_undo {
+    uint64_t ticket;
+    int64_t rev;
+    char *plural, *ns, *name;
+    struct em_entry *prev; /* the entry before the change (NULL: there was none) */
+};
+
 struct em_store {
     char *dir;
     enum em_fsync fsync_mode;
@@ -75,6 +83,8 @@ struct em_store {
     size_t repaired;    /* files the open brought up to date from the log */
     /* objects the open took from their files, and from the checkpoint (checkpoint.h) */
     size_t loaded_files, loaded_checkpoint;
+    struct em_undo *undo; /* changes whose journal write may still fail, oldest first */
+    size_t nundo, capundo;
 };
 
 /* Opens (creating) the state directory, takes its lock, empties it first when reset
@@ -85,9 +95,10 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
                   struct nd_buf *report, struct nd_buf *err);
 void em_store_close(struct em_store *s);
 /* The part of em_store_close that reaches the disk: the log's last commit and marker, the
- * checkpoint of a clean stop, the lock given back. The objects stay in memory (an exiting
- * process leaves them to the exit); em_store_close after it frees them. */
-void em_store_stop(struct em_store *s);
+ * files behind the journal, the checkpoint of a clean stop, the lock given back. The
+ * objects stay in memory (an exiting process leaves them to the exit); em_store_close
+ * after it frees them. 0, or -1 with what it could not write in err. */
+int em_store_stop(struct em_store *s, struct nd_buf *err);
 
 /* The next revision (for resourceVersion), strictly increasing. */
 int64_t em_store_next_revision(struct em_store *s);
@@ -110,6 +121,23 @@ uint64_t em_store_ticket(struct em_store *s);
 /* Called WITHOUT the caller's lock: returns once every change up to ticket is on disk
  * (per --fsync) and its file written. -1 when the disk refused a write. */
 int em_store_commit(struct em_store *s, uint64_t ticket);
+/* After a commit failed (-1 from em_store_commit): undoes, in memory, every change whose
+ * journal write failed, newest first, as if it never happened, revision counter included.
+ * Returns the revision the store is back at (the caller drops its events after it), or
+ * -1 when nothing failed since the last call. Call it with the caller's lock held before
+ * anything reads or changes the store. */
+int64_t em_store_rollback(struct em_store *s);
+/* Before a write: the journal's space is allocated ahead (where the filesystem can), so a
+ * full disk refuses the write before anything changes. 0, or -1 with StorageFull or
+ * StorageError in st. */
+int em_store_reserve(struct em_store *s, struct nd_status *st);
+/* Fills st for a failed write of path with errno err: StorageFull (507: ENOSPC, EDQUOT)
+ * or StorageError (500), each with a fix. Returns -1. */
+int em_store_io_status(const struct em_store *s, struct nd_status *st, int err,
+                       const char *path);
+/* Notes a failed write of a state file (logged once per episode of failures). */
+void em_store_note_error(struct em_store *s, const char *path, int err);
+
 /* The highest revision on disk: watches show changes up to it, never one a crash
  * could still undo. */
 int64_t em_store_durable_rev(struct em_store *s);

@@ -38,18 +38,23 @@ static void sleep_us(long us)
         ;
 }
 
-static void fsync_parent(const char *path)
+/* Flushes the directory holding path (a rename in it): 0 or -1 with errno. */
+static int fsync_parent(const char *path)
 {
     char *dir = nd_xstrdup(path);
     char *slash = strrchr(dir, '/');
     if (slash)
         *slash = '\0';
+    int rc = 0;
     int fd = open(dir, O_RDONLY | O_DIRECTORY);
     if (fd >= 0) {
-        fsync(fd);
+        rc = fsync(fd);
+        int e = errno;
         close(fd);
+        errno = e;
     }
     free(dir);
+    return rc;
 }
 
 static int write_all(int fd, const char *data, size_t len)
@@ -96,8 +101,8 @@ int em_write_atomic(const char *path, const char *data, size_t len, bool flush)
         errno = e;
         goto fail;
     }
-    if (flush)
-        fsync_parent(path);
+    if (flush && fsync_parent(path) < 0)
+        goto fail;
     free(tmp);
     return 0;
 fail:
@@ -111,16 +116,30 @@ static void op_release(struct em_wal_op *op)
     free(op->data);
 }
 
-/* Applies file writes in order; the first error's errno (0: none). */
-static int apply_ops(struct em_wal_op *ops, size_t n)
+/* Applies file writes in order: the ones that failed before (w->retry, unless this batch
+ * writes the same file again), then the batch's. One that fails is kept in w->retry for
+ * the next batch. The first error's errno (0: none); *path: the file (NEW). Called
+ * without the lock, by one thread at a time (the apply turn). */
+static int apply_ops(struct em_wal *w, struct em_wal_op *ops, size_t n, char **path)
 {
+    struct em_wal_op *retry = w->retry;
+    size_t nretry = w->nretry;
+    w->retry = NULL;
+    w->nretry = 0;
+    size_t total = nretry + n, kept = 0;
+    struct em_wal_op *all = nd_xmalloc((total ? total : 1) * sizeof *all);
+    if (nretry)
+        memcpy(all, retry, nretry * sizeof *all);
+    if (n)
+        memcpy(all + nretry, ops, n * sizeof *all);
+    free(retry);
     int err = 0;
-    for (size_t i = 0; i < n; i++) {
-        struct em_wal_op *op = &ops[i];
-        /* a later write of the same file in this batch makes this one moot */
+    for (size_t i = 0; i < total; i++) {
+        struct em_wal_op *op = &all[i];
+        /* a later write of the same file makes this one moot */
         bool superseded = false;
-        for (size_t j = i + 1; j < n && j < i + 64; j++) {
-            if (strcmp(ops[j].path, op->path) == 0) {
+        for (size_t j = i + 1; j < total && (j < i + 64 || i < nretry); j++) {
+            if (strcmp(all[j].path, op->path) == 0) {
                 superseded = true;
                 break;
             }
@@ -132,9 +151,21 @@ static int apply_ops(struct em_wal_op *ops, size_t n)
             rc = em_write_atomic(op->path, op->data, op->len, false);
         else if (unlink(op->path) < 0 && errno != ENOENT)
             rc = -1;
-        if (rc < 0 && !err)
-            err = errno ? errno : EIO;
-        op_release(op);
+        if (rc < 0) {
+            if (!err) {
+                err = errno ? errno : EIO;
+                *path = nd_xstrdup(op->path);
+            }
+            all[kept++] = *op; /* tried again by the next batch */
+        } else {
+            op_release(op);
+        }
+    }
+    if (kept) {
+        w->retry = all;
+        w->nretry = kept;
+    } else {
+        free(all);
     }
     return err;
 }
@@ -166,6 +197,8 @@ int em_wal_open(struct em_wal *w, const char *path, enum em_fsync mode, int64_t 
         nd_buf_addf(err, "cannot open %s: %s", path, strerror(errno));
         return -1;
     }
+    struct stat sb;
+    w->size = fstat(w->fd, &sb) == 0 ? sb.st_size : 0;
     return 0;
 }
 
@@ -238,7 +271,7 @@ uint64_t em_wal_ticket(struct em_wal *w)
  * one's file writes. */
 static void lead(struct em_wal *w)
 {
-    if (w->mode == EM_FSYNC_BATCH && w->waiters > 1) {
+    if (w->mode == EM_FSYNC_BATCH && w->waiters > 1 && !w->broken) {
         /* others are committing: let those on their way join this flush, for at most
          * half of what the last flush took (a millisecond at most) */
         long budget = w->last_sync_us / 2 < BATCH_WAIT_US ? w->last_sync_us / 2 : BATCH_WAIT_US;
@@ -257,37 +290,43 @@ static void lead(struct em_wal *w)
     size_t nops = w->nops;
     w->ops = NULL;
     w->nops = w->capops = 0;
+    uint64_t first = w->flushed + 1;
     uint64_t target = w->appended;
     int64_t target_rev = w->appended_rev;
     uint64_t nrec = target - w->flushed;
     uint64_t seq = w->batch_seq++;
+    /* a batch after a failed one may build on it: it fails too (em_wal_recover) */
+    bool doomed = w->broken;
+    off_t start = w->size;
     char head[80];
     int hn = marker(head, sizeof head, w->applied_rev);
     pthread_mutex_unlock(&w->lock);
 
     int err = 0;
-    struct iovec iov[2] = {{head, (size_t)hn}, {batch.data, batch.len}};
     size_t total = (size_t)hn + batch.len;
-    ssize_t n;
-    do
-        n = writev(w->fd, iov, 2);
-    while (n < 0 && errno == EINTR);
-    if (n < 0)
-        err = errno;
-    else if ((size_t)n < total) {
-        /* a short append (a full disk): finish it or report it */
-        size_t done = (size_t)n;
-        if (done < (size_t)hn) {
-            if (write_all(w->fd, head + done, (size_t)hn - done) < 0 ||
-                write_all(w->fd, batch.data, batch.len) < 0)
-                err = errno;
-        } else if (write_all(w->fd, batch.data + (done - (size_t)hn), total - done) < 0) {
+    if (!doomed) {
+        struct iovec iov[2] = {{head, (size_t)hn}, {batch.data, batch.len}};
+        ssize_t n;
+        do
+            n = writev(w->fd, iov, 2);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
             err = errno;
+        else if ((size_t)n < total) {
+            /* a short append (a full disk): finish it or report it */
+            size_t done = (size_t)n;
+            if (done < (size_t)hn) {
+                if (write_all(w->fd, head + done, (size_t)hn - done) < 0 ||
+                    write_all(w->fd, batch.data, batch.len) < 0)
+                    err = errno;
+            } else if (write_all(w->fd, batch.data + (done - (size_t)hn), total - done) < 0) {
+                err = errno;
+            }
         }
     }
     bool synced = false;
     int64_t sync_us = 0;
-    if (!err && w->mode != EM_FSYNC_NEVER) {
+    if (!doomed && !err && w->mode != EM_FSYNC_NEVER) {
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         if (fdatasync(w->fd) < 0)
@@ -296,43 +335,76 @@ static void lead(struct em_wal *w)
         sync_us = (t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
         synced = true;
     }
+    bool cut_failed = false;
+    if (err) {
+        /* none of the batch stays: the file is cut back to the last whole batch, so a
+         * start finds nothing of what was refused */
+        cut_failed = ftruncate(w->fd, start) < 0 ||
+                     (w->mode != EM_FSYNC_NEVER && fdatasync(w->fd) < 0);
+    }
     nd_buf_release(&batch);
 
     pthread_mutex_lock(&w->lock);
-    /* on disk: the next leader may flush while this one writes the files */
+    bool failed = doomed || err;
+    if (err) {
+        if (cut_failed && !w->error)
+            fprintf(stderr, "nodus-emulator: storage: cannot cut %s back to %lld bytes after a "
+                    "failed write: %s\n", w->path, (long long)start, strerror(errno));
+        em_wal_note_error(w, w->path, err);
+        if (!w->broken) {
+            w->broken = true;
+            w->broken_from = first;
+        }
+    }
+    if (failed) {
+        em_wal_fail_range(w, first, target);
+    } else {
+        w->size = start + (off_t)total;
+        if (target_rev > w->durable_rev)
+            w->durable_rev = target_rev;
+        w->count.records += nrec;
+        w->count.fsyncs += synced;
+        if (nrec > w->count.max_batch)
+            w->count.max_batch = nrec;
+    }
+    /* on disk (or failed): the next leader may flush while this one writes the files */
     w->flushed = target;
     if (synced)
         w->last_sync_us = sync_us;
-    if (target_rev > w->durable_rev)
-        w->durable_rev = target_rev;
     w->count.flushes++;
-    w->count.records += nrec;
-    w->count.fsyncs += synced;
-    if (nrec > w->count.max_batch)
-        w->count.max_batch = nrec;
     w->flushing = false;
     pthread_cond_broadcast(&w->cond);
     while (w->apply_turn != seq)
         pthread_cond_wait(&w->cond, &w->lock);
     pthread_mutex_unlock(&w->lock);
 
-    int aerr = apply_ops(ops, nops);
+    int aerr = 0;
+    char *apath = NULL;
+    if (failed) {
+        for (size_t i = 0; i < nops; i++)
+            op_release(&ops[i]); /* refused: the files stay as they were */
+    } else {
+        aerr = apply_ops(w, ops, nops, &apath);
+    }
     free(ops);
 
     pthread_mutex_lock(&w->lock);
     w->apply_turn++;
     w->durable = target;
-    if (!err && !aerr)
+    /* the applied revision stays before a file still to be written */
+    if (!failed && !aerr && !w->nretry)
         w->applied_rev = target_rev;
-    if (err || aerr)
-        w->error = err ? err : aerr;
+    if (aerr)
+        em_wal_note_error(w, apath, aerr);
+    else if (!failed && !w->broken)
+        em_wal_note_ok(w);
+    free(apath);
     pthread_cond_broadcast(&w->cond);
 }
 
 int em_wal_commit(struct em_wal *w, uint64_t ticket)
 {
     pthread_mutex_lock(&w->lock);
-    int seen_error = w->error;
     w->waiters++;
     while (w->durable < ticket) {
         if (w->flushing || w->flushed >= ticket) {
@@ -344,8 +416,11 @@ int em_wal_commit(struct em_wal *w, uint64_t ticket)
         lead(w);
     }
     w->waiters--;
-    int rc = w->error != seen_error && w->error ? -1 : 0;
+    int rc = em_wal_ticket_failed(w, ticket) ? -1 : 0;
+    int e = w->error ? w->error : EIO;
     pthread_mutex_unlock(&w->lock);
+    if (rc < 0)
+        errno = e;
     return rc;
 }
 
@@ -363,6 +438,13 @@ int em_wal_rewrite(struct em_wal *w, const char *data, size_t len)
     pthread_mutex_lock(&w->lock);
     while (w->flushing || w->apply_turn != w->batch_seq)
         pthread_cond_wait(&w->cond, &w->lock);
+    if (w->broken) {
+        /* the caller's records may hold changes that failed and are not undone yet */
+        int e = w->error ? w->error : EIO;
+        pthread_mutex_unlock(&w->lock);
+        errno = e;
+        return -1;
+    }
     char head[80];
     int hn = marker(head, sizeof head, w->applied_rev);
     struct nd_buf all = ND_BUF_INIT;
@@ -377,12 +459,14 @@ int em_wal_rewrite(struct em_wal *w, const char *data, size_t len)
         if (fd >= 0) {
             close(w->fd);
             w->fd = fd;
+            w->size = (off_t)all.len;
+            w->reserved = 0; /* a new file: nothing allocated ahead yet */
         } else {
             rc = -1;
         }
     }
     if (rc < 0)
-        w->error = errno;
+        em_wal_note_error(w, w->path, errno); /* the old log stands: nothing is lost */
     pthread_mutex_unlock(&w->lock);
     nd_buf_release(&all);
     return rc;
@@ -414,8 +498,9 @@ static bool ends_applied(const char *path, int64_t applied)
     return yes;
 }
 
-void em_wal_close(struct em_wal *w)
+int em_wal_close(struct em_wal *w, struct nd_buf *err)
 {
+    int rc = 0;
     if (w->thread_running) {
         pthread_mutex_lock(&w->lock);
         w->stopping = true;
@@ -426,24 +511,46 @@ void em_wal_close(struct em_wal *w)
     }
     if (w->fd >= 0) {
         em_wal_commit(w, em_wal_ticket(w));
+        char *path = NULL;
+        int aerr = w->nretry ? apply_ops(w, NULL, 0, &path) : 0; /* a last try */
+        if (aerr) {
+            nd_buf_addf(err, "cannot write %s: %s (%zu files are behind the journal; the "
+                        "next start writes them)", path, strerror(aerr), w->nretry);
+            rc = -1;
+        }
+        free(path);
         /* a clean stop: every file is written, so the next start repairs nothing (a run
          * that wrote nothing leaves the log as it found it, when it already says so) */
         char head[80];
         int hn = marker(head, sizeof head, w->applied_rev);
-        if ((w->appended || !ends_applied(w->path, w->applied_rev)) &&
-            write_all(w->fd, head, (size_t)hn) == 0 && w->mode != EM_FSYNC_NEVER)
-            fdatasync(w->fd);
+        bool need = w->appended || !ends_applied(w->path, w->applied_rev);
+        if (need && (write_all(w->fd, head, (size_t)hn) < 0 ||
+                     (w->mode != EM_FSYNC_NEVER && fdatasync(w->fd) < 0))) {
+            int e = errno;
+            if (ftruncate(w->fd, w->size) < 0) {
+                /* a torn marker is cut off by the next start */
+            }
+            nd_buf_addf(err, "%scannot write the final marker of %s: %s", rc ? "; " : "",
+                        w->path, strerror(e));
+            rc = -1;
+        }
         close(w->fd);
     }
     for (size_t i = 0; i < w->nops; i++)
         op_release(&w->ops[i]);
     free(w->ops);
+    for (size_t i = 0; i < w->nretry; i++)
+        op_release(&w->retry[i]);
+    free(w->retry);
+    free(w->failed);
+    free(w->error_path);
     nd_buf_release(&w->buf);
     free(w->path);
     pthread_cond_destroy(&w->cond);
     pthread_mutex_destroy(&w->lock);
     memset(w, 0, sizeof *w);
     w->fd = -1;
+    return rc;
 }
 
 void em_wal_records_free(struct em_wal_record *r, size_t n)

@@ -22,6 +22,17 @@
  * of the machine may lose what was acknowledged; a crash of the emulator loses nothing
  * the kernel already has).
  *
+ * A failed write, flush or truncation of a batch (a full disk, an I/O error) fails every
+ * record of that batch and every record appended after it until em_wal_recover: their
+ * em_wal_commit returns -1, nothing of them stays in the file (it is cut back to the last
+ * whole batch), and their file writes are dropped. The store, under the server lock,
+ * then undoes them in memory (em_wal_recover says from which ticket). A file write that
+ * fails after its record is on disk is kept and tried again by each later batch (the
+ * record vouches for it: a start repairs the file), and the applied revision stays
+ * before it until it is written. Each episode of failures is logged once, and its end.
+ * Before a write changes anything, em_wal_reserve allocates the space ahead of the log
+ * (fallocate, where the filesystem can), so that a full disk refuses the write up front.
+ *
  * Thread-safe: its own mutex; em_wal_append is called with the server lock held,
  * em_wal_commit without it.
  */
@@ -32,6 +43,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <jansson.h>
 
@@ -74,7 +86,23 @@ struct em_wal {
     bool flushing;
     unsigned waiters;           /* threads in em_wal_commit */
     int64_t last_sync_us;       /* how long the last fdatasync took */
-    int error;                  /* errno of the last failed write or flush (0: none) */
+    int error;                  /* errno of the current episode of failures (0: none) */
+    char *error_path;           /* the file that failed first in it */
+    off_t size;                 /* bytes of whole batches in the file */
+    off_t reserved;             /* space allocated ahead up to this offset (fallocate) */
+    bool no_reserve;            /* the filesystem cannot allocate ahead */
+    bool broken;                /* a batch failed: what is appended fails too, until
+                                 * em_wal_recover */
+    uint64_t broken_from;       /* the first ticket that failed in this run */
+    struct em_wal_range {
+        uint64_t lo, hi;
+    } *failed;                  /* tickets that failed, in order, merged */
+    size_t nfailed, capfailed;
+    struct em_wal_op *retry;    /* file writes that failed after their record was flushed */
+    size_t nretry;
+    /* a line for the log (no lock held but the log's own); NULL: stderr */
+    void (*log)(void *ctx, const char *msg);
+    void *log_ctx;
     struct em_wal_counters count;
     /* a thread that commits what nobody waits for (controllers' writes) */
     pthread_t thread;
@@ -88,8 +116,9 @@ struct em_wal {
  * up to which files are known to be written (after the start's repair). */
 int em_wal_open(struct em_wal *w, const char *path, enum em_fsync mode, int64_t applied_rev,
                 struct nd_buf *err);
-/* Commits everything, writes a final marker, stops the thread and closes. */
-void em_wal_close(struct em_wal *w);
+/* Commits everything, writes a final marker, stops the thread and closes: 0, or -1 when
+ * something could not be written (a message in err). */
+int em_wal_close(struct em_wal *w, struct nd_buf *err);
 /* Starts the thread that commits records nobody waits for within a few milliseconds. */
 int em_wal_start_thread(struct em_wal *w);
 
@@ -103,6 +132,23 @@ uint64_t em_wal_ticket(struct em_wal *w);
 /* Returns once every record up to ticket is on disk and its file written; 0, or -1 when
  * a write or flush failed (errno in w->error). */
 int em_wal_commit(struct em_wal *w, uint64_t ticket);
+/* Allocates the space ahead of the log for need more bytes (beyond what is buffered)
+ * where the filesystem can; called before a write changes anything. 0, or the errno that
+ * refuses the write (the disk is full). */
+int em_wal_reserve(struct em_wal *w, size_t need);
+/* After a failed batch: fails every record appended so far (they were never written),
+ * ends the broken run and returns the first ticket that failed, whose changes and every
+ * later one the caller undoes; 0 when nothing failed since the last call. */
+uint64_t em_wal_recover(struct em_wal *w);
+/* Whether ticket failed. Lock held. */
+bool em_wal_ticket_failed(const struct em_wal *w, uint64_t ticket);
+/* An episode of failures: its first failure is logged (path and errno), later ones are
+ * not; em_wal_note_ok logs its end. Lock held. */
+void em_wal_note_error(struct em_wal *w, const char *path, int err);
+void em_wal_note_ok(struct em_wal *w);
+/* Marks tickets lo..hi failed. Lock held. */
+void em_wal_fail_range(struct em_wal *w, uint64_t lo, uint64_t hi);
+
 /* The highest revision whose record is flushed (and its file written). */
 int64_t em_wal_durable_rev(struct em_wal *w);
 /* Replaces the log with data (whole lines, kept records) after committing everything:

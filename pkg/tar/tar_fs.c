@@ -21,6 +21,14 @@
 
 int nd_tar_io_error(struct nd_status *st, const char *what, const char *path, int err)
 {
+    /* a full disk is the writer's disk, not a bug: nothing of the archive is placed */
+    if (err == ENOSPC || err == EDQUOT)
+        return nd_status_set(st, "StorageFull",
+                             "free space on the disk the files go to, then retry", "%s %s: %s",
+                             what, *path ? path : ".", strerror(err));
+    if (err == EIO)
+        return nd_status_set(st, "StorageError", "check the disk the files go to, then retry",
+                             "%s %s: %s", what, *path ? path : ".", strerror(err));
     return nd_status_set(st, "InternalError", NULL, "%s %s: %s", what, *path ? path : ".",
                          strerror(err));
 }

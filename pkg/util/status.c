@@ -79,6 +79,13 @@ static const struct reason_row reasons[] = {
      "takes per second.", "Wait for Retry-After seconds and retry."},
     {"InternalError", 500, 1, "A bug in the server. It is never a crash; the requestId finds "
      "it in the logs.", "Retry; if it persists, report the requestId."},
+    {"StorageFull", 507, 1, "The server's disk (or quota) is full: the write was refused and "
+     "nothing of it was kept. Reads still work; writes work again once space is freed.",
+     "Free space on the disk of the server's state directory (the emulator's --state DIR), "
+     "then retry."},
+    {"StorageError", 500, 1, "The server could not write the change to its disk (an I/O or "
+     "permission error): the write was refused and nothing of it was kept.",
+     "Check the disk and permissions of the server's state directory, then retry."},
     {"ServiceUnavailable", 503, 1, "The server is shutting down or not ready, is serving as "
      "many connections as it takes, or a fault was injected.", "Retry in a moment."},
     {"Timeout", 504, 6, "The request or wait did not finish in time.",
@@ -338,6 +345,7 @@ const char *nd_reason_for_http_code(int code)
     case 422: return "Invalid";
     case 429: return "TooManyRequests";
     case 503: return "ServiceUnavailable";
+    case 507: return "StorageFull";
     case 504: return "Timeout";
     default: return code >= 500 ? "InternalError" : "BadRequest";
     }

@@ -100,6 +100,7 @@ static void test_status_reason_table(void **state)
         {"ServiceUnavailable", 503, 1},  {"Timeout", 504, 6},
         {"RequestURITooLong", 414, 1},   {"RequestHeaderFieldsTooLarge", 431, 1},
         {"RequestTimeout", 408, 1},
+        {"StorageFull", 507, 1},         {"StorageError", 500, 1},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         struct nd_status st = ND_STATUS_INIT;
@@ -247,7 +248,7 @@ static void test_reason_reference(void **state)
         assert_string_not_equal(reason, "Usage");
         n++;
     }
-    assert_int_equal(n, 26);
+    assert_int_equal(n, 28);
     assert_null(nd_reason_fix("Usage"));
 }
 

@@ -1,0 +1,145 @@
+/* The write-ahead log's failures: which tickets failed, the episode log, the space
+ * allocated ahead of the log, and the recovery after a failed batch; see wal.h. */
+#include "wal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/falloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xmalloc.h"
+
+/* Linux's fallocate(2) (glibc declares it only under _GNU_SOURCE, which the build does not
+ * set: banned.h is included first) */
+int fallocate(int fd, int mode, off_t offset, off_t len);
+
+/* space allocated ahead of the log at a time, beyond what a write needs */
+#define RESERVE_CHUNK (256 << 10)
+
+static void say(struct em_wal *w, const char *msg)
+{
+    if (w->log)
+        w->log(w->log_ctx, msg);
+    else
+        fprintf(stderr, "nodus-emulator: %s\n", msg);
+}
+
+void em_wal_note_error(struct em_wal *w, const char *path, int err)
+{
+    if (w->error)
+        return;
+    w->error = err ? err : EIO;
+    free(w->error_path);
+    w->error_path = nd_xstrdup(path ? path : w->path);
+    char *msg = nd_xasprintf("storage: cannot write %s: %s (errno %d); a write the journal "
+                             "cannot take is refused (507 StorageFull, 500 StorageError) until "
+                             "there is room; reads go on",
+                             w->error_path, strerror(w->error), w->error);
+    say(w, msg);
+    free(msg);
+}
+
+void em_wal_note_ok(struct em_wal *w)
+{
+    if (!w->error)
+        return;
+    char *msg = nd_xasprintf("storage: writes reach the disk again (the first to fail was %s)",
+                             w->error_path ? w->error_path : w->path);
+    say(w, msg);
+    free(msg);
+    w->error = 0;
+    free(w->error_path);
+    w->error_path = NULL;
+}
+
+void em_wal_fail_range(struct em_wal *w, uint64_t lo, uint64_t hi)
+{
+    if (lo > hi)
+        return;
+    if (w->nfailed && w->failed[w->nfailed - 1].hi + 1 >= lo) {
+        struct em_wal_range *r = &w->failed[w->nfailed - 1];
+        if (hi > r->hi)
+            r->hi = hi;
+        if (lo < r->lo)
+            r->lo = lo;
+        return;
+    }
+    if (w->nfailed == w->capfailed) {
+        w->capfailed = w->capfailed ? w->capfailed * 2 : 8;
+        w->failed = nd_xrealloc(w->failed, w->capfailed * sizeof *w->failed);
+    }
+    w->failed[w->nfailed++] = (struct em_wal_range){lo, hi};
+}
+
+bool em_wal_ticket_failed(const struct em_wal *w, uint64_t ticket)
+{
+    size_t lo = 0, hi = w->nfailed;
+    while (lo < hi) { /* the first range ending at or after ticket */
+        size_t mid = lo + (hi - lo) / 2;
+        if (w->failed[mid].hi < ticket)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < w->nfailed && w->failed[lo].lo <= ticket;
+}
+
+static bool full(int err)
+{
+    return err == ENOSPC || err == EDQUOT;
+}
+
+int em_wal_reserve(struct em_wal *w, size_t need)
+{
+    pthread_mutex_lock(&w->lock);
+    int rc = 0;
+    off_t want = w->size + (off_t)w->buf.len + (off_t)need;
+    if (w->fd < 0 || w->no_reserve || want <= w->reserved)
+        goto out;
+    /* a chunk ahead; when that is too much, what this write needs */
+    off_t sizes[2] = {want + RESERVE_CHUNK, want};
+    for (int i = 0; i < 2; i++) {
+        if (fallocate(w->fd, FALLOC_FL_KEEP_SIZE, w->size, sizes[i] - w->size) == 0) {
+            w->reserved = sizes[i];
+            rc = 0;
+            goto out;
+        }
+        rc = errno;
+        if (rc == EOPNOTSUPP || rc == ENOSYS) {
+            w->no_reserve = true; /* the writes themselves find out, and are undone */
+            rc = 0;
+            goto out;
+        }
+        if (!full(rc))
+            break;
+    }
+    em_wal_note_error(w, w->path, rc);
+out:
+    pthread_mutex_unlock(&w->lock);
+    return rc;
+}
+
+uint64_t em_wal_recover(struct em_wal *w)
+{
+    pthread_mutex_lock(&w->lock);
+    if (!w->broken) {
+        pthread_mutex_unlock(&w->lock);
+        return 0;
+    }
+    pthread_mutex_unlock(&w->lock);
+    /* every record appended so far goes through a doomed batch: nothing is written, and
+     * whoever waits for one of them hears that it failed */
+    em_wal_commit(w, em_wal_ticket(w));
+    pthread_mutex_lock(&w->lock);
+    while (w->flushing || w->apply_turn != w->batch_seq)
+        pthread_cond_wait(&w->cond, &w->lock);
+    uint64_t from = w->broken_from;
+    em_wal_fail_range(w, from, w->appended);
+    w->broken = false;
+    w->broken_from = 0;
+    w->appended_rev = w->durable_rev;
+    pthread_mutex_unlock(&w->lock);
+    return from;
+}

@@ -1,0 +1,152 @@
+/* Unit tests of the store layer when the disk refuses a write (emulator/store/wal.c,
+ * wal_error.c): the journal's descriptor is swapped for /dev/full (every write: ENOSPC),
+ * or an object's directory is replaced by a file (its file write fails after the record
+ * is on disk). A failed commit is -1 every time, not only the first; the store undoes
+ * what failed; nothing failed is found by a restart; a file behind the journal is
+ * written by a later batch. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "store.h"
+#include "store_tmpdir.h"
+#include "util/xmalloc.h"
+
+static void open_store(struct em_store *s, const char *dir)
+{
+    struct nd_buf err = ND_BUF_INIT, report = ND_BUF_INIT;
+    if (em_store_open(s, dir, EM_FSYNC_ALWAYS, false, &report, &err) != 0)
+        fail_msg("em_store_open: %s", err.data);
+    nd_buf_release(&err);
+    nd_buf_release(&report);
+}
+
+/* Stores a Volume name at the store's next revision with spec.size size; its ticket. */
+static uint64_t put(struct em_store *s, const char *name, const char *size)
+{
+    char rv[24];
+    snprintf(rv, sizeof rv, "%lld", (long long)em_store_next_revision(s));
+    json_t *obj = json_pack("{ss ss s{ss ss ss} s{ss}}", "apiVersion", "nodus.dev/v1", "kind",
+                            "Volume", "metadata", "name", name, "namespace", "default",
+                            "resourceVersion", rv, "spec", "size", size);
+    struct nd_status st = ND_STATUS_INIT;
+    assert_int_equal(em_store_put(s, "volumes", obj, "ADDED", 1000, NULL, &st), 0);
+    nd_status_release(&st);
+    json_decref(obj);
+    return em_store_ticket(s);
+}
+
+static const char *size_of(struct em_store *s, const char *name)
+{
+    json_t *o = em_store_get(s, "volumes", "default", name);
+    return o ? json_string_value(json_object_get(json_object_get(o, "spec"), "size")) : NULL;
+}
+
+static void test_failed_commits_fail_and_are_undone(void **state)
+{
+    (void)state;
+    char *dir = store_tmpdir("full");
+    struct em_store s;
+    open_store(&s, dir);
+    assert_int_equal(em_store_commit(&s, put(&s, "a", "1Gi")), 0);
+    assert_int_equal(s.revision, 1);
+
+    /* the disk is full: every journal write fails with ENOSPC */
+    int saved = dup(s.wal.fd);
+    int full = open("/dev/full", O_WRONLY | O_CLOEXEC);
+    assert_true(saved >= 0 && full >= 0);
+    assert_true(dup2(full, s.wal.fd) >= 0);
+    uint64_t t = put(&s, "b", "2Gi");
+    errno = 0;
+    assert_int_equal(em_store_commit(&s, t), -1);
+    assert_int_equal(errno, ENOSPC);
+    /* a second failed commit fails too (the error is not "seen" once and forgotten) */
+    t = put(&s, "a", "3Gi");
+    assert_int_equal(em_store_commit(&s, t), -1);
+    assert_int_equal(em_store_commit(&s, t), -1);
+
+    /* memory goes back to the disk: b gone, a as it was, the revision counter too */
+    assert_int_equal(em_store_rollback(&s), 1);
+    assert_null(em_store_get(&s, "volumes", "default", "b"));
+    assert_string_equal(size_of(&s, "a"), "1Gi");
+    assert_int_equal(s.revision, 1);
+    assert_int_equal(em_store_count(&s, "volumes"), 1);
+    assert_int_equal(em_store_rollback(&s), -1); /* once */
+    assert_int_equal(em_store_durable_rev(&s), 1);
+
+    /* space is back: the next write works without a restart */
+    assert_true(dup2(saved, s.wal.fd) >= 0);
+    close(saved);
+    close(full);
+    assert_int_equal(em_store_commit(&s, put(&s, "c", "4Gi")), 0);
+    assert_int_equal(em_store_durable_rev(&s), 2);
+    em_store_close(&s);
+
+    /* a restart finds what was acknowledged, and nothing that was refused */
+    open_store(&s, dir);
+    assert_string_equal(size_of(&s, "a"), "1Gi");
+    assert_null(em_store_get(&s, "volumes", "default", "b"));
+    assert_string_equal(size_of(&s, "c"), "4Gi");
+    assert_int_equal(s.revision, 2);
+    em_store_close(&s);
+    em_rm_rf(dir);
+    free(dir);
+}
+
+static void test_file_behind_the_journal_is_written_later(void **state)
+{
+    (void)state;
+    char *dir = store_tmpdir("full");
+    struct em_store s;
+    open_store(&s, dir);
+    assert_int_equal(em_store_commit(&s, put(&s, "a", "1Gi")), 0);
+    /* the kind's directory becomes a file: object file writes fail (ENOTDIR) */
+    char *kdir = nd_xasprintf("%s/objects/default/volumes", dir);
+    char *bfile = nd_xasprintf("%s/b.json", kdir);
+    assert_int_equal(em_rm_rf(kdir), 0);
+    FILE *f = fopen(kdir, "w");
+    assert_non_null(f);
+    fclose(f);
+    /* the record is on disk: the write is acknowledged, its file is owed */
+    assert_int_equal(em_store_commit(&s, put(&s, "b", "2Gi")), 0);
+    assert_int_equal(s.wal.nretry, 1);
+    assert_int_equal(s.wal.applied_rev, 1); /* a start repairs b from the journal */
+    assert_int_not_equal(s.wal.error, 0);
+    /* the directory is back: the next batch writes b's file too */
+    assert_int_equal(unlink(kdir), 0);
+    assert_int_equal(em_mkdir_p(kdir), 0);
+    assert_int_equal(em_store_commit(&s, put(&s, "c", "3Gi")), 0);
+    assert_int_equal(s.wal.nretry, 0);
+    assert_int_equal(s.wal.applied_rev, 3);
+    assert_int_equal(s.wal.error, 0);
+    struct stat sb;
+    assert_int_equal(stat(bfile, &sb), 0);
+    struct nd_buf err = ND_BUF_INIT;
+    assert_int_equal(em_store_stop(&s, &err), 0);
+    nd_buf_release(&err);
+    em_store_close(&s); /* the objects' memory */
+    free(kdir);
+    free(bfile);
+    em_rm_rf(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_failed_commits_fail_and_are_undone),
+        cmocka_unit_test(test_file_behind_the_journal_is_written_later),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
