@@ -2,6 +2,8 @@
 # Runs every suite through prove (TAP) and ends with one line: N passed, N failed[, N skipped].
 #   ND_BUILD  build directory holding tests/unit/ binaries (default build)
 #   ND_BIN    directory holding nodus and nodus-emulator (default bin)
+#   ND_JOBS   test files run at once (default: the number of cores, at least 2); each
+#             file starts its own emulator on port 0 in its own directory
 #   ND_SUITES space-separated list of suites to run (default: unit fuzz emulator hostile
 #             kubectl clients cli; fuzz replays the fuzz targets' seeds and regression
 #             inputs; clients runs @kubernetes/client-node, installed by make check)
@@ -45,11 +47,14 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT INT TERM
 # -v keeps every test line (so skips and their reasons show); --merge keeps
 # diagnostics beside the test that wrote them.
-prove -v --merge --exec tests/lib/tap-exec $files 2>&1 | tee "$log"
+# Files run ND_JOBS at a time; prove prints each file's lines together, when it ends.
+ND_JOBS=${ND_JOBS:-$(n=$(nproc 2>/dev/null || echo 2); [ "$n" -ge 2 ] && echo "$n" || echo 2)}
+prove -j"$ND_JOBS" --timer -v --merge --exec tests/lib/tap-exec $files 2>&1 | tee "$log"
 prove_rc=$(tail -n 1 "$log" | grep -q '^Result: PASS' && echo 0 || echo 1)
 
 # Count the TAP lines of the suites: "ok", "not ok", and "# skip" directives.
 summary=$(awk '
+    /^(not )?ok +[0-9]+ ms \( /  { next }   # prove --timer'"'"'s line for a whole file
     /^(not )?ok [0-9]+/ {
         line = tolower($0)
         if (line ~ /# *skip/) { skipped++; next }
