@@ -6,15 +6,6 @@
 
 #include "util/xmalloc.h"
 
-static const char *type_static(const char *t)
-{
-    if (strcmp(t, "ADDED") == 0)
-        return "ADDED";
-    if (strcmp(t, "DELETED") == 0)
-        return "DELETED";
-    return "MODIFIED";
-}
-
 static void push(struct em_journal *j, int64_t rev, int64_t time_ms, const char *type,
                  const char *plural, json_t *obj, json_t *prev, struct em_bytes *json)
 {
@@ -25,7 +16,7 @@ static void push(struct em_journal *j, int64_t rev, int64_t time_ms, const char 
     struct em_event *e = &j->ev[j->len++];
     e->rev = rev;
     e->time_ms = time_ms;
-    e->type = type_static(type);
+    e->type = em_wal_type_name(type);
     e->plural = nd_xstrdup(plural);
     e->obj = json_incref(obj);
     e->prev = prev ? json_incref(prev) : NULL;

@@ -573,7 +573,7 @@ static bool is_record(const json_t *j)
            json_integer_value(json_object_get(j, "rev")) > 0;
 }
 
-static const char *type_static(const char *t)
+const char *em_wal_type_name(const char *t)
 {
     if (strcmp(t, "ADDED") == 0)
         return "ADDED";
@@ -597,7 +597,7 @@ static void record_of(struct em_wal_record *r, const json_t *j, const char *line
     const json_t *obj = json_object_get(j, "object");
     r->rev = json_integer_value(json_object_get(j, "rev"));
     r->time_ms = json_integer_value(json_object_get(j, "time"));
-    r->type = type_static(json_string_value(json_object_get(j, "type")));
+    r->type = em_wal_type_name(json_string_value(json_object_get(j, "type")));
     r->plural = nd_xstrdup(json_string_value(json_object_get(j, "plural")));
     r->ns = meta_dup(obj, "namespace");
     if (!r->ns)

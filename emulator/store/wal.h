@@ -127,6 +127,8 @@ int em_wal_start_thread(struct em_wal *w);
  * the ticket to pass to em_wal_commit. */
 uint64_t em_wal_append(struct em_wal *w, int64_t rev, const char *line, size_t len,
                        struct em_wal_op *op);
+/* A watch event's type as a static string: "ADDED", "DELETED", else "MODIFIED". */
+const char *em_wal_type_name(const char *t);
 /* The ticket of the last record appended (0 when none). */
 uint64_t em_wal_ticket(struct em_wal *w);
 /* Returns once every record up to ticket is on disk and its file written; 0, or -1 when
