@@ -176,14 +176,17 @@ names() {
 }
 
 @test "without a limit at most 500 items come back" {
-    local body='' i
+    local i cfg=$BATS_TEST_TMPDIR/bulk.cfg
+    # one curl for the 520 creates (a config of requests), not 520 curls and 520 jqs
     for i in $(seq 1 520); do
-        body+=$(jq -cn --arg n "bulk-$i" '{apiVersion:"nodus.dev/v1",kind:"Volume",metadata:{name:$n},spec:{size:"1Gi"}}')$'\n'
-    done
-    printf '%s' "$body" | while read -r v; do
-        curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' \
-            "$EMU_URL/apis/nodus.dev/v1/namespaces/default/volumes" -d "$v"
-    done
+        [ "$i" = 1 ] || echo next
+        printf 'url = "%s"\nrequest = "POST"\nheader = "Content-Type: application/json"\n' \
+            "$EMU_URL/apis/nodus.dev/v1/namespaces/default/volumes"
+        printf 'data = "{\\"apiVersion\\":\\"nodus.dev/v1\\",\\"kind\\":\\"Volume\\",\\"metadata\\":{\\"name\\":\\"bulk-%s\\"},\\"spec\\":{\\"size\\":\\"1Gi\\"}}"\n' "$i"
+        printf 'output = "/dev/null"\nwrite-out = "%%{http_code}\\n"\n'
+    done >"$cfg"
+    run curl -s -K "$cfg"
+    [ "$(grep -c '^201$' <<<"$output")" = 520 ]
     http GET /apis/nodus.dev/v1/namespaces/default/volumes
     [ "$(body_json '.items | length')" = 500 ]
     [ "$(body_json .metadata.remainingItemCount)" = 20 ]
