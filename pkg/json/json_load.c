@@ -38,13 +38,34 @@ static int fail(struct nd_status *st, const char *source, struct pos p, const ch
     return fail_as(st, "BadRequest", NULL, source, p, msg);
 }
 
+/* Where a scan of valid JSON text stands in strings. */
+struct str_state {
+    bool in;  /* inside a string */
+    bool esc; /* after its backslash */
+};
+
+/* Whether byte c belongs to a string already open (its closing quote included), moving
+ * q past it: the scanners below skip such bytes. */
+static bool in_string(struct str_state *q, unsigned char c)
+{
+    if (!q->in)
+        return false;
+    if (q->esc)
+        q->esc = false;
+    else if (c == '\\')
+        q->esc = true;
+    else if (c == '"')
+        q->in = false;
+    return true;
+}
+
 /* Position (relative to where the value starts) of the first bracket that passes the
  * depth limit. The text up to there is valid JSON, so strings are easy to skip. */
 static struct pos deep_position(const char *data, size_t len)
 {
     struct pos p = {1, 0};
     size_t depth = 0;
-    bool in_str = false, esc = false;
+    struct str_state q = {false, false};
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)data[i];
         if (c == '\n') {
@@ -53,15 +74,10 @@ static struct pos deep_position(const char *data, size_t len)
         } else if ((c & 0xC0) != 0x80) {
             p.col++;
         }
-        if (in_str) {
-            if (esc)
-                esc = false;
-            else if (c == '\\')
-                esc = true;
-            else if (c == '"')
-                in_str = false;
+        if (in_string(&q, c)) {
+            continue;
         } else if (c == '"') {
-            in_str = true;
+            q.in = true;
         } else if (c == '[' || c == '{') {
             if (++depth > ND_JSON_MAX_DEPTH)
                 return p;
@@ -142,22 +158,16 @@ static bool literal_char(unsigned char c)
 static size_t over_nodes(const char *data, size_t len, size_t max)
 {
     size_t nodes = 0, depth = 0;
-    bool in_str = false, esc = false, in_lit = false;
+    struct str_state q = {false, false};
+    bool in_lit = false;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)data[i];
-        if (in_str) {
-            if (esc)
-                esc = false;
-            else if (c == '\\')
-                esc = true;
-            else if (c == '"')
-                in_str = false;
+        if (in_string(&q, c))
             continue;
-        }
         bool lit = literal_char(c);
         bool starts = c == '"' || c == '[' || c == '{' || (lit && !in_lit);
         in_lit = lit;
-        in_str = c == '"';
+        q.in = c == '"';
         if ((c == '[' || c == '{') && ++depth > ND_JSON_MAX_DEPTH)
             return len;
         if ((c == ']' || c == '}') && depth)
