@@ -113,3 +113,15 @@ int nd_quote(struct nd_buf *b, const char *s, size_t max)
 {
     return nd_quote_n(b, s, s ? strlen(s) : 0, max);
 }
+
+int nd_shell_word(struct nd_buf *b, const char *s)
+{
+    if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                        "-_./:=@%+") == strlen(s))
+        return nd_buf_adds(b, s);
+    int rc = nd_buf_addch(b, '\'');
+    for (; *s; s++)
+        rc |= *s == '\'' ? nd_buf_adds(b, "'\\''") : nd_buf_addch(b, *s);
+    rc |= nd_buf_addch(b, '\'');
+    return rc ? -1 : 0;
+}

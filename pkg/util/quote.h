@@ -32,4 +32,8 @@ int nd_quote(struct nd_buf *b, const char *s, size_t max);
 /* The same for n bytes of s, which may contain NUL bytes (shown as \x00). */
 int nd_quote_n(struct nd_buf *b, const char *s, size_t n, size_t max);
 
+/* Appends s as one word for a POSIX shell, for the commands that fixes print: as it is
+ * when it holds only letters, digits and -_./:=@%+, else single-quoted ('it'\''s'). */
+int nd_shell_word(struct nd_buf *b, const char *s);
+
 #endif

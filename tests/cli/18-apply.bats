@@ -49,36 +49,39 @@ managers() {
     assert_output "changed"
 }
 
-@test "apply: a field another manager changed is a conflict (exit 4), --force-conflicts takes it" {
+@test "apply: a field another applier changed is a conflict (exit 4), --force-conflicts takes it" {
     job_yaml a2 >a2.yaml
     run -0 nodus apply -f a2.yaml
-    run -0 nodus label job a2 app=theirs --overwrite
+    job_yaml a2 40.00 theirs >theirs.yaml
+    run -0 nodus apply -f theirs.yaml --field-manager other --force-conflicts
     run --separate-stderr -4 nodus apply -f a2.yaml
     assert_output ""
-    [ "${stderr_lines[0]}" = 'Error from server (Conflict): Apply failed with 1 conflict: conflict with "kubectl-label" using nodus.dev/v1: .metadata.labels.app' ]
-    [[ "${stderr_lines[1]}" == "fix: "*"--force-conflicts"* ]]
+    [ "${stderr_lines[0]}" = 'Error from server (Conflict): Apply failed with 1 conflict: conflict with "other": .metadata.labels.app' ]
+    [ "${stderr_lines[1]}" = "fix: Remove these fields from a2.yaml, or take them over: nodus apply -f a2.yaml --force-conflicts" ]
     run -0 nodus get job a2 -o jsonpath='{.metadata.labels.app}'
     assert_output "theirs"
     run --separate-stderr -0 nodus apply -f a2.yaml --force-conflicts
     assert_output "job.nodus.dev/a2 serverside-applied"
     run -0 nodus get job a2 -o jsonpath='{.metadata.labels.app}'
     assert_output "x"
-    # the other manager owned nothing else: it is gone from managedFields
-    run -0 managers job/a2
-    assert_output "nodus:Apply"
+    # app is nodus's alone again
+    run -0 jf job/a2 '[.metadata.managedFields[] | select(.fieldsV1["f:metadata"]["f:labels"]["f:app"] != null) | .manager] | join(",")'
+    assert_output "nodus"
 }
 
-@test "apply after create: the fields the create set belong to kubectl-create" {
+@test "apply after create: the create's fields belong to kubectl-create; apply takes them over" {
     job_yaml a3 >a3.yaml
     run -0 nodus create -f a3.yaml
     run -0 nodus apply -f a3.yaml
     assert_output "job.nodus.dev/a3 serverside-applied"
     run -0 managers job/a3
     assert_output "kubectl-create:Update,nodus:Apply"
+    # as kubectl's client-side apply would: the manifest wins over an imperative write
     job_yaml a3 40.00 changed >a3.yaml
-    run --separate-stderr -4 nodus apply -f a3.yaml
-    assert_output ""
-    [ "${stderr_lines[0]}" = 'Error from server (Conflict): Apply failed with 1 conflict: conflict with "kubectl-create" using nodus.dev/v1: .metadata.labels.app' ]
+    run --separate-stderr -0 nodus apply -f a3.yaml
+    assert_output "job.nodus.dev/a3 serverside-applied"
+    run -0 nodus get job a3 -o jsonpath='{.metadata.labels.app}'
+    assert_output "changed"
 }
 
 @test "apply --field-manager names the manager" {

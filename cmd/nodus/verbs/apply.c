@@ -8,6 +8,7 @@
 #include "manifest.h"
 #include "patch/patch.h"
 #include "write.h"
+#include "util/quote.h"
 #include "util/xmalloc.h"
 
 #define LAST_APPLIED "kubectl.kubernetes.io/last-applied-configuration"
@@ -52,18 +53,19 @@ static char *object_path(const struct nd_manifest *m, const char *ns, const char
     return nd_buf_detach(&p);
 }
 
-/* One server-side apply: a dry run or not, with If-Match (NULL: none); the answer in
- * *out, how it went in *op ("created", "serverside-applied"), its ETag in *etag (NULL:
- * not wanted). */
+/* One server-side apply: a dry run or not, with If-Match (NULL: none), forced or not;
+ * the answer in *out, how it went in *op ("created", "serverside-applied"), its ETag in
+ * *etag (NULL: not wanted). */
 struct ssa_call {
     enum nd_dry_run dry;
     const char *if_match;
     char **etag;
     json_t **out;
     const char **op;
+    bool force;
 };
 
-static int server_side(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd_manifest *m,
+static int ssa_request(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd_manifest *m,
                        const char *ns, const struct ssa_call *c, struct nd_status *st)
 {
     enum nd_dry_run dry = c->dry;
@@ -71,7 +73,7 @@ static int server_side(struct nd_ctx *ctx, const struct nd_opts *o, const struct
     struct nd_buf q = ND_BUF_INIT;
     nd_buf_adds(&q, "fieldManager=");
     nd_buf_add_urlencoded(&q, mgr);
-    nd_buf_addf(&q, "&force=%s", nd_opt_bool(o, "force-conflicts") ? "true" : "false");
+    nd_buf_addf(&q, "&force=%s", c->force ? "true" : "false");
     if (dry == ND_DRY_SERVER)
         nd_buf_adds(&q, "&dryRun=All");
     enum nd_validate v;
@@ -105,6 +107,73 @@ static int server_side(struct nd_ctx *ctx, const struct nd_opts *o, const struct
     free(hdr);
     json_decref(body);
     free(path);
+    return rc;
+}
+
+/* A conflict cause a client-side apply would not have had: a field an imperative write
+ * of nodus (or kubectl) set, i.e. an Update (" using VERSION", no subresource) by a
+ * manager named nodus-* (suspend, resume, run ...) or kubectl-* (the names nodus's patch,
+ * edit, label, annotate, replace and create share with kubectl's). The message is the
+ * API server's: `conflict with "kubectl-patch" using nodus.dev/v1`. */
+static bool imperative_cause(const json_t *cause)
+{
+    const char *reason = json_string_value(json_object_get(cause, "reason"));
+    const char *msg = json_string_value(json_object_get(cause, "message"));
+    const char *head = "conflict with \"";
+    if (!reason || strcmp(reason, "FieldManagerConflict") != 0 || !msg ||
+        strncmp(msg, head, strlen(head)) != 0)
+        return false;
+    const char *name = msg + strlen(head);
+    const char *end = strchr(name, '"');
+    if (!end || strncmp(end, "\" using ", 8) != 0 || strchr(end + 8, ' '))
+        return false;
+    size_t n = (size_t)(end - name);
+    if (memchr(name, '\\', n))
+        return false;
+    return (n > 6 && !strncmp(name, "nodus-", 6)) || (n > 8 && !strncmp(name, "kubectl-", 8));
+}
+
+/* True when every field of a Conflict is one that an imperative write set. */
+static bool only_imperative(const struct nd_status *st)
+{
+    if (!st->reason || strcmp(st->reason, "Conflict") != 0 || nd_status_cause_count(st) == 0)
+        return false;
+    size_t i;
+    json_t *cause;
+    json_array_foreach(json_object_get(st->details, "causes"), i, cause) {
+        if (!imperative_cause(cause))
+            return false;
+    }
+    return true;
+}
+
+/* A server-side apply as a user of kubectl apply expects it: the manifest wins over what
+ * nodus's own imperative verbs (patch, edit, label, suspend ...) set, as kubectl's
+ * client-side apply would, so such conflicts are retried once with force; a field another
+ * applier owns stays a conflict (unless --force-conflicts), and so does every field with
+ * an explicit --force-conflicts=false. Its fix names the file the manifest came from. */
+static int server_side(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd_manifest *m,
+                       const char *ns, const struct ssa_call *c, struct nd_status *st)
+{
+    struct ssa_call call = *c;
+    call.force = nd_opt_bool(o, "force-conflicts");
+    int rc = ssa_request(ctx, o, m, ns, &call, st);
+    if (rc < 0 && !nd_opt_set(o, "force-conflicts") && only_imperative(st)) {
+        nd_status_release(st);
+        call.force = true;
+        rc = ssa_request(ctx, o, m, ns, &call, st);
+    }
+    if (rc < 0 && st->reason && !strcmp(st->reason, "Conflict") && nd_status_cause_count(st)) {
+        struct nd_buf fix = ND_BUF_INIT;
+        const char *file = strcmp(m->source, "STDIN") ? m->source : "-";
+        nd_buf_adds(&fix, "Remove these fields from ");
+        nd_buf_adds(&fix, strcmp(file, "-") ? file : "the manifest");
+        nd_buf_adds(&fix, ", or take them over: nodus apply -f ");
+        nd_shell_word(&fix, file);
+        nd_buf_adds(&fix, " --force-conflicts");
+        nd_status_set_fix(st, "%s", fix.data);
+        nd_buf_release(&fix);
+    }
     return rc;
 }
 
