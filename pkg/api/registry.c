@@ -146,6 +146,11 @@ bool nd_kind_has_subresource(const struct nd_kind *k, const char *subresource)
     return in_list(k->subresources, subresource, false);
 }
 
+bool nd_kind_takes_request(const struct nd_kind *k, const char *action)
+{
+    return in_list(k->requests, action, false);
+}
+
 bool nd_kind_field_selectable(const struct nd_kind *k, const char *field)
 {
     return in_list(k->field_selectors, field, false);

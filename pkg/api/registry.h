@@ -116,6 +116,9 @@ struct nd_kind {
     const char *const *categories;   /* "nodus" on every nodus.dev kind, "all" on some */
     const char *const *subresources; /* "status", "log", "exec", "files", "invoke" */
     const char *const *state_values; /* spec.state values, [0] the default; NULL: none */
+    /* The one-off actions `nodus request ACTION` asks for through the annotation
+     * nodus.dev/<action>-requested-at ("restart"); NULL: the kind takes none. */
+    const char *const *requests;
     const char *uid_prefix;          /* "job" in job_01j9... */
     enum nd_family family;           /* how it lives: run to completion, long-running ... */
     unsigned flags;                  /* enum nd_kind_flag, or-ed */
@@ -168,6 +171,8 @@ const char *nd_kind_resource_name(const struct nd_kind *k, char *buf, size_t cap
 
 bool nd_kind_in_category(const struct nd_kind *k, const char *category);
 bool nd_kind_has_subresource(const struct nd_kind *k, const char *subresource);
+/* True when k acts on the request annotation nodus.dev/<action>-requested-at. */
+bool nd_kind_takes_request(const struct nd_kind *k, const char *action);
 /* True when `field` (e.g. "status.phase") may be used in a field selector of the kind. */
 bool nd_kind_field_selectable(const struct nd_kind *k, const char *field);
 /* The verbs of discovery: get, list, watch for read-only kinds; every verb otherwise. */

@@ -1,11 +1,13 @@
 /* update.c: what a replace or patch may change (kinds.md "mutable spec fields"). */
 #include "api/schema.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "api/formats.h"
 #include "api/object.h"
 #include "util/buf.h"
+#include "util/xmalloc.h"
 
 struct check {
     const struct nd_kind *k;
@@ -138,20 +140,49 @@ static bool is_request(const char *key)
     return true;
 }
 
+/* A request annotation (key, value v) set to a new value for an action the kind does not
+ * take: Unsupported, naming the actions it takes, or Forbidden when it takes none.
+ * Returns true when it added a problem. */
+static bool check_request(struct nd_field_errors *errs, const struct nd_kind *k, const char *key,
+                          const char *field)
+{
+    const char *action = key + strlen(RESERVED);
+    size_t n = strlen(action) - strlen(REQUEST_SUFFIX);
+    char *name = nd_xstrndup(action, n);
+    bool bad = !nd_kind_takes_request(k, name);
+    if (bad && k->requests) {
+        json_t *v = json_string(name);
+        nd_field_errors_not_supported(errs, field, v, k->requests);
+        json_decref(v);
+    } else if (bad) {
+        nd_field_errors_forbidden(errs, field, "a %s takes no requests (%s)", k->kind, name);
+    }
+    free(name);
+    return bad;
+}
+
+/* Labels and annotations under nodus.dev/ that changed: refused, but for the request
+ * annotations (annotations only, requests set) of an action the kind takes. Sets
+ * *bad_request when a request was refused. */
 static void check_reserved(struct nd_field_errors *errs, const json_t *old_map,
-                           const json_t *new_map, const char *member, bool requests)
+                           const json_t *new_map, const char *member, const struct nd_kind *k,
+                           bool *bad_request)
 {
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)new_map, key, v)
     {
-        if (strncmp(key, RESERVED, strlen(RESERVED)) != 0 || (requests && is_request(key)))
+        if (strncmp(key, RESERVED, strlen(RESERVED)) != 0)
             continue;
         if (json_equal(v, json_object_get(old_map, key)))
             continue;
         struct nd_buf f = ND_BUF_INIT;
         nd_buf_addf(&f, "metadata.%s[%s]", member, key);
-        nd_field_errors_forbidden(errs, f.data, "%s under %s are set by Nodus", member, RESERVED);
+        if (!k || !is_request(key))
+            nd_field_errors_forbidden(errs, f.data, "%s under %s are set by Nodus", member,
+                                      RESERVED);
+        else if (check_request(errs, k, key, f.data))
+            *bad_request = true;
         nd_buf_release(&f);
     }
 }
@@ -163,12 +194,20 @@ int nd_kind_check_reserved(const struct nd_kind *k, const json_t *old_obj, const
     nd_field_errors_init(&errs);
     const json_t *om = json_object_get(old_obj, "metadata");
     const json_t *nm = json_object_get(new_obj, "metadata");
+    bool bad_request = false;
     check_reserved(&errs, json_object_get(om, "labels"), json_object_get(nm, "labels"), "labels",
-                   false);
+                   NULL, &bad_request);
     check_reserved(&errs, json_object_get(om, "annotations"), json_object_get(nm, "annotations"),
-                   "annotations", true);
-    int rc = nd_field_errors_to_status(&errs, "Invalid", k,
-                                       json_string_value(json_object_get(nm, "name")), st);
+                   "annotations", k, &bad_request);
+    const char *name = json_string_value(json_object_get(nm, "name"));
+    int rc = nd_field_errors_to_status(&errs, "Invalid", k, name, st);
+    if (rc < 0 && bad_request && k->requests)
+        nd_status_set_fix(st, "ask for an action a %s takes: nodus request %s %s/%s", k->kind,
+                          k->requests[0], k->singular, name ? name : "NAME");
+    else if (rc < 0 && bad_request)
+        nd_status_set_fix(st, "remove the annotation: a %s takes no requests (see nodus request "
+                              "--help)",
+                          k->kind);
     nd_field_errors_release(&errs);
     return rc;
 }

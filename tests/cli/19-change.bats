@@ -201,9 +201,11 @@ job.nodus.dev/ls2"
     run --separate-stderr -1 nodus annotate job an1 nodus.dev/x=1
     assert_output ""
     [ "${stderr_lines[0]}" = 'The Job "an1" is invalid: metadata.annotations[nodus.dev/x]: Forbidden: annotations under nodus.dev/ are set by Nodus' ]
-    # the request annotations are the clients' to set
-    run -0 nodus annotate job an1 nodus.dev/restart-requested-at=2025-01-01T00:00:00Z
-    assert_output "job.nodus.dev/an1 annotated"
+    # the request annotations are the clients' to set, for the actions a kind takes
+    # (a Job takes none; nodus request restart sandbox/NAME is the usual way)
+    run --separate-stderr -1 nodus annotate job an1 nodus.dev/restart-requested-at=2025-01-01T00:00:00Z
+    assert_output ""
+    [ "${stderr_lines[0]}" = 'The Job "an1" is invalid: metadata.annotations[nodus.dev/restart-requested-at]: Forbidden: a Job takes no requests (restart)' ]
 }
 
 # An editor script: counts its runs in $EDITS, keeps what it was shown in shown.N, then

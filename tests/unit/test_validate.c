@@ -668,11 +668,13 @@ static void test_reserved(void **state)
     static const struct {
         const char *old_yaml, *new_yaml, *message;
     } rows[] = {
-        /* on create */
+        /* on create; a Job takes no requests */
+        {NULL, "metadata: {name: j, labels: {app: x}}", NULL},
         {NULL,
          "metadata: {name: j, labels: {app: x}, annotations: {nodus.dev/restart-requested-at: "
          "'2026-11-29T16:00:00Z'}}",
-         NULL},
+         "Job.nodus.dev \"j\" is invalid: metadata.annotations[nodus.dev/restart-requested-at]: "
+         "Forbidden: a Job takes no requests (restart)"},
         {NULL,
          "metadata: {name: j, labels: {nodus.dev/created-by: me, nodus.dev/x: y}, annotations: "
          "{nodus.dev/note: hi, nodus.dev/Restart-requested-at: t, nodus.dev/-requested-at: t}}",
@@ -689,8 +691,9 @@ static void test_reserved(void **state)
         {"metadata: {name: j, labels: {nodus.dev/created-by: me}}",
          "metadata: {name: j, labels: {nodus.dev/created-by: you}, annotations: "
          "{nodus.dev/requestor-requested-at: now}}",
-         "Job.nodus.dev \"j\" is invalid: metadata.labels[nodus.dev/created-by]: Forbidden: labels "
-         "under nodus.dev/ are set by Nodus"},
+         "Job.nodus.dev \"j\" is invalid: [metadata.labels[nodus.dev/created-by]: Forbidden: labels "
+         "under nodus.dev/ are set by Nodus, metadata.annotations[nodus.dev/requestor-requested-at]: "
+         "Forbidden: a Job takes no requests (requestor)]"},
         /* labels are never requests */
         {NULL, "metadata: {name: j, labels: {nodus.dev/restart-requested-at: x}}",
          "Job.nodus.dev \"j\" is invalid: metadata.labels[nodus.dev/restart-requested-at]: "
@@ -707,6 +710,47 @@ static void test_reserved(void **state)
             assert_int_equal(rc, -1);
             assert_string_equal(st.reason, "Invalid");
             assert_string_equal(st.message, rows[i].message);
+        }
+        nd_status_release(&st);
+        json_decref(o);
+        json_decref(n);
+    }
+}
+
+/* The request annotations of a kind that takes requests: its actions pass, another is
+ * Unsupported (naming the actions), an unchanged one stays; the fix names the action. */
+static void test_requests(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *old_yaml, *new_yaml, *message;
+    } rows[] = {
+        {NULL, "metadata: {name: dev, annotations: {nodus.dev/restart-requested-at: t1}}", NULL},
+        {"metadata: {name: dev, annotations: {nodus.dev/restart-requested-at: t1}}",
+         "metadata: {name: dev, annotations: {nodus.dev/restart-requested-at: t2}}", NULL},
+        {"metadata: {name: dev}",
+         "metadata: {name: dev, annotations: {nodus.dev/frobnicate-requested-at: t1}}",
+         "Sandbox.nodus.dev \"dev\" is invalid: metadata.annotations[nodus.dev/"
+         "frobnicate-requested-at]: Unsupported value: \"frobnicate\": supported values: "
+         "\"restart\""},
+        /* set before this rule: left as it is, it is no new request */
+        {"metadata: {name: dev, annotations: {nodus.dev/frobnicate-requested-at: t1}}",
+         "metadata: {name: dev, annotations: {nodus.dev/frobnicate-requested-at: t1}}", NULL},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        json_t *o = rows[i].old_yaml ? load(rows[i].old_yaml) : NULL;
+        json_t *n = load(rows[i].new_yaml);
+        struct nd_status st = ND_STATUS_INIT;
+        int rc = nd_kind_check_reserved(nd_kind_lookup("sandboxes"), o, n, &st);
+        if (!rows[i].message) {
+            assert_int_equal(rc, 0);
+        } else {
+            assert_int_equal(rc, -1);
+            assert_string_equal(st.reason, "Invalid");
+            assert_string_equal(st.message, rows[i].message);
+            assert_string_equal(st.fix,
+                                "ask for an action a Sandbox takes: nodus request restart "
+                                "sandbox/dev");
         }
         nd_status_release(&st);
         json_decref(o);
@@ -822,6 +866,7 @@ int main(void)
         cmocka_unit_test(test_message_shape),
         cmocka_unit_test(test_check_update),
         cmocka_unit_test(test_reserved),
+        cmocka_unit_test(test_requests),
         cmocka_unit_test(test_cron),
         cmocka_unit_test(test_image_ref),
         cmocka_unit_test(test_format_compare),

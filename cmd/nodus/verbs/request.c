@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "resolve.h"
+#include "util/suggest.h"
 #include "util/time.h"
 #include "util/validate.h"
 #include "write.h"
@@ -14,6 +15,50 @@ const struct nd_flag cmd_request_flags[] = {
     {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server"},
     {NULL},
 };
+
+/* -1 with st (Usage) when a kind of res does not take the action: the actions it takes
+ * (and the closest, did you mean), or the kinds that take requests. Checked here, before
+ * any write, as the server checks it (update.c). */
+static int check_action(const struct nd_res_list *res, const char *action, struct nd_status *st)
+{
+    for (size_t i = 0; i < res->n; i++) {
+        const struct nd_kind *k = res->v[i].k;
+        if (nd_kind_takes_request(k, action))
+            continue;
+        char kn[ND_KIND_NAME_MAX];
+        nd_kind_display_name(k, kn, sizeof kn);
+        struct nd_buf b = ND_BUF_INIT;
+        if (k->requests) {
+            struct nd_suggest sg;
+            nd_suggest_init(&sg, action);
+            for (size_t j = 0; k->requests[j]; j++) {
+                nd_suggest_add(&sg, k->requests[j], NULL);
+                nd_buf_addf(&b, "%s%s", j ? ", " : "", k->requests[j]);
+            }
+            struct nd_buf dym = ND_BUF_INIT;
+            if (nd_suggest_join(&sg, NULL, NULL, &dym))
+                nd_status_set(st, "Usage", NULL,
+                              "unknown action \"%s\" for %s: did you mean %s? (it takes: %s)",
+                              action, kn, dym.data, b.data);
+            else
+                nd_status_set(st, "Usage", NULL, "unknown action \"%s\" for %s: it takes: %s",
+                              action, kn, b.data);
+            nd_buf_release(&dym);
+            nd_suggest_release(&sg);
+        } else {
+            for (size_t j = 0; j < nd_kind_count(); j++) {
+                const struct nd_kind *o = &nd_kinds[j];
+                for (size_t a = 0; o->requests && o->requests[a]; a++)
+                    nd_buf_addf(&b, "%s%s on %s", b.len ? ", " : "", o->requests[a], o->plural);
+            }
+            nd_status_set(st, "Usage", NULL, "%s takes no requests; the requests there are: %s",
+                          kn, b.data);
+        }
+        nd_buf_release(&b);
+        return -1;
+    }
+    return 0;
+}
 
 int cmd_request(int argc, char **argv, struct nd_ctx *ctx)
 {
@@ -45,6 +90,10 @@ int cmd_request(int argc, char **argv, struct nd_ctx *ctx)
     }
     if (!res.by_name) {
         worst = nd_cli_usage(ctx, "name the objects: nodus request %s KIND/NAME...", action);
+        goto out;
+    }
+    if (check_action(&res, action, &st) < 0) {
+        worst = nd_cli_usage(ctx, "%s", st.message);
         goto out;
     }
     struct nd_buf when = ND_BUF_INIT, key = ND_BUF_INIT, done = ND_BUF_INIT;

@@ -1,0 +1,69 @@
+#!/usr/bin/env bats
+# Small things a kubectl user met on day one (issue 20): request checks its action, in
+# the CLI and in the API; patch -p reports bad JSON as such and offers only the patch
+# types the server takes; edit names what is wrong and honours KUBE_EDITOR; the manual
+# documents only the flags apply has.
+
+load ../lib/common
+load fixtures/write
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+    write_setup_file --no-simulation
+    emu POST "$API/sandboxes" '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"dev"},
+        "spec":{"image":"nodus/pytorch:2.8-cuda12.8","maxCostUSD":"5.00"}}'
+    emu POST "$API/jobs" "$(job_yaml j1)" application/yaml
+}
+
+teardown_file() {
+    stop_emulator
+}
+
+setup() {
+    cd "$BATS_TEST_TMPDIR"
+    export TMPDIR=$BATS_TEST_TMPDIR/tmp
+    mkdir -p "$TMPDIR"
+}
+
+annotations() {
+    curl -sf "$(emu_url)$API/$1" | jq -c '.metadata.annotations // {}'
+}
+
+@test "request: an action the kind does not take is a usage error naming the ones it does" {
+    run --separate-stderr -2 nodus request frobnicate sandbox/dev
+    assert_output ""
+    assert_equal "$stderr" "error: unknown action \"frobnicate\" for sandbox.nodus.dev: it takes: restart
+See 'nodus request --help' for usage."
+    run --separate-stderr -2 nodus request restat sandbox/dev
+    assert_equal "${stderr_lines[0]}" 'error: unknown action "restat" for sandbox.nodus.dev: did you mean restart? (it takes: restart)'
+    run --separate-stderr -2 nodus request restart job/j1
+    assert_equal "${stderr_lines[0]}" 'error: job.nodus.dev takes no requests; the requests there are: restart on sandboxes, restart on functions'
+    # nothing was written
+    run -0 annotations sandboxes/dev
+    assert_output "{}"
+    run -0 annotations jobs/j1
+    assert_output "{}"
+    # the action it takes still works
+    run -0 nodus request restart sandbox/dev --dry-run=server
+    assert_output "sandbox.nodus.dev/dev restart requested (server dry run)"
+}
+
+@test "request: the API refuses a request annotation the kind does not act on (422)" {
+    local body
+    body=$(curl -s -X PATCH -H 'Content-Type: application/merge-patch+json' "$(emu_url)$API/sandboxes/dev" \
+        -d '{"metadata":{"annotations":{"nodus.dev/frobnicate-requested-at":"2026-01-01T00:00:00Z"}}}')
+    run -0 jq -c '[.code, .reason, .details.causes, .fix]' <<<"$body"
+    assert_output '[422,"Invalid",[{"reason":"FieldValueNotSupported","message":"Unsupported value: \"frobnicate\": supported values: \"restart\"","field":"metadata.annotations[nodus.dev/frobnicate-requested-at]"}],"ask for an action a Sandbox takes: nodus request restart sandbox/dev"]'
+    body=$(curl -s -X PATCH -H 'Content-Type: application/merge-patch+json' "$(emu_url)$API/jobs/j1" \
+        -d '{"metadata":{"annotations":{"nodus.dev/restart-requested-at":"2026-01-01T00:00:00Z"}}}')
+    run -0 jq -r '[.code, .reason, .message] | join(" ")' <<<"$body"
+    assert_output '422 Invalid Job.nodus.dev "j1" is invalid: metadata.annotations[nodus.dev/restart-requested-at]: Forbidden: a Job takes no requests (restart)'
+    # at create too
+    body=$(curl -s -X POST -H 'Content-Type: application/json' "$(emu_url)$API/jobs" \
+        -d "$(job_json j2 | jq -c '.metadata.annotations = {"nodus.dev/stop-requested-at": "x"}')")
+    run -0 jq -r '[.code, .reason] | join(" ")' <<<"$body"
+    assert_output '422 Invalid'
+    run -0 annotations sandboxes/dev
+    assert_output "{}"
+}
