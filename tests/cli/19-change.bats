@@ -78,12 +78,11 @@ rv() {
     assert_output ""
 }
 
-@test "patch --type strategic: the server's 415 is printed and not retried (exit 1)" {
+@test "patch --type strategic: refused before sending, as no nodus kind takes one (exit 2)" {
     new_job p3
-    run --separate-stderr -1 nodus patch job p3 --type strategic -p '{"metadata":{"labels":{"a":"b"}}}'
+    run --separate-stderr -2 nodus patch job p3 --type strategic -p '{"metadata":{"labels":{"a":"b"}}}'
     assert_output ""
-    [ "${stderr_lines[0]}" = "Error from server (UnsupportedMediaType): the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml" ]
-    [[ "${stderr_lines[1]}" == "fix: "* ]]
+    [ "${stderr_lines[0]}" = "error: --type strategic: nodus kinds take no strategic merge patch (as custom resources); use --type merge, the default" ]
     run -0 nodus get job p3 -o jsonpath='{.metadata.labels.a}'
     assert_output ""
 }
@@ -108,10 +107,10 @@ rv() {
     [ "${stderr_lines[0]}" = "error: must specify --patch or --patch-file containing the contents of the patch" ]
     run --separate-stderr -2 nodus patch job p5 -p '{bad'
     assert_output ""
-    [[ "${stderr_lines[0]}" == 'error: unable to parse "{bad": '* ]]
+    [[ "${stderr_lines[0]}" == 'error: --patch is not valid JSON: line 1, column '* ]]
     run --separate-stderr -2 nodus patch job p5 --type bogus -p '{}'
     assert_output ""
-    [ "${stderr_lines[0]}" = 'error: --type must be one of [json merge strategic], not "bogus"' ]
+    [ "${stderr_lines[0]}" = 'error: --type must be merge or json, not "bogus"' ]
     run --separate-stderr -2 nodus patch jobs -p '{}'
     assert_output ""
     printf '{"metadata":{"labels":{"from":"file"}}}' >patch.json

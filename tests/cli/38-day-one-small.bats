@@ -67,3 +67,34 @@ See 'nodus request --help' for usage."
     run -0 annotations sandboxes/dev
     assert_output "{}"
 }
+
+@test "patch -p: text that is not JSON is a usage error at its line and column, with a fix" {
+    run --separate-stderr -2 nodus patch job j1 -p '{"spec":{"maxCostUSD":"50.00"}'
+    assert_output ""
+    assert_equal "$stderr" "error: --patch is not valid JSON: line 1, column 30: '}' expected near end of file
+fix: a merge patch is a JSON object, for example: -p '{\"spec\":{\"state\":\"Suspended\"}}'"
+    # a scalar is no patch: said so before anything is sent (it was a 415 from the server)
+    run --separate-stderr -2 nodus patch job j1 -p 'spec.maxCostUSD=50.00'
+    assert_equal "${stderr_lines[0]}" "error: --patch is not valid JSON: line 1, column 4: invalid token near 'spec'"
+    printf '{"a": 1}\n' >p.json
+    run --separate-stderr -2 nodus patch job j1 --type json --patch-file p.json
+    assert_equal "$stderr" "error: p.json is not a JSON patch: it holds a JSON object
+fix: a JSON patch is a JSON array of operations, for example: -p '[{\"op\":\"replace\",\"path\":\"/spec/state\",\"value\":\"Suspended\"}]'"
+    # YAML still works, and so does JSON
+    run -0 nodus patch job j1 -p '{metadata: {labels: {by: yaml}}}'
+    run -0 nodus patch job j1 -p '{"metadata":{"labels":{"by":"json"}}}'
+    run -0 nodus get job j1 -o jsonpath='{.metadata.labels.by}'
+    assert_output "json"
+}
+
+@test "patch --type: strategic is refused with the reason, and offered nowhere" {
+    run --separate-stderr -2 nodus patch job j1 --type strategic -p '{}'
+    assert_equal "${stderr_lines[0]}" "error: --type strategic: nodus kinds take no strategic merge patch (as custom resources); use --type merge, the default"
+    run --separate-stderr -2 nodus patch job j1 --type bogus -p '{}'
+    assert_equal "${stderr_lines[0]}" 'error: --type must be merge or json, not "bogus"'
+    run -0 nodus __complete patch job j1 --type ''
+    refute_line strategic
+    assert_line merge
+    run -0 nodus patch --help
+    refute_output --partial strategic
+}

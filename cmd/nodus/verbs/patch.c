@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "json/json.h"
 #include "util/xmalloc.h"
 #include "yaml/yaml.h"
 #include "resolve.h"
@@ -21,10 +22,24 @@ const struct nd_flag cmd_patch_flags[] = {
     {NULL},
 };
 
-static int read_patch(const struct nd_opts *o, json_t **out, struct nd_status *st)
+/* What a patch of each --type is, and one that works, for the fixes. */
+static const char *patch_example(bool json_patch)
+{
+    return json_patch ? "a JSON patch is a JSON array of operations, for example: -p "
+                        "'[{\"op\":\"replace\",\"path\":\"/spec/state\",\"value\":\"Suspended\"}]'"
+                      : "a merge patch is a JSON object, for example: -p "
+                        "'{\"spec\":{\"state\":\"Suspended\"}}'";
+}
+
+/* The patch of -p or --patch-file: JSON, or YAML (a superset: `{spec: {state: x}}`),
+ * holding an object (merge) or an array (json). Text that is neither is reported as the
+ * JSON it is not, at its line and column, with an example of the right shape. */
+static int read_patch(const struct nd_opts *o, bool json_patch, json_t **out,
+                      struct nd_status *st)
 {
     const char *text = nd_opt_str(o, "patch");
     const char *file = nd_opt_str(o, "patch-file");
+    const char *what = file ? file : "--patch";
     struct nd_buf b = ND_BUF_INIT;
     if (file) {
         if (nd_buf_read_file(&b, file) < 0) {
@@ -41,18 +56,33 @@ static int read_patch(const struct nd_opts *o, json_t **out, struct nd_status *s
                              "must specify --patch or --patch-file containing the contents of "
                              "the patch");
     }
-    /* YAML is a superset of JSON: either form works; a JSON patch is a list */
-    json_t *doc = nd_yaml_load(text, strlen(text), NULL, st);
-    if (!doc) {
-        free(st->reason);
-        st->reason = nd_xstrdup("Usage");
-        nd_status_prefix(st, "unable to parse \"%s\"", text);
-    }
-    nd_buf_release(&b);
+    struct nd_status jst = ND_STATUS_INIT, yst = ND_STATUS_INIT;
+    json_t *doc = nd_json_load(text, strlen(text), NULL, &jst);
     if (!doc)
-        return -1;
-    *out = doc;
-    return 0;
+        doc = nd_yaml_load(text, strlen(text), NULL, &yst);
+    int rc = 0;
+    if (!doc || !(json_patch ? json_is_array(doc) : json_is_object(doc))) {
+        /* neither JSON nor YAML of the right shape: say what JSON wanted */
+        if (jst.message)
+            nd_status_set(st, "Usage", patch_example(json_patch), "%s is not valid JSON: %s",
+                          what, jst.message);
+        else
+            nd_status_set(st, "Usage", patch_example(json_patch),
+                          "%s is not a %s: it holds a JSON %s", what,
+                          json_patch ? "JSON patch" : "merge patch",
+                          json_is_array(doc)    ? "array"
+                          : json_is_object(doc) ? "object"
+                          : json_is_string(doc) ? "string"
+                                                : "scalar");
+        json_decref(doc);
+        rc = -1;
+    } else {
+        *out = doc;
+    }
+    nd_status_release(&jst);
+    nd_status_release(&yst);
+    nd_buf_release(&b);
+    return rc;
 }
 
 int cmd_patch(int argc, char **argv, struct nd_ctx *ctx)
@@ -70,24 +100,32 @@ int cmd_patch(int argc, char **argv, struct nd_ctx *ctx)
         nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
         nd_validate_parse(nd_opt_str(&o, "validate"), &validate, &st) < 0 ||
         nd_write_output_parse(nd_opt_str(&o, "output"), &popts, &st) < 0 ||
-        nd_resolve_args(o.npos, o.pos, &res, &st) < 0 || read_patch(&o, &patch, &st) < 0) {
+        nd_resolve_args(o.npos, o.pos, &res, &st) < 0) {
+        worst = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    /* the types the API takes; a strategic merge patch needs the Go types of built-in
+     * Kubernetes kinds, which nodus.dev kinds (custom resources) do not have */
+    const char *type = nd_opt_str(&o, "type") ? nd_opt_str(&o, "type") : "merge";
+    const char *ct;
+    if (!strcmp(type, "merge")) {
+        ct = "application/merge-patch+json";
+    } else if (!strcmp(type, "json")) {
+        ct = "application/json-patch+json";
+    } else if (!strcmp(type, "strategic")) {
+        worst = nd_cli_usage(ctx, "--type strategic: nodus kinds take no strategic merge patch "
+                                  "(as custom resources); use --type merge, the default");
+        goto out;
+    } else {
+        worst = nd_cli_usage(ctx, "--type must be merge or json, not \"%s\"", type);
+        goto out;
+    }
+    if (read_patch(&o, !strcmp(type, "json"), &patch, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
     if (!res.by_name) {
         worst = nd_cli_usage(ctx, "name the object to patch: nodus patch KIND NAME -p PATCH");
-        goto out;
-    }
-    const char *type = nd_opt_str(&o, "type") ? nd_opt_str(&o, "type") : "merge";
-    const char *ct;
-    if (!strcmp(type, "merge"))
-        ct = "application/merge-patch+json";
-    else if (!strcmp(type, "json"))
-        ct = "application/json-patch+json";
-    else if (!strcmp(type, "strategic"))
-        ct = "application/strategic-merge-patch+json";
-    else {
-        worst = nd_cli_usage(ctx, "--type must be one of [json merge strategic], not \"%s\"", type);
         goto out;
     }
     bool has_output = nd_opt_str(&o, "output") != NULL;
