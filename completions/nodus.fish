@@ -263,7 +263,7 @@ complete -c nodus -n __nodus_needs_verb -a crds -d 'Print CustomResourceDefiniti
 complete -c nodus -n __nodus_needs_verb -a delete -d 'Delete objects by name, manifest, selector or --all'
 complete -c nodus -n __nodus_needs_verb -a describe -d 'Show a readable summary of objects, with their Events'
 complete -c nodus -n __nodus_needs_verb -a diff -d 'Show what apply would change (exit 0 none, 1 some, 2 an error)'
-complete -c nodus -n __nodus_needs_verb -a edit -d 'Edit objects as YAML in $NODUS_EDITOR or $EDITOR'
+complete -c nodus -n __nodus_needs_verb -a edit -d 'Edit objects as YAML in $NODUS_EDITOR, $KUBE_EDITOR or $EDITOR'
 complete -c nodus -n __nodus_needs_verb -a emulator -d 'Run and drive a local nodus-emulator (start, stop, status, reset, logs, env, clock)'
 complete -c nodus -n __nodus_needs_verb -a exec -d 'Run a command in a Running Sandbox (or Job)'
 complete -c nodus -n __nodus_needs_verb -a explain -d 'Describe the fields of a kind, from the server\'s OpenAPI schema'

@@ -101,7 +101,7 @@ const struct nd_command nd_commands[] = {
      "Show what apply would change (exit 0 none, 1 some, 2 an error)", "diff -f FILE|DIR|- [-R]",
      NULL, NULL},
     {"edit", cmd_edit, cmd_edit_flags, "Deploy and change",
-     "Edit objects as YAML in $NODUS_EDITOR or $EDITOR", "edit KIND NAME | KIND/NAME",
+     "Edit objects as YAML in $NODUS_EDITOR, $KUBE_EDITOR or $EDITOR", "edit KIND NAME | KIND/NAME",
      "kinds names", NULL},
     {"emulator", cmd_emulator, cmd_emulator_flags, "Settings",
      "Run and drive a local nodus-emulator (start, stop, status, reset, logs, env, clock)",

@@ -46,6 +46,11 @@ struct nd_errors {
     int worst; /* the exit code of the first error */
 };
 
+/* For an unknown field ("spec.resourcse"): the field of the same object in the kind's
+ * schema whose name is closest, when it is close ("resources"); NULL otherwise.
+ * BORROWED from the schema. */
+const char *nd_field_did_you_mean(const struct nd_kind *k, const char *field);
+
 /* Reports an error about manifest m (NULL: not about one object; printed as it is).
  * The first time an error is met it is printed (an Invalid answer naming each cause at
  * its line of m's file); the same error again is only counted. Returns its exit code. */

@@ -43,9 +43,7 @@ static bool located(const struct nd_status *st, const struct nd_manifest *m)
            json_object_get(st->details, "name") && json_object_get(st->details, "kind");
 }
 
-/* For an unknown field ("spec.resourcse"): the field of the same object in the kind's
- * schema whose name is closest, when it is close ("resources"); NULL otherwise. */
-static const char *did_you_mean(const struct nd_kind *k, const char *field)
+const char *nd_field_did_you_mean(const struct nd_kind *k, const char *field)
 {
     const char *dot = strrchr(field, '.');
     const char *name = dot ? dot + 1 : field;
@@ -105,7 +103,7 @@ static void render(struct nd_ctx *ctx, const struct nd_status *server_st,
         nd_buf_addf(b, "%s%s: %s%s%s", one ? "" : "* ", at, f && !named ? f : "",
                     f && !named ? ": " : "", cm ? cm : "");
         const char *near = f && cm && !strncmp(cm, "unknown field ", 14)
-                               ? did_you_mean(m->kind, f)
+                               ? nd_field_did_you_mean(m->kind, f)
                                : NULL;
         if (near)
             nd_buf_addf(b, " (did you mean \"%s\"?)", near);

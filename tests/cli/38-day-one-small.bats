@@ -98,3 +98,54 @@ fix: a JSON patch is a JSON array of operations, for example: -p '[{\"op\":\"rep
     run -0 nodus patch --help
     refute_output --partial strategic
 }
+
+# An editor script: counts its runs in $EDITS, keeps what it was shown in shown.N, and on
+# its first run applies the sed program $SED to the object's lines (not the comments).
+write_editor() {
+    cat >editor.sh <<'SH'
+#!/bin/sh
+echo run >>"$EDITS"
+n=$(wc -l <"$EDITS" | tr -d ' ')
+cp "$1" "shown.$n"
+[ "$n" = 1 ] && sed -i "/^#/!{$SED}" "$1"
+exit 0
+SH
+    chmod +x editor.sh
+    export EDITS=$PWD/edits
+    rm -f "$EDITS"
+}
+
+@test "edit: the reopened file's comment names the field a misspelling stands for, and that it is required" {
+    write_editor
+    # the server keeps metadata.name from the object it has: it only says "unknown field"
+    SED='s/^  name: j1$/  nmae: j1/' NODUS_EDITOR=$PWD/editor.sh run --separate-stderr -1 nodus edit job j1
+    [ "$(wc -l <edits)" = 2 ]
+    run -0 sed -n '5,7p' shown.2
+    assert_output '# jobs.nodus.dev "j1" was not valid:
+# * metadata.nmae: unknown field "metadata.nmae" (did you mean "name"? metadata.name is required)
+#'
+    write_editor
+    SED='s/^      count:/      cuont:/; s/^  command:/  comand:/' NODUS_EDITOR=$PWD/editor.sh \
+        run --separate-stderr -1 nodus edit job j1
+    run -0 grep '^# \*' shown.2
+    assert_output '# * spec.resources.gpu.count: Required value
+# * spec.resources.gpu.cuont: unknown field "spec.resources.gpu.cuont" (did you mean "count"? spec.resources.gpu.count is required)
+# * spec.comand: unknown field "spec.comand" (did you mean "command"?)'
+}
+
+@test "edit: KUBE_EDITOR is honoured as by kubectl: after NODUS_EDITOR, before EDITOR" {
+    write_editor
+    SED='s/^  maxCostUSD: .*/  maxCostUSD: "45.00"/' KUBE_EDITOR=$PWD/editor.sh EDITOR=false \
+        run --separate-stderr -0 nodus edit job j1
+    assert_output "job.nodus.dev/j1 edited"
+    [ "$(wc -l <edits)" = 1 ]
+    write_editor
+    SED='s/^  maxCostUSD: .*/  maxCostUSD: "46.00"/' NODUS_EDITOR=$PWD/editor.sh KUBE_EDITOR=false \
+        EDITOR=false run --separate-stderr -0 nodus edit job j1
+    assert_output "job.nodus.dev/j1 edited"
+    run -0 nodus get job j1 -o jsonpath='{.spec.maxCostUSD}'
+    assert_output "46.00"
+    KUBE_EDITOR=false EDITOR=$PWD/editor.sh run --separate-stderr -2 nodus edit job j1
+    assert_equal "${stderr_lines[1]}" "error: the editor failed or could not be started"
+    assert_equal "${stderr_lines[2]}" "fix: set NODUS_EDITOR, KUBE_EDITOR or EDITOR to your editor"
+}

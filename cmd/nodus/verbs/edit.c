@@ -1,4 +1,4 @@
-/* nodus edit: open objects as YAML in $NODUS_EDITOR (or $EDITOR, or vi), and save what
+/* nodus edit: open objects as YAML in $NODUS_EDITOR (or $KUBE_EDITOR, $EDITOR, vi), and save what
  * changed as a merge patch, conditional on the version that was opened. A save the
  * server refuses reopens the file with the error on top. */
 #include <errno.h>
@@ -7,11 +7,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "api/object.h"
+#include "api/schema.h"
 #include "commands.h"
 #include "json/json.h"
 #include "patch/patch.h"
 #include "resolve.h"
 #include "write.h"
+#include "util/suggest.h"
 #include "util/term.h"
 #include "util/xmalloc.h"
 #include "yaml/yaml.h"
@@ -29,7 +32,10 @@ static const char header[] =
 
 static int run_editor(const char *file)
 {
+    /* nodus's own variable, then kubectl's order: KUBE_EDITOR, EDITOR, vi */
     const char *ed = getenv("NODUS_EDITOR");
+    if (!ed || !*ed)
+        ed = getenv("KUBE_EDITOR");
     if (!ed || !*ed)
         ed = getenv("EDITOR");
     if (!ed || !*ed)
@@ -85,6 +91,59 @@ static bool blank(const char *s)
     return true;
 }
 
+/* Is name a field a Kind's objects must have at parent ("" the top, "metadata")? The
+ * kind's schema says, and every object has apiVersion, kind and metadata.name. */
+static bool required_at(const struct nd_kind *k, const char *parent, const char *name)
+{
+    if ((!*parent && (!strcmp(name, "apiVersion") || !strcmp(name, "kind"))) ||
+        (!strcmp(parent, "metadata") && !strcmp(name, "name")))
+        return true;
+    const json_t *ps = *parent ? nd_schema_at(nd_kind_schema(k), parent) : nd_kind_schema(k);
+    size_t i;
+    json_t *r;
+    json_array_foreach(json_object_get(nd_schema_deref(ps), "required"), i, r) {
+        if (!strcmp(json_string_value(r), name))
+            return true;
+    }
+    return false;
+}
+
+/* After an unknown field (a misspelling, most often) in the comment: the field it stands
+ * for, closest of those the edit removed beside it, else of the kind's schema, and
+ * whether that one is required (the server may not say: it keeps metadata.name and kind
+ * from the object it has). Appends ` (did you mean "name"? metadata.name is required)`. */
+static void field_hint(const struct nd_kind *k, const json_t *orig, const json_t *edited,
+                       const char *field, struct nd_buf *out)
+{
+    const char *dot = strrchr(field, '.');
+    const char *name = dot ? dot + 1 : field;
+    char *parent = nd_xstrndup(field, dot ? (size_t)(dot - field) : 0);
+    const char *best = NULL;
+    size_t bestd = ND_SUGGEST_DISTANCE + 1;
+    if (!strchr(field, '[')) {
+        const json_t *op = *parent ? nd_obj_get(orig, parent) : orig;
+        const json_t *ep = *parent ? nd_obj_get(edited, parent) : edited;
+        const char *key;
+        json_t *v;
+        json_object_foreach((json_t *)op, key, v) {
+            size_t d = nd_suggest_distance(name, key);
+            if (!json_object_get(ep, key) && d < bestd) {
+                bestd = d;
+                best = key;
+            }
+        }
+    }
+    if (!best)
+        best = nd_field_did_you_mean(k, field);
+    if (best) {
+        nd_buf_addf(out, " (did you mean \"%s\"?", best);
+        if (required_at(k, parent, best))
+            nd_buf_addf(out, " %s%s%s is required", parent, *parent ? "." : "", best);
+        nd_buf_addch(out, ')');
+    }
+    free(parent);
+}
+
 /* 0 saved or cancelled; -1 with st; -2 gave up with the message printed (exit 1). */
 static int edit_one(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns, const char *name,
                     bool as_json, enum nd_validate validate, struct nd_status *st)
@@ -115,7 +174,7 @@ static int edit_one(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
     const char *body = doc.data;
     for (;;) {
         if (write_file(file, head.data, body) < 0 || run_editor(file) < 0) {
-            nd_status_set(st, "Usage", "set NODUS_EDITOR or EDITOR to your editor",
+            nd_status_set(st, "Usage", "set NODUS_EDITOR, KUBE_EDITOR or EDITOR to your editor",
                           "the editor failed or could not be started");
             goto out;
         }
@@ -188,7 +247,10 @@ static int edit_one(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
                 const char *m = json_string_value(json_object_get(c, "message"));
                 /* the server's text, one comment line: no line break, no control */
                 char *sf = nd_term_safe(f ? f : "", 0), *sm = nd_term_safe(m ? m : "", 0);
-                nd_buf_addf(&head, "# * %s%s%s\n", sf, f ? ": " : "", sm);
+                nd_buf_addf(&head, "# * %s%s%s", sf, f ? ": " : "", sm);
+                if (f && m && !strncmp(m, "unknown field ", 14) && edited)
+                    field_hint(k, orig, edited, sf, &head);
+                nd_buf_addch(&head, '\n');
                 free(sf);
                 free(sm);
             }
