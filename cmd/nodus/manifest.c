@@ -129,7 +129,7 @@ int nd_manifests_read(const json_t *files, bool recursive, struct nd_manifests *
     memset(out, 0, sizeof *out);
     if (json_array_size(files) == 0)
         return nd_status_set(st, "Usage", "for example: -f job.yaml",
-                             "must specify one of -f and -k");
+                             "must specify -f with a file, a directory or - (standard input)");
     size_t i;
     json_t *f;
     json_array_foreach(files, i, f) {

@@ -159,7 +159,7 @@ volume.nodus.dev/list-vol"
     [[ "$stderr" == "error: broken.yaml:"* ]]
     run --separate-stderr -2 nodus create
     assert_output ""
-    [[ "$stderr" == "error: must specify one of -f and -k"* ]]
+    [[ "$stderr" == "error: must specify -f with a file, a directory or - (standard input)"* ]]
     run --separate-stderr -2 nodus create job x
     assert_output ""
 }

@@ -149,3 +149,18 @@ SH
     assert_equal "${stderr_lines[1]}" "error: the editor failed or could not be started"
     assert_equal "${stderr_lines[2]}" "fix: set NODUS_EDITOR, KUBE_EDITOR or EDITOR to your editor"
 }
+
+@test "apply: the manual and the errors speak only of flags apply has (no --wait, no -k)" {
+    run --separate-stderr -2 nodus apply
+    assert_equal "$stderr" "error: must specify -f with a file, a directory or - (standard input)
+fix: for example: -f job.yaml"
+    run --separate-stderr -2 nodus apply -k .
+    assert_equal "${stderr_lines[0]}" "error: unknown shorthand flag: 'k' in -k"
+    run --separate-stderr -2 nodus apply -f x.yaml --wait
+    assert_equal "${stderr_lines[0]}" "error: unknown flag: --wait"
+    # no page documents them
+    run -1 grep -l -e 'apply \\-\\-wait' -e 'apply --wait' -e '\\-k\b' "$ND_ROOT"/man/*.1
+    run -0 nodus apply --help
+    refute_output --regexp '(^| |\[)-k[ ,|]'
+    refute_output --partial -- "--wait"
+}
