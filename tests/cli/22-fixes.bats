@@ -63,6 +63,7 @@ fill() {
     c=${c//'-n %s'/-n default}
     c=${c//'function/%s'/function/fix}
     c=${c//'budget %s'/budget fix}
+    c=${c//'request %s'/request restart}
     c=${c//'project %s'/project made-by-a-fix}
     c=${c//'nodus get %s'/nodus get jobs}
     c=${c//'set-cluster %s'/set-cluster fix}
