@@ -205,8 +205,9 @@ int nd_kind_check_reserved(const struct nd_kind *k, const json_t *old_obj, const
         nd_status_set_fix(st, "ask for an action a %s takes: nodus request %s %s/%s", k->kind,
                           k->requests[0], k->singular, name ? name : "NAME");
     else if (rc < 0 && bad_request)
-        nd_status_set_fix(st, "remove the annotation, a %s takes no requests; what each kind "
-                              "takes: nodus request --help",
+        nd_status_set_fix(st,
+                          "remove the annotation, a %s takes no requests; what each kind "
+                          "takes: nodus request --help",
                           k->kind);
     nd_field_errors_release(&errs);
     return rc;

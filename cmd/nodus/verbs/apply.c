@@ -140,7 +140,8 @@ static bool only_imperative(const struct nd_status *st)
         return false;
     size_t i;
     json_t *cause;
-    json_array_foreach(json_object_get(st->details, "causes"), i, cause) {
+    json_array_foreach(json_object_get(st->details, "causes"), i, cause)
+    {
         if (!imperative_cause(cause))
             return false;
     }

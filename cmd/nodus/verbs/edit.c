@@ -101,7 +101,8 @@ static bool required_at(const struct nd_kind *k, const char *parent, const char 
     const json_t *ps = *parent ? nd_schema_at(nd_kind_schema(k), parent) : nd_kind_schema(k);
     size_t i;
     json_t *r;
-    json_array_foreach(json_object_get(nd_schema_deref(ps), "required"), i, r) {
+    json_array_foreach(json_object_get(nd_schema_deref(ps), "required"), i, r)
+    {
         if (!strcmp(json_string_value(r), name))
             return true;
     }
@@ -125,7 +126,8 @@ static void field_hint(const struct nd_kind *k, const json_t *orig, const json_t
         const json_t *ep = *parent ? nd_obj_get(edited, parent) : edited;
         const char *key;
         json_t *v;
-        json_object_foreach((json_t *)op, key, v) {
+        json_object_foreach((json_t *)op, key, v)
+        {
             size_t d = nd_suggest_distance(name, key);
             if (!json_object_get(ep, key) && d < bestd) {
                 bestd = d;

@@ -34,8 +34,7 @@ static const char *patch_example(bool json_patch)
 /* The patch of -p or --patch-file: JSON, or YAML (a superset: `{spec: {state: x}}`),
  * holding an object (merge) or an array (json). Text that is neither is reported as the
  * JSON it is not, at its line and column, with an example of the right shape. */
-static int read_patch(const struct nd_opts *o, bool json_patch, json_t **out,
-                      struct nd_status *st)
+static int read_patch(const struct nd_opts *o, bool json_patch, json_t **out, struct nd_status *st)
 {
     const char *text = nd_opt_str(o, "patch");
     const char *file = nd_opt_str(o, "patch-file");
@@ -64,8 +63,8 @@ static int read_patch(const struct nd_opts *o, bool json_patch, json_t **out,
     if (!doc || !(json_patch ? json_is_array(doc) : json_is_object(doc))) {
         /* neither JSON nor YAML of the right shape: say what JSON wanted */
         if (jst.message)
-            nd_status_set(st, "Usage", patch_example(json_patch), "%s is not valid JSON: %s",
-                          what, jst.message);
+            nd_status_set(st, "Usage", patch_example(json_patch), "%s is not valid JSON: %s", what,
+                          jst.message);
         else
             nd_status_set(st, "Usage", patch_example(json_patch),
                           "%s is not a %s: it holds a JSON %s", what,

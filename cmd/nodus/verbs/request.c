@@ -51,8 +51,8 @@ static int check_action(const struct nd_res_list *res, const char *action, struc
                 for (size_t a = 0; o->requests && o->requests[a]; a++)
                     nd_buf_addf(&b, "%s%s on %s", b.len ? ", " : "", o->requests[a], o->plural);
             }
-            nd_status_set(st, "Usage", NULL, "%s takes no requests; the requests there are: %s",
-                          kn, b.data);
+            nd_status_set(st, "Usage", NULL, "%s takes no requests; the requests there are: %s", kn,
+                          b.data);
         }
         nd_buf_release(&b);
         return -1;
