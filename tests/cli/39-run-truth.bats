@@ -129,6 +129,12 @@ $NOTE"
     assert_equal "$(annotation plain "$XURL")" none
     NODUS_SERVER=$XURL run -0 nodus run flagged --image "$PY" --sim-duration 1m -d -- true
     assert_equal "$(annotation flagged "$XURL")" 1m
+    # nor does one that runs nothing (--no-simulation)
+    start_extra none --no-simulation
+    run -0 curl -sf "$XURL/emulator/v1/stats"
+    assert_equal "$(jq -r .runtime <<<"$output")" none
+    NODUS_SERVER=$XURL run -0 nodus run idle --image "$PY" -d -- true
+    assert_equal "$(annotation idle "$XURL")" none
 }
 
 @test "run again: the same Job is unchanged and followed (its exit code again); another spec under the name exits 4" {
