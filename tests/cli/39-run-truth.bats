@@ -164,7 +164,7 @@ $NOTE"
     run -4 --separate-stderr nodus run same --image "$PY" -- sh -c 'exit 4'
     assert_output ""
     assert_equal "${stderr%%$'\n'*}" 'Error from server (AlreadyExists): jobs.nodus.dev "same" already exists'
-    [[ "$stderr" == *$'\nfix: job/same exists with another spec (spec.command differs): choose another name, or delete it first: nodus delete job/same -n default\n'* ]]
+    [[ "$stderr" == *$'\nfix: job/same exists with another spec (spec.command differs): choose another name, or delete it first: nodus delete job/same -n default --wait\n'* ]]
     run -4 --separate-stderr nodus run same --image "$PY" --gpu L4 -d -- sh -c 'exit 3'
     [[ "$stderr" == *$'\nfix: job/same exists with another spec (spec.resources differs): '* ]]
     run -0 curl -sf "$(emu_url)$API/jobs/same"

@@ -340,8 +340,8 @@ static void exists_fix(struct nd_status *st, const char *name, const char *ns)
         nd_buf_addf(&fields, "%s%s", i ? ", " : "",
                     json_string_value(json_object_get(c, "field")));
     nd_status_set_fix(st, "job/%s exists with another spec (%s differs): choose another name, or "
-                          "delete it first: nodus delete job/%s -n %s",
-                      name, fields.data, name, ns);
+                          "delete it first: nodus delete %s/%s -n %s --wait",
+                      name, fields.data, "job", name, ns);
     nd_buf_release(&fields);
 }
 
