@@ -8,11 +8,15 @@
  * checks the Job as the create would, so a bad Job is refused before it exists.
  *
  * Attached (the default), stdout carries the log only: what run says about the Job
- * (created, the estimate, how it ended, how to follow it after Ctrl-C) goes to stderr.
+ * (created, the estimate, how it ended, how to follow it after Ctrl-C) goes to stderr,
+ * and against an emulator that simulates Jobs (its stats say so) that the log is made
+ * up, which there lasts 30s unless --sim-duration says otherwise. The same run again
+ * finds the Job it made (the server answers it, 200): "unchanged", and followed.
  * Exit codes: the Job's exit code (status.exitCode) when its command ended; 125 when the
  * Job ended without one (Cancelled, deleted, stopped at maxCostUSD or maxDuration); 130
  * after Ctrl-C (the Job keeps running); before the Job runs, nodus's own codes (2 a bad
- * flag, 4 it exists, 5 forbidden, 7 unreachable, 8 a budget).
+ * flag, 4 a Job of that name with another spec exists, 5 forbidden, 7 unreachable, 8 a
+ * budget).
  */
 #include <ctype.h>
 #include <signal.h>
