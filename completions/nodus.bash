@@ -34,7 +34,7 @@ _nodus_flags()
     logs) echo '--follow -f --tail --since --since-time --timestamps --limit-bytes --selector -l --prefix --max-log-requests' ;;
     patch) echo '--patch -p --patch-file --type --dry-run --output -o --validate' ;;
     replace) echo '--filename -f --recursive -R --dry-run --output -o --validate' ;;
-    run) echo '--image --gpu --max-cost --max-duration --env -e --volume --labels -l --annotations --dry-run --detach -d --output -o' ;;
+    run) echo '--image --gpu --max-cost --max-duration --env -e --volume --labels -l --annotations --sim-duration --dry-run --detach -d --output -o' ;;
     top) echo '--no-headers' ;;
     version) echo '--client --output -o' ;;
     wait) echo '--for --timeout --selector -l --all' ;;
@@ -218,6 +218,7 @@ _nodus_flag_value()
         --volume) _nodus_hint='none'; return 0 ;;
         --labels|-l) _nodus_hint='none'; return 0 ;;
         --annotations) _nodus_hint='none'; return 0 ;;
+        --sim-duration) _nodus_hint='none'; return 0 ;;
         --dry-run) _nodus_hint='none'; return 0 ;;
         --output|-o) _nodus_hint='=json yaml name'; return 0 ;;
         --detach|-d) return 1 ;;

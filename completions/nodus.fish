@@ -148,7 +148,7 @@ function __nodus_flag_value --argument-names verb flag
         end
     case run
         switch $flag
-        case --image --gpu --max-cost --max-duration --env -e --volume --labels -l --annotations --dry-run --output -o
+        case --image --gpu --max-cost --max-duration --env -e --volume --labels -l --annotations --sim-duration --dry-run --output -o
             return 0
         case --detach -d
             return 1
@@ -436,10 +436,11 @@ complete -c nodus -n '__nodus_using run' -s e -l env -x -d 'an environment varia
 complete -c nodus -n '__nodus_using run' -l volume -x -d 'mount a Volume of the project (repeatable)'
 complete -c nodus -n '__nodus_using run' -s l -l labels -x -d 'labels of the Job (repeatable, or a,b)'
 complete -c nodus -n '__nodus_using run' -l annotations -x -d 'annotations of the Job (repeatable)'
+complete -c nodus -n '__nodus_using run' -l sim-duration -x -d 'against an emulator that simulates Jobs: how long the run lasts (default 30s)'
 complete -c nodus -n '__nodus_using run' -l dry-run -x -d 'server: show the Job and its estimate, create nothing; client: show the Job'
 complete -c nodus -n '__nodus_using run' -s d -l detach -d 'create the Job and return, without streaming its log'
 complete -c nodus -n '__nodus_using run' -s o -l output -x -a 'json yaml name' -d 'with --detach or --dry-run: print the Job as name, json, yaml ...'
-complete -c nodus -n '__nodus_using top' -l no-headers -d 'leave the header line out'
+complete -c nodus -n '__nodus_using top' -l no-headers -d 'leave the header line (and the total of top jobs) out'
 complete -c nodus -n '__nodus_using version' -l client -d 'show only the client version'
 complete -c nodus -n '__nodus_using version' -s o -l output -x -a 'json yaml' -d 'json or yaml'
 complete -c nodus -n '__nodus_using wait' -l for -x -d 'condition=NAME[=VALUE], jsonpath={.path}=VALUE, create or delete'

@@ -20,7 +20,20 @@ trap cleanup EXIT INT TERM
 
 if [ -t 1 ]; then B=$(printf '\033[1m'); R=$(printf '\033[0m'); else B= R=; fi
 say() { printf '\n%s== %s%s\n' "$B" "$*" "$R"; }
-run() { printf '%s$ %s%s\n' "$B" "$*" "$R"; "$@"; }
+# One word as the user would type it: bare when the shell leaves it alone, else in single
+# quotes (a ' inside as '\''), so that a printed command line can be copied and pasted.
+quote() {
+    case $1 in
+    '' | *[!A-Za-z0-9_./:=,@%+-]*) printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")" ;;
+    *) printf '%s' "$1" ;;
+    esac
+}
+run() {
+    line=
+    for word in "$@"; do line="$line${line:+ }$(quote "$word")"; done
+    printf '%s$ %s%s\n' "$B" "$line" "$R"
+    "$@"
+}
 advance() { run nodus emulator clock advance "$1"; }
 
 say "Start an emulator in the background; its clock stands still until we move it"
@@ -44,10 +57,11 @@ run nodus apply -f examples/workflow/04-pipeline.yaml
 advance 21m
 run nodus get pipelines,jobs
 
-say "Watch the Jobs while an hour passes"
+say "Watch the Jobs' phases while an hour passes (a row when a Job's state or phase changes)"
 ( sleep 1; nodus emulator clock advance 1h >/dev/null ) &
 WRITER=$!
-run timeout 3 nodus get jobs --watch-only || true
+run timeout 3 nodus get jobs --watch-only \
+    -o custom-columns=NAME:.metadata.name,STATE:.spec.state,PHASE:.status.phase || true
 wait "$WRITER"
 
 say "Costs have accrued; the Budget stopped the market Job at its limit"

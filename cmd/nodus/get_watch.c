@@ -127,8 +127,6 @@ static void reserve_widths(struct watch_state *w)
     }
 }
 
-/* Keeps the rows whose shown cells differ from what their object last printed. Rows are
- * told apart by their NAMESPACE and NAME cells (list answers may carry no objects). */
 /* Keeps what an object's event printed (sig) under key, forgetting it once DELETED;
  * false when it is what the previous event of that object printed. */
 static bool remember(struct watch_state *w, const char *key, const char *type, const char *sig)
@@ -142,6 +140,21 @@ static bool remember(struct watch_state *w, const char *key, const char *type, c
     return changed;
 }
 
+/* What row i of the table shows, to tell a repeat by: its cells (not their padding,
+ * which widens with a longer row of another object) but AGE, which moves with the
+ * clock; after the event's type when the types are printed (--output-watch-events). */
+static void row_sig(const struct watch_state *w, size_t i, const char *type, struct nd_buf *sig)
+{
+    const struct nd_table *t = &w->table;
+    if (w->g->events)
+        nd_buf_addf(sig, "%s\t", type);
+    for (size_t j = 0; j < t->ncols; j++)
+        if (strcmp(t->headers[j], "AGE") != 0)
+            nd_buf_addf(sig, "%s\t", nd_table_get(t, i, j));
+}
+
+/* Keeps the rows whose shown cells differ from what their object last printed. Rows are
+ * told apart by their NAMESPACE and NAME cells (list answers may carry no objects). */
 static void drop_unchanged(struct watch_state *w, const char *type)
 {
     struct nd_table *t = &w->table;
@@ -159,11 +172,7 @@ static void drop_unchanged(struct watch_state *w, const char *type)
         char *key = nd_xasprintf("%s/%s", ns < t->ncols ? nd_table_get(t, i, ns) : "",
                                  nd_table_get(t, i, name));
         struct nd_buf sig = ND_BUF_INIT;
-        if (w->g->events)
-            nd_buf_addf(&sig, "%s\t", type);
-        for (size_t j = 0; j < t->ncols; j++)
-            if (strcmp(t->headers[j], "AGE") != 0)
-                nd_buf_addf(&sig, "%s\t", nd_table_get(t, i, j));
+        row_sig(w, i, type, &sig);
         keep[i] = remember(w, key, type, sig.data);
         nd_buf_release(&sig);
         free(key);
@@ -222,7 +231,9 @@ static int print_object_now(struct watch_state *w, const char *type, json_t *raw
                             struct nd_buf *out, struct nd_status *st);
 
 /* One object in a format other than a table; a MODIFIED that prints what the object's
- * previous MODIFIED printed is left out. */
+ * previous MODIFIED printed is left out. custom-columns rows are told apart as a
+ * table's are (row_sig): a MODIFIED showing the cells of the object's previous event,
+ * ADDED included, is left out. */
 static int print_object(struct watch_state *w, const char *type, json_t *raw, struct nd_buf *out,
                         struct nd_status *st)
 {
@@ -232,8 +243,12 @@ static int print_object(struct watch_state *w, const char *type, json_t *raw, st
     if (!key)
         return rc;
     struct nd_buf sig = ND_BUF_INIT;
-    nd_buf_addf(&sig, "%s\n", type);
-    nd_buf_add(&sig, out->data + from, out->len - from);
+    if (w->g->popts.output == ND_OUTPUT_CUSTOM_COLUMNS && w->table.nrows == 1) {
+        row_sig(w, 0, type, &sig);
+    } else {
+        nd_buf_addf(&sig, "%s\n", type);
+        nd_buf_add(&sig, out->data + from, out->len - from);
+    }
     if (!remember(w, key, type, sig.data) && !strcmp(type, "MODIFIED")) {
         nd_buf_truncate(out, from);
         w->printed = printed;

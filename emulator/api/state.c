@@ -5,6 +5,7 @@
 #include "feed.h"
 #include "idempotency.h"
 #include "router.h"
+#include "runtime.h"
 
 struct counts {
     json_t *objects;
@@ -25,13 +26,17 @@ json_t *em_stats_json(struct em_server *srv)
     em_store_kinds(&srv->store, count_kind, &c);
     json_t *objects = c.objects;
     size_t total = c.total;
-    return json_pack("{sosIsIsIsIsIsIs{sIsI}}", "objects", objects, "objectsTotal",
+    /* how Jobs run: "simulate", "local" (--runtime) or "none" (--no-simulation) */
+    const char *runtime = srv->opt.no_simulation ? "none"
+                          : em_runtime_local(srv) ? "local"
+                                                  : "simulate";
+    return json_pack("{sosIsIsIsIsIsIs{sIsI}ss}", "objects", objects, "objectsTotal",
                      (json_int_t)total, "watchesOpen", (json_int_t)srv->stats.watches_open,
                      "watchesTotal", (json_int_t)srv->stats.watches_total, "requests",
                      (json_int_t)srv->stats.requests, "revision", (json_int_t)srv->store.revision,
                      "historyEvents", (json_int_t)srv->journal.len, "clock", "nowMs",
                      (json_int_t)em_clock_now_ms(&srv->clock), "speedPermille",
-                     (json_int_t)(srv->clock.speed * 1000));
+                     (json_int_t)(srv->clock.speed * 1000), "runtime", runtime);
 }
 
 int em_reset_state(struct em_server *srv, struct nd_status *st)

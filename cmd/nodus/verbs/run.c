@@ -8,11 +8,15 @@
  * checks the Job as the create would, so a bad Job is refused before it exists.
  *
  * Attached (the default), stdout carries the log only: what run says about the Job
- * (created, the estimate, how it ended, how to follow it after Ctrl-C) goes to stderr.
+ * (created, the estimate, how it ended, how to follow it after Ctrl-C) goes to stderr,
+ * and against an emulator that simulates Jobs (its stats say so) that the log is made
+ * up, which there lasts 30s unless --sim-duration says otherwise. The same run again
+ * finds the Job it made (the server answers it, 200): "unchanged", and followed.
  * Exit codes: the Job's exit code (status.exitCode) when its command ended; 125 when the
  * Job ended without one (Cancelled, deleted, stopped at maxCostUSD or maxDuration); 130
  * after Ctrl-C (the Job keeps running); before the Job runs, nodus's own codes (2 a bad
- * flag, 4 it exists, 5 forbidden, 7 unreachable, 8 a budget).
+ * flag, 4 a Job of that name with another spec exists, 5 forbidden, 7 unreachable, 8 a
+ * budget).
  */
 #include <ctype.h>
 #include <signal.h>
@@ -24,10 +28,13 @@
 #include "commands.h"
 #include "logs.h"
 #include "util/money.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 #include "write.h"
 
 #define DEFAULT_MAX_COST "10.00"
+#define DEFAULT_SIM_DURATION "30s" /* a run's simulated length on a simulating emulator */
+#define DURATION_ANNOTATION "emulator.nodus.dev/duration"
 #define EXIT_NO_CODE 125
 #define EXIT_DETACHED 130
 
@@ -43,6 +50,8 @@ const struct nd_flag cmd_run_flags[] = {
      NULL},
     {"labels", 'l', ND_STRINGS, "KEY=VALUE", "labels of the Job (repeatable, or a,b)", NULL},
     {"annotations", 0, ND_STRINGS, "KEY=VALUE", "annotations of the Job (repeatable)", NULL},
+    {"sim-duration", 0, ND_DURATION, "DURATION",
+     "against an emulator that simulates Jobs: how long the run lasts (default 30s)", NULL},
     {"dry-run", 0, ND_STRING, "MODE",
      "server: show the Job and its estimate, create nothing; client: show the Job", NULL},
     {"detach", 'd', ND_BOOL, NULL, "create the Job and return, without streaming its log", NULL},
@@ -253,6 +262,93 @@ static int check_gpu(struct nd_ctx *ctx, const char *image, const char *model)
     return rc;
 }
 
+/* ---- the simulated runtime ---- */
+
+/* Whether the server simulates Jobs: an emulator whose stats say "runtime": "simulate"
+ * (its default). A real platform has no /emulator/v1 (404), and an emulator with a
+ * token file answers it to admin tokens only: both count as not simulating. -1 with st
+ * when no answer came at all (the server cannot be reached). */
+static int simulates(struct nd_ctx *ctx, struct nd_status *st)
+{
+    json_t *stats = NULL;
+    int code = 0;
+    if (nd_write(ctx, &(struct nd_write_req){.method = "GET", .path = "/emulator/v1/stats",
+                                             .out = &stats, .code = &code},
+                 st) < 0) {
+        if (code == 0)
+            return -1;
+        nd_status_release(st);
+        nd_status_init(st);
+        return 0;
+    }
+    const char *rt = json_string_value(json_object_get(stats, "runtime"));
+    int yes = rt && !strcmp(rt, "simulate");
+    json_decref(stats);
+    return yes;
+}
+
+/* The run's simulated length: --sim-duration, else (against a simulating emulator)
+ * DEFAULT_SIM_DURATION, as the annotation the emulator reads; an annotation given with
+ * --annotations wins over the default and may not be given with --sim-duration. */
+static int sim_duration(struct nd_ctx *ctx, const struct nd_opts *o, bool simulated, json_t *job)
+{
+    json_t *meta = json_object_get(job, "metadata");
+    json_t *ann = json_object_get(meta, "annotations");
+    bool given = json_object_get(ann, DURATION_ANNOTATION) != NULL;
+    if (!nd_opt_set(o, "sim-duration")) {
+        if (simulated && !given) {
+            if (!ann)
+                json_object_set_new(meta, "annotations", ann = json_object());
+            json_object_set_new(ann, DURATION_ANNOTATION, json_string(DEFAULT_SIM_DURATION));
+        }
+        return 0;
+    }
+    int64_t ms = nd_opt_ms(o, "sim-duration", 0);
+    if (ms <= 0)
+        return nd_cli_usage(ctx, "--sim-duration must be greater than 0");
+    if (given)
+        return nd_cli_usage(ctx, "--sim-duration sets the annotation " DURATION_ANNOTATION
+                                 ": give one of them");
+    struct nd_buf d = ND_BUF_INIT;
+    nd_duration_format_short(ms, &d);
+    if (!ann)
+        json_object_set_new(meta, "annotations", ann = json_object());
+    json_object_set_new(ann, DURATION_ANNOTATION, json_string(d.data));
+    nd_buf_release(&d);
+    return 0;
+}
+
+/* Says, once and before the log, that the log to come is not the command's output. */
+static void say_simulated(const json_t *job)
+{
+    const char *d = json_string_value(json_object_get(
+        json_object_get(json_object_get(job, "metadata"), "annotations"), DURATION_ANNOTATION));
+    fprintf(stderr, "  simulated: the emulator simulates Jobs (--runtime simulate): the log "
+                    "below is made up, the command does not run");
+    if (d)
+        fprintf(stderr, ", the run lasts %s (--sim-duration)", d);
+    fprintf(stderr, "\n  to see the command's real output: restart the emulator with --runtime "
+                    "local (nodus emulator stop, then nodus emulator start --runtime local)\n");
+}
+
+/* A Job of that name with another spec: which fields differ, and what to do. */
+static void exists_fix(struct nd_status *st, const char *name, const char *ns)
+{
+    const json_t *causes = json_object_get(st->details, "causes");
+    if (!st->reason || strcmp(st->reason, "AlreadyExists") != 0 || !json_array_size(causes))
+        return;
+    struct nd_buf fields = ND_BUF_INIT;
+    size_t i;
+    json_t *c;
+    json_array_foreach(causes, i, c)
+        nd_buf_addf(&fields, "%s%s", i ? ", " : "",
+                    json_string_value(json_object_get(c, "field")));
+    nd_status_set_fix(st, "job/%s exists with another spec (%s differs): choose another name, or "
+                          "delete it first: nodus delete %s/%s -n %s --wait",
+                      name, fields.data, "job", name, ns);
+    nd_buf_release(&fields);
+}
+
 /* ---- Ctrl-C ---- */
 
 static char detach_msg[1024];
@@ -325,10 +421,17 @@ out:
     return rc;
 }
 
+struct attach {
+    const char *op;       /* "created", or "unchanged" for the existing identical Job */
+    const json_t *job;    /* as created (or found) */
+    const json_t *preview; /* the server's dry run: the estimate */
+    bool simulated;       /* the server simulates the run: say so */
+};
+
 /* Says the Job was created (on stderr: stdout is its log), then streams its log until
  * it ends; the exit code run ends with. Ctrl-C is handled before anything is said. */
 static int attach(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns, const char *name,
-                  const json_t *preview)
+                  const struct attach *a)
 {
     snprintf(detach_msg, sizeof detach_msg,
              "\njob/%s keeps running (detached).\n  follow it: nodus logs -f job/%s -n %s\n"
@@ -340,12 +443,14 @@ static int attach(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns, c
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     struct nd_buf line = ND_BUF_INIT;
-    nd_estimate_line(preview, &line);
+    nd_estimate_line(a->preview, &line);
     char kn[ND_KIND_NAME_MAX];
-    fprintf(stderr, "%s/%s created\n", nd_kind_display_name(k, kn, sizeof kn), name);
+    fprintf(stderr, "%s/%s %s\n", nd_kind_display_name(k, kn, sizeof kn), name, a->op);
     if (line.len)
         fprintf(stderr, "  estimate: %s\n", line.data);
     nd_buf_release(&line);
+    if (a->simulated)
+        say_simulated(a->job);
     struct nd_log_query q = {.tail = -1};
     json_t *last = NULL;
     int rc = nd_logs_follow(ctx, &q, k, ns, name, NULL, &last);
@@ -411,7 +516,14 @@ int cmd_run(int argc, char **argv, struct nd_ctx *ctx)
                                "stdout is the Job's log)");
         goto out;
     }
+    int simulated = 0;
     if ((rc = build(ctx, &o, &job)) != 0)
+        goto out;
+    if (dry != ND_DRY_CLIENT && (simulated = simulates(ctx, &st)) < 0) {
+        rc = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    if ((rc = sim_duration(ctx, &o, simulated > 0, job)) != 0)
         goto out;
     const struct nd_kind *k = nd_kind_by_plural("nodus.dev", "jobs");
     const char *ns = nd_ctx_namespace(ctx);
@@ -426,24 +538,27 @@ int cmd_run(int argc, char **argv, struct nd_ctx *ctx)
     nd_buf_adds(&path, "?fieldManager=nodus-run");
     /* the server's dry run first: the Job checked as the create will be, and its price */
     char *dry_path = nd_xasprintf("%s&dryRun=All", path.data);
-    rc = nd_write(
-        ctx,
-        &(struct nd_write_req){.method = "POST", .path = dry_path, .body = job, .out = &preview},
-        &st);
+    int code = 201; /* 200: the Job exists with this spec, and is answered as it is */
+    rc = nd_write(ctx,
+                  &(struct nd_write_req){.method = "POST", .path = dry_path, .body = job,
+                                         .out = &preview, .code = &code},
+                  &st);
     free(dry_path);
     if (rc == 0 && dry == ND_DRY_NONE)
         rc = nd_write(ctx,
-                      &(struct nd_write_req){
-                          .method = "POST", .path = path.data, .body = job, .out = &created},
+                      &(struct nd_write_req){.method = "POST", .path = path.data, .body = job,
+                                             .out = &created, .code = &code},
                       &st);
     nd_buf_release(&path);
     if (rc < 0) {
+        exists_fix(&st, o.pos[0], ns);
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
+    const char *op = code == 200 ? "unchanged" : "created";
     if (dry == ND_DRY_SERVER || detach) {
         const json_t *shown = created ? created : preview;
-        if (nd_print_result(&popts, has_output, shown, "created", dry, 0, &st) < 0) {
+        if (nd_print_result(&popts, has_output, shown, op, dry, 0, &st) < 0) {
             rc = nd_cli_error(ctx, &st);
             goto out;
         }
@@ -453,7 +568,9 @@ int cmd_run(int argc, char **argv, struct nd_ctx *ctx)
             printf("  follow it: nodus logs -f job/%s -n %s\n", o.pos[0], ns);
         goto out;
     }
-    rc = attach(ctx, k, ns, o.pos[0], preview);
+    rc = attach(ctx, k, ns, o.pos[0],
+                &(struct attach){.op = op, .job = created, .preview = preview,
+                                 .simulated = simulated > 0});
 out:
     json_decref(job);
     json_decref(preview);

@@ -16,7 +16,7 @@
 #include "util/xmalloc.h"
 
 const struct nd_flag cmd_top_flags[] = {
-    {"no-headers", 0, ND_BOOL, NULL, "leave the header line out", NULL},
+    {"no-headers", 0, ND_BOOL, NULL, "leave the header line (and the total of top jobs) out", NULL},
     {NULL},
 };
 
@@ -220,6 +220,8 @@ static int top_jobs(struct nd_ctx *ctx, bool no_headers, struct nd_status *st)
         fprintf(stderr, "No running Jobs.\n");
     } else {
         print_rows(rows, no_headers);
+    }
+    if (n > 0 && !no_headers) { /* the total: left out with the header, rows only */
         struct nd_buf b = ND_BUF_INIT, c = ND_BUF_INIT;
         dollars(rate_sum, "/h", &b);
         dollars(cost_sum, "", &c);
