@@ -39,6 +39,10 @@ static const char usage[] =
     "  --exec-keepalive SECS  ping exec sessions every SECS seconds (default 30, 1-3600); a\n"
     "                         client that answers nothing for that long is gone: its command\n"
     "                         is ended\n"
+    "  --exec-isolation MODE  bwrap (default): exec and local Jobs run under bubblewrap,\n"
+    "                         seeing the object's files at /, its Volumes at their\n"
+    "                         mountPath and the host's /usr, /etc read-only; none: they\n"
+    "                         run on the host, in the object's files, seeing everything\n"
     "  --max-upload-bytes N   the largest upload to a Sandbox's or Volume's files (a tar\n"
     "                         body, streamed to disk; default 10Gi; suffixes Ki Mi Gi Ti, k\n"
     "                         M G T); a larger one is refused with 413 and nothing written\n"
@@ -236,7 +240,7 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
 {
     enum { O_STATE = 256, O_LISTEN, O_PORT_FILE, O_TOKEN_FILE, O_SPEED, O_RUNTIME, O_FSYNC,
            O_SEED, O_RESET, O_LOG_FORMAT, O_QUIET, O_VERSION, O_NO_SIM,
-           O_EXEC_KEEPALIVE, O_TLS_CERT, O_TLS_KEY, O_MAX_UPLOAD };
+           O_EXEC_KEEPALIVE, O_TLS_CERT, O_TLS_KEY, O_MAX_UPLOAD, O_EXEC_ISOLATION };
     static const struct option longopts[] = {
         {"state", required_argument, NULL, O_STATE},
         {"listen", required_argument, NULL, O_LISTEN},
@@ -263,6 +267,7 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
         {"max-connections-per-client", required_argument, NULL, O_PER_CLIENT},
         {"exec-keepalive", required_argument, NULL, O_EXEC_KEEPALIVE},
         {"max-upload-bytes", required_argument, NULL, O_MAX_UPLOAD},
+        {"exec-isolation", required_argument, NULL, O_EXEC_ISOLATION},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, O_VERSION},
         {NULL, 0, NULL, 0},
@@ -278,6 +283,7 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
     opt->front.min_body_rate = EM_DEFAULT_MIN_BODY_RATE;
     opt->front.body_window_ms = EM_DEFAULT_BODY_WINDOW_MS;
     opt->exec_keepalive_s = 30;
+    opt->exec_isolation = "bwrap";
     opt->max_upload_bytes = EM_DEFAULT_MAX_UPLOAD;
     int c;
     opterr = 0;
@@ -341,6 +347,16 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
             opt->exec_keepalive_s = (unsigned)v;
             break;
         }
+        case O_EXEC_ISOLATION:
+            if (strcmp(optarg, "bwrap") != 0 && strcmp(optarg, "none") != 0) {
+                fprintf(stderr,
+                        "nodus-emulator: --exec-isolation is bwrap (commands see only the "
+                        "object's files) or none (commands run on the host), got %s\n",
+                        optarg);
+                return -1;
+            }
+            opt->exec_isolation = optarg;
+            break;
         case O_MAX_UPLOAD: {
             struct nd_quantity q;
             struct nd_status st = ND_STATUS_INIT;

@@ -163,9 +163,10 @@ static int not_running(struct em_api *a, const json_t *obj)
     return -1;
 }
 
-/* The process's environment: the emulator's, then spec.env, then TERM for a terminal. */
+/* The process's environment: the emulator's, then TERM for a terminal and HOME=/ (the top
+ * of the files) when isolated, then spec.env. */
 extern char **environ;
-static char **environment(const json_t *obj, bool tty)
+static char **environment(const json_t *obj, bool tty, bool isolated)
 {
     json_t *env = json_object();
     for (char **e = environ; e && *e; e++) {
@@ -178,6 +179,8 @@ static char **environment(const json_t *obj, bool tty)
     }
     if (tty)
         json_object_set_new(env, "TERM", json_string("xterm"));
+    if (isolated)
+        json_object_set_new(env, "HOME", json_string("/"));
     size_t i;
     json_t *kv;
     json_array_foreach(json_object_get(json_object_get(obj, "spec"), "env"), i, kv)
@@ -239,9 +242,12 @@ int em_exec_handle(struct em_api *a, const char *verb)
     if (!phase || strcmp(phase, "Running") != 0 ||
         json_object_get(json_object_get(obj, "metadata"), "deletionTimestamp"))
         return not_running(a, obj);
-    char *dir = em_files_tree(a->srv, a->kind->plural, obj, &a->st);
-    if (!dir)
+    struct em_view view;
+    if (em_view_open(a->srv, a->kind->plural, obj, &view, &a->st) < 0) {
+        em_view_release(&view);
+        nd_status_set_target(&a->st, a->path.name, a->kind->group, a->kind->plural);
         return -1;
+    }
 
     struct em_exec_session *s = nd_xcalloc(1, sizeof *s);
     s->srv = a->srv;
@@ -250,9 +256,9 @@ int em_exec_handle(struct em_api *a, const char *verb)
     s->name = nd_xstrdup(a->path.name);
     s->uid =
         nd_xstrdup(json_string_value(json_object_get(json_object_get(obj, "metadata"), "uid")));
-    s->dir = dir;
+    s->view = view;
     s->argv = nd_json_strv(command);
-    s->envp = environment(obj, tty);
+    s->envp = environment(obj, tty, view.isolated);
     s->want_in = in;
     s->want_out = out;
     s->want_err = err;

@@ -56,6 +56,7 @@
 
 struct run {
     struct em_exec_session *s;
+    char *exe, **cmd; /* what the child executes (spawn's, freed once forked) */
     int sock;
     const char *extra;
     size_t extra_len, extra_pos;
@@ -212,30 +213,15 @@ static void on_msg(wslay_event_context_ptr ctx, const struct wslay_event_on_msg_
 
 /* ---- the process ---- */
 
-/* The executable for argv[0]: itself when it has a '/', else the first match on PATH
- * (relative entries are taken from the working directory). NEW, or NULL. */
+/* The executable for argv[0], as the command sees it (em_view_find_program). NEW, or
+ * NULL. */
 static char *find_program(const struct em_exec_session *s)
 {
-    const char *cmd = s->argv[0];
-    if (strchr(cmd, '/'))
-        return nd_xstrdup(cmd);
     const char *path = "/usr/local/bin:/usr/bin:/bin";
     for (char **e = s->envp; *e; e++)
         if (strncmp(*e, "PATH=", 5) == 0)
             path = *e + 5;
-    for (const char *p = path;;) {
-        size_t n = strcspn(p, ":");
-        char *cand = n == 0        ? nd_xasprintf("%s/%s", s->dir, cmd)
-                     : p[0] == '/' ? nd_xasprintf("%.*s/%s", (int)n, p, cmd)
-                                   : nd_xasprintf("%s/%.*s/%s", s->dir, (int)n, p, cmd);
-        struct stat sb;
-        if (stat(cand, &sb) == 0 && S_ISREG(sb.st_mode) && access(cand, X_OK) == 0)
-            return cand;
-        free(cand);
-        if (!p[n])
-            return NULL;
-        p += n + 1;
-    }
+    return em_view_find_program(&s->view, s->argv[0], path, s->view.isolated ? "/" : s->view.root);
 }
 
 static void child_write(const char *s)
@@ -252,7 +238,7 @@ static void child_write(const char *s)
 
 /* In the child (async-signal-safe calls only): a clean signal state, a session of its
  * own with the terminal as controlling terminal, the descriptors, the directory. */
-static void child(struct run *r, const char *prog, int fd0, int fd1, int fd2, int slave, int maxfd,
+static void child(struct run *r, int fd0, int fd1, int fd2, int slave, int maxfd,
                   const char *notfound)
 {
     sigset_t none;
@@ -274,15 +260,15 @@ static void child(struct run *r, const char *prog, int fd0, int fd1, int fd2, in
         _exit(126);
     for (int fd = 3; fd < maxfd; fd++)
         close(fd);
-    if (chdir(r->s->dir) < 0) {
+    if (chdir(r->s->view.root) < 0) {
         child_write("exec: cannot enter the working directory\n");
         _exit(126);
     }
-    if (!prog) {
+    if (!r->exe) {
         child_write(notfound);
         _exit(127);
     }
-    execve(prog, r->s->argv, r->s->envp);
+    execve(r->exe, r->cmd, r->s->envp);
     int err = errno;
     child_write("exec: \"");
     child_write(r->s->argv[0]);
@@ -299,6 +285,8 @@ static int spawn(struct run *r, struct nd_buf *why)
     int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
     int master = -1, slave = -1, devnull = -1, rc = -1;
     char *prog = find_program(s);
+    r->exe = NULL;
+    r->cmd = prog ? em_view_command(&s->view, prog, s->argv, "/", &r->exe) : NULL;
     char *notfound = nd_xasprintf("exec: \"%s\": executable file not found in $PATH\n", s->argv[0]);
     struct rlimit rl;
     int maxfd =
@@ -320,7 +308,7 @@ static int spawn(struct run *r, struct nd_buf *why)
     if (pid < 0)
         goto fail;
     if (pid == 0)
-        child(r, prog, in[0] >= 0 ? in[0] : devnull, out[1] >= 0 ? out[1] : devnull,
+        child(r, in[0] >= 0 ? in[0] : devnull, out[1] >= 0 ? out[1] : devnull,
               err[1] >= 0 ? err[1] : devnull, slave, maxfd, notfound);
     r->pid = pid;
     if (s->tty) {
@@ -355,6 +343,10 @@ out:
     close_fd(&master);
     close_fd(&devnull);
     free(prog);
+    free(r->exe);
+    nd_strv_free(r->cmd);
+    r->exe = NULL;
+    r->cmd = NULL;
     free(notfound);
     return rc;
 }
@@ -693,7 +685,7 @@ void em_exec_session_free(struct em_exec_session *s)
     free(s->ns);
     free(s->name);
     free(s->uid);
-    free(s->dir);
+    em_view_release(&s->view);
     nd_strv_free(s->argv);
     nd_strv_free(s->envp);
     free(s);

@@ -8,11 +8,12 @@
 #include <stddef.h>
 
 #include "server.h"
+#include "view.h"
 
 struct em_exec_session {
     struct em_server *srv;
     char *plural, *ns, *name, *uid; /* the object exec'd into */
-    char *dir;                      /* its file tree: the working directory */
+    struct em_view view;            /* what the command sees: its tree, its Volumes */
     char **argv, **envp;            /* NULL-terminated, owned */
     bool want_in, want_out, want_err, tty;
     bool v5;    /* v5.channel.k8s.io (else v4) */

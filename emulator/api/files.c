@@ -22,36 +22,6 @@
 
 #define MAX_ENTRIES 100000
 
-char *em_files_tree(struct em_server *srv, const char *plural, const json_t *obj,
-                    struct nd_status *st)
-{
-    const json_t *meta = json_object_get(obj, "metadata");
-    const char *uid = json_string_value(json_object_get(meta, "uid"));
-    char *rel = nd_xasprintf("files/%s/%s/%s", em_obj_ns(obj), plural, em_obj_name(obj));
-    char *dir = em_store_path(&srv->store, rel);
-    char *marker = nd_xasprintf("%s.uid", dir);
-    struct nd_buf old = ND_BUF_INIT;
-    bool known = nd_buf_read_file(&old, marker) == 0;
-    if (known && uid && strcmp(old.data, uid) != 0)
-        em_rm_rf(dir); /* an earlier object of the same name left it */
-    if (em_mkdir_p(dir) < 0) {
-        nd_status_set(st, "InternalError", NULL, "cannot create the file tree %s: %s", rel,
-                      strerror(errno));
-        free(dir);
-        dir = NULL;
-    } else if (uid && (!known || strcmp(old.data, uid) != 0)) {
-        FILE *f = fopen(marker, "w");
-        if (f) {
-            fputs(uid, f);
-            fclose(f);
-        }
-    }
-    nd_buf_release(&old);
-    free(marker);
-    free(rel);
-    return dir;
-}
-
 /* "sandbox \"dev\"": how messages name the object. */
 static void name_of(struct em_api *a, struct nd_buf *out)
 {

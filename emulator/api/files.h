@@ -27,13 +27,9 @@ XX
 
 #include "api.h"
 #include "server.h"
+#include "view.h" /* em_files_tree */
 
 /* The subresource handler (subresource.c's table). */
 int em_files_handle(struct em_api *a, const char *verb);
-
-/* The tree of obj (a stored object of plural), made when missing: NEW path, or NULL with
- * st (InternalError). Lock held. */
-char *em_files_tree(struct em_server *srv, const char *plural, const json_t *obj,
-                    struct nd_status *st);
 
 #endif

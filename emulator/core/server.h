@@ -53,6 +53,7 @@ struct em_options {
     bool no_simulation; /* --no-simulation: no controller runs */
     struct em_frontdoor_opts front; /* origins, hosts, connection and rate limits */
     unsigned exec_keepalive_s; /* --exec-keepalive: seconds between exec sessions' pings */
+    const char *exec_isolation; /* --exec-isolation: "bwrap" (default) or "none" */
     uint64_t max_upload_bytes; /* --max-upload-bytes: one upload's body (files) */
     char *owned[2]; /* strings the parser allocated (freed by em_options_release) */
 };

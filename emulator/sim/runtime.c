@@ -29,6 +29,7 @@
 #include "fsutil.h"
 #include "loglines.h"
 #include "objects.h"
+#include "view.h"
 #include "json/json.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
@@ -400,31 +401,6 @@ static void *proc_main(void *arg)
 
 /* ---- preparing a run (lock held) ---- */
 
-/* The program to execute: a name with a '/' as it is (relative to the working
- * directory), else the first executable of that name on PATH. NEW, or NULL. */
-static char *resolve(const char *cmd, const char *path, const char *cwd)
-{
-    if (strchr(cmd, '/')) {
-        char *full = cmd[0] == '/' ? nd_xstrdup(cmd) : nd_xasprintf("%s/%s", cwd, cmd);
-        if (access(full, X_OK) == 0)
-            return full;
-        free(full);
-        return NULL;
-    }
-    char *copy = nd_xstrdup(path);
-    char *save = NULL, *found = NULL;
-    for (char *dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
-        char *full = nd_xasprintf("%s/%s", *dir ? dir : ".", cmd);
-        struct stat sb;
-        if (stat(full, &sb) == 0 && S_ISREG(sb.st_mode) && access(full, X_OK) == 0)
-            found = full;
-        else
-            free(full);
-    }
-    free(copy);
-    return found;
-}
-
 /* spec.workingDir inside the tree: "" for none; NULL when it would leave it. */
 static char *working_dir(const char *wd)
 {
@@ -493,34 +469,35 @@ static void kill_leftovers(const char *marker)
 static void prepare(struct proc *p, struct em_server *srv, const json_t *obj)
 {
     const json_t *spec = json_object_get(obj, "spec");
-    char *rel = nd_xasprintf("files/%s/jobs/%s", p->ns, p->name);
-    char *tree = em_store_path(&srv->store, rel);
-    free(rel);
-    em_mkdir_p(tree);
-    /* HOME must be absolute: the state directory may have been given relative */
-    char cwd[PATH_MAX];
-    char *root = tree[0] != '/' && getcwd(cwd, sizeof cwd) ? nd_xasprintf("%s/%s", cwd, tree)
-                                                           : nd_xstrdup(tree);
-    free(tree);
-    char *wd = working_dir(json_string_value(json_object_get(spec, "workingDir")));
+    struct em_view view;
+    struct nd_status st = ND_STATUS_INIT;
+    json_t *env = NULL, *argv = NULL;
+    char *wd = NULL, *inside = NULL;
+    if (em_view_open(srv, "jobs", obj, &view, &st) < 0) {
+        p->start_error = nd_xasprintf("[nodus] cannot start: %s%s%s", st.message,
+                                      st.fix ? "; fix: " : "", st.fix ? st.fix : "");
+        p->cwd = nd_xstrdup(".");
+        goto out;
+    }
+    wd = working_dir(json_string_value(json_object_get(spec, "workingDir")));
     if (!wd) {
         p->start_error = nd_xasprintf("[nodus] cannot start: spec.workingDir %s leaves the "
                                       "Job's file tree",
                                       json_string_value(json_object_get(spec, "workingDir")));
-        p->cwd = root;
-        return;
+        p->cwd = nd_xstrdup(view.root);
+        goto out;
     }
-    p->cwd = nd_xasprintf("%s%s", root, wd);
+    p->cwd = nd_xasprintf("%s%s", view.root, wd); /* on the host: where the child starts */
     em_mkdir_p(p->cwd);
-    free(wd);
+    inside = nd_xstrdup(*wd ? wd : "/"); /* where the command sees itself, isolated */
 
     /* the environment: a few of ours, then spec.env (later names win) */
     const char *host_path = getenv("PATH");
-    json_t *env = json_object();
+    env = json_object();
     json_object_set_new(env, "PATH", json_string(host_path && *host_path
                                                      ? host_path
                                                      : "/usr/local/bin:/usr/bin:/bin"));
-    json_object_set_new(env, "HOME", json_string(root));
+    json_object_set_new(env, "HOME", json_string(view.isolated ? "/" : view.root));
     json_object_set_new(env, "HOSTNAME", json_string(p->name));
     json_object_set_new(env, "NODUS_PROJECT", json_string(p->ns));
     json_object_set_new(env, "NODUS_JOB", json_string(p->name));
@@ -541,22 +518,31 @@ static void prepare(struct proc *p, struct em_server *srv, const json_t *obj)
     size_t n = 0;
     json_object_foreach(env, k, v) p->envp[n++] = nd_xasprintf("%s=%s", k, json_string_value(v));
 
-    json_t *argv = json_array();
+    argv = json_array();
     json_array_extend(argv, json_object_get(spec, "command"));
     json_array_extend(argv, json_object_get(spec, "args"));
-    p->argv = nd_json_strv(argv);
-    if (!p->argv[0]) {
+    char **args = nd_json_strv(argv);
+    char *prog = NULL;
+    if (!args[0]) {
         p->start_error = nd_xstrdup("[nodus] cannot start: spec.command is empty, and the "
                                     "local runtime cannot run an image's default command");
-    } else if (!(p->exe = resolve(p->argv[0], json_string_value(json_object_get(env, "PATH")),
-                                  p->cwd))) {
-        p->start_error = nd_xasprintf("[nodus] cannot start: %s: command not found", p->argv[0]);
+    } else if (!(prog = em_view_find_program(&view, args[0],
+                                             json_string_value(json_object_get(env, "PATH")),
+                                             view.isolated ? inside : p->cwd))) {
+        p->start_error = nd_xasprintf("[nodus] cannot start: %s: command not found", args[0]);
     } else {
-        p->exec_error = nd_xasprintf("[nodus] cannot run %s\n", p->exe);
+        p->argv = em_view_command(&view, prog, args, inside, &p->exe);
+        p->exec_error = nd_xasprintf("[nodus] cannot run %s\n", prog);
     }
+    free(prog);
+    nd_strv_free(args);
+out:
     json_decref(argv);
     json_decref(env);
-    free(root);
+    free(wd);
+    free(inside);
+    em_view_release(&view);
+    nd_status_release(&st);
 }
 
 static struct em_runtime *runtime_of(struct em_server *srv)

@@ -70,11 +70,6 @@ wait_phase() {
     return 1
 }
 
-# Waits (real time, at most 10 s) until process PID is gone.
-wait_gone() {
-    wait_until pid_gone "$1"
-}
-
 lines_are() { # FILE N
     [ "$(wc -l <"$1")" = "$2" ]
 }
@@ -396,15 +391,14 @@ no_sanitizer_reports() {
     [ -f "$BATS_FILE_TMPDIR/local/logs/default/jobs/fail.log" ]
 }
 
-@test "local: a command that exits 0 Succeeds; it runs in its file tree with spec.env" {
+@test "local: a command that exits 0 Succeeds; it runs in its file tree (its /) with spec.env" {
     job=$(cmd_job ok '["sh","-c","echo \"$GREETING from $PWD as $NODUS_JOB in $NODUS_PROJECT\"; printf no-newline"]' |
         jq -c '.spec.env = [{"name":"GREETING","value":"hi there"}]')
     http POST $JOBS "$job"
     advance 35s
     wait_phase ok Succeeded
     [ "$(curl -sf "$(emu_url)$JOBS/ok" | jq -r .status.exitCode)" = 0 ]
-    tree=$(cd "$BATS_FILE_TMPDIR/local/files/default/jobs/ok" && pwd -P)
-    [ "$(log ok)" = "hi there from $tree as ok in default
+    [ "$(log ok)" = "hi there from / as ok in default
 no-newline" ]
 }
 
@@ -417,29 +411,28 @@ no-newline" ]
 }
 
 @test "local: a suspended Job's process is killed, and a resumed one runs its command again" {
-    http POST $JOBS "$(cmd_job sleeper '["sh","-c","echo $$ >pid; echo started; exec sleep 300"]')"
+    # the run's processes are the ones in the Job's tree (their $$ is of their own PID namespace)
+    local tree=$BATS_FILE_TMPDIR/local/files/default/jobs/sleeper
+    http POST $JOBS "$(cmd_job sleeper '["sh","-c","echo run >>runs; echo started; exec sleep 300"]')"
     advance 35s
     wait_phase sleeper Running
     out=$BATS_TEST_TMPDIR/sleeper
     curl -sN "$(emu_url)$JOBS/sleeper/log?follow=true" >"$out" 3>&- &
     wait_line "$out" '^started$'
-    pid=$(cat "$BATS_FILE_TMPDIR/local/files/default/jobs/sleeper/pid")
-    kill -0 "$pid"
+    run ! tree_idle "$tree"
     http PATCH $JOBS/sleeper '{"spec":{"state":"Suspended"}}' "${MERGE[@]}"
-    wait_gone "$pid"
+    wait_until tree_idle "$tree"
     wait_line "$out" 'stopping the command \(SIGTERM\): suspended: spec.state is Suspended'
     [ "$(curl -sf "$(emu_url)$JOBS/sleeper" | jq -r .status.phase)" = Queued ]
     http PATCH $JOBS/sleeper '{"spec":{"state":"Running"}}' "${MERGE[@]}"
     advance 35s
     wait_phase sleeper Running
     wait_line "$out" '^started$'
-    wait_until eval '[ "$(cat "$BATS_FILE_TMPDIR/local/files/default/jobs/sleeper/pid")" != "$pid" ]'
-    pid2=$(cat "$BATS_FILE_TMPDIR/local/files/default/jobs/sleeper/pid")
-    [ "$pid2" != "$pid" ]
-    kill -0 "$pid2"
+    [ "$(cat "$tree/runs")" = $'run\nrun' ]
+    run ! tree_idle "$tree"
     [ "$(log sleeper)" = started ] # the new run's log
     http DELETE $JOBS/sleeper
-    wait_gone "$pid2"
+    wait_until tree_idle "$tree"
 }
 
 @test "local: a followed Job's stream ends when its process exits" {
@@ -468,16 +461,13 @@ no-newline" ]
 }
 
 @test "local: stopping the emulator kills what runs, and nothing is reported by the sanitizers" {
+    local tree=$BATS_FILE_TMPDIR/local/files/default/jobs/bg
     http POST $JOBS "$(cmd_job bg '["sh","-c","sleep 300 & echo $! >child; echo $$ >pid; wait"]')"
     advance 35s
     wait_phase bg Running
-    wait_until test -s "$BATS_FILE_TMPDIR/local/files/default/jobs/bg/child"
-    pid=$(cat "$BATS_FILE_TMPDIR/local/files/default/jobs/bg/pid")
-    child=$(cat "$BATS_FILE_TMPDIR/local/files/default/jobs/bg/child")
-    kill -0 "$pid"
-    kill -0 "$child"
+    wait_until test -s "$tree/child"
+    run ! tree_idle "$tree" # the shell and its child, in the Job's tree
     stop_emulator
-    wait_gone "$pid"
-    wait_gone "$child"
+    wait_until tree_idle "$tree"
     no_sanitizer_reports
 }

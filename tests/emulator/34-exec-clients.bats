@@ -62,8 +62,9 @@ wait_file() {
     wait_until test -s "$1"
 }
 
-wait_gone() { # PID: gone within 5 s
-    wait_until -t 5 pid_gone "$1"
+wait_gone() { # TREE: the session's processes in TREE are gone within 5 s (its $$ is the
+    # pid in the session's own PID namespace, of no use outside it)
+    wait_until -t 5 tree_idle "$1"
 }
 
 # The session's end restarted NAME's idle clock: lastActivityTime is now, and the
@@ -85,14 +86,13 @@ idle_clock_restarted() {
 # frame CODE and hangs up, the process is gone while the client still holds the
 # connection, and the idle clock runs again.
 broken() {
-    local name=$1 hex=$2 code=$3 pid
+    local name=$1 hex=$2 code=$3
     running_sandbox "$name"
     "$WSRAW" "$PORT" "$NS/sandboxes/$name/exec?$SLEEPER" --after "$TREE/pid" --send "$hex" \
         >ws.out 3>&- &
     CLIENT=$!
     wait_file "$TREE/pid"
-    pid=$(cat "$TREE/pid")
-    wait_gone "$pid"
+    wait_gone "$TREE"
     wait "$CLIENT"
     run grep -v '^ping$' ws.out
     assert_output "HTTP 101
@@ -133,7 +133,7 @@ eof"
     running_sandbox dropper
     run -0 "$WSRAW" "$PORT" "$NS/sandboxes/dropper/exec?$SLEEPER" --after "$TREE/pid" --drop
     assert_output $'HTTP 101\ndropped'
-    wait_gone "$(cat "$TREE/pid")"
+    wait_gone "$TREE"
     idle_clock_restarted dropper
 }
 
@@ -141,7 +141,7 @@ eof"
     running_sandbox resetter
     run -0 "$WSRAW" "$PORT" "$NS/sandboxes/resetter/exec?$SLEEPER" --after "$TREE/pid" --reset
     assert_output $'HTTP 101\ndropped'
-    wait_gone "$(cat "$TREE/pid")"
+    wait_gone "$TREE"
     idle_clock_restarted resetter
 }
 
@@ -150,7 +150,7 @@ eof"
     "$WSRAW" "$PORT" "$NS/sandboxes/silent/exec?$SLEEPER" --no-pong >ws.out 3>&- &
     CLIENT=$!
     wait_file "$TREE/pid"
-    wait_gone "$(cat "$TREE/pid")"
+    wait_gone "$TREE"
     wait "$CLIENT"
     # pinged, then hung up on, with no close frame (nobody is there to read one)
     run cat ws.out
@@ -179,8 +179,7 @@ eof"
     CLIENT=$!
     wait_file "$TREE/pid"
     wait_file "$TREE/child"
-    wait_gone "$(cat "$TREE/child")"
-    wait_gone "$(cat "$TREE/pid")"
+    wait_gone "$TREE"
     wait "$CLIENT"
     assert_equal "$(grep close ws.out)" "close 1002"
 }
@@ -197,7 +196,7 @@ eof"
 
 @test "SIGTERM with exec sessions open: they end, their processes go, the emulator exits 0" {
     # an emulator of its own, so stopping it leaves this file's alone
-    local state=$BATS_TEST_TMPDIR/state2 pf=$BATS_TEST_TMPDIR/port2 i pids=() clients=() p
+    local state=$BATS_TEST_TMPDIR/state2 pf=$BATS_TEST_TMPDIR/port2 i clients=() p
     nodus-emulator --state "$state" --listen 127.0.0.1:0 --port-file "$pf" --fsync never \
         --quiet --speed 0 --exec-keepalive 1 >/dev/null 2>"$BATS_TEST_TMPDIR/emu2.err" 3>&- &
     local emu=$!
@@ -214,12 +213,11 @@ eof"
             --for 20 >"ws$i.out" 3>&- &
         clients+=($!)
         wait_file "$tree/pid$i"
-        pids+=("$(cat "$tree/pid$i")")
     done
     kill -TERM "$emu"
     wait_until pid_gone "$emu" # gone within 10 s
     wait "$emu" || fail "the emulator exited $?"
-    for p in "${pids[@]}"; do wait_gone "$p"; done
+    wait_gone "$tree"
     for p in "${clients[@]}"; do wait "$p" || true; done
     run ! grep -E "ERROR: AddressSanitizer|runtime error|LeakSanitizer|SEGV" "$BATS_TEST_TMPDIR/emu2.err"
 }

@@ -13,6 +13,8 @@
 #   wait_until [-t SECS] CMD... runs CMD until it succeeds (10 s unless -t says); the one
 #                               way a suite waits for something: no test sleeps for it
 #   pid_gone PID                PID has exited (for wait_until)
+#   tree_idle DIR               no process runs in the file tree DIR: none has it as its root
+#                               (an isolated exec session's /) or working directory
 #   watches_total [URL]         how many watches the emulator ever registered
 #   watches_at_least N [URL]    ... N or more (for wait_until, after starting a watch)
 #   wait_for_watches N          waits until N watches are open (or more)
@@ -108,6 +110,16 @@ wait_until() {
 
 pid_gone() { # PID: exited (a zombie not yet reaped counts as gone)
     ! kill -0 "$1" 2>/dev/null || grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null
+}
+
+tree_idle() {
+    local p
+    for p in /proc/[0-9]*; do
+        if [ "$p/root" -ef "$1" ] || [ "$p/cwd" -ef "$1" ]; then
+            return 1
+        fi
+    done 2>/dev/null
+    return 0
 }
 
 # PORTFILE PID: an emulator started in the background wrote its port file, or has exited

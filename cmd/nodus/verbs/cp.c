@@ -12,7 +12,11 @@
  * name, any other destination becomes the copy. Nothing is written outside the
  * destination on either side: the server checks what it receives, and what comes back
  * is extracted with the same checks (a link pointing outside is skipped with a
- * warning). */
+ * warning).
+ *
+ * "-" is standard output or input, as docker cp and tar take it: `cp NAME:PATH -` writes
+ * PATH as the server's tar stream to standard output (never to a terminal), and
+ * `cp - NAME:DIR` sends the tar archive read from standard input, extracted under DIR. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -477,6 +481,112 @@ out:
     return rc;
 }
 
+/* ---- "-": the tar stream itself, to standard output or from standard input ---- */
+
+static int to_stdout(void *cls, const char *p, size_t n)
+{
+    struct down *d = cls;
+    while (n && !interrupted) {
+        ssize_t w = write(1, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            nd_status_set(&d->st, "Usage", NULL, "cannot write to standard output: %s",
+                          strerror(errno));
+            d->failed = true;
+            return 1;
+        }
+        cp_progress_add(&d->pr, (uint64_t)w);
+        p += w;
+        n -= (size_t)w;
+    }
+    if (interrupted) {
+        interrupted_status(&d->st);
+        d->failed = true;
+    }
+    return d->failed;
+}
+
+static int download_stdout(struct nd_ctx *ctx, const struct spec *src, bool quiet,
+                           struct nd_status *st)
+{
+    if (isatty(1))
+        return nd_status_set(st, "Usage",
+                             "redirect standard output to a file, or pipe it into tar -xvf -",
+                             "refusing to write a tar archive to a terminal");
+    char *type = remote_type(ctx, src, st); /* NotFound before anything is written */
+    if (!type)
+        return -1;
+    free(type);
+    struct nd_client *c = nd_ctx_client(ctx, st);
+    if (!c)
+        return -1;
+    struct nd_buf url = ND_BUF_INIT;
+    files_url(ctx, src, src->path, false, &url);
+    struct down d = {0};
+    nd_status_init(&d.st);
+    struct nd_request req = {.method = "GET", .path = url.data,
+                             .accept = "application/x-tar, application/json",
+                             .on_head = down_head};
+    cp_progress_start(&d.pr, quiet, 0);
+    int rc = nd_client_stream_bytes(c, &req, to_stdout, &d, NULL, st);
+    if (rc == 0 && d.failed) {
+        nd_status_move(st, &d.st);
+        rc = -1;
+    }
+    cp_progress_end(&d.pr, rc == 0);
+    nd_status_release(&d.st);
+    nd_buf_release(&url);
+    return rc;
+}
+
+static ssize_t from_stdin(void *cls, char *buf, size_t max, struct nd_status *st)
+{
+    struct cp_progress *pr = cls;
+    for (;;) {
+        if (interrupted)
+            return interrupted_status(st);
+        ssize_t n = read(0, buf, max);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return nd_status_set(st, "Usage", NULL, "cannot read standard input: %s",
+                                 strerror(errno));
+        cp_progress_add(pr, (uint64_t)n);
+        return n;
+    }
+}
+
+static int upload_stdin(struct nd_ctx *ctx, const struct spec *dest, bool quiet,
+                        struct nd_status *st)
+{
+    if (isatty(0))
+        return nd_status_set(st, "Usage",
+                             "pipe a tar archive in, e.g. from tar -cf - DIR",
+                             "refusing to read a tar archive from a terminal");
+    struct nd_client *c = nd_ctx_client(ctx, st);
+    if (!c)
+        return -1;
+    struct nd_buf url = ND_BUF_INIT;
+    files_url(ctx, dest, dest->path, false, &url);
+    struct cp_progress pr;
+    struct nd_response resp;
+    nd_response_init(&resp);
+    struct nd_request req = {.method = "PUT", .path = url.data,
+                             .content_type = "application/x-tar", .body_read = from_stdin,
+                             .body_cls = &pr};
+    cp_progress_start(&pr, quiet, 0);
+    int rc = nd_client_do(c, &req, &resp, st);
+    if (rc == 0 && (resp.code < 200 || resp.code > 299)) {
+        nd_response_status(&resp, st);
+        rc = -1;
+    }
+    cp_progress_end(&pr, rc == 0);
+    nd_response_release(&resp);
+    nd_buf_release(&url);
+    return rc;
+}
+
 int cmd_cp(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
@@ -503,8 +613,10 @@ int cmd_cp(int argc, char **argv, struct nd_ctx *ctx)
     bool quiet = nd_opt_bool(&o, "quiet");
     interrupted = 0;
     catch_interrupts(true);
-    int r = src.remote ? download(ctx, &src, dest.path, quiet, &st)
-                       : upload(ctx, src.path, &dest, quiet, &st);
+    int r = src.remote && !strcmp(dest.path, "-")  ? download_stdout(ctx, &src, quiet, &st)
+            : src.remote                           ? download(ctx, &src, dest.path, quiet, &st)
+            : !strcmp(src.path, "-")               ? upload_stdin(ctx, &dest, quiet, &st)
+                                                   : upload(ctx, src.path, &dest, quiet, &st);
     catch_interrupts(false);
     if (r < 0)
         rc = interrupted ? (nd_cli_error(ctx, &st), 130) : nd_cli_error(ctx, &st);
