@@ -33,8 +33,8 @@
 #include "util/xmalloc.h"
 
 const struct nd_flag cmd_emulator_flags[] = {
-    {"state", 0, ND_STRING, "DIR", "the emulator's state directory (start, and to find it)",
-     "dirs"},
+    {"state", 0, ND_STRING, "DIR",
+     "the emulator's state directory (start; the others: instead of the context's)", "dirs"},
     {"speed", 0, ND_STRING, "X", "start: run its clock X times faster than real time (0: stopped)",
      NULL},
     {"seed", 0, ND_STRING, "DIR", "start: fill an empty state from DIR", "dirs"},
