@@ -65,9 +65,8 @@ char *nd_emu_absolute(const char *dir)
         return nd_xstrdup(dir);
     if (!strcmp(dir, "."))
         return nd_xstrdup(cwd);
-    return nd_xasprintf("%s/%s", strcmp(cwd, "/") ? cwd : "", dir[0] == '.' && dir[1] == '/'
-                                                                    ? dir + 2
-                                                                    : dir);
+    return nd_xasprintf("%s/%s", strcmp(cwd, "/") ? cwd : "",
+                        dir[0] == '.' && dir[1] == '/' ? dir + 2 : dir);
 }
 
 bool nd_emu_same_dir(const char *a, const char *b)
@@ -84,9 +83,9 @@ static char *default_dir(void)
     return nd_xasprintf("%s/.nodus/emulator", home && *home ? home : ".");
 }
 
-char *nd_emu_start_dir(const char *flag)
+char *nd_emu_env_dir(void)
 {
-    const char *s = flag && *flag ? flag : getenv("NODUS_EMULATOR_STATE");
+    const char *s = getenv("NODUS_EMULATOR_STATE");
     char *d = s && *s ? nd_xstrdup(s) : default_dir();
     char *abs = nd_emu_absolute(d);
     free(d);
@@ -102,11 +101,17 @@ static bool shell_plain(const char *s)
     return true;
 }
 
-char *nd_emu_start_command(const char *dir)
+char *nd_emu_start_command(const struct nd_config *cfg, const char *dir)
 {
-    char *chosen = nd_emu_start_dir(NULL);
-    bool same = nd_emu_same_dir(chosen, dir);
-    free(chosen);
+    /* plain when start picks dir without a flag and would still pick it in another
+     * context: dir is $NODUS_EMULATOR_STATE's, or the default one that the current
+     * context records (or no directory at all) */
+    char *plain = nd_emu_env_dir();
+    const char *env = getenv("NODUS_EMULATOR_STATE");
+    const char *rec = cfg ? nd_config_context_emulator(cfg, nd_config_current_context(cfg)) : NULL;
+    bool same =
+        nd_emu_same_dir(plain, dir) && (env && *env ? true : !rec || nd_emu_same_dir(rec, dir));
+    free(plain);
     if (same)
         return nd_xstrdup("nodus emulator start");
     if (shell_plain(dir))
@@ -233,8 +238,7 @@ char *nd_emu_context_for(const struct nd_config *cfg, const char *dir, struct nd
     return NULL;
 }
 
-const char *nd_emu_live_context(const struct nd_config *cfg, const char *except,
-                                const char **dir)
+const char *nd_emu_live_context(const struct nd_config *cfg, const char *except, const char **dir)
 {
     const char *cur = nd_config_current_context(cfg);
     const char *rec = cur ? nd_config_context_emulator(cfg, cur) : NULL;
@@ -267,14 +271,15 @@ bool nd_emu_refused_fix(struct nd_ctx *ctx, const struct nd_status *st, struct n
     const char *dir = nd_config_context_emulator(ctx->config, t->context);
     if (!dir || dir_running(dir))
         return false;
-    char *start = nd_emu_start_command(dir);
+    char *start = nd_emu_start_command(ctx->config, dir);
     nd_buf_addf(b, "fix: the emulator of the context \"%s\" is stopped (state %s)", t->context,
                 dir);
     const char *other_dir = NULL;
     const char *other = nd_emu_live_context(ctx->config, t->context, &other_dir);
     if (other)
-        nd_buf_addf(b, "; the context \"%s\" reaches a running emulator (state %s): nodus "
-                       "config use-context %s; to start this one again: %s",
+        nd_buf_addf(b,
+                    "; the context \"%s\" reaches a running emulator (state %s): nodus "
+                    "config use-context %s; to start this one again: %s",
                     other, other_dir, other, start);
     else
         nd_buf_addf(b, "; start it again: %s", start);

@@ -34,12 +34,13 @@ bool nd_emu_running(struct nd_emu *e);
 char *nd_emu_absolute(const char *dir);
 /* The same directory (the same file, when both exist). */
 bool nd_emu_same_dir(const char *a, const char *b);
-/* The directory start uses: the flag's, else $NODUS_EMULATOR_STATE, else the default
- * ~/.nodus/emulator. NEW, absolute. */
-char *nd_emu_start_dir(const char *flag);
+/* $NODUS_EMULATOR_STATE, else the default ~/.nodus/emulator. NEW, absolute. */
+char *nd_emu_env_dir(void);
 /* The command that starts the emulator of dir in this shell: `nodus emulator start`,
- * with --state DIR unless dir is what start picks without it. NEW. */
-char *nd_emu_start_command(const char *dir);
+ * with --state DIR unless dir is $NODUS_EMULATOR_STATE's, or the default directory
+ * when the current context records no other (what start picks without a flag: see
+ * nodus emulator's find_emulator). NEW. */
+char *nd_emu_start_command(const struct nd_config *cfg, const char *dir);
 
 /* The name of the context start writes for dir: the context that records dir already
  * (the current one first), else "emulator" (the default directory) or "emulator-NAME"
@@ -50,8 +51,7 @@ char *nd_emu_context_for(const struct nd_config *cfg, const char *dir, struct nd
 /* The first context (the current one first, then in file order) other than `except`
  * that records an emulator which runs, with its directory in *dir (BORROWED). BORROWED
  * name, or NULL. */
-const char *nd_emu_live_context(const struct nd_config *cfg, const char *except,
-                                const char **dir);
+const char *nd_emu_live_context(const struct nd_config *cfg, const char *except, const char **dir);
 
 /* For an error of a connection refused by the server of a context that records an
  * emulator which is not running: the fix line (what is stopped and how to start it

@@ -116,6 +116,8 @@ const struct nd_command nd_commands[] = {
      "default state directory (~/.nodus/emulator), \"emulator-NAME\" for another one named\n"
      "NAME. The other subcommands act on the emulator of the current context (or\n"
      "--context NAME), from any shell; --state DIR names a state directory instead.\n"
+     "start without --state runs the emulator of --context NAME, else of\n"
+     "$NODUS_EMULATOR_STATE, else of the current context, else ~/.nodus/emulator.\n"
      "Flags after -- go to nodus-emulator as they are (nodus-emulator --help lists them),\n"
      "except those start sets itself: --state, --listen, --port-file, --tls-cert, --tls-key."},
     {"exec", cmd_exec, cmd_exec_flags, "Nodus commands",

@@ -53,6 +53,11 @@ clock_s() {
     # the context records the directory, as a cluster extension kubectl keeps
     run -0 nodus config view -o jsonpath='{.clusters[0].cluster.extensions[0].name} {.clusters[0].cluster.extensions[0].extension.state}'
     assert_output "emulator.nodus.dev $BATS_TEST_TMPDIR/workflow"
+    # a start there finds it too, rather than starting a second one on ~/.nodus/emulator
+    run -0 --separate-stderr env -u NODUS_EMULATOR_STATE nodus emulator start
+    assert_line -n 0 --regexp "^emulator already running: http://127\.0\.0\.1:[0-9]+ \(pid $pid, state $BATS_TEST_TMPDIR/workflow\)$"
+    assert_line -n 1 'context "emulator-workflow" is current'
+    [ ! -e "$HOME/.nodus/emulator" ]
     # and the second terminal stops that one, not a guess
     run -0 env -u NODUS_EMULATOR_STATE nodus emulator stop
     assert_line -n 0 "emulator stopped (pid $pid)"
@@ -106,6 +111,7 @@ clock_s() {
     stop_emulator
     nodus emulator stop --context emulator-2 >/dev/null
     nodus config delete-context emulator-2 >/dev/null
+    nodus config use-context emulator >/dev/null
     run -0 --separate-stderr nodus emulator start --speed 0
     assert_line -n 1 'context "emulator" is current'
 }
@@ -126,7 +132,8 @@ fix: start it: nodus emulator start --state $BATS_TEST_TMPDIR/lab" ]
     NODUS_EMULATOR_STATE=$BATS_TEST_TMPDIR/lab run -7 --separate-stderr nodus emulator clock
     [[ "$stderr" == *$'\nfix: start it: nodus emulator start' ]]
     # another emulator runs under another context: the fixes name it first, and both work
-    nodus emulator start --speed 0 >/dev/null
+    # (without --state, start would run the current context's again)
+    nodus emulator start --speed 0 --state "$HOME/.nodus/emulator" >/dev/null
     nodus config use-context emulator-lab >/dev/null
     run -7 --separate-stderr nodus get jobs
     [[ "$stderr" == *"; the context \"emulator\" reaches a running emulator (state $HOME/.nodus/emulator): nodus config use-context emulator; to start this one again: nodus emulator start --state $BATS_TEST_TMPDIR/lab" ]]
@@ -135,7 +142,9 @@ fix: start it: nodus emulator start --state $BATS_TEST_TMPDIR/lab" ]
     run -0 nodus emulator clock --context emulator
     run -0 nodus config use-context emulator
     run -0 nodus get jobs
-    run -0 --separate-stderr nodus emulator start --state "$BATS_TEST_TMPDIR/lab" --speed 0
+    # --context starts the emulator that context records
+    run -0 --separate-stderr nodus emulator start --context emulator-lab --speed 0
+    assert_line -n 0 --regexp "^emulator started: .* \(pid [0-9]+, state $BATS_TEST_TMPDIR/lab\)$"
     assert_line -n 1 'context "emulator-lab" is current'
     run -0 nodus get jobs
 }

@@ -1,9 +1,10 @@
 /* emulator start|stop|status|reset|logs|clock|env: run and drive a local nodus-emulator.
  *
  * `start` runs nodus-emulator in the background on a free loopback port with its state
- * in --state (default $NODUS_EMULATOR_STATE, else ~/.nodus/emulator), waits until it is
- * ready, and writes a context for it into the CLI's configuration, recording the state
- * directory with its cluster, and makes it current: "emulator" for the default
+ * in --state (without it: the emulator of --context, else of $NODUS_EMULATOR_STATE,
+ * else of the current context, else ~/.nodus/emulator; see find_emulator), waits until
+ * it is ready, and writes a context for it into the CLI's configuration, recording the
+ * state directory with its cluster, and makes it current: "emulator" for the default
  * directory, "emulator-NAME" for another (emulator_ctx.h; a context that reaches another
  * running emulator is never pointed elsewhere). The other subcommands act on the
  * emulator of the current context (or --context; --state names a directory instead),
@@ -45,10 +46,11 @@ const struct nd_flag cmd_emulator_flags[] = {
     {NULL},
 };
 
-/* The emulator a subcommand other than start acts on: --state's directory, else the one
- * the context (--context, else the current one) records, else (a context nodus did not
- * write, or none) $NODUS_EMULATOR_STATE or ~/.nodus/emulator. -1 with st when --context
- * names a context that does not exist or records no emulator. */
+/* The emulator a subcommand acts on: --state's directory; else the one --context's
+ * context records; else, for start, $NODUS_EMULATOR_STATE's; else the one the current
+ * context records; else (a context nodus did not write, or none) $NODUS_EMULATOR_STATE
+ * or ~/.nodus/emulator. -1 with st when --context names a context that does not exist
+ * or records no emulator. */
 static int find_emulator(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_emu *e,
                          struct nd_status *st)
 {
@@ -64,8 +66,10 @@ static int find_emulator(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_
     if (name && !nd_config_get(cfg, "contexts", name))
         return nd_status_set(st, "Usage", "list the contexts: nodus config get-contexts",
                              "context \"%s\" does not exist", name);
+    const char *env = getenv("NODUS_EMULATOR_STATE");
+    bool start = o->npos && !strcmp(o->pos[0], "start");
     const char *rec = nd_config_context_emulator(cfg, name ? name : nd_config_current_context(cfg));
-    if (rec) {
+    if (rec && !(start && !name && env && *env)) {
         e->dir = nd_xstrdup(rec);
         return 0;
     }
@@ -80,7 +84,7 @@ static int find_emulator(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_
         free(fix);
         return -1;
     }
-    e->dir = nd_emu_start_dir(NULL);
+    e->dir = nd_emu_env_dir();
     return 0;
 }
 
@@ -93,7 +97,7 @@ static int not_running(struct nd_ctx *ctx, const struct nd_emu *e)
     struct nd_config *cfg = nd_ctx_config(ctx, &ignore);
     const char *other_dir = NULL;
     const char *other = cfg ? nd_emu_live_context(cfg, NULL, &other_dir) : NULL;
-    char *fix, *start = nd_emu_start_command(e->dir);
+    char *fix, *start = nd_emu_start_command(cfg, e->dir);
     if (other && !nd_emu_same_dir(other_dir, e->dir))
         fix = nd_xasprintf("the context \"%s\" reaches a running emulator (state %s): nodus "
                            "config use-context %s (or add --context %s); to start this one "
@@ -425,7 +429,7 @@ static void say_stopped_contexts(struct nd_ctx *ctx, const struct nd_emu *e)
             nd_buf_addf(&names, "%s\"%s\"", n++ ? ", " : "", cn);
     }
     if (n) {
-        char *again = nd_emu_start_command(e->dir);
+        char *again = nd_emu_start_command(cfg, e->dir);
         printf("the context%s %s reach%s no emulator now; start it again: %s\n", n > 1 ? "s" : "",
                names.data, n > 1 ? "" : "es", again);
         free(again);
@@ -554,38 +558,40 @@ int cmd_emulator(int argc, char **argv, struct nd_ctx *ctx)
     struct nd_emu e = {0};
     const char *sub = o.npos ? o.pos[0] : "";
     int rc;
-    if (!strcmp(sub, "start") && o.npos == 1) {
-        e.dir = nd_emu_start_dir(nd_opt_str(&o, "state"));
-        rc = start(ctx, &o, &e);
-    } else if (strcmp(sub, "stop") && strcmp(sub, "logs") && strcmp(sub, "status") &&
-               strcmp(sub, "reset") && strcmp(sub, "clock") && strcmp(sub, "env")) {
+    static const char *const subs[] = {"start", "stop", "status", "reset", "logs", "env", "clock"};
+    bool known = false;
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+        known = known || !strcmp(sub, subs[i]);
+    if (!known) {
         rc = nd_cli_usage(ctx, "nodus emulator start|stop|status|reset|logs|env|clock");
+    } else if (o.npos != 1 && strcmp(sub, "clock")) {
+        rc = nd_cli_usage(ctx, "nodus emulator %s takes no arguments", sub);
     } else if (find_emulator(ctx, &o, &e, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
-    } else if (!strcmp(sub, "stop") && o.npos == 1) {
+    } else if (!strcmp(sub, "start")) {
+        rc = start(ctx, &o, &e);
+    } else if (!strcmp(sub, "stop")) {
         rc = stop(ctx, &e);
-    } else if (!strcmp(sub, "logs") && o.npos == 1) {
+    } else if (!strcmp(sub, "logs")) {
         rc = logs(&e);
     } else if (!nd_emu_running(&e)) {
         if (!strcmp(sub, "status"))
             printf("not running (state %s)\n", e.dir);
         rc = !strcmp(sub, "status") ? 1 : not_running(ctx, &e);
-    } else if (!strcmp(sub, "status") && o.npos == 1) {
+    } else if (!strcmp(sub, "status")) {
         rc = status(ctx, &e);
-    } else if (!strcmp(sub, "reset") && o.npos == 1) {
+    } else if (!strcmp(sub, "reset")) {
         /* a JSON body, {}: the control endpoints take nothing else (415) */
         json_t *empty = json_object();
         rc = call(ctx, &e, "POST", "/emulator/v1/reset", empty, NULL);
         json_decref(empty);
         if (rc == 0)
             printf("emulator reset: objects, history and keys emptied\n");
-    } else if (!strcmp(sub, "env") && o.npos == 1) {
+    } else if (!strcmp(sub, "env")) {
         printf("export NODUS_SERVER=%s\n", e.url);
         rc = 0;
-    } else if (!strcmp(sub, "clock")) {
-        rc = clock_cmd(ctx, &o, &e);
     } else {
-        rc = nd_cli_usage(ctx, "nodus emulator %s takes no arguments", sub);
+        rc = clock_cmd(ctx, &o, &e);
     }
     nd_emu_release(&e);
     nd_status_release(&st);
