@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "util/buf.h"
+#include "util/quote.h"
 #include "util/xmalloc.h"
 
 void nd_emu_release(struct nd_emu *e)
@@ -117,10 +118,8 @@ char *nd_emu_start_command(const struct nd_config *cfg, const char *dir)
     if (shell_plain(dir))
         return nd_xasprintf("nodus emulator start --state %s", dir);
     struct nd_buf b = ND_BUF_INIT;
-    nd_buf_adds(&b, "nodus emulator start --state '");
-    for (const char *s = dir; *s; s++)
-        nd_buf_adds(&b, *s == '\'' ? "'\\''" : (char[]){*s, 0});
-    nd_buf_adds(&b, "'");
+    nd_buf_adds(&b, "nodus emulator start --state ");
+    nd_quote_shell(&b, dir);
     return nd_buf_detach(&b);
 }
 

@@ -113,3 +113,20 @@ int nd_quote(struct nd_buf *b, const char *s, size_t max)
 {
     return nd_quote_n(b, s, s ? strlen(s) : 0, max);
 }
+
+void nd_quote_shell_n(struct nd_buf *b, const char *s, size_t n)
+{
+    nd_buf_addch(b, '\'');
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\'')
+            nd_buf_adds(b, "'\\''");
+        else
+            nd_buf_addch(b, s[i]);
+    }
+    nd_buf_addch(b, '\'');
+}
+
+void nd_quote_shell(struct nd_buf *b, const char *s)
+{
+    nd_quote_shell_n(b, s, strlen(s));
+}

@@ -149,6 +149,16 @@ fix: start it: nodus emulator start --state $BATS_TEST_TMPDIR/lab" ]
     run -0 nodus get jobs
 }
 
+@test "a state directory with a space: a context name without it, a fix that runs as printed" {
+    run -0 --separate-stderr nodus emulator start --speed 0 --state "$BATS_TEST_TMPDIR/my lab's"
+    assert_line -n 1 "context \"emulator-my-lab-s\" is current"
+    run -0 nodus emulator stop
+    assert_line -n 1 "the context \"emulator-my-lab-s\" reaches no emulator now; start it again: nodus emulator start --state '$BATS_TEST_TMPDIR/my lab'\\''s'"
+    local fix=${lines[1]#*start it again: }
+    run -0 bash -c "$fix --speed 0"
+    assert_line -n 1 'context "emulator-my-lab-s" is current'
+}
+
 @test "--context names the emulator; one that does not exist or records none is an error" {
     run -2 --separate-stderr nodus emulator clock --context nothing
     [ "$stderr" = 'error: context "nothing" does not exist
