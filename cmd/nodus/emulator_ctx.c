@@ -24,11 +24,9 @@ void nd_emu_release(struct nd_emu *e)
     e->dir = e->url = NULL;
 }
 
-static long read_number(const char *dir, const char *name)
+long nd_emu_read_number(const char *path)
 {
-    char *path = nd_xasprintf("%s/%s", dir, name);
     FILE *f = fopen(path, "re");
-    free(path);
     if (!f)
         return -1;
     long n = -1;
@@ -40,7 +38,11 @@ static long read_number(const char *dir, const char *name)
 
 bool nd_emu_running(struct nd_emu *e)
 {
-    long pid = read_number(e->dir, "emulator.pid"), port = read_number(e->dir, "emulator.port");
+    char *pidf = nd_xasprintf("%s/emulator.pid", e->dir);
+    char *portf = nd_xasprintf("%s/emulator.port", e->dir);
+    long pid = nd_emu_read_number(pidf), port = nd_emu_read_number(portf);
+    free(pidf);
+    free(portf);
     if (pid <= 0 || port <= 0 || port > 65535 || (kill((pid_t)pid, 0) < 0 && errno == ESRCH))
         return false;
     e->pid = (pid_t)pid;

@@ -30,6 +30,9 @@ void nd_emu_release(struct nd_emu *e);
  * e->dir. */
 bool nd_emu_running(struct nd_emu *e);
 
+/* The number a file (DIR/emulator.pid, DIR/emulator.port) starts with, or -1. */
+long nd_emu_read_number(const char *path);
+
 /* NEW absolute form of dir (against the working directory). */
 char *nd_emu_absolute(const char *dir);
 /* The same directory (the same file, when both exist). */

@@ -119,18 +119,6 @@ static char *file_in(const struct nd_emu *e, const char *name)
     return nd_xasprintf("%s/%s", e->dir, name);
 }
 
-static long read_number(const char *path)
-{
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return -1;
-    long n = -1;
-    if (fscanf(f, "%ld", &n) != 1)
-        n = -1;
-    fclose(f);
-    return n;
-}
-
 /* nodus-emulator beside this executable, else the one on PATH. NEW. */
 static char *emulator_binary(void)
 {
@@ -357,7 +345,7 @@ static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_emu *e)
         goto done;
     }
     /* ready when it has written its port file; gone when it exited */
-    for (int i = 0; i < 300 && read_number(portf) <= 0; i++) {
+    for (int i = 0; i < 300 && nd_emu_read_number(portf) <= 0; i++) {
         int status;
         if (waitpid(pid, &status, WNOHANG) == pid) {
             char *why = first_line_from(logf, log_off);
@@ -371,7 +359,7 @@ static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_emu *e)
         }
         sleep_ms(50);
     }
-    long port = read_number(portf);
+    long port = nd_emu_read_number(portf);
     if (port <= 0) {
         kill(pid, SIGTERM);
         nd_status_set(&st, "Timeout", "see its log: nodus emulator logs",
