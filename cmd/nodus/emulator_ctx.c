@@ -270,13 +270,25 @@ bool nd_emu_refused_fix(struct nd_ctx *ctx, const struct nd_status *st, struct n
         !strstr(st->message, " was refused"))
         return false;
     const char *dir = nd_config_context_emulator(ctx->config, t->context);
-    if (!dir || dir_running(dir))
-        return false;
-    char *start = nd_emu_start_command(ctx->config, dir);
-    nd_buf_addf(b, "fix: the emulator of the context \"%s\" is stopped (state %s)", t->context,
-                dir);
     const char *other_dir = NULL;
     const char *other = nd_emu_live_context(ctx->config, t->context, &other_dir);
+    if (!dir) {
+        /* a context of another server: its fix, unless an emulator runs under another
+         * context (then "nodus emulator start" would not be the way to one) */
+        if (!other)
+            return false;
+        nd_buf_addf(b,
+                    "fix: Check the server address (the cluster in nodus config view); the "
+                    "context \"%s\" reaches a running emulator (state %s): nodus config "
+                    "use-context %s\n",
+                    other, other_dir, other);
+        return true;
+    }
+    if (dir_running(dir))
+        return false;
+    char *start = nd_emu_start_command(ctx->config, dir);
+    nd_buf_addf(b, "fix: the emulator of the context \"%s\" is not running (state %s)", t->context,
+                dir);
     if (other)
         nd_buf_addf(b,
                     "; the context \"%s\" reaches a running emulator (state %s): nodus "

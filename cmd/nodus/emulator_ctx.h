@@ -56,10 +56,11 @@ char *nd_emu_context_for(const struct nd_config *cfg, const char *dir, struct nd
  * name, or NULL. */
 const char *nd_emu_live_context(const struct nd_config *cfg, const char *except, const char **dir);
 
-/* For an error of a connection refused by the server of a context that records an
- * emulator which is not running: the fix line (what is stopped and how to start it
- * again, or which context reaches a running one) into b. False when that is not the
- * case. */
+/* For an error of a connection refused by the server of the context (not one named by
+ * --server or NODUS_SERVER): when the context records an emulator that is not running,
+ * the fix line saying so, with the context whose emulator runs, if one does, and how to
+ * start this one again; when it records none but another context reaches a running
+ * emulator, a fix naming that context. Into b; false when neither holds. */
 bool nd_emu_refused_fix(struct nd_ctx *ctx, const struct nd_status *st, struct nd_buf *b);
 
 #endif

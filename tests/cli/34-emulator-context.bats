@@ -124,7 +124,7 @@ clock_s() {
     # a command of any verb against it: stopped, and the start that brings it back
     run -7 --separate-stderr nodus get jobs
     assert_output ""
-    [[ "$stderr" == *$'\n'"fix: the emulator of the context \"emulator-lab\" is stopped (state $BATS_TEST_TMPDIR/lab); start it again: nodus emulator start --state $BATS_TEST_TMPDIR/lab" ]]
+    [[ "$stderr" == *$'\n'"fix: the emulator of the context \"emulator-lab\" is not running (state $BATS_TEST_TMPDIR/lab); start it again: nodus emulator start --state $BATS_TEST_TMPDIR/lab" ]]
     run -7 --separate-stderr nodus emulator clock advance 1m
     [ "$stderr" = "no emulator is running on $BATS_TEST_TMPDIR/lab
 fix: start it: nodus emulator start --state $BATS_TEST_TMPDIR/lab" ]
@@ -140,6 +140,11 @@ fix: start it: nodus emulator start --state $BATS_TEST_TMPDIR/lab" ]
     run -7 --separate-stderr nodus emulator clock
     [[ "$stderr" == *$'\n'"fix: the context \"emulator\" reaches a running emulator (state $HOME/.nodus/emulator): nodus config use-context emulator (or add --context emulator); to start this one instead: nodus emulator start --state $BATS_TEST_TMPDIR/lab" ]]
     run -0 nodus emulator clock --context emulator
+    # a context of another server, refused: the running emulator's context, not a start
+    nodus config set-cluster gone --server http://127.0.0.1:9 >/dev/null
+    nodus config set-context gone --cluster gone >/dev/null
+    run -7 --separate-stderr nodus get jobs --context gone
+    [[ "$stderr" == *$'\n'"fix: Check the server address (the cluster in nodus config view); the context \"emulator\" reaches a running emulator (state $HOME/.nodus/emulator): nodus config use-context emulator" ]]
     run -0 nodus config use-context emulator
     run -0 nodus get jobs
     # --context starts the emulator that context records
