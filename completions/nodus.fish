@@ -375,7 +375,7 @@ complete -c nodus -n '__nodus_using diff' -s R -l recursive -d 'read directories
 complete -c nodus -n '__nodus_using diff' -l field-manager -x -d 'the manager apply would use (default nodus)'
 complete -c nodus -n '__nodus_using edit' -s o -l output -x -a 'yaml json' -d 'edit as yaml (default) or json'
 complete -c nodus -n '__nodus_using edit' -l validate -x -a 'strict warn ignore' -d 'strict (the default: unknown fields are an error), warn or ignore; true is strict, false ignore'
-complete -c nodus -n '__nodus_using emulator' -l state -x -a '(__fish_complete_directories)' -d 'the emulator\'s state directory (start, and to find it)'
+complete -c nodus -n '__nodus_using emulator' -l state -x -a '(__fish_complete_directories)' -d 'the emulator\'s state directory (start; the others: instead of the context\'s)'
 complete -c nodus -n '__nodus_using emulator' -l speed -x -d 'start: run its clock X times faster than real time (0: stopped)'
 complete -c nodus -n '__nodus_using emulator' -l seed -x -a '(__fish_complete_directories)' -d 'start: fill an empty state from DIR'
 complete -c nodus -n '__nodus_using emulator' -l reset -d 'start: empty the state directory first'

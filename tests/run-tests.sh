@@ -44,12 +44,19 @@ if [ -z "$files" ]; then
 fi
 
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT INT TERM
+trap 'rm -f "$log"' EXIT
+# Interrupted (Ctrl-C: SIGINT to the whole process group, prove and the suites too; or
+# SIGTERM): the suites stop, and the summary counts what ran, says so and exits 130
+# (143), without the shell's complaints about what the interruption left half done.
+interrupted=
+trap 'interrupted=INT' INT
+trap 'interrupted=TERM' TERM
 # -v keeps every test line (so skips and their reasons show); --merge keeps
 # diagnostics beside the test that wrote them.
 # Files run ND_JOBS at a time; prove prints each file's lines together, when it ends.
+# tee -i goes on through Ctrl-C, so all prove printed is in the log and counted.
 ND_JOBS=${ND_JOBS:-$(n=$(nproc 2>/dev/null || echo 2); [ "$n" -ge 2 ] && echo "$n" || echo 2)}
-prove -j"$ND_JOBS" --timer -v --merge --exec tests/lib/tap-exec $files 2>&1 | tee "$log"
+prove -j"$ND_JOBS" --timer -v --merge --exec tests/lib/tap-exec $files 2>&1 | tee -i "$log"
 prove_rc=$(tail -n 1 "$log" | grep -q '^Result: PASS' && echo 0 || echo 1)
 
 # Count the TAP lines of the suites: "ok", "not ok", and "# skip" directives.
@@ -64,8 +71,16 @@ summary=$(awk '
         } else passed++
     }
     END { printf "%d %d %d\n", passed, failed, skipped }' "$log")
-set -- $summary
+set -- $summary 0 0 0
 passed=$1 failed=$2 skipped=$3
+
+if [ -n "$interrupted" ]; then
+    echo
+    echo "interrupted (SIG$interrupted): $passed passed, $failed failed, $skipped skipped" \
+        "in the files that ended before it"
+    [ "$interrupted" = INT ] && exit 130
+    exit 143
+fi
 
 echo
 if [ "$skipped" -gt 0 ]; then

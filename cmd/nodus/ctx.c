@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "client/client.h"
 #include "config/config.h"
+#include "emulator_ctx.h"
 #include "util/term.h"
 #include "util/xmalloc.h"
 
@@ -150,7 +151,8 @@ void nd_cli_render_tail(struct nd_ctx *ctx, const struct nd_status *st, struct n
 {
     /* A server nobody answers at (the connection refused; not one whose certificate or
      * name is wrong), named by NODUS_SERVER: the variable is the likely culprit (left
-     * over from an emulator since stopped), not the configuration. */
+     * over from an emulator since stopped), not the configuration. A context whose
+     * emulator (recorded by nodus emulator start) is stopped: say so (emulator_ctx.h). */
     const char *env = getenv("NODUS_SERVER");
     const struct nd_target *t = ctx ? ctx->target : NULL;
     if (st->reason && !strcmp(st->reason, "Unreachable") && st->message &&
@@ -160,7 +162,7 @@ void nd_cli_render_tail(struct nd_ctx *ctx, const struct nd_status *st, struct n
                     "fix: NODUS_SERVER=%s chose this server: unset NODUS_SERVER to use the "
                     "current context (nodus config current-context), or start a server there\n",
                     env);
-    else if (st->fix && *st->fix)
+    else if (!nd_emu_refused_fix(ctx, st, b) && st->fix && *st->fix)
         nd_buf_addf(b, "fix: %s\n", st->fix);
     if (st->docs && *st->docs)
         nd_buf_addf(b, "docs: %s\n", st->docs);

@@ -105,10 +105,21 @@ const struct nd_command nd_commands[] = {
      "kinds names", NULL},
     {"emulator", cmd_emulator, cmd_emulator_flags, "Settings",
      "Run and drive a local nodus-emulator (start, stop, status, reset, logs, env, clock)",
-     "emulator start|stop|status|reset|logs|env|clock [advance DURATION|speed X] [--state DIR]",
+     "emulator start [--state DIR] [flags] [-- EMULATOR-FLAG...] | "
+     "stop|status|reset|logs|env|clock [advance DURATION|speed X] [--context NAME | --state DIR]",
      "=start stop status reset logs env clock",
      "  nodus emulator start\n  nodus emulator clock advance 1h\n"
-     "  eval \"$(nodus emulator env)\"\n  nodus emulator stop"},
+     "  eval \"$(nodus emulator env)\"\n  nodus emulator stop\n"
+     "  nodus emulator start --state /tmp/lab -- --no-simulation --fsync never\n"
+     "  nodus emulator clock advance 1h --context emulator-lab\n\n"
+     "start writes a context for the emulator and makes it current: \"emulator\" for the\n"
+     "default state directory (~/.nodus/emulator), \"emulator-NAME\" for another one named\n"
+     "NAME. The other subcommands act on the emulator of the current context (or\n"
+     "--context NAME), from any shell; --state DIR names a state directory instead.\n"
+     "start without --state runs the emulator of --context NAME, else of\n"
+     "$NODUS_EMULATOR_STATE, else of the current context, else ~/.nodus/emulator.\n"
+     "Flags after -- go to nodus-emulator as they are (nodus-emulator --help lists them),\n"
+     "except those start sets itself: --state, --listen, --port-file, --tls-cert, --tls-key."},
     {"exec", cmd_exec, cmd_exec_flags, "Nodus commands",
      "Run a command in a Running Sandbox (or Job)",
      "exec [-i] [-t] SANDBOX|KIND/NAME -- COMMAND [ARGS...]", "kinds names",

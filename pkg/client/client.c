@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "client/internal.h"
+#include "util/quote.h"
 #include "util/id.h"
 #include "util/log.h"
 #include "util/time.h"
@@ -267,18 +268,6 @@ static void shell_dq(struct nd_buf *b, const char *s, size_t n)
     nd_buf_addch(b, '"');
 }
 
-static void shell_sq(struct nd_buf *b, const char *s, size_t n)
-{
-    nd_buf_addch(b, '\'');
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '\'')
-            nd_buf_adds(b, "'\\''");
-        else
-            nd_buf_addch(b, s[i]);
-    }
-    nd_buf_addch(b, '\'');
-}
-
 static void log_request(const struct nd_exchange *x)
 {
     if (!nd_log_enabled(7))
@@ -315,12 +304,12 @@ static void log_request(const struct nd_exchange *x)
     if (x->body) {
         nd_buf_adds(&curl, " --data-binary ");
         if (x->body_len <= LOG_BODY_MAX)
-            shell_sq(&curl, x->body, x->body_len);
+            nd_quote_shell_n(&curl, x->body, x->body_len);
         else
             nd_buf_addf(&curl, "'<%zu bytes not shown>'", x->body_len);
     }
     nd_buf_addch(&curl, ' ');
-    shell_sq(&curl, x->url, strlen(x->url));
+    nd_quote_shell_n(&curl, x->url, strlen(x->url));
     nd_log(9, "%s", curl.data);
     nd_buf_release(&curl);
 }

@@ -102,6 +102,17 @@ json_t *nd_config_context_names(const struct nd_config *cfg);
  * {server: ...} of a cluster and so on. BORROWED, or NULL when there is none. */
 json_t *nd_config_get(const struct nd_config *cfg, const char *list, const char *name);
 
+/* The emulator a cluster stands for: the state directory `nodus emulator start` records
+ * with the cluster it writes (the cluster's extension "emulator.nodus.dev", kept by
+ * kubectl), or NULL when it records none (a cluster of another server, or one written
+ * before nodus recorded it). _context: that of the context's cluster. BORROWED. */
+const char *nd_config_cluster_emulator(const struct nd_config *cfg, const char *cluster);
+const char *nd_config_context_emulator(const struct nd_config *cfg, const char *context);
+/* Records dir as the state directory of the cluster's emulator (the cluster exists:
+ * else -1 with st, Usage). */
+int nd_config_set_cluster_emulator(struct nd_config *cfg, const char *cluster, const char *dir,
+                                   struct nd_status *st);
+
 /* Edits, for `nodus config` (kubectl config's semantics), on cfg->doc only (save after).
  * Each returns 0, or -1 with st (Usage) for an empty name ("a cluster name is
  * required") or a missing context ("context \"x\" does not exist").

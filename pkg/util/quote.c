@@ -114,14 +114,28 @@ int nd_quote(struct nd_buf *b, const char *s, size_t max)
     return nd_quote_n(b, s, s ? strlen(s) : 0, max);
 }
 
+void nd_quote_shell_n(struct nd_buf *b, const char *s, size_t n)
+{
+    nd_buf_addch(b, '\'');
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\'')
+            nd_buf_adds(b, "'\\''");
+        else
+            nd_buf_addch(b, s[i]);
+    }
+    nd_buf_addch(b, '\'');
+}
+
+void nd_quote_shell(struct nd_buf *b, const char *s)
+{
+    nd_quote_shell_n(b, s, strlen(s));
+}
+
 int nd_shell_word(struct nd_buf *b, const char *s)
 {
     if (*s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
                         "-_./:=@%+") == strlen(s))
         return nd_buf_adds(b, s);
-    int rc = nd_buf_addch(b, '\'');
-    for (; *s; s++)
-        rc |= *s == '\'' ? nd_buf_adds(b, "'\\''") : nd_buf_addch(b, *s);
-    rc |= nd_buf_addch(b, '\'');
-    return rc ? -1 : 0;
+    nd_quote_shell(b, s);
+    return b->overflow ? -1 : 0;
 }

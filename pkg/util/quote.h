@@ -32,8 +32,11 @@ int nd_quote(struct nd_buf *b, const char *s, size_t max);
 /* The same for n bytes of s, which may contain NUL bytes (shown as \x00). */
 int nd_quote_n(struct nd_buf *b, const char *s, size_t n, size_t max);
 
+/* Appends s single-quoted for a POSIX shell, bash and zsh ('it'\''s'); _n: n bytes of s. */
+void nd_quote_shell(struct nd_buf *b, const char *s);
+void nd_quote_shell_n(struct nd_buf *b, const char *s, size_t n);
 /* Appends s as one word for a POSIX shell, for the commands that fixes print: as it is
- * when it holds only letters, digits and -_./:=@%+, else single-quoted ('it'\''s'). */
+ * when it holds only letters, digits and -_./:=@%+, else as nd_quote_shell quotes it. */
 int nd_shell_word(struct nd_buf *b, const char *s);
 
 #endif

@@ -56,7 +56,8 @@ setup() {
 
 @test "stop ends it; then status says so with exit 1 and the others exit 7" {
     run -0 nodus emulator stop
-    assert_output --regexp '^emulator stopped \(pid [0-9]+\)$'
+    assert_line -n 0 --regexp '^emulator stopped \(pid [0-9]+\)$'
+    assert_line -n 1 'the context "emulator" reaches no emulator now; start it again: nodus emulator start'
     run -1 nodus emulator status
     assert_output "not running (state $HOME/.nodus/emulator)"
     run -7 --separate-stderr nodus emulator clock

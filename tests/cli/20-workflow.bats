@@ -37,7 +37,7 @@ jp() {
     run grep -c "emulator started: http://127.0.0.1:" "$BATS_FILE_TMPDIR/start.out"
     assert_output 1
     run -0 nodus config current-context
-    assert_output emulator
+    assert_output emulator-state # named after its state directory (not the default one)
 }
 
 @test "2. a Pool with two Hosts: their capacity is counted once they enrol" {

@@ -23,15 +23,15 @@ teardown() {
     export NODUS_SERVER=http://127.0.0.1:9
     run -0 --separate-stderr nodus emulator start --speed 0
     assert_line -n 0 --regexp '^emulator started: http://127\.0\.0\.1:[0-9]+ '
-    assert_line -n 1 'context "emulator" is current'
-    [ "$stderr" = 'warning: NODUS_SERVER=http://127.0.0.1:9 overrides the context "emulator" for every command; unset NODUS_SERVER to use it' ]
+    assert_line -n 1 'context "emulator-emu" is current'
+    [ "$stderr" = 'warning: NODUS_SERVER=http://127.0.0.1:9 overrides the context "emulator-emu" for every command; unset NODUS_SERVER to use it' ]
     # a second start (already running) says it again
     run -0 --separate-stderr nodus emulator start
     assert_line -n 0 --regexp '^emulator already running: '
     [[ "$stderr" == 'warning: NODUS_SERVER=http://127.0.0.1:9 overrides'* ]]
     # NODUS_TOKEN too
     NODUS_TOKEN=t0ken run -0 --separate-stderr nodus emulator start
-    [[ "$stderr" == *$'\nwarning: NODUS_TOKEN overrides the credentials of the context "emulator"; unset NODUS_TOKEN to use them' ]]
+    [[ "$stderr" == *$'\nwarning: NODUS_TOKEN overrides the credentials of the context "emulator-emu"; unset NODUS_TOKEN to use them' ]]
 }
 
 @test "emulator start says nothing more when NODUS_SERVER is unset or names the emulator itself" {

@@ -1142,6 +1142,46 @@ static void test_delete_context(void **state)
     }
 }
 
+/* The emulator a cluster stands for: recorded as the cluster's extension
+ * emulator.nodus.dev (issue 20), read through a context, kept beside other extensions
+ * and through a save. */
+static void test_emulator_record(void **state)
+{
+    (void)state;
+    put("config", TWO_CONTEXTS);
+    struct nd_config cfg;
+    struct nd_status st = ND_STATUS_INIT;
+    load_ok(&cfg, "config");
+    assert_null(nd_config_context_emulator(&cfg, "dev"));
+    assert_null(nd_config_cluster_emulator(&cfg, "local"));
+    assert_null(nd_config_context_emulator(&cfg, "nope"));
+    assert_null(nd_config_context_emulator(&cfg, NULL));
+    /* another tool's extension stays */
+    json_t *local = nd_config_get(&cfg, "clusters", "local");
+    json_object_set_new(local, "extensions",
+                        json_pack("[{s:s, s:{s:s}}]", "name", "cluster_info", "extension",
+                                  "provider", "minikube.sigs.k8s.io"));
+    assert_int_equal(nd_config_set_cluster_emulator(&cfg, "local", "/srv/emu", &st), 0);
+    assert_string_equal(nd_config_context_emulator(&cfg, "dev"), "/srv/emu");
+    assert_null(nd_config_context_emulator(&cfg, "prod"));
+    /* set again: replaced, not added */
+    assert_int_equal(nd_config_set_cluster_emulator(&cfg, "local", "/srv/emu2", &st), 0);
+    assert_int_equal(json_array_size(json_object_get(local, "extensions")), 2);
+    assert_int_equal(nd_config_set_cluster_emulator(&cfg, "nope", "/x", &st), -1);
+    assert_string_equal(st.message, "cluster \"nope\" does not exist");
+    assert_int_equal(nd_config_save(&cfg, &st), 0);
+    nd_config_release(&cfg);
+    load_ok(&cfg, "config");
+    assert_string_equal(nd_config_cluster_emulator(&cfg, "local"), "/srv/emu2");
+    char *text = slurp("config");
+    assert_non_null(strstr(text, "    - extension:\n        state: /srv/emu2\n"
+                                 "      name: emulator.nodus.dev\n"));
+    assert_non_null(strstr(text, "provider: minikube.sigs.k8s.io"));
+    free(text);
+    nd_config_release(&cfg);
+    nd_status_release(&st);
+}
+
 static void test_save_errors_and_links(void **state)
 {
     (void)state;
@@ -1221,6 +1261,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_edits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_delete_context, setup, teardown),
         cmocka_unit_test_setup_teardown(test_save_errors_and_links, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_emulator_record, setup, teardown),
     };
     return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }

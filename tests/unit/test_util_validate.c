@@ -400,6 +400,12 @@ static void test_quote(void **state)
     nd_buf_init(&b, 4);
     assert_int_equal(nd_quote(&b, "abcdef", 0), -1);
     nd_buf_release(&b);
+    /* for a shell: single quotes, a quote in it closed, escaped and reopened */
+    nd_buf_init(&b, 0);
+    nd_quote_shell(&b, "/tmp/it's here");
+    nd_quote_shell_n(&b, "a\nb", 3);
+    assert_string_equal(b.data, "'/tmp/it'\\''s here''a\nb'");
+    nd_buf_release(&b);
 }
 
 int main(void)

@@ -22,6 +22,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "util/quote.h"
 #include "util/xmalloc.h"
 
 const struct nd_flag cmd_completion_flags[] = {
@@ -47,19 +48,6 @@ static const char *value_hint(const struct nd_flag *f)
     if (f->type == ND_BOOL)
         return NULL;
     return f->complete && *f->complete ? f->complete : "none";
-}
-
-/* Appends s single-quoted for bash and zsh ('it'\''s'). */
-static void sq(struct nd_buf *b, const char *s)
-{
-    nd_buf_addch(b, '\'');
-    for (; *s; s++) {
-        if (*s == '\'')
-            nd_buf_adds(b, "'\\''");
-        else
-            nd_buf_addch(b, *s);
-    }
-    nd_buf_addch(b, '\'');
 }
 
 /* Appends s single-quoted for fish ('it\'s'). */
@@ -162,12 +150,12 @@ static void sh_flag_list(struct nd_buf *b, const struct nd_flag *t, bool zsh)
         }
         char *w = nd_xasprintf("--%s:%s", f->name, f->help);
         nd_buf_adds(b, f == t ? "" : " ");
-        sq(b, w);
+        nd_quote_shell(b, w);
         free(w);
         if (f->shorthand) {
             w = nd_xasprintf("-%c:%s", f->shorthand, f->help);
             nd_buf_addch(b, ' ');
-            sq(b, w);
+            nd_quote_shell(b, w);
             free(w);
         }
     }
@@ -197,7 +185,7 @@ static void sh_value_arms(struct nd_buf *b, const struct nd_flag *t, bool zsh, c
         nd_buf_adds(b, indent);
         flag_words(b, f, "|");
         nd_buf_addf(b, ") %s=", var);
-        sq(b, hint);
+        nd_quote_shell(b, hint);
         nd_buf_adds(b, "; return 0 ;;\n");
     }
     if (!bools)
@@ -231,7 +219,7 @@ static void sh_args_arm(const struct nd_command *c, bool zsh, struct nd_buf *bod
         return;
     if (a[0] == '=') {
         nd_buf_addf(body, " if (($2 == 0)); then %s=", var);
-        sq(body, a);
+        nd_quote_shell(body, a);
         nd_buf_addf(body, "; else %s=ask; fi ;;\n", var);
     } else if (strcmp(a, "files") == 0 || strcmp(a, "dirs") == 0 || strcmp(a, "copy") == 0) {
         nd_buf_addf(body, " %s=%s ;;\n", var, a);
@@ -438,7 +426,7 @@ static void sh_script(struct nd_buf *b, bool zsh)
                 continue;
             char *w = nd_xasprintf("%s:%s", nd_commands[i].name, nd_commands[i].summary);
             nd_buf_adds(b, "    ");
-            sq(b, w);
+            nd_quote_shell(b, w);
             nd_buf_addch(b, '\n');
             free(w);
         }

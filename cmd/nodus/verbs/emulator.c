@@ -1,13 +1,18 @@
 /* emulator start|stop|status|reset|logs|clock|env: run and drive a local nodus-emulator.
  *
  * `start` runs nodus-emulator in the background on a free loopback port with its state
- * in --state (default $NODUS_EMULATOR_STATE, else ~/.nodus/emulator), waits until it is
- * ready, and writes a context "emulator" into the CLI's configuration and makes it
- * current. The running emulator is found again through two files in its state
- * directory: emulator.pid and emulator.port (its request log goes to emulator.log).
- * Flags after `--` go to nodus-emulator as they are (`nodus emulator start --
- * --no-simulation --fsync never`), but those start sets itself (--state: use ours,
- * --listen, --port-file) and TLS (the context it writes is http://).
+ * in --state (without it: the emulator of --context, else of $NODUS_EMULATOR_STATE,
+ * else of the current context, else ~/.nodus/emulator; see find_emulator), waits until
+ * it is ready, and writes a context for it into the CLI's configuration, recording the
+ * state directory with its cluster, and makes it current: "emulator" for the default
+ * directory, "emulator-NAME" for another (emulator_ctx.h; a context that reaches another
+ * running emulator is never pointed elsewhere). The other subcommands act on the
+ * emulator of the current context (or --context; --state names a directory instead),
+ * found through two files in its state directory: emulator.pid and emulator.port (its
+ * request log goes to emulator.log). Flags after `--` go to nodus-emulator as they are
+ * (`nodus emulator start -- --no-simulation --fsync never`), but those start sets
+ * itself (--state: use ours, --listen, --port-file) and TLS (the context it writes is
+ * http://).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,12 +29,13 @@
 #include "client/client.h"
 #include "commands.h"
 #include "config/config.h"
+#include "emulator_ctx.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
 
 const struct nd_flag cmd_emulator_flags[] = {
-    {"state", 0, ND_STRING, "DIR", "the emulator's state directory (start, and to find it)",
-     "dirs"},
+    {"state", 0, ND_STRING, "DIR",
+     "the emulator's state directory (start; the others: instead of the context's)", "dirs"},
     {"speed", 0, ND_STRING, "X", "start: run its clock X times faster than real time (0: stopped)",
      NULL},
     {"seed", 0, ND_STRING, "DIR", "start: fill an empty state from DIR", "dirs"},
@@ -40,70 +46,77 @@ const struct nd_flag cmd_emulator_flags[] = {
     {NULL},
 };
 
-struct emu {
-    char *dir;
-    char *url;
-    pid_t pid;
-};
-
-static void emu_release(struct emu *e)
+/* The emulator a subcommand acts on: --state's directory; else the one --context's
+ * context records; else, for start, $NODUS_EMULATOR_STATE's; else the one the current
+ * context records; else (a context nodus did not write, or none) $NODUS_EMULATOR_STATE
+ * or ~/.nodus/emulator. -1 with st when --context names a context that does not exist
+ * or records no emulator. */
+static int find_emulator(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_emu *e,
+                         struct nd_status *st)
 {
-    free(e->dir);
-    free(e->url);
-}
-
-static char *state_dir(const struct nd_opts *o)
-{
-    const char *s = nd_opt_str(o, "state");
-    if (s && *s)
-        return nd_xstrdup(s);
-    s = getenv("NODUS_EMULATOR_STATE");
-    if (s && *s)
-        return nd_xstrdup(s);
-    const char *home = getenv("HOME");
-    return nd_xasprintf("%s/.nodus/emulator", home && *home ? home : ".");
-}
-
-static char *file_in(const struct emu *e, const char *name)
-{
-    return nd_xasprintf("%s/%s", e->dir, name);
-}
-
-static long read_number(const char *path)
-{
-    FILE *f = fopen(path, "re");
-    if (!f)
+    const char *flag = nd_opt_str(o, "state");
+    if (flag && *flag) {
+        e->dir = nd_emu_absolute(flag);
+        return 0;
+    }
+    struct nd_config *cfg = nd_ctx_config(ctx, st);
+    if (!cfg)
         return -1;
-    long n = -1;
-    if (fscanf(f, "%ld", &n) != 1)
-        n = -1;
-    fclose(f);
-    return n;
+    const char *name = ctx->context && *ctx->context ? ctx->context : NULL;
+    if (name && !nd_config_get(cfg, "contexts", name))
+        return nd_status_set(st, "Usage", "list the contexts: nodus config get-contexts",
+                             "context \"%s\" does not exist", name);
+    const char *env = getenv("NODUS_EMULATOR_STATE");
+    bool start = o->npos && !strcmp(o->pos[0], "start");
+    const char *rec = nd_config_context_emulator(cfg, name ? name : nd_config_current_context(cfg));
+    if (rec && !(start && !name && env && *env)) {
+        e->dir = nd_xstrdup(rec);
+        return 0;
+    }
+    if (name) {
+        char *fix = nd_xasprintf("name its state directory instead: nodus emulator %s --state "
+                                 "DIR; or give a context nodus emulator start wrote (nodus config "
+                                 "get-contexts)",
+                                 o->npos ? o->pos[0] : "status");
+        nd_status_set(st, "Usage", fix,
+                      "context \"%s\" records no emulator: nodus emulator start did not write it",
+                      name);
+        free(fix);
+        return -1;
+    }
+    e->dir = nd_emu_env_dir();
+    return 0;
 }
 
-/* Fills e->pid and e->url when an emulator started by `start` runs on e->dir. */
-static bool running(struct emu *e)
-{
-    char *pidf = file_in(e, "emulator.pid"), *portf = file_in(e, "emulator.port");
-    long pid = read_number(pidf), port = read_number(portf);
-    free(pidf);
-    free(portf);
-    if (pid <= 0 || port <= 0 || port > 65535 || (kill((pid_t)pid, 0) < 0 && errno == ESRCH))
-        return false;
-    e->pid = (pid_t)pid;
-    free(e->url);
-    e->url = nd_xasprintf("http://127.0.0.1:%ld", port);
-    return true;
-}
-
-static int not_running(struct nd_ctx *ctx, const struct emu *e)
+/* No emulator runs on e->dir: what is true instead (another context's runs, or how to
+ * start this one). */
+static int not_running(struct nd_ctx *ctx, const struct nd_emu *e)
 {
     struct nd_status st = ND_STATUS_INIT;
-    nd_status_set(&st, "Unreachable", "start it: nodus emulator start",
-                  "no emulator is running on %s", e->dir);
+    struct nd_status ignore = ND_STATUS_INIT;
+    struct nd_config *cfg = nd_ctx_config(ctx, &ignore);
+    const char *other_dir = NULL;
+    const char *other = cfg ? nd_emu_live_context(cfg, NULL, &other_dir) : NULL;
+    char *fix, *start = nd_emu_start_command(cfg, e->dir);
+    if (other && !nd_emu_same_dir(other_dir, e->dir))
+        fix = nd_xasprintf("the context \"%s\" reaches a running emulator (state %s): nodus "
+                           "config use-context %s (or add --context %s); to start this one "
+                           "instead: %s",
+                           other, other_dir, other, other, start);
+    else
+        fix = nd_xasprintf("start it: %s", start);
+    free(start);
+    nd_status_set(&st, "Unreachable", fix, "no emulator is running on %s", e->dir);
+    free(fix);
     int rc = nd_cli_error(ctx, &st);
     nd_status_release(&st);
+    nd_status_release(&ignore);
     return rc;
+}
+
+static char *file_in(const struct nd_emu *e, const char *name)
+{
+    return nd_xasprintf("%s/%s", e->dir, name);
 }
 
 /* nodus-emulator beside this executable, else the one on PATH. NEW. */
@@ -143,33 +156,54 @@ static int mkdir_p(const char *path)
     return rc;
 }
 
-/* The context "emulator" (cluster and user of that name) for url, made current. */
-static int write_context(struct nd_ctx *ctx, const char *url, struct nd_status *st)
+/* The context name (cluster and user of that name) for url, recording dir, made current. */
+static int write_context(struct nd_ctx *ctx, const char *name, const struct nd_emu *e,
+                         struct nd_status *st)
 {
     struct nd_config *cfg = nd_ctx_config(ctx, st);
     if (!cfg)
         return -1;
-    if (nd_config_set_cluster(cfg, "emulator", url, NULL, -1, st) < 0 ||
-        nd_config_set_credentials(cfg, "emulator", NULL, NULL, NULL, NULL, st) < 0 ||
-        nd_config_set_context(cfg, "emulator", "emulator", "emulator", NULL, st) < 0 ||
-        nd_config_use_context(cfg, "emulator", st) < 0)
+    if (nd_config_set_cluster(cfg, name, e->url, NULL, -1, st) < 0 ||
+        nd_config_set_cluster_emulator(cfg, name, e->dir, st) < 0 ||
+        nd_config_set_credentials(cfg, name, NULL, NULL, NULL, NULL, st) < 0 ||
+        nd_config_set_context(cfg, name, name, name, NULL, st) < 0 ||
+        nd_config_use_context(cfg, name, st) < 0)
         return -1;
     return nd_config_save(cfg, st);
 }
 
+/* After start made name current: the context current until then, when it reaches
+ * another emulator that runs, still does; say how to go back to it. */
+static void say_previous(const char *prev, const char *name, struct nd_ctx *ctx)
+{
+    struct nd_status ignore = ND_STATUS_INIT;
+    struct nd_config *cfg = nd_ctx_config(ctx, &ignore);
+    nd_status_release(&ignore);
+    if (!prev || !cfg || !strcmp(prev, name))
+        return;
+    const char *dir = nd_config_context_emulator(cfg, prev);
+    struct nd_emu other = {.dir = dir ? nd_xstrdup(dir) : NULL};
+    if (dir && nd_emu_running(&other))
+        printf("the context \"%s\" still reaches the emulator of %s (nodus config use-context "
+               "%s)\n",
+               prev, dir, prev);
+    nd_emu_release(&other);
+}
+
 /* NODUS_SERVER and NODUS_TOKEN win over the context just made current: say so (#11). */
-static void warn_env_overrides(const char *url)
+static void warn_env_overrides(const char *url, const char *name)
 {
     const char *server = getenv("NODUS_SERVER"), *token = getenv("NODUS_TOKEN");
     if (server && *server && strcmp(server, url))
         fprintf(stderr,
-                "warning: NODUS_SERVER=%s overrides the context \"emulator\" for every command; "
+                "warning: NODUS_SERVER=%s overrides the context \"%s\" for every command; "
                 "unset NODUS_SERVER to use it\n",
-                server);
+                server, name);
     if (token && *token)
         fprintf(stderr,
-                "warning: NODUS_TOKEN overrides the credentials of the context \"emulator\"; "
-                "unset NODUS_TOKEN to use them\n");
+                "warning: NODUS_TOKEN overrides the credentials of the context \"%s\"; "
+                "unset NODUS_TOKEN to use them\n",
+                name);
 }
 
 static void sleep_ms(long ms)
@@ -220,15 +254,23 @@ static int check_passthrough(struct nd_ctx *ctx, const struct nd_opts *o, int *r
     return 0;
 }
 
-static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct emu *e)
+static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_emu *e)
 {
     int urc = 0;
     if (check_passthrough(ctx, o, &urc) < 0)
         return urc;
     struct nd_status st = ND_STATUS_INIT;
     int rc = 0;
-    if (running(e)) {
-        if (write_context(ctx, e->url, &st) < 0) {
+    char *name = NULL, *prev = NULL;
+    struct nd_config *cfg = nd_ctx_config(ctx, &st);
+    if (!cfg || !(name = nd_emu_context_for(cfg, e->dir, &st))) {
+        rc = nd_cli_error(ctx, &st);
+        goto out;
+    }
+    if (nd_config_current_context(cfg))
+        prev = nd_xstrdup(nd_config_current_context(cfg));
+    if (nd_emu_running(e)) {
+        if (write_context(ctx, name, e, &st) < 0) {
             rc = nd_cli_error(ctx, &st);
             goto out;
         }
@@ -238,9 +280,10 @@ static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct emu *e)
             nd_opt_set(o, "speed") || nd_opt_set(o, "seed") || nd_opt_bool(o, "reset"))
             fprintf(stderr, "warning: the flags were not applied: the emulator runs already "
                             "(nodus emulator stop, then start it again)\n");
-        printf("context \"emulator\" is current\n");
+        printf("context \"%s\" is current\n", name);
+        say_previous(prev, name, ctx);
         fflush(stdout);
-        warn_env_overrides(e->url);
+        warn_env_overrides(e->url, name);
         goto out;
     }
     if (mkdir_p(e->dir) < 0) {
@@ -302,7 +345,7 @@ static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct emu *e)
         goto done;
     }
     /* ready when it has written its port file; gone when it exited */
-    for (int i = 0; i < 300 && read_number(portf) <= 0; i++) {
+    for (int i = 0; i < 300 && nd_emu_read_number(portf) <= 0; i++) {
         int status;
         if (waitpid(pid, &status, WNOHANG) == pid) {
             char *why = first_line_from(logf, log_off);
@@ -316,7 +359,7 @@ static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct emu *e)
         }
         sleep_ms(50);
     }
-    long port = read_number(portf);
+    long port = nd_emu_read_number(portf);
     if (port <= 0) {
         kill(pid, SIGTERM);
         nd_status_set(&st, "Timeout", "see its log: nodus emulator logs",
@@ -331,14 +374,15 @@ static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct emu *e)
     }
     e->pid = pid;
     e->url = nd_xasprintf("http://127.0.0.1:%ld", port);
-    if (write_context(ctx, e->url, &st) < 0) {
+    if (write_context(ctx, name, e, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto done;
     }
     printf("emulator started: %s (pid %ld, state %s)\n", e->url, (long)pid, e->dir);
-    printf("context \"emulator\" is current\n");
+    printf("context \"%s\" is current\n", name);
+    say_previous(prev, name, ctx);
     fflush(stdout);
-    warn_env_overrides(e->url);
+    warn_env_overrides(e->url, name);
 done:
     free(argv);
     free(portf);
@@ -346,14 +390,44 @@ done:
     free(pidf);
     free(bin);
 out:
+    free(name);
+    free(prev);
     nd_status_release(&st);
     return rc;
 }
 
-static int stop(struct nd_ctx *ctx, struct emu *e)
+/* After stop: the contexts that point at the stopped emulator stay, reaching nothing
+ * until it starts again; say so, with the command that starts it. */
+static void say_stopped_contexts(struct nd_ctx *ctx, const struct nd_emu *e)
 {
-    (void)ctx;
-    if (!running(e)) {
+    struct nd_status ignore = ND_STATUS_INIT;
+    struct nd_config *cfg = nd_ctx_config(ctx, &ignore);
+    nd_status_release(&ignore);
+    if (!cfg)
+        return;
+    struct nd_buf names = ND_BUF_INIT;
+    int n = 0;
+    size_t i;
+    const json_t *c;
+    json_array_foreach(json_object_get(cfg->doc, "contexts"), i, c)
+    {
+        const char *cn = json_string_value(json_object_get(c, "name"));
+        const char *rec = cn ? nd_config_context_emulator(cfg, cn) : NULL;
+        if (rec && nd_emu_same_dir(rec, e->dir))
+            nd_buf_addf(&names, "%s\"%s\"", n++ ? ", " : "", cn);
+    }
+    if (n) {
+        char *again = nd_emu_start_command(cfg, e->dir);
+        printf("the context%s %s reach%s no emulator now; start it again: %s\n", n > 1 ? "s" : "",
+               names.data, n > 1 ? "" : "es", again);
+        free(again);
+    }
+    nd_buf_release(&names);
+}
+
+static int stop(struct nd_ctx *ctx, struct nd_emu *e)
+{
+    if (!nd_emu_running(e)) {
         printf("emulator is not running (state %s)\n", e->dir);
         return 0;
     }
@@ -370,11 +444,12 @@ static int stop(struct nd_ctx *ctx, struct emu *e)
     free(pidf);
     free(portf);
     printf("emulator stopped (pid %ld)\n", (long)e->pid);
+    say_stopped_contexts(ctx, e);
     return 0;
 }
 
 /* One JSON call to the running emulator. */
-static int call(struct nd_ctx *ctx, const struct emu *e, const char *method, const char *path,
+static int call(struct nd_ctx *ctx, const struct nd_emu *e, const char *method, const char *path,
                 const json_t *body, json_t **out)
 {
     struct nd_status st = ND_STATUS_INIT;
@@ -395,7 +470,7 @@ static void print_clock(const json_t *clock)
            json_number_value(json_object_get(clock, "speed")));
 }
 
-static int clock_cmd(struct nd_ctx *ctx, const struct nd_opts *o, struct emu *e)
+static int clock_cmd(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_emu *e)
 {
     json_t *body = NULL, *out = NULL;
     const char *method = "GET";
@@ -422,7 +497,7 @@ static int clock_cmd(struct nd_ctx *ctx, const struct nd_opts *o, struct emu *e)
     return rc;
 }
 
-static int status(struct nd_ctx *ctx, struct emu *e)
+static int status(struct nd_ctx *ctx, struct nd_emu *e)
 {
     json_t *clock = NULL, *stats = NULL;
     int rc = call(ctx, e, "GET", "/emulator/v1/clock", NULL, &clock);
@@ -444,7 +519,7 @@ static int status(struct nd_ctx *ctx, struct emu *e)
     return rc;
 }
 
-static int logs(struct emu *e)
+static int logs(struct nd_emu *e)
 {
     char *logf = file_in(e, "emulator.log");
     FILE *f = fopen(logf, "re");
@@ -468,42 +543,45 @@ int cmd_emulator(int argc, char **argv, struct nd_ctx *ctx)
         nd_status_release(&st);
         return rc;
     }
-    struct emu e = {.dir = state_dir(&o)};
+    struct nd_emu e = {0};
     const char *sub = o.npos ? o.pos[0] : "";
     int rc;
-    if (!strcmp(sub, "start") && o.npos == 1) {
-        rc = start(ctx, &o, &e);
-    } else if (!strcmp(sub, "stop") && o.npos == 1) {
-        rc = stop(ctx, &e);
-    } else if (!strcmp(sub, "logs") && o.npos == 1) {
-        rc = logs(&e);
-    } else if (!strcmp(sub, "status") || !strcmp(sub, "reset") || !strcmp(sub, "clock") ||
-               !strcmp(sub, "env")) {
-        if (!running(&e)) {
-            if (!strcmp(sub, "status"))
-                printf("not running (state %s)\n", e.dir);
-            rc = !strcmp(sub, "status") ? 1 : not_running(ctx, &e);
-        } else if (!strcmp(sub, "status") && o.npos == 1) {
-            rc = status(ctx, &e);
-        } else if (!strcmp(sub, "reset") && o.npos == 1) {
-            /* a JSON body, {}: the control endpoints take nothing else (415) */
-            json_t *empty = json_object();
-            rc = call(ctx, &e, "POST", "/emulator/v1/reset", empty, NULL);
-            json_decref(empty);
-            if (rc == 0)
-                printf("emulator reset: objects, history and keys emptied\n");
-        } else if (!strcmp(sub, "env") && o.npos == 1) {
-            printf("export NODUS_SERVER=%s\n", e.url);
-            rc = 0;
-        } else if (!strcmp(sub, "clock")) {
-            rc = clock_cmd(ctx, &o, &e);
-        } else {
-            rc = nd_cli_usage(ctx, "nodus emulator %s takes no arguments", sub);
-        }
-    } else {
+    static const char *const subs[] = {"start", "stop", "status", "reset", "logs", "env", "clock"};
+    bool known = false;
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++)
+        known = known || !strcmp(sub, subs[i]);
+    if (!known) {
         rc = nd_cli_usage(ctx, "nodus emulator start|stop|status|reset|logs|env|clock");
+    } else if (o.npos != 1 && strcmp(sub, "clock")) {
+        rc = nd_cli_usage(ctx, "nodus emulator %s takes no arguments", sub);
+    } else if (find_emulator(ctx, &o, &e, &st) < 0) {
+        rc = nd_cli_error(ctx, &st);
+    } else if (!strcmp(sub, "start")) {
+        rc = start(ctx, &o, &e);
+    } else if (!strcmp(sub, "stop")) {
+        rc = stop(ctx, &e);
+    } else if (!strcmp(sub, "logs")) {
+        rc = logs(&e);
+    } else if (!nd_emu_running(&e)) {
+        if (!strcmp(sub, "status"))
+            printf("not running (state %s)\n", e.dir);
+        rc = !strcmp(sub, "status") ? 1 : not_running(ctx, &e);
+    } else if (!strcmp(sub, "status")) {
+        rc = status(ctx, &e);
+    } else if (!strcmp(sub, "reset")) {
+        /* a JSON body, {}: the control endpoints take nothing else (415) */
+        json_t *empty = json_object();
+        rc = call(ctx, &e, "POST", "/emulator/v1/reset", empty, NULL);
+        json_decref(empty);
+        if (rc == 0)
+            printf("emulator reset: objects, history and keys emptied\n");
+    } else if (!strcmp(sub, "env")) {
+        printf("export NODUS_SERVER=%s\n", e.url);
+        rc = 0;
+    } else {
+        rc = clock_cmd(ctx, &o, &e);
     }
-    emu_release(&e);
+    nd_emu_release(&e);
     nd_status_release(&st);
     nd_opts_release(&o);
     return rc;
