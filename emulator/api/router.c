@@ -321,6 +321,7 @@ void em_router_handle(void *cls, struct em_req *req, struct em_resp *resp)
     if (head && em_req_header(req, "upgrade")) {
         em_resp_error(srv, req, resp, "MethodNotAllowed",
                       "HEAD cannot upgrade the connection: open it with GET");
+        stamp_date(srv, resp);
         return;
     }
     if (head)
@@ -333,8 +334,10 @@ void em_router_handle(void *cls, struct em_req *req, struct em_resp *resp)
 enum em_body_plan em_router_begin(void *cls, struct em_req *req, struct em_resp *resp)
 {
     /* a connection past a limit is answered before its body is read (frontdoor.h) */
-    if (em_frontdoor_connection(cls, req, resp))
+    if (em_frontdoor_connection(cls, req, resp)) {
+        stamp_date(cls, resp);
         return EM_BODY_ANSWERED;
+    }
     /* only the files subresource takes its body as it arrives (files.c); the request is
      * served as any other (front door, authorisation, the handler's checks) with the
      * body still to come, and the handler sets the sink */
