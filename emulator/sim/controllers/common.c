@@ -156,6 +156,12 @@ static const json_t *find_condition(const json_t *obj, const char *type)
     return NULL;
 }
 
+bool em_ctl_condition_true(const struct em_ctl *c, const char *type)
+{
+    const char *s = json_string_value(json_object_get(find_condition(c->obj, type), "status"));
+    return s && !strcmp(s, "True");
+}
+
 bool em_ctl_lacks_end_condition(const struct nd_kind *k, const json_t *obj)
 {
     const char *phase = json_string_value(json_object_get(json_object_get(obj, "status"), "phase"));
@@ -183,19 +189,6 @@ static void end_condition(struct em_ctl *c)
     bool ok = !strcmp(phase, "Succeeded");
     condition_at(c, ok ? "Complete" : "Failed", true, reason ? reason : phase, msg ? msg : "",
                  at >= 0 ? at : c->now);
-}
-
-bool em_ctl_condition_true(const struct em_ctl *c, const char *type)
-{
-    size_t i;
-    json_t *x;
-    json_array_foreach(json_object_get(c->status, "conditions"), i, x) {
-        const char *t = json_string_value(json_object_get(x, "type"));
-        const char *s = json_string_value(json_object_get(x, "status"));
-        if (t && !strcmp(t, type))
-            return s && !strcmp(s, "True");
-    }
-    return false;
 }
 
 int64_t em_ctl_sim_get(const struct em_ctl *c, const char *key, int64_t def)
