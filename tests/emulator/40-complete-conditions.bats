@@ -1,12 +1,12 @@
 #!/usr/bin/env bats
 # The conditions kubectl users wait for: a run-to-completion object (Job, Pipeline) that
-# ends carries Complete=True when it Succeeded and Failed=True when it Failed or was
-# Cancelled, with the end's reason and message, since completionTime, as Kubernetes Jobs
-# do; an object that ended in a state saved before the emulator set them gains them at
+# (Job, Pipeline, PoolAction) ends carries Complete=True when it Succeeded and Failed=True
+# when it Failed or was Cancelled, with the end's reason and message, since
+# completionTime, as Kubernetes Jobs do; an object that ended in a state saved before the emulator set them gains them at
 # the next start. Then `nodus wait --for=condition=Complete` on a Succeeded Job returns at
 # once, and a wait that can never be met ends at once with its reason.
 
-load ../lib/common
+load pools # ../lib/common, and the Pools and Hosts a PoolAction needs
 
 bats_require_minimum_version 1.5.0
 
@@ -24,11 +24,6 @@ teardown_file() {
 setup() {
     export HOME=$BATS_FILE_TMPDIR/home NODUS_SERVER=$(emu_url)
     cd "$BATS_TEST_TMPDIR"
-}
-
-advance() {
-    http POST /emulator/v1/clock "{\"advance\":\"$1\"}"
-    [ "$CODE" = 200 ]
 }
 
 # job NAME [ANNOTATIONS-JSON] [EXTRA-SPEC-JSON]: a Job of an emulated 10 minutes.
@@ -90,6 +85,17 @@ since() {
     assert_line "Complete=True Succeeded: every step succeeded"
     run -0 ends jobs/pipe-a
     assert_output "Complete=True Succeeded: the command exited 0"
+}
+
+@test "a PoolAction ends the same way: a Shadow one, Cancelled, has Failed=True" {
+    pool_with_host act act-h '{"H100":1}' \
+        '{"act":{"mode":"Shadow","policies":[{"action":"IdleReclaim","idleFor":"1h"}]}}'
+    advance 61m
+    http GET "$API/poolactions?fieldSelector=spec.pool=act"
+    run body_json '.items[] | .status.phase, (.status.conditions[] | select(.type != "Ready")
+        | "\(.type)=\(.status) \(.reason)")'
+    assert_output "Cancelled
+Failed=True Shadow"
 }
 
 @test "wait --for=condition=Complete on a Succeeded Job: met at once; Ready: ends at once, exit 1" {
