@@ -135,6 +135,14 @@ fix: it will not run again; see why it ended: nodus describe job/broke -n defaul
     local f=$EMU_STATE/objects/default/jobs/old.json
     jq -c '.status.conditions |= map(select(.type != "Complete"))' "$f" >"$f.new"
     mv "$f.new" "$f"
+    # with no controller to add it, wait says how to wait on such a server
+    start_emulator --no-simulation
+    export NODUS_SERVER=$(emu_url)
+    run -1 --separate-stderr nodus wait job/old --for=condition=Complete --timeout=20s
+    assert_equal "$stderr" "error: job.nodus.dev/old ended Succeeded without meeting the condition: it has no condition Complete
+fix: its server sets no Complete condition; wait for the phase: nodus wait job/old -n default --for=jsonpath='{.status.phase}'=Succeeded"
+    run -0 --separate-stderr nodus wait job/old -n default --for=jsonpath='{.status.phase}'=Succeeded
+    stop_emulator
     start_emulator
     export NODUS_SERVER=$(emu_url)
     run -0 ends jobs/old

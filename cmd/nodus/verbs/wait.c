@@ -197,7 +197,12 @@ static void ended(struct nd_ctx *ctx, const struct waiter *w, const char *kind, 
     fprintf(stderr, "error: %s/%s ended %s without meeting the condition%s%s\n", kind, name, phase,
             why ? ": " : "", why ? why : "");
     const char *ns = w->k->namespaced ? nd_ctx_namespace(ctx) : NULL;
-    if (!strcmp(phase, "Succeeded"))
+    if (!strcmp(phase, "Succeeded") && !strcasecmp(w->cond, "Complete"))
+        /* a server that sets no Complete condition (an older emulator) */
+        fprintf(stderr, "fix: its server sets no Complete condition; wait for the phase: "
+                        "nodus wait %s/%s%s%s --for=jsonpath='{.status.phase}'=Succeeded\n",
+                w->k->singular, name, ns ? " -n " : "", ns ? ns : "");
+    else if (!strcmp(phase, "Succeeded"))
         fprintf(stderr, "fix: an ended %s's conditions do not change; to wait for its end: "
                         "nodus wait %s/%s%s%s --for=condition=Complete\n",
                 w->k->kind, w->k->singular, name, ns ? " -n " : "", ns ? ns : "");
