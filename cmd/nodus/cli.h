@@ -123,6 +123,10 @@ void nd_cli_warnings(const json_t *headers);
 /* The connection to the server, built on first use from flags, environment and the
  * configuration. NULL with st on a configuration error. */
 struct nd_client *nd_ctx_client(struct nd_ctx *ctx, struct nd_status *st);
+/* The server's clock now, in seconds since the epoch: what every age a verb prints is
+ * measured against (nd_client_server_now_ms of the context's connection; the local
+ * clock before the first answer). */
+int64_t nd_ctx_now(struct nd_ctx *ctx);
 /* The project commands act in: -n, else the context's, else "default". BORROWED. */
 const char *nd_ctx_namespace(struct nd_ctx *ctx);
 /* Loaded configuration (loaded on first use). NULL with st on a broken file. */

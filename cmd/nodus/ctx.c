@@ -75,6 +75,12 @@ struct nd_client *nd_ctx_client(struct nd_ctx *ctx, struct nd_status *st)
     return ctx->client;
 }
 
+int64_t nd_ctx_now(struct nd_ctx *ctx)
+{
+    int64_t ms = nd_client_server_now_ms(ctx->client);
+    return ms >= 0 ? ms / 1000 : -((999 - ms) / 1000);
+}
+
 const char *nd_ctx_namespace(struct nd_ctx *ctx)
 {
     if (ctx->namespace_flag && *ctx->namespace_flag)

@@ -197,7 +197,7 @@ static int print_table(struct watch_state *w, const char *type, json_t *obj, str
         json_decref(t);
     } else {
         json_t *objs = json_is_array(obj) ? json_incref(obj) : json_pack("[O]", obj);
-        rc = nd_print_table_from_objects(&w->table, objs, w->k, (int64_t)time(NULL), &g->popts,
+        rc = nd_print_table_from_objects(&w->table, objs, w->k, nd_ctx_now(g->ctx), &g->popts,
                                          st);
         json_decref(objs);
     }

@@ -23,6 +23,7 @@
 #include "objects.h"
 #include "route.h"
 #include "sim.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 int em_router_init(struct em_server *srv, struct nd_buf *err)
@@ -297,6 +298,19 @@ static void serve(struct em_server *srv, struct em_req *req, struct em_resp *res
     nd_status_release(&st);
 }
 
+/* Every answer's Date is the emulator's clock, not the host's: clients measure ages
+ * against the server's time (docs/api.md), and after `clock advance` that is this one. */
+static void stamp_date(struct em_server *srv, struct em_resp *resp)
+{
+    pthread_mutex_lock(&srv->lock);
+    int64_t now = em_clock_now_ms(&srv->clock);
+    pthread_mutex_unlock(&srv->lock);
+    struct nd_buf d = ND_BUF_INIT;
+    if (nd_http_date_format(now / 1000, &d) == 0)
+        em_resp_set_header(resp, "Date", d.data);
+    nd_buf_release(&d);
+}
+
 void em_router_handle(void *cls, struct em_req *req, struct em_resp *resp)
 {
     struct em_server *srv = cls;
@@ -307,19 +321,23 @@ void em_router_handle(void *cls, struct em_req *req, struct em_resp *resp)
     if (head && em_req_header(req, "upgrade")) {
         em_resp_error(srv, req, resp, "MethodNotAllowed",
                       "HEAD cannot upgrade the connection: open it with GET");
+        stamp_date(srv, resp);
         return;
     }
     if (head)
         req->method = "GET";
     serve(srv, req, resp);
     req->method = method;
+    stamp_date(srv, resp);
 }
 
 enum em_body_plan em_router_begin(void *cls, struct em_req *req, struct em_resp *resp)
 {
     /* a connection past a limit is answered before its body is read (frontdoor.h) */
-    if (em_frontdoor_connection(cls, req, resp))
+    if (em_frontdoor_connection(cls, req, resp)) {
+        stamp_date(cls, resp);
         return EM_BODY_ANSWERED;
+    }
     /* only the files subresource takes its body as it arrives (files.c); the request is
      * served as any other (front door, authorisation, the handler's checks) with the
      * body still to come, and the handler sets the sink */
@@ -330,6 +348,7 @@ enum em_body_plan em_router_begin(void *cls, struct em_req *req, struct em_resp 
     req->body_coming = true;
     serve(cls, req, resp);
     req->body_coming = false;
+    stamp_date(cls, resp);
     return req->sink ? EM_BODY_STREAM : EM_BODY_ANSWERED;
 }
 

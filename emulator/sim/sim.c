@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "controllers/common.h"
 #include "feed.h"
 #include "objects.h"
 #include "pricebook.h"
@@ -103,6 +104,25 @@ static int touch_kind(const char *plural, size_t count, void *srv)
     (void)count;
     if (em_controller_find(plural))
         em_store_walk(&((struct em_server *)srv)->store, plural, NULL, touch_entry, srv);
+    return 0;
+}
+
+/* An object that ended before the emulator set the end conditions (Complete, Failed) of
+ * run-to-completion kinds: due now, so its controller adds them. */
+static int touch_ended(const char *plural, const struct em_entry *e, void *srv)
+{
+    const struct nd_kind *k = nd_kind_by_plural(NULL, plural);
+    if (k && em_ctl_lacks_end_condition(k, e->obj))
+        em_sim_touch(srv, plural, e->obj);
+    return 0;
+}
+
+static int touch_ended_kind(const char *plural, size_t count, void *srv)
+{
+    (void)count;
+    const struct nd_kind *k = nd_kind_by_plural(NULL, plural);
+    if (k && k->family == ND_FAMILY_RUN && em_controller_find(plural))
+        em_store_walk(&((struct em_server *)srv)->store, plural, NULL, touch_ended, srv);
     return 0;
 }
 
@@ -288,6 +308,8 @@ void em_sim_init(struct em_server *srv)
      * start, a crash, a hand edit) every object is looked at */
     if (!load_schedule(srv) || srv->opt.no_simulation)
         em_sim_touch_all(srv);
+    else if (!srv->opt.no_simulation)
+        em_store_kinds(&srv->store, touch_ended_kind, srv); /* a state saved by an older one */
 }
 
 void em_sim_release(struct em_server *srv)

@@ -454,6 +454,8 @@ static int run(struct nd_client *c, const struct nd_request *req, const struct s
         int64_t t0 = nd_client_now_ms();
         rc = c->url.tls ? nd_curl_exchange(c, &x, &ast) : nd_plain_exchange(c, &x, &ast);
         log_answer(&x, rc, &ast, nd_client_now_ms() - t0, sk->log_body);
+        if (x.head_done)
+            nd_client_note_date(c, resp, x.head_wall_ms);
         if (rc < 0 && x.idled && x.head_done && req->idled) {
             /* a quiet stream that resumes by itself: it ends here, as if the server ended it */
             *req->idled = true;

@@ -182,6 +182,14 @@ size_t nd_client_max_response(const struct nd_client *c);
  * size: an InternalError naming --max-response-bytes. Returns -1. */
 int nd_client_too_large(const char *what, const struct nd_client *c, struct nd_status *st);
 
+/* The server's clock now, in milliseconds since the epoch: what every age and duration
+ * the CLI prints is measured against, so an emulator whose clock was advanced, or a
+ * cluster whose clock differs from this host's, reads the same in every verb. It is the
+ * local wall clock moved by the offset of the latest answer's Date header (RFC 9110)
+ * from the local clock when that answer's head arrived; the local clock until an answer
+ * with a Date came. Date has whole seconds: the offset is up to a second short. */
+int64_t nd_client_server_now_ms(const struct nd_client *c);
+
 /* The base URL the client was made with (for messages). BORROWED. */
 const char *nd_client_server(const struct nd_client *c);
 

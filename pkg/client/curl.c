@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "client/internal.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 #define CONNECT_MAX_MS 30000L
@@ -137,6 +138,7 @@ static int head_done(struct nd_curl *k)
     k->head_done = true;
     struct nd_exchange *x = k->x;
     x->head_done = true;
+    x->head_wall_ms = nd_time_now_ms();
     if (x->on_head && x->on_head(x)) {
         x->stopped = true;
         return 1;

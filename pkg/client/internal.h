@@ -55,6 +55,8 @@ struct nd_client {
     int64_t idle_ms;            /* longest wait for a byte; 0: none */
     struct nd_plain *plain;     /* http://, NULL until first used */
     struct nd_curl *curl;       /* https://, NULL until first used */
+    int64_t skew_ms;            /* the server's clock minus ours (server_clock.c) */
+    bool skew_known;            /* an answer with a Date header came */
 };
 
 struct nd_exchange;
@@ -90,6 +92,7 @@ struct nd_exchange {
     bool stopped;         /* the sink stopped the answer */
     bool delivered;       /* the sink passed data on to its caller (never retried then) */
     bool head_done;       /* the answer's head reached the sink (on_head ran) */
+    int64_t head_wall_ms; /* the wall clock (nd_time_now_ms) when it did */
     bool idled;           /* failed because the server sent nothing for idle_ms */
     bool body_started;    /* body_read was called (never retried then) */
     bool body_failed;     /* body_read failed: body_st says why */
@@ -120,6 +123,11 @@ int nd_curl_raw_open(struct nd_client *c, const char *url, int64_t deadline, voi
 ssize_t nd_curl_raw_send(void *handle, const void *p, size_t n);
 ssize_t nd_curl_raw_recv(void *handle, void *p, size_t n);
 void nd_curl_raw_close(void *handle);
+
+/* Notes the server's clock from the answer's Date header, read when its head came at
+ * at_ms (wall clock): see nd_client_server_now_ms. An answer without one (or with one
+ * that is not an HTTP date) changes nothing. */
+void nd_client_note_date(struct nd_client *c, const struct nd_response *resp, int64_t at_ms);
 
 /* Records a header of the answer in resp->headers (name lower-cased, repeats joined
  * by ", " up to 64 KiB, surrounding blanks trimmed, bytes that are not UTF-8 turned into

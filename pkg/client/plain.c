@@ -23,6 +23,7 @@
 
 #include "client/internal.h"
 #include "util/header.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 #define CONNECT_MAX_MS 30000
@@ -553,6 +554,7 @@ static int read_answer(struct nd_client *c, struct nd_plain *p, struct nd_exchan
 
     int r = 0;
     x->head_done = true;
+    x->head_wall_ms = nd_time_now_ms();
     if (x->on_head && x->on_head(x)) {
         x->stopped = true;
         r = framing == NONE ? 0 : 1;

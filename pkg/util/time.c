@@ -250,3 +250,53 @@ int nd_time_parse_micro(const char *s, int64_t *unix_micros_out, struct nd_statu
 {
     return parse_rfc3339(s, unix_micros_out, st);
 }
+
+/* ---- HTTP dates (RFC 9110 IMF-fixdate) ---- */
+
+static const char *const wdays[] = {"Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"};
+static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+
+int nd_http_date_format(int64_t unix_seconds, struct nd_buf *out)
+{
+    if (unix_seconds < 0 || unix_seconds > ND_TIME_MAX)
+        return -1;
+    int64_t days = unix_seconds / 86400, rem = unix_seconds % 86400;
+    int64_t y;
+    int m, d;
+    nd_civil_from_days(days, &y, &m, &d);
+    return nd_buf_addf(out, "%s, %02d %s %04d %02d:%02d:%02d GMT", wdays[days % 7], d,
+                       months[m - 1], (int)y, (int)(rem / 3600), (int)(rem / 60 % 60),
+                       (int)(rem % 60));
+}
+
+/* n decimal digits at s into *out; false when one is not a digit. */
+static bool num(const char *s, int n, int *out)
+{
+    *out = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        *out = *out * 10 + (s[i] - '0');
+    }
+    return true;
+}
+
+int nd_http_date_parse(const char *s, int64_t *unix_seconds_out)
+{
+    /* "Sun, 06 Nov 1994 08:49:37 GMT": 29 bytes, every one in its place */
+    if (!s || strlen(s) != 29 || s[3] != ',' || s[4] != ' ' || s[7] != ' ' || s[11] != ' ' ||
+        s[16] != ' ' || s[19] != ':' || s[22] != ':' || strcmp(s + 25, " GMT") != 0)
+        return -1;
+    int d, y, hh, mm, ss, m = -1;
+    for (int i = 0; i < 12; i++)
+        if (!strncmp(s + 8, months[i], 3))
+            m = i + 1;
+    if (m < 0 || !num(s + 5, 2, &d) || !num(s + 12, 4, &y) || !num(s + 17, 2, &hh) ||
+        !num(s + 20, 2, &mm) || !num(s + 23, 2, &ss))
+        return -1;
+    if (d < 1 || d > month_days(y, m) || hh > 23 || mm > 59 || ss > 60)
+        return -1;
+    *unix_seconds_out = nd_days_from_civil(y, m, d) * 86400 + hh * 3600 + mm * 60 + ss;
+    return 0;
+}

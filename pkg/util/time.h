@@ -61,6 +61,13 @@ int nd_time_parse(const char *s, int64_t *unix_seconds_out, struct nd_status *st
 /* The same, keeping microseconds (fraction digits past the sixth are truncated). */
 int nd_time_parse_micro(const char *s, int64_t *unix_micros_out, struct nd_status *st);
 
+/* An HTTP date (RFC 9110's IMF-fixdate, the Date header): "Sun, 06 Nov 1994 08:49:37 GMT".
+ * Formatting: -1 (nothing appended) before 1970 or past ND_TIME_MAX. Parsing takes that
+ * form only (the obsolete RFC 850 and asctime forms are refused): 0, or -1 when s is not
+ * one (the weekday is not checked). */
+int nd_http_date_format(int64_t unix_seconds, struct nd_buf *out);
+int nd_http_date_parse(const char *s, int64_t *unix_seconds_out);
+
 /* Days since 1970-01-01 of a proleptic Gregorian date (month 1..12, day 1..31; not
  * checked), and back. Exposed for callers doing calendar arithmetic. */
 int64_t nd_days_from_civil(int64_t year, int month, int day);

@@ -346,10 +346,11 @@ job.nodus.dev "dp2" deleted'
     later set_phase jobs w7 Failed
     run --separate-stderr -1 nodus wait job/w7 --for=jsonpath='{.status.phase}'=Succeeded --timeout=10s
     assert_output ""
-    [ "$stderr" = "error: job.nodus.dev/w7 ended Failed without meeting the condition" ]
-    # and already ended: at once
+    [ "$stderr" = "error: job.nodus.dev/w7 ended Failed without meeting the condition
+fix: it will not run again; see why it ended: nodus describe job/w7 -n default" ]
+    # and already ended: at once, with the condition as it ended
     run --separate-stderr -1 nodus wait job/w7 --for=condition=Ready --timeout=10s
-    [ "$stderr" = "error: job.nodus.dev/w7 ended Failed without meeting the condition" ]
+    [ "${stderr_lines[0]}" = "error: job.nodus.dev/w7 ended Failed without meeting the condition: it has no condition Ready" ]
 }
 
 @test "wait: a missing object is NotFound (exit 3); usage errors are exit 2" {

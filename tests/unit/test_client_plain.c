@@ -15,6 +15,7 @@
 #include "client/internal.h"
 #include "util/buf.h"
 #include "util/status.h"
+#include "util/time.h"
 
 #include "test_client_server.h"
 
@@ -187,6 +188,42 @@ static void test_plain_keepalive_one_connection(void **state)
     fk_finish(&s);
     assert_int_equal(s.accepts, 1);
     assert_int_equal(s.nreq, 3);
+}
+
+/* The server's clock: the local one until an answer has a Date; then the local one moved
+ * by that Date's offset (the latest answer's wins; a malformed Date changes nothing). */
+static void test_plain_server_clock(void **state)
+{
+    (void)state;
+    static const struct fk_step steps[] = {
+        {{"HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\na"}, FK_KEEP},
+        {{"HTTP/1.1 200 OK\r\nDate: Sun, 06 Nov 1994 08:49:37 GMT\r\nContent-Length: 1\r\n\r\nb"},
+         FK_KEEP},
+        {{"HTTP/1.1 404 Not Found\r\nDate: Sunday, 06-Nov-94 08:49:37 GMT\r\nContent-Length: "
+          "1\r\n\r\nc"},
+         FK_KEEP},
+        {{"HTTP/1.1 200 OK\r\nDate: Fri, 31 Dec 9999 23:59:59 GMT\r\nContent-Length: 1\r\n\r\nd"},
+         FK_KEEP},
+    };
+    static struct fk_server s;
+    assert_int_equal(fk_start(&s, steps, N(steps)), 0);
+    struct nd_client *c = client_for(s.port, 0);
+    int64_t local = nd_time_now_ms();
+    int64_t want[] = {local, 784111777000LL, 784111777000LL, 253402300799000LL};
+    for (size_t i = 0; i < N(want); i++) {
+        struct nd_response r;
+        nd_response_init(&r);
+        struct nd_status st = ND_STATUS_INIT;
+        assert_int_equal(get(c, "GET", false, &r, &st), 0);
+        nd_response_release(&r);
+        int64_t now = nd_client_server_now_ms(c);
+        /* the second the Date names, and at most a few seconds more on a busy machine */
+        if (now < want[i] - (i == 0 ? 5000 : 0) || now > want[i] + 5000)
+            fail_msg("answer %zu: server clock %lld, want about %lld", i, (long long)now,
+                     (long long)want[i]);
+    }
+    nd_client_free(c);
+    fk_finish(&s);
 }
 
 /* A server that closes its end after an answer (Connection: close, a close-delimited
@@ -593,6 +630,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plain_bodies),
         cmocka_unit_test(test_plain_keepalive_one_connection),
+        cmocka_unit_test(test_plain_server_clock),
         cmocka_unit_test(test_plain_reconnects),
         cmocka_unit_test(test_plain_cut_answer),
         cmocka_unit_test(test_plain_malformed),

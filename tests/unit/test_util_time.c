@@ -479,6 +479,61 @@ static void test_human_age(void **state)
 }
 
 /* nd_timespec_add_ms: carries into and borrows from the seconds, either sign. */
+/* HTTP dates (the Date header the CLI measures the server's clock by): known values both
+ * ways, every day of four years round trip, and what is not IMF-fixdate is refused. */
+static void test_http_date(void **state)
+{
+    (void)state;
+    static const struct {
+        int64_t secs;
+        const char *text;
+    } rows[] = {
+        {784111777, "Sun, 06 Nov 1994 08:49:37 GMT"}, /* RFC 9110's own example */
+        {0, "Thu, 01 Jan 1970 00:00:00 GMT"},
+        {951825600, "Tue, 29 Feb 2000 12:00:00 GMT"},
+        {1796477386, "Sat, 05 Dec 2026 13:29:46 GMT"},
+        {253402300799LL, "Fri, 31 Dec 9999 23:59:59 GMT"},
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        struct nd_buf b = ND_BUF_INIT;
+        assert_int_equal(nd_http_date_format(rows[i].secs, &b), 0);
+        assert_string_equal(b.data, rows[i].text);
+        nd_buf_release(&b);
+        int64_t back = -1;
+        assert_int_equal(nd_http_date_parse(rows[i].text, &back), 0);
+        assert_int_equal(back, rows[i].secs);
+    }
+    for (int64_t t = 1700000000; t < 1700000000 + 4 * 366 * 86400LL; t += 86400 + 7) {
+        struct nd_buf b = ND_BUF_INIT;
+        assert_int_equal(nd_http_date_format(t, &b), 0);
+        int64_t back = -1;
+        assert_int_equal(nd_http_date_parse(b.data, &back), 0);
+        assert_int_equal(back, t);
+        nd_buf_release(&b);
+    }
+    struct nd_buf b = ND_BUF_INIT;
+    assert_int_equal(nd_http_date_format(-1, &b), -1);
+    assert_int_equal(b.len, 0);
+    static const char *const bad[] = {
+        "",
+        "Sunday, 06-Nov-94 08:49:37 GMT", /* RFC 850 */
+        "Sun Nov  6 08:49:37 1994",       /* asctime */
+        "Sun, 06 Nov 1994 08:49:37 UTC",
+        "Sun, 31 Nov 1994 08:49:37 GMT",
+        "Sun, 06 Nox 1994 08:49:37 GMT",
+        "Sun, 06 Nov 1994 24:49:37 GMT",
+        "Sun, 06 Nov 1994 08:49:3x GMT",
+        "Sun, 06 Nov 1994 08:49:37 GMT ",
+    };
+    for (size_t i = 0; i < N(bad); i++) {
+        int64_t v = 42;
+        assert_int_equal(nd_http_date_parse(bad[i], &v), -1);
+        assert_int_equal(v, 42);
+    }
+    int64_t v;
+    assert_int_equal(nd_http_date_parse(NULL, &v), -1);
+}
+
 static void test_timespec_add_ms(void **state)
 {
     (void)state;
@@ -545,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_duration_parse_huge_input),
         cmocka_unit_test(test_duration_format),
         cmocka_unit_test(test_human_age),
+        cmocka_unit_test(test_http_date),
         cmocka_unit_test(test_timespec_add_ms),
         cmocka_unit_test(test_deadline),
     };

@@ -3,9 +3,9 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "commands.h"
+#include "print/print.h"
 #include "resolve.h"
 #include "util/money.h"
 #include "util/quantity.h"
@@ -20,20 +20,55 @@ const struct nd_flag cmd_describe_flags[] = {
     {NULL},
 };
 
-static int64_t now_unix(void)
-{
-    return (int64_t)time(NULL);
-}
-
-static void age(const char *ts, struct nd_buf *out)
+/* How long ago ts was, on the server's clock (now: nd_ctx_now), as kubectl's ages. */
+static void age(const char *ts, int64_t now, struct nd_buf *out)
 {
     int64_t t;
     struct nd_status st = ND_STATUS_INIT;
     if (ts && nd_time_parse(ts, &t, &st) == 0)
-        nd_human_age(now_unix() - t, out);
+        nd_human_age(now - t, out);
     else
         nd_buf_adds(out, "<unknown>");
     nd_status_release(&st);
+}
+
+/* A describe table (Conditions, Events): each column but the last as wide as its
+ * minimum or its widest cell, whichever is more, plus a space, so a long reason or age
+ * never shifts the columns after it. rows: arrays of ncols strings. */
+static void grid(const char *const *heads, const int *min, size_t ncols, const json_t *rows,
+                 struct nd_buf *out)
+{
+    size_t width[8] = {0};
+    for (size_t c = 0; c + 1 < ncols; c++) {
+        width[c] = (size_t)min[c];
+        size_t i;
+        json_t *r;
+        json_array_foreach(rows, i, r) {
+            size_t w = nd_print_width(json_string_value(json_array_get(r, c)));
+            if (w > width[c])
+                width[c] = w;
+        }
+    }
+    for (int line = -2; line < (int)json_array_size(rows); line++) {
+        const json_t *r = line >= 0 ? json_array_get(rows, (size_t)line) : NULL;
+        nd_buf_adds(out, " ");
+        for (size_t c = 0; c < ncols; c++) {
+            const char *cell = line == -2 ? heads[c] : json_string_value(json_array_get(r, c));
+            struct nd_buf dash = ND_BUF_INIT;
+            if (line == -1) {
+                for (const char *h = heads[c]; *h; h++)
+                    nd_buf_addch(&dash, '-');
+                cell = dash.data;
+            }
+            nd_buf_addf(out, " %s", cell ? cell : "");
+            if (c + 1 < ncols) {
+                size_t w = nd_print_width(cell ? cell : "");
+                nd_buf_addf(out, "%*s", (int)(width[c] - w), "");
+            }
+            nd_buf_release(&dash);
+        }
+        nd_buf_addch(out, '\n');
+    }
 }
 
 /* "maxCostUSD" -> "Max Cost USD", as kubectl's generic describer titles fields. */
@@ -107,6 +142,12 @@ static int cmp_str(const void *a, const void *b)
 static const char *str(const json_t *v)
 {
     return json_is_string(v) ? json_string_value(v) : "<none>";
+}
+
+/* A cell of a describe table: the string, or nothing. */
+static const char *text(const json_t *v)
+{
+    return json_is_string(v) ? json_string_value(v) : "";
 }
 
 static bool is_scalar(const json_t *v)
@@ -238,27 +279,28 @@ static void money_line(const char *label, const json_t *obj, const char *path_a,
     nd_status_release(&st);
 }
 
-static void conditions(const json_t *obj, struct nd_buf *out)
+static void conditions(const json_t *obj, int64_t now, struct nd_buf *out)
 {
     const json_t *conds = json_object_get(json_object_get(obj, "status"), "conditions");
     if (!json_array_size(conds))
         return;
-    nd_buf_adds(out, "Conditions:\n"
-                     "  Type                Status  Reason              Age    Message\n"
-                     "  ----                ------  ------              ---    -------\n");
+    json_t *rows = json_array();
     size_t i;
     json_t *c;
     json_array_foreach(conds, i, c) {
         struct nd_buf a = ND_BUF_INIT;
-        age(json_string_value(json_object_get(c, "lastTransitionTime")), &a);
-        const char *type = json_string_value(json_object_get(c, "type"));
-        const char *status = json_string_value(json_object_get(c, "status"));
-        const char *reason = json_string_value(json_object_get(c, "reason"));
-        const char *msg = json_string_value(json_object_get(c, "message"));
-        nd_buf_addf(out, "  %-19s %-7s %-19s %-6s %s\n", type ? type : "", status ? status : "",
-                    reason ? reason : "", a.data, msg ? msg : "");
+        age(json_string_value(json_object_get(c, "lastTransitionTime")), now, &a);
+        json_array_append_new(rows, json_pack("[sssss]", text(json_object_get(c, "type")),
+                                              text(json_object_get(c, "status")),
+                                              text(json_object_get(c, "reason")), a.data,
+                                              text(json_object_get(c, "message"))));
         nd_buf_release(&a);
     }
+    static const char *const heads[] = {"Type", "Status", "Reason", "Age", "Message"};
+    static const int min[] = {19, 7, 19, 6};
+    nd_buf_adds(out, "Conditions:\n");
+    grid(heads, min, 5, rows, out);
+    json_decref(rows);
 }
 
 static void owned(struct nd_ctx *ctx, const json_t *obj, struct nd_buf *out)
@@ -342,21 +384,25 @@ static void events(struct nd_ctx *ctx, const struct nd_kind *k, const json_t *ob
         json_decref(list);
         return;
     }
-    nd_buf_adds(out, "Events:\n  Type     Reason          Age    From    Message\n"
-                     "  ----     ------          ---    ----    -------\n");
+    json_t *rows = json_array();
+    int64_t now = nd_ctx_now(ctx);
     size_t n = json_array_size(items), from = n > 20 ? n - 20 : 0;
     for (size_t i = from; i < n; i++) {
         json_t *e = json_array_get(items, i);
         struct nd_buf a = ND_BUF_INIT;
-        age(json_string_value(json_object_get(e, "lastTimestamp")), &a);
-        const char *src =
-            json_string_value(json_object_get(json_object_get(e, "source"), "component"));
-        nd_buf_addf(out, "  %-8s %-15s %-6s %-7s %s\n",
-                    json_string_value(json_object_get(e, "type")),
-                    json_string_value(json_object_get(e, "reason")), a.data, src ? src : "",
-                    json_string_value(json_object_get(e, "message")));
+        age(json_string_value(json_object_get(e, "lastTimestamp")), now, &a);
+        json_array_append_new(
+            rows, json_pack("[sssss]", text(json_object_get(e, "type")),
+                            text(json_object_get(e, "reason")), a.data,
+                            text(json_object_get(json_object_get(e, "source"), "component")),
+                            text(json_object_get(e, "message"))));
         nd_buf_release(&a);
     }
+    static const char *const heads[] = {"Type", "Reason", "Age", "From", "Message"};
+    static const int min[] = {8, 15, 6, 7};
+    nd_buf_adds(out, "Events:\n");
+    grid(heads, min, 5, rows, out);
+    json_decref(rows);
     json_decref(list);
 }
 
@@ -392,7 +438,7 @@ static void describe_one(struct nd_ctx *ctx, const struct nd_kind *k, const json
     json_decref(ann);
     const char *created = json_string_value(json_object_get(meta, "creationTimestamp"));
     struct nd_buf a = ND_BUF_INIT;
-    age(created, &a);
+    age(created, nd_ctx_now(ctx), &a);
     nd_buf_addf(&h, "Created:\t%s (%s ago)\n", created ? created : "<unknown>", a.data);
     nd_buf_release(&a);
     nd_buf_addf(&h, "UID:\t%s\n", str(json_object_get(meta, "uid")));
@@ -438,7 +484,7 @@ static void describe_one(struct nd_ctx *ctx, const struct nd_kind *k, const json
         }
         json_decref(rest);
     }
-    conditions(obj, out);
+    conditions(obj, nd_ctx_now(ctx), out);
     owned(ctx, obj, out);
     if (show_events)
         events(ctx, k, obj, out);

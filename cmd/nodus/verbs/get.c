@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "client/client.h"
 #include "commands.h"
@@ -202,7 +201,7 @@ static int render_table(struct get_run *g, const struct nd_kind *k, json_t *answ
         if (nd_print_table_from_server(t, answer, k, &g->popts, st) < 0)
             return -1;
     } else {
-        if (nd_print_table_from_objects(t, objects, k, (int64_t)time(NULL), &g->popts, st) < 0)
+        if (nd_print_table_from_objects(t, objects, k, nd_ctx_now(g->ctx), &g->popts, st) < 0)
             return -1;
     }
     t->no_headers = g->popts.no_headers;

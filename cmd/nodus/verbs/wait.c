@@ -1,6 +1,8 @@
 /* nodus wait: until objects meet a condition, a JSONPath value, are created or are
- * deleted. Exit 0 when met, 6 on --timeout, 1 when an object ended Failed or
- * Cancelled without meeting it. */
+ * deleted. Exit 0 when met, 6 on --timeout, 1 when an object ended without meeting it:
+ * a run-to-completion object Failed or Cancelled (it never changes again), or Succeeded
+ * when the wait is for a condition (its conditions are final: an ended Job has
+ * Complete=True, and Ready=False for good). */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -32,6 +34,7 @@ struct waiter {
     struct nd_jsonpath *jp;
     const struct nd_kind *k;
     char *failed;    /* the end phase the object reached without meeting it */
+    char *why;       /* then the condition as it ended: "Ready is False (Succeeded: ...)" */
     char *uid;
     const char *name; /* the object waited for (BORROWED) */
 };
@@ -88,17 +91,39 @@ static int parse_for(const char *s, struct waiter *w, struct nd_status *st)
                          s);
 }
 
-static bool condition_met(const struct waiter *w, const json_t *obj)
+/* The condition waited for in obj's status.conditions, or NULL. BORROWED. */
+static const json_t *find_condition(const struct waiter *w, const json_t *obj)
 {
     size_t i;
     json_t *c;
     json_array_foreach(json_object_get(json_object_get(obj, "status"), "conditions"), i, c) {
         const char *type = json_string_value(json_object_get(c, "type"));
-        const char *status = json_string_value(json_object_get(c, "status"));
         if (type && !strcasecmp(type, w->cond))
-            return status && !strcasecmp(status, w->value);
+            return c;
     }
-    return false;
+    return NULL;
+}
+
+static bool condition_met(const struct waiter *w, const json_t *obj)
+{
+    const char *status = json_string_value(json_object_get(find_condition(w, obj), "status"));
+    return status && !strcasecmp(status, w->value);
+}
+
+/* What the condition waited for was when the object ended: "Ready is False (Succeeded:
+ * the command exited 0)", "it has no condition Complete". NEW. */
+static char *condition_end(const struct waiter *w, const json_t *obj)
+{
+    const json_t *c = find_condition(w, obj);
+    if (!c)
+        return nd_xasprintf("it has no condition %s", w->cond);
+    const char *type = json_string_value(json_object_get(c, "type"));
+    const char *status = json_string_value(json_object_get(c, "status"));
+    const char *reason = json_string_value(json_object_get(c, "reason"));
+    const char *msg = json_string_value(json_object_get(c, "message"));
+    return nd_xasprintf("%s is %s%s%s%s%s%s", type, status ? status : "unset",
+                        reason || msg ? " (" : "", reason ? reason : "",
+                        reason && msg && *msg ? ": " : "", msg ? msg : "", reason || msg ? ")" : "");
 }
 
 static bool jsonpath_met(const struct waiter *w, const json_t *obj)
@@ -147,14 +172,44 @@ static int check(void *cls, const char *type, const json_t *obj, struct nd_statu
     bool met = w->what == FOR_CONDITION ? condition_met(w, obj) : jsonpath_met(w, obj);
     if (met)
         return 1;
-    /* a run-to-completion object that has ended will never meet it */
+    /* a run-to-completion object that has ended will never meet it: Failed or Cancelled
+     * ones never change; a Succeeded one's conditions are final (its status may still
+     * change: the final charge posts after the end, so a JSONPath wait goes on) */
     const char *phase = json_string_value(json_object_get(json_object_get(obj, "status"), "phase"));
-    if (phase && nd_phase_terminal(w->k->family, phase) && strcmp(phase, "Succeeded") != 0) {
+    if (phase && nd_phase_terminal(w->k->family, phase) &&
+        (strcmp(phase, "Succeeded") != 0 || w->what == FOR_CONDITION)) {
         free(w->failed);
         w->failed = nd_xstrdup(phase);
+        free(w->why);
+        w->why = w->what == FOR_CONDITION ? condition_end(w, obj) : NULL;
         return 1;
     }
     return 0;
+}
+
+/* The object ended without meeting the condition: what it ended as, the condition as
+ * it ended, and what to do instead. name and phase are made safe already. */
+static void ended(struct nd_ctx *ctx, const struct waiter *w, const char *kind, const char *name,
+                  const char *phase)
+{
+    char *why = nd_term_safe(w->why, 0);
+    fflush(stdout);
+    fprintf(stderr, "error: %s/%s ended %s without meeting the condition%s%s\n", kind, name, phase,
+            why ? ": " : "", why ? why : "");
+    const char *ns = w->k->namespaced ? nd_ctx_namespace(ctx) : NULL;
+    if (!strcmp(phase, "Succeeded") && !strcasecmp(w->cond, "Complete"))
+        /* a server that sets no Complete condition (an older emulator) */
+        fprintf(stderr, "fix: its server sets no Complete condition; wait for the phase: "
+                        "nodus wait %s/%s%s%s --for=jsonpath='{.status.phase}'=Succeeded\n",
+                w->k->singular, name, ns ? " -n " : "", ns ? ns : "");
+    else if (!strcmp(phase, "Succeeded"))
+        fprintf(stderr, "fix: an ended %s's conditions do not change; to wait for its end: "
+                        "nodus wait %s/%s%s%s --for=condition=Complete\n",
+                w->k->kind, w->k->singular, name, ns ? " -n " : "", ns ? ns : "");
+    else
+        fprintf(stderr, "fix: it will not run again; see why it ended: nodus describe %s/%s%s%s\n",
+                w->k->singular, name, ns ? " -n " : "", ns ? ns : "");
+    free(why);
 }
 
 int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
@@ -224,6 +279,8 @@ int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
         w.uid = NULL;
         free(w.failed);
         w.failed = NULL;
+        free(w.why);
+        w.why = NULL;
         char what[200], rn[ND_KIND_NAME_MAX];
         snprintf(what, sizeof what, "the condition on %s/%s",
                  nd_kind_resource_name(k, rn, sizeof rn), name);
@@ -239,8 +296,7 @@ int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
         /* a name a server's list may have given, a phase a server wrote */
         char *sname = nd_term_safe(name, 0), *sfailed = nd_term_safe(w.failed, 0);
         if (rc > 0 && w.failed) {
-            fprintf(stderr, "error: %s/%s ended %s without meeting the condition\n", res_name,
-                    sname, sfailed);
+            ended(ctx, &w, res_name, sname, sfailed);
             if (!worst)
                 worst = 1;
         } else if (rc > 0) {
@@ -260,6 +316,7 @@ out:
     free(w.cond);
     free(w.value);
     free(w.failed);
+    free(w.why);
     free(w.uid);
     nd_jsonpath_free(w.jp);
     nd_res_list_release(&res);

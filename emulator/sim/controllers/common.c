@@ -36,8 +36,11 @@ void em_ctl_begin(struct em_ctl *c, struct em_server *srv, const struct nd_kind 
     c->next = EM_NEVER;
 }
 
+static void end_condition(struct em_ctl *c);
+
 int64_t em_ctl_commit(struct em_ctl *c)
 {
+    end_condition(c);
     if (!json_object_size(c->sim))
         json_object_del(c->status, "simulation");
     json_t *gen = json_object_get(json_object_get(c->obj, "metadata"), "generation");
@@ -97,8 +100,9 @@ void em_ctl_set_phase(struct em_ctl *c, const char *phase, const char *reason, c
     nd_buf_release(&msg);
 }
 
-void em_ctl_condition(struct em_ctl *c, const char *type, bool status, const char *reason,
-                      const char *message)
+/* em_ctl_condition, its lastTransitionTime (when the status changes) at ms. */
+static void condition_at(struct em_ctl *c, const char *type, bool status, const char *reason,
+                         const char *message, int64_t ms)
 {
     json_t *conds = json_object_get(c->status, "conditions");
     if (!json_is_array(conds)) {
@@ -122,7 +126,7 @@ void em_ctl_condition(struct em_ctl *c, const char *type, bool status, const cha
     const char *was = json_string_value(json_object_get(cond, "status"));
     if (!was || strcmp(was, want) != 0) {
         struct nd_buf t = ND_BUF_INIT;
-        nd_time_format(c->now / 1000, &t);
+        nd_time_format(ms / 1000, &t);
         json_object_set_new(cond, "lastTransitionTime", json_string(t.data));
         nd_buf_release(&t);
     }
@@ -134,17 +138,57 @@ void em_ctl_condition(struct em_ctl *c, const char *type, bool status, const cha
         json_object_set(cond, "observedGeneration", gen);
 }
 
-bool em_ctl_condition_true(const struct em_ctl *c, const char *type)
+void em_ctl_condition(struct em_ctl *c, const char *type, bool status, const char *reason,
+                      const char *message)
+{
+    condition_at(c, type, status, reason, message, c->now);
+}
+
+static const json_t *find_condition(const json_t *obj, const char *type)
 {
     size_t i;
     json_t *x;
-    json_array_foreach(json_object_get(c->status, "conditions"), i, x) {
+    json_array_foreach(json_object_get(json_object_get(obj, "status"), "conditions"), i, x) {
         const char *t = json_string_value(json_object_get(x, "type"));
-        const char *s = json_string_value(json_object_get(x, "status"));
         if (t && !strcmp(t, type))
-            return s && !strcmp(s, "True");
+            return x;
     }
-    return false;
+    return NULL;
+}
+
+bool em_ctl_condition_true(const struct em_ctl *c, const char *type)
+{
+    const char *s = json_string_value(json_object_get(find_condition(c->obj, type), "status"));
+    return s && !strcmp(s, "True");
+}
+
+bool em_ctl_lacks_end_condition(const struct nd_kind *k, const json_t *obj)
+{
+    const char *phase = json_string_value(json_object_get(json_object_get(obj, "status"), "phase"));
+    return k->family == ND_FAMILY_RUN && phase && nd_phase_terminal(k->family, phase) &&
+           !find_condition(obj, "Complete") && !find_condition(obj, "Failed");
+}
+
+/* A run-to-completion object that ended carries the condition a Kubernetes Job carries:
+ * Complete=True when it Succeeded, Failed=True when it Failed or was Cancelled, with the
+ * reason and message its end wrote (the Ready condition's, which every controller sets
+ * False at the end) and completionTime as its lastTransitionTime. */
+static void end_condition(struct em_ctl *c)
+{
+    if (!em_ctl_lacks_end_condition(c->k, c->obj))
+        return;
+    const char *phase = em_ctl_phase(c);
+    const json_t *ready = find_condition(c->obj, "Ready");
+    const char *reason = json_string_value(json_object_get(c->status, "reason"));
+    if (!reason)
+        reason = json_string_value(json_object_get(ready, "reason"));
+    const char *msg = json_string_value(json_object_get(c->status, "message"));
+    if (!msg)
+        msg = json_string_value(json_object_get(ready, "message"));
+    int64_t at = em_ctl_time(c, "completionTime");
+    bool ok = !strcmp(phase, "Succeeded");
+    condition_at(c, ok ? "Complete" : "Failed", true, reason ? reason : phase, msg ? msg : "",
+                 at >= 0 ? at : c->now);
 }
 
 int64_t em_ctl_sim_get(const struct em_ctl *c, const char *key, int64_t def)

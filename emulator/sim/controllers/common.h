@@ -30,7 +30,9 @@ struct em_ctl {
 
 void em_ctl_begin(struct em_ctl *c, struct em_server *srv, const struct nd_kind *k, json_t *old,
                   int64_t now);
-/* Writes obj when it differs from old; releases c; returns c->next. */
+/* Writes obj when it differs from old (after adding the end condition of a
+ * run-to-completion object that ended: em_ctl_lacks_end_condition); releases c;
+ * returns c->next. */
 int64_t em_ctl_commit(struct em_ctl *c);
 /* Asks to run again at t (the earliest request wins). */
 void em_ctl_due(struct em_ctl *c, int64_t t);
@@ -47,6 +49,12 @@ int64_t em_ctl_phase_time(const struct em_ctl *c);
 void em_ctl_condition(struct em_ctl *c, const char *type, bool status, const char *reason,
                       const char *message);
 bool em_ctl_condition_true(const struct em_ctl *c, const char *type);
+/* True when obj is a run-to-completion object that ended (Succeeded, Failed, Cancelled)
+ * without the condition Kubernetes Jobs end with: Complete, or Failed. em_ctl_commit
+ * adds it (Complete=True when Succeeded, else Failed=True, with the end's reason and
+ * message, since completionTime), so every end sets it and an object of an older state
+ * gains it when it is next reconciled. */
+bool em_ctl_lacks_end_condition(const struct nd_kind *k, const json_t *obj);
 
 /* status.simulation integers. */
 int64_t em_ctl_sim_get(const struct em_ctl *c, const char *key, int64_t def);
