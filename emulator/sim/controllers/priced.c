@@ -168,9 +168,9 @@ int em_priced_admit(struct em_admission *a, const json_t *old, json_t *obj)
                         strcasecmp(best, json_string_value(v)) ? ""
                                                               : " (models are case-sensitive)");
         nd_field_errors_invalid(&errs, field, v,
-                                "no price for this GPU model: the price book%s%s%s offers %s%s",
+                                "no price for this GPU model: the price book%s%s%s %s%s",
                                 pool ? " and pool/" : "", pool ? pool : "",
-                                pool ? "'s hosts" : "", offered.data, mean.data);
+                                pool ? "'s hosts offer" : " offers", offered.data, mean.data);
         if (!fix.len) {
             if (best)
                 nd_buf_addf(&fix, "set %s to \"%s\", then review the estimate again with "
