@@ -271,3 +271,67 @@ unpriced() {
     run unpriced jobs/l4-job
     assert_output 'False Priced: every GPU model it asks for has a price again'
 }
+
+# Each Invalid says what to do about its own problem, not the generic "nodus explain
+# KIND --recursive" (kept for problems with no fix of their own).
+
+@test "a bad duration, quantity or money gets the fix of its format; a bad name the fix of names" {
+    http POST "$P/jobs" "$(job_json late '{"maxDuration":"5 minutes"}')"
+    [ "$CODE" = 422 ]
+    run body_json .fix
+    assert_output 'write spec.maxDuration as a number and a unit (ms, s, m, h), such as "90s", "30m" or "1h30m"'
+    http POST "$P/jobs" "$(job_json big '{"resources":{"cpu":"2000"}}')"
+    run body_json .fix
+    assert_output 'set spec.resources.cpu to 1024 or less'
+    http POST "$P/jobs" "$(job_json Bad_Name)"
+    [ "$CODE" = 422 ]
+    run body_json .fix
+    assert_output "name the object with at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit, such as \"train-a\""
+    # two problems with fixes of their own: both, once each
+    http POST "$P/jobs" "$(job_json Bad_Name '{"maxDuration":"x","maxCostUSD":"lots"}')"
+    run body_json .fix
+    assert_output "name the object with at most 63 lowercase letters, digits and '-', starting and ending with a letter or digit, such as \"train-a\"; write spec.maxCostUSD as a decimal string of US dollars, such as \"40.00\"; write spec.maxDuration as a number and a unit (ms, s, m, h), such as \"90s\", \"30m\" or \"1h30m\""
+    # a problem without one keeps the generic fix
+    http POST "$P/jobs" "$(job_json typed '{"backoffLimit":"x"}')"
+    run body_json .fix
+    assert_output 'correct the fields named in the causes; see what a Job takes: nodus explain job --recursive'
+}
+
+@test "a JSON patch whose test fails says the object is not what the patch expects" {
+    create jobs "$(job_json tested)"
+    http PATCH "$P/jobs/tested" '[{"op":"test","path":"/spec/maxCostUSD","value":"11.00"},{"op":"replace","path":"/spec/maxCostUSD","value":"50.00"}]' \
+        -H 'Content-Type: application/json-patch+json'
+    [ "$CODE" = 422 ]
+    run body_json .fix
+    assert_output "the object does not hold what the patch's test operation expects at /spec/maxCostUSD (it changed, or the patch is wrong): read the object again and write the patch against what it holds now"
+}
+
+@test "a refused decision on a PoolAction says what is true; one that ended undecided shows Cancelled" {
+    create pools "$(pool_json p39)"
+    local pa='{"apiVersion":"nodus.dev/v1","kind":"PoolAction","metadata":{"name":"undecided"},"spec":{"pool":"p39","action":"Drain","target":"pool/p39"}}'
+    create poolactions "$pa"
+    advance 1s
+    run val poolactions/undecided '[.status.phase, .spec.decision, .status.decision] | join(" ")'
+    assert_output 'Queued Pending Pending'
+    patch poolactions/undecided '{"spec":{"decision":"Shadow"}}'
+    [ "$CODE" = 422 ]
+    run body_json .fix
+    assert_output 'set spec.decision to Approved or Rejected'
+    # its Pool pauses Act: it ends undecided, and shows so
+    patch pools/p39 '{"spec":{"act":{"paused":true}}}'
+    [ "$CODE" = 200 ]
+    advance 1s
+    run val poolactions/undecided '[.status.phase, .spec.decision, .status.decision] | join(" ")'
+    assert_output 'Cancelled Pending Cancelled'
+    patch poolactions/undecided '{"spec":{"decision":"Approved"}}'
+    [ "$CODE" = 422 ]
+    run body_json .fix
+    assert_output 'nothing is left to decide; when the situation comes back its Pool proposes a new PoolAction: nodus get poolactions -n default'
+    # decided already: it stays as decided
+    patch pools/p39 '{"spec":{"act":{"paused":false}}}'
+    create poolactions "$(jq -c '.metadata.name = "decided" | .spec.decision = "Approved"' <<<"$pa")"
+    patch poolactions/decided '{"spec":{"decision":"Rejected"}}'
+    [ "$CODE" = 422 ]
+    run body_json .fix
+    assert_output 'leave spec.decision as it is (Approved): it changes only while Pending'
+}

@@ -533,14 +533,20 @@ int em_poolaction_admit(struct em_admission *a, const json_t *old, json_t *obj)
     struct nd_field_errors errs;
     nd_field_errors_init(&errs);
     const json_t *v = nd_obj_get(obj, "spec.decision");
-    if (ended(phase))
+    if (ended(phase)) {
         nd_field_errors_invalid(&errs, "spec.decision", v,
                                 "the PoolAction has ended (%s); it can no longer be decided",
                                 phase);
-    else if (strcmp(now, "Approved") != 0 && strcmp(now, "Rejected") != 0)
+        nd_field_errors_fix(&errs, 0,
+                            "nothing is left to decide; when the situation comes back its Pool "
+                            "proposes a new PoolAction: nodus get poolactions -n %s",
+                            em_obj_ns(old));
+    } else if (strcmp(now, "Approved") != 0 && strcmp(now, "Rejected") != 0) {
         nd_field_errors_invalid(&errs, "spec.decision", v,
                                 "decide with Approved or Rejected (Shadow is recorded by a Pool "
                                 "in Shadow mode)");
+        nd_field_errors_fix(&errs, 0, "set spec.decision to Approved or Rejected");
+    }
     int rc = nd_field_errors_to_status(&errs, "Invalid", a->kind, em_obj_name(old), a->st);
     nd_field_errors_release(&errs);
     if (rc < 0)

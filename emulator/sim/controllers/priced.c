@@ -148,7 +148,6 @@ int em_priced_admit(struct em_admission *a, const json_t *old, json_t *obj)
     json_t *miss = em_unpriced(a->srv, a->kind, obj);
     struct nd_field_errors errs;
     nd_field_errors_init(&errs);
-    struct nd_buf fix = ND_BUF_INIT;
     size_t i;
     json_t *m;
     json_array_foreach(miss, i, m) {
@@ -167,28 +166,25 @@ int em_priced_admit(struct em_admission *a, const json_t *old, json_t *obj)
             nd_buf_addf(&mean, "; did you mean \"%s\"?%s", best,
                         strcasecmp(best, json_string_value(v)) ? ""
                                                               : " (models are case-sensitive)");
+        size_t first = nd_field_errors_count(&errs);
         nd_field_errors_invalid(&errs, field, v,
                                 "no price for this GPU model: the price book%s%s%s %s%s",
                                 pool ? " and pool/" : "", pool ? pool : "",
                                 pool ? "'s hosts offer" : " offers", offered.data, mean.data);
-        if (!fix.len) {
-            if (best)
-                nd_buf_addf(&fix, "set %s to \"%s\", then review the estimate again with "
-                                  "--dry-run=server",
-                            field, best);
-            else
-                nd_buf_addf(&fix, "set %s to one of the offered models (%s)%s", field,
-                            offered.data,
-                            pool ? ", or enroll a Host carrying it in the Pool" : "");
-        }
+        if (best)
+            nd_field_errors_fix(&errs, first,
+                                "set %s to \"%s\", then review the estimate again with "
+                                "--dry-run=server",
+                                field, best);
+        else
+            nd_field_errors_fix(&errs, first, "set %s to one of the offered models (%s)%s",
+                                field, offered.data,
+                                pool ? ", or enroll a Host carrying it in the Pool" : "");
         nd_buf_release(&offered);
         nd_buf_release(&mean);
     }
     int rc = nd_field_errors_to_status(&errs, "Invalid", a->kind, em_obj_name(obj), a->st);
-    if (rc < 0)
-        nd_status_set_fix(a->st, "%s", fix.data);
     nd_field_errors_release(&errs);
-    nd_buf_release(&fix);
     json_decref(miss);
     return rc;
 }
