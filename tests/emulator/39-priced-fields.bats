@@ -335,3 +335,8 @@ unpriced() {
     run body_json .fix
     assert_output 'leave spec.decision as it is (Approved): it changes only while Pending'
 }
+
+@test "the emulator stops cleanly, without sanitizer reports" {
+    stop_emulator
+    assert_no_sanitizer_reports
+}
