@@ -64,12 +64,15 @@ static void access_log(void *cls, const struct em_req *req, int code, double ms)
     if (srv->opt.log_json) {
         /* jansson escapes control characters; what is not UTF-8 goes quoted */
         json_t *m = json_string(req->method), *pth = json_string(req->path);
+        /* to the microsecond, printed as such ("ms":0.878), not as the nearest double */
+        double us = (double)(int64_t)(ms * 1000 + 0.5) / 1000;
         json_t *j = json_pack("{sososisfssssss}", "method", m ? m : json_string(method.data),
                               "path", pth ? pth : json_string(path.data), "code", code, "ms",
-                              ms, "requestId", req->request_id, "userAgent", ua ? ua : "",
+                              us, "requestId", req->request_id, "userAgent", ua ? ua : "",
                               "remote", req->remote ? req->remote : "");
         /* all ASCII: a C1 control (U+009B, CSI) stays an escape, not a byte */
-        char *s = j ? json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+        char *s = j ? json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(15))
+                    : NULL;
         if (s)
             fprintf(stderr, "%s\n", s);
         free(s);

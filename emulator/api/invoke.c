@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "controllers/controllers.h"
+#include "api/object.h"
 #include "fsutil.h"
 #include "objects.h"
 #include "subresource.h"
@@ -200,16 +201,37 @@ static int run_local(struct run *r, const char *in, size_t in_len)
     return 0;
 }
 
+/* Refuses the invocation, with the fix that holds for the Function's state: started by
+ * spec.state Running already (Pending, Starting), a start is a no-op: wait for it. */
 static int not_runnable(struct em_api *a, const json_t *fn, const char *why)
 {
     const char *name = em_obj_name(fn);
+    const char *state = nd_obj_get_string(fn, "spec.state");
+    const char *phase = nd_obj_get_string(fn, "status.phase");
     nd_status_set(&a->st, "BadRequest", NULL,
                   "functions.nodus.dev \"%s\" cannot be invoked: %s", name, why);
     nd_status_set_target(&a->st, name, a->kind->group, a->kind->plural);
-    nd_status_set_fix(&a->st,
-                      "start it and wait until it is ready: nodus start function/%s -n %s && "
-                      "nodus wait function/%s -n %s --for=condition=Ready",
-                      name, a->ns, name, a->ns);
+    if (nd_obj_get(fn, "metadata.deletionTimestamp"))
+        nd_status_set_fix(&a->st,
+                          "it is going away; create it anew to invoke it again, once it is "
+                          "gone: nodus wait function/%s -n %s --for=delete",
+                          name, a->ns);
+    else if (state && !strcmp(state, "Stopped"))
+        nd_status_set_fix(&a->st,
+                          "start it and wait until it is ready: nodus start function/%s -n %s "
+                          "&& nodus wait function/%s -n %s --for=condition=Ready",
+                          name, a->ns, name, a->ns);
+    else if (phase && !strcmp(phase, "Stopped"))
+        nd_status_set_fix(&a->st, "it stopped by itself (reason %s); see why: nodus describe "
+                                  "function/%s -n %s",
+                          nd_obj_get_string(fn, "status.reason") ? nd_obj_get_string(fn, "status.reason")
+                                                                 : "unknown",
+                          name, a->ns);
+    else
+        nd_status_set_fix(&a->st,
+                          "it is starting (spec.state is Running already); wait until it is "
+                          "ready: nodus wait function/%s -n %s --for=condition=Ready",
+                          name, a->ns);
     return -1;
 }
 

@@ -13,14 +13,17 @@ void nd_field_errors_init(struct nd_field_errors *e)
 {
     e->causes = json_array();
     e->texts = json_array();
+    e->fixes = json_array();
 }
 
 void nd_field_errors_release(struct nd_field_errors *e)
 {
     json_decref(e->causes);
     json_decref(e->texts);
+    json_decref(e->fixes);
     e->causes = NULL;
     e->texts = NULL;
+    e->fixes = NULL;
 }
 
 size_t nd_field_errors_count(const struct nd_field_errors *e)
@@ -69,6 +72,7 @@ static void add(struct nd_field_errors *e, const char *type, const char *field, 
     if (field && *field)
         json_object_set_new(c, "field", json_string(field));
     json_array_append_new(e->causes, c);
+    json_array_append_new(e->fixes, json_null());
     if (text) {
         json_array_append_new(e->texts, json_string(text));
     } else {
@@ -212,6 +216,39 @@ void nd_field_errors_add_status(struct nd_field_errors *e, const struct nd_statu
     }
 }
 
+void nd_field_errors_fix(struct nd_field_errors *e, size_t first, const char *fmt, ...)
+{
+    struct nd_buf b = ND_BUF_INIT;
+    va_list ap;
+    va_start(ap, fmt);
+    nd_buf_vaddf(&b, fmt, ap);
+    va_end(ap);
+    for (size_t i = first; i < json_array_size(e->fixes); i++)
+        json_array_set_new(e->fixes, i, json_string(b.data));
+    nd_buf_release(&b);
+}
+
+/* The problems' own fixes, each once, joined with "; " into out; false when one has none. */
+static bool own_fixes(const struct nd_field_errors *e, struct nd_buf *out)
+{
+    size_t i;
+    json_t *f;
+    json_array_foreach(e->fixes, i, f)
+    {
+        if (!json_is_string(f))
+            return false;
+    }
+    json_array_foreach(e->fixes, i, f)
+    {
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = json_equal(json_array_get(e->fixes, j), f);
+        if (!seen)
+            nd_buf_addf(out, "%s%s", out->len ? "; " : "", json_string_value(f));
+    }
+    return true;
+}
+
 int nd_field_errors_to_status(const struct nd_field_errors *e, const char *reason,
                               const struct nd_kind *k, const char *name, struct nd_status *st)
 {
@@ -251,8 +288,11 @@ int nd_field_errors_to_status(const struct nd_field_errors *e, const char *reaso
 
     nd_status_set(st, reason, NULL, "%s", m.data);
     nd_buf_release(&m);
-    /* what to do, with the kind (and object) filled in */
-    if (!strcmp(reason, "Invalid"))
+    /* what to do: the problems' own fix, else the reason's with the kind (and object) */
+    struct nd_buf own = ND_BUF_INIT;
+    if (own_fixes(e, &own))
+        nd_status_set_fix(st, "%s", own.data);
+    else if (!strcmp(reason, "Invalid"))
         nd_status_set_fix(st, "correct the fields named in the causes; see what a %s takes: "
                               "nodus explain %s --recursive",
                           k->kind, k->singular);
@@ -260,6 +300,7 @@ int nd_field_errors_to_status(const struct nd_field_errors *e, const char *reaso
         nd_status_set_fix(st, "delete and recreate the object to change those fields: "
                               "nodus delete %s %s --wait && nodus create -f FILE",
                           k->singular, name);
+    nd_buf_release(&own);
     nd_status_set_target(st, name ? name : "", *k->group ? k->group : NULL, k->kind);
     json_object_set_new(st->details, "causes", json_deep_copy(e->causes));
     return -1;

@@ -30,6 +30,7 @@
 struct nd_field_errors {
     json_t *causes; /* owned array of {reason, field, message} */
     json_t *texts;  /* owned array: each problem as the aggregated message shows it */
+    json_t *fixes;  /* owned array: each problem's own fix, or null (nd_field_errors_fix) */
 };
 
 void nd_field_errors_init(struct nd_field_errors *e);
@@ -64,10 +65,16 @@ void nd_field_errors_too_long(struct nd_field_errors *e, const char *field, size
 void nd_field_errors_unknown(struct nd_field_errors *e, const char *field);
 /* Appends the causes of a status filled by util/validate.h's nd_validate_* functions. */
 void nd_field_errors_add_status(struct nd_field_errors *e, const struct nd_status *st);
+/* What to do about the problems added from the first-th on (nd_field_errors_count before
+ * adding them): the Status's fix when every problem has one (several different ones are
+ * joined with "; "), instead of the generic fix of its reason. */
+void nd_field_errors_fix(struct nd_field_errors *e, size_t first, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Builds st from the list: reason (e.g. "Invalid", "FieldImmutable"), details
  * {name, group, kind, causes} and Kubernetes' aggregated message naming the kind as
- * `<Kind>.<group>` (`<Kind>` for the core group) and the object's name. Returns -1
+ * `<Kind>.<group>` (`<Kind>` for the core group) and the object's name; the fix is the
+ * problems' own (nd_field_errors_fix) when each has one, else the reason's. Returns -1
  * when there is at least one problem, 0 (st untouched) when there is none. */
 int nd_field_errors_to_status(const struct nd_field_errors *e, const char *reason,
                               const struct nd_kind *k, const char *name, struct nd_status *st);

@@ -232,22 +232,34 @@ static const char *const kind_help[] = {
     [K_QUANTITY] = "must be a quantity such as \"100Gi\", \"500m\" or \"8\"",
 };
 
+/* What to write instead of a value that does not parse (the fix of kind_help's problem). */
+static const char *const kind_fix[] = {
+    [K_DURATION] = "as a number and a unit (ms, s, m, h), such as \"90s\", \"30m\" or \"1h30m\"",
+    [K_MONEY] = "as a decimal string of US dollars, such as \"40.00\"",
+    [K_QUANTITY] = "as a number with an optional suffix (m, k, M, G, Ki, Mi, Gi, Ti), such as "
+                   "\"8\", \"500m\" or \"100Gi\"",
+};
+
 static void check_bounded(const json_t *schema, enum kind k, const json_t *v, const char *path,
                           struct nd_field_errors *errs)
 {
     char *text = text_of(v);
     struct num n, bound;
+    size_t first = nd_field_errors_count(errs);
+    const char *min = json_string_value(json_object_get(schema, "x-nodus-min"));
+    const char *max = json_string_value(json_object_get(schema, "x-nodus-max"));
     if (parse_num(k, text, &n) != 0) {
         nd_field_errors_invalid(errs, path, v, "%s", kind_help[k]);
+        nd_field_errors_fix(errs, first, "write %s %s", path, kind_fix[k]);
     } else if (n.units < 0 || n.nanos < 0) {
         nd_field_errors_invalid(errs, path, v, "must not be negative");
-    } else {
-        const char *min = json_string_value(json_object_get(schema, "x-nodus-min"));
-        const char *max = json_string_value(json_object_get(schema, "x-nodus-max"));
-        if (min && parse_num(k, min, &bound) == 0 && num_cmp(n, bound) < 0)
-            nd_field_errors_invalid(errs, path, v, "must be at least %s", min);
-        else if (max && parse_num(k, max, &bound) == 0 && num_cmp(n, bound) > 0)
-            nd_field_errors_invalid(errs, path, v, "must be at most %s", max);
+        nd_field_errors_fix(errs, first, "set %s to zero or more", path);
+    } else if (min && parse_num(k, min, &bound) == 0 && num_cmp(n, bound) < 0) {
+        nd_field_errors_invalid(errs, path, v, "must be at least %s", min);
+        nd_field_errors_fix(errs, first, "set %s to %s or more", path, min);
+    } else if (max && parse_num(k, max, &bound) == 0 && num_cmp(n, bound) > 0) {
+        nd_field_errors_invalid(errs, path, v, "must be at most %s", max);
+        nd_field_errors_fix(errs, first, "set %s to %s or less", path, max);
     }
     free(text);
 }

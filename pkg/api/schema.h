@@ -11,6 +11,10 @@
  *                     non-negative), quantity, date-time (RFC 3339), cron (5 fields),
  *                     image (nodus/<name>:<tag>), dns-label
  *   x-nodus-min/max   bounds of a duration or a quantity ("1m", "24h", "1Gi")
+ *   x-nodus-priced    the field sets a price: the price book's key that prices it
+ *                     (cpuCoreHourUSD, memoryGiBHourUSD, storageGiBMonthUSD), or gpu for
+ *                     a GPU model, which the emulator refuses unless the price book or
+ *                     the work's Pool offers it (emulator/sim/controllers/priced.c)
  *   x-kubernetes-int-or-string   an integer or a string (quantities)
  *   x-nodus-include   `file#a.b` takes in a piece of another file (resolved at load time,
  *                     so the served schemas never show it)

@@ -60,8 +60,11 @@ static void check_while(struct check *c, const struct nd_mutable *m, const char 
     const char *old = nd_obj_get_string(c->old_obj, field);
     if (!old || strcmp(old, m->while_value) == 0)
         return;
+    size_t first = nd_field_errors_count(&c->errs);
     nd_field_errors_forbidden(&c->errs, field, "may only change while it is %s (it is %s)",
                               m->while_value, old);
+    nd_field_errors_fix(&c->errs, first, "leave %s as it is (%s): it changes only while %s", field,
+                        old, m->while_value);
 }
 
 static void check_state(struct check *c)

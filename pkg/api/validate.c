@@ -304,6 +304,7 @@ static void check_metadata(const json_t *meta, struct nd_field_errors *errs)
     struct nd_status st = ND_STATUS_INIT;
     const char *name = json_string_value(json_object_get(meta, "name"));
     const char *gen = json_string_value(json_object_get(meta, "generateName"));
+    size_t first = nd_field_errors_count(errs);
     if (name && *name) {
         if (!nd_is_dns_label(name))
             nd_validate_dns_label(name, "metadata.name", &st);
@@ -318,6 +319,10 @@ static void check_metadata(const json_t *meta, struct nd_field_errors *errs)
             nd_validate_dns_label(gen, "metadata.generateName", &st);
         free(stem);
     }
+    import(errs, &st);
+    nd_field_errors_fix(errs, first,
+                        "name the object with at most 63 lowercase letters, digits and '-', "
+                        "starting and ending with a letter or digit, such as \"train-a\"");
     const char *ns = json_string_value(json_object_get(meta, "namespace"));
     if (ns && *ns && !nd_is_dns_label(ns))
         nd_validate_dns_label(ns, "metadata.namespace", &st);

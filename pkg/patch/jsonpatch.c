@@ -478,27 +478,40 @@ static int do_move_copy(json_t **root, const struct op *op, size_t i, struct bud
     return -1;
 }
 
+/* A test that failed: the object is not what the patch was written against. */
+static int test_failed(struct nd_status *st, const struct op *op)
+{
+    nd_status_set_fix(st, "the object does not hold what the patch's test operation expects at %s "
+                          "(it changed, or the patch is wrong): read the object again and write "
+                          "the patch against what it holds now",
+                      op->path.text);
+    return -1;
+}
+
 static int do_test(json_t *root, const struct op *op, size_t i, struct nd_status *st)
 {
     const json_t *v = root;
     if (op->path.n) {
         json_t *parent = parent_of(root, &op->path);
-        if (!parent)
-            return fail(st, i, "test operation does not apply: is missing path: %s: missing value",
-                        op->path.text);
+        if (!parent) {
+            fail(st, i, "test operation does not apply: is missing path: %s: missing value",
+                 op->path.text);
+            return test_failed(st, op);
+        }
         char *why;
         v = lookup(parent, &op->path, &why);
         if (!v && json_is_array(parent)) {
             fail(st, i, "error in test for path: '%s': %s", op->path.text, why);
             free(why);
-            return -1;
+            return test_failed(st, op);
         }
         free(why);
     }
     /* A missing member fails the test (RFC 6902 4.6), whatever the value. */
     if (v && nd_json_equal(v, op->value))
         return 0;
-    return fail(st, i, "testing value %s failed: test failed", op->path.text);
+    fail(st, i, "testing value %s failed: test failed", op->path.text);
+    return test_failed(st, op);
 }
 
 /* Checks operation i's shape and parses its pointers into *op. */

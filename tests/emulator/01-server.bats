@@ -144,6 +144,9 @@ teardown_file() {
     wait "$pid" || true
     run jq -r 'select(.path == "/version") | [.method, (.code|tostring), .userAgent, (.requestId | test("^req_")|tostring)] | join(" ")' "$dir/err"
     assert_output "GET 200 probe/1 true"
+    # the duration to the microsecond, without the noise of a double ("ms":0.87804199999999999)
+    run grep -o '"ms":[^,]*' "$dir/err"
+    assert_output --regexp '^"ms":[0-9]+(\.[0-9]{1,3})?$'
 }
 
 @test "the request log escapes control characters: a path cannot forge a line or colour a terminal" {

@@ -215,12 +215,14 @@ invoke() { # NAME BODY
     [ "$CODE" = 400 ]
     [ "$(body_json .reason)" = BadRequest ]
     [ "$(body_json .message)" = 'functions.nodus.dev "fresh" cannot be invoked: it is not Running (phase Pending)' ]
-    [ "$(body_json .fix)" = "start it and wait until it is ready: nodus start function/fresh -n default && nodus wait function/fresh -n default --for=condition=Ready" ]
+    # it is on its way (spec.state Running): a start would change nothing, waiting does
+    [ "$(body_json .fix)" = "it is starting (spec.state is Running already); wait until it is ready: nodus wait function/fresh -n default --for=condition=Ready" ]
     http PATCH "$NS/functions/fresh" '{"spec":{"state":"Stopped"}}' "${MERGE[@]}"
     advance 1s
     invoke fresh x
     [ "$CODE" = 400 ]
     [ "$(body_json .message)" = 'functions.nodus.dev "fresh" cannot be invoked: it is not Running (phase Stopped)' ]
+    [ "$(body_json .fix)" = "start it and wait until it is ready: nodus start function/fresh -n default && nodus wait function/fresh -n default --for=condition=Ready" ]
     invoke missing x
     [ "$CODE" = 404 ]
     [ "$(body_json .reason)" = NotFound ]

@@ -120,6 +120,13 @@ act_json() {
     advance 1s
     run val "poolactions/$name" '[.spec.decision, .status.phase, (.status.conditions[] | select(.type=="Ready") | .reason), .status.message] | @tsv'
     assert_output "$(printf 'Pending\tCancelled\tPaused\tcancelled: the Pool'"'"'s Act is paused (spec.act.paused)')"
+    # nobody decides it any more: the decision shown is Cancelled, not Pending
+    run val "poolactions/$name" '.status.decision'
+    assert_output Cancelled
+    run nodus --server "$(emu_url)" get "poolaction/$name" --no-headers -o custom-columns=D:.status.decision
+    assert_output Cancelled
+    run nodus --server "$(emu_url)" get "poolaction/$name" --no-headers
+    assert_output --regexp "^$name +a5 +IdleReclaim +Cancelled +Cancelled +"
     run val pools/a5 '[.status.act.pending, (.status.conditions[] | select(.type=="ActPaused") | .status)] | @tsv'
     assert_output "$(printf '0\tTrue')"
     # an ended action takes no decision

@@ -624,8 +624,8 @@ static const struct render_row renders[] = {
     {"PoolAction",
      "{\"metadata\":{\"name\":\"lab-burst-1\",\"creationTimestamp\":\"2026-11-29T16:04:30Z\"},"
      "\"spec\":{\"pool\":\"lab\",\"action\":\"Burst\",\"decision\":\"Pending\"},"
-     "\"status\":{\"phase\":\"Queued\"}}",
-     "lab-burst-1|lab|Burst|Pending|Queued|30s"},
+     "\"status\":{\"phase\":\"Cancelled\",\"decision\":\"Cancelled\"}}",
+     "lab-burst-1|lab|Burst|Cancelled|Cancelled|30s"},
     {"Sandbox",
      "{\"metadata\":{\"name\":\"dev\",\"creationTimestamp\":\"2026-11-29T12:55:00Z\"},"
      "\"spec\":{\"state\":\"Stopped\",\"resources\":{\"gpu\":{\"model\":\"L4\",\"count\":2}}},"

@@ -442,6 +442,40 @@ static void test_field_validation(void **state)
     }
 }
 
+/* The fix: the problems' own when each has one (each once, in order), else the reason's. */
+static void test_own_fixes(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *fixes[3]; /* per problem; NULL: none */
+        size_t n;
+        const char *want;
+    } cases[] = {
+        {{"write a"}, 1, "write a"},
+        {{"write a", "write b", "write a"}, 3, "write a; write b"},
+        {{"write a", NULL}, 2, "correct the fields named in the causes; see what a Job takes: "
+                               "nodus explain job --recursive"},
+        {{NULL}, 1, "correct the fields named in the causes; see what a Job takes: "
+                    "nodus explain job --recursive"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct nd_field_errors e;
+        nd_field_errors_init(&e);
+        for (size_t j = 0; j < cases[i].n; j++) {
+            size_t first = nd_field_errors_count(&e);
+            nd_field_errors_required(&e, "spec.a", NULL);
+            if (cases[i].fixes[j])
+                nd_field_errors_fix(&e, first, "%s", cases[i].fixes[j]);
+        }
+        struct nd_status st = ND_STATUS_INIT;
+        assert_int_equal(nd_field_errors_to_status(&e, "Invalid", nd_kind_lookup("jobs"), "j", &st),
+                         -1);
+        assert_string_equal(st.fix, cases[i].want);
+        nd_status_release(&st);
+        nd_field_errors_release(&e);
+    }
+}
+
 /* Messages list identical problems once, causes every time; core kinds have no group. */
 static void test_message_shape(void **state)
 {
@@ -864,6 +898,7 @@ int main(void)
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_field_validation),
         cmocka_unit_test(test_message_shape),
+        cmocka_unit_test(test_own_fixes),
         cmocka_unit_test(test_check_update),
         cmocka_unit_test(test_reserved),
         cmocka_unit_test(test_requests),

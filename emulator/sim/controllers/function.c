@@ -20,6 +20,7 @@
 #include "longrun.h"
 #include "objects.h"
 #include "pricebook.h"
+#include "priced.h"
 #include "util/xmalloc.h"
 
 static const json_t *scaling(const struct em_ctl *c)
@@ -41,7 +42,7 @@ static int64_t replicas(const struct em_ctl *c)
 
 static int64_t replica_rate(struct em_ctl *c)
 {
-    return em_spec_rate(c->srv, "functions", json_object_get(c->obj, "spec"));
+    return em_ctl_spec_rate(c, -1);
 }
 
 static int64_t rate(struct em_ctl *c)

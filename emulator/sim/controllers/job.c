@@ -11,6 +11,7 @@
 #include "controllers.h"
 #include "objects.h"
 #include "pricebook.h"
+#include "priced.h"
 #include "runtime.h"
 #include "util/money.h"
 #include "util/time.h"
@@ -24,7 +25,8 @@ static const char *state_of(const json_t *obj)
 static int64_t rate_of(struct em_ctl *c)
 {
     int64_t r = em_ctl_money(c->status, "rateUSDPerHour", -1);
-    return r >= 0 ? r : em_spec_rate(c->srv, "jobs", json_object_get(c->obj, "spec"));
+    int64_t spec = em_ctl_spec_rate(c, r);
+    return r >= 0 ? r : spec;
 }
 
 /* Ends the Job: the cost stops, completionTime, reason and message, the phase. */
@@ -136,9 +138,9 @@ static int64_t rate_cap(const struct em_ctl *c)
 static bool price_ok(struct em_ctl *c)
 {
     int64_t cap = rate_cap(c);
+    int64_t r = em_ctl_spec_rate(c, -1); /* also says when its GPU model lost its price */
     if (cap < 0)
         return true;
-    int64_t r = em_spec_rate(c->srv, "jobs", json_object_get(c->obj, "spec"));
     struct nd_buf msg = ND_BUF_INIT, a = ND_BUF_INIT, b = ND_BUF_INIT;
     nd_money_format(r, &a);
     nd_money_format(cap, &b);
@@ -165,7 +167,7 @@ static void start_provisioning(struct em_ctl *c)
     const json_t *spec = json_object_get(c->obj, "spec");
     /* a placement decided by a Pool's routing sets the rate it pays; the market's else */
     if (!json_object_get(c->status, "rateUSDPerHour"))
-        em_ctl_set_money(c->status, "rateUSDPerHour", em_spec_rate(c->srv, "jobs", spec));
+        em_ctl_set_money(c->status, "rateUSDPerHour", em_ctl_spec_rate(c, -1));
     const json_t *gpu = json_object_get(json_object_get(spec, "resources"), "gpu");
     json_t *placement = json_object();
     json_object_set_new(placement, "target", json_string("market"));

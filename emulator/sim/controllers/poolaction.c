@@ -16,6 +16,9 @@
  *   Burst        ends once its work runs on the market (the work bursts itself as soon as
  *                the decision is Approved); work that no longer waits cancels it
  *
+ * status.decision shows the decision that holds (the DECISION column): spec.decision,
+ * or Cancelled for an action that ended while Pending.
+ *
  * em_poolaction_admit: a decision set by a user records status.decisionTime and
  * status.decidedBy; users decide with Approved or Rejected only, and an ended action
  * takes no decision.
@@ -125,7 +128,7 @@ const json_t *em_action_create(struct em_server *srv, const json_t *pool, const 
         json_object_set_new(spec, "params", params);
     json_object_set_new(spec, "reason", json_string(reason));
     json_object_set_new(spec, "decision", json_string(decision));
-    json_t *status = json_pack("{s:s}", "phase", "Queued");
+    json_t *status = json_pack("{s:s, s:s}", "phase", "Queued", "decision", decision);
     if (!strcmp(decision, "Approved")) {
         json_object_set_new(status, "decisionTime", json_string(now));
         json_object_set_new(status, "decidedBy", json_sprintf("pool/%s (Act Auto)", pname));
@@ -429,46 +432,71 @@ static void progress(struct em_ctl *c)
         run(c);
 }
 
+/* status.decision, the decision that holds: spec.decision, or Cancelled for an action
+ * that ended while still Pending (its Pool paused or gone, its work placed without it):
+ * nobody decides it any more. */
+static void show_decision(struct em_ctl *c)
+{
+    const char *d = nd_obj_get_string(c->obj, "spec.decision");
+    if (!d)
+        d = "Pending";
+    if (!strcmp(d, "Pending") && ended(em_ctl_phase(c)))
+        d = "Cancelled";
+    json_object_set_new(c->status, "decision", json_string(d));
+}
+
+static void step(struct em_ctl *c);
+
 static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t *obj, int64_t now)
 {
     struct em_ctl c;
     em_ctl_begin(&c, srv, k, obj, now);
-    const char *phase = em_ctl_phase(&c);
+    step(&c);
+    show_decision(&c);
+    return em_ctl_commit(&c);
+}
+
+static void step(struct em_ctl *c)
+{
+    struct em_server *srv = c->srv;
+    json_t *obj = c->obj;
+    int64_t now = c->now;
+    const char *phase = em_ctl_phase(c);
     if (!*phase) {
-        json_object_set_new(c.status, "phase", json_string("Queued"));
+        json_object_set_new(c->status, "phase", json_string("Queued"));
         phase = "Queued";
     }
     if (ended(phase) || em_obj_deleting(obj))
-        return em_ctl_commit(&c);
+        return;
     const char *decision = nd_obj_get_string(obj, "spec.decision");
     if (!decision)
         decision = "Pending";
     if (strcmp(decision, "Pending") != 0 && strcmp(decision, "Shadow") != 0 &&
-        !json_object_get(c.status, "decisionTime"))
-        em_ctl_set_time(&c, "decisionTime", now);
+        !json_object_get(c->status, "decisionTime"))
+        em_ctl_set_time(c, "decisionTime", now);
     const json_t *pool =
         em_store_get(&srv->store, "pools", em_obj_ns(obj), nd_obj_get_string(obj, "spec.pool"));
     bool running = strcmp(phase, "Queued") != 0;
     if (!pool || em_obj_deleting(pool))
-        finish(&c, "Cancelled", "PoolNotFound", "pool/%s no longer exists",
+        finish(c, "Cancelled", "PoolNotFound", "pool/%s no longer exists",
                nd_obj_get_string(obj, "spec.pool"));
     else if (!strcmp(decision, "Shadow"))
-        finish(&c, "Cancelled", "Shadow", "recorded in Shadow mode; never run");
+        finish(c, "Cancelled", "Shadow", "recorded in Shadow mode; never run");
     else if (!strcmp(decision, "Rejected"))
-        finish(&c, "Cancelled", "Rejected", "rejected%s%s",
-               json_object_get(c.status, "decidedBy") ? " by " : "",
-               json_object_get(c.status, "decidedBy")
-                   ? json_string_value(json_object_get(c.status, "decidedBy"))
+        finish(c, "Cancelled", "Rejected", "rejected%s%s",
+               json_object_get(c->status, "decidedBy") ? " by " : "",
+               json_object_get(c->status, "decidedBy")
+                   ? json_string_value(json_object_get(c->status, "decidedBy"))
                    : "");
     else if (em_pool_paused(pool))
-        finish(&c, "Cancelled", "Paused",
+        finish(c, "Cancelled", "Paused",
                running ? "stopped at a safe point: the Pool's Act is paused (spec.act.paused)"
                        : "cancelled: the Pool's Act is paused (spec.act.paused)");
     else if (!strcmp(decision, "Pending")) {
         const char *action = nd_obj_get_string(obj, "spec.action");
-        int where = action && !strcmp(action, "Burst") ? burst_state(&c) : 0;
+        int where = action && !strcmp(action, "Burst") ? burst_state(c) : 0;
         if (where > 0)
-            finish(&c, "Cancelled", "NotNeeded", "%s went to the market without this decision",
+            finish(c, "Cancelled", "NotNeeded", "%s went to the market without this decision",
                    nd_obj_get_string(obj, "spec.target"));
         else if (where == 0) {
             struct nd_buf msg = ND_BUF_INIT;
@@ -476,13 +504,12 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
                         "waiting for a decision: nodus approve poolaction/%s, or nodus "
                         "reject poolaction/%s",
                         em_obj_name(obj), em_obj_name(obj));
-            em_ctl_condition(&c, "Ready", false, "Pending", msg.data);
+            em_ctl_condition(c, "Ready", false, "Pending", msg.data);
             nd_buf_release(&msg);
         }
     } else {
-        progress(&c);
+        progress(c);
     }
-    return em_ctl_commit(&c);
 }
 
 const struct em_controller em_poolaction_controller = {"poolactions", reconcile,
@@ -506,14 +533,20 @@ int em_poolaction_admit(struct em_admission *a, const json_t *old, json_t *obj)
     struct nd_field_errors errs;
     nd_field_errors_init(&errs);
     const json_t *v = nd_obj_get(obj, "spec.decision");
-    if (ended(phase))
+    if (ended(phase)) {
         nd_field_errors_invalid(&errs, "spec.decision", v,
                                 "the PoolAction has ended (%s); it can no longer be decided",
                                 phase);
-    else if (strcmp(now, "Approved") != 0 && strcmp(now, "Rejected") != 0)
+        nd_field_errors_fix(&errs, 0,
+                            "nothing is left to decide; when the situation comes back its Pool "
+                            "proposes a new PoolAction: nodus get poolactions -n %s",
+                            em_obj_ns(old));
+    } else if (strcmp(now, "Approved") != 0 && strcmp(now, "Rejected") != 0) {
         nd_field_errors_invalid(&errs, "spec.decision", v,
                                 "decide with Approved or Rejected (Shadow is recorded by a Pool "
                                 "in Shadow mode)");
+        nd_field_errors_fix(&errs, 0, "set spec.decision to Approved or Rejected");
+    }
     int rc = nd_field_errors_to_status(&errs, "Invalid", a->kind, em_obj_name(old), a->st);
     nd_field_errors_release(&errs);
     if (rc < 0)

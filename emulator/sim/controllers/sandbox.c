@@ -7,12 +7,14 @@
 #include "controllers.h"
 #include "longrun.h"
 #include "pricebook.h"
+#include "priced.h"
 #include "util/time.h"
 
 static int64_t rate(struct em_ctl *c)
 {
     int64_t r = em_ctl_money(c->status, "rateUSDPerHour", -1);
-    return r >= 0 ? r : em_spec_rate(c->srv, "sandboxes", json_object_get(c->obj, "spec"));
+    int64_t spec = em_ctl_spec_rate(c, r);
+    return r >= 0 ? r : spec;
 }
 
 static void started(struct em_ctl *c)
