@@ -401,31 +401,6 @@ static void *proc_main(void *arg)
 
 /* ---- preparing a run (lock held) ---- */
 
-/* spec.workingDir inside the tree: "" for none; NULL when it would leave it. */
-static char *working_dir(const char *wd)
-{
-    struct nd_buf b = ND_BUF_INIT;
-    char *copy = nd_xstrdup(wd ? wd : "");
-    char *save = NULL;
-    bool bad = false;
-    for (char *part = strtok_r(copy, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
-        if (!strcmp(part, "."))
-            continue;
-        if (!strcmp(part, "..")) {
-            bad = true;
-            break;
-        }
-        nd_buf_addch(&b, '/');
-        nd_buf_adds(&b, part);
-    }
-    free(copy);
-    if (bad) {
-        nd_buf_release(&b);
-        return NULL;
-    }
-    return nd_buf_detach(&b);
-}
-
 /* The value of NODUS_RUN in a run's environment: how its processes are found again
  * after an emulator that was killed (kill -9) left them behind. NEW. */
 static char *run_marker(const char *uid, int64_t run)
@@ -479,7 +454,7 @@ static void prepare(struct proc *p, struct em_server *srv, const json_t *obj)
         p->cwd = nd_xstrdup(".");
         goto out;
     }
-    wd = working_dir(json_string_value(json_object_get(spec, "workingDir")));
+    wd = em_view_clean_path(json_string_value(json_object_get(spec, "workingDir")));
     if (!wd) {
         p->start_error = nd_xasprintf("[nodus] cannot start: spec.workingDir %s leaves the "
                                       "Job's file tree",

@@ -145,12 +145,10 @@ static char *absolute(const char *path)
     return nd_xasprintf("%s/%s", cwd, path);
 }
 
-/* A mountPath made canonical ("/data/x", no "." or "//"): NEW, or NULL when it has a
- * ".." component or is the top itself. */
-static char *canonical_mount(const char *p)
+char *em_view_clean_path(const char *p)
 {
     struct nd_buf b = ND_BUF_INIT;
-    char *copy = nd_xstrdup(p);
+    char *copy = nd_xstrdup(p ? p : "");
     char *save = NULL;
     bool bad = false;
     for (char *part = strtok_r(copy, "/", &save); part; part = strtok_r(NULL, "/", &save)) {
@@ -164,11 +162,22 @@ static char *canonical_mount(const char *p)
         nd_buf_adds(&b, part);
     }
     free(copy);
-    if (bad || !b.len) {
+    if (bad) {
         nd_buf_release(&b);
         return NULL;
     }
     return nd_buf_detach(&b);
+}
+
+/* A mountPath made canonical: NEW, or NULL when it has a ".." component or is the top. */
+static char *canonical_mount(const char *p)
+{
+    char *c = em_view_clean_path(p);
+    if (c && !*c) {
+        free(c);
+        return NULL;
+    }
+    return c;
 }
 
 static int add_volumes(struct em_server *srv, const char *plural, const json_t *obj,

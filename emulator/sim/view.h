@@ -34,6 +34,10 @@
 char *em_files_tree(struct em_server *srv, const char *plural, const json_t *obj,
                     struct nd_status *st);
 
+/* p made canonical ("/a/b": no ".", no empty parts): NEW ("" for none or "/"), or NULL
+ * when a ".." part would leave the tree. Used for mountPaths and spec.workingDir. */
+char *em_view_clean_path(const char *p);
+
 struct em_view {
     bool isolated;  /* under bubblewrap; else a host process in the tree */
     char *root;     /* the object's tree on the host, absolute */
