@@ -364,8 +364,11 @@ static void stop_process(struct run *r, int64_t now)
     if (r->pid <= 0 || r->killed)
         return;
     if (!r->term_at) {
+        /* a child that has not yet called setsid() has no group of its own: asked now,
+         * nothing would hear it until the SIGKILL, so ask again at the next turn */
+        if (kill(-r->pid, SIGHUP) < 0 && errno == ESRCH && !r->exited)
+            return;
         r->term_at = now;
-        kill(-r->pid, SIGHUP);
         kill(-r->pid, SIGTERM);
         kill(-r->pid, SIGCONT);
     } else if (now - r->term_at >= KILL_GRACE_MS) {

@@ -130,7 +130,7 @@ asked() { sort -u "$PC_LOG"; }
     # make asan builds with WERROR=1 too (its sub-makes only echoed here), and CI runs
     # make check
     run -0 mk -n asan MAKE="echo SUBMAKE"
-    assert_line --regexp '^SUBMAKE --no-print-directory BUILD=build-asan .* WERROR=1 all test-bins$'
+    assert_line --regexp '^SUBMAKE (-j[0-9]+ )?--no-print-directory BUILD=build-asan .* WERROR=1 all test-bins$'
     assert_line --regexp '^SUBMAKE --no-print-directory BUILD=build-asan .* check-run$'
     grep -qx 'exec make check' "$ND_ROOT/.ci/run"
 }
@@ -139,7 +139,9 @@ asked() { sort -u "$PC_LOG"; }
     # their builds run in fresh makes (only echoed here), after install-deps.sh
     PC_FAIL=jansson run -0 mk -n check MAKE="echo SUBMAKE"
     assert_line "scripts/install-deps.sh"
-    assert_line "SUBMAKE --no-print-directory WERROR=1 all test-bins"
+    # on every core unless -j was given, with the client packages fetched beside it
+    assert_line --regexp '^SUBMAKE -j[0-9]+ --no-print-directory WERROR=1 all test-bins$'
+    assert_line "SUBMAKE --no-print-directory client-deps"
     PC_FAIL=jansson run -0 mk -n asan MAKE="echo SUBMAKE"
     assert_line "scripts/install-deps.sh"
     run -0 cat "$PC_LOG"

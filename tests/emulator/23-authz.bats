@@ -78,33 +78,56 @@ state_sum() {
     find "$EMU_STATE" -printf '%p %s %T@\n' | sort
 }
 
-# call CALLER METHOD PATH BODY: prints the HTTP status.
-call() {
-    local args=(-s -o "$BATS_TEST_TMPDIR/out" -w '%{http_code}')
-    [ -n "${TOKEN[$1]}" ] && args+=(-H "Authorization: Bearer ${TOKEN[$1]}")
-    case $2 in
-    HEAD) args+=(-I) ;;
-    WATCH) args+=(-m 0.25) ;; # a watch stays open: its status is what counts
-    WS) args+=(-m 5 -H 'Connection: Upgrade' -H 'Upgrade: websocket' -H 'Sec-WebSocket-Version: 13'
-        -H "Sec-WebSocket-Key: $KEY" -H 'Sec-WebSocket-Protocol: v5.channel.k8s.io') ;;
-    PATCH) args+=(-X PATCH -H 'Content-Type: application/merge-patch+json') ;;
-    *) args+=(-X "$2") ;;
+# cfg_string VAR VALUE: sets VAR to VALUE quoted for a curl config file
+cfg_string() {
+    local v=${2//\\/\\\\}
+    printf -v "$1" '"%s"' "${v//\"/\\\"}"
+}
+
+# request K CALLER METHOD PATH BODY: the curl config lines of one request (its body goes to
+# $BATS_TEST_TMPDIR/out.K, its status to curl's output)
+request() {
+    local q
+    cfg_string q "$URL$4"
+    echo "url = $q"
+    echo "output = \"$BATS_TEST_TMPDIR/out.$1\""
+    echo 'write-out = "%{http_code}\n"'
+    [ -n "${TOKEN[$2]}" ] && echo "header = \"Authorization: Bearer ${TOKEN[$2]}\""
+    case $3 in
+    HEAD) echo head ;;
+    WATCH) echo 'max-time = 0.25' ;; # a watch stays open: its status is what counts
+    WS) echo 'max-time = 5'
+        printf 'header = "%s"\n' 'Connection: Upgrade' 'Upgrade: websocket' \
+            'Sec-WebSocket-Version: 13' "Sec-WebSocket-Key: $KEY" \
+            'Sec-WebSocket-Protocol: v5.channel.k8s.io' ;;
+    PATCH) echo 'request = "PATCH"'
+        echo 'header = "Content-Type: application/merge-patch+json"' ;;
+    *) echo "request = \"$3\"" ;;
     esac
-    case $2:$4 in
+    case $3:$5 in
     *:-) ;;
-    *:@tar) args+=(--data-binary "@$BATS_FILE_TMPDIR/files.tar" -H 'Content-Type: application/x-tar') ;;
-    *:@pricebook) args+=(--data-binary "@$BATS_FILE_TMPDIR/pricebook.json" -H 'Content-Type: application/json') ;;
-    PATCH:*) args+=(--data-binary "$4") ;;
-    *) args+=(--data-binary "$4" -H 'Content-Type: application/json') ;;
+    *:@tar) echo "data-binary = \"@$BATS_FILE_TMPDIR/files.tar\""
+        echo 'header = "Content-Type: application/x-tar"' ;;
+    *:@pricebook) echo "data-binary = \"@$BATS_FILE_TMPDIR/pricebook.json\""
+        echo 'header = "Content-Type: application/json"' ;;
+    PATCH:*) cfg_string q "$5"
+        echo "data-binary = $q" ;;
+    *) cfg_string q "$5"
+        echo "data-binary = $q"
+        echo 'header = "Content-Type: application/json"' ;;
     esac
-    # (a watch ends by the timeout: curl's status 28)
-    curl "${args[@]}" "$URL$3" </dev/null || true
 }
 
 # walk FAMILY: every row of the family as every caller; each mismatch is reported with
 # its row. Refused writes must leave the state directory as it was.
+# The requests go in order, a run at a time through one curl (a config of requests; a
+# watch ends by its timeout, curl's status 28, and curl goes on): a run of requests that
+# must be refused, with the state directory compared before and after it, or a run of
+# requests that may succeed (and write: even a GET of files makes a Volume's folder).
 walk() {
-    local family method path body codes want i who p b got before n=0 bad=()
+    local family method path body codes want i who p b n=0 bad=() k
+    local -a what=() wants=() runs=()
+    local cfg=$BATS_TEST_TMPDIR/run.cfg
     URL=$(emu_url)
     while IFS=$'\t' read -r family method path body codes; do
         [ "$family" = "$1" ] || continue
@@ -114,20 +137,45 @@ walk() {
             who=${CALLERS[$i]}
             p=${path//\{s\}/$who}
             b=${body//\{s\}/$who}
-            before=
-            case $method:${want[$i]} in
-            GET:* | HEAD:* | WATCH:*) ;;
-            *:40[13]) before=$(state_sum) ;;
+            k=${#what[@]}
+            what+=("$method $p as $who")
+            wants+=("${want[$i]}")
+            request "$k" "$who" "$method" "$p" "$b" >"$cfg.$k"
+            case ${want[$i]} in
+            40[13]) runs+=(refused) ;;
+            *) runs+=(allowed) ;;
             esac
-            got=$(call "$who" "$method" "$p" "$b")
-            n=$((n + 1))
-            [ "$got" = "${want[$i]}" ] ||
-                bad+=("$method $p as $who: got $got, want ${want[$i]}: $(head -c 300 "$BATS_TEST_TMPDIR/out")")
-            if [ -n "$before" ] && [ "$(state_sum)" != "$before" ]; then
-                bad+=("$method $p as $who: refused ($got), yet the state directory changed")
-            fi
         done
     done <"$TABLE"
+    # the runs: [start, end) of requests, all refused (the state is compared around it)
+    # or all allowed
+    local start=0 end before got codes_of_run=() j lines=()
+    while [ "$start" -lt "${#what[@]}" ]; do
+        end=$((start + 1))
+        while [ "$end" -lt "${#what[@]}" ] && [ "${runs[$end]}" = "${runs[$start]}" ]; do
+            end=$((end + 1))
+        done
+        before=
+        [ "${runs[$start]}" = refused ] && before=$(state_sum)
+        for ((j = start; j < end; j++)); do
+            [ "$j" = "$start" ] || echo next
+            mapfile -t lines <"$cfg.$j" # (not cat: no process a request)
+            printf '%s\n' "${lines[@]}"
+        done >"$cfg"
+        mapfile -t codes_of_run < <(curl -s -K "$cfg" </dev/null || true)
+        for ((j = start; j < end; j++)); do
+            got=${codes_of_run[$((j - start))]:-none}
+            n=$((n + 1))
+            [ "$got" = "${wants[$j]}" ] ||
+                bad+=("${what[$j]}: got $got, want ${wants[$j]}: $(head -c 300 "$BATS_TEST_TMPDIR/out.$j" 2>/dev/null)")
+        done
+        if [ -n "$before" ] && [ "$(state_sum)" != "$before" ]; then
+            for ((j = start; j < end; j++)); do
+                bad+=("${what[$j]}: refused (${codes_of_run[$((j - start))]:-none}), yet the state directory changed (one of the refused requests $start to $((end - 1)) wrote)")
+            done
+        fi
+        start=$end
+    done
     echo "# $1: $n requests" >&3
     [ "$n" -gt 0 ] || bad+=("no rows for family $1")
     if [ "${#bad[@]}" -gt 0 ]; then

@@ -144,8 +144,12 @@ elif ! { echo 5 >"/proc/$EMU_PID/clear_refs"; } 2>/dev/null; then
         "the peak, VmHWM)"
 fi
 
-hwm_kib() { # the emulator's peak resident memory since the last reset, in KiB
-    sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$EMU_PID/status" 2>/dev/null
+hwm_kib() { # sets HWM: the emulator's peak resident memory since the last reset, in KiB
+    local key val rest
+    HWM=
+    while read -r key val rest; do
+        [ "$key" = VmHWM: ] && { HWM=$val; return; }
+    done 2>/dev/null <"/proc/$EMU_PID/status"
 }
 
 cost_ms() { # "200ms" or "2s" -> milliseconds
@@ -165,23 +169,24 @@ cost_kib() { # "16MiB" or "512KiB" -> KiB
 }
 
 # ---- the state's fingerprint: every file's bytes and every entry's kind, mode, target ----
-fingerprint() { # prints the hash; the listing it hashed is left in $T/fp.last
+# (three programs, not a dozen: it is taken after every refused case)
+fingerprint() { # FILE: writes the fingerprint to FILE (and the listing to FILE.list)
     (
         cd "$STATE" || exit 1
         # (FILE.tmp-PID-N: a write in flight, renamed over FILE when done; exec1.json: see
         # above)
-        find objects files logs pricebook.json ! -name '*.tmp-*' \
-            ! -path objects/default/sandboxes/exec1.json -printf '%p %y %m %l\n' \
-            2>/dev/null | sort
-        find objects files logs pricebook.json -type f ! -name '*.tmp-*' \
-            ! -path objects/default/sandboxes/exec1.json -print0 2>/dev/null |
-            sort -z | xargs -0 -r sha256sum 2>&1
-        # nothing named for an escape around the state, in /tmp or in / (where the
-        # deepest ../ members and the absolute links aim)
-        find "$T" -maxdepth 8 -name "$ESCAPE*" 2>/dev/null | sort
-        find /tmp / -maxdepth 1 -name "$ESCAPE*" 2>/dev/null | sort
-    ) >"$T/fp.last"
-    sha256sum <"$T/fp.last" | cut -d' ' -f1
+        {
+            find objects files logs pricebook.json ! -name '*.tmp-*' \
+                ! -path objects/default/sandboxes/exec1.json -fprintf "$1.list" '%p %y %m %l\n' \
+                -type f -exec sha256sum {} + 2>&1
+            mapfile -t lines <"$1.list"
+            printf '%s\n' "${lines[@]}"
+        } | LC_ALL=C sort
+        # nothing named for an escape around the state (globstar does not follow links),
+        # in /tmp or in / (where the deepest ../ members and the absolute links aim)
+        shopt -s globstar nullglob
+        for f in "$T"/**/"$ESCAPE"* /tmp/"$ESCAPE"* /"$ESCAPE"*; do echo "$f"; done
+    ) >"$1"
 }
 
 alive() {
@@ -196,7 +201,8 @@ no_sanitizer_report() {
 
 # ---- the cases ----
 markers=() # the "# gone" markers of the cases run
-last_fp=   # the fingerprint after the last case, when it was taken (its listing: fp.before)
+FP_LAST=   # the file (fp.a or fp.b, in turn) of the fingerprint after the last case, when
+           # it was taken
 files=()
 while IFS= read -r f; do
     id=${f#"$CASES"/}
@@ -260,16 +266,17 @@ run_case() { # FILE
     max_ms=$((max_ms * COST_SCALE))
     max_kib=$((max_kib * COST_SCALE))
     local before after out changes= t0=$EPOCHREALTIME
-    if [ -z "$last_fp" ]; then
-        last_fp=$(fingerprint)
-        cp "$T/fp.last" "$T/fp.before"
+    if [ -z "$FP_LAST" ]; then
+        fingerprint "$T/fp.a"
+        FP_LAST=$T/fp.a
     fi
-    before=$last_fp
-    last_fp=
+    before=$FP_LAST
+    FP_LAST=
     local hwm0= hwm1= took_ms grew_kib=
     if [ $MEM_CHECK = 1 ]; then
         echo 5 >"/proc/$EMU_PID/clear_refs" 2>/dev/null
-        hwm0=$(hwm_kib)
+        hwm_kib
+        hwm0=$HWM
     fi
     local s0=$EPOCHREALTIME
     out=$("$SEND" -t "${HOSTILE_TIMEOUT:-10}" -B "$HERE" -D "HOST=127.0.0.1:$PORT" -D "NS=$NS" \
@@ -278,7 +285,7 @@ run_case() { # FILE
         127.0.0.1 "$PORT" "$f" 2>&1)
     local s1=$EPOCHREALTIME
     took_ms=$(((${s1/./} - ${s0/./}) / 1000))
-    [ $MEM_CHECK = 1 ] && hwm1=$(hwm_kib)
+    [ $MEM_CHECK = 1 ] && hwm_kib && hwm1=$HWM
     [ -n "$hwm0" ] && [ -n "$hwm1" ] && grew_kib=$((hwm1 - hwm0))
     local code= reason= close= bytes=
     while read -r key val; do
@@ -309,7 +316,7 @@ run_case() { # FILE
     if [ -z "$why" ] && [ -n "$gone" ]; then
         # gone: not seen twice in a row (a child between fork and exec has another name)
         local i missed=0
-        for i in $(seq 1 40); do
+        for ((i = 0; i < 40; i++)); do
             if pgrep -x -f -- "$gone" >/dev/null; then missed=0; else missed=$((missed + 1)); fi
             [ $missed -ge 2 ] && break
             sleep 0.05
@@ -322,13 +329,17 @@ run_case() { # FILE
     case $code in none | timeout | [45]??) refused=1 ;; esac
     [ "$state_rule" = unchanged ] && refused=1
     if [ -z "$why" ] && [ "$refused" = 1 ] && [ "$state_rule" != changed ]; then
-        after=$(fingerprint)
-        if [ "$before" = "$after" ]; then
-            last_fp=$after
-            mv "$T/fp.last" "$T/fp.before"
+        after=$T/fp.a
+        [ "$before" = "$after" ] && after=$T/fp.b
+        fingerprint "$after"
+        local fp_before fp_after
+        IFS= read -r -d '' fp_before <"$before"
+        IFS= read -r -d '' fp_after <"$after"
+        if [ "$fp_before" = "$fp_after" ]; then
+            FP_LAST=$after
         else
             why="the state changed"
-            changes=$(diff "$T/fp.before" "$T/fp.last" | grep '^[<>]' | head -n 12)
+            changes=$(diff "$before" "$after" | grep '^[<>]' | head -n 12)
         fi
     fi
     [ -n "${HOSTILE_VERBOSE:-}" ] && grep '^message ' <<<"$out" | sed "s|^|# $id: |"

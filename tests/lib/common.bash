@@ -155,7 +155,9 @@ _watches_open_at_least() {
 
 # The emulator's URL, read each time (a test may have restarted it on a new port).
 emu_url() {
-    echo "http://127.0.0.1:$(cat "$BATS_FILE_TMPDIR/port")"
+    local port
+    read -r port <"$BATS_FILE_TMPDIR/port"
+    echo "http://127.0.0.1:$port"
 }
 
 http() {
@@ -171,7 +173,9 @@ http() {
         *) args+=(-H 'Content-Type: application/json') ;;
         esac
     fi
-    EMU_URL=$(emu_url)
+    local port
+    read -r port <"$BATS_FILE_TMPDIR/port" # (emu_url, without its two processes)
+    EMU_URL=http://127.0.0.1:$port
     CODE=$(curl "${args[@]}" "$@" "$EMU_URL$path")
 }
 
