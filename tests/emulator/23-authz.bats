@@ -205,10 +205,11 @@ walk() {
 }
 
 @test "a read token cannot exec: the upgrade is 403 and no process runs" {
-    local marker=$BATS_TEST_TMPDIR/ran
+    # the command sees the Sandbox's files at / (bubblewrap): /ran-authz is this file
+    local marker=$EMU_STATE/files/proj-a/sandboxes/box/ran-authz
     local ws=(-H 'Connection: Upgrade' -H 'Upgrade: websocket' -H 'Sec-WebSocket-Version: 13'
         -H "Sec-WebSocket-Key: $KEY" -H 'Sec-WebSocket-Protocol: v5.channel.k8s.io')
-    local path="$NS/proj-a/sandboxes/box/exec?command=touch&command=$marker&stdout=true"
+    local path="$NS/proj-a/sandboxes/box/exec?command=touch&command=/ran-authz&stdout=true"
     http GET "$path" - "${ws[@]}" -m 5 -H 'Authorization: Bearer t-read'
     [ "$CODE" = 403 ]
     assert_equal "$(body_json '[.reason, .message, .fix] | @tsv')" \
