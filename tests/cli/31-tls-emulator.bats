@@ -137,16 +137,16 @@ fix: Check the cluster's certificate-authority (or certificate-authority-data) a
 }
 
 @test "exec over https: the keep-alive pings go through TLS; a client that answers none is gone" {
-    local port tree pid
+    local port tree
     port=${EMU_URL##*:}
     tree=$EMU_STATE/files/default/sandboxes/dev
     rm -f "$tree/pid"
     tls_exec_sleeper "$port"
     local client=$CLIENT
     wait_until test -s "$tree/pid"
-    pid=$(cat "$tree/pid")
     # pinged every second, answering nothing: gone within two intervals, and the command
-    wait_until -t 5 test ! -e "/proc/$pid"
+    # (its pid is its PID namespace's: no process left with the tree as its root tells)
+    wait_until -t 5 tree_idle "$tree"
     # and the server hung up: openssl ends (it would wait on a silent stdin otherwise)
     wait_until -t 5 pid_gone "$client" || true # said below
     exec 4>&-
@@ -165,7 +165,7 @@ fix: Check the cluster's certificate-authority (or certificate-authority-data) a
 
 @test "exec over https: a client that drops the connection loses its command at once" {
     # an emulator of its own, pinging every 30 s: only the dropped connection can tell
-    local d=$BATS_FILE_TMPDIR st=$BATS_TEST_TMPDIR/state port pid
+    local d=$BATS_FILE_TMPDIR st=$BATS_TEST_TMPDIR/state port
     nodus-emulator --state "$st" --listen 127.0.0.1:0 --port-file port --speed 0 --quiet \
         --tls-cert "$d/srv.pem" --tls-key "$d/srv.key" >out 2>err 3>&- &
     local emu=$!
@@ -178,13 +178,13 @@ fix: Check the cluster's certificate-authority (or certificate-authority-data) a
     ecurl -f -o /dev/null -X POST "https://127.0.0.1:$port/emulator/v1/clock" -H 'Content-Type: application/json' -d '{"advance":"15s"}'
     tls_exec_sleeper "$port"
     local client=$CLIENT
-    wait_until test -s "$st/files/default/sandboxes/dev/pid"
-    pid=$(cat "$st/files/default/sandboxes/dev/pid")
+    local tree=$st/files/default/sandboxes/dev
+    wait_until test -s "$tree/pid"
     kill -KILL "$client"
     exec 4>&-
-    wait_until -t 5 test ! -e "/proc/$pid" || true # said below, once the emulator is stopped
+    wait_until -t 5 tree_idle "$tree" || true # said below, once the emulator is stopped
     local alive=no
-    [ -e "/proc/$pid" ] && alive=yes
+    tree_idle "$tree" || alive=yes
     kill "$emu"
     wait "$emu" || true
     assert_equal "command still running: $alive" "command still running: no"
