@@ -2,8 +2,10 @@
 # Runs every suite through prove (TAP) and ends with one line: N passed, N failed[, N skipped].
 #   ND_BUILD  build directory holding tests/unit/ binaries (default build)
 #   ND_BIN    directory holding nodus and nodus-emulator (default bin)
-#   ND_JOBS   test files run at once (default: the number of cores, at least 2); each
-#             file starts its own emulator on port 0 in its own directory
+#   ND_JOBS   test files run at once (default: one more than the cores, at least 3: a
+#             file spends part of its time waiting on its emulator, so one file more
+#             keeps the cores busy); each file starts its own emulator on port 0 in its
+#             own directory
 #   ND_SUITES space-separated list of suites to run (default: unit fuzz emulator hostile
 #             kubectl clients cli; fuzz replays the fuzz targets' seeds and regression
 #             inputs; clients runs @kubernetes/client-node, installed by make check)
@@ -44,7 +46,10 @@ SLOW_FIRST="tests/hostile/run.sh tests/emulator/13-pools.bats tests/kubectl/04-d
     tests/emulator/14-budgets.bats tests/emulator/23-authz.bats tests/emulator/07-list.bats
     tests/cli/32-build.bats tests/cli/25-docs.bats tests/cli/07-completion.bats
     tests/emulator/15-pipelines.bats tests/emulator/16-volumes-functions.bats
-    tests/emulator/24-bounds.bats tests/kubectl/02-write.bats tests/kubectl/03-apply.bats"
+    tests/emulator/24-bounds.bats tests/kubectl/02-write.bats tests/kubectl/03-apply.bats
+    tests/emulator/32-conformance.bats tests/emulator/34-exec-clients.bats
+    tests/emulator/30-query-params.bats tests/emulator/25-front-door.bats
+    tests/cli/34-emulator-context.bats tests/emulator/39-priced-fields.bats"
 first="" rest=""
 for f in $SLOW_FIRST; do
     case " $files " in *" $f "*) first="$first $f" ;; esac
@@ -72,7 +77,7 @@ trap 'interrupted=TERM' TERM
 # diagnostics beside the test that wrote them.
 # Files run ND_JOBS at a time; prove prints each file's lines together, when it ends.
 # tee -i goes on through Ctrl-C, so all prove printed is in the log and counted.
-ND_JOBS=${ND_JOBS:-$(n=$(nproc 2>/dev/null || echo 2); [ "$n" -ge 2 ] && echo "$n" || echo 2)}
+ND_JOBS=${ND_JOBS:-$(n=$(nproc 2>/dev/null || echo 2); [ "$n" -ge 2 ] && echo $((n + 1)) || echo 3)}
 prove -j"$ND_JOBS" --timer -v --merge --exec tests/lib/tap-exec $files 2>&1 | tee -i "$log"
 prove_rc=$(tail -n 1 "$log" | grep -q '^Result: PASS' && echo 0 || echo 1)
 
