@@ -4,9 +4,10 @@
  * Only a Running Function answers (BadRequest otherwise, as Kubernetes answers a
  * subresource of a Pod that is not running). Under --runtime simulate the answer is
  * deterministic: {"function":NAME,"project":NS,"bytes":N,"sha256":HEX} about the body
- * received. Under --runtime local spec.command runs as a local process in the
- * Function's file tree (files/<project>/functions/<name>/) with the body on its standard
- * input and spec.env added to the environment; its standard output is the answer. A
+ * received. Under --runtime local spec.command runs as a local process seeing the
+ * Function's file tree (files/<project>/functions/<name>/) at / and its Volumes, under
+ * bubblewrap as exec does (sim/view.h), with the body on its standard input and spec.env
+ * added to the environment; its standard output is the answer. A
  * command that exits non-zero (or runs past EM_INVOKE_TIMEOUT_MS of real time) answers
  * an InternalError Status carrying the end of its standard error. Every invocation is
  * recorded on the Function (status.simulation) for scaling (controllers/function.c).
@@ -30,6 +31,7 @@
 #include "util/sha256.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
+#include "view.h"
 
 #define EM_INVOKE_TIMEOUT_MS (60 * 1000)
 #define STDERR_TAIL 2048
@@ -39,9 +41,10 @@ extern char **environ;
 /* ---- --runtime local ---- */
 
 struct run {
-    char **argv;   /* owned, NULL-terminated */
+    char **argv;   /* owned, NULL-terminated: the bubblewrap line when isolated */
+    char *exe;     /* owned: the file to execute (bwrap, or the program) */
     char **envp;   /* owned, NULL-terminated */
-    char *dir;     /* owned */
+    char *dir;     /* owned: the Function's tree on the host, where the child starts */
     int exit_code; /* -1 when it did not exit normally */
     bool timed_out;
     struct nd_buf out, err;
@@ -52,15 +55,9 @@ static char **strv_new(size_t n)
     return nd_xcalloc(n + 1, sizeof(char *));
 }
 
-static void strv_free(char **v)
-{
-    for (size_t i = 0; v && v[i]; i++)
-        free(v[i]);
-    free(v);
-}
-
-/* The emulator's environment with spec.env and NODUS_FUNCTION/NODUS_PROJECT set. */
-static char **make_env(const json_t *fn)
+/* The emulator's environment with HOME (the Function's / when isolated), spec.env and
+ * NODUS_FUNCTION/NODUS_PROJECT set. */
+static char **make_env(const json_t *fn, const char *home)
 {
     const json_t *env = json_object_get(json_object_get(fn, "spec"), "env");
     json_t *vars = json_object(); /* name -> value, in order */
@@ -72,6 +69,7 @@ static char **make_env(const json_t *fn)
         json_object_set_new(vars, name, json_string(eq + 1));
         free(name);
     }
+    json_object_set_new(vars, "HOME", json_string(home));
     json_object_set_new(vars, "NODUS_FUNCTION", json_string(em_obj_name(fn)));
     json_object_set_new(vars, "NODUS_PROJECT", json_string(em_obj_ns(fn)));
     size_t i;
@@ -131,9 +129,8 @@ static int run_local(struct run *r, const char *in, size_t in_len)
             close((int)fd);
         if (chdir(r->dir) < 0)
             _exit(126);
-        environ = r->envp;
         signal(SIGPIPE, SIG_DFL);
-        execvp(r->argv[0], r->argv);
+        execve(r->exe, r->argv, r->envp);
         _exit(127);
     }
     close(pin[0]);
@@ -259,22 +256,31 @@ static int invoke_local(struct em_api *a, const json_t *fn)
         return -1;
     }
     struct run r = {.exit_code = -1, .out = ND_BUF_INIT, .err = ND_BUF_INIT};
-    r.argv = strv_new(json_array_size(cmd));
-    size_t i;
-    json_t *v;
-    json_array_foreach(cmd, i, v) r.argv[i] = nd_xstrdup(json_string_value(v) ? json_string_value(v)
-                                                                              : "");
-    r.envp = make_env(fn);
-    char *rel = nd_xasprintf("files/%s/functions/%s", a->ns, name);
-    r.dir = em_store_path(&a->srv->store, rel);
-    free(rel);
     char *name_copy = nd_xstrdup(name);
     int rc = -1;
-    if (em_mkdir_p(r.dir) < 0) {
-        nd_status_set(&a->st, "InternalError", NULL, "cannot create %s: %s", r.dir,
-                      strerror(errno));
+    /* what the command sees: the Function's tree at /, its Volumes, under bubblewrap
+     * (sim/view.h), as exec and a local Job do */
+    struct em_view view;
+    if (em_view_open(a->srv, "functions", fn, &view, &a->st) < 0)
+        goto out;
+    char **args = nd_json_strv(cmd);
+    const char *host_path = getenv("PATH");
+    char *prog = em_view_find_program(&view, args[0],
+                                      host_path && *host_path ? host_path
+                                                              : "/usr/local/bin:/usr/bin:/bin",
+                                      view.isolated ? "/" : view.root);
+    if (!prog) {
+        nd_status_set(&a->st, "InternalError", "check spec.command",
+                      "cannot run the command of function %s: %s: command not found", name,
+                      args[0]);
+        nd_strv_free(args);
         goto out;
     }
+    r.argv = em_view_command(&view, prog, args, "/", &r.exe);
+    free(prog);
+    nd_strv_free(args);
+    r.envp = make_env(fn, view.isolated ? "/" : view.root);
+    r.dir = nd_xstrdup(view.root);
     /* the process runs without the lock: the emulator keeps serving meanwhile */
     pthread_mutex_unlock(&a->srv->lock);
     int started = run_local(&r, a->req->body.data, a->req->body.len);
@@ -296,7 +302,8 @@ static int invoke_local(struct em_api *a, const json_t *fn)
         if (r.timed_out)
             nd_buf_addf(&why, "did not answer within %ds", EM_INVOKE_TIMEOUT_MS / 1000);
         else if (r.exit_code == 127)
-            nd_buf_addf(&why, "command not found: %s", r.argv[0]);
+            nd_buf_addf(&why, "command not found: %s",
+                        json_string_value(json_array_get(cmd, 0)));
         else if (r.exit_code < 0)
             nd_buf_adds(&why, "was killed by a signal");
         else
@@ -314,9 +321,11 @@ static int invoke_local(struct em_api *a, const json_t *fn)
     nd_buf_add(&a->resp->body, r.out.data, r.out.len);
     rc = 0;
 out:
+    em_view_release(&view);
     free(name_copy);
-    strv_free(r.argv);
-    strv_free(r.envp);
+    free(r.exe);
+    nd_strv_free(r.argv);
+    nd_strv_free(r.envp);
     free(r.dir);
     nd_buf_release(&r.out);
     nd_buf_release(&r.err);

@@ -283,15 +283,23 @@ start_local() {
     fn=$(jq -c '.metadata.name = "fails" | .spec.command = ["sh","-c","cat >/dev/null; echo broken >&2; exit 3"]' <<<"$fn")
     curl -s -X POST "$LOCAL_URL$NS/functions" -H 'Content-Type: application/json' -d "$fn" >/dev/null
     curl -s -X POST "$LOCAL_URL/emulator/v1/clock" -H 'Content-Type: application/json' -d '{"advance":"12s"}' >/dev/null
-    local upper fails
+    # isolated as exec is: the Function's tree is its /, the host's files are not there
+    fn=$(jq -c '.metadata.name = "where" | .spec.command = ["sh","-c","cat >/got; pwd; echo $HOME; ls -d /work 2>&1 || echo no-host-work"]' <<<"$fn")
+    curl -s -X POST "$LOCAL_URL$NS/functions" -H 'Content-Type: application/json' -d "$fn" >/dev/null
+    curl -s -X POST "$LOCAL_URL/emulator/v1/clock" -H 'Content-Type: application/json' -d '{"advance":"12s"}' >/dev/null
+    local upper fails where
     upper=$(curl -s -X POST "$LOCAL_URL$NS/functions/upper/invoke" -H 'Content-Type: application/octet-stream' --data-binary hello)
     fails=$(curl -s -X POST "$LOCAL_URL$NS/functions/fails/invoke" -H 'Content-Type: application/octet-stream' --data-binary hello)
+    where=$(curl -s -X POST "$LOCAL_URL$NS/functions/where/invoke" -H 'Content-Type: application/octet-stream' --data-binary body-in)
     kill "$(cat "$BATS_FILE_TMPDIR/local/pid")"
     wait "$(cat "$BATS_FILE_TMPDIR/local/pid")" || true
     run grep -E "ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error" \
         "$BATS_FILE_TMPDIR/local/err"
     [ "$status" -eq 1 ]
     [ "$upper" = "HELLO from upper/hi" ]
+    [ "$(head -n 2 <<<"$where")" = $'/\n/' ]
+    [ "$(tail -n 1 <<<"$where")" = no-host-work ]
+    [ "$(cat "$BATS_FILE_TMPDIR/local/state/files/default/functions/where/got")" = body-in ]
     [ "$(jq -r '.code, .reason, .message' <<<"$fails")" = "500
 InternalError
 function fails exited with code 3: broken" ]
