@@ -21,11 +21,6 @@ setup() {
     cd "$BATS_TEST_TMPDIR"
 }
 
-advance() {
-    http POST /emulator/v1/clock "{\"advance\":\"$1\"}"
-    [ "$CODE" = 200 ]
-}
-
 # The emulator's clock, as an HTTP date.
 clock_http_date() {
     http GET /emulator/v1/clock
@@ -53,7 +48,7 @@ col_of() {
 }
 
 @test "the emulator's Date header is its own clock, also after an advance" {
-    advance 4h
+    clock_advance 4h
     http GET /healthz
     [ "$(header Date)" = "$(clock_http_date)" ]
     http GET /api/v1/namespaces
@@ -65,7 +60,7 @@ col_of() {
 @test "after clock advance 4h, describe's ages agree with get's; nothing reads <invalid>" {
     project aged
     long_job aged old
-    advance 4h
+    clock_advance 4h
     # get: the server's Table, on its clock
     run -0 --separate-stderr nodus get job old -n aged
     assert_line -n 1 --regexp '^old +Running +Succeeded +.* 4h$'
@@ -81,7 +76,7 @@ col_of() {
     assert_line --regexp '^Created: +[0-9TZ:-]+ \(0s ago\)$'
     assert_line --regexp '^  Normal +Created +0s +nodus +created by '
     refute_output --partial '<invalid>'
-    advance 90s
+    clock_advance 90s
     run -0 --separate-stderr nodus get job new -n aged -o wide
     assert_line -n 1 --regexp ' 90s( |$)'
     run -0 --separate-stderr nodus describe job new -n aged

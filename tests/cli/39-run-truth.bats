@@ -30,11 +30,6 @@ setup() {
     export HOME=$BATS_FILE_TMPDIR/home NODUS_SERVER=$(emu_url)
 }
 
-advance() { # DURATION [URL]
-    curl -sf -o /dev/null -X POST "${2:-$(emu_url)}/emulator/v1/clock" \
-        -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
-}
-
 # nodus run ARGS... in the background: stdout to run.out, stderr to run.err; RUN_PID.
 run_bg() {
     OUT=$BATS_TEST_TMPDIR/run.out ERR=$BATS_TEST_TMPDIR/run.err
@@ -63,7 +58,7 @@ annotation() { # NAME [URL]: the Job's emulator.nodus.dev/duration, or "none"
     wait_line "$ERR" 'runtime local\)$'
     # before the log: nothing is on stdout yet (the Job is queued)
     assert_equal "$(cat "$OUT")" ""
-    advance 2m
+    clock_advance 2m
     wait_run
     assert_equal "$RUN_RC" 0
     assert_equal "$(cat "$ERR")" "job.nodus.dev/sim created
@@ -86,7 +81,7 @@ $NOTE"
     NODUS_SERVER=$XURL timeout 30 nodus run real --image "$PY" -- sh -c 'echo real output; exit 3' >"$OUT" 2>"$ERR" &
     RUN_PID=$!
     wait_line "$ERR" estimate:
-    advance 40s "$XURL"
+    clock_advance 40s "$XURL"
     wait_run
     assert_equal "$RUN_RC" 3
     assert_equal "$(cat "$OUT")" "real output"
@@ -97,10 +92,10 @@ $NOTE"
     run -0 nodus run short --image "$PY" -d -- true
     assert_equal "$(annotation short)" 30s
     # it ends 30s after it starts running (queued 5s + provisioning 30s), not 10 minutes
-    advance 60s
+    clock_advance 60s
     run -0 curl -sf "$(emu_url)$API/jobs/short"
     assert_equal "$(jq -r .status.phase <<<"$output")" Running
-    advance 10s
+    clock_advance 10s
     run -0 curl -sf "$(emu_url)$API/jobs/short"
     assert_equal "$(jq -r .status.phase <<<"$output")" Succeeded
 
@@ -151,7 +146,7 @@ $NOTE"
     # attached: says unchanged, follows the existing Job to its end and exits with its code
     run_bg same --image "$PY" -- sh -c 'exit 3'
     wait_line "$ERR" 'runtime local\)$'
-    advance 2m
+    clock_advance 2m
     wait_run
     assert_equal "$RUN_RC" 3
     assert_equal "$(head -n 1 "$ERR")" "job.nodus.dev/same unchanged"

@@ -29,13 +29,9 @@ teardown() {
     [ -z "${WATCH_PID:-}" ] || stop_watch
 }
 
-advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
-}
-
 @test "top jobs --no-headers: the rows only, without the total line" {
     nodus run topped --image nodus/pytorch:2.8-cuda12.8 --gpu L40S --annotations emulator.nodus.dev/duration=2h -d -- true >/dev/null
-    advance 1h
+    clock_advance 1h
     run -0 --separate-stderr nodus top jobs --no-headers
     assert_output --regexp '^topped +Running +1xL40S +market +\$0\.99/h +\$0\.9[0-9] +[0-9]+%$'
     assert_equal "${#lines[@]}" 1
@@ -52,11 +48,11 @@ advance() {
     wait_for_watches 1
     # a Job that costs money: a MODIFIED for each cost tick, none of them shown
     nodus run a -n cc --image nodus/pytorch:2.8-cuda12.8 --gpu L4 --annotations emulator.nodus.dev/duration=1h -d -- true >/dev/null
-    advance 40s
+    clock_advance 40s
     wait_for_line "$WATCH_OUT" '^a +Running$'
     # a longer name widens the NAME column: a's next rows must not come again for it
     nodus run a-much-longer-name -n cc --image nodus/python:3.12 --annotations emulator.nodus.dev/duration=1h -d -- true >/dev/null
-    advance 10m
+    clock_advance 10m
     wait_for_line "$WATCH_OUT" '^a-much-longer-name +Running$'
     nodus cancel job/a -n cc >/dev/null
     wait_for_line "$WATCH_OUT" '^a +Cancelled$'

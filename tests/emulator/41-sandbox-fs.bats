@@ -23,7 +23,7 @@ setup_file() {
     sandbox dev '{"volumes":[{"name":"datasets","mountPath":"/data"}]}'
     sandbox other '{"volumes":[{"name":"datasets","mountPath":"/mnt/ds","readOnly":true}]}'
     sandbox lost '{"volumes":[{"name":"nowhere","mountPath":"/data"}]}'
-    advance 15s # Pending 2 s, Starting 10 s
+    clock_advance 15s # Pending 2 s, Starting 10 s
     # a host file outside every tree, which no command may reach
     mkdir -p "$BATS_FILE_TMPDIR/host"
     echo secret >"$BATS_FILE_TMPDIR/host/secret"
@@ -59,11 +59,6 @@ sandbox() { # NAME [EXTRA-SPEC-JSON] [URL]
 isolated() { # SANDBOX
     run -0 --separate-stderr nodus exec "$1" -- pwd
     assert_output /
-}
-
-advance() { # D [URL]
-    curl -sf -o /dev/null -X POST "${2:-$(emu_url)}/emulator/v1/clock" \
-        -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
 }
 
 @test "exec sees the Sandbox's files at /, not the host's root" {
@@ -135,7 +130,7 @@ fix: create the Volume "nowhere" in project "default" (kind: Volume, metadata.na
     job=$(job_json reader '{"command":["sh","-c","[ $PWD = / ] || exit 9; pwd; cat /data/in; echo out >/data/out; cat '"$BATS_FILE_TMPDIR"'/host/secret || echo unreachable"],"volumes":[{"name":"datasets","mountPath":"/data"}]}')
     echo in >"$EMU_STATE/files/default/volumes/datasets/in"
     post jobs "$job"
-    advance 35s # Queued 5 s, Provisioning 30 s
+    clock_advance 35s # Queued 5 s, Provisioning 30 s
     wait_until eval '[ "$(curl -sf "$(emu_url)$NS/jobs/reader" | jq -r .status.phase)" = Succeeded ]'
     run -0 curl -sf "$(emu_url)$NS/jobs/reader/log"
     assert_line -n 0 /
@@ -150,7 +145,7 @@ fix: create the Volume "nowhere" in project "default" (kind: Volume, metadata.na
     assert_equal "$stderr" "nodus-emulator: --exec-isolation is bwrap (commands see only the object's files) or none (commands run on the host), got chroot"
     start_extra none --speed 0 --exec-isolation=none
     sandbox open '{}' "$XURL"
-    advance 15s "$XURL"
+    clock_advance 15s "$XURL"
     run -0 --separate-stderr nodus --server "$XURL" exec open -- pwd
     assert_output "$(cd "$BATS_FILE_TMPDIR/extra-none/state/files/default/sandboxes/open" && pwd)"
     run -0 --separate-stderr nodus --server "$XURL" exec open -- cat "$BATS_FILE_TMPDIR/host/secret"
@@ -164,7 +159,7 @@ fix: create the Volume "nowhere" in project "default" (kind: Volume, metadata.na
     chmod +x "$BATS_FILE_TMPDIR/fakebin/bwrap"
     PATH=$BATS_FILE_TMPDIR/fakebin:$PATH start_extra nobwrap --speed 0
     sandbox boxed '{}' "$XURL"
-    advance 15s "$XURL"
+    clock_advance 15s "$XURL"
     run -1 --separate-stderr nodus --server "$XURL" exec boxed -- touch ran
     assert_equal "$(head -n 2 <<<"$stderr")" "Error from server (ServiceUnavailable): cannot run commands in \"boxed\" isolated: bubblewrap ($BATS_FILE_TMPDIR/fakebin/bwrap) cannot create namespaces here: bwrap: No permissions to creating new namespace
 fix: install bubblewrap where the emulator runs (apt-get install bubblewrap) and allow it user namespaces, or restart the emulator with --exec-isolation=none to run commands on the host unisolated"

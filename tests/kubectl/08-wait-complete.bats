@@ -31,11 +31,6 @@ teardown() {
     done
 }
 
-advance() {
-    http POST /emulator/v1/clock "{\"advance\":\"$1\"}"
-    assert_equal "$CODE" 200
-}
-
 # A Job NAME of an emulated 10 minutes, with more annotations (YAML flow pairs) if given.
 make_job() {
     emu_apply_yaml default jobs "$(fixture job-min.yaml "s/NAME/$1/" \
@@ -51,7 +46,7 @@ make_job() {
         WAITERS="${WAITERS:-} $KC_BG_PID"
     done
     wait_for_watches "$(wc -w <<<"$KC_VERSIONS")"
-    advance 15m
+    clock_advance 15m
     for KV in $KC_VERSIONS; do
         kc_use
         local var="PID_$SFX"
@@ -70,7 +65,7 @@ make_job() {
         kc_use
         make_job "f-$SFX" "emulator.nodus.dev/exit-code: '3'"
     done
-    advance 15m
+    clock_advance 15m
     for KV in $KC_VERSIONS; do
         kc_use
         run -0 --separate-stderr kc wait nj "f-$SFX" --for=condition=Failed --timeout=5s

@@ -9,6 +9,7 @@
 #   http METHOD PATH [BODY] [curl args...]
 #                               sets CODE (HTTP status), BODY (file holding the body) and
 #                               HDRS (file holding the headers); BODY "-" means none
+#   clock_advance D [URL]       moves the emulator's clock D (a Go duration) forward
 #   body_json FILTER            jq FILTER over the last body (raw output)
 #   wait_until [-t SECS] CMD... runs CMD until it succeeds (10 s unless -t says); the one
 #                               way a suite waits for something: no test sleeps for it
@@ -154,6 +155,13 @@ _watches_open_at_least() {
 }
 
 # The emulator's URL, read each time (a test may have restarted it on a new port).
+# clock_advance DURATION [URL]: moves the emulator's clock (this file's, unless URL names
+# another) forward by a Go duration; fails unless the emulator took it
+clock_advance() {
+    curl -sf -o /dev/null -X POST "${2:-$(emu_url)}/emulator/v1/clock" \
+        -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
+}
+
 emu_url() {
     local port
     read -r port <"$BATS_FILE_TMPDIR/port"
