@@ -1,5 +1,7 @@
-/* PATCH: JSON merge patch, JSON patch and server-side apply. Strategic merge patch is
- * refused with 415 as for a CustomResource, so kubectl falls back to a merge patch. */
+/* PATCH: JSON merge patch, JSON patch, server-side apply, and strategic merge patch for
+ * the kinds that take one as kube-apiserver's built-in kinds do (nd_kind.strategic:
+ * Namespace). The nodus.dev kinds refuse a strategic merge patch with 415, as
+ * kube-apiserver refuses it for a custom resource. */
 #include <string.h>
 #include <strings.h>
 
@@ -8,6 +10,7 @@
 #include "objects.h"
 #include "patch/patch.h"
 #include "patch/ssa.h"
+#include "patch/strategic.h"
 #include "write.h"
 #include "yaml/yaml.h"
 
@@ -30,12 +33,30 @@ static enum patch_type patch_type(const char *ct)
 
 static int unsupported(struct em_api *a)
 {
-    return nd_status_set(&a->st, "UnsupportedMediaType",
-                         "send a merge or a JSON patch: nodus patch KIND NAME --type merge "
-                         "-p PATCH",
-                         "the body of the request was in an unknown format - accepted media "
-                         "types include: application/json-patch+json, "
-                         "application/merge-patch+json, application/apply-patch+yaml");
+    char res[ND_KIND_NAME_MAX];
+    const char *name = a->path.name ? a->path.name : "NAME";
+    nd_kind_resource_name(a->kind, res, sizeof res);
+    if (a->kind->strategic) {
+        nd_status_set(&a->st, "UnsupportedMediaType", NULL,
+                      "the body of the request was in an unknown format - accepted media "
+                      "types include: application/json-patch+json, "
+                      "application/merge-patch+json, application/strategic-merge-patch+json, "
+                      "application/apply-patch+yaml");
+        nd_status_set_fix(&a->st, "send the patch with one of those Content-Types: nodus patch "
+                                  "%s %s -p PATCH",
+                          res, name);
+        return -1;
+    }
+    nd_status_set(&a->st, "UnsupportedMediaType", NULL,
+                  "the body of the request was in an unknown format - accepted media types "
+                  "include: application/json-patch+json, application/merge-patch+json, "
+                  "application/apply-patch+yaml");
+    nd_status_set_fix(&a->st,
+                      "%s takes a merge patch, a JSON patch or apply, as a custom resource "
+                      "does (not a strategic merge patch): nodus patch %s %s --type merge -p "
+                      "PATCH; kubectl patch --type merge",
+                      res, res, name);
+    return -1;
 }
 
 static void default_obj(json_t *obj, void *cls)
@@ -124,7 +145,7 @@ int em_api_patch(struct em_api *a)
     if (em_write_options(a, &w) < 0)
         return -1;
     enum patch_type t = patch_type(em_req_header(a->req, "content-type"));
-    if (t == PATCH_STRATEGIC || t == PATCH_UNKNOWN)
+    if (t == PATCH_UNKNOWN || (t == PATCH_STRATEGIC && !a->kind->strategic))
         return unsupported(a);
     json_t *old = em_store_get(&a->srv->store, a->kind->plural, a->ns, a->path.name);
     if (t == PATCH_APPLY)
@@ -143,6 +164,14 @@ int em_api_patch(struct em_api *a)
             goto out;
         }
         obj = nd_merge_patch_apply(old, patch);
+    } else if (t == PATCH_STRATEGIC) {
+        /* the kind's patch strategies; bounded by the steps of merging its lists */
+        obj = nd_strategic_patch_apply(old, patch, a->kind->strategic,
+                                       &nd_patch_default_limits, &a->st);
+        if (!obj) {
+            nd_status_set_target(&a->st, a->path.name, a->kind->group, a->kind->plural);
+            goto out;
+        }
     } else {
         if (!json_is_array(patch)) {
             nd_status_set(&a->st, "BadRequest", NULL,

@@ -1,6 +1,7 @@
 /* kinds.c: the table of kinds (kinds.md), the one place each kind is described. */
 #include "api/registry.h"
 #include "api/validate_extra.h"
+#include "patch/strategic.h"
 
 #define LIST(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define NONE      ((const char *const[]){NULL})
@@ -138,6 +139,13 @@ static const struct nd_column image_columns[] = {
     {"TAGS", "string", "", ".spec.tags[*].tag", 0, ND_RENDER_LIST, "Published tags."},
     COL_AGE,
     COL_END,
+};
+
+/* Namespace's fields beyond ObjectMeta's, as kube's core/v1 tags them: spec.finalizers
+ * has no patch strategy, so a strategic merge patch replaces it whole. */
+static const struct nd_smp_field namespace_strategic[] = {
+    {"spec.finalizers", ND_SMP_REPLACE, NULL},
+    {NULL, 0, NULL},
 };
 
 static const struct nd_column namespace_columns[] = {
@@ -440,6 +448,7 @@ const struct nd_kind nd_kinds[] = {
         .schema_file = "namespace.yaml",
         .description = "A project: the space objects are named and billed in.",
         .validate_extra = NULL,
+        .strategic = namespace_strategic,
     },
     {
         CORE_GV,

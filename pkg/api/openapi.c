@@ -149,11 +149,15 @@ static json_t *operation(const struct doc *d, const struct nd_kind *k, const cha
     json_object_set_new(op, "parameters", query_list(params));
     if (body && strcmp(action, "patch") == 0) {
         json_t *c = json_object();
+        /* kube-apiserver's order; strategic merge only where the kind takes it (its
+         * built-in kinds, not custom resources) */
         static const char *const types[] = {"application/json-patch+json",
                                             "application/merge-patch+json",
+                                            "application/strategic-merge-patch+json",
                                             "application/apply-patch+yaml", NULL};
         for (const char *const *t = types; *t; t++)
-            json_object_set_new(c, *t, json_pack("{s:o}", "schema", ref(body)));
+            if (k->strategic || !strstr(*t, "strategic"))
+                json_object_set_new(c, *t, json_pack("{s:o}", "schema", ref(body)));
         json_object_set_new(op, "requestBody",
                             json_pack("{s:o, s:b}", "content", c, "required", 1));
     } else if (body) {

@@ -99,6 +99,8 @@ struct nd_mutable {
     const char *while_value; /* for ND_MUT_WHILE */
 };
 
+struct nd_smp_field;
+
 struct nd_kind {
     const char *group;       /* "nodus.dev"; "" for the core group */
     const char *version;     /* "v1" */
@@ -133,6 +135,11 @@ struct nd_kind {
      * adding one problem per field to errs. NULL when there is nothing to add. */
     void (*validate_extra)(const struct nd_kind *k, const json_t *obj,
                            struct nd_field_errors *errs);
+    /* The patch strategies of a built-in kind's own fields (pkg/patch/strategic.h;
+     * ObjectMeta's are common to all): the kind takes a strategic merge patch, as
+     * kube-apiserver's built-in kinds do. NULL: it does not (415, as for a custom
+     * resource: the nodus.dev kinds). */
+    const struct nd_smp_field *strategic;
 };
 
 extern const struct nd_kind nd_kinds[];
