@@ -245,6 +245,21 @@ static void test_core(void **state)
     assert_true(has_param(op, "fieldValidation"));
     assert_string_equal(json_string_value(json_object_get(op, "operationId")),
                         "patchCoreV1Namespace");
+    /* a built-in kind: strategic merge patch too, in kube-apiserver's order */
+    json_t *types = json_array();
+    const char *type;
+    json_t *v;
+    json_object_foreach(json_object_get(json_object_get(op, "requestBody"), "content"), type, v)
+    {
+        json_array_append_new(types, json_string(type));
+    }
+    json_t *want_types = json_pack("[s, s, s, s]", "application/json-patch+json",
+                                   "application/merge-patch+json",
+                                   "application/strategic-merge-patch+json",
+                                   "application/apply-patch+yaml");
+    assert_true(json_equal(types, want_types));
+    json_decref(types);
+    json_decref(want_types);
     assert_gvk(path_op(core_doc, "/api/v1/namespaces/{name}/status", "get"), ns);
     /* events are read-only and namespaced */
     assert_gvk(path_op(core_doc, "/api/v1/namespaces/{namespace}/events", "get"), ev);
@@ -330,6 +345,16 @@ static void test_v2(void **state)
         json_string_value(json_object_get(json_object_get(body, "schema"), "$ref")),
         "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch");
     assert_true(has_param(patch, "fieldValidation"));
+    /* consumes: a nodus.dev kind takes no strategic merge patch, a Namespace does */
+    json_t *want = json_pack("[s, s, s]", "application/json-patch+json",
+                             "application/merge-patch+json", "application/apply-patch+yaml");
+    assert_true(json_equal(json_object_get(patch, "consumes"), want));
+    json_decref(want);
+    patch = json_object_get(
+        json_object_get(json_object_get(v2, "paths"), "/api/v1/namespaces/{name}"), "patch");
+    assert_non_null(json_array_get(json_object_get(patch, "consumes"), 2));
+    assert_string_equal(json_string_value(json_array_get(json_object_get(patch, "consumes"), 2)),
+                        "application/strategic-merge-patch+json");
     json_decref(v2);
 }
 
