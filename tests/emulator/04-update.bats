@@ -120,8 +120,36 @@ JSONP=(-H 'Content-Type: application/json-patch+json')
     http PATCH $JOBS/upd '{"metadata":{"labels":{"a":"b"}}}' -H 'Content-Type: application/strategic-merge-patch+json'
     [ "$CODE" = 415 ]
     [ "$(body_json .reason)" = UnsupportedMediaType ]
+    [ "$(body_json .fix)" = "jobs.nodus.dev takes a merge patch, a JSON patch or apply, as a custom resource does (not a strategic merge patch): nodus patch jobs.nodus.dev upd --type merge -p PATCH; kubectl patch --type merge" ]
     http PATCH $JOBS/upd '{}' -H 'Content-Type: text/plain'
     [ "$CODE" = 415 ]
+}
+
+@test "a strategic merge patch of a Namespace: the checks of a merge patch hold" {
+    local SMP=(-H 'Content-Type: application/strategic-merge-patch+json') rv
+    curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$EMU_URL/api/v1/namespaces" \
+        -d '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"smp","labels":{"a":"1"}}}'
+    http PATCH "/api/v1/namespaces/smp?fieldManager=smp-test" '{"metadata":{"labels":{"a":null,"b":"2"}}}' "${SMP[@]}"
+    [ "$CODE" = 200 ]
+    [ "$(body_json '.metadata.labels | tojson')" = '{"kubernetes.io/metadata.name":"smp","b":"2"}' ]
+    [ "$(body_json '.metadata.managedFields[] | select(.manager == "smp-test") | .operation')" = Update ]
+    rv=$(body_json .metadata.resourceVersion)
+    # dry run: answered, not stored
+    http PATCH "/api/v1/namespaces/smp?dryRun=All" '{"metadata":{"labels":{"c":"3"}}}' "${SMP[@]}"
+    [ "$CODE" = 200 ]
+    [ "$(body_json .metadata.labels.c)" = 3 ]
+    http GET /api/v1/namespaces/smp
+    [ "$(body_json .metadata.labels.c)" = null ]
+    # a stale resourceVersion in the patch is a Conflict
+    http PATCH /api/v1/namespaces/smp '{"metadata":{"resourceVersion":"1","labels":{"c":"3"}}}' "${SMP[@]}"
+    [ "$CODE" = 409 ]
+    # what may not change, may not change through this patch either
+    http PATCH /api/v1/namespaces/smp '{"metadata":{"name":"other"}}' "${SMP[@]}"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .message)" = "the name of the object (other) does not match the name on the URL (smp)" ]
+    http PATCH /api/v1/namespaces/smp "{\"metadata\":{\"resourceVersion\":\"$rv\",\"labels\":{\"\$patch\":\"merge\"}}}" "${SMP[@]}"
+    [ "$CODE" = 400 ]
+    [ "$(body_json .message)" = 'unknown patch type in map: {"$patch":"merge"}' ]
 }
 
 @test "a patch of a missing object is NotFound" {
