@@ -42,8 +42,9 @@ static int unsupported(struct em_api *a)
                       "types include: application/json-patch+json, "
                       "application/merge-patch+json, application/strategic-merge-patch+json, "
                       "application/apply-patch+yaml");
-        nd_status_set_fix(&a->st, "send the patch with one of those Content-Types: nodus patch "
-                                  "%s %s -p PATCH",
+        nd_status_set_fix(&a->st,
+                          "send the patch with one of those Content-Types: nodus patch "
+                          "%s %s -p PATCH",
                           res, name);
         return -1;
     }

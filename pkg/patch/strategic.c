@@ -16,9 +16,9 @@
 #define DELETE_FROM "$deleteFromPrimitiveList"
 #define PATH_CAP    256
 
-#define FIX_DIRECTIVE                                                                      \
-    "correct the patch: a strategic merge patch takes $patch (replace or delete), "        \
-    "$retainKeys, $setElementOrder/LIST and $deleteFromPrimitiveList/LIST; or send a merge " \
+#define FIX_DIRECTIVE                                                                              \
+    "correct the patch: a strategic merge patch takes $patch (replace or delete), "                \
+    "$retainKeys, $setElementOrder/LIST and $deleteFromPrimitiveList/LIST; or send a merge "       \
     "patch: nodus patch KIND NAME --type merge -p PATCH"
 
 const struct nd_smp_field nd_smp_object_meta[] = {
@@ -80,8 +80,7 @@ static int spend(struct smp *s, size_t n)
 static int bad(struct smp *s, const char *what, const json_t *v)
 {
     char *t = v ? text(v) : NULL;
-    nd_status_set(s->st, "BadRequest", FIX_DIRECTIVE, "%s%s%s", what, t ? ": " : "",
-                  t ? t : "");
+    nd_status_set(s->st, "BadRequest", FIX_DIRECTIVE, "%s%s%s", what, t ? ": " : "", t ? t : "");
     free(t);
     return -1;
 }
@@ -100,14 +99,20 @@ static int no_merge_key(struct smp *s, const json_t *elem, const char *key)
 static char category(const json_t *v)
 {
     switch (json_typeof(v)) {
-    case JSON_OBJECT: return 'o';
-    case JSON_ARRAY: return 'a';
-    case JSON_STRING: return 's';
+    case JSON_OBJECT:
+        return 'o';
+    case JSON_ARRAY:
+        return 'a';
+    case JSON_STRING:
+        return 's';
     case JSON_INTEGER:
-    case JSON_REAL: return 'n';
+    case JSON_REAL:
+        return 'n';
     case JSON_TRUE:
-    case JSON_FALSE: return 'b';
-    default: return 'z';
+    case JSON_FALSE:
+        return 'b';
+    default:
+        return 'z';
     }
 }
 
@@ -136,7 +141,8 @@ static void drop_nulls(json_t *v)
     void *tmp;
     size_t i;
     if (json_is_object(v)) {
-        json_object_foreach_safe(v, tmp, k, m) {
+        json_object_foreach_safe(v, tmp, k, m)
+        {
             if (json_is_null(m))
                 json_object_del(v, k);
             else
@@ -196,7 +202,8 @@ static int element_category(struct smp *s, const json_t *a, const json_t *b, cha
     for (size_t l = 0; l < 2; l++) {
         size_t i;
         json_t *e;
-        json_array_foreach(lists[l], i, e) {
+        json_array_foreach(lists[l], i, e)
+        {
             char c = category(e);
             if (c == 'a')
                 return nd_status_set(s->st, "Invalid", "send a list of scalars or objects",
@@ -215,10 +222,30 @@ static int keys_present(struct smp *s, const json_t *const *lists, size_t n, con
     for (size_t l = 0; key && l < n; l++) {
         size_t i;
         json_t *e;
-        json_array_foreach(lists[l], i, e) {
+        json_array_foreach(lists[l], i, e)
+        {
             if (!json_is_object(e) || !json_object_get(e, key))
                 return no_merge_key(s, e, key);
         }
+    }
+    return 0;
+}
+
+/* Appends each element of list to found (when by has one of its identity) or to missing
+ * (either may be NULL: dropped). by may be found or missing itself, growing as it goes. */
+static int partition(struct smp *s, const json_t *list, const json_t *by, const char *key,
+                     json_t *found, json_t *missing)
+{
+    size_t i;
+    json_t *e;
+    json_array_foreach(list, i, e)
+    {
+        long at = index_of(s, by, e, key);
+        if (at == -2)
+            return -1;
+        json_t *to = at >= 0 ? found : missing;
+        if (to)
+            json_array_append(to, e);
     }
     return 0;
 }
@@ -276,14 +303,8 @@ static json_t *ordered(struct smp *s, const json_t *merged, const json_t *patch_
         return NULL;
     json_t *mine = json_array(), *theirs = json_array(), *out = NULL;
     struct ranked *left = NULL, *right = NULL;
-    size_t i;
-    json_t *e;
-    json_array_foreach(merged, i, e) {
-        long at = index_of(s, patch_order, e, key);
-        if (at == -2)
-            goto out;
-        json_array_append(at >= 0 ? mine : theirs, e);
-    }
+    if (partition(s, merged, patch_order, key, mine, theirs) < 0)
+        goto out;
     left = rank(s, theirs, server, server, key);
     right = left ? rank(s, mine, patch_order, server, key) : NULL;
     if (!right)
@@ -307,16 +328,9 @@ out:
 static json_t *without(struct smp *s, const json_t *orig, const json_t *del)
 {
     json_t *out = json_array();
-    size_t i;
-    json_t *e;
-    json_array_foreach(orig, i, e) {
-        long at = index_of(s, del, e, NULL);
-        if (at == -2) {
-            json_decref(out);
-            return NULL;
-        }
-        if (at < 0)
-            json_array_append(out, e);
+    if (partition(s, orig, del, NULL, NULL, out) < 0) {
+        json_decref(out);
+        return NULL;
     }
     return out;
 }
@@ -324,14 +338,15 @@ static json_t *without(struct smp *s, const json_t *orig, const json_t *del)
 /* Applies the directive elements of a merging list of objects: *base becomes orig
  * without the deleted elements (or the patch's other elements, for "$patch": "replace"),
  * *items the patch's other elements (none after a replace). Both NEW. */
-static int specials(struct smp *s, json_t *orig, json_t *patch, const char *key,
-                    const char *path, json_t **base, json_t **items)
+static int specials(struct smp *s, json_t *orig, json_t *patch, const char *key, const char *path,
+                    json_t **base, json_t **items)
 {
     json_t *rest = json_array(), *kept = json_copy(orig);
     bool replace = false;
     size_t i;
     json_t *e;
-    json_array_foreach(patch, i, e) {
+    json_array_foreach(patch, i, e)
+    {
         const json_t *d = json_object_get(e, DIRECTIVE);
         const char *t = json_string_value(d);
         if (!d) {
@@ -358,7 +373,8 @@ static int specials(struct smp *s, json_t *orig, json_t *patch, const char *key,
     }
     if (replace) {
         json_array_clear(kept);
-        json_array_foreach(rest, i, e) {
+        json_array_foreach(rest, i, e)
+        {
             json_t *v = fresh(s, e, path);
             if (!v)
                 goto fail;
@@ -382,7 +398,8 @@ static json_t *merge_items(struct smp *s, const json_t *base, json_t *items, con
     json_t *out = json_copy((json_t *)base);
     size_t i;
     json_t *e;
-    json_array_foreach(items, i, e) {
+    json_array_foreach(items, i, e)
+    {
         if (!json_object_get(e, key)) {
             no_merge_key(s, e, key);
             goto fail;
@@ -390,8 +407,8 @@ static json_t *merge_items(struct smp *s, const json_t *base, json_t *items, con
         long at = index_of(s, out, e, key);
         if (at == -2)
             goto fail;
-        json_t *v = at >= 0 ? merge_map(s, json_array_get(out, (size_t)at), e, path)
-                            : fresh(s, e, path);
+        json_t *v =
+            at >= 0 ? merge_map(s, json_array_get(out, (size_t)at), e, path) : fresh(s, e, path);
         if (!v)
             goto fail;
         if (at >= 0)
@@ -424,15 +441,9 @@ static json_t *merge_list(struct smp *s, json_t *orig, json_t *patch, const char
         base = json_incref(orig);
         items = json_incref(patch);
         merged = json_copy(orig);
-        size_t i;
-        json_t *e;
-        json_array_foreach(patch, i, e) {
-            long at = index_of(s, merged, e, NULL);
-            if (at == -2)
-                goto out;
-            if (at < 0)
-                json_array_append(merged, e);
-        }
+        /* each value of patch not there yet, once */
+        if (partition(s, patch, merged, NULL, NULL, merged) < 0)
+            goto out;
     } else if (!key) {
         bad(s, "cannot merge lists without merge key for type map", NULL);
         goto out;
@@ -474,7 +485,8 @@ static int retain_keys(struct smp *s, json_t *orig, json_t *patch)
     json_object_del(patch, RETAIN);
     if (!json_is_array(keep))
         goto bad;
-    json_object_foreach(patch, k, v) {
+    json_object_foreach(patch, k, v)
+    {
         json_t *name = json_string(k);
         long at = json_is_null(v) || strncmp(k, DELETE_FROM, strlen(DELETE_FROM)) == 0 ||
                           strncmp(k, ORDER, strlen(ORDER)) == 0
@@ -486,7 +498,8 @@ static int retain_keys(struct smp *s, json_t *orig, json_t *patch)
         if (at == -1)
             goto bad;
     }
-    json_object_foreach_safe(orig, tmp, k, v) {
+    json_object_foreach_safe(orig, tmp, k, v)
+    {
         json_t *name = json_string(k);
         long at = index_of(s, keep, name, NULL);
         json_decref(name);
@@ -531,8 +544,7 @@ static int check_order(struct smp *s, const json_t *list, const json_t *order, c
     if (p < n && o >= m) {
         char *a = text(list), *b = text(order);
         nd_status_set(s->st, "BadRequest", FIX_DIRECTIVE,
-                      "The order in patch list: %s doesn't match $setElementOrder list: %s", a,
-                      b);
+                      "The order in patch list: %s doesn't match $setElementOrder list: %s", a, b);
         free(a);
         free(b);
         return -1;
@@ -558,8 +570,9 @@ static int set_order(struct smp *s, json_t *orig, json_t *patch, const char *nam
         return 0;
     if (element_category(s, ol, pl, &c) < 0)
         return -1;
-    merged = ol && pl ? merge_list_field(s, ol, pl, sub, false) : ol ? json_incref(ol)
-                                                                     : fresh(s, pl, sub);
+    merged = ol && pl ? merge_list_field(s, ol, pl, sub, false)
+             : ol     ? json_incref(ol)
+                      : fresh(s, pl, sub);
     if (!merged)
         return -1;
     out = c ? ordered(s, merged, order, ol, c == 'o' ? key : NULL) : json_incref(merged);
@@ -578,14 +591,16 @@ static int set_orders(struct smp *s, json_t *orig, json_t *patch, const char *pa
     const char *k, *name;
     json_t *v;
     int rc = -1;
-    json_object_foreach(patch, k, v) {
+    json_object_foreach(patch, k, v)
+    {
         if (directive_key(s, k, ORDER, &name) < 0)
             goto out;
         if (name)
             json_array_append_new(names, json_string(k));
     }
     size_t i;
-    json_array_foreach(names, i, v) {
+    json_array_foreach(names, i, v)
+    {
         k = json_string_value(v);
         json_t *order = json_incref(json_object_get(patch, k));
         json_object_del(patch, k);
@@ -601,8 +616,7 @@ out:
 }
 
 /* One member of patch into orig. */
-static int merge_member(struct smp *s, json_t *orig, const char *key, json_t *pv,
-                        const char *path)
+static int merge_member(struct smp *s, json_t *orig, const char *key, json_t *pv, const char *path)
 {
     const char *name;
     if (directive_key(s, key, DELETE_FROM, &name) < 0)
@@ -623,7 +637,7 @@ static int merge_member(struct smp *s, json_t *orig, const char *key, json_t *pv
         nv = fresh(s, pv, sub);
     } else if (json_is_object(ov)) {
         nv = field_at(s, sub)->strategy == ND_SMP_REPLACE ? fresh(s, pv, sub)
-                                                           : merge_map(s, ov, pv, sub);
+                                                          : merge_map(s, ov, pv, sub);
     } else if (json_is_array(ov)) {
         nv = merge_list_field(s, ov, pv, sub, deleting);
     } else {
@@ -657,7 +671,8 @@ static json_t *merge_map(struct smp *s, json_t *orig, json_t *patch, const char 
         return NULL;
     const char *key;
     json_t *pv;
-    json_object_foreach(patch, key, pv) {
+    json_object_foreach(patch, key, pv)
+    {
         if (merge_member(s, orig, key, pv, path) < 0)
             return NULL;
     }

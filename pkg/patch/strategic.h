@@ -46,12 +46,12 @@ struct nd_smp_field {
 extern const struct nd_smp_field nd_smp_object_meta[];
 
 /* target with patch applied, NEW; neither input is modified. fields: the kind's own
- * patch strategies, looked up before nd_smp_object_meta (NULL: none); lim bounds the work (max_steps:
- * elements compared while merging and ordering lists; NULL: none). target NULL counts as
- * {}. Returns NULL with st filled:
+ * patch strategies, looked up before nd_smp_object_meta (NULL: none). lim bounds the
+ * work (max_steps: list elements compared while merging and ordering; NULL: no bound).
+ * target NULL counts as {}. Returns NULL with st filled:
  *   BadRequest  patch is not an object, or a directive is malformed (apimachinery's
- *               wording: "unknown patch type: X in map", "invalid patch format of
- *               retainKeys", "map: ... does not contain declared merge key: uid", ...)
+ *               wording: "unknown patch type in map: {...}", "invalid patch format of
+ *               retainKeys", "map: {...} does not contain declared merge key: uid", ...)
  *   Invalid     a list of lists, or more than max_steps steps. */
 json_t *nd_strategic_patch_apply(const json_t *target, const json_t *patch,
                                  const struct nd_smp_field *fields,

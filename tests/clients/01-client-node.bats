@@ -8,10 +8,12 @@
 # undici 8, which needs node 22.19.
 
 load ../lib/common
+load ../lib/clients
 
 bats_require_minimum_version 1.5.0
 
 CLIENTS=$BATS_TEST_DIRNAME
+CLIENT_LOG=node.log
 
 setup_file() {
     if ! command -v node >/dev/null; then
@@ -31,19 +33,6 @@ setup_file() {
 
 teardown_file() {
     stop_emulator
-}
-
-# scenario NAME: it ran in setup_file and passed.
-scenario() {
-    local f=$BATS_FILE_TMPDIR/results/$1.out
-    if [ ! -f "$f" ]; then
-        echo "scenario $1 did not run; node said:" >&2
-        head -n 20 "$BATS_FILE_TMPDIR/node.log" >&2
-        return 1
-    fi
-    run cat "$f"
-    # all it said when it failed, not only the first line
-    [[ ${lines[0]} =~ ^ok\ $1:\  ]] || { cat "$f" >&2; return 1; }
 }
 
 @test "client-node: the pinned version is installed" {
