@@ -34,7 +34,8 @@ static bool plain(const json_t *v)
     json_t *m;
     if (json_is_array(v))
         return false;
-    json_object_foreach((json_t *)v, k, m) {
+    json_object_foreach((json_t *)v, k, m)
+    {
         if (k[0] == '$' || !plain(m))
             return false;
     }

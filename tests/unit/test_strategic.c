@@ -139,7 +139,8 @@ static void test_lists(void **state)
         {"{'spec':{'tags':['a','b','c']}}", "{'spec':{'$deleteFromPrimitiveList/tags':['b','z']}}",
          "{'spec':{'tags':['a','c']}}"},
         {"{'spec':{}}", "{'spec':{'$deleteFromPrimitiveList/tags':['b']}}", "{'spec':{}}"},
-        {"{'spec':{'tags':['a','b']}}", "{'spec':{'$setElementOrder/tags':['b','a','c'],'tags':['c']}}",
+        {"{'spec':{'tags':['a','b']}}",
+         "{'spec':{'$setElementOrder/tags':['b','a','c'],'tags':['c']}}",
          "{'spec':{'tags':['b','a','c']}}"},
         /* objects merge by the merge key, numbers equal as numbers */
         {"{'spec':{'containers':[{'name':'a','image':'1'},{'name':'b','image':'2'}]}}",
@@ -186,10 +187,11 @@ static void test_errors(void **state)
         {"{'a':{}}", "{'a':{'$patch':'merge'}}", NULL, "BadRequest",
          "unknown patch type in map: {\"$patch\":\"merge\"}"},
         {"{}", "{'$patch':7}", NULL, "BadRequest", "unknown patch type in map: {\"$patch\":7}"},
-        {"{'spec':{'containers':[{'name':'a'}]}}", "{'spec':{'containers':[{'image':'x'}]}}",
-         NULL, "BadRequest", "map: {\"image\":\"x\"} does not contain declared merge key: name"},
+        {"{'spec':{'containers':[{'name':'a'}]}}", "{'spec':{'containers':[{'image':'x'}]}}", NULL,
+         "BadRequest", "map: {\"image\":\"x\"} does not contain declared merge key: name"},
         {"{'spec':{'containers':[{'name':'a'}]}}", "{'spec':{'containers':[{'$patch':'delete'}]}}",
-         NULL, "BadRequest", "map: {\"$patch\":\"delete\"} does not contain declared merge key: name"},
+         NULL, "BadRequest",
+         "map: {\"$patch\":\"delete\"} does not contain declared merge key: name"},
         {"{'spec':{'containers':[{'name':'a'}]}}",
          "{'spec':{'containers':[{'name':'a','$patch':'merge'}]}}", NULL, "BadRequest",
          "merging lists cannot yet be specified in the patch"},
@@ -212,8 +214,8 @@ static void test_errors(void **state)
          "invalid patch format of setElementOrder list: \"a\""},
         {"{}", "{'$deleteFromPrimitiveListx':[]}", NULL, "BadRequest",
          "invalid patch format of primitive list"},
-        {"{'spec':{'tags':['a']}}", "{'spec':{'$setElementOrder/tags':['a'],'tags':['b']}}",
-         NULL, "BadRequest",
+        {"{'spec':{'tags':['a']}}", "{'spec':{'$setElementOrder/tags':['a'],'tags':['b']}}", NULL,
+         "BadRequest",
          "The order in patch list: [\"b\"] doesn't match $setElementOrder list: [\"a\"]"},
     };
     RUN(rows, NULL);
@@ -224,9 +226,10 @@ static void test_limits(void **state)
     (void)state;
     const struct nd_patch_limits lim = {.max_steps = 40};
     static const struct row rows[] = {
-        {"{'spec':{'tags':['a','b']}}", "{'spec':{'tags':['c']}}", "{'spec':{'tags':['c','a','b']}}"},
-        {"{'spec':{'tags':['a','b','c','d','e','f','g','h']}}", "{'spec':{'tags':['i','j','k','l']}}",
-         NULL, "Invalid",
+        {"{'spec':{'tags':['a','b']}}", "{'spec':{'tags':['c']}}",
+         "{'spec':{'tags':['c','a','b']}}"},
+        {"{'spec':{'tags':['a','b','c','d','e','f','g','h']}}",
+         "{'spec':{'tags':['i','j','k','l']}}", NULL, "Invalid",
          "the strategic merge patch would take more than 40 steps (list elements compared)"},
     };
     RUN(rows, &lim);
