@@ -5,9 +5,9 @@
 #include <string.h>
 #include <strings.h>
 
-#define SERVED                                                                                 \
-    "application/json, application/json;as=Table;v=v1;g=meta.k8s.io, "                         \
-    "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io, "                           \
+#define SERVED                                                                                     \
+    "application/json, application/json;as=Table;v=v1;g=meta.k8s.io, "                             \
+    "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io, "                               \
     "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"
 
 /* Copies s[0..n) trimmed into out (cut to its size), printable ASCII only ('?' for the
@@ -159,8 +159,7 @@ int em_accept_choose(const char *accept, struct em_accept *out, struct nd_status
     return not_acceptable(refused, st);
 }
 
-int em_accept_fits(const struct em_accept *acc, bool list, const char *what,
-                   struct nd_status *st)
+int em_accept_fits(const struct em_accept *acc, bool list, const char *what, struct nd_status *st)
 {
     if (acc->repr == EM_REPR_META && list) {
         nd_status_set(st, "NotAcceptable", NULL,

@@ -51,7 +51,6 @@ int em_accept_choose(const char *accept, struct em_accept *out, struct nd_status
  * PartialObjectMetadata is not a list, a PartialObjectMetadataList nothing else. 0, or
  * -1 with st a 406 NotAcceptable (kube-apiserver's words; what to ask for instead). what
  * names the answer ("a JobList", "a watch's events"). */
-int em_accept_fits(const struct em_accept *acc, bool list, const char *what,
-                   struct nd_status *st);
+int em_accept_fits(const struct em_accept *acc, bool list, const char *what, struct nd_status *st);
 
 #endif

@@ -353,7 +353,8 @@ int em_api_watch(struct em_api *a)
         const struct em_entry *e;
         while ((e = em_store_next(&c))) {
             if (matches(w, e->obj))
-                emit_bytes(w, "ADDED", e->obj, w->accept.repr != EM_REPR_OBJECT ? NULL : em_store_entry_json(e));
+                emit_bytes(w, "ADDED", e->obj,
+                           w->accept.repr != EM_REPR_OBJECT ? NULL : em_store_entry_json(e));
         }
         /* then, for a streaming list (client-go's WatchList, kubectl 1.30+), where they end */
         if (initial && w->bookmarks)
