@@ -209,9 +209,10 @@ $(UNIT_PRICEBOOK_BIN): $(BUILD)/tests/unit/test_pricebook.o $(UNIT_PRICEBOOK_OBJ
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_PRICEBOOK_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS) -lpthread
 
-# Routing (api/route.c, api/path.c): the method and the path alone
+# Routing (api/route.c, api/path.c): the method and the path alone; Accept (api/accept.c)
 UNIT_ROUTE_BIN := $(BUILD)/tests/unit/test_route
-UNIT_ROUTE_OBJS := $(BUILD)/emulator/api/route.o $(BUILD)/emulator/api/path.o
+UNIT_ROUTE_OBJS := $(BUILD)/emulator/api/route.o $(BUILD)/emulator/api/path.o \
+    $(BUILD)/emulator/api/accept.o
 $(BUILD)/tests/unit/test_route.o: ALL_CFLAGS += $(EM_INC_API)
 $(UNIT_ROUTE_BIN): $(BUILD)/tests/unit/test_route.o $(UNIT_ROUTE_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)

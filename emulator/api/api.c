@@ -3,7 +3,6 @@
 #include "route.h"
 #include "subresource.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -117,55 +116,23 @@ json_t *em_api_select(struct em_api *a, json_t *items)
     return out;
 }
 
-/* Accept: a list of media types with parameters; the first one we can serve wins. */
-bool em_accept_table(const struct em_req *req, bool *ok)
-{
-    *ok = true;
-    const char *accept = em_req_header(req, "accept");
-    if (!accept || !*accept)
-        return false;
-    bool any = false;
-    char *copy = nd_xstrdup(accept);
-    char *save = NULL;
-    bool table = false;
-    for (char *part = strtok_r(copy, ",", &save); part; part = strtok_r(NULL, ",", &save)) {
-        while (isspace((unsigned char)*part))
-            part++;
-        bool json = strncasecmp(part, "application/json", 16) == 0 ||
-                    strncasecmp(part, "application/x-ndjson", 20) == 0 ||
-                    strncasecmp(part, "*/*", 3) == 0 || strncasecmp(part, "application/*", 13) == 0;
-        if (!json)
-            continue;
-        char *as = strstr(part, "as=");
-        if (!as) {
-            any = true;
-            break;
-        }
-        if (strncmp(as, "as=Table", 8) == 0 && strstr(part, "g=meta.k8s.io")) {
-            table = true;
-            any = true;
-            break;
-        }
-        /* other "as=" forms (PartialObjectMetadata ...) are not served: try the next */
-    }
-    free(copy);
-    if (!any)
-        *ok = false;
-    return table;
-}
-
 void em_api_answer(struct em_api *a, int code, const json_t *obj)
 {
-    bool ok;
-    if (em_accept_table(a->req, &ok)) {
-        json_t *items = json_pack("[O]", obj);
-        json_t *table = em_table_build(a->srv, a->kind, items, a->req, NULL);
-        em_resp_json(a->resp, code, table);
-        json_decref(table);
-        json_decref(items);
+    json_t *out = NULL;
+    const char *kind = json_string_value(json_object_get(obj, "kind"));
+    if (kind && strcmp(kind, "Status") == 0) {
+        em_resp_json(a->resp, code, obj);
         return;
     }
-    em_resp_json(a->resp, code, obj);
+    if (a->accept.repr == EM_REPR_TABLE) {
+        json_t *items = json_pack("[O]", obj);
+        out = em_table_build(a->srv, a->kind, items, a->req, a->accept.version, NULL);
+        json_decref(items);
+    } else if (a->accept.repr == EM_REPR_META) {
+        out = em_partial_object(obj, a->accept.version);
+    }
+    em_resp_json(a->resp, code, out ? out : obj);
+    json_decref(out);
 }
 
 /* The checks and the handler of a request are decided in route.c (from its method and
@@ -185,6 +152,16 @@ static int dispatch(struct em_api *a)
     enum em_api_op op;
     if (em_route_op(p, a->kind, verb, &op, &a->st) < 0)
         return -1;
+    /* a metadata answer that does not fit the answer's shape is refused before anything
+     * is read or written (kube-apiserver refuses it after) */
+    if (op != EM_OP_SUBRESOURCE) {
+        bool list = op == EM_OP_LIST || op == EM_OP_DELETECOLLECTION;
+        const char *what = op == EM_OP_WATCH ? "a watch event's object"
+                           : list             ? a->kind->list_kind
+                                              : a->kind->kind;
+        if (em_accept_fits(&a->accept, list, what, &a->st) < 0)
+            return -1;
+    }
     switch (op) {
     case EM_OP_SUBRESOURCE:
         return em_subresource_dispatch(a, verb);
@@ -220,12 +197,7 @@ void em_api_handle(struct em_server *srv, struct em_req *req, struct em_resp *re
         em_resp_status(srv, req, resp, &a.st);
         goto out;
     }
-    bool ok;
-    em_accept_table(req, &ok);
-    if (!ok) {
-        nd_status_set(&a.st, "NotAcceptable", "ask for application/json",
-                      "only the following media types are accepted: application/json, "
-                      "application/json;as=Table;v=v1;g=meta.k8s.io");
+    if (em_accept_choose(em_req_header(req, "accept"), &a.accept, &a.st) < 0) {
         em_resp_status(srv, req, resp, &a.st);
         goto out;
     }

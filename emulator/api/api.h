@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "accept.h"
 #include "api/registry.h"
 #include "api/schema.h"
 #include "authz.h"
@@ -31,6 +32,7 @@ struct em_api {
     const char *identity; /* who asks (nodus.dev/created-by): who->name */
     const struct em_identity *who; /* who asks: scopes, projects (authz.h) */
     json_t *warnings;     /* strings, sent as Warning headers */
+    struct em_accept accept; /* what the answer is sent as (accept.h) */
     struct nd_status st;
 };
 
@@ -57,7 +59,8 @@ json_t *em_api_body(struct em_api *a, bool yaml_ok);
 int em_api_dry_run(struct em_api *a, bool *dry_run);
 /* The NotFound status of Kubernetes: `jobs.nodus.dev "x" not found`. Returns -1. */
 int em_api_not_found(struct em_api *a, const char *name);
-/* Writes obj as the answer (a one-row Table when Accept asks for one). */
+/* Writes obj as the answer, as Accept asks (a one-row Table, a PartialObjectMetadata);
+ * a Status goes as it is. */
 void em_api_answer(struct em_api *a, int code, const json_t *obj);
 /* The field manager of a write: ?fieldManager=, else derived from User-Agent. */
 const char *em_api_field_manager(struct em_api *a, char out[128]);
@@ -91,9 +94,5 @@ int em_parse_bool(const char *v, bool *out);
 int em_api_query_int(struct em_api *a, const char *name, int64_t *out, bool *given);
 /* pretty=true: re-indents a JSON answer already in a->resp (not a stream). */
 void em_api_pretty(struct em_api *a);
-
-/* True when the Accept header asks for a Table. Sets *ok false for an Accept naming
- * nothing this server can send. */
-bool em_accept_table(const struct em_req *req, bool *ok);
 
 #endif

@@ -5,6 +5,7 @@
 #include "errors.h"
 #include "json/json.h"
 #include "objects.h"
+#include "table.h"
 #include "write.h"
 
 struct delete_opts {
@@ -174,7 +175,7 @@ int em_api_delete(struct em_api *a)
     }
     if (delete_one(a, obj, &o, &result) < 0)
         goto out;
-    em_resp_json(a->resp, 200, result);
+    em_api_answer(a, 200, result);
     rc = 0;
 out:
     json_decref(result);
@@ -209,11 +210,15 @@ int em_api_delete_collection(struct em_api *a)
     }
     char rv[24];
     snprintf(rv, sizeof rv, "%lld", (long long)a->srv->store.revision);
-    json_t *list = json_pack("{sssss{ss}sO}", "apiVersion", a->kind->api_version, "kind",
-                             a->kind->list_kind, "metadata", "resourceVersion", rv, "items",
-                             deleted);
+    json_t *meta = json_pack("{ss}", "resourceVersion", rv);
+    json_t *list = a->accept.repr == EM_REPR_META_LIST
+                       ? em_partial_list(deleted, meta, a->accept.version)
+                       : json_pack("{sssss{ss}sO}", "apiVersion", a->kind->api_version, "kind",
+                                   a->kind->list_kind, "metadata", "resourceVersion", rv,
+                                   "items", deleted);
     em_resp_json(a->resp, 200, list);
     json_decref(list);
+    json_decref(meta);
     rc = 0;
 out:
     json_decref(deleted);

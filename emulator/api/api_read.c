@@ -22,8 +22,7 @@ int em_api_get(struct em_api *a)
         em_store_entry(&a->srv->store, a->kind->plural, a->ns, a->path.name);
     if (!e)
         return em_api_not_found(a, a->path.name);
-    bool ok;
-    if (em_accept_table(a->req, &ok)) {
+    if (a->accept.repr != EM_REPR_OBJECT) {
         em_api_answer(a, 200, e->obj);
         return 0;
     }
@@ -271,8 +270,8 @@ int em_api_list(struct em_api *a)
     walk_init(&w, srv, a->kind, a->ns, start_ns, start_name, rv);
     walking = true;
     free(start_ns);
-    bool ok;
-    bool table = em_accept_table(a->req, &ok);
+    /* a Table or a PartialObjectMetadataList is made from the page's objects */
+    bool convert = a->accept.repr != EM_REPR_OBJECT;
     page = json_array();
     struct nd_buf items = ND_BUF_INIT;
     size_t taken = 0, remaining = 0;
@@ -282,7 +281,7 @@ int em_api_list(struct em_api *a)
     while ((long)taken < limit && (o = walk_next(&w, &json))) {
         if (!keep.all && !keeps(&keep, o))
             continue;
-        if (table)
+        if (convert)
             json_array_append(page, o);
         else
             add_item(&items, taken == 0, o, json);
@@ -308,8 +307,10 @@ int em_api_list(struct em_api *a)
         free(token);
         json_object_set_new(meta, "remainingItemCount", json_integer((json_int_t)remaining));
     }
-    if (table) {
-        json_t *body = em_table_build(srv, a->kind, page, a->req, meta);
+    if (convert) {
+        json_t *body = a->accept.repr == EM_REPR_TABLE
+                           ? em_table_build(srv, a->kind, page, a->req, a->accept.version, meta)
+                           : em_partial_list(page, meta, a->accept.version);
         em_resp_json(a->resp, 200, body);
         json_decref(body);
     } else {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accept.h"
 #include "api/openapi.h"
 #include "api/registry.h"
 #include "auth_review.h"
@@ -323,45 +324,8 @@ static int openapi_v2_format(const struct em_req *req)
     const char *accept = em_req_header(req, "accept");
     if (!accept || !*accept)
         return 'j';
-    struct clause {
-        char type[96];
-        double q;
-        int spec;
-    } cl[16];
-    size_t n = 0;
-    for (const char *p = accept; *p && n < sizeof cl / sizeof cl[0];) {
-        size_t len = strcspn(p, ",");
-        struct clause c = {.q = 1};
-        size_t tlen = strcspn(p, ";,");
-        while (tlen && (*p == ' ' || *p == '\t'))
-            p++, tlen--, len--;
-        while (tlen && (p[tlen - 1] == ' ' || p[tlen - 1] == '\t'))
-            tlen--;
-        if (tlen < sizeof c.type) {
-            memcpy(c.type, p, tlen);
-            c.type[tlen] = '\0';
-            for (const char *q = p + tlen; q < p + len; q++) {
-                if (*q == ';') {
-                    const char *v = q + 1 + strspn(q + 1, " ");
-                    if (v[0] == 'q' && v[1] == '=')
-                        c.q = strtod(v + 2, NULL);
-                }
-            }
-            c.spec = strcmp(c.type, "*/*") == 0 ? 0 : strstr(c.type, "/*") ? 1 : 2;
-            /* insert after every clause it does not beat: a stable sort */
-            size_t at = n;
-            while (at > 0 && (cl[at - 1].q < c.q || (cl[at - 1].q == c.q &&
-                                                      cl[at - 1].spec < c.spec))) {
-                cl[at] = cl[at - 1];
-                at--;
-            }
-            cl[at] = c;
-            n++;
-        }
-        p += len;
-        if (*p == ',')
-            p++;
-    }
+    struct em_accept_clause cl[16];
+    size_t n = em_accept_clauses(accept, cl, sizeof cl / sizeof cl[0]);
     for (size_t i = 0; i < n; i++) {
         if (cl[i].q <= 0)
             continue;

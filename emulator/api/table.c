@@ -5,29 +5,48 @@
 
 #include "http.h"
 
-static json_t *partial_metadata(const json_t *obj)
+static json_t *partial(const json_t *obj, const char *version, bool managed)
 {
-    /* references to the stored values (never changed in place), without managedFields */
+    /* references to the stored values (never changed in place) */
     json_t *meta = json_object();
     const char *key;
     json_t *v;
     json_object_foreach(json_object_get(obj, "metadata"), key, v) {
-        if (strcmp(key, "managedFields") != 0)
+        if (managed || strcmp(key, "managedFields") != 0)
             json_object_set(meta, key, v);
     }
-    return json_pack("{ssssso}", "kind", "PartialObjectMetadata", "apiVersion", "meta.k8s.io/v1",
+    json_t *api_version = json_sprintf("meta.k8s.io/%s", version);
+    return json_pack("{ssso so}", "kind", "PartialObjectMetadata", "apiVersion", api_version,
                      "metadata", meta);
 }
 
-json_t *em_table_build_ex(struct em_server *srv, const struct nd_kind *k, const json_t *items,
-                          const struct em_req *req, const json_t *list_meta, bool with_columns)
+json_t *em_partial_object(const json_t *obj, const char *version)
 {
+    return partial(obj, version, true);
+}
+
+json_t *em_partial_list(const json_t *items, const json_t *list_meta, const char *version)
+{
+    json_t *out = json_array();
+    size_t i;
+    json_t *obj;
+    json_array_foreach(items, i, obj)
+        json_array_append_new(out, partial(obj, version, true));
+    return json_pack("{sosssoso}", "apiVersion", json_sprintf("meta.k8s.io/%s", version), "kind",
+                     "PartialObjectMetadataList", "metadata",
+                     list_meta ? json_deep_copy(list_meta) : json_object(), "items", out);
+}
+
+json_t *em_table_build_ex(struct em_server *srv, const struct nd_kind *k, const json_t *items,
+                          const struct em_table_opts *o)
+{
+    const struct em_req *req = o->req;
     const char *include = em_req_query(req, "includeObject");
     if (!include || !*include)
         include = "Metadata";
     int64_t now = em_clock_now_ms(&srv->clock) / 1000;
     json_t *defs = json_array();
-    if (with_columns)
+    if (o->with_columns)
         for (const struct nd_column *c = k->columns; c->name; c++)
             json_array_append_new(defs, nd_column_definition(c));
     json_t *rows = json_array();
@@ -46,16 +65,20 @@ json_t *em_table_build_ex(struct em_server *srv, const struct nd_kind *k, const 
         if (strcmp(include, "Object") == 0)
             json_object_set(row, "object", (json_t *)obj);
         else if (strcmp(include, "None") != 0)
-            json_object_set_new(row, "object", partial_metadata(obj));
+            json_object_set_new(row, "object", partial(obj, o->version, false));
         json_array_append_new(rows, row);
     }
-    json_t *meta = list_meta ? json_deep_copy(list_meta) : json_object();
-    return json_pack("{sssssososo}", "kind", "Table", "apiVersion", "meta.k8s.io/v1", "metadata",
-                     meta, "columnDefinitions", defs, "rows", rows);
+    json_t *meta = o->list_meta ? json_deep_copy(o->list_meta) : json_object();
+    return json_pack("{ssso so so so}", "kind", "Table", "apiVersion",
+                     json_sprintf("meta.k8s.io/%s", o->version), "metadata", meta,
+                     "columnDefinitions", defs, "rows", rows);
 }
 
 json_t *em_table_build(struct em_server *srv, const struct nd_kind *k, const json_t *items,
-                       const struct em_req *req, const json_t *list_meta)
+                       const struct em_req *req, const char *version, const json_t *list_meta)
 {
-    return em_table_build_ex(srv, k, items, req, list_meta, true);
+    return em_table_build_ex(
+        srv, k, items,
+        &(struct em_table_opts){
+            .req = req, .version = version, .list_meta = list_meta, .with_columns = true});
 }

@@ -30,7 +30,7 @@ struct watch {
     struct em_identity who; /* projects borrowed from the token file, which outlives us */
     struct nd_select sel;
     struct em_req req_copy; /* query of the request, for table building */
-    bool table;
+    struct em_accept accept; /* each event's object: as it is, a Table, metadata only */
     bool table_columns_sent;
     bool bookmarks;
     bool ended;
@@ -67,19 +67,26 @@ static const char *seen_as(struct watch *w, const char *type, const json_t *obj,
     return before ? "DELETED" : NULL;
 }
 
-/* An event of an object whose compact JSON is made (json), unless the watch wants Tables. */
+/* An event of an object whose compact JSON is made (json), unless the watch converts it. */
 static void emit_bytes(struct watch *w, const char *type, const json_t *obj,
                        const struct em_bytes *json);
 
 static void emit(struct watch *w, const char *type, const json_t *obj)
 {
     json_t *payload;
-    if (w->table && strcmp(type, "ERROR") != 0 && strcmp(type, "BOOKMARK") != 0) {
+    bool error = strcmp(type, "ERROR") == 0;
+    if (w->accept.repr == EM_REPR_TABLE && !error && strcmp(type, "BOOKMARK") != 0) {
         json_t *items = json_pack("[O]", obj);
-        payload = em_table_build_ex(w->srv, w->kind, items, &w->req_copy, NULL,
-                                    !w->table_columns_sent);
+        payload = em_table_build_ex(w->srv, w->kind, items,
+                                    &(struct em_table_opts){.req = &w->req_copy,
+                                                            .version = w->accept.version,
+                                                            .with_columns =
+                                                                !w->table_columns_sent});
         w->table_columns_sent = true;
         json_decref(items);
+    } else if (w->accept.repr == EM_REPR_META && !error) {
+        /* bookmarks too, as kube-apiserver converts them */
+        payload = em_partial_object(obj, w->accept.version);
     } else {
         payload = json_incref((json_t *)obj);
     }
@@ -94,7 +101,7 @@ static void emit(struct watch *w, const char *type, const json_t *obj)
 static void emit_bytes(struct watch *w, const char *type, const json_t *obj,
                        const struct em_bytes *json)
 {
-    if (w->table || !json) {
+    if (w->accept.repr != EM_REPR_OBJECT || !json) {
         emit(w, type, obj);
         return;
     }
@@ -126,10 +133,7 @@ static void emit_bookmark(struct watch *w, bool initial_end)
     if (initial_end)
         json_object_set_new(json_object_get(obj, "metadata"), "annotations",
                             json_pack("{ss}", "k8s.io/initial-events-end", "true"));
-    bool table = w->table;
-    w->table = false;
     emit(w, "BOOKMARK", obj);
-    w->table = table;
     json_decref(obj);
 }
 
@@ -154,7 +158,7 @@ static void collect(struct watch *w)
         json_t *obj = em_event_obj(e);
         const char *type = seen_as(w, e->type, obj, em_event_prev(e));
         if (type) /* the bytes made when the change was stored */
-            emit_bytes(w, type, obj, w->table ? NULL : em_event_json(e));
+            emit_bytes(w, type, obj, w->accept.repr != EM_REPR_OBJECT ? NULL : em_event_json(e));
     }
 }
 
@@ -259,7 +263,7 @@ static ssize_t watch_read(void *cls, char *buf, size_t max)
 {
     struct watch *w = cls;
     struct em_server *srv = w->srv;
-    if (srv->feed && !w->table && !w->bookmarks)
+    if (srv->feed && w->accept.repr == EM_REPR_OBJECT && !w->bookmarks)
         return watch_read_feed(w, buf, max);
     pthread_mutex_lock(&srv->lock);
     ssize_t n = 0;
@@ -334,8 +338,7 @@ int em_api_watch(struct em_api *a)
     if (em_api_query_bool(a, "allowWatchBookmarks", &w->bookmarks) < 0)
         goto fail;
     w->next_bookmark_ms = em_clock_now_ms(&srv->clock) + BOOKMARK_MS;
-    bool ok;
-    w->table = em_accept_table(a->req, &ok);
+    w->accept = a->accept;
     if (initial_given && !initial) {
         /* sendInitialEvents=false: changes after rv (NotOlderThan), or from now */
         w->last_rev = rv > 0 && rv < srv->store.revision ? rv : srv->store.revision;
@@ -350,7 +353,8 @@ int em_api_watch(struct em_api *a)
         const struct em_entry *e;
         while ((e = em_store_next(&c))) {
             if (matches(w, e->obj))
-                emit_bytes(w, "ADDED", e->obj, w->table ? NULL : em_store_entry_json(e));
+                emit_bytes(w, "ADDED", e->obj,
+                           w->accept.repr != EM_REPR_OBJECT ? NULL : em_store_entry_json(e));
         }
         /* then, for a streaming list (client-go's WatchList, kubectl 1.30+), where they end */
         if (initial && w->bookmarks)
@@ -373,7 +377,8 @@ int em_api_watch(struct em_api *a)
     a->resp->stream = s;
     a->resp->code = 200;
     const char *accept = em_req_header(a->req, "accept");
-    em_resp_set_type(a->resp, accept && strstr(accept, "application/x-ndjson") && !w->table
+    em_resp_set_type(a->resp, accept && strstr(accept, "application/x-ndjson") &&
+                                      w->accept.repr == EM_REPR_OBJECT
                                   ? "application/x-ndjson"
                                   : "application/json");
     return 0;

@@ -2,7 +2,8 @@
  * first (health, docs, control endpoints, the API), which control endpoint a method
  * reaches, how an API path parses, and which handler or which Status a method and an
  * API path reach (kinds, versions, projects, subresources, names, unknown paths and
- * methods). All from the method and path alone: no server. */
+ * methods). All from the method and path alone: no server. And what an answer is sent
+ * as, from the Accept header alone (emulator/api/accept.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "accept.h"
 #include "path.h"
 #include "route.h"
 #include "util/status.h"
@@ -327,6 +329,126 @@ static void test_api_invalid_name(void **state)
     em_path_release(&p);
 }
 
+/* ---- what an answer is sent as, by Accept ---- */
+
+#define M_LIST "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"
+#define M_ONE "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1"
+#define TABLE "application/json;as=Table;v=v1;g=meta.k8s.io"
+
+static void test_accept(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *accept;
+        int want; /* an em_repr, or -1 for 406 */
+        const char *version;
+    } cases[] = {
+        {NULL, EM_REPR_OBJECT, "v1"},
+        {"", EM_REPR_OBJECT, "v1"},
+        {"application/json", EM_REPR_OBJECT, "v1"},
+        {"*/*", EM_REPR_OBJECT, "v1"},
+        {"application/*", EM_REPR_OBJECT, "v1"},
+        {"application/x-ndjson", EM_REPR_OBJECT, "v1"},
+        {"APPLICATION/JSON", EM_REPR_OBJECT, "v1"},
+        /* client-go's metadata client */
+        {"application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,"
+         M_LIST ",application/json",
+         EM_REPR_META_LIST, "v1"},
+        {"application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1," M_ONE
+         ",application/json",
+         EM_REPR_META, "v1"},
+        {"application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1beta1", EM_REPR_META,
+         "v1beta1"},
+        /* kubectl's Table, with the older version after it */
+        {TABLE ",application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json",
+         EM_REPR_TABLE, "v1"},
+        {"application/json;as=Table;v=v1beta1;g=meta.k8s.io", EM_REPR_TABLE, "v1beta1"},
+        /* spaces around clauses and parameters */
+        {" application/json ; as=Table ; v=v1 ; g=meta.k8s.io , application/json",
+         EM_REPR_TABLE, "v1"},
+        /* quality first, then the more specific, then the order sent */
+        {TABLE ";q=0.5," M_LIST ";q=0.9", EM_REPR_META_LIST, "v1"},
+        {"*/*," M_LIST, EM_REPR_META_LIST, "v1"},
+        {"application/*," TABLE, EM_REPR_TABLE, "v1"},
+        {M_LIST "," TABLE, EM_REPR_META_LIST, "v1"},
+        {TABLE "," M_LIST, EM_REPR_TABLE, "v1"},
+        {M_LIST ";q=0,application/json", EM_REPR_OBJECT, "v1"},
+        /* a conversion kube-apiserver does not make is passed over, or refused alone */
+        {"application/json;as=Widget;g=meta.k8s.io;v=v1,application/json", EM_REPR_OBJECT, "v1"},
+        {"application/json;as=PartialObjectMetadataList,application/json", EM_REPR_OBJECT, "v1"},
+        {"application/json;as=Widget;g=meta.k8s.io;v=v1", -1, NULL},
+        {"application/json;as=Table;g=meta.k8s.io;v=v2", -1, NULL},
+        {"application/json;as=Table;g=example.com;v=v1", -1, NULL},
+        {"application/json;as=PartialObjectMetadata", -1, NULL},
+        {"application/vnd.kubernetes.protobuf", -1, NULL},
+        {"application/yaml", -1, NULL},
+        {"application/json;q=0", -1, NULL},
+        {",", -1, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct em_accept acc;
+        struct nd_status st = ND_STATUS_INIT;
+        int rc = em_accept_choose(cases[i].accept, &acc, &st);
+        if (cases[i].want < 0) {
+            assert_int_equal(rc, -1);
+            assert_string_equal(st.reason, "NotAcceptable");
+            assert_non_null(st.fix);
+        } else {
+            assert_int_equal(rc, 0);
+            assert_int_equal(acc.repr, cases[i].want);
+            assert_string_equal(acc.version, cases[i].version);
+        }
+        nd_status_release(&st);
+    }
+}
+
+static void test_accept_fits(void **state)
+{
+    (void)state;
+    static const struct {
+        enum em_repr repr;
+        bool list;
+        int want;
+    } cases[] = {
+        {EM_REPR_OBJECT, true, 0},     {EM_REPR_OBJECT, false, 0},   {EM_REPR_TABLE, true, 0},
+        {EM_REPR_TABLE, false, 0},     {EM_REPR_META, false, 0},     {EM_REPR_META, true, -1},
+        {EM_REPR_META_LIST, true, 0}, {EM_REPR_META_LIST, false, -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct nd_status st = ND_STATUS_INIT;
+        struct em_accept acc = {cases[i].repr, "v1"};
+        assert_int_equal(em_accept_fits(&acc, cases[i].list, "JobList", &st), cases[i].want);
+        if (cases[i].want)
+            assert_non_null(strstr(st.message, "(JobList)"));
+        nd_status_release(&st);
+    }
+}
+
+/* The clauses, sorted and trimmed, as /openapi/v2 reads them too. */
+static void test_accept_clauses(void **state)
+{
+    (void)state;
+    struct em_accept_clause cl[4];
+    size_t n = em_accept_clauses("*/*;q=0.8, application/* ;q=0.8,application/json;q=0.8;"
+                                 "as=Table;g=meta.k8s.io;v=v1, text/html",
+                                 cl, 4);
+    assert_int_equal(n, 4);
+    assert_string_equal(cl[0].type, "text/html");
+    assert_string_equal(cl[1].type, "application/json");
+    assert_string_equal(cl[1].as, "Table");
+    assert_string_equal(cl[1].g, "meta.k8s.io");
+    assert_string_equal(cl[1].v, "v1");
+    assert_string_equal(cl[2].type, "application/*");
+    assert_string_equal(cl[3].type, "*/*");
+    /* at most max; a value too long for its field is cut, never taken for another */
+    assert_int_equal(em_accept_clauses("a/b,c/d,e/f", cl, 2), 2);
+    assert_int_equal(em_accept_clauses(
+                         "application/json;as=PartialObjectMetadataListPartialObjectMetadataList",
+                         cl, 1),
+                     1);
+    assert_int_equal(strlen(cl[0].as), sizeof cl[0].as - 1);
+}
+
 int main(void)
 {
     nd_xmalloc_install();
@@ -334,6 +456,8 @@ int main(void)
         cmocka_unit_test(test_targets), cmocka_unit_test(test_control),
         cmocka_unit_test(test_paths),   cmocka_unit_test(test_api),
         cmocka_unit_test(test_api_invalid_name),
+        cmocka_unit_test(test_accept),  cmocka_unit_test(test_accept_fits),
+        cmocka_unit_test(test_accept_clauses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
