@@ -59,6 +59,12 @@ int em_path_parse(const char *path, struct em_path *p)
     int rest = n - i;
     p->depth = rest;
     char **r = segs + i;
+    if (rest >= 2 && strcmp(r[0], "watch") == 0) {
+        /* /watch/{plural}... : the object paths after it, watched (no subresource) */
+        p->watch = true;
+        r++;
+        rest--;
+    }
     if (rest >= 3 && strcmp(r[0], "namespaces") == 0) {
         /* /namespaces/{ns}/{plural}... ; but /namespaces/{name}/{sub} of the core group
          * names the Namespace's own subresources (status, finalize). */
@@ -76,6 +82,8 @@ int em_path_parse(const char *path, struct em_path *p)
         p->plural = nd_xstrdup(r[0]);
     if (rest >= 2)
         p->name = nd_xstrdup(r[1]);
+    if (rest >= 3 && p->watch)
+        goto out; /* a subresource is not watched */
     if (rest >= 3)
         p->sub = nd_xstrdup(r[2]);
     if (rest >= 4) {

@@ -3,6 +3,11 @@
  *   /api/v1[/namespaces/{ns}]/{plural}[/{name}[/{sub}]]
  *   /apis/{group}/{version}[/namespaces/{ns}]/{plural}[/{name}[/{sub}]]
  *
+ * and the deprecated watch paths kube-apiserver still serves (watch set, no sub):
+ *
+ *   /api/v1/watch[/namespaces/{ns}]/{plural}[/{name}]
+ *   /apis/{group}/{version}/watch[/namespaces/{ns}]/{plural}[/{name}]
+ *
  * `/api/v1/namespaces/{name}` is the Namespace object itself (cluster-scoped), not a
  * namespace prefix: em_path_parse resolves that ambiguity as kube-apiserver does.
  */
@@ -18,6 +23,8 @@ struct em_path {
     char *plural;  /* NULL for /apis/{group}/{version} itself */
     char *name;
     char *sub;     /* subresource */
+    bool watch;    /* a deprecated .../watch/... path: a watch of the list, or of the one
+                    * object name names (metadata.name=name) */
     int depth;     /* number of segments after the version */
 };
 

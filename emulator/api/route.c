@@ -49,7 +49,10 @@ enum em_control em_route_control(const char *method, const char *rest)
 const char *em_route_verb(const char *m, const struct em_path *p, bool watch)
 {
     bool item = p->name != NULL;
-    if (strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0)
+    bool read = strcmp(m, "GET") == 0 || strcmp(m, "HEAD") == 0;
+    if (p->watch) /* a .../watch/... path watches, whatever ?watch= says; nothing else */
+        return read ? "watch" : NULL;
+    if (read)
         return item ? "get" : watch ? "watch" : "list";
     if (strcmp(m, "POST") == 0)
         return item && !p->sub ? NULL : "create"; /* POST .../NAME/exec, /invoke */
@@ -91,6 +94,12 @@ int em_route_api(const struct em_path *p, const char *method, const char *path,
     if (*ns && !nd_is_dns_label(ns))
         return nd_status_set(st, "NotFound", NULL, "namespaces \"%s\" not found", ns);
     bool item = p->name != NULL;
+    if (!verb && p->watch)
+        return nd_status_set(st, "MethodNotAllowed",
+                             "watch with GET here; for other verbs leave /watch out of the path",
+                             "the server does not allow this method on the requested resource: "
+                             "%s on %s (a watch path takes only GET)",
+                             method, path);
     if (!verb)
         return nd_status_set(st, "MethodNotAllowed", NULL, "%s is not supported on %s", method,
                              path);
@@ -99,12 +108,16 @@ int em_route_api(const struct em_path *p, const char *method, const char *path,
         return nd_status_set(st, "MethodNotAllowed", NULL,
                              "%s are published by Nodus and cannot be changed",
                              nd_kind_resource_name(k, res, sizeof res));
+    /* kube-apiserver has no .../watch/{plural}/{name} for a namespaced kind */
+    if (p->watch && item && k->namespaced && !p->ns)
+        return nd_status_set(st, "NotFound", "add the project: .../watch/namespaces/{ns}/...",
+                             "the server could not find the requested resource");
     /* A namespaced kind without a project in the path is only listed and watched. */
     if (k->namespaced && !p->ns && (item || strcmp(verb, "create") == 0 ||
                                     strcmp(verb, "deletecollection") == 0))
         return nd_status_set(st, "MethodNotAllowed", "add the project: /namespaces/{ns}/...",
                              "%s needs a project in the path", verb);
-    if (item && !nd_is_dns_label(p->name)) {
+    if (item && !p->watch && !nd_is_dns_label(p->name)) { /* a watch of it sees nothing */
         if (!write || strcmp(verb, "delete") == 0)
             return em_route_not_found(k, ns, p->name, st);
         nd_validate_dns_label(p->name, "metadata.name", st);

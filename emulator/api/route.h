@@ -39,7 +39,8 @@ enum em_control em_route_control(const char *method, const char *rest);
 
 /* The verb of method on an API path: get, list, watch (GET or HEAD; watch: the request's
  * ?watch= is true), create, update, patch, delete, deletecollection; NULL when the
- * method is not served there. */
+ * method is not served there. On a deprecated .../watch/... path (p->watch) GET and HEAD
+ * are watch, whatever ?watch= says, and nothing else is served. */
 const char *em_route_verb(const char *method, const struct em_path *p, bool watch);
 
 /* The handler an API request reaches. */

@@ -27,6 +27,7 @@ struct watch {
     struct em_server *srv;
     const struct nd_kind *kind;
     char *ns;
+    char *name; /* a deprecated .../watch/.../{name} path: only that object; else NULL */
     struct em_identity who; /* projects borrowed from the token file, which outlives us */
     struct nd_select sel;
     struct em_req req_copy; /* query of the request, for table building */
@@ -47,6 +48,8 @@ static bool matches(struct watch *w, const json_t *obj)
     if (!obj)
         return false;
     if (*w->ns && strcmp(em_obj_ns(obj), w->ns) != 0)
+        return false;
+    if (w->name && strcmp(em_obj_name(obj), w->name) != 0)
         return false;
     if (!em_authz_sees_object(&w->who, w->kind, obj))
         return false;
@@ -302,6 +305,7 @@ static void watch_free(void *cls)
     json_decref(w->req_copy.query);
     nd_buf_release(&w->pending);
     free(w->ns);
+    free(w->name);
     free(w);
 }
 
@@ -319,6 +323,8 @@ int em_api_watch(struct em_api *a)
     w->srv = srv;
     w->kind = a->kind;
     w->ns = nd_xstrdup(a->ns);
+    /* kube-apiserver adds metadata.name=NAME to the field selector */
+    w->name = a->path.name ? nd_xstrdup(a->path.name) : NULL;
     w->who = *a->who;
     nd_buf_init(&w->pending, 0);
     w->req_copy.query = json_incref(a->req->query);
@@ -387,6 +393,7 @@ fail:
     json_decref(w->req_copy.query);
     nd_buf_release(&w->pending);
     free(w->ns);
+    free(w->name);
     free(w);
     return -1;
 }

@@ -332,6 +332,69 @@ static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, c
     nd_buf_release(&what);
 }
 
+/* The deprecated watch paths kube-apiserver still serves (GET only, whatever ?watch=
+ * says): PREFIX/watch[/namespaces/{namespace}]/PLURAL[/{name}], each a watch operation
+ * answering WatchEvents, its parameters on the path as kube-apiserver lists them. */
+static void add_watch_path(struct doc *d, const struct nd_kind *k, const char *path,
+                           bool one, const char *scope, const char *suffix)
+{
+    static const char *const params[] = {
+        "allowWatchBookmarks", "continue", "fieldSelector",  "labelSelector",
+        "limit",               "pretty",   "resourceVersion", "resourceVersionMatch",
+        "sendInitialEvents",   "timeoutSeconds", "watch",     NULL};
+    const struct op watch_op = {.verb = "watch",
+                                .action = one ? "watch" : "watchlist",
+                                .params = (const char *const[]){NULL},
+                                .answer = META "WatchEvent"};
+    char *what = nd_xasprintf(
+        one ? "changes to an object of kind %s. deprecated: use the 'watch' parameter with a "
+              "list operation instead, filtered to a single item with the 'fieldSelector' "
+              "parameter."
+            : "individual changes to a list of %s. deprecated: use the 'watch' parameter with "
+              "a list operation instead.",
+        k->kind);
+    json_t *op = operation(d, k, what, &watch_op);
+    free(what);
+    json_object_del(op, "parameters");
+    /* a stream of events, one JSON object a line */
+    json_t *ok = json_object_get(json_object_get(op, "responses"), "200");
+    json_object_set_new(json_object_get(ok, "content"), "application/json;stream=watch",
+                        json_pack("{s:o}", "schema", ref(META "WatchEvent")));
+    json_object_set_new(op, "deprecated", json_true());
+    set_op_id(op, "watch", d, k, scope, suffix);
+    json_t *list = json_array();
+    for (const char *const *p = params; *p; p++) {
+        if (!strcmp(*p, "pretty") && k->namespaced && *scope) /* path parameters first */
+            json_array_append_new(list, param("namespace", "path", "string", "The project."));
+        if (!strcmp(*p, "pretty") && one)
+            json_array_append_new(list, param("name", "path", "string", "The object's name."));
+        json_array_append_new(list, query(*p));
+    }
+    json_object_set_new(d->paths, path,
+                        json_pack("{s:o, s:o}", "get", op, "parameters", list));
+}
+
+static void add_watch_paths(struct doc *d, const struct nd_kind *k)
+{
+    char *list = NULL, *one = NULL;
+    if (k->namespaced) {
+        list = nd_xasprintf("%s/watch/namespaces/{namespace}/%s", d->prefix, k->plural);
+        one = nd_xasprintf("%s/{name}", list);
+        add_watch_path(d, k, list, false, "Namespaced", "List");
+        add_watch_path(d, k, one, true, "Namespaced", "");
+        free(list);
+        list = nd_xasprintf("%s/watch/%s", d->prefix, k->plural);
+        add_watch_path(d, k, list, false, "", "ListForAllNamespaces");
+    } else {
+        list = nd_xasprintf("%s/watch/%s", d->prefix, k->plural);
+        one = nd_xasprintf("%s/{name}", list);
+        add_watch_path(d, k, list, false, "", "List");
+        add_watch_path(d, k, one, true, "", "");
+    }
+    free(list);
+    free(one);
+}
+
 static json_t *list_schema(const struct nd_kind *k, const char *obj)
 {
     char *desc = nd_xasprintf("%s is a list of %s objects.", k->list_kind, k->kind);
@@ -369,6 +432,7 @@ static json_t *build(const char *group, const char *prefix, const char *op_group
         json_object_set_new(d.schemas, obj, json_deep_copy(nd_kind_schema(k)));
         json_object_set_new(d.schemas, list, list_schema(k, obj));
         add_paths(&d, k, obj, list);
+        add_watch_paths(&d, k);
         free(obj);
         free(list);
     }

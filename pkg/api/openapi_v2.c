@@ -116,8 +116,12 @@ static json_t *operation_v2(const json_t *op)
     if (!json_array_size(consumes))
         json_array_append_new(consumes, json_string("*/*"));
     json_object_set_new(out, "consumes", consumes);
-    json_object_set_new(out, "produces", json_pack("[s, s]", "application/json",
-                                                   "application/yaml"));
+    json_t *produces = json_pack("[s, s]", "application/json", "application/yaml");
+    const json_t *ok = json_object_get(json_object_get(json_object_get(op, "responses"), "200"),
+                                       "content");
+    if (json_object_get(ok, "application/json;stream=watch")) /* a watch */
+        json_array_append_new(produces, json_string("application/json;stream=watch"));
+    json_object_set_new(out, "produces", produces);
     json_object_set_new(out, "schemes", json_pack("[s]", "https"));
     if ((v = json_object_get(op, "tags")))
         json_object_set(out, "tags", v);
@@ -144,6 +148,8 @@ static json_t *operation_v2(const json_t *op)
         json_object_set_new(responses, code, r);
     }
     json_object_set_new(out, "responses", responses);
+    if ((v = json_object_get(op, "deprecated")))
+        json_object_set(out, "deprecated", v);
     const char *key;
     json_object_foreach((json_t *)op, key, v)
     {

@@ -171,6 +171,58 @@ static void test_paths(void **state)
     }
 }
 
+/* The deprecated watch paths: .../watch/ before the object paths, no subresource. */
+struct watch_case {
+    const char *path;
+    int rc;
+    const char *group, *ns, *plural, *name; /* when rc is 0 */
+};
+
+/* clang-format off */
+static const struct watch_case watch_paths[] = {
+    {"/apis/nodus.dev/v1/watch/jobs",                  0, "nodus.dev", NULL, "jobs", NULL},
+    {"/apis/nodus.dev/v1/watch/namespaces/p1/jobs",    0, "nodus.dev", "p1", "jobs", NULL},
+    {"/apis/nodus.dev/v1/watch/namespaces/p1/jobs/j1", 0, "nodus.dev", "p1", "jobs", "j1"},
+    {"/api/v1/watch/namespaces",                       0, "",          NULL, "namespaces", NULL},
+    {"/api/v1/watch/namespaces/p1",                    0, "",          NULL, "namespaces", "p1"},
+    {"/api/v1/watch/namespaces/p1/events",             0, "",          "p1", "events", NULL},
+    {"/api/v1/watch/events",                           0, "",          NULL, "events", NULL},
+    /* a project named watch is not a watch path */
+    {"/api/v1/namespaces/watch/events",                0, "",          "watch", "events", NULL},
+    /* no subresource is watched; /watch alone is nothing */
+    {"/api/v1/watch/namespaces/p1/status",             -1, NULL, NULL, NULL, NULL},
+    {"/apis/nodus.dev/v1/watch/namespaces/p1/jobs/j1/log", -1, NULL, NULL, NULL, NULL},
+    {"/apis/nodus.dev/v1/watch/jobs/j1/status",        -1, NULL, NULL, NULL, NULL},
+};
+/* clang-format on */
+
+static void test_watch_paths(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof watch_paths / sizeof watch_paths[0]; i++) {
+        const struct watch_case *c = &watch_paths[i];
+        struct em_path p;
+        int rc = em_path_parse(c->path, &p);
+        if (rc != c->rc)
+            fail_msg("%s: rc %d, want %d", c->path, rc, c->rc);
+        if (rc == 0) {
+            if (p.watch != (strncmp(c->path + (*c->group ? 18 : 7), "/watch/", 7) == 0))
+                fail_msg("%s: watch %d", c->path, p.watch);
+            assert_str_or_null(p.group, c->group, c->path, "group");
+            assert_str_or_null(p.ns, c->ns, c->path, "ns");
+            assert_str_or_null(p.plural, c->plural, c->path, "plural");
+            assert_str_or_null(p.name, c->name, c->path, "name");
+            assert_null(p.sub);
+        }
+        em_path_release(&p);
+    }
+    struct em_path p;
+    assert_int_equal(em_path_parse("/apis/nodus.dev/v1/watch", &p), 0);
+    assert_false(p.watch); /* a kind named watch: NotFound later */
+    assert_string_equal(p.plural, "watch");
+    em_path_release(&p);
+}
+
 /* ---- which handler, or which Status ---- */
 
 struct api_case {
@@ -259,6 +311,27 @@ static const struct api_case api[] = {
        "get needs a project in the path", "add the project: /namespaces/{ns}/..."),
     NO("DELETE", "/apis/nodus.dev/v1/jobs", false, "deletecollection", "MethodNotAllowed",
        "deletecollection needs a project in the path", "add the project: /namespaces/{ns}/..."),
+    /* the deprecated watch paths: GET (and HEAD) watch, whatever ?watch= says */
+    OK("GET",    "/apis/nodus.dev/v1/watch/namespaces/p1/jobs", false, "watch", EM_OP_WATCH),
+    OK("GET",    "/apis/nodus.dev/v1/watch/namespaces/p1/jobs/j1", false, "watch", EM_OP_WATCH),
+    OK("HEAD",   "/apis/nodus.dev/v1/watch/jobs", false, "watch", EM_OP_WATCH),
+    OK("GET",    "/api/v1/watch/namespaces/p1", true, "watch", EM_OP_WATCH),
+    OK("GET",    "/api/v1/watch/namespaces", false, "watch", EM_OP_WATCH),
+    OK("GET",    "/api/v1/watch/namespaces/p1", false, "watch", EM_OP_WATCH),
+    OK("GET",    "/api/v1/watch/namespaces/p1/events", false, "watch", EM_OP_WATCH),
+    OK("GET",    "/api/v1/watch/namespaces/Bad_Name", false, "watch", EM_OP_WATCH), /* sees none */
+    NO("POST",   "/apis/nodus.dev/v1/watch/namespaces/p1/jobs", false, NULL, "MethodNotAllowed",
+       "the server does not allow this method on the requested resource: POST on "
+       "/apis/nodus.dev/v1/watch/namespaces/p1/jobs (a watch path takes only GET)",
+       "watch with GET here; for other verbs leave /watch out of the path"),
+    NO("DELETE", "/api/v1/watch/namespaces/p1", false, NULL, "MethodNotAllowed", NULL,
+       "watch with GET here; for other verbs leave /watch out of the path"),
+    NO("GET",    "/apis/nodus.dev/v1/watch/jobs/j1", false, "watch", "NotFound", NOT_FOUND,
+       "add the project: .../watch/namespaces/{ns}/..."),
+    NO("GET",    "/apis/nodus.dev/v1/watch/namespaces/p1/widgets", false, "watch", "NotFound",
+       NOT_FOUND, "list the kinds: nodus api-resources"),
+    NO("GET",    "/api/v1/watch/namespaces/p1/namespaces", false, "watch", "NotFound", NOT_FOUND,
+       NULL),
     /* kinds Nodus publishes: read, never written */
     NO("POST",   "/apis/nodus.dev/v1/namespaces/nodus/images", false, "create",
        "MethodNotAllowed", "images.nodus.dev are published by Nodus and cannot be changed", NULL),
@@ -454,7 +527,8 @@ int main(void)
     nd_xmalloc_install();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_targets), cmocka_unit_test(test_control),
-        cmocka_unit_test(test_paths),   cmocka_unit_test(test_api),
+        cmocka_unit_test(test_paths),   cmocka_unit_test(test_watch_paths),
+        cmocka_unit_test(test_api),
         cmocka_unit_test(test_api_invalid_name),
         cmocka_unit_test(test_accept),  cmocka_unit_test(test_accept_fits),
         cmocka_unit_test(test_accept_clauses),
