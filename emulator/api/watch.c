@@ -338,8 +338,9 @@ int em_api_watch(struct em_api *a)
     bool ok;
     w->table = em_accept_table(a->req, &ok);
     if (initial_given && !initial) {
-        /* sendInitialEvents=false: changes after rv (NotOlderThan), or from now */
-        w->last_rev = rv > 0 && rv < srv->store.revision ? rv : srv->store.revision;
+        /* sendInitialEvents=false: changes after rv (NotOlderThan; one not reached yet
+         * too, as below), or from now */
+        w->last_rev = rv > 0 ? rv : srv->store.revision;
         if (!em_journal_covers(&srv->journal, w->last_rev))
             emit_expired(w, w->last_rev);
     } else if (initial && em_api_wait_fresh(a, rv) < 0) {

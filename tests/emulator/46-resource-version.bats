@@ -112,37 +112,46 @@ assert_too_large() { # WANT [retryAfterSeconds]
     [ -z "$(header retry-after)" ]
 }
 
+# waiter NAME URL [curl args...]: in the background, the answer in $BATS_TEST_TMPDIR/NAME
+# (.code its status, .h its headers, .end when it came, in ms)
+waiter() {
+    local f=$BATS_TEST_TMPDIR/$1 url=$2
+    shift 2
+    { curl -sS -o "$f" -D "$f.h" -w '%{http_code}' "$@" "$url" >"$f.code"; ms >"$f.end"; } &
+}
+
 @test "get and list at a version newer than the server's wait, then 504 Too large resource version" {
-    local want t0 list_out get_out list_code get_code
+    local want t0 answered f
     want=$(($(revision) + 1000))
-    list_out=$BATS_TEST_TMPDIR/list get_out=$BATS_TEST_TMPDIR/get
     t0=$(ms)
-    curl -sS -o "$list_out" -w '%{http_code}' "$(emu_url)$BUDGETS?resourceVersion=$want" \
-        >"$list_out.code" &
-    local list_pid=$!
-    curl -sS -o "$get_out" -D "$get_out.h" -w '%{http_code}' \
-        "$(emu_url)$BUDGETS/old?resourceVersion=$want" >"$get_out.code" &
-    local get_pid=$!
-    # both wait; meanwhile the server answers others, reads and writes alike
-    wait_until reads_waiting_at_least 2
-    http GET "$BUDGETS/old"
-    [ "$CODE" = 200 ]
-    http POST "$BUDGETS" "$(budget during)"
-    [ "$CODE" = 201 ]
-    http GET "$BUDGETS?resourceVersion=0"
-    [ "$CODE" = 200 ]
-    reads_waiting_at_least 2
-    wait "$list_pid" "$get_pid"
-    local took=$(($(ms) - t0))
-    # kube-apiserver's 3 s, measured loosely
-    [ "$took" -ge 2500 ]
-    [ "$took" -lt 20000 ]
-    BODY=$list_out CODE=$(cat "$list_out.code")
-    assert_too_large "$want" 1
-    BODY=$get_out CODE=$(cat "$get_out.code") HDRS=$get_out.h
-    assert_too_large "$want" 1
-    [ "$(header retry-after)" = 1 ]
-    reads_waiting_at_least 0
+    waiter list "$(emu_url)$BUDGETS?resourceVersion=$want"
+    waiter get "$(emu_url)$BUDGETS/old?resourceVersion=$want"
+    # and a streaming list (client-go's WatchList) at it
+    waiter stream "$(emu_url)$BUDGETS?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=$want"
+    # all wait; meanwhile the server answers others, reads and writes alike
+    wait_until reads_waiting_at_least 3
+    run -0 curl -sS -o /dev/null -w '%{http_code} ' "$(emu_url)$BUDGETS/old" \
+        --next -sS -o /dev/null -w '%{http_code} ' -X POST -H 'Content-Type: application/json' \
+        -d "$(budget during)" "$(emu_url)$BUDGETS" \
+        --next -sS -o /dev/null -w '%{http_code}' "$(emu_url)$BUDGETS?resourceVersion=0"
+    answered=$(ms)
+    assert_output '200 201 200'
+    wait
+    for f in list get stream; do
+        # before any of the waiting ones; those took kube-apiserver's 3 s, measured loosely
+        [ "$answered" -lt "$(cat "$BATS_TEST_TMPDIR/$f.end")" ]
+        [ $(($(cat "$BATS_TEST_TMPDIR/$f.end") - t0)) -ge 2500 ]
+        [ $(($(cat "$BATS_TEST_TMPDIR/$f.end") - t0)) -lt 20000 ]
+    done
+    for f in list get; do
+        BODY=$BATS_TEST_TMPDIR/$f CODE=$(cat "$BATS_TEST_TMPDIR/$f.code") HDRS=$BATS_TEST_TMPDIR/$f.h
+        assert_too_large "$want" 1
+        [ "$(header retry-after)" = 1 ]
+    done
+    # the stream: one ERROR event holding the same Status, then its end
+    run jq -c '[.type, .object.code, .object.reason, .object.details.causes[0].reason]' \
+        "$BATS_TEST_TMPDIR/stream"
+    assert_output '["ERROR",504,"Timeout","ResourceVersionTooLarge"]'
     ! reads_waiting_at_least 1
 }
 
