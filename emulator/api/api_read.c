@@ -187,13 +187,19 @@ static char *make_continue(int64_t rv, const json_t *last)
 
 /* The revision a first page shows: the current one, or want under resourceVersionMatch=Exact
  * (410 Expired when the history no longer reaches back to it, 504 at once when the server
- * has not reached it, as etcd's future revision). Without Exact a newer want is waited
- * for (NotOlderThan; 0 is any). */
+ * has not reached it, as etcd's future revision). Without a match, a limit makes it Exact
+ * too (kube-apiserver's legacy rule, which client-go's paged relists rely on). Else a
+ * newer want is waited for (NotOlderThan; 0 is any). */
 static int list_version(struct em_api *a, int64_t want, int64_t *rv)
 {
     struct em_server *srv = a->srv;
     const char *match = em_req_query(a->req, "resourceVersionMatch");
-    if (!match || strcmp(match, "Exact") != 0 || want <= 0)
+    int64_t limit = 0;
+    bool paged;
+    if (em_api_query_int(a, "limit", &limit, &paged) < 0)
+        return -1;
+    bool exact = match && *match ? !strcmp(match, "Exact") : paged && limit > 0;
+    if (!exact || want <= 0)
         return em_api_wait_fresh(a, want) < 0 ? -1 : (*rv = srv->store.revision, 0);
     if (want > srv->store.revision)
         return em_api_too_large(a, want, 0);

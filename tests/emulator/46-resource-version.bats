@@ -100,6 +100,15 @@ assert_too_large() { # WANT [retryAfterSeconds]
     [ "$(items)" = "old=1" ]
     [ "$(body_json .metadata.resourceVersion)" = "$r0" ]
     [ "$(body_json .metadata.continue)" = null ]
+    # a limit without resourceVersionMatch is Exact too (kube-apiserver's legacy rule)
+    http GET "$BUDGETS?resourceVersion=$r0&limit=10"
+    [ "$(items)" = "gone=1,kept=1,old=1" ]
+    [ "$(body_json .metadata.resourceVersion)" = "$r0" ]
+    # NotOlderThan, with a limit or without: the current objects
+    http GET "$BUDGETS?resourceVersion=$r0&resourceVersionMatch=NotOlderThan&limit=10"
+    [ "$(items)" = "kept=2,new=1,old=1" ]
+    http GET "$BUDGETS?resourceVersion=$r0"
+    [ "$(items)" = "kept=2,new=1,old=1" ]
 }
 
 @test "Exact at a version the server has not reached: 504 at once" {
@@ -208,6 +217,8 @@ waiter() {
     [ "$(body_json .reason)/$(body_json .code)" = Expired/410 ]
     [ "$(body_json .message)" = "The resourceVersion for the provided list is too old." ]
     [[ "$(body_json .fix)" =~ ^"the kept history reaches back to resourceVersion "[0-9]+": list with that or a newer one, or without resourceVersion"$ ]]
+    http GET "$BUDGETS?resourceVersion=$r0&limit=10"
+    [ "$CODE" = 410 ]
     # the current version still lists
     http GET "$BUDGETS?resourceVersion=$(revision)&resourceVersionMatch=Exact"
     [ "$CODE" = 200 ]
