@@ -4,7 +4,8 @@
  * replace, patch (merge, JSON, server-side apply), delete, deletecollection and the
  * status subresource. Kinds differ only by what the registry says about them.
  * Everything runs with the server lock held, except watch streams, which take it for
- * each read.
+ * each read; a read at a resourceVersion not reached yet releases it while it waits
+ * (em_api_wait_fresh).
  */
 #ifndef EM_API_H
 #define EM_API_H

@@ -2,7 +2,7 @@
  * up to 3 s for the version to exist (a write may be on its way), then answers 504 Timeout
  * "Too large resource version". Here the request's own thread waits on srv->changed (the
  * server lock released meanwhile, as a watch stream waits), so other requests and the
- * simulation go on; past EM_FRESH_WAITS_MAX waiting reads, the answer comes at once. */
+ * simulation go on; past waits_max() waiting reads, the answer comes at once. */
 #include <time.h>
 
 #include "api.h"
