@@ -4,7 +4,8 @@
  * replace, patch (merge, JSON, server-side apply), delete, deletecollection and the
  * status subresource. Kinds differ only by what the registry says about them.
  * Everything runs with the server lock held, except watch streams, which take it for
- * each read.
+ * each read; a read at a resourceVersion not reached yet releases it while it waits
+ * (em_api_wait_fresh).
  */
 #ifndef EM_API_H
 #define EM_API_H
@@ -92,6 +93,13 @@ int em_parse_bool(const char *v, bool *out);
  * untouched when absent or empty; -1 with a BadRequest naming it when it is not one. The table of
  * query.h has checked it already on the API's paths. */
 int em_api_query_int(struct em_api *a, const char *name, int64_t *out, bool *given);
+/* A read at resourceVersion want newer than the store's (fresh.c): a->st is 504 Timeout
+ * "Too large resource version" with the cause ResourceVersionTooLarge and, when retry_s > 0,
+ * retryAfterSeconds. Returns -1. */
+int em_api_too_large(struct em_api *a, int64_t want, int retry_s);
+/* Waits (server lock held; released while waiting) until the store reaches want, at most
+ * 3 s: 0 when it did (or want <= the current revision), else -1 with em_api_too_large. */
+int em_api_wait_fresh(struct em_api *a, int64_t want);
 /* pretty=true: re-indents a JSON answer already in a->resp (not a stream). */
 void em_api_pretty(struct em_api *a);
 

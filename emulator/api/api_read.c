@@ -16,7 +16,8 @@
 int em_api_get(struct em_api *a)
 {
     int64_t want;
-    if (em_api_query_rv(a, &want) < 0)
+    /* resourceVersion: 0 any, R not older than R (a newer one is waited for, then 504) */
+    if (em_api_query_rv(a, &want) < 0 || em_api_wait_fresh(a, want) < 0)
         return -1;
     const struct em_entry *e =
         em_store_entry(&a->srv->store, a->kind->plural, a->ns, a->path.name);
@@ -183,6 +184,37 @@ static char *make_continue(int64_t rv, const json_t *last)
     return nd_buf_detach(&b);
 }
 
+/* The revision a first page shows: the current one, or want under resourceVersionMatch=Exact
+ * (410 Expired when the history no longer reaches back to it, 504 at once when the server
+ * has not reached it, as etcd's future revision). Without a match, a limit makes it Exact
+ * too (kube-apiserver's legacy rule, which client-go's paged relists rely on). Else a
+ * newer want is waited for (NotOlderThan; 0 is any). */
+static int list_version(struct em_api *a, int64_t want, int64_t *rv)
+{
+    struct em_server *srv = a->srv;
+    const char *match = em_req_query(a->req, "resourceVersionMatch");
+    int64_t limit = 0;
+    bool paged;
+    if (em_api_query_int(a, "limit", &limit, &paged) < 0)
+        return -1;
+    bool exact = match && *match ? !strcmp(match, "Exact") : paged && limit > 0;
+    if (!exact || want <= 0)
+        return em_api_wait_fresh(a, want) < 0 ? -1 : (*rv = srv->store.revision, 0);
+    if (want > srv->store.revision)
+        return em_api_too_large(a, want, 0);
+    if (!em_journal_covers(&srv->journal, want)) {
+        nd_status_set(&a->st, "Expired", NULL,
+                      "The resourceVersion for the provided list is too old.");
+        nd_status_set_fix(&a->st,
+                          "the kept history reaches back to resourceVersion %lld: list with "
+                          "that or a newer one, or without resourceVersion",
+                          (long long)srv->journal.oldest_rev);
+        return -1;
+    }
+    *rv = want;
+    return 0;
+}
+
 static int parse_limit(struct em_api *a, long *limit)
 {
     int64_t v;
@@ -255,7 +287,8 @@ int em_api_list(struct em_api *a)
             goto out;
         }
     }
-    if (em_api_selectors(a, ND_SELECT_READ, &keep.sel) < 0)
+    if (em_api_selectors(a, ND_SELECT_READ, &keep.sel) < 0 ||
+        (!start && list_version(a, want, &rv) < 0))
         goto out;
     keep.all = nd_select_everything(&keep.sel) &&
                (!a->who->projects || (*a->ns && a->kind->namespaced));

@@ -30,9 +30,10 @@ json_t *em_stats_json(struct em_server *srv)
     const char *runtime = srv->opt.no_simulation ? "none"
                           : em_runtime_local(srv) ? "local"
                                                   : "simulate";
-    return json_pack("{sosIsIsIsIsIsIs{sIsI}ss}", "objects", objects, "objectsTotal",
+    return json_pack("{sosIsIsIsIsIsIsIs{sIsI}ss}", "objects", objects, "objectsTotal",
                      (json_int_t)total, "watchesOpen", (json_int_t)srv->stats.watches_open,
-                     "watchesTotal", (json_int_t)srv->stats.watches_total, "requests",
+                     "watchesTotal", (json_int_t)srv->stats.watches_total, "readsWaiting",
+                     (json_int_t)srv->stats.reads_waiting, "requests",
                      (json_int_t)srv->stats.requests, "revision", (json_int_t)srv->store.revision,
                      "historyEvents", (json_int_t)srv->journal.len, "clock", "nowMs",
                      (json_int_t)em_clock_now_ms(&srv->clock), "speedPermille",

@@ -130,7 +130,8 @@ static void emit_expired(struct watch *w, int64_t rev)
 static void emit_bookmark(struct watch *w, bool initial_end)
 {
     char rv[24];
-    snprintf(rv, sizeof rv, "%lld", (long long)w->srv->store.revision);
+    int64_t at = w->srv->store.revision;
+    snprintf(rv, sizeof rv, "%lld", (long long)(at > w->last_rev ? at : w->last_rev));
     json_t *obj = json_pack("{sssss{ss}}", "kind", w->kind->kind, "apiVersion",
                             w->kind->api_version, "metadata", "resourceVersion", rv);
     if (initial_end)
@@ -346,10 +347,19 @@ int em_api_watch(struct em_api *a)
     w->next_bookmark_ms = em_clock_now_ms(&srv->clock) + BOOKMARK_MS;
     w->accept = a->accept;
     if (initial_given && !initial) {
-        /* sendInitialEvents=false: changes after rv (NotOlderThan), or from now */
-        w->last_rev = rv > 0 && rv < srv->store.revision ? rv : srv->store.revision;
+        /* sendInitialEvents=false: changes after rv (NotOlderThan; one not reached yet
+         * too, as below), or from now */
+        w->last_rev = rv > 0 ? rv : srv->store.revision;
         if (!em_journal_covers(&srv->journal, w->last_rev))
             emit_expired(w, w->last_rev);
+    } else if (initial && em_api_wait_fresh(a, rv) < 0) {
+        /* a streaming list at a version the server has not reached in 3 s: as
+         * kube-apiserver, one ERROR event holding the 504 Timeout */
+        json_t *st = nd_status_to_json(&a->st);
+        emit(w, "ERROR", st);
+        json_decref(st);
+        nd_status_release(&a->st);
+        w->ended = true;
     } else if (rv <= 0 || initial) {
         /* no starting point, or sendInitialEvents=true (a state at least as new as rv: the
          * current one): the current objects first, as ADDED */
@@ -366,9 +376,9 @@ int em_api_watch(struct em_api *a)
         if (initial && w->bookmarks)
             emit_bookmark(w, true);
     } else {
+        /* the changes after rv, as kube-apiserver: after a version the server has not
+         * reached yet too (nothing is sent until it is passed) */
         w->last_rev = rv;
-        if (w->last_rev > srv->store.revision)
-            w->last_rev = srv->store.revision;
         if (!em_journal_covers(&srv->journal, w->last_rev))
             emit_expired(w, w->last_rev);
     }

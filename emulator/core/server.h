@@ -66,6 +66,7 @@ struct em_stats {
     uint64_t requests;
     uint64_t watches_open;
     uint64_t watches_total;
+    uint64_t reads_waiting; /* gets and lists waiting for a resourceVersion (api_fresh.c) */
 };
 
 struct em_server {

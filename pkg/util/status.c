@@ -38,8 +38,8 @@ static const struct reason_row reasons[] = {
      "you read it), or server-side apply found fields owned by another manager.",
      "Read the object again and retry, or take the fields over: "
      "nodus apply -f FILE --force-conflicts"},
-    {"Expired", 410, 1, "The watch or continue token points before the 24 hours of kept "
-     "history.", "List again and watch from there: nodus get KIND -n PROJECT --watch"},
+    {"Expired", 410, 1, "The watch, continue token or Exact list points before the 24 hours of "
+     "kept history.", "List again and watch from there: nodus get KIND -n PROJECT --watch"},
     {"Gone", 410, 1, "The resource is gone.", "List again: nodus get KIND -n PROJECT"},
     {"IdempotencyKeyReused", 422, 4, "The Idempotency-Key was already used for a different "
      "request.", "Send a new Idempotency-Key for a new request."},
@@ -88,7 +88,8 @@ static const struct reason_row reasons[] = {
      "Check the disk and permissions of the server's state directory, then retry."},
     {"ServiceUnavailable", 503, 1, "The server is shutting down or not ready, is serving as "
      "many connections as it takes, or a fault was injected.", "Retry in a moment."},
-    {"Timeout", 504, 6, "The request or wait did not finish in time.",
+    {"Timeout", 504, 6, "The request or wait did not finish in time, or a read asked for a "
+     "resourceVersion the server did not reach within 3 s (Too large resource version).",
      "Retry with a longer --request-timeout or --timeout."},
     /* client-side only */
     {"Usage", 0, 2, NULL, NULL},
