@@ -458,9 +458,14 @@ const struct nd_kind nd_kinds[] = {
         .read_only = true,
         .mutable_fields = none_mutable,
         .columns = event_columns,
+        /* kube-apiserver's labels of core/v1 Event; `source` is source.component, which every
+         * Event here has (kube falls back to reportingComponent, the same value here) */
         .field_selectors = LIST("metadata.name", "metadata.namespace", "involvedObject.kind",
-                                "involvedObject.name", "involvedObject.namespace",
-                                "involvedObject.uid", "reason", "type"),
+                                "involvedObject.namespace", "involvedObject.name",
+                                "involvedObject.uid", "involvedObject.apiVersion",
+                                "involvedObject.resourceVersion", "involvedObject.fieldPath",
+                                "reason", "reportingComponent", "source=source.component",
+                                "type"),
         .schema_file = "event.yaml",
         .description = "Something that happened to an object, for describe.",
         .validate_extra = NULL,

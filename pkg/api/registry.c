@@ -153,7 +153,11 @@ bool nd_kind_takes_request(const struct nd_kind *k, const char *action)
 
 bool nd_kind_field_selectable(const struct nd_kind *k, const char *field)
 {
-    return in_list(k->field_selectors, field, false);
+    size_t n = strlen(field);
+    for (const char *const *f = k->field_selectors; f && *f; f++)
+        if (strncmp(*f, field, n) == 0 && ((*f)[n] == '\0' || (*f)[n] == '='))
+            return true;
+    return false;
 }
 
 static const char *const verbs_all[] = {

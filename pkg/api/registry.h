@@ -126,7 +126,9 @@ struct nd_kind {
     bool read_only; /* served with get, list and watch only */
     const struct nd_mutable *mutable_fields;
     const struct nd_column *columns;
-    const char *const *field_selectors; /* fields accepted by ?fieldSelector= */
+    /* Field labels accepted by ?fieldSelector=, each read at its own path, or "LABEL=PATH"
+     * for a label read elsewhere (selector.h). */
+    const char *const *field_selectors;
     const char *schema_file;            /* "job.yaml" under pkg/api/schemas/ */
     const char *description;            /* one line, for completion and api-resources */
     /* Checks what the schema cannot express (Pipeline DAG, Budget thresholds ...),
