@@ -66,8 +66,8 @@ const struct nd_kind *nd_kind_by_kind(const char *group, const char *kind)
 {
     if (!kind)
         return NULL;
-    for (size_t i = 0; i < nd_kind_count(); i++) {
-        const struct nd_kind *k = &nd_kinds[i];
+    for (size_t i = 0; i < (group ? nd_kind_served_count() : nd_kind_count()); i++) {
+        const struct nd_kind *k = nd_kind_served(i);
         if (strcmp(k->kind, kind) == 0 && (!group || strcmp(group, k->group) == 0))
             return k;
     }
@@ -78,8 +78,8 @@ const struct nd_kind *nd_kind_by_plural(const char *group, const char *plural)
 {
     if (!plural)
         return NULL;
-    for (size_t i = 0; i < nd_kind_count(); i++) {
-        const struct nd_kind *k = &nd_kinds[i];
+    for (size_t i = 0; i < (group ? nd_kind_served_count() : nd_kind_count()); i++) {
+        const struct nd_kind *k = nd_kind_served(i);
         if (strcmp(k->plural, plural) == 0 && (!group || strcmp(group, k->group) == 0))
             return k;
     }
