@@ -68,9 +68,19 @@ cells() {
     done
 }
 
-@test "events -A --types=Normal (no --for): every object's Events; --types=Warning: none" {
+@test "events -A and --types (no --for); get events.events.k8s.io; get event NAME" {
+    local name
+    name=$(curl -sS "$EMU_URL/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dev-b,reason%3DRunning" |
+        jq -r '.items[0].metadata.name')
     for KV in $KC_VERSIONS; do
         kc_use
+        run -0 --separate-stderr kc get events.v1.events.k8s.io --field-selector regarding.name=ev-a \
+            -o custom-columns=REASON:.reason,OBJECT:.regarding.name,NOTE:.note,API:.apiVersion
+        assert_equal "$(printf '%s\n' "$output" | awk '{ print $1, $2, $NF }')" "$(printf '%s\n' \
+            "REASON OBJECT API" "Created ev-a events.k8s.io/v1" "Starting ev-a events.k8s.io/v1" \
+            "Running ev-a events.k8s.io/v1")"
+        run -0 --separate-stderr kc get event "$name" -o jsonpath='{.involvedObject.name} {.reason}'
+        assert_output "ev-b Running"
         run -0 --separate-stderr kc events -A --types=Normal
         assert_equal "$(printf '%s\n' "$output" | awk 'NR > 1 { print $1, $5 }' | sort | uniq -c |
             awk '{ print $1, $2, $3 }')" \
