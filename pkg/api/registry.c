@@ -48,8 +48,9 @@ const struct nd_kind *nd_kind_lookup(const char *name)
         return NULL;
     size_t len = (size_t)(dot - name);
     const char *rest = dot + 1;
-    for (size_t i = 0; i < n; i++) {
-        const struct nd_kind *k = &nd_kinds[i];
+    /* qualified names find the views too (events.events.k8s.io) */
+    for (size_t i = 0; i < nd_kind_served_count(); i++) {
+        const struct nd_kind *k = nd_kind_served(i);
         if (!*k->group || !names_kind(k, name, len))
             continue;
         if (strcasecmp(rest, k->group) == 0)

@@ -153,8 +153,9 @@ const struct nd_kind *nd_kind_served(size_t i);
 
 /* Finds a kind by any name a user may type, case-insensitively as kubectl does: plural,
  * singular, short name, Kind, or any of them qualified as `<name>.<group>` or
- * `<name>.<version>.<group>` ("jobs.nodus.dev", "job.v1.nodus.dev"). `project` and
- * `projects` name namespaces. NULL when nothing matches. */
+ * `<name>.<version>.<group>` ("jobs.nodus.dev", "job.v1.nodus.dev"; these find the views
+ * too: "events.events.k8s.io"). `project` and `projects` name namespaces. NULL when
+ * nothing matches. */
 const struct nd_kind *nd_kind_lookup(const char *name);
 /* Exact group ("" for core; NULL matches any group, and nd_kinds[] only) and Kind ("Job"). */
 const struct nd_kind *nd_kind_by_kind(const char *group, const char *kind);
