@@ -23,6 +23,12 @@ int em_api_get(struct em_api *a)
         em_store_entry(&a->srv->store, a->kind->plural, a->ns, a->path.name);
     if (!e)
         return em_api_not_found(a, a->path.name);
+    if (a->kind->from_stored) { /* a view: the stored object converted */
+        json_t *seen = a->kind->from_stored(e->obj);
+        em_api_answer(a, 200, seen);
+        json_decref(seen);
+        return 0;
+    }
     if (a->accept.repr != EM_REPR_OBJECT) {
         em_api_answer(a, 200, e->obj);
         return 0;
@@ -314,10 +320,13 @@ int em_api_list(struct em_api *a)
     while ((long)taken < limit && (o = walk_next(&w, &json))) {
         if (!keep.all && !keeps(&keep, o))
             continue;
+        /* a view's items: the stored objects converted */
+        json_t *seen = a->kind->from_stored ? a->kind->from_stored(o) : json_incref(o);
         if (convert)
-            json_array_append(page, o);
+            json_array_append(page, seen);
         else
-            add_item(&items, taken == 0, o, json);
+            add_item(&items, taken == 0, seen, a->kind->from_stored ? NULL : json);
+        json_decref(seen);
         last = o;
         taken++;
     }

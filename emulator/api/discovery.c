@@ -28,10 +28,11 @@ struct doc {
 
 static struct {
     struct doc version, api, apis, group, core_list, nodus_list;
+    struct doc events_group, events_list, openapi_events; /* events.k8s.io (a view) */
     struct doc agg_api_v2, agg_apis_v2, agg_api_v2b1, agg_apis_v2b1;
     struct doc openapi_root, openapi_group, openapi_core, openapi_v2, openapi_v2_pb;
     struct doc authn_group, authn_list, authz_group, authz_list; /* auth_review.h */
-    char *group_hash, *core_hash;
+    char *group_hash, *core_hash, *events_hash;
 } d;
 
 static void set_doc(struct doc *doc, json_t *j)
@@ -90,8 +91,8 @@ static const char *sub_kind(const struct nd_kind *k, const char *sub)
 static json_t *resource_list(const char *group, const char *gv)
 {
     json_t *res = json_array();
-    for (size_t i = 0; i < nd_kind_count(); i++) {
-        const struct nd_kind *k = &nd_kinds[i];
+    for (size_t i = 0; i < nd_kind_served_count(); i++) {
+        const struct nd_kind *k = nd_kind_served(i);
         if (strcmp(k->group, group) != 0)
             continue;
         json_t *r = json_pack("{sssssbsssoso}", "name", k->plural, "singularName", k->singular,
@@ -118,8 +119,8 @@ static json_t *resource_list(const char *group, const char *gv)
 static json_t *agg_group(const char *group)
 {
     json_t *res = json_array();
-    for (size_t i = 0; i < nd_kind_count(); i++) {
-        const struct nd_kind *k = &nd_kinds[i];
+    for (size_t i = 0; i < nd_kind_served_count(); i++) {
+        const struct nd_kind *k = nd_kind_served(i);
         if (strcmp(k->group, group) != 0)
             continue;
         json_t *subs = json_array();
@@ -156,11 +157,14 @@ static json_t *agg_list(const char *version, json_t *group)
                      "metadata", "items", group);
 }
 
-static json_t *api_group(void)
+/* The APIGroup of a group served at v1 (nodus.dev, events.k8s.io). */
+static json_t *api_group(const char *group)
 {
+    char gv[64];
+    snprintf(gv, sizeof gv, "%s/v1", group);
     return json_pack("{sssssss[{ssss}]s{ssss}}", "kind", "APIGroup", "apiVersion", "v1", "name",
-                     "nodus.dev", "versions", "groupVersion", "nodus.dev/v1", "version", "v1",
-                     "preferredVersion", "groupVersion", "nodus.dev/v1", "version", "v1");
+                     group, "versions", "groupVersion", gv, "version", "v1", "preferredVersion",
+                     "groupVersion", gv, "version", "v1");
 }
 
 /* The two groups of kubectl's `auth whoami` and `auth can-i` (auth_review.h): one
@@ -207,11 +211,12 @@ static json_t *review_agg(int i)
                      "version", "v1", "resources", r, "freshness", "Current");
 }
 
-/* The aggregated list of /apis: nodus.dev, then the review groups. */
+/* The aggregated list of /apis: nodus.dev, events.k8s.io, then the review groups. */
 static json_t *agg_apis(const char *version)
 {
     json_t *list = agg_list(version, agg_group("nodus.dev"));
     json_t *items = json_object_get(list, "items");
+    json_array_append_new(items, agg_group("events.k8s.io"));
     for (int i = 0; i < 2; i++)
         json_array_append_new(items, review_agg(i));
     return list;
@@ -228,16 +233,21 @@ int em_discovery_init(struct em_server *srv, struct nd_buf *err)
     set_doc(&d.api, json_pack("{sss[s]s[{ssss}]}", "kind", "APIVersions", "versions", "v1",
                               "serverAddressByClientCIDRs", "clientCIDR", "0.0.0.0/0",
                               "serverAddress", ""));
-    json_t *group = api_group();
+    json_t *group = api_group("nodus.dev"), *events = api_group("events.k8s.io");
     json_object_del(group, "kind");
     json_object_del(group, "apiVersion");
-    set_doc(&d.apis, json_pack("{sssss[ooo]}", "kind", "APIGroupList", "apiVersion", "v1",
-                               "groups", group, review_group(0, false), review_group(1, false)));
+    json_object_del(events, "kind");
+    json_object_del(events, "apiVersion");
+    set_doc(&d.apis, json_pack("{sssss[oooo]}", "kind", "APIGroupList", "apiVersion", "v1",
+                               "groups", group, events, review_group(0, false),
+                               review_group(1, false)));
     set_doc(&d.authn_group, review_group(0, true));
     set_doc(&d.authn_list, review_list(0));
     set_doc(&d.authz_group, review_group(1, true));
     set_doc(&d.authz_list, review_list(1));
-    set_doc(&d.group, api_group());
+    set_doc(&d.group, api_group("nodus.dev"));
+    set_doc(&d.events_group, api_group("events.k8s.io"));
+    set_doc(&d.events_list, resource_list("events.k8s.io", "events.k8s.io/v1"));
     set_doc(&d.core_list, resource_list("", "v1"));
     set_doc(&d.nodus_list, resource_list("nodus.dev", "nodus.dev/v1"));
     set_doc(&d.agg_api_v2, agg_list("v2", agg_group("")));
@@ -254,17 +264,20 @@ static int openapi_ready(void)
 {
     if (d.openapi_root.body)
         return 0;
-    json_t *g = nd_openapi_v3_group(), *c = nd_openapi_v3_core();
-    if (!g || !c) {
+    json_t *g = nd_openapi_v3_group(), *c = nd_openapi_v3_core(), *e = nd_openapi_v3_events();
+    if (!g || !c || !e) {
         json_decref(g);
         json_decref(c);
+        json_decref(e);
         return -1;
     }
     d.group_hash = nd_openapi_hash(g);
     d.core_hash = nd_openapi_hash(c);
+    d.events_hash = nd_openapi_hash(e);
     set_doc(&d.openapi_group, g);
     set_doc(&d.openapi_core, c);
-    set_doc(&d.openapi_root, nd_openapi_v3_root(d.core_hash, d.group_hash));
+    set_doc(&d.openapi_events, e);
+    set_doc(&d.openapi_root, nd_openapi_v3_root(d.core_hash, d.group_hash, d.events_hash));
     return 0;
 }
 
@@ -290,11 +303,13 @@ void em_discovery_release(void)
                           &d.agg_api_v2, &d.agg_apis_v2, &d.agg_api_v2b1, &d.agg_apis_v2b1,
                           &d.openapi_root, &d.openapi_group, &d.openapi_core,
                           &d.openapi_v2, &d.openapi_v2_pb,
-                          &d.authn_group, &d.authn_list, &d.authz_group, &d.authz_list};
+                          &d.authn_group, &d.authn_list, &d.authz_group, &d.authz_list,
+                          &d.events_group, &d.events_list, &d.openapi_events};
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
         free(docs[i]->body);
     free(d.group_hash);
     free(d.core_hash);
+    free(d.events_hash);
     memset(&d, 0, sizeof d);
 }
 
@@ -372,6 +387,10 @@ int em_discovery_handle(struct em_server *srv, const struct em_req *req, struct 
         serve(req, resp, &d.group, "application/json");
     } else if (strcmp(p, "/apis/nodus.dev/v1") == 0) {
         serve(req, resp, &d.nodus_list, "application/json");
+    } else if (strcmp(p, "/apis/events.k8s.io") == 0) {
+        serve(req, resp, &d.events_group, "application/json");
+    } else if (strcmp(p, "/apis/events.k8s.io/v1") == 0) {
+        serve(req, resp, &d.events_list, "application/json");
     } else if (strcmp(p, "/apis/" EM_AUTHN_GROUP) == 0) {
         serve(req, resp, &d.authn_group, "application/json");
     } else if (strcmp(p, "/apis/" EM_AUTHN_GROUP "/v1") == 0) {
@@ -387,12 +406,18 @@ int em_discovery_handle(struct em_server *srv, const struct em_req *req, struct 
     } else if (strcmp(p, "/openapi/v3") == 0) {
         serve(req, resp, &d.openapi_root, "application/json");
     } else if (strcmp(p, "/openapi/v3/apis/nodus.dev/v1") == 0 ||
-               strcmp(p, "/openapi/v3/api/v1") == 0) {
-        bool core = strcmp(p, "/openapi/v3/api/v1") == 0;
+               strcmp(p, "/openapi/v3/api/v1") == 0 ||
+               strcmp(p, "/openapi/v3/apis/events.k8s.io/v1") == 0) {
+        const struct doc *doc = strcmp(p, "/openapi/v3/api/v1") == 0 ? &d.openapi_core
+                                : strstr(p, "/events.k8s.io/")       ? &d.openapi_events
+                                                                     : &d.openapi_group;
+        const char *want = doc == &d.openapi_core     ? d.core_hash
+                           : doc == &d.openapi_events ? d.events_hash
+                                                      : d.group_hash;
         const char *hash = em_req_query(req, "hash");
-        if (hash && strcmp(hash, core ? d.core_hash : d.group_hash) == 0)
+        if (hash && strcmp(hash, want) == 0)
             em_resp_set_header(resp, "Cache-Control", "public, immutable");
-        serve(req, resp, core ? &d.openapi_core : &d.openapi_group, "application/json");
+        serve(req, resp, doc, "application/json");
     } else if (strcmp(p, "/openapi/v2") == 0) {
         if (openapi_v2_ready() < 0) {
             em_resp_error(srv, req, resp, "InternalError",

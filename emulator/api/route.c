@@ -117,6 +117,10 @@ int em_route_api(const struct em_path *p, const char *method, const char *path,
                                     strcmp(verb, "deletecollection") == 0))
         return nd_status_set(st, "MethodNotAllowed", "add the project: /namespaces/{ns}/...",
                              "%s needs a project in the path", verb);
+    /* Events are named as kube names them, OBJECT.HEX (a DNS subdomain): a read looks any
+     * such name up; writes and deletes take the DNS labels objects are created with */
+    if (item && !write && nd_is_dns_subdomain(p->name))
+        return 0;
     if (item && !p->watch && !nd_is_dns_label(p->name)) { /* a watch of it sees nothing */
         if (!write || strcmp(verb, "delete") == 0)
             return em_route_not_found(k, ns, p->name, st);

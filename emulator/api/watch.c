@@ -104,6 +104,12 @@ static void emit(struct watch *w, const char *type, const json_t *obj)
 static void emit_bytes(struct watch *w, const char *type, const json_t *obj,
                        const struct em_bytes *json)
 {
+    if (w->kind->from_stored) { /* a view: the stored object converted */
+        json_t *seen = w->kind->from_stored(obj);
+        emit(w, type, seen);
+        json_decref(seen);
+        return;
+    }
     if (w->accept.repr != EM_REPR_OBJECT || !json) {
         emit(w, type, obj);
         return;

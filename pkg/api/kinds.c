@@ -1,4 +1,5 @@
 /* kinds.c: the table of kinds (kinds.md), the one place each kind is described. */
+#include "api/event_v1.h"
 #include "api/registry.h"
 #include "api/validate_extra.h"
 #include "patch/strategic.h"
@@ -467,9 +468,14 @@ const struct nd_kind nd_kinds[] = {
         .read_only = true,
         .mutable_fields = none_mutable,
         .columns = event_columns,
+        /* kube-apiserver's labels of core/v1 Event; `source` is source.component, which every
+         * Event here has (kube falls back to reportingComponent, the same value here) */
         .field_selectors = LIST("metadata.name", "metadata.namespace", "involvedObject.kind",
-                                "involvedObject.name", "involvedObject.namespace",
-                                "involvedObject.uid", "reason", "type"),
+                                "involvedObject.namespace", "involvedObject.name",
+                                "involvedObject.uid", "involvedObject.apiVersion",
+                                "involvedObject.resourceVersion", "involvedObject.fieldPath",
+                                "reason", "reportingComponent", "source=source.component",
+                                "type"),
         .schema_file = "event.yaml",
         .description = "Something that happened to an object, for describe.",
         .validate_extra = NULL,
@@ -479,4 +485,65 @@ const struct nd_kind nd_kinds[] = {
 size_t nd_kind_count(void)
 {
     return sizeof nd_kinds / sizeof nd_kinds[0];
+}
+
+/* kube-apiserver's Event table, over the events.k8s.io/v1 fields. */
+static const struct nd_column event_v1_columns[] = {
+    {"LAST SEEN", "date", "", ".deprecatedLastTimestamp", 0, ND_RENDER_AGE,
+     "Time since the event was last seen."},
+    {"TYPE", "string", "", ".type", 0, ND_RENDER_RAW, "Normal or Warning."},
+    {"REASON", "string", "", ".reason", 0, ND_RENDER_RAW, "Why the event happened, in one word."},
+    {"OBJECT", "string", "", ".regarding", 0, ND_RENDER_OBJECT_REF,
+     "The object the event is about."},
+    {"MESSAGE", "string", "", ".note", 0, ND_RENDER_RAW, "What happened."},
+    COL_END,
+};
+
+/* The views (registry.h): kinds served over the objects of a kind above. */
+static const struct nd_kind nd_views[] = {
+    {
+        .group = "events.k8s.io",
+        .version = "v1",
+        .api_version = "events.k8s.io/v1",
+        .kind = "Event",
+        .list_kind = "EventList",
+        .plural = "events",
+        .singular = "event",
+        .short_names = LIST("ev"),
+        .categories = NONE,
+        .subresources = NONE,
+        .state_values = NULL,
+        .uid_prefix = "evt",
+        .family = ND_FAMILY_NONE,
+        .flags = 0,
+        .namespaced = true,
+        .read_only = true,
+        .mutable_fields = none_mutable,
+        .columns = event_v1_columns,
+        /* kube-apiserver's labels of events.k8s.io/v1 Event, read in the stored core Event */
+        .field_selectors = LIST("metadata.name", "metadata.namespace",
+                                "regarding.kind=involvedObject.kind",
+                                "regarding.namespace=involvedObject.namespace",
+                                "regarding.name=involvedObject.name",
+                                "regarding.uid=involvedObject.uid",
+                                "regarding.apiVersion=involvedObject.apiVersion",
+                                "regarding.resourceVersion=involvedObject.resourceVersion",
+                                "regarding.fieldPath=involvedObject.fieldPath", "reason",
+                                "reportingController=reportingComponent",
+                                "source=source.component", "type"),
+        .schema_file = "event-v1.yaml",
+        .description = "Something that happened to an object (the core Events, newer fields).",
+        .validate_extra = NULL,
+        .from_stored = nd_event_v1_from_core,
+    },
+};
+
+size_t nd_kind_served_count(void)
+{
+    return nd_kind_count() + sizeof nd_views / sizeof nd_views[0];
+}
+
+const struct nd_kind *nd_kind_served(size_t i)
+{
+    return i < nd_kind_count() ? &nd_kinds[i] : &nd_views[i - nd_kind_count()];
 }

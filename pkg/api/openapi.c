@@ -27,6 +27,10 @@ char *nd_openapi_schema_name(const struct nd_kind *k)
 {
     if (!*k->group)
         return nd_xasprintf("io.k8s.api.core.%s.%s", k->version, k->kind);
+    /* a Kubernetes group (events.k8s.io): io.k8s.api.events.v1.Event, as kube names it */
+    size_t gl = strlen(k->group);
+    if (gl > 7 && strcmp(k->group + gl - 7, ".k8s.io") == 0)
+        return nd_xasprintf("io.k8s.api.%.*s.%s.%s", (int)(gl - 7), k->group, k->version, k->kind);
     /* nodus.dev -> dev.nodus (reversed domain, as Kubernetes names CRD schemas) */
     struct nd_buf b = ND_BUF_INIT;
     const char *end = k->group + strlen(k->group);
@@ -423,8 +427,8 @@ static json_t *build(const char *group, const char *prefix, const char *op_group
     {
         json_object_set_new(d.schemas, name, json_deep_copy(s));
     }
-    for (size_t i = 0; i < nd_kind_count(); i++) {
-        const struct nd_kind *k = &nd_kinds[i];
+    for (size_t i = 0; i < nd_kind_served_count(); i++) {
+        const struct nd_kind *k = nd_kind_served(i);
         if (strcmp(k->group, group) != 0)
             continue;
         char *obj = nd_openapi_schema_name(k);
@@ -451,14 +455,23 @@ json_t *nd_openapi_v3_core(void)
     return build("", "/api/v1", "CoreV1", "core_v1");
 }
 
-json_t *nd_openapi_v3_root(const char *core_hash, const char *group_hash)
+json_t *nd_openapi_v3_events(void)
+{
+    return build("events.k8s.io", "/apis/events.k8s.io/v1", "EventsV1", "events_v1");
+}
+
+json_t *nd_openapi_v3_root(const char *core_hash, const char *group_hash, const char *events_hash)
 {
     char *core = nd_xasprintf("/openapi/v3/api/v1?hash=%s", core_hash);
     char *group = nd_xasprintf("/openapi/v3/apis/nodus.dev/v1?hash=%s", group_hash);
-    json_t *root = json_pack("{s:{s:{s:s}, s:{s:s}}}", "paths", "api/v1", "serverRelativeURL", core,
-                             "apis/nodus.dev/v1", "serverRelativeURL", group);
+    char *events = nd_xasprintf("/openapi/v3/apis/events.k8s.io/v1?hash=%s", events_hash);
+    json_t *root = json_pack("{s:{s:{s:s}, s:{s:s}, s:{s:s}}}", "paths", "api/v1",
+                             "serverRelativeURL", core, "apis/events.k8s.io/v1",
+                             "serverRelativeURL", events, "apis/nodus.dev/v1",
+                             "serverRelativeURL", group);
     free(core);
     free(group);
+    free(events);
     return root;
 }
 

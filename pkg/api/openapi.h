@@ -8,7 +8,8 @@
  *     the patch operation has a `fieldValidation` query parameter (kubectl looks for it
  *     before sending fieldValidation=Strict). Read-only kinds get get and list only.
  *   - components.schemas: dev.nodus.v1.<Kind> and dev.nodus.v1.<Kind>List (core:
- *     io.k8s.api.core.v1.<Kind>), each with x-kubernetes-group-version-kind
+ *     io.k8s.api.core.v1.<Kind>, events.k8s.io: io.k8s.api.events.v1.Event), each with
+ *     x-kubernetes-group-version-kind
  *     [{group, version, kind}] and descriptions, plus ObjectMeta, ManagedFieldsEntry,
  *     OwnerReference, ListMeta, Status (with fix, docs, requestId), DeleteOptions, Patch.
  */
@@ -24,10 +25,14 @@
 json_t *nd_openapi_v3_group(void);
 /* The document served at /openapi/v3/api/v1 (Namespace, Event). NEW, or NULL as above. */
 json_t *nd_openapi_v3_core(void);
+/* The document served at /openapi/v3/apis/events.k8s.io/v1 (the events.k8s.io view of
+ * Events, io.k8s.api.events.v1.Event). NEW, or NULL as above. */
+json_t *nd_openapi_v3_events(void);
 /* The root document served at /openapi/v3: {"paths": {"api/v1": {"serverRelativeURL":
- * "/openapi/v3/api/v1?hash=<core_hash>"}, "apis/nodus.dev/v1": {...}}}. NEW. */
-json_t *nd_openapi_v3_root(const char *core_hash, const char *group_hash);
-/* The Swagger 2.0 document served at /openapi/v2 (openapi_v2.c), made from the two v3
+ * "/openapi/v3/api/v1?hash=<core_hash>"}, "apis/events.k8s.io/v1": {...},
+ * "apis/nodus.dev/v1": {...}}}. NEW. */
+json_t *nd_openapi_v3_root(const char *core_hash, const char *group_hash, const char *events_hash);
+/* The Swagger 2.0 document served at /openapi/v2 (openapi_v2.c), made from the three v3
  * documents: their paths and operations in v2's shape (a `body` parameter, the query
  * parameters' own `type`, consumes/produces, x-kubernetes-action and
  * x-kubernetes-group-version-kind kept), and their schemas under `definitions`, with

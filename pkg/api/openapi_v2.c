@@ -192,19 +192,21 @@ static void add_definitions(json_t *defs, const json_t *v3)
 
 json_t *nd_openapi_v2(void)
 {
-    json_t *core = nd_openapi_v3_core(), *group = nd_openapi_v3_group();
-    if (!core || !group) {
-        json_decref(core);
-        json_decref(group);
-        return NULL;
+    json_t *v3[] = {nd_openapi_v3_core(), nd_openapi_v3_group(), nd_openapi_v3_events()};
+    size_t n = sizeof v3 / sizeof v3[0];
+    bool ok = true;
+    for (size_t i = 0; i < n; i++)
+        ok = ok && v3[i];
+    json_t *paths = ok ? json_object() : NULL, *defs = ok ? json_object() : NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (ok) {
+            add_paths(paths, v3[i]);
+            add_definitions(defs, v3[i]);
+        }
+        json_decref(v3[i]);
     }
-    json_t *paths = json_object(), *defs = json_object();
-    add_paths(paths, core);
-    add_paths(paths, group);
-    add_definitions(defs, core);
-    add_definitions(defs, group);
-    json_decref(core);
-    json_decref(group);
+    if (!ok)
+        return NULL;
     return json_pack("{s:s, s:{s:s, s:s}, s:o, s:o}", "swagger", "2.0", "info", "title", "Nodus",
                      "version", "v1", "paths", paths, "definitions", defs);
 }

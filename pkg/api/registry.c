@@ -48,8 +48,9 @@ const struct nd_kind *nd_kind_lookup(const char *name)
         return NULL;
     size_t len = (size_t)(dot - name);
     const char *rest = dot + 1;
-    for (size_t i = 0; i < n; i++) {
-        const struct nd_kind *k = &nd_kinds[i];
+    /* qualified names find the views too (events.events.k8s.io) */
+    for (size_t i = 0; i < nd_kind_served_count(); i++) {
+        const struct nd_kind *k = nd_kind_served(i);
         if (!*k->group || !names_kind(k, name, len))
             continue;
         if (strcasecmp(rest, k->group) == 0)
@@ -66,8 +67,8 @@ const struct nd_kind *nd_kind_by_kind(const char *group, const char *kind)
 {
     if (!kind)
         return NULL;
-    for (size_t i = 0; i < nd_kind_count(); i++) {
-        const struct nd_kind *k = &nd_kinds[i];
+    for (size_t i = 0; i < (group ? nd_kind_served_count() : nd_kind_count()); i++) {
+        const struct nd_kind *k = nd_kind_served(i);
         if (strcmp(k->kind, kind) == 0 && (!group || strcmp(group, k->group) == 0))
             return k;
     }
@@ -78,8 +79,8 @@ const struct nd_kind *nd_kind_by_plural(const char *group, const char *plural)
 {
     if (!plural)
         return NULL;
-    for (size_t i = 0; i < nd_kind_count(); i++) {
-        const struct nd_kind *k = &nd_kinds[i];
+    for (size_t i = 0; i < (group ? nd_kind_served_count() : nd_kind_count()); i++) {
+        const struct nd_kind *k = nd_kind_served(i);
         if (strcmp(k->plural, plural) == 0 && (!group || strcmp(group, k->group) == 0))
             return k;
     }
@@ -153,7 +154,11 @@ bool nd_kind_takes_request(const struct nd_kind *k, const char *action)
 
 bool nd_kind_field_selectable(const struct nd_kind *k, const char *field)
 {
-    return in_list(k->field_selectors, field, false);
+    size_t n = strlen(field);
+    for (const char *const *f = k->field_selectors; f && *f; f++)
+        if (strncmp(*f, field, n) == 0 && ((*f)[n] == '\0' || (*f)[n] == '='))
+            return true;
+    return false;
 }
 
 static const char *const verbs_all[] = {

@@ -128,7 +128,9 @@ struct nd_kind {
     bool read_only; /* served with get, list and watch only */
     const struct nd_mutable *mutable_fields;
     const struct nd_column *columns;
-    const char *const *field_selectors; /* fields accepted by ?fieldSelector= */
+    /* Field labels accepted by ?fieldSelector=, each read at its own path, or "LABEL=PATH"
+     * for a label read elsewhere (selector.h). */
+    const char *const *field_selectors;
     const char *schema_file;            /* "job.yaml" under pkg/api/schemas/ */
     const char *description;            /* one line, for completion and api-resources */
     /* Checks what the schema cannot express (Pipeline DAG, Budget thresholds ...),
@@ -140,19 +142,32 @@ struct nd_kind {
      * kube-apiserver's built-in kinds do. NULL: it does not (415, as for a custom
      * resource: the nodus.dev kinds). */
     const struct nd_smp_field *strategic;
+    /* A view: a kind served in another group whose objects are those stored under the same
+     * plural by the kind of nd_kinds[] (events.k8s.io/v1 Event over core Events). Reads,
+     * selects and watches go to the stored objects; every object leaves through this
+     * conversion (NEW json). NULL for every kind of nd_kinds[]. */
+    json_t *(*from_stored)(const json_t *stored);
 };
 
+/* The kinds: what is stored, written, completed, named by the CLI and turned into CRDs. */
 extern const struct nd_kind nd_kinds[];
 size_t nd_kind_count(void);
+/* Every kind the API serves: nd_kinds[] (indexes below nd_kind_count()), then the views
+ * (from_stored set). What discovery and OpenAPI describe and what a URL's group and plural
+ * find (nd_kind_by_plural, nd_kind_by_kind with a group). */
+size_t nd_kind_served_count(void);
+const struct nd_kind *nd_kind_served(size_t i);
 
 /* Finds a kind by any name a user may type, case-insensitively as kubectl does: plural,
  * singular, short name, Kind, or any of them qualified as `<name>.<group>` or
- * `<name>.<version>.<group>` ("jobs.nodus.dev", "job.v1.nodus.dev"). `project` and
- * `projects` name namespaces. NULL when nothing matches. */
+ * `<name>.<version>.<group>` ("jobs.nodus.dev", "job.v1.nodus.dev"; these find the views
+ * too: "events.events.k8s.io"). `project` and `projects` name namespaces. NULL when
+ * nothing matches. */
 const struct nd_kind *nd_kind_lookup(const char *name);
-/* Exact group ("" for core; NULL matches any group) and Kind ("Job"). */
+/* Exact group ("" for core; NULL matches any group, and nd_kinds[] only) and Kind ("Job"). */
 const struct nd_kind *nd_kind_by_kind(const char *group, const char *kind);
-/* Exact group (NULL matches any) and plural ("jobs"), as in a URL path. */
+/* Exact group (NULL matches any, and nd_kinds[] only) and plural ("jobs"), as in a URL
+ * path: with a group, views are found too. */
 const struct nd_kind *nd_kind_by_plural(const char *group, const char *plural);
 /* apiVersion ("nodus.dev/v1", "v1") and Kind, as in an object's header. */
 const struct nd_kind *nd_kind_by_api_version(const char *api_version, const char *kind);

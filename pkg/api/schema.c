@@ -186,8 +186,8 @@ static void load(void)
 
     if (!json_is_object(json_object_get(json_object_get(files, "meta"), "components")))
         fail("meta.yaml: no components");
-    for (size_t i = 0; i < nd_kind_count(); i++) {
-        const struct nd_kind *k = &nd_kinds[i];
+    for (size_t i = 0; i < nd_kind_served_count(); i++) {
+        const struct nd_kind *k = nd_kind_served(i);
         char *base = base_name(k->schema_file);
         const json_t *file = json_object_get(files, base);
         free(base);
@@ -195,7 +195,9 @@ static void load(void)
             fail("%s: missing, or without properties (kind %s)", k->schema_file, k->kind);
             continue;
         }
-        json_object_set_new(kind_schemas, k->kind, assemble(k, file));
+        char *key = nd_xasprintf("%s/%s", k->api_version, k->kind);
+        json_object_set_new(kind_schemas, key, assemble(k, file));
+        free(key);
     }
 }
 
@@ -207,8 +209,10 @@ static void ensure_loaded(void)
 const json_t *nd_kind_schema(const struct nd_kind *k)
 {
     ensure_loaded();
-    const json_t *s = json_object_get(kind_schemas, k->kind);
-    /* two core and nodus kinds never share a Kind, so Kind is the key */
+    /* the core and events.k8s.io groups both have an Event: apiVersion/Kind is the key */
+    char *key = nd_xasprintf("%s/%s", k->api_version, k->kind);
+    const json_t *s = json_object_get(kind_schemas, key);
+    free(key);
     return s;
 }
 
@@ -223,10 +227,10 @@ int nd_schemas_check(struct nd_status *st)
     ensure_loaded();
     if (load_error)
         return nd_status_set(st, "InternalError", NULL, "kind schemas: %s", load_error);
-    for (size_t i = 0; i < nd_kind_count(); i++)
-        if (!nd_kind_schema(&nd_kinds[i]))
+    for (size_t i = 0; i < nd_kind_served_count(); i++)
+        if (!nd_kind_schema(nd_kind_served(i)))
             return nd_status_set(st, "InternalError", NULL, "kind schemas: no schema for %s",
-                                 nd_kinds[i].kind);
+                                 nd_kind_served(i)->kind);
     return 0;
 }
 

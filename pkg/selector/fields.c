@@ -12,6 +12,7 @@
 
 struct fterm {
     char *field;
+    char *path; /* where the value is read: the field, or the path its allowed entry names */
     char *value;
     bool neg; /* != */
 };
@@ -76,14 +77,27 @@ fail:
     return NULL;
 }
 
-static bool allowed(const char *field, const char *const *list)
+/* The dotted path a field label reads: the label itself, or PATH of an allowed entry
+ * "LABEL=PATH"; NULL when the list does not allow the label (any label without a list). */
+static const char *allowed(const char *field, const char *const *list)
 {
     if (!list)
-        return true;
+        return field;
+    size_t n = strlen(field);
     for (; *list; list++)
-        if (strcmp(*list, field) == 0)
-            return true;
-    return false;
+        if (strncmp(*list, field, n) == 0 && ((*list)[n] == '\0' || (*list)[n] == '='))
+            return (*list)[n] ? *list + n + 1 : field;
+    return NULL;
+}
+
+/* "select on one of: a, b, c" with the labels of an allowed list. */
+static char *allowed_fix(const char *const *list)
+{
+    struct nd_buf b = ND_BUF_INIT;
+    nd_buf_adds(&b, "select on one of:");
+    for (const char *sep = " "; *list; list++, sep = ", ")
+        nd_buf_addf(&b, "%s%.*s", sep, (int)strcspn(*list, "="), *list);
+    return nd_buf_detach(&b);
 }
 
 struct nd_field_selector *nd_field_selector_parse(const char *s, const char *const *allowed_fields,
@@ -171,22 +185,24 @@ struct nd_field_selector *sel_parse_fields(const char *s, const char *const *all
             goto fail;
         }
         fs->terms = nd_xrealloc(fs->terms, (fs->n + 1) * sizeof *fs->terms);
-        fs->terms[fs->n++] = (struct fterm){nd_xstrndup(t, i), value, t[i] == '!'};
+        fs->terms[fs->n++] = (struct fterm){nd_xstrndup(t, i), NULL, value, t[i] == '!'};
     }
     for (size_t k = 0, j = 0; k < nparts; k++) {
         if (parts[k].len == 0)
             continue;
-        const char *field = fs->terms[j++].field;
-        if (!allowed(field, allowed_fields)) {
+        struct fterm *term = &fs->terms[j++];
+        const char *path = allowed(term->field, allowed_fields);
+        if (!path) {
             /* Kubernetes' exact words: the field names the problem, a position adds nothing */
-            nd_status_set(st, "BadRequest", "select on metadata.name, metadata.namespace, "
-                          "status.phase or the kind's other selectable fields",
-                          "field label not supported: %s", field);
+            char *labels = allowed_fix(allowed_fields);
+            nd_status_set(st, "BadRequest", labels, "field label not supported: %s", term->field);
+            free(labels);
             nd_buf_release(&err);
             free(parts);
             nd_field_selector_free(fs);
             return NULL;
         }
+        term->path = nd_xstrdup(path);
     }
     free(parts);
     return fs;
@@ -229,7 +245,7 @@ static char *field_text(const json_t *obj, const char *path)
 bool nd_field_selector_matches(const struct nd_field_selector *fs, const json_t *obj)
 {
     for (size_t i = 0; fs && i < fs->n; i++) {
-        char *v = field_text(obj, fs->terms[i].field);
+        char *v = field_text(obj, fs->terms[i].path);
         bool eq = strcmp(v, fs->terms[i].value) == 0;
         free(v);
         if (eq == fs->terms[i].neg)
@@ -271,6 +287,7 @@ void nd_field_selector_free(struct nd_field_selector *fs)
         return;
     for (size_t i = 0; i < fs->n; i++) {
         free(fs->terms[i].field);
+        free(fs->terms[i].path);
         free(fs->terms[i].value);
     }
     free(fs->terms);

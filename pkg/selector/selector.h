@@ -92,8 +92,11 @@ void nd_selector_free(struct nd_selector *sel);
 
 /* Parses a field selector (NULL is taken as ""). `allowed_fields` is a NULL-terminated list
  * such as {"metadata.name", "metadata.namespace", "status.phase", NULL}; a field outside
- * it fails with `field label not supported: <field>`. allowed_fields NULL accepts any
- * field. Returns a new selector, or NULL with a BadRequest status. */
+ * it fails with `field label not supported: <field>` (its fix lists the allowed labels).
+ * An entry "LABEL=PATH" allows LABEL and reads its value at PATH (an Event's `source` is
+ * `source.component`; events.k8s.io's `regarding.kind` is the stored
+ * `involvedObject.kind`); any other entry is read at its own path. allowed_fields NULL
+ * accepts any field. Returns a new selector, or NULL with a BadRequest status. */
 struct nd_field_selector *nd_field_selector_parse(const char *s, const char *const *allowed_fields,
                                                   struct nd_status *st);
 /* True when every requirement holds for `obj` (borrowed): each field is a dotted path

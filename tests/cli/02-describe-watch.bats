@@ -174,6 +174,16 @@ EOF
     assert_line "  Phase:  Queued"
 }
 
+@test "get events.events.k8s.io: the Events in the events.k8s.io shape; get event NAME" {
+    run -0 --separate-stderr nodus get events.events.k8s.io --field-selector regarding.name=train-a \
+        -o jsonpath='{range .items[*]}{.apiVersion} {.regarding.kind}/{.regarding.name} {.reason}: {.note}{"\n"}{end}'
+    assert_output "events.k8s.io/v1 Job/train-a Created: created by emulator-user"
+    run -0 --separate-stderr nodus get events --field-selector involvedObject.name=train-a -o name
+    [[ "$output" =~ ^event/train-a\.[0-9a-f]+$ ]]
+    run -0 --separate-stderr nodus get "$output" -o jsonpath='{.involvedObject.name} {.reason}'
+    assert_output "train-a Created"
+}
+
 @test "describe: status as Nodus wrote it, cost against the limit, conditions" {
     project desc2
     job running desc2

@@ -151,6 +151,7 @@ events                     ev           v1                         true         
 namespaces                 ns           v1                         false        Namespace
 selfsubjectreviews                      authentication.k8s.io/v1   false        SelfSubjectReview
 selfsubjectaccessreviews                authorization.k8s.io/v1    false        SelfSubjectAccessReview
+events                     ev           events.k8s.io/v1           true         Event
 budgets                    bgt          nodus.dev/v1               true         Budget
 functions                  fn           nodus.dev/v1               true         Function
 hosts                                   nodus.dev/v1               true         Host
@@ -228,6 +229,7 @@ volumes.nodus.dev"
     run -0 --separate-stderr nodus api-versions
     assert_output "authentication.k8s.io/v1
 authorization.k8s.io/v1
+events.k8s.io/v1
 nodus.dev/v1
 v1"
     assert_equal "$stderr" ""
@@ -238,9 +240,10 @@ v1"
     before=$(requests)
     run -0 nodus api-resources
     after=$(requests)
-    # /api, /api/v1, /apis, /apis/nodus.dev/v1, /apis/authentication.k8s.io/v1,
-    # /apis/authorization.k8s.io/v1, and the stats request of $(requests)
-    assert_equal "$((after - before))" 7
+    # /api, /api/v1, /apis, /apis/nodus.dev/v1, /apis/events.k8s.io/v1,
+    # /apis/authentication.k8s.io/v1, /apis/authorization.k8s.io/v1, and the stats request
+    # of $(requests)
+    assert_equal "$((after - before))" 8
     run -0 jq -r '[.etag != null, (.fetched | type), .body.kind] | @tsv' "$CACHE/api.json"
     assert_output "true${T}number${T}APIVersions"
     run -0 jq -r .body.groupVersion "$CACHE/apis_nodus.dev_v1.json"
@@ -256,7 +259,7 @@ v1"
     nodus api-resources >/dev/null
     before=$(requests)
     run -0 nodus api-resources
-    assert_line -n 9 --regexp '^jobs +nj +nodus\.dev/v1 +true +Job$'
+    assert_line -n 10 --regexp '^jobs +nj +nodus\.dev/v1 +true +Job$'
     run -0 nodus api-versions
     run -0 nodus api-resources -o wide
     after=$(requests)
@@ -272,9 +275,9 @@ v1"
     before=$(requests)
     run -0 --separate-stderr nodus api-resources -v 6
     after=$(requests)
-    assert_equal "$((after - before))" 7
-    assert_line -n 14 --regexp '^volumes +vol +nodus\.dev/v1 +true +Volume$'
-    [ "$(grep -c ' 304 Not Modified in ' <<<"$stderr")" = 6 ]
+    assert_equal "$((after - before))" 8
+    assert_line -n 15 --regexp '^volumes +vol +nodus\.dev/v1 +true +Volume$'
+    [ "$(grep -c ' 304 Not Modified in ' <<<"$stderr")" = 7 ]
     now=$(date +%s)
     for f in "$CACHE"/*.json; do
         [ "$(jq -r ".fetched >= $now - 60" "$f")" = true ]
@@ -308,6 +311,7 @@ v1"
     HOME=$BATS_TEST_TMPDIR/missing run -0 --separate-stderr nodus api-versions
     assert_output "authentication.k8s.io/v1
 authorization.k8s.io/v1
+events.k8s.io/v1
 nodus.dev/v1
 v1"
     assert_equal "$stderr" ""

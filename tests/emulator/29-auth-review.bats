@@ -59,9 +59,9 @@ may() {
 @test "discovery lists both review groups: /apis, aggregated /apis, and the group versions" {
     http GET /apis - -H 'Authorization: Bearer t-read'
     assert_equal "$CODE" 200
-    assert_equal "$(body_json '[.groups[].name] | join(",")')" "nodus.dev,authentication.k8s.io,authorization.k8s.io"
+    assert_equal "$(body_json '[.groups[].name] | join(",")')" "nodus.dev,events.k8s.io,authentication.k8s.io,authorization.k8s.io"
     http GET /apis - -H 'Authorization: Bearer t-read' -H 'Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList'
-    assert_equal "$(body_json '[.items[] | .metadata.name + "=" + ([.versions[0].resources[] | .resource + ":" + (.verbs | join("+")) + ":" + .scope] | join(" "))] | .[1:] | join(",")')" \
+    assert_equal "$(body_json '[.items[] | .metadata.name + "=" + ([.versions[0].resources[] | .resource + ":" + (.verbs | join("+")) + ":" + .scope] | join(" "))] | .[2:] | join(",")')" \
         "authentication.k8s.io=selfsubjectreviews:create:Cluster,authorization.k8s.io=selfsubjectaccessreviews:create:Cluster"
     http GET /apis/authentication.k8s.io/v1 - -H 'Authorization: Bearer t-read'
     assert_equal "$CODE" 200

@@ -23,6 +23,8 @@ served_kinds() {
             jq -r '.resources[] | select(.name | contains("/") | not) | "nodus.dev/" + .kind'
         curl -sS "$(emu_url)/api/v1" |
             jq -r '.resources[] | select(.name | contains("/") | not) | "/" + .kind'
+        curl -sS "$(emu_url)/apis/events.k8s.io/v1" |
+            jq -r '.resources[] | select(.name | contains("/") | not) | "events.k8s.io/" + .kind'
     } | sort
 }
 
@@ -64,10 +66,12 @@ served_kinds() {
     cp "$BODY" "$BATS_TEST_TMPDIR/v2.json"
     http GET /openapi/v3/apis/nodus.dev/v1
     cp "$BODY" "$BATS_TEST_TMPDIR/group.json"
+    http GET /openapi/v3/apis/events.k8s.io/v1
+    cp "$BODY" "$BATS_TEST_TMPDIR/events.json"
     http GET /openapi/v3/api/v1
     run jq -n --slurpfile v2 "$BATS_TEST_TMPDIR/v2.json" --slurpfile g "$BATS_TEST_TMPDIR/group.json" \
-        --slurpfile c "$BODY" '
-        ($c[0].components.schemas + $g[0].components.schemas
+        --slurpfile c "$BODY" --slurpfile e "$BATS_TEST_TMPDIR/events.json" '
+        ($c[0].components.schemas + $g[0].components.schemas + $e[0].components.schemas
          | walk(if type == "object" then del(.nullable)
                     | if (.["$ref"] | type) == "string"
                       then .["$ref"] |= sub("^#/components/schemas/"; "#/definitions/") else . end

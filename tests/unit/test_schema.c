@@ -177,8 +177,10 @@ static void test_registry_matches_schemas(void **state)
                 assert_true(found);
             }
         }
-        for (const char *const *f = k->field_selectors; *f; f++)
-            assert_non_null(nd_schema_at(s, *f));
+        for (const char *const *f = k->field_selectors; *f; f++) {
+            const char *path = strchr(*f, '=') ? strchr(*f, '=') + 1 : *f; /* LABEL=PATH */
+            assert_non_null(nd_schema_at(s, path));
+        }
         for (const struct nd_column *c = k->columns; c->name; c++) {
             char path[256];
             strip_brackets(c->jsonpath, path, sizeof path);

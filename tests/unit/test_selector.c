@@ -480,6 +480,46 @@ static void test_field_matches(void **state)
     json_decref(obj);
 }
 
+/* An allowed entry "LABEL=PATH" takes LABEL and reads PATH; the fix of an unsupported
+ * label lists the labels (never the paths). */
+static void test_field_label_paths(void **state)
+{
+    (void)state;
+    static const char *const labels[] = {"metadata.name", "regarding.kind=involvedObject.kind",
+                                         "source=source.component", NULL};
+    json_t *obj = parse_json("{\"metadata\":{\"name\":\"e1\"},\"involvedObject\":"
+                             "{\"kind\":\"Volume\"},\"source\":{\"component\":\"nodus\"}}");
+    static const struct {
+        const char *sel;
+        bool match;
+    } rows[] = {
+        {"regarding.kind=Volume", true},
+        {"regarding.kind=Job", false},
+        {"source=nodus", true},
+        {"source!=nodus", false},
+        {"metadata.name=e1,source=nodus", true},
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        struct nd_status st = ND_STATUS_INIT;
+        struct nd_field_selector *fs = nd_field_selector_parse(rows[i].sel, labels, &st);
+        if (!fs)
+            fail_msg("row %s: %s", rows[i].sel, st.message);
+        if (nd_field_selector_matches(fs, obj) != rows[i].match)
+            fail_msg("row %s", rows[i].sel);
+        nd_field_selector_free(fs);
+    }
+    static const char *const refused[] = {"involvedObject.kind=Volume", "regarding=x",
+                                          "source.component=nodus"};
+    for (size_t i = 0; i < N(refused); i++) {
+        struct nd_status st = ND_STATUS_INIT;
+        assert_null(nd_field_selector_parse(refused[i], labels, &st));
+        expect_str(refused[i], st.reason, "BadRequest");
+        expect_str(refused[i], st.fix, "select on one of: metadata.name, regarding.kind, source");
+        nd_status_release(&st);
+    }
+    json_decref(obj);
+}
+
 #define ALL_WHY                                                                                    \
     "has no value: 'not empty' selects (nearly) every object, which is what a script's empty "     \
     "variable would ask"
@@ -670,6 +710,7 @@ int main(void)
         cmocka_unit_test(test_field_parse),       cmocka_unit_test(test_field_parse_invalid),
         cmocka_unit_test(test_field_matches),     cmocka_unit_test(test_selector_limits),
         cmocka_unit_test(test_select_empty_values),
+        cmocka_unit_test(test_field_label_paths),
     };
     return cmocka_run_group_tests_name("selector", tests, NULL, NULL);
 }
