@@ -61,21 +61,6 @@ static json_t *str_array(const char *const *list)
     return a;
 }
 
-static const char *const sub_verbs_status[] = {"get", "patch", "update", NULL};
-static const char *const sub_verbs_get[] = {"get", NULL};
-static const char *const sub_verbs_create[] = {"create", "get", NULL};
-
-static const char *const *sub_verbs(const struct nd_kind *k, const char *sub)
-{
-    if (k->read_only)
-        return sub_verbs_get;
-    if (strcmp(sub, "status") == 0)
-        return sub_verbs_status;
-    if (strcmp(sub, "log") == 0)
-        return sub_verbs_get;
-    return sub_verbs_create; /* exec, files, invoke */
-}
-
 static const char *sub_kind(const struct nd_kind *k, const char *sub)
 {
     if (strcmp(sub, "status") == 0)
@@ -105,7 +90,7 @@ static json_t *resource_list(const char *group, const char *gv)
             json_array_append_new(res, json_pack("{sssssbssso}", "name", name, "singularName", "",
                                                  "namespaced", k->namespaced, "kind",
                                                  sub_kind(k, *s), "verbs",
-                                                 str_array(sub_verbs(k, *s))));
+                                                 str_array(nd_kind_sub_verbs(k, *s))));
             free(name);
         }
     }
@@ -127,7 +112,7 @@ static json_t *agg_group(const char *group)
                 subs, json_pack("{sss{ssssss}so}", "subresource", *s, "responseKind", "group",
                                 strcmp(*s, "status") == 0 ? k->group : "", "version",
                                 strcmp(*s, "status") == 0 ? k->version : "v1", "kind",
-                                sub_kind(k, *s), "verbs", str_array(sub_verbs(k, *s))));
+                                sub_kind(k, *s), "verbs", str_array(nd_kind_sub_verbs(k, *s))));
         json_t *r = json_pack("{sss{ssssss}ssssso}", "resource", k->plural, "responseKind",
                               "group", k->group, "version", k->version, "kind", k->kind, "scope",
                               k->namespaced ? "Namespaced" : "Cluster", "singularResource",
