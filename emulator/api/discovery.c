@@ -147,21 +147,15 @@ static json_t *api_group(void)
                      "preferredVersion", "groupVersion", "nodus.dev/v1", "version", "v1");
 }
 
-/* The two groups of kubectl's `auth whoami` and `auth can-i` (auth_review.h): one
- * cluster-scoped resource each, created only. */
-static const struct {
-    const char *group, *plural, *singular, *kind;
-} reviews[] = {
-    {EM_AUTHN_GROUP, "selfsubjectreviews", "selfsubjectreview", "SelfSubjectReview"},
-    {EM_AUTHZ_GROUP, "selfsubjectaccessreviews", "selfsubjectaccessreview",
-     "SelfSubjectAccessReview"},
-};
+/* The groups of kubectl's `auth whoami` and `auth can-i` (auth_review.h): the listed
+ * rows of em_reviews, cluster-scoped resources created only. */
+static const char *const review_groups[] = {EM_AUTHN_GROUP, EM_AUTHZ_GROUP};
 
 static json_t *review_group(int i, bool typed)
 {
     char gv[64];
-    snprintf(gv, sizeof gv, "%s/v1", reviews[i].group);
-    json_t *g = json_pack("{sss[{ssss}]s{ssss}}", "name", reviews[i].group, "versions",
+    snprintf(gv, sizeof gv, "%s/v1", review_groups[i]);
+    json_t *g = json_pack("{sss[{ssss}]s{ssss}}", "name", review_groups[i], "versions",
                           "groupVersion", gv, "version", "v1", "preferredVersion", "groupVersion",
                           gv, "version", "v1");
     if (typed) {
@@ -171,24 +165,41 @@ static json_t *review_group(int i, bool typed)
     return g;
 }
 
+/* The legacy APIResourceList (agg false) or the aggregated resources (agg true) of
+ * review group i. */
+static json_t *review_resources(int i, bool agg)
+{
+    json_t *res = json_array();
+    for (const struct em_review *r = em_reviews; r->group; r++) {
+        if (!r->listed || strcmp(r->group, review_groups[i]) != 0)
+            continue;
+        if (agg)
+            json_array_append_new(
+                res, json_pack("{sss{ssssss}sssss[s]}", "resource", r->plural, "responseKind",
+                               "group", r->group, "version", r->version, "kind", r->kind,
+                               "scope", "Cluster", "singularResource", r->singular, "verbs",
+                               "create"));
+        else
+            json_array_append_new(res, json_pack("{sssssbsss[s]}", "name", r->plural,
+                                                 "singularName", r->singular, "namespaced", 0,
+                                                 "kind", r->kind, "verbs", "create"));
+    }
+    return res;
+}
+
 static json_t *review_list(int i)
 {
     char gv[64];
-    snprintf(gv, sizeof gv, "%s/v1", reviews[i].group);
-    return json_pack("{sssssss[{sssssbsss[s]}]}", "kind", "APIResourceList", "apiVersion", "v1",
-                     "groupVersion", gv, "resources", "name", reviews[i].plural, "singularName",
-                     reviews[i].singular, "namespaced", 0, "kind", reviews[i].kind, "verbs",
-                     "create");
+    snprintf(gv, sizeof gv, "%s/v1", review_groups[i]);
+    return json_pack("{ssssssso}", "kind", "APIResourceList", "apiVersion", "v1",
+                     "groupVersion", gv, "resources", review_resources(i, false));
 }
 
 static json_t *review_agg(int i)
 {
-    json_t *r = json_pack("{sss{ssssss}sssss[s]}", "resource", reviews[i].plural,
-                          "responseKind", "group", reviews[i].group, "version", "v1", "kind",
-                          reviews[i].kind, "scope", "Cluster", "singularResource",
-                          reviews[i].singular, "verbs", "create");
-    return json_pack("{s{ss}s[{sss[o]ss}]}", "metadata", "name", reviews[i].group, "versions",
-                     "version", "v1", "resources", r, "freshness", "Current");
+    return json_pack("{s{ss}s[{sssoss}]}", "metadata", "name", review_groups[i], "versions",
+                     "version", "v1", "resources", review_resources(i, true), "freshness",
+                     "Current");
 }
 
 /* The aggregated list of /apis: nodus.dev, then the review groups. */
