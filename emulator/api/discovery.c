@@ -29,8 +29,9 @@ static struct {
     struct doc version, api, apis, group, core_list, nodus_list;
     struct doc agg_api_v2, agg_apis_v2, agg_api_v2b1, agg_apis_v2b1;
     struct doc openapi_root, openapi_group, openapi_core, openapi_v2, openapi_v2_pb;
+    struct doc openapi_authz; /* authorization.k8s.io/v1: the reviews of kubectl auth can-i */
     struct doc authn_group, authn_list, authz_group, authz_list; /* auth_review.h */
-    char *group_hash, *core_hash;
+    char *group_hash, *core_hash, *authz_hash;
 } d;
 
 static void set_doc(struct doc *doc, json_t *j)
@@ -249,17 +250,25 @@ static int openapi_ready(void)
 {
     if (d.openapi_root.body)
         return 0;
-    json_t *g = nd_openapi_v3_group(), *c = nd_openapi_v3_core();
-    if (!g || !c) {
+    json_t *g = nd_openapi_v3_group(), *c = nd_openapi_v3_core(), *a = nd_openapi_v3_authz();
+    if (!g || !c || !a) {
         json_decref(g);
         json_decref(c);
+        json_decref(a);
         return -1;
     }
     d.group_hash = nd_openapi_hash(g);
     d.core_hash = nd_openapi_hash(c);
+    d.authz_hash = nd_openapi_hash(a);
     set_doc(&d.openapi_group, g);
     set_doc(&d.openapi_core, c);
-    set_doc(&d.openapi_root, nd_openapi_v3_root(d.core_hash, d.group_hash));
+    set_doc(&d.openapi_authz, a);
+    json_t *root = nd_openapi_v3_root(d.core_hash, d.group_hash);
+    char *url = nd_xasprintf("/openapi/v3/apis/" EM_AUTHZ_GROUP "/v1?hash=%s", d.authz_hash);
+    json_object_set_new(json_object_get(root, "paths"), "apis/" EM_AUTHZ_GROUP "/v1",
+                        json_pack("{ss}", "serverRelativeURL", url));
+    free(url);
+    set_doc(&d.openapi_root, root);
     return 0;
 }
 
@@ -284,12 +293,13 @@ void em_discovery_release(void)
     struct doc *docs[] = {&d.version, &d.api, &d.apis, &d.group, &d.core_list, &d.nodus_list,
                           &d.agg_api_v2, &d.agg_apis_v2, &d.agg_api_v2b1, &d.agg_apis_v2b1,
                           &d.openapi_root, &d.openapi_group, &d.openapi_core,
-                          &d.openapi_v2, &d.openapi_v2_pb,
+                          &d.openapi_v2, &d.openapi_v2_pb, &d.openapi_authz,
                           &d.authn_group, &d.authn_list, &d.authz_group, &d.authz_list};
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
         free(docs[i]->body);
     free(d.group_hash);
     free(d.core_hash);
+    free(d.authz_hash);
     memset(&d, 0, sizeof d);
 }
 
@@ -425,6 +435,11 @@ int em_discovery_handle(struct em_server *srv, const struct em_req *req, struct 
         if (hash && strcmp(hash, core ? d.core_hash : d.group_hash) == 0)
             em_resp_set_header(resp, "Cache-Control", "public, immutable");
         serve(req, resp, core ? &d.openapi_core : &d.openapi_group, "application/json");
+    } else if (strcmp(p, "/openapi/v3/apis/" EM_AUTHZ_GROUP "/v1") == 0) {
+        const char *hash = em_req_query(req, "hash");
+        if (hash && strcmp(hash, d.authz_hash) == 0)
+            em_resp_set_header(resp, "Cache-Control", "public, immutable");
+        serve(req, resp, &d.openapi_authz, "application/json");
     } else if (strcmp(p, "/openapi/v2") == 0) {
         if (openapi_v2_ready() < 0) {
             em_resp_error(srv, req, resp, "InternalError",

@@ -24,6 +24,10 @@
 json_t *nd_openapi_v3_group(void);
 /* The document served at /openapi/v3/api/v1 (Namespace, Event). NEW, or NULL as above. */
 json_t *nd_openapi_v3_core(void);
+/* The document served at /openapi/v3/apis/authorization.k8s.io/v1 (openapi_authz.c):
+ * the create operations of SelfSubjectAccessReview and SelfSubjectRulesReview and their
+ * io.k8s.api.authorization.v1 schemas. NEW, or NULL as above. */
+json_t *nd_openapi_v3_authz(void);
 /* The root document served at /openapi/v3: {"paths": {"api/v1": {"serverRelativeURL":
  * "/openapi/v3/api/v1?hash=<core_hash>"}, "apis/nodus.dev/v1": {...}}}. NEW. */
 json_t *nd_openapi_v3_root(const char *core_hash, const char *group_hash);

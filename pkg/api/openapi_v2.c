@@ -187,18 +187,23 @@ static void add_definitions(json_t *defs, const json_t *v3)
 json_t *nd_openapi_v2(void)
 {
     json_t *core = nd_openapi_v3_core(), *group = nd_openapi_v3_group();
-    if (!core || !group) {
+    json_t *authz = nd_openapi_v3_authz();
+    if (!core || !group || !authz) {
         json_decref(core);
         json_decref(group);
+        json_decref(authz);
         return NULL;
     }
     json_t *paths = json_object(), *defs = json_object();
     add_paths(paths, core);
     add_paths(paths, group);
+    add_paths(paths, authz);
     add_definitions(defs, core);
     add_definitions(defs, group);
+    add_definitions(defs, authz);
     json_decref(core);
     json_decref(group);
+    json_decref(authz);
     return json_pack("{s:s, s:{s:s, s:s}, s:o, s:o}", "swagger", "2.0", "info", "title", "Nodus",
                      "version", "v1", "paths", paths, "definitions", defs);
 }
