@@ -19,24 +19,31 @@ static bool in(const char *const *list, const char *s)
     return false;
 }
 
+/* The verbs of list, joined by ", ", appended to b. */
+static void add_verbs(struct nd_buf *b, const char *const *list)
+{
+    for (size_t i = 0; list[i]; i++)
+        nd_buf_addf(b, "%s%s", i ? ", " : "", list[i]);
+}
+
 /* Why verb is not served on k's sub (nd_kind_sub_verbs), in reason. */
 static void not_served(const struct nd_kind *k, const char *sub, const char *verb,
                        struct nd_buf *reason)
 {
     char res[ND_KIND_NAME_MAX];
     nd_kind_resource_name(k, res, sizeof res);
-    if (k->read_only && !*sub)
+    if (k->read_only && !*sub) {
         nd_buf_addf(reason, "%s are published by Nodus and cannot be changed (", res);
-    else if (*sub)
+        add_verbs(reason, nd_kind_sub_verbs(k, sub));
+        nd_buf_adds(reason, " only)");
+        return;
+    }
+    if (*sub)
         nd_buf_addf(reason, "the %s subresource of %s is served with ", sub, res);
     else
         nd_buf_addf(reason, "%s are served with ", res);
-    const char *const *v = nd_kind_sub_verbs(k, sub);
-    for (size_t i = 0; v[i]; i++)
-        nd_buf_addf(reason, "%s%s", i ? ", " : "", v[i]);
-    nd_buf_adds(reason, k->read_only && !*sub ? " only)" : " only, not " );
-    if (!(k->read_only && !*sub))
-        nd_buf_adds(reason, verb);
+    add_verbs(reason, nd_kind_sub_verbs(k, sub));
+    nd_buf_addf(reason, " only, not %s", verb);
 }
 
 bool em_authz_may(const struct em_server *srv, const struct em_identity *who,
@@ -110,8 +117,7 @@ bool em_authz_may_path(const struct em_server *srv, const struct em_identity *wh
     nd_status_release(&st);
     if (allowed && row && row->verbs && *verb && !in(row->verbs, verb)) {
         nd_buf_addf(reason, "%s is served with ", path);
-        for (size_t i = 0; row->verbs[i]; i++)
-            nd_buf_addf(reason, "%s%s", i ? ", " : "", row->verbs[i]);
+        add_verbs(reason, row->verbs);
         nd_buf_addf(reason, " only, not %s", verb);
         allowed = false;
     }

@@ -16,7 +16,7 @@
 #define GVK(kind) \
     "\"x-kubernetes-group-version-kind\": [{\"group\": \"authorization.k8s.io\", " \
     "\"version\": \"v1\", \"kind\": \"" kind "\"}]"
-#define HEAD(what)                                                                          \
+#define HEAD                                                                          \
     "\"apiVersion\": " STR("APIVersion of the review.") ", \"kind\": " STR("Kind of the "  \
                                                                           "review.")       \
     ", \"metadata\": " REF(META "ObjectMeta")
@@ -24,7 +24,7 @@
 static const char schemas[] =
     "{\"" AUTHZ "SelfSubjectAccessReview\": {\"type\": \"object\", \"required\": [\"spec\"], "
     "\"description\": \"May the caller do this: answered from the decision the request itself "
-    "gets (kubectl auth can-i VERB RESOURCE).\", \"properties\": {" HEAD("") ", \"spec\": "
+    "gets (kubectl auth can-i VERB RESOURCE).\", \"properties\": {" HEAD ", \"spec\": "
     REF(AUTHZ "SelfSubjectAccessReviewSpec") ", \"status\": "
     REF(AUTHZ "SubjectAccessReviewStatus") "}, " GVK("SelfSubjectAccessReview") "},"
     "\"" AUTHZ "SelfSubjectAccessReviewSpec\": {\"type\": \"object\", \"description\": \"The "
@@ -50,7 +50,7 @@ static const char schemas[] =
     "\"" AUTHZ "SelfSubjectRulesReview\": {\"type\": \"object\", \"required\": [\"spec\"], "
     "\"description\": \"What the caller may do in one project: every rule, from the "
     "decisions the requests themselves get (kubectl auth can-i --list).\", \"properties\": {"
-    HEAD("") ", \"spec\": " REF(AUTHZ "SelfSubjectRulesReviewSpec") ", \"status\": "
+    HEAD ", \"spec\": " REF(AUTHZ "SelfSubjectRulesReviewSpec") ", \"status\": "
     REF(AUTHZ "SubjectRulesReviewStatus") "}, " GVK("SelfSubjectRulesReview") "},"
     "\"" AUTHZ "SelfSubjectRulesReviewSpec\": {\"type\": \"object\", \"description\": \"The "
     "project asked about.\", \"properties\": {\"namespace\": " STR("The project. Required.")

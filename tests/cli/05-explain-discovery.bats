@@ -151,6 +151,7 @@ events                     ev           v1                         true         
 namespaces                 ns           v1                         false        Namespace
 selfsubjectreviews                      authentication.k8s.io/v1   false        SelfSubjectReview
 selfsubjectaccessreviews                authorization.k8s.io/v1    false        SelfSubjectAccessReview
+selfsubjectrulesreviews                 authorization.k8s.io/v1    false        SelfSubjectRulesReview
 budgets                    bgt          nodus.dev/v1               true         Budget
 functions                  fn           nodus.dev/v1               true         Function
 hosts                                   nodus.dev/v1               true         Host
@@ -195,7 +196,8 @@ volumes                    vol          nodus.dev/v1               true         
     assert_output "NAME                       SHORTNAMES   APIVERSION                 NAMESPACED   KIND
 namespaces                 ns           v1                         false        Namespace
 selfsubjectreviews                      authentication.k8s.io/v1   false        SelfSubjectReview
-selfsubjectaccessreviews                authorization.k8s.io/v1    false        SelfSubjectAccessReview"
+selfsubjectaccessreviews                authorization.k8s.io/v1    false        SelfSubjectAccessReview
+selfsubjectrulesreviews                 authorization.k8s.io/v1    false        SelfSubjectRulesReview"
     run -0 nodus api-resources --api-group= --no-headers
     assert_output "events       ev    v1    true    Event
 namespaces   ns    v1    false   Namespace"
