@@ -258,7 +258,7 @@ v1"
     nodus api-resources >/dev/null
     before=$(requests)
     run -0 nodus api-resources
-    assert_line -n 9 --regexp '^jobs +nj +nodus\.dev/v1 +true +Job$'
+    assert_line -n 10 --regexp '^jobs +nj +nodus\.dev/v1 +true +Job$'
     run -0 nodus api-versions
     run -0 nodus api-resources -o wide
     after=$(requests)
@@ -275,7 +275,7 @@ v1"
     run -0 --separate-stderr nodus api-resources -v 6
     after=$(requests)
     assert_equal "$((after - before))" 7
-    assert_line -n 14 --regexp '^volumes +vol +nodus\.dev/v1 +true +Volume$'
+    assert_line -n 15 --regexp '^volumes +vol +nodus\.dev/v1 +true +Volume$'
     [ "$(grep -c ' 304 Not Modified in ' <<<"$stderr")" = 6 ]
     now=$(date +%s)
     for f in "$CACHE"/*.json; do

@@ -193,6 +193,16 @@ verbs_of() {
     assert_equal "$CODE" 401
 }
 
+@test "can-i --list as protobuf (kubectl 1.32 and later): decoded, answered in JSON" {
+    # a SelfSubjectRulesReview of proj-a, in the k8s envelope
+    printf '\x6b\x38\x73\x00\x0a\x31\x0a\x17\x61\x75\x74\x68\x6f\x72\x69\x7a\x61\x74\x69\x6f\x6e\x2e\x6b\x38\x73\x2e\x69\x6f\x2f\x76\x31\x12\x16\x53\x65\x6c\x66\x53\x75\x62\x6a\x65\x63\x74\x52\x75\x6c\x65\x73\x52\x65\x76\x69\x65\x77\x12\x0a\x12\x08\x0a\x06\x70\x72\x6f\x6a\x2d\x61' \
+        >"$BATS_TEST_TMPDIR/ssrr.pb"
+    http POST "$RULES" "@$BATS_TEST_TMPDIR/ssrr.pb" -H 'Content-Type: application/vnd.kubernetes.protobuf' -H 'Authorization: Bearer t-read'
+    assert_equal "$CODE" 201
+    run -0 verbs_of jobs
+    assert_output "get list watch"
+}
+
 @test "whoami: each token's identity, projects and scopes; no token or an unknown one is 401" {
     review t-read "$WHO" '{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}'
     assert_equal "$CODE" 201
