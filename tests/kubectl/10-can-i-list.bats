@@ -40,6 +40,7 @@ EOF
 
 teardown_file() {
     stop_emulator
+    ! grep -E "ERROR: AddressSanitizer|runtime error|LeakSanitizer" "$BATS_FILE_TMPDIR/emulator.err"
 }
 
 setup() {
