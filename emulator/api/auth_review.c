@@ -4,23 +4,45 @@
  * through (em_authz_decide). Bodies come as JSON or, from kubectl 1.32 on, protobuf. */
 #include "auth_review.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
+#include "authz_rules.h"
 #include "errors.h"
 #include "json/json.h"
 #include "protobuf.h"
 #include "util/xmalloc.h"
 
-#define AUTHN_PATH "/apis/" EM_AUTHN_GROUP "/v1/selfsubjectreviews"
-#define AUTHZ_PATH "/apis/" EM_AUTHZ_GROUP "/v1/selfsubjectaccessreviews"
-/* kubectl 1.27 asks v1beta1 (kube-apiserver 1.27 and 1.28 serve it), answered in kind */
-#define AUTHN_PATH_BETA "/apis/" EM_AUTHN_GROUP "/v1beta1/selfsubjectreviews"
+const struct em_review em_reviews[] = {
+    {EM_AUTHN_GROUP, "v1", "selfsubjectreviews", "selfsubjectreview", "SelfSubjectReview",
+     true},
+    /* kubectl 1.27 asks v1beta1 (kube-apiserver 1.27 and 1.28 serve it), answered in kind */
+    {EM_AUTHN_GROUP, "v1beta1", "selfsubjectreviews", "selfsubjectreview", "SelfSubjectReview",
+     false},
+    {EM_AUTHZ_GROUP, "v1", "selfsubjectaccessreviews", "selfsubjectaccessreview",
+     "SelfSubjectAccessReview", true},
+    {EM_AUTHZ_GROUP, "v1", "selfsubjectrulesreviews", "selfsubjectrulesreview",
+     "SelfSubjectRulesReview", true},
+    {NULL, NULL, NULL, NULL, NULL, false},
+};
+
+/* The row of path, or NULL. */
+static const struct em_review *review_of(const char *path)
+{
+    for (const struct em_review *r = em_reviews; r->group; r++) {
+        size_t g = strlen(r->group), v = strlen(r->version);
+        if (!strncmp(path, "/apis/", 6) && !strncmp(path + 6, r->group, g) &&
+            path[6 + g] == '/' && !strncmp(path + 7 + g, r->version, v) &&
+            path[7 + g + v] == '/' && !strcmp(path + 8 + g + v, r->plural))
+            return r;
+    }
+    return NULL;
+}
 
 bool em_review_path(const char *path)
 {
-    return strcmp(path, AUTHN_PATH) == 0 || strcmp(path, AUTHZ_PATH) == 0 ||
-           strcmp(path, AUTHN_PATH_BETA) == 0;
+    return review_of(path) != NULL;
 }
 
 /* ---- whoami ---- */
@@ -51,11 +73,13 @@ static json_t *user_info(const struct em_identity *who)
                      "nodus.dev/scopes", scope_list(who->scopes));
 }
 
-static void whoami(const struct em_identity *who, struct em_resp *resp, bool beta)
+static void whoami(const struct em_identity *who, struct em_resp *resp, const char *group,
+                   const char *version)
 {
-    const char *version = beta ? EM_AUTHN_GROUP "/v1beta1" : EM_AUTHN_GROUP "/v1";
+    char av[64];
+    snprintf(av, sizeof av, "%s/%s", group, version);
     json_t *out = json_pack("{sssss{sn}s{so}}", "kind", "SelfSubjectReview", "apiVersion",
-                            version, "metadata", "creationTimestamp", "status", "userInfo",
+                            av, "metadata", "creationTimestamp", "status", "userInfo",
                             user_info(who));
     em_resp_json(resp, 201, out);
     json_decref(out);
@@ -63,99 +87,44 @@ static void whoami(const struct em_identity *who, struct em_resp *resp, bool bet
 
 /* ---- can-i ---- */
 
-static const char *const verbs[] = {"get",    "list",   "watch",  "create",          "update",
-                                    "patch",  "delete", "deletecollection", NULL};
-
-static bool known_verb(const char *v)
-{
-    for (int i = 0; verbs[i]; i++)
-        if (strcmp(verbs[i], v) == 0)
-            return true;
-    return false;
-}
-
 static const char *str(const json_t *o, const char *key)
 {
     const char *s = json_string_value(json_object_get(o, key));
     return s ? s : "";
 }
 
-/* The answer to one resourceAttributes: allowed, or not with why in reason. The access
- * is what em_authz_describe makes of the request the attributes describe. */
-static bool decide(const struct em_server *srv, const struct em_identity *who, const json_t *ra,
-                   struct nd_buf *reason)
+/* NEW object of the body (JSON, or protobuf), or NULL with st. */
+static json_t *read_body(struct em_req *req, struct nd_status *st)
 {
-    const char *verb = str(ra, "verb"), *group = str(ra, "group"), *resource = str(ra, "resource");
-    const char *ns = str(ra, "namespace"), *name = str(ra, "name"), *sub = str(ra, "subresource");
-    if (!known_verb(verb)) {
-        nd_buf_addf(reason, "the verb \"%s\" is not one this server knows (get, list, watch, "
-                            "create, update, patch, delete, deletecollection)", verb);
-        return false;
-    }
-    const struct nd_kind *k = nd_kind_by_plural(group, resource);
-    if (!k) {
-        nd_buf_addf(reason, "the server has no resource \"%s\"%s%s", resource,
-                    *group ? " in the group " : "", group);
-        return false;
-    }
-    if (*sub && !nd_kind_has_subresource(k, sub)) {
-        nd_buf_addf(reason, "%s have no subresource \"%s\"", k->plural, sub);
-        return false;
-    }
-    struct em_access acc = {.route = EM_ROUTE_API, .verb = verb, .kind = k};
-    bool namespaces = !k->namespaced && nd_kind_is(k, ND_KIND_PROJECT) && !*group;
-    if (k->namespaced && *ns)
-        acc.project = nd_xstrdup(ns);
-    else if (namespaces && *name)
-        acc.project = nd_xstrdup(name);
-    bool listing = !strcmp(verb, "list") || !strcmp(verb, "watch");
-    acc.cluster_wide = listing && !acc.project;
-    acc.unnamed = namespaces && !strcmp(verb, "create") && !*name;
-    acc.sub = *sub ? nd_xstrdup(sub) : NULL;
-    acc.plural = nd_xstrdup(k->plural);
-    /* the path of the request described, for the words of the answer */
-    struct nd_buf path = ND_BUF_INIT;
-    nd_kind_path(k, k->namespaced ? ns : NULL, *name ? name : NULL, *sub ? sub : NULL, &path);
-    struct nd_status st = ND_STATUS_INIT;
-    bool allowed = em_authz_decide(srv, who, &acc, path.data, &st) == 0;
-    nd_buf_release(&path);
-    if (!allowed) {
-        nd_buf_adds(reason, st.message ? st.message : "forbidden");
-    } else if (who->projects && !acc.project && (k->namespaced || namespaces)) {
-        /* every project (--all-namespaces), for a token of some projects only */
-        if (listing) {
-            nd_buf_adds(reason, "answered with the objects of the token's projects only");
-        } else {
-            allowed = false;
-            nd_buf_addf(reason, "%s may %s %s only in its own projects", who->name, verb,
-                        k->plural);
-        }
-    }
-    nd_status_release(&st);
-    em_access_release(&acc);
-    return allowed;
+    const char *ct = em_req_header(req, "content-type");
+    if (ct && strncasecmp(ct, "application/vnd.kubernetes.protobuf", 35) == 0)
+        return em_protobuf_review((const unsigned char *)req->body.data, req->body.len, st);
+    return nd_json_load_limited(req->body.data, req->body.len, "body", &em_body_limits, st);
+}
+
+/* A bad review body: BadRequest (or what reading it found) with fix. */
+static void refuse(struct em_server *srv, struct em_req *req, struct em_resp *resp,
+                   struct nd_status *st, const char *message, const char *fix)
+{
+    if (!st->reason)
+        nd_status_set(st, "BadRequest", NULL, "%s", message);
+    nd_status_set_fix(st, "%s", fix);
+    em_resp_status(srv, req, resp, st);
 }
 
 static void can_i(struct em_server *srv, struct em_req *req, struct em_resp *resp,
                   const struct em_identity *who)
 {
     struct nd_status st = ND_STATUS_INIT;
-    const char *ct = em_req_header(req, "content-type");
-    json_t *in = ct && strncasecmp(ct, "application/vnd.kubernetes.protobuf", 35) == 0
-                     ? em_protobuf_review((const unsigned char *)req->body.data, req->body.len,
-                                          &st)
-                     : nd_json_load_limited(req->body.data, req->body.len, "body",
-                                            &em_body_limits, &st);
+    json_t *in = read_body(req, &st);
     const json_t *spec = json_object_get(in, "spec");
     const json_t *ra = json_object_get(spec, "resourceAttributes");
     const json_t *nra = json_object_get(spec, "nonResourceAttributes");
     if (!json_is_object(in) || (!json_is_object(ra) && !json_is_object(nra))) {
-        if (!st.reason)
-            nd_status_set(&st, "BadRequest", NULL,
-                          "spec.resourceAttributes or spec.nonResourceAttributes is required");
-        nd_status_set_fix(&st, "ask with a client that fills it in (kubectl auth can-i works too): "
-                                "nodus auth can-i create jobs");
-        em_resp_status(srv, req, resp, &st);
+        refuse(srv, req, resp, &st,
+               "spec.resourceAttributes or spec.nonResourceAttributes is required",
+               "ask with a client that fills it in (kubectl auth can-i works too): "
+               "nodus auth can-i create jobs");
         json_decref(in);
         nd_status_release(&st);
         return;
@@ -163,15 +132,11 @@ static void can_i(struct em_server *srv, struct em_req *req, struct em_resp *res
     struct nd_buf reason = ND_BUF_INIT;
     bool allowed;
     if (json_is_object(ra)) {
-        allowed = decide(srv, who, ra, &reason);
+        struct em_ask q = {str(ra, "verb"),        str(ra, "group"), str(ra, "resource"),
+                           str(ra, "subresource"), str(ra, "namespace"), str(ra, "name")};
+        allowed = em_authz_may(srv, who, &q, &reason);
     } else {
-        /* paths outside the API (discovery, /version, /healthz): any valid caller reads
-         * them; /emulator/ needs admin */
-        const char *path = str(nra, "path");
-        allowed = strncmp(path, "/emulator", 9) != 0 || (who->scopes & EM_SCOPE_ADMIN);
-        if (!allowed)
-            nd_buf_addf(&reason, "%s may not use %s: it needs the token scope admin", who->name,
-                        path);
+        allowed = em_authz_may_path(srv, who, str(nra, "path"), str(nra, "verb"), &reason);
     }
     json_t *out = json_pack("{sssss{sn}sO}", "kind", "SelfSubjectAccessReview", "apiVersion",
                             EM_AUTHZ_GROUP "/v1", "metadata", "creationTimestamp", "spec",
@@ -187,10 +152,49 @@ static void can_i(struct em_server *srv, struct em_req *req, struct em_resp *res
     nd_status_release(&st);
 }
 
+/* ---- can-i --list ---- */
+
+#define RULES_FIX "name the project: {\"spec\": {\"namespace\": \"default\"}} (kubectl auth " \
+                  "can-i --list -n PROJECT)"
+
+static void rules(struct em_server *srv, struct em_req *req, struct em_resp *resp,
+                  const struct em_identity *who)
+{
+    struct nd_status st = ND_STATUS_INIT;
+    json_t *in = read_body(req, &st);
+    const json_t *spec = json_object_get(in, "spec");
+    const json_t *ns = json_object_get(spec, "namespace");
+    const char *kind = json_string_value(json_object_get(in, "kind"));
+    if (!json_is_object(in)) {
+        refuse(srv, req, resp, &st, "the body must be a JSON object", RULES_FIX);
+    } else if (kind && *kind && strcmp(kind, "SelfSubjectRulesReview") != 0) {
+        nd_status_set(&st, "BadRequest", NULL, "not a SelfSubjectRulesReview: the body is a %s",
+                      kind);
+        refuse(srv, req, resp, &st, "", "send kind SelfSubjectRulesReview (" RULES_FIX ")");
+    } else if (spec && !json_is_object(spec)) {
+        refuse(srv, req, resp, &st, "spec must be an object", RULES_FIX);
+    } else if (ns && !json_is_string(ns)) {
+        refuse(srv, req, resp, &st, "spec.namespace must be a string", RULES_FIX);
+    } else if (!json_string_length(ns)) {
+        /* kube-apiserver's words: a review is of one namespace */
+        refuse(srv, req, resp, &st, "no namespace on request", RULES_FIX);
+    } else {
+        json_t *out = json_pack("{sssss{sn}s{}so}", "kind", "SelfSubjectRulesReview",
+                                "apiVersion", EM_AUTHZ_GROUP "/v1", "metadata",
+                                "creationTimestamp", "spec", "status",
+                                em_authz_rules(srv, who, json_string_value(ns)));
+        em_resp_json(resp, 201, out);
+        json_decref(out);
+    }
+    json_decref(in);
+    nd_status_release(&st);
+}
+
 int em_review_handle(struct em_server *srv, struct em_req *req, struct em_resp *resp,
                      const struct em_identity *who)
 {
-    if (!em_review_path(req->path))
+    const struct em_review *r = review_of(req->path);
+    if (!r)
         return 0;
     if (strcmp(req->method, "POST") != 0) {
         em_resp_error(srv, req, resp, "MethodNotAllowed",
@@ -206,9 +210,11 @@ int em_review_handle(struct em_server *srv, struct em_req *req, struct em_resp *
                       "types include: application/json, application/vnd.kubernetes.protobuf");
         return 1;
     }
-    if (strcmp(req->path, AUTHZ_PATH) != 0)
-        whoami(who, resp, strcmp(req->path, AUTHN_PATH_BETA) == 0);
-    else
+    if (!strcmp(r->kind, "SelfSubjectAccessReview"))
         can_i(srv, req, resp, who);
+    else if (!strcmp(r->kind, "SelfSubjectRulesReview"))
+        rules(srv, req, resp, who);
+    else
+        whoami(who, resp, r->group, r->version);
     return 1;
 }

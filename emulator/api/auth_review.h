@@ -3,6 +3,7 @@
  *   POST /apis/authentication.k8s.io/v1/selfsubjectreviews        who the caller is
  *        (and v1beta1, which kubectl 1.27 asks, answered as v1beta1)
  *   POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews   may the caller do this
+ *   POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews    what may it do in a project
  *
  * Any caller with a valid token may ask both (authz.c routes them as EM_ROUTE_REVIEW).
  * A SelfSubjectReview answers status.userInfo: the token's identity as username, the
@@ -10,8 +11,11 @@
  * "*" for all) and scopes (nodus.dev/scopes). Without --token-file the caller is
  * emulator-user with every scope and every project. A SelfSubjectAccessReview answers
  * status.allowed (and why not, in status.reason) from em_authz_decide, the decision the
- * router makes for the request its spec.resourceAttributes describe. Bodies are JSON,
- * or protobuf (kubectl 1.32 and later); answers are JSON.
+ * router makes for the request its spec.resourceAttributes describe. A
+ * SelfSubjectRulesReview of spec.namespace (required, as kube-apiserver has it) answers
+ * status.resourceRules and nonResourceRules from the same facts (em_authz_rules,
+ * authz_rules.h), and spec {} as kube-apiserver does. Bodies are JSON, or protobuf
+ * (kubectl 1.32 and later); answers are JSON.
  */
 #ifndef EM_AUTH_REVIEW_H
 #define EM_AUTH_REVIEW_H
@@ -24,7 +28,15 @@
 #define EM_AUTHN_GROUP "authentication.k8s.io"
 #define EM_AUTHZ_GROUP "authorization.k8s.io"
 
-/* Whether path is one of the two review paths. */
+/* The review resources, each created only (POST) by any valid token; the table ends with
+ * a NULL group. */
+struct em_review {
+    const char *group, *version, *plural, *singular, *kind;
+    bool listed; /* in discovery, OpenAPI and the rules (v1beta1 is served, not listed) */
+};
+extern const struct em_review em_reviews[];
+
+/* Whether path is one of the review paths. */
 bool em_review_path(const char *path);
 
 /* Serves a review path for who (1), or 0 when req is not for one. */

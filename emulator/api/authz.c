@@ -290,10 +290,43 @@ static char *namespace_in_body(const struct em_req *req, struct nd_status *too_l
     return out;
 }
 
-static bool is_open(const char *p)
+#define GET ((const char *const[]){"get", NULL})
+
+const struct em_nonresource em_nonresources[] = {
+    /* open, tokens or not */
+    {"/healthz", EM_ROUTE_OPEN, GET},
+    {"/livez", EM_ROUTE_OPEN, GET},
+    {"/readyz", EM_ROUTE_OPEN, GET},
+    {"/docs", EM_ROUTE_OPEN, GET},
+    {"/docs/*", EM_ROUTE_OPEN, GET},
+    /* any valid token: discovery (every path the API does not parse routes here too) */
+    {"/api", EM_ROUTE_DISCOVERY, GET},
+    {"/api/*", EM_ROUTE_DISCOVERY, GET},
+    {"/apis", EM_ROUTE_DISCOVERY, GET},
+    {"/apis/*", EM_ROUTE_DISCOVERY, GET},
+    {"/openapi", EM_ROUTE_DISCOVERY, GET},
+    {"/openapi/*", EM_ROUTE_DISCOVERY, GET},
+    {"/version", EM_ROUTE_DISCOVERY, GET},
+    {"/version/", EM_ROUTE_DISCOVERY, GET},
+    /* admin: the control endpoints (em_route_control's methods) */
+    {"/emulator", EM_ROUTE_CONTROL, NULL},
+    {"/emulator/*", EM_ROUTE_CONTROL, (const char *const[]){"get", "post", "put", "delete", NULL}},
+    {NULL, 0, NULL},
+};
+
+const struct em_nonresource *em_authz_nonresource(const char *path)
 {
-    return !strcmp(p, "/healthz") || !strcmp(p, "/livez") || !strcmp(p, "/readyz") ||
-           (!strncmp(p, "/docs", 5) && (p[5] == '\0' || p[5] == '/'));
+    const struct em_nonresource *prefix = NULL;
+    for (const struct em_nonresource *r = em_nonresources; r->path; r++) {
+        size_t n = strlen(r->path);
+        if (n >= 2 && !strcmp(r->path + n - 2, "/*")) {
+            if (!prefix && !strncmp(path, r->path, n - 1))
+                prefix = r;
+        } else if (!strcmp(path, r->path)) {
+            return r;
+        }
+    }
+    return prefix;
 }
 
 void em_authz_describe(const struct em_req *req, struct em_access *acc)
@@ -301,12 +334,9 @@ void em_authz_describe(const struct em_req *req, struct em_access *acc)
     memset(acc, 0, sizeof *acc);
     const char *p = req->path;
     struct em_path path;
-    if (is_open(p)) {
-        acc->route = EM_ROUTE_OPEN;
-        return;
-    }
-    if (!strncmp(p, "/emulator", 9) && (p[9] == '\0' || p[9] == '/')) {
-        acc->route = EM_ROUTE_CONTROL;
+    const struct em_nonresource *row = em_authz_nonresource(p);
+    if (row && (row->route == EM_ROUTE_OPEN || row->route == EM_ROUTE_CONTROL)) {
+        acc->route = row->route;
         return;
     }
     if (em_review_path(p)) {

@@ -59,6 +59,20 @@ enum em_route {
     EM_ROUTE_REVIEW,    /* whoami and can-i (auth_review.h): any valid token */
 };
 
+/* A path outside the API's resources, and who may use it (em_authz_decide of its route):
+ * how em_authz_describe routes the open and control paths, and the nonResourceRules of a
+ * rules review (authz_rules.h). em_nonresources ends with a NULL path. */
+struct em_nonresource {
+    const char *path;          /* "/healthz"; ending in a slash and a star: every path
+                                * under it (as in kube's nonResourceURLs) */
+    enum em_route route;
+    const char *const *verbs;  /* what it is served with, lower-case; NULL: nothing */
+};
+extern const struct em_nonresource em_nonresources[];
+/* The row of em_nonresources that path matches (an exact row before one of every path
+ * under a folder); NULL when none does. */
+const struct em_nonresource *em_authz_nonresource(const char *path);
+
 /* What a request does. */
 struct em_access {
     enum em_route route;

@@ -28,11 +28,12 @@ struct doc {
 
 static struct {
     struct doc version, api, apis, group, core_list, nodus_list;
-    struct doc events_group, events_list, openapi_events; /* events.k8s.io (a view) */
+    struct doc events_group, events_list; /* events.k8s.io (a view) */
     struct doc agg_api_v2, agg_apis_v2, agg_api_v2b1, agg_apis_v2b1;
-    struct doc openapi_root, openapi_group, openapi_core, openapi_v2, openapi_v2_pb;
+    struct doc openapi_root, openapi_v2, openapi_v2_pb;
+    struct doc openapi_v3[8]; /* nd_openapi_v3_docs[i] */
+    char *v3_hash[8];
     struct doc authn_group, authn_list, authz_group, authz_list; /* auth_review.h */
-    char *group_hash, *core_hash, *events_hash;
 } d;
 
 static void set_doc(struct doc *doc, json_t *j)
@@ -61,21 +62,6 @@ static json_t *str_array(const char *const *list)
     for (; list && *list; list++)
         json_array_append_new(a, json_string(*list));
     return a;
-}
-
-static const char *const sub_verbs_status[] = {"get", "patch", "update", NULL};
-static const char *const sub_verbs_get[] = {"get", NULL};
-static const char *const sub_verbs_create[] = {"create", "get", NULL};
-
-static const char *const *sub_verbs(const struct nd_kind *k, const char *sub)
-{
-    if (k->read_only)
-        return sub_verbs_get;
-    if (strcmp(sub, "status") == 0)
-        return sub_verbs_status;
-    if (strcmp(sub, "log") == 0)
-        return sub_verbs_get;
-    return sub_verbs_create; /* exec, files, invoke */
 }
 
 static const char *sub_kind(const struct nd_kind *k, const char *sub)
@@ -107,7 +93,7 @@ static json_t *resource_list(const char *group, const char *gv)
             json_array_append_new(res, json_pack("{sssssbssso}", "name", name, "singularName", "",
                                                  "namespaced", k->namespaced, "kind",
                                                  sub_kind(k, *s), "verbs",
-                                                 str_array(sub_verbs(k, *s))));
+                                                 str_array(nd_kind_sub_verbs(k, *s))));
             free(name);
         }
     }
@@ -129,7 +115,7 @@ static json_t *agg_group(const char *group)
                 subs, json_pack("{sss{ssssss}so}", "subresource", *s, "responseKind", "group",
                                 strcmp(*s, "status") == 0 ? k->group : "", "version",
                                 strcmp(*s, "status") == 0 ? k->version : "v1", "kind",
-                                sub_kind(k, *s), "verbs", str_array(sub_verbs(k, *s))));
+                                sub_kind(k, *s), "verbs", str_array(nd_kind_sub_verbs(k, *s))));
         json_t *r = json_pack("{sss{ssssss}ssssso}", "resource", k->plural, "responseKind",
                               "group", k->group, "version", k->version, "kind", k->kind, "scope",
                               k->namespaced ? "Namespaced" : "Cluster", "singularResource",
@@ -167,21 +153,15 @@ static json_t *api_group(const char *group)
                      "groupVersion", gv, "version", "v1");
 }
 
-/* The two groups of kubectl's `auth whoami` and `auth can-i` (auth_review.h): one
- * cluster-scoped resource each, created only. */
-static const struct {
-    const char *group, *plural, *singular, *kind;
-} reviews[] = {
-    {EM_AUTHN_GROUP, "selfsubjectreviews", "selfsubjectreview", "SelfSubjectReview"},
-    {EM_AUTHZ_GROUP, "selfsubjectaccessreviews", "selfsubjectaccessreview",
-     "SelfSubjectAccessReview"},
-};
+/* The groups of kubectl's `auth whoami` and `auth can-i` (auth_review.h): the listed
+ * rows of em_reviews, cluster-scoped resources created only. */
+static const char *const review_groups[] = {EM_AUTHN_GROUP, EM_AUTHZ_GROUP};
 
 static json_t *review_group(int i, bool typed)
 {
     char gv[64];
-    snprintf(gv, sizeof gv, "%s/v1", reviews[i].group);
-    json_t *g = json_pack("{sss[{ssss}]s{ssss}}", "name", reviews[i].group, "versions",
+    snprintf(gv, sizeof gv, "%s/v1", review_groups[i]);
+    json_t *g = json_pack("{sss[{ssss}]s{ssss}}", "name", review_groups[i], "versions",
                           "groupVersion", gv, "version", "v1", "preferredVersion", "groupVersion",
                           gv, "version", "v1");
     if (typed) {
@@ -191,24 +171,41 @@ static json_t *review_group(int i, bool typed)
     return g;
 }
 
+/* The legacy APIResourceList (agg false) or the aggregated resources (agg true) of
+ * review group i. */
+static json_t *review_resources(int i, bool agg)
+{
+    json_t *res = json_array();
+    for (const struct em_review *r = em_reviews; r->group; r++) {
+        if (!r->listed || strcmp(r->group, review_groups[i]) != 0)
+            continue;
+        if (agg)
+            json_array_append_new(
+                res, json_pack("{sss{ssssss}sssss[s]}", "resource", r->plural, "responseKind",
+                               "group", r->group, "version", r->version, "kind", r->kind,
+                               "scope", "Cluster", "singularResource", r->singular, "verbs",
+                               "create"));
+        else
+            json_array_append_new(res, json_pack("{sssssbsss[s]}", "name", r->plural,
+                                                 "singularName", r->singular, "namespaced", 0,
+                                                 "kind", r->kind, "verbs", "create"));
+    }
+    return res;
+}
+
 static json_t *review_list(int i)
 {
     char gv[64];
-    snprintf(gv, sizeof gv, "%s/v1", reviews[i].group);
-    return json_pack("{sssssss[{sssssbsss[s]}]}", "kind", "APIResourceList", "apiVersion", "v1",
-                     "groupVersion", gv, "resources", "name", reviews[i].plural, "singularName",
-                     reviews[i].singular, "namespaced", 0, "kind", reviews[i].kind, "verbs",
-                     "create");
+    snprintf(gv, sizeof gv, "%s/v1", review_groups[i]);
+    return json_pack("{ssssssso}", "kind", "APIResourceList", "apiVersion", "v1",
+                     "groupVersion", gv, "resources", review_resources(i, false));
 }
 
 static json_t *review_agg(int i)
 {
-    json_t *r = json_pack("{sss{ssssss}sssss[s]}", "resource", reviews[i].plural,
-                          "responseKind", "group", reviews[i].group, "version", "v1", "kind",
-                          reviews[i].kind, "scope", "Cluster", "singularResource",
-                          reviews[i].singular, "verbs", "create");
-    return json_pack("{s{ss}s[{sss[o]ss}]}", "metadata", "name", reviews[i].group, "versions",
-                     "version", "v1", "resources", r, "freshness", "Current");
+    return json_pack("{s{ss}s[{sssoss}]}", "metadata", "name", review_groups[i], "versions",
+                     "version", "v1", "resources", review_resources(i, true), "freshness",
+                     "Current");
 }
 
 /* The aggregated list of /apis: nodus.dev, events.k8s.io, then the review groups. */
@@ -264,21 +261,31 @@ static int openapi_ready(void)
 {
     if (d.openapi_root.body)
         return 0;
-    json_t *g = nd_openapi_v3_group(), *c = nd_openapi_v3_core(), *e = nd_openapi_v3_events();
-    if (!g || !c || !e) {
-        json_decref(g);
-        json_decref(c);
-        json_decref(e);
+    size_t n = nd_openapi_v3_doc_count();
+    json_t *docs[sizeof d.openapi_v3 / sizeof d.openapi_v3[0]] = {NULL};
+    bool ok = n <= sizeof docs / sizeof docs[0];
+    for (size_t i = 0; ok && i < n; i++)
+        ok = (docs[i] = nd_openapi_v3_docs[i].make()) != NULL;
+    if (!ok) {
+        for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
+            json_decref(docs[i]);
         return -1;
     }
-    d.group_hash = nd_openapi_hash(g);
-    d.core_hash = nd_openapi_hash(c);
-    d.events_hash = nd_openapi_hash(e);
-    set_doc(&d.openapi_group, g);
-    set_doc(&d.openapi_core, c);
-    set_doc(&d.openapi_events, e);
-    set_doc(&d.openapi_root, nd_openapi_v3_root(d.core_hash, d.group_hash, d.events_hash));
+    for (size_t i = 0; i < n; i++) {
+        d.v3_hash[i] = nd_openapi_hash(docs[i]);
+        set_doc(&d.openapi_v3[i], docs[i]);
+    }
+    set_doc(&d.openapi_root, nd_openapi_v3_root((const char *const *)d.v3_hash));
     return 0;
+}
+
+/* Which of nd_openapi_v3_docs is served at /openapi/v3/<path>; -1: none. */
+static int openapi_v3_index(const char *path)
+{
+    for (size_t i = 0; i < nd_openapi_v3_doc_count(); i++)
+        if (strcmp(path, nd_openapi_v3_docs[i].path) == 0)
+            return (int)i;
+    return -1;
 }
 
 /* OpenAPI v2 (kubectl 1.27 and 1.28 validate and explain with it), made at its first
@@ -301,15 +308,15 @@ void em_discovery_release(void)
 {
     struct doc *docs[] = {&d.version, &d.api, &d.apis, &d.group, &d.core_list, &d.nodus_list,
                           &d.agg_api_v2, &d.agg_apis_v2, &d.agg_api_v2b1, &d.agg_apis_v2b1,
-                          &d.openapi_root, &d.openapi_group, &d.openapi_core,
-                          &d.openapi_v2, &d.openapi_v2_pb,
+                          &d.openapi_root, &d.openapi_v2, &d.openapi_v2_pb,
                           &d.authn_group, &d.authn_list, &d.authz_group, &d.authz_list,
-                          &d.events_group, &d.events_list, &d.openapi_events};
+                          &d.events_group, &d.events_list};
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
         free(docs[i]->body);
-    free(d.group_hash);
-    free(d.core_hash);
-    free(d.events_hash);
+    for (size_t i = 0; i < sizeof d.openapi_v3 / sizeof d.openapi_v3[0]; i++) {
+        free(d.openapi_v3[i].body);
+        free(d.v3_hash[i]);
+    }
     memset(&d, 0, sizeof d);
 }
 
@@ -370,6 +377,7 @@ int em_discovery_handle(struct em_server *srv, const struct em_req *req, struct 
 {
     const char *p = req->path;
     bool get = strcmp(req->method, "GET") == 0;
+    int v3 = -1; /* which /openapi/v3 group document */
     if (strcmp(p, "/version") == 0 || strcmp(p, "/version/") == 0) {
         serve(req, resp, &d.version, "application/json");
     } else if (strcmp(p, "/api") == 0 || strcmp(p, "/apis") == 0) {
@@ -405,19 +413,11 @@ int em_discovery_handle(struct em_server *srv, const struct em_req *req, struct 
         return 1;
     } else if (strcmp(p, "/openapi/v3") == 0) {
         serve(req, resp, &d.openapi_root, "application/json");
-    } else if (strcmp(p, "/openapi/v3/apis/nodus.dev/v1") == 0 ||
-               strcmp(p, "/openapi/v3/api/v1") == 0 ||
-               strcmp(p, "/openapi/v3/apis/events.k8s.io/v1") == 0) {
-        const struct doc *doc = strcmp(p, "/openapi/v3/api/v1") == 0 ? &d.openapi_core
-                                : strstr(p, "/events.k8s.io/")       ? &d.openapi_events
-                                                                     : &d.openapi_group;
-        const char *want = doc == &d.openapi_core     ? d.core_hash
-                           : doc == &d.openapi_events ? d.events_hash
-                                                      : d.group_hash;
+    } else if (strncmp(p, "/openapi/v3/", 12) == 0 && (v3 = openapi_v3_index(p + 12)) >= 0) {
         const char *hash = em_req_query(req, "hash");
-        if (hash && strcmp(hash, want) == 0)
+        if (hash && strcmp(hash, d.v3_hash[v3]) == 0)
             em_resp_set_header(resp, "Cache-Control", "public, immutable");
-        serve(req, resp, doc, "application/json");
+        serve(req, resp, &d.openapi_v3[v3], "application/json");
     } else if (strcmp(p, "/openapi/v2") == 0) {
         if (openapi_v2_ready() < 0) {
             em_resp_error(srv, req, resp, "InternalError",

@@ -417,11 +417,8 @@ out:
 
 int em_files_handle(struct em_api *a, const char *verb)
 {
+    /* get reads, create and update write: the router serves only nd_kind_sub_verbs */
     bool get = strcmp(verb, "get") == 0;
-    bool put = strcmp(verb, "update") == 0 || strcmp(verb, "create") == 0;
-    if (!get && !put)
-        return nd_status_set(&a->st, "MethodNotAllowed", "GET reads files, PUT writes them",
-                             "%s is not supported on the files subresource", a->req->method);
     json_t *obj = em_store_get(&a->srv->store, a->kind->plural, a->ns, a->path.name);
     if (!obj)
         return em_api_not_found(a, a->path.name);

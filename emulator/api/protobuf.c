@@ -229,19 +229,27 @@ json_t *em_protobuf_review(const unsigned char *data, size_t len, struct nd_stat
     int env = envelope(data, len, kind, &raw, st);
     if (env < 0 && st->reason)
         return NULL;
+    static const char *const rules_spec[] = {"namespace"};
     bool access = strcmp(kind, "SelfSubjectAccessReview") == 0;
-    if (env < 0 || !raw.p || (!access && strcmp(kind, "SelfSubjectReview") != 0)) {
+    bool rules = strcmp(kind, "SelfSubjectRulesReview") == 0;
+    if (env < 0 || !raw.p || (!access && !rules && strcmp(kind, "SelfSubjectReview") != 0)) {
         nd_status_set(st, "BadRequest", NULL,
-                      "the protobuf body is not a SelfSubjectReview or SelfSubjectAccessReview");
+                      "the protobuf body is not a SelfSubjectReview, SelfSubjectAccessReview "
+                      "or SelfSubjectRulesReview");
         return NULL;
     }
     json_t *obj = json_pack("{sssss{}}", "kind", kind, "apiVersion",
-                            access ? "authorization.k8s.io/v1" : "authentication.k8s.io/v1",
+                            access || rules ? "authorization.k8s.io/v1"
+                                            : "authentication.k8s.io/v1",
                             "spec");
     bool nul = false;
-    while (access && next(&raw, &f, &w, &s)) {
+    while ((access || rules) && next(&raw, &f, &w, &s)) {
         if (f != 2 || w != 2)
-            continue; /* SelfSubjectAccessReview: metadata 1, spec 2, status 3 */
+            continue; /* metadata 1, spec 2, status 3 */
+        if (rules) { /* SelfSubjectRulesReviewSpec: namespace 1 */
+            json_object_set_new(obj, "spec", strings(&s, rules_spec, 1, &nul));
+            continue;
+        }
         struct pb a;
         unsigned af, aw;
         while (next(&s, &af, &aw, &a)) {

@@ -17,10 +17,11 @@
 /* NEW JSON object of the Namespace, or NULL with st (BadRequest) for anything else. */
 json_t *em_protobuf_namespace(const unsigned char *data, size_t len, struct nd_status *st);
 
-/* NEW JSON object of a SelfSubjectReview or SelfSubjectAccessReview (kubectl 1.32 and
- * later `auth whoami` and `auth can-i`): kind, apiVersion and, of an access review,
- * spec.resourceAttributes (namespace verb group version resource subresource name) or
- * spec.nonResourceAttributes (path verb). NULL with st (BadRequest) otherwise. */
+/* NEW JSON object of a SelfSubjectReview, SelfSubjectAccessReview or
+ * SelfSubjectRulesReview (kubectl 1.32 and later `auth whoami`, `auth can-i` and `auth
+ * can-i --list`): kind, apiVersion and, of an access review, spec.resourceAttributes
+ * (namespace verb group version resource subresource name) or spec.nonResourceAttributes
+ * (path verb); of a rules review, spec.namespace. NULL with st (BadRequest) otherwise. */
 json_t *em_protobuf_review(const unsigned char *data, size_t len, struct nd_status *st);
 
 #endif

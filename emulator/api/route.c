@@ -104,7 +104,7 @@ int em_route_api(const struct em_path *p, const char *method, const char *path,
         return nd_status_set(st, "MethodNotAllowed", NULL, "%s is not supported on %s", method,
                              path);
     bool write = strcmp(verb, "get") && strcmp(verb, "list") && strcmp(verb, "watch");
-    if (write && k->read_only)
+    if (k->read_only && !nd_kind_serves(k, NULL, verb))
         return nd_status_set(st, "MethodNotAllowed", NULL,
                              "%s are published by Nodus and cannot be changed",
                              nd_kind_resource_name(k, res, sizeof res));
@@ -130,6 +130,35 @@ int em_route_api(const struct em_path *p, const char *method, const char *path,
     return 0;
 }
 
+/* The HTTP method of a verb on one object (a subresource's verbs are of one object). */
+static const char *item_method(const char *verb)
+{
+    static const char *const methods[][2] = {
+        {"get", "GET"}, {"create", "POST"}, {"update", "PUT"}, {"patch", "PATCH"},
+        {"delete", "DELETE"},
+    };
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
+        if (strcmp(methods[i][0], verb) == 0)
+            return methods[i][1];
+    return verb;
+}
+
+/* MethodNotAllowed for a verb the subresource is not served with (nd_kind_sub_verbs),
+ * the fix naming the methods it is. */
+static int sub_method_not_allowed(const struct nd_kind *k, const char *sub, const char *verb,
+                                  struct nd_status *st)
+{
+    struct nd_buf fix = ND_BUF_INIT;
+    const char *const *v = nd_kind_sub_verbs(k, sub);
+    nd_buf_addf(&fix, "the %s subresource takes ", sub);
+    for (size_t i = 0; v[i]; i++)
+        nd_buf_addf(&fix, "%s%s", i == 0 ? "" : v[i + 1] ? ", " : " or ", item_method(v[i]));
+    nd_status_set(st, "MethodNotAllowed", fix.data, "%s is not supported on the %s subresource",
+                  item_method(verb), sub);
+    nd_buf_release(&fix);
+    return -1;
+}
+
 int em_route_op(const struct em_path *p, const struct nd_kind *k, const char *verb,
                 enum em_api_op *op, struct nd_status *st)
 {
@@ -137,17 +166,16 @@ int em_route_op(const struct em_path *p, const struct nd_kind *k, const char *ve
         if (!nd_kind_has_subresource(k, p->sub))
             return nd_status_set(st, "NotFound", NULL,
                                  "the server could not find the requested resource");
+        if (!nd_kind_serves(k, p->sub, verb))
+            return sub_method_not_allowed(k, p->sub, verb, st);
         *op = EM_OP_SUBRESOURCE;
         return 0;
     }
-    if (p->sub) {
-        if (!nd_kind_has_subresource(k, "status"))
-            return nd_status_set(st, "NotFound", NULL,
-                                 "the server could not find the requested resource");
-        if (strcmp(verb, "delete") == 0)
-            return nd_status_set(st, "MethodNotAllowed", NULL,
-                                 "DELETE is not supported on the status subresource");
-    }
+    if (p->sub && !nd_kind_has_subresource(k, "status"))
+        return nd_status_set(st, "NotFound", NULL,
+                             "the server could not find the requested resource");
+    if (p->sub && !nd_kind_serves(k, p->sub, verb))
+        return sub_method_not_allowed(k, p->sub, verb, st);
     static const struct {
         const char *verb;
         enum em_api_op op;

@@ -231,8 +231,7 @@ static int refuse_unwritable(struct em_server *srv, struct em_req *req, struct e
 {
     /* what writes nothing passes: upgrades (exec), dry runs, reviews (POSTs that read) */
     if (!is_write(req->method) || em_req_header(req, "upgrade") ||
-        em_req_query(req, "dryRun") || strstr(req->path, "subjectreviews") ||
-        strstr(req->path, "subjectaccessreviews"))
+        em_req_query(req, "dryRun") || em_review_path(req->path))
         return 0;
     struct nd_status st = ND_STATUS_INIT;
     int rc = em_store_reserve(&srv->store, &st) < 0;

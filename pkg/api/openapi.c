@@ -460,19 +460,28 @@ json_t *nd_openapi_v3_events(void)
     return build("events.k8s.io", "/apis/events.k8s.io/v1", "EventsV1", "events_v1");
 }
 
-json_t *nd_openapi_v3_root(const char *core_hash, const char *group_hash, const char *events_hash)
+const struct nd_openapi_doc nd_openapi_v3_docs[] = {
+    {"api/v1", nd_openapi_v3_core},
+    {"apis/authorization.k8s.io/v1", nd_openapi_v3_authz},
+    {"apis/events.k8s.io/v1", nd_openapi_v3_events},
+    {"apis/nodus.dev/v1", nd_openapi_v3_group},
+};
+
+size_t nd_openapi_v3_doc_count(void)
 {
-    char *core = nd_xasprintf("/openapi/v3/api/v1?hash=%s", core_hash);
-    char *group = nd_xasprintf("/openapi/v3/apis/nodus.dev/v1?hash=%s", group_hash);
-    char *events = nd_xasprintf("/openapi/v3/apis/events.k8s.io/v1?hash=%s", events_hash);
-    json_t *root = json_pack("{s:{s:{s:s}, s:{s:s}, s:{s:s}}}", "paths", "api/v1",
-                             "serverRelativeURL", core, "apis/events.k8s.io/v1",
-                             "serverRelativeURL", events, "apis/nodus.dev/v1",
-                             "serverRelativeURL", group);
-    free(core);
-    free(group);
-    free(events);
-    return root;
+    return sizeof nd_openapi_v3_docs / sizeof nd_openapi_v3_docs[0];
+}
+
+json_t *nd_openapi_v3_root(const char *const *hashes)
+{
+    json_t *paths = json_object();
+    for (size_t i = 0; i < nd_openapi_v3_doc_count(); i++) {
+        char *url = nd_xasprintf("/openapi/v3/%s?hash=%s", nd_openapi_v3_docs[i].path, hashes[i]);
+        json_object_set_new(paths, nd_openapi_v3_docs[i].path,
+                            json_pack("{ss}", "serverRelativeURL", url));
+        free(url);
+    }
+    return json_pack("{so}", "paths", paths);
 }
 
 char *nd_openapi_hash(const json_t *doc)

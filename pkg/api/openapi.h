@@ -28,11 +28,24 @@ json_t *nd_openapi_v3_core(void);
 /* The document served at /openapi/v3/apis/events.k8s.io/v1 (the events.k8s.io view of
  * Events, io.k8s.api.events.v1.Event). NEW, or NULL as above. */
 json_t *nd_openapi_v3_events(void);
+/* The document served at /openapi/v3/apis/authorization.k8s.io/v1 (openapi_authz.c):
+ * the create operations of SelfSubjectAccessReview and SelfSubjectRulesReview and their
+ * io.k8s.api.authorization.v1 schemas. NEW, or NULL as above. */
+json_t *nd_openapi_v3_authz(void);
+/* The group-version documents of /openapi/v3, one per group version served, in the
+ * root's order: `path` as the root names it ("api/v1", "apis/nodus.dev/v1"), served at
+ * /openapi/v3/<path>; `make` builds it (NEW, or NULL as above). */
+struct nd_openapi_doc {
+    const char *path;
+    json_t *(*make)(void);
+};
+extern const struct nd_openapi_doc nd_openapi_v3_docs[];
+size_t nd_openapi_v3_doc_count(void);
 /* The root document served at /openapi/v3: {"paths": {"api/v1": {"serverRelativeURL":
- * "/openapi/v3/api/v1?hash=<core_hash>"}, "apis/events.k8s.io/v1": {...},
- * "apis/nodus.dev/v1": {...}}}. NEW. */
-json_t *nd_openapi_v3_root(const char *core_hash, const char *group_hash, const char *events_hash);
-/* The Swagger 2.0 document served at /openapi/v2 (openapi_v2.c), made from the three v3
+ * "/openapi/v3/api/v1?hash=<hashes[0]>"}, ...}}, hashes[i] the hash of
+ * nd_openapi_v3_docs[i]. NEW. */
+json_t *nd_openapi_v3_root(const char *const *hashes);
+/* The Swagger 2.0 document served at /openapi/v2 (openapi_v2.c), made from the v3
  * documents: their paths and operations in v2's shape (a `body` parameter, the query
  * parameters' own `type`, consumes/produces, x-kubernetes-action and
  * x-kubernetes-group-version-kind kept), and their schemas under `definitions`, with

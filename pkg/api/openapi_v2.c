@@ -192,11 +192,14 @@ static void add_definitions(json_t *defs, const json_t *v3)
 
 json_t *nd_openapi_v2(void)
 {
-    json_t *v3[] = {nd_openapi_v3_core(), nd_openapi_v3_group(), nd_openapi_v3_events()};
-    size_t n = sizeof v3 / sizeof v3[0];
-    bool ok = true;
-    for (size_t i = 0; i < n; i++)
+    json_t *v3[8] = {NULL};
+    size_t n = nd_openapi_v3_doc_count();
+    bool ok = n <= sizeof v3 / sizeof v3[0];
+    n = ok ? n : 0;
+    for (size_t i = 0; i < n; i++) {
+        v3[i] = nd_openapi_v3_docs[i].make();
         ok = ok && v3[i];
+    }
     json_t *paths = ok ? json_object() : NULL, *defs = ok ? json_object() : NULL;
     for (size_t i = 0; i < n; i++) {
         if (ok) {

@@ -171,6 +171,40 @@ const char *const *nd_kind_verbs(const struct nd_kind *k)
     return k->read_only ? verbs_read : verbs_all;
 }
 
+/* What each subresource is served with (by its handler: status in api_write.c and
+ * api_read.c, the others through subresource.c), in discovery's order. */
+static const struct {
+    const char *sub;
+    const char *const verbs[4];
+} sub_verbs[] = {
+    {"status", {"get", "patch", "update", NULL}},
+    {"log", {"get", NULL}},                       /* GET */
+    {"exec", {"create", "get", NULL}},            /* POST, or GET with a WebSocket upgrade */
+    {"files", {"create", "get", "update", NULL}}, /* GET reads, POST and PUT write */
+    {"invoke", {"create", NULL}},                 /* POST */
+};
+static const char *const verbs_none[] = {NULL};
+static const char *const verbs_get[] = {"get", NULL};
+
+const char *const *nd_kind_sub_verbs(const struct nd_kind *k, const char *sub)
+{
+    if (!sub || !*sub)
+        return nd_kind_verbs(k);
+    if (!nd_kind_has_subresource(k, sub))
+        return verbs_none;
+    if (k->read_only)
+        return verbs_get;
+    for (size_t i = 0; i < sizeof sub_verbs / sizeof sub_verbs[0]; i++)
+        if (strcmp(sub_verbs[i].sub, sub) == 0)
+            return sub_verbs[i].verbs;
+    return verbs_none;
+}
+
+bool nd_kind_serves(const struct nd_kind *k, const char *sub, const char *verb)
+{
+    return in_list(nd_kind_sub_verbs(k, sub), verb, false);
+}
+
 const char *nd_kind_state_default(const struct nd_kind *k)
 {
     return k->state_values ? k->state_values[0] : NULL;

@@ -199,6 +199,14 @@ bool nd_kind_takes_request(const struct nd_kind *k, const char *action);
 bool nd_kind_field_selectable(const struct nd_kind *k, const char *field);
 /* The verbs of discovery: get, list, watch for read-only kinds; every verb otherwise. */
 const char *const *nd_kind_verbs(const struct nd_kind *k);
+/* The verbs served on k's subresource sub (NULL or "": the objects themselves, as
+ * nd_kind_verbs): status get patch update, log get, exec create get, files create get
+ * update, invoke create; get only on a read-only kind's; none on a subresource k lacks.
+ * Discovery lists them, the router refuses any other (MethodNotAllowed) and the access
+ * and rules reviews answer from them: one table, so they cannot disagree. */
+const char *const *nd_kind_sub_verbs(const struct nd_kind *k, const char *sub);
+/* True when verb is one of nd_kind_sub_verbs(k, sub). */
+bool nd_kind_serves(const struct nd_kind *k, const char *sub, const char *verb);
 /* The default of spec.state, or NULL when the kind has no state. */
 const char *nd_kind_state_default(const struct nd_kind *k);
 /* True when `value` is one of the kind's spec.state values. */

@@ -151,6 +151,7 @@ events                     ev           v1                         true         
 namespaces                 ns           v1                         false        Namespace
 selfsubjectreviews                      authentication.k8s.io/v1   false        SelfSubjectReview
 selfsubjectaccessreviews                authorization.k8s.io/v1    false        SelfSubjectAccessReview
+selfsubjectrulesreviews                 authorization.k8s.io/v1    false        SelfSubjectRulesReview
 events                     ev           events.k8s.io/v1           true         Event
 budgets                    bgt          nodus.dev/v1               true         Budget
 functions                  fn           nodus.dev/v1               true         Function
@@ -196,7 +197,8 @@ volumes                    vol          nodus.dev/v1               true         
     assert_output "NAME                       SHORTNAMES   APIVERSION                 NAMESPACED   KIND
 namespaces                 ns           v1                         false        Namespace
 selfsubjectreviews                      authentication.k8s.io/v1   false        SelfSubjectReview
-selfsubjectaccessreviews                authorization.k8s.io/v1    false        SelfSubjectAccessReview"
+selfsubjectaccessreviews                authorization.k8s.io/v1    false        SelfSubjectAccessReview
+selfsubjectrulesreviews                 authorization.k8s.io/v1    false        SelfSubjectRulesReview"
     run -0 nodus api-resources --api-group= --no-headers
     assert_output "events       ev    v1    true    Event
 namespaces   ns    v1    false   Namespace"
@@ -276,7 +278,7 @@ v1"
     run -0 --separate-stderr nodus api-resources -v 6
     after=$(requests)
     assert_equal "$((after - before))" 8
-    assert_line -n 15 --regexp '^volumes +vol +nodus\.dev/v1 +true +Volume$'
+    assert_line -n 16 --regexp '^volumes +vol +nodus\.dev/v1 +true +Volume$'
     [ "$(grep -c ' 304 Not Modified in ' <<<"$stderr")" = 7 ]
     now=$(date +%s)
     for f in "$CACHE"/*.json; do

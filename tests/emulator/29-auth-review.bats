@@ -62,7 +62,7 @@ may() {
     assert_equal "$(body_json '[.groups[].name] | join(",")')" "nodus.dev,events.k8s.io,authentication.k8s.io,authorization.k8s.io"
     http GET /apis - -H 'Authorization: Bearer t-read' -H 'Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList'
     assert_equal "$(body_json '[.items[] | .metadata.name + "=" + ([.versions[0].resources[] | .resource + ":" + (.verbs | join("+")) + ":" + .scope] | join(" "))] | .[2:] | join(",")')" \
-        "authentication.k8s.io=selfsubjectreviews:create:Cluster,authorization.k8s.io=selfsubjectaccessreviews:create:Cluster"
+        "authentication.k8s.io=selfsubjectreviews:create:Cluster,authorization.k8s.io=selfsubjectaccessreviews:create:Cluster selfsubjectrulesreviews:create:Cluster"
     http GET /apis/authentication.k8s.io/v1 - -H 'Authorization: Bearer t-read'
     assert_equal "$CODE" 200
     assert_equal "$(jq -c '[.groupVersion, .resources[0].name, .resources[0].kind, .resources[0].namespaced, .resources[0].verbs]' "$BODY")" \
@@ -70,8 +70,137 @@ may() {
     http GET /apis/authorization.k8s.io/v1 - -H 'Authorization: Bearer t-read'
     assert_equal "$(jq -c '[.groupVersion, .resources[0].name, .resources[0].kind]' "$BODY")" \
         '["authorization.k8s.io/v1","selfsubjectaccessreviews","SelfSubjectAccessReview"]'
+    assert_equal "$(jq -c '[.resources[] | [.name, .kind, .namespaced, .verbs]]' "$BODY")" \
+        '[["selfsubjectaccessreviews","SelfSubjectAccessReview",false,["create"]],["selfsubjectrulesreviews","SelfSubjectRulesReview",false,["create"]]]'
     http GET /apis/authorization.k8s.io - -H 'Authorization: Bearer t-read'
     assert_equal "$(body_json .preferredVersion.groupVersion)" "authorization.k8s.io/v1"
+}
+
+RULES=/apis/authorization.k8s.io/v1/selfsubjectrulesreviews
+
+# rules TOKEN PROJECT: POSTs a SelfSubjectRulesReview of PROJECT as TOKEN.
+rules() {
+    review "$1" "$RULES" "{\"apiVersion\":\"authorization.k8s.io/v1\",\"kind\":\"SelfSubjectRulesReview\",\"spec\":{\"namespace\":\"$2\"}}"
+    [ "$CODE" = 201 ] || { cat "$BODY" >&2; return 1; }
+}
+
+# verbs_of RESOURCE [NAME]: the verbs the last rules review grants on RESOURCE (in group
+# nodus.dev, or core for namespaces and events), for any name or for NAME.
+verbs_of() {
+    jq -r --arg r "$1" --arg n "${2:-}" '[.status.resourceRules[]
+        | select(.resources | index($r))
+        | select(if $n == "" then has("resourceNames") | not
+                 else (.resourceNames // []) | index($n) end)
+        | .verbs[]] | unique | join(" ")' "${RULES_JSON:-$BODY}"
+}
+
+@test "can-i --list: a SelfSubjectRulesReview in kube-apiserver's shape, 201, nothing stored" {
+    before=$(find "$EMU_STATE" -type f -printf '%p %s %T@\n' | sort)
+    rules t-read proj-a
+    assert_equal "$(jq -c '[.kind, .apiVersion, .metadata, .spec, (.status | keys), .status.incomplete]' "$BODY")" \
+        '["SelfSubjectRulesReview","authorization.k8s.io/v1",{"creationTimestamp":null},{},["incomplete","nonResourceRules","resourceRules"],false]'
+    # every rule has verbs, groups and resources, and names only where they matter
+    assert_equal "$(jq -c '[.status.resourceRules[] | keys - ["resourceNames"]] | unique' "$BODY")" '[["apiGroups","resources","verbs"]]'
+    assert_equal "$(find "$EMU_STATE" -type f -printf '%p %s %T@\n' | sort)" "$before"
+    http GET "$RULES" - -H 'Authorization: Bearer t-read'
+    assert_equal "$CODE" 405
+}
+
+@test "can-i --list: the rules are what the same token may do, asked of the same decisions" {
+    # a read token of proj-a: reads in proj-a, the log (read), never exec (write)
+    rules t-read proj-a
+    run -0 verbs_of jobs
+    assert_output "get list watch"
+    run -0 verbs_of jobs/log
+    assert_output get
+    run -0 verbs_of jobs/exec
+    assert_output ""
+    run -0 verbs_of namespaces
+    assert_output "list watch"
+    run -0 verbs_of namespaces proj-a
+    assert_output get
+    run -0 verbs_of namespaces proj-b
+    assert_output ""
+    assert_equal "$(jq -c '[.status.resourceRules[] | select(.apiGroups == ["authorization.k8s.io"]) | .resources, .verbs]' "$BODY")" \
+        '[["selfsubjectaccessreviews","selfsubjectrulesreviews"],["create"]]'
+    assert_equal "$(jq -c '[.status.nonResourceRules[] | .nonResourceURLs | index("/emulator/*")] | map(select(. != null))' "$BODY")" '[]'
+    # ... and nothing in a project that is not its own
+    rules t-read proj-b
+    run -0 verbs_of jobs
+    assert_output ""
+    # a write token: every served verb in its project; read-only kinds and nodus read
+    rules t-write proj-c
+    run -0 verbs_of jobs
+    assert_output "create delete deletecollection get list patch update watch"
+    run -0 verbs_of images
+    assert_output "get list watch"
+    run -0 verbs_of events
+    assert_output "get list watch"
+    run -0 verbs_of functions/invoke
+    assert_output create
+    run -0 verbs_of volumes/files
+    assert_output "create get update"
+    run -0 verbs_of namespaces proj-c
+    assert_output "create delete get patch update"
+    run -0 verbs_of namespaces nodus
+    assert_output get
+    rules t-write nodus
+    run -0 verbs_of jobs
+    assert_output "get list watch"
+    # every rule agrees with can-i: each verb listed is allowed, each left out refused
+    rules t-write proj-a
+    local verb listed RULES_JSON=$BATS_TEST_TMPDIR/rules.json
+    cp "$BODY" "$RULES_JSON"
+    for verb in get list watch create update patch delete deletecollection; do
+        listed=false
+        [[ " $(verbs_of sandboxes) " == *" $verb "* ]] && listed=true
+        assert_equal "$verb $(may t-write "$verb" sandboxes proj-a | cut -d' ' -f1)" "$verb $listed"
+        listed=false
+        [[ " $(verbs_of sandboxes/exec) " == *" $verb "* ]] && listed=true
+        assert_equal "exec $verb $(may t-write "$verb" sandboxes proj-a s exec | cut -d' ' -f1)" "exec $verb $listed"
+    done
+    run -0 may t-write update images nodus
+    assert_output "false images.nodus.dev are published by Nodus and cannot be changed (get, list, watch only)"
+}
+
+@test "can-i --list: a token of every project may do more than rules can name: incomplete, and why" {
+    rules t-root proj-a
+    assert_equal "$(jq -c '[.status.incomplete, .status.evaluationError]' "$BODY")" \
+        '[true,"root may also create, delete, patch and update namespaces, and patch and update namespaces/status of projects other than those named here (but not of nodus, which is read-only): a rule cannot name every project but one"]'
+    run -0 verbs_of namespaces
+    assert_output "deletecollection get list watch"
+    run -0 verbs_of namespaces proj-a
+    assert_output "create delete patch update"
+    assert_equal "$(jq -c '.status.nonResourceRules[] | select(.nonResourceURLs == ["/emulator/*"]) | .verbs' "$BODY")" '["get","post","put","delete"]'
+    run -0 may t-root delete namespaces "" nodus
+    assert_output "false the project nodus is read-only"
+}
+
+@test "can-i --list: a body without spec.namespace, or not a rules review, is a BadRequest with a fix" {
+    local fix='name the project: {"spec": {"namespace": "default"}} (kubectl auth can-i --list -n PROJECT)'
+    review t-read "$RULES" '{"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview","spec":{}}'
+    assert_equal "$CODE" 400
+    assert_equal "$(jq -c '[.reason, .message, .details.fix // .fix]' "$BODY")" "[\"BadRequest\",\"no namespace on request\",$(jq -cn --arg f "$fix" '$f')]"
+    review t-read "$RULES" '{}'
+    assert_equal "$(jq -r .message "$BODY")" "no namespace on request"
+    review t-read "$RULES" '{"spec":{"namespace":7}}'
+    assert_equal "$(jq -r '[.code, .message] | join(" ")' "$BODY")" "400 spec.namespace must be a string"
+    review t-read "$RULES" '{"kind":"SelfSubjectAccessReview","spec":{"namespace":"proj-a"}}'
+    assert_equal "$(jq -r '[.code, .message] | join(" ")' "$BODY")" "400 not a SelfSubjectRulesReview: the body is a SelfSubjectAccessReview"
+    review t-read "$RULES" 'not json'
+    assert_equal "$CODE" 400
+    http POST "$RULES" '{"spec":{"namespace":"proj-a"}}'
+    assert_equal "$CODE" 401
+}
+
+@test "can-i --list as protobuf (kubectl 1.32 and later): decoded, answered in JSON" {
+    # a SelfSubjectRulesReview of proj-a, in the k8s envelope
+    printf '\x6b\x38\x73\x00\x0a\x31\x0a\x17\x61\x75\x74\x68\x6f\x72\x69\x7a\x61\x74\x69\x6f\x6e\x2e\x6b\x38\x73\x2e\x69\x6f\x2f\x76\x31\x12\x16\x53\x65\x6c\x66\x53\x75\x62\x6a\x65\x63\x74\x52\x75\x6c\x65\x73\x52\x65\x76\x69\x65\x77\x12\x0a\x12\x08\x0a\x06\x70\x72\x6f\x6a\x2d\x61' \
+        >"$BATS_TEST_TMPDIR/ssrr.pb"
+    http POST "$RULES" "@$BATS_TEST_TMPDIR/ssrr.pb" -H 'Content-Type: application/vnd.kubernetes.protobuf' -H 'Authorization: Bearer t-read'
+    assert_equal "$CODE" 201
+    run -0 verbs_of jobs
+    assert_output "get list watch"
 }
 
 @test "whoami: each token's identity, projects and scopes; no token or an unknown one is 401" {

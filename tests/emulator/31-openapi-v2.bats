@@ -25,6 +25,8 @@ served_kinds() {
             jq -r '.resources[] | select(.name | contains("/") | not) | "/" + .kind'
         curl -sS "$(emu_url)/apis/events.k8s.io/v1" |
             jq -r '.resources[] | select(.name | contains("/") | not) | "events.k8s.io/" + .kind'
+        curl -sS "$(emu_url)/apis/authorization.k8s.io/v1" |
+            jq -r '.resources[] | "authorization.k8s.io/" + .kind'
     } | sort
 }
 
@@ -52,6 +54,23 @@ served_kinds() {
     assert_output ",v1,Namespace"
 }
 
+@test "OpenAPI: the reviews of kubectl auth can-i (and --list) are described, created only" {
+    http GET /openapi/v3
+    local url
+    url=$(body_json '.paths["apis/authorization.k8s.io/v1"].serverRelativeURL')
+    [[ "$url" =~ ^/openapi/v3/apis/authorization.k8s.io/v1\?hash=[0-9A-F]{16}$ ]]
+    http GET "$url"
+    [ "$CODE" = 200 ]
+    run jq -c '.paths | to_entries[] | [.key, (.value | keys - ["parameters"]), .value.post["x-kubernetes-action"], .value.post["x-kubernetes-group-version-kind"].kind]' "$BODY"
+    assert_output '["/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",["post"],"post","SelfSubjectAccessReview"]
+["/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",["post"],"post","SelfSubjectRulesReview"]'
+    run jq -c '.components.schemas["io.k8s.api.authorization.v1.SubjectRulesReviewStatus"].required' "$BODY"
+    assert_output '["resourceRules","nonResourceRules","incomplete"]'
+    http GET /openapi/v2
+    run jq -c '.paths["/apis/authorization.k8s.io/v1/selfsubjectrulesreviews"].post | [.operationId, .parameters[0].schema["$ref"]]' "$BODY"
+    assert_output '["createAuthorizationV1SelfSubjectRulesReview","#/definitions/io.k8s.api.authorization.v1.SelfSubjectRulesReview"]'
+}
+
 @test "/openapi/v2: every \$ref resolves to a definition" {
     http GET /openapi/v2
     run body_json '[.. | objects | .["$ref"]? // empty] | unique | length'
@@ -68,10 +87,12 @@ served_kinds() {
     cp "$BODY" "$BATS_TEST_TMPDIR/group.json"
     http GET /openapi/v3/apis/events.k8s.io/v1
     cp "$BODY" "$BATS_TEST_TMPDIR/events.json"
+    http GET /openapi/v3/apis/authorization.k8s.io/v1
+    cp "$BODY" "$BATS_TEST_TMPDIR/authz.json"
     http GET /openapi/v3/api/v1
     run jq -n --slurpfile v2 "$BATS_TEST_TMPDIR/v2.json" --slurpfile g "$BATS_TEST_TMPDIR/group.json" \
-        --slurpfile c "$BODY" --slurpfile e "$BATS_TEST_TMPDIR/events.json" '
-        ($c[0].components.schemas + $g[0].components.schemas + $e[0].components.schemas
+        --slurpfile c "$BODY" --slurpfile e "$BATS_TEST_TMPDIR/events.json" --slurpfile a "$BATS_TEST_TMPDIR/authz.json" '
+        ($c[0].components.schemas + $g[0].components.schemas + $e[0].components.schemas + $a[0].components.schemas
          | walk(if type == "object" then del(.nullable)
                     | if (.["$ref"] | type) == "string"
                       then .["$ref"] |= sub("^#/components/schemas/"; "#/definitions/") else . end

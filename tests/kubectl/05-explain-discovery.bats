@@ -113,6 +113,7 @@ events                     ev           v1                         true         
 namespaces                 ns           v1                         false        Namespace
 selfsubjectreviews                      authentication.k8s.io/v1   false        SelfSubjectReview
 selfsubjectaccessreviews                authorization.k8s.io/v1    false        SelfSubjectAccessReview
+selfsubjectrulesreviews                 authorization.k8s.io/v1    false        SelfSubjectRulesReview
 events                     ev           events.k8s.io/v1           true         Event
 budgets                    bgt          nodus.dev/v1               true         Budget
 functions                  fn           nodus.dev/v1               true         Function

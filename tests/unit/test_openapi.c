@@ -298,11 +298,15 @@ static void test_hash_and_root(void **state)
     assert_string_equal(g1, g2); /* stable */
     assert_int_equal(strlen(g1), 16);
     assert_string_not_equal(g1, c);
-    json_t *root = nd_openapi_v3_root(c, g1, "E1");
+    const char *hashes[] = {c, "A1", "E1", g1};
+    assert_int_equal(nd_openapi_v3_doc_count(), 4);
+    json_t *root = nd_openapi_v3_root(hashes);
     char *text = json_dumps(root, JSON_COMPACT);
-    char want[384];
+    char want[512];
     snprintf(want, sizeof want,
              "{\"paths\":{\"api/v1\":{\"serverRelativeURL\":\"/openapi/v3/api/v1?hash=%s\"},"
+             "\"apis/authorization.k8s.io/v1\":{\"serverRelativeURL\":"
+             "\"/openapi/v3/apis/authorization.k8s.io/v1?hash=A1\"},"
              "\"apis/events.k8s.io/v1\":{\"serverRelativeURL\":"
              "\"/openapi/v3/apis/events.k8s.io/v1?hash=E1\"},"
              "\"apis/nodus.dev/v1\":{\"serverRelativeURL\":\"/openapi/v3/apis/nodus.dev/v1?hash=%s"

@@ -409,6 +409,28 @@ static void test_verbs_states_selectors(void **state)
     assert_int_equal(n, 8);
     assert_string_equal(v[0], "create");
     assert_string_equal(v[7], "watch");
+    /* the subresources' verbs: what the router serves and discovery lists */
+    static const struct {
+        const char *kind, *sub, *verbs;
+    } subs[] = {
+        {"jobs", "status", "get patch update"},   {"jobs", "log", "get"},
+        {"sandboxes", "exec", "create get"},      {"volumes", "files", "create get update"},
+        {"functions", "invoke", "create"},        {"images", "status", "get"},
+        {"jobs", "invoke", ""},                   {"jobs", "", "create delete deletecollection get "
+                                                               "list patch update watch"},
+        {"events", NULL, "get list watch"},
+    };
+    for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+        const struct nd_kind *k = nd_kind_lookup(subs[i].kind);
+        char got[128] = "";
+        size_t len = 0;
+        for (const char *const *s = nd_kind_sub_verbs(k, subs[i].sub); *s; s++)
+            len += (size_t)snprintf(got + len, sizeof got - len, "%s%s", len ? " " : "", *s);
+        assert_string_equal(got, subs[i].verbs);
+    }
+    assert_true(nd_kind_serves(nd_kind_lookup("sandboxes"), "files", "update"));
+    assert_false(nd_kind_serves(nd_kind_lookup("functions"), "invoke", "get"));
+    assert_false(nd_kind_serves(nd_kind_lookup("events"), NULL, "create"));
 
     static const struct {
         const char *kind, *def, *values;
