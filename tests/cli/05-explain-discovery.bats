@@ -261,7 +261,7 @@ v1"
     nodus api-resources >/dev/null
     before=$(requests)
     run -0 nodus api-resources
-    assert_line -n 10 --regexp '^jobs +nj +nodus\.dev/v1 +true +Job$'
+    assert_line -n 11 --regexp '^jobs +nj +nodus\.dev/v1 +true +Job$'
     run -0 nodus api-versions
     run -0 nodus api-resources -o wide
     after=$(requests)

@@ -197,7 +197,7 @@ check_labels() {
     assert_equal "$(body_json '.components.schemas["io.k8s.api.events.v1.Event"].properties | [has("regarding"), has("note"), has("deprecatedCount"), has("involvedObject")] | join(" ")')" \
         "true true true false"
     assert_equal "$(body_json '.paths | keys | join(",")')" \
-        "/apis/events.k8s.io/v1/events,/apis/events.k8s.io/v1/namespaces/{namespace}/events,/apis/events.k8s.io/v1/namespaces/{namespace}/events/{name}"
+        "/apis/events.k8s.io/v1/events,/apis/events.k8s.io/v1/namespaces/{namespace}/events,/apis/events.k8s.io/v1/namespaces/{namespace}/events/{name},/apis/events.k8s.io/v1/watch/events,/apis/events.k8s.io/v1/watch/namespaces/{namespace}/events,/apis/events.k8s.io/v1/watch/namespaces/{namespace}/events/{name}"
     http GET /openapi/v2
     assert_equal "$(body_json '.definitions["io.k8s.api.events.v1.Event"]["x-kubernetes-group-version-kind"][0].group')" \
         events.k8s.io
