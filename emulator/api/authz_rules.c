@@ -330,8 +330,8 @@ json_t *em_authz_rules(const struct em_server *srv, const struct em_identity *wh
 {
     struct rules r = {json_array(), json_array(), ND_BUF_INIT};
     review_rules(srv, who, &r);
-    for (size_t i = 0; i < nd_kind_count(); i++) {
-        const struct nd_kind *k = &nd_kinds[i];
+    for (size_t i = 0; i < nd_kind_served_count(); i++) { /* views too: events.k8s.io */
+        const struct nd_kind *k = nd_kind_served(i);
         kind_rules(srv, who, k, "", ns, &r);
         for (const char *const *s = k->subresources; s && *s; s++)
             kind_rules(srv, who, k, *s, ns, &r);
