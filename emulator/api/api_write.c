@@ -534,6 +534,8 @@ int em_write_update(struct em_api *a, struct em_write *w, json_t *old, json_t *o
         if (nd_kind_check_reserved(k, old, obj, &a->st) < 0)
             return -1;
         nd_kind_default(k, obj);
+        if (nd_kind_is(k, ND_KIND_PROJECT)) /* kube-apiserver keeps it on every update */
+            set_label(nm, "kubernetes.io/metadata.name", name);
     }
     if (validate(a, w, obj) < 0)
         return -1;

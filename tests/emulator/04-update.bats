@@ -230,3 +230,14 @@ JSONP=(-H 'Content-Type: application/json-patch+json')
     done
     [ "$bad" = 0 ]
 }
+
+@test "a Namespace keeps its kubernetes.io/metadata.name label through every update, as kube-apiserver keeps it" {
+    curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$EMU_URL/api/v1/namespaces" \
+        -d '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"keeps","labels":{"x":"1"}}}'
+    http PATCH /api/v1/namespaces/keeps '{"metadata":{"labels":null}}' "${MERGE[@]}"
+    [ "$CODE" = 200 ]
+    assert_equal "$(body_json ".metadata.labels | tojson")" '{"kubernetes.io/metadata.name":"keeps"}'
+    http PUT /api/v1/namespaces/keeps '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"keeps","labels":{"y":"2"}}}'
+    [ "$CODE" = 200 ]
+    assert_equal "$(body_json ".metadata.labels | tojson")" '{"y":"2","kubernetes.io/metadata.name":"keeps"}'
+}
