@@ -195,7 +195,7 @@ _nodus_flag_value()
         case $2 in
         --patch|-p) _nodus_hint='none'; return 0 ;;
         --patch-file) _nodus_hint='files'; return 0 ;;
-        --type) _nodus_hint='=merge json'; return 0 ;;
+        --type) _nodus_hint='=merge json strategic'; return 0 ;;
         --dry-run) _nodus_hint='=none server'; return 0 ;;
         --output|-o) _nodus_hint='=name json yaml'; return 0 ;;
         --validate) _nodus_hint='=strict warn ignore'; return 0 ;;

@@ -419,7 +419,7 @@ complete -c nodus -n '__nodus_using logs' -l prefix -d 'start each line with its
 complete -c nodus -n '__nodus_using logs' -l max-log-requests -x -d 'with -l -f, follow at most N logs at once (default 5)'
 complete -c nodus -n '__nodus_using patch' -s p -l patch -x -d 'the patch, as JSON or YAML'
 complete -c nodus -n '__nodus_using patch' -l patch-file -r -F -d 'read the patch from a file'
-complete -c nodus -n '__nodus_using patch' -l type -x -a 'merge json' -d 'merge (default) or json'
+complete -c nodus -n '__nodus_using patch' -l type -x -a 'merge json strategic' -d 'merge (default), json, or strategic (projects only)'
 complete -c nodus -n '__nodus_using patch' -l dry-run -x -a 'none server' -d 'none or server'
 complete -c nodus -n '__nodus_using patch' -s o -l output -x -a 'name json yaml' -d 'print the patched object: name, json, yaml ...'
 complete -c nodus -n '__nodus_using patch' -l validate -x -a 'strict warn ignore' -d 'strict (the default: unknown fields are an error), warn or ignore; true is strict, false ignore'

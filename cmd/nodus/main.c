@@ -152,7 +152,7 @@ const struct nd_command nd_commands[] = {
      "--timestamps\n  nodus logs job/train-a --since=10m"},
     {"patch", cmd_patch, cmd_patch_flags, "Deploy and change",
      "Change an object with a merge patch or a JSON patch",
-     "patch KIND NAME -p PATCH [--type merge|json]", "kinds names",
+     "patch KIND NAME -p PATCH [--type merge|json|strategic]", "kinds names",
      "  nodus patch job train-a -p '{\"spec\":{\"state\":\"Suspended\"}}'"},
     {"reject", cmd_reject, nd_decide_flags, "Nodus commands",
      "Reject PoolActions that wait for a decision (spec.decision: Rejected)",

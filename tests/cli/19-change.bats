@@ -78,13 +78,20 @@ rv() {
     assert_output ""
 }
 
-@test "patch --type strategic: refused before sending, as no nodus kind takes one (exit 2)" {
+@test "patch --type strategic: refused before sending for a nodus kind (exit 2); a project takes one" {
     new_job p3
     run --separate-stderr -2 nodus patch job p3 --type strategic -p '{"metadata":{"labels":{"a":"b"}}}'
     assert_output ""
-    [ "${stderr_lines[0]}" = "error: --type strategic: nodus kinds take no strategic merge patch (as custom resources); use --type merge, the default" ]
+    [ "${stderr_lines[0]}" = "error: --type strategic: jobs.nodus.dev take no strategic merge patch (as custom resources; only projects do); use --type merge, the default" ]
     run -0 nodus get job p3 -o jsonpath='{.metadata.labels.a}'
     assert_output ""
+    # a project's finalizers merge by value, as kube-apiserver merges them
+    run -0 nodus create project p3-strategic
+    run -0 nodus patch project p3-strategic --type merge -p '{"metadata":{"finalizers":["example.com/a"]}}'
+    run -0 nodus patch project p3-strategic --type strategic -p '{"metadata":{"finalizers":["example.com/b"]}}'
+    assert_output "namespace/p3-strategic patched"
+    run -0 nodus get project p3-strategic -o jsonpath='{.metadata.finalizers}'
+    assert_output '["example.com/b","example.com/a"]'
 }
 
 @test "patch: an immutable field is exit 4, a refused value exit 1, a missing object exit 3" {
@@ -110,7 +117,7 @@ rv() {
     [[ "${stderr_lines[0]}" == 'error: --patch is not valid JSON: line 1, column '* ]]
     run --separate-stderr -2 nodus patch job p5 --type bogus -p '{}'
     assert_output ""
-    [ "${stderr_lines[0]}" = 'error: --type must be merge or json, not "bogus"' ]
+    [ "${stderr_lines[0]}" = 'error: --type must be merge, json or strategic, not "bogus"' ]
     run --separate-stderr -2 nodus patch jobs -p '{}'
     assert_output ""
     printf '{"metadata":{"labels":{"from":"file"}}}' >patch.json

@@ -87,16 +87,16 @@ fix: a JSON patch is a JSON array of operations, for example: -p '[{\"op\":\"rep
     assert_output "json"
 }
 
-@test "patch --type: strategic is refused with the reason, and offered nowhere" {
+@test "patch --type: strategic is refused with the reason for a nodus kind, and offered for projects" {
     run --separate-stderr -2 nodus patch job j1 --type strategic -p '{}'
-    assert_equal "${stderr_lines[0]}" "error: --type strategic: nodus kinds take no strategic merge patch (as custom resources); use --type merge, the default"
+    assert_equal "${stderr_lines[0]}" "error: --type strategic: jobs.nodus.dev take no strategic merge patch (as custom resources; only projects do); use --type merge, the default"
     run --separate-stderr -2 nodus patch job j1 --type bogus -p '{}'
-    assert_equal "${stderr_lines[0]}" 'error: --type must be merge or json, not "bogus"'
+    assert_equal "${stderr_lines[0]}" 'error: --type must be merge, json or strategic, not "bogus"'
     run -0 nodus __complete patch job j1 --type ''
-    refute_line strategic
+    assert_line strategic
     assert_line merge
     run -0 nodus patch --help
-    refute_output --partial strategic
+    assert_output --partial "strategic (projects only)"
 }
 
 # An editor script: counts its runs in $EDITS, keeps what it was shown in shown.N, and on

@@ -14,7 +14,8 @@
 const struct nd_flag cmd_patch_flags[] = {
     {"patch", 'p', ND_STRING, "PATCH", "the patch, as JSON or YAML", NULL},
     {"patch-file", 0, ND_STRING, "FILE", "read the patch from a file", "files"},
-    {"type", 0, ND_STRING, "TYPE", "merge (default) or json", "=merge json"},
+    {"type", 0, ND_STRING, "TYPE", "merge (default), json, or strategic (projects only)",
+     "=merge json strategic"},
     {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server"},
     {"output", 'o', ND_STRING, "FORMAT", "print the patched object: name, json, yaml ...",
      "=name json yaml"},
@@ -104,7 +105,7 @@ int cmd_patch(int argc, char **argv, struct nd_ctx *ctx)
         goto out;
     }
     /* the types the API takes; a strategic merge patch needs the Go types of built-in
-     * Kubernetes kinds, which nodus.dev kinds (custom resources) do not have */
+     * Kubernetes kinds (projects), which nodus.dev kinds (custom resources) do not have */
     const char *type = nd_opt_str(&o, "type") ? nd_opt_str(&o, "type") : "merge";
     const char *ct;
     if (!strcmp(type, "merge")) {
@@ -112,11 +113,20 @@ int cmd_patch(int argc, char **argv, struct nd_ctx *ctx)
     } else if (!strcmp(type, "json")) {
         ct = "application/json-patch+json";
     } else if (!strcmp(type, "strategic")) {
-        worst = nd_cli_usage(ctx, "--type strategic: nodus kinds take no strategic merge patch "
-                                  "(as custom resources); use --type merge, the default");
-        goto out;
+        ct = "application/strategic-merge-patch+json";
+        for (size_t i = 0; i < res.n; i++) {
+            if (res.v[i].k->strategic)
+                continue;
+            char rn[ND_KIND_NAME_MAX];
+            worst = nd_cli_usage(ctx,
+                                 "--type strategic: %s take no strategic merge patch (as "
+                                 "custom resources; only projects do); use --type merge, the "
+                                 "default",
+                                 nd_kind_resource_name(res.v[i].k, rn, sizeof rn));
+            goto out;
+        }
     } else {
-        worst = nd_cli_usage(ctx, "--type must be merge or json, not \"%s\"", type);
+        worst = nd_cli_usage(ctx, "--type must be merge, json or strategic, not \"%s\"", type);
         goto out;
     }
     if (read_patch(&o, !strcmp(type, "json"), &patch, &st) < 0) {
