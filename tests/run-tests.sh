@@ -49,7 +49,9 @@ SLOW_FIRST="tests/hostile/run.sh tests/emulator/13-pools.bats tests/kubectl/04-d
     tests/emulator/24-bounds.bats tests/kubectl/02-write.bats tests/kubectl/03-apply.bats
     tests/emulator/32-conformance.bats tests/emulator/34-exec-clients.bats
     tests/emulator/30-query-params.bats tests/emulator/25-front-door.bats
-    tests/cli/34-emulator-context.bats tests/emulator/39-priced-fields.bats"
+    tests/cli/34-emulator-context.bats tests/emulator/39-priced-fields.bats
+    tests/kubectl/10-can-i-list.bats tests/kubectl/11-events-for.bats
+    tests/kubectl/09-namespace-patch.bats tests/emulator/45-legacy-watch.bats"
 first="" rest=""
 for f in $SLOW_FIRST; do
     case " $files " in *" $f "*) first="$first $f" ;; esac
