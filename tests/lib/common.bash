@@ -179,7 +179,12 @@ _watches_open_at_least() {
 # clock_advance DURATION [URL]: moves the emulator's clock (this file's, unless URL names
 # another) forward by a Go duration; fails unless the emulator took it
 clock_advance() {
-    curl -sf -o /dev/null -X POST "${2:-$(emu_url)}/emulator/v1/clock" \
+    local url=${2:-} port
+    if [ -z "$url" ]; then
+        read -r port <"$BATS_FILE_TMPDIR/port" # (emu_url, without its subshell)
+        url=http://127.0.0.1:$port
+    fi
+    curl -sf -o /dev/null -X POST "$url/emulator/v1/clock" \
         -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
 }
 
