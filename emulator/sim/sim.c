@@ -388,10 +388,19 @@ int64_t em_sim_run(struct em_server *srv, int64_t now)
     return next;
 }
 
+int64_t em_sim_every(const struct em_server *srv, int64_t now, int64_t period)
+{
+    int64_t end = srv->sim_jump_to;
+    if (end - now < period) /* no jump (0), or it ends before the next look */
+        return now + period;
+    return now + (end - now) / period * period;
+}
+
 void em_sim_advance(struct em_server *srv, int64_t ms)
 {
     em_pricebook_poll(srv);
     int64_t target = em_clock_now_ms(&srv->clock) + ms;
+    srv->sim_jump_to = target;
     for (int steps = 0; steps < 1000000; steps++) {
         int64_t now = em_clock_now_ms(&srv->clock);
         int64_t next = em_sim_run(srv, now);
@@ -405,6 +414,7 @@ void em_sim_advance(struct em_server *srv, int64_t ms)
     if (target > now)
         em_clock_advance(&srv->clock, target - now);
     em_sim_run(srv, em_clock_now_ms(&srv->clock));
+    srv->sim_jump_to = 0;
 }
 
 static void *sim_main(void *arg)

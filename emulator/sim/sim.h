@@ -61,5 +61,11 @@ void em_sim_touch_related(struct em_server *srv, const struct nd_kind *k, const 
 int64_t em_sim_run(struct em_server *srv, int64_t now);
 /* Moves the clock forward by ms, running everything due on the way in time order. */
 void em_sim_advance(struct em_server *srv, int64_t ms);
+/* When a controller's periodic look at what no write records (a Volume's files) is next
+ * due: now + period. Within a clock jump no real time passes, so such a look can only
+ * find what the one before it found: it skips to the last time of its period before the
+ * jump ends, the time a look every period would have reached (changes on the way still
+ * make the object due at once), so a jump of hours costs its changes, not its minutes. */
+int64_t em_sim_every(const struct em_server *srv, int64_t now, int64_t period);
 
 #endif

@@ -24,10 +24,6 @@ setup() {
     export HOME=$BATS_FILE_TMPDIR/home NODUS_SERVER=$(emu_url)
 }
 
-advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
-}
-
 # A Job running a local command (a JSON array), created and left Queued.
 job() {
     job_json "$1" "$(jq -cn --argjson c "$2" '{command: $c}')" |
@@ -60,7 +56,7 @@ tree() {
 
 @test "logs NAME prints a Job's output as it was written: stdout and stderr in order" {
     job three '["sh","-c","echo one; echo two >&2; echo three"]'
-    advance 35s
+    clock_advance 35s
     wait_phase jobs/three Succeeded
     run -0 --separate-stderr nodus logs three
     assert_output $'one\ntwo\nthree'
@@ -99,7 +95,7 @@ tree() {
     assert_output $'one\ntwo\nthree'
     run -0 nodus logs three --since-time=2999-01-01T00:00:00Z
     assert_output ""
-    advance 2h
+    clock_advance 2h
     run -0 nodus logs three --since=1h
     assert_output ""
     run -0 nodus logs three --since=3h
@@ -151,7 +147,7 @@ fix: see 'nodus logs --help' for the flags"
     pid=$!
     sleep 0.3 # kept: a bounded look for output that must not come before the Job starts
     [ ! -s "$out" ]
-    advance 35s
+    clock_advance 35s
     wait_line "$out" '^first$' # before the command ended: nothing is held back
     kill -0 "$pid"
     touch "$(tree stream)/go"
@@ -162,14 +158,14 @@ fix: see 'nodus logs --help' for the flags"
 
 @test "logs -f exits 1 when the Job ends Failed, and when it is deleted" {
     job bad '["sh","-c","echo oops; exit 3"]'
-    advance 35s
+    clock_advance 35s
     wait_phase jobs/bad Failed
     run -1 --separate-stderr nodus logs -f bad
     assert_output oops
     assert_equal "$stderr" "error: job/bad ended Failed: the command exited with an error (exit code 3)"
 
     job doomed '["sh","-c","echo alive; exec sleep 300"]'
-    advance 35s
+    clock_advance 35s
     out=$BATS_TEST_TMPDIR/doomed
     nodus logs -f job/doomed >"$out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
     pid=$!
@@ -187,7 +183,7 @@ fix: see 'nodus logs --help' for the flags"
     curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$(emu_url)$API/sandboxes" \
         -d '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"dev"},
              "spec":{"image":"nodus/python:3.12","command":["/bin/bash"],"maxCostUSD":"5.00"}}'
-    advance 12s
+    clock_advance 12s
     digest=$(nodus get image python -n nodus -o json | jq -r '.spec.tags[] | select(.tag == "3.12") | .digest')
     run -0 --separate-stderr nodus logs sandbox/dev
     assert_output "[nodus] pulling image nodus/python:3.12
@@ -210,7 +206,7 @@ fix: see 'nodus logs --help' for the flags"
     curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$(emu_url)$API/sandboxes" \
         -d '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"box"},
              "spec":{"image":"nodus/python:3.12","command":["/bin/bash"],"maxCostUSD":"5.00"}}'
-    advance 12s
+    clock_advance 12s
     out=$BATS_TEST_TMPDIR/box
     nodus logs -f sandbox/box >"$out" 2>"$BATS_TEST_TMPDIR/err" 3>&- &
     pid=$!

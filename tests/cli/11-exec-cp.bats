@@ -19,7 +19,7 @@ setup_file() {
         -d '{"apiVersion":"nodus.dev/v1","kind":"Volume","metadata":{"name":"data"},"spec":{"size":"1Gi"}}' \
         "$EMU_URL$NS/volumes"
     # Pending 2 s, Starting 10 s: sbx runs; young is created after and stays Pending
-    advance 15s
+    clock_advance 15s
     new_sandbox young
 }
 
@@ -36,10 +36,6 @@ new_sandbox() {
     curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' \
         -d "{\"apiVersion\":\"nodus.dev/v1\",\"kind\":\"Sandbox\",\"metadata\":{\"name\":\"$1\"},\"spec\":{\"image\":\"nodus/pytorch:2.8-cuda12.8\",\"maxCostUSD\":\"10.00\"}}" \
         "$(emu_url)$NS/sandboxes" || true
-}
-
-advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
 }
 
 TREE() { echo "$EMU_STATE/files/default/sandboxes/sbx"; }

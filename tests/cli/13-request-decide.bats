@@ -21,10 +21,6 @@ setup() {
     export HOME=$BATS_FILE_TMPDIR/home NODUS_SERVER=$(emu_url)
 }
 
-advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
-}
-
 poolaction() {
     curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$(emu_url)$API/poolactions" \
         -d "$(jq -cn --arg n "$1" '{apiVersion:"nodus.dev/v1",kind:"PoolAction",metadata:{name:$n},
@@ -35,13 +31,13 @@ poolaction() {
     curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$(emu_url)$API/sandboxes" \
         -d '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"dev"},
              "spec":{"image":"nodus/pytorch:2.8-cuda12.8","maxCostUSD":"5.00"}}'
-    advance 12s
+    clock_advance 12s
     run -0 --separate-stderr nodus request restart sandbox/dev
     assert_output "sandbox.nodus.dev/dev restart requested"
     local at
     at=$(curl -sf "$(emu_url)$API/sandboxes/dev" | jq -r '.metadata.annotations["nodus.dev/restart-requested-at"]')
     [[ "$at" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$ ]]
-    advance 1s
+    clock_advance 1s
     run -0 nodus get sandbox dev -o 'jsonpath={.status.restartCount} {.status.requests.restart} {.status.phase}'
     assert_output "1 $at Pending"
 }

@@ -18,10 +18,6 @@ setup() {
     cd "$ND_ROOT"
 }
 
-advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
-}
-
 @test "nothing running yet: top says so on stderr" {
     run -0 --separate-stderr nodus top jobs
     assert_output ""
@@ -30,15 +26,15 @@ advance() {
 
 @test "top pools: hosts, devices in use, waiting work" {
     nodus apply -f examples/workflow/01-pool.yaml -f examples/workflow/03-jobs.yaml >/dev/null
-    advance 15s
-    advance 30s
+    clock_advance 15s
+    clock_advance 30s
     run -0 --separate-stderr nodus top pools
     assert_line -n 0 --regexp '^NAME +HOSTS +GPUS-USED +UTIL +WAITING +BURSTS +ACTIONS$'
     assert_line -n 1 --regexp '^lab +2/2 +8/12 +[0-9]+% +0 +0 +0$'
 }
 
 @test "top jobs: the most expensive first, cost against the limit, a total" {
-    advance 1h
+    clock_advance 1h
     run -0 --separate-stderr nodus top jobs
     assert_output - <<'OUT'
 NAME    PHASE     GPU      PLACEMENT   RATE      COST    OF-MAX

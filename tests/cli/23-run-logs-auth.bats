@@ -27,10 +27,6 @@ setup() {
     export HOME=$BATS_FILE_TMPDIR/home NODUS_SERVER=$(emu_url)
 }
 
-advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
-}
-
 # Waits (real time, at most 10 s) until FILE holds a line matching the regex.
 wait_line() {
     wait_until grep -qE -- "$2" "$1" && return 0
@@ -136,7 +132,7 @@ See 'nodus run --help' for usage."
 @test "run: streams the log on stdout, says the rest on stderr, exits 0 when the Job succeeds" {
     run_bg ok --image "$PY" --annotations emulator.nodus.dev/duration=30s -- python -c 'print(1)'
     wait_line "$ERR" estimate:
-    advance 5m
+    clock_advance 5m
     wait_run
     assert_equal "$RUN_RC" 0
     assert_equal "$(head -n 2 "$ERR")" "job.nodus.dev/ok created
@@ -151,7 +147,7 @@ See 'nodus run --help' for usage."
 @test "run: exits with the Job's exit code (3)" {
     run_bg three --image "$PY" --annotations emulator.nodus.dev/duration=20s,emulator.nodus.dev/exit-code=3 -- sh -c 'exit 3'
     wait_line "$ERR" estimate:
-    advance 5m
+    clock_advance 5m
     wait_run
     assert_equal "$RUN_RC" 3
     assert_equal "$(tail -n 1 "$OUT")" "[nodus] the command exited with code 3"
@@ -179,7 +175,7 @@ See 'nodus run --help' for usage."
 job/bg keeps running (detached).
   follow it: nodus logs -f job/bg -n default
   cancel it: nodus cancel job/bg -n default"
-    advance 40s
+    clock_advance 40s
     run -0 curl -sf "$(emu_url)$API/jobs/bg"
     assert_equal "$(jq -r '.spec.state + " " + .status.phase' <<<"$output")" "Running Running"
     nodus cancel job/bg >/dev/null
@@ -204,7 +200,7 @@ job/bg keeps running (detached).
     nodus run la --image "$PY" -l suite=logs -d --annotations emulator.nodus.dev/duration=20s -- echo a >/dev/null
     nodus run lb --image "$PY" -l suite=logs -d --annotations emulator.nodus.dev/duration=20s -- echo b >/dev/null
     nodus run lc --image "$PY" -l suite=other -d -- echo c >/dev/null
-    advance 5m
+    clock_advance 5m
     run -0 --separate-stderr nodus logs -l suite=logs --tail 1
     assert_output "[job/la] [nodus] the command exited with code 0
 [job/lb] [nodus] the command exited with code 0"
@@ -236,10 +232,10 @@ job/bg keeps running (detached).
     out=$BATS_TEST_TMPDIR/follow.out err=$BATS_TEST_TMPDIR/follow.err
     timeout 30 nodus logs -l suite=follow -f >"$out" 2>"$err" &
     pid=$!
-    advance 40s
+    clock_advance 40s
     wait_line "$out" '^\[job/fa\] \[nodus\] starting on market: echo a$'
     wait_line "$out" '^\[job/fb\] \[nodus\] starting on market: echo b$'
-    advance 5m
+    clock_advance 5m
     rc=0
     wait "$pid" || rc=$?
     assert_equal "$rc" 1

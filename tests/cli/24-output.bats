@@ -53,10 +53,6 @@ job() {
         --data-binary "$(job_json "$1" "$spec")" "$(emu_url)$API/$2/jobs"
 }
 
-advance() {
-    curl -sSf -o /dev/null --json "{\"advance\":\"$1\"}" "$(emu_url)/emulator/v1/clock"
-}
-
 # Waits until the emulator has delivered every event so far to its watchers: a marker
 # object in project $1, then its line in FILE.
 sync_watch() {
@@ -138,9 +134,9 @@ fix: see 'nodus get --help' for the flags"
     json_pid=$!
     wait_for_line "$WATCH_OUT" '^cheap '
     wait_for_watches 2
-    advance 5m # Queued -> Provisioning -> Running
+    clock_advance 5m # Queued -> Provisioning -> Running
     local i
-    for i in $(seq 1 10); do advance 1m; done # a tick a minute, Succeeded, the final charge
+    for i in $(seq 1 10); do clock_advance 1m; done # a tick a minute, Succeeded, the final charge
     # a marker after the last event: both watchers have seen every event of the Job
     sync_watch "$WATCH_OUT" q1 zz-marker
     wait_for_line "$json" '"name":"zz-marker"'
@@ -176,7 +172,7 @@ EOF
     wait_for_watches 1
     job a-much-longer-name q2
     wait_for_line "$WATCH_OUT" '^a-much-longer-name '
-    advance 5m
+    clock_advance 5m
     wait_for_line "$WATCH_OUT" '^a-much-longer-name +Running +Running'
     stop_watch
     # STATE is as wide as Suspended, PHASE as Provisioning and COST as "$000.00" from the
@@ -195,9 +191,9 @@ EOF
     watch_bg "$BATS_TEST_TMPDIR/w" get jobs -w -n q3 -o name
     wait_for_line "$WATCH_OUT" '^job.nodus.dev/n$'
     wait_for_watches 1
-    advance 5m
-    advance 1m
-    advance 1m
+    clock_advance 5m
+    clock_advance 1m
+    clock_advance 1m
     job zz-marker q3
     wait_for_line "$WATCH_OUT" '^job.nodus.dev/zz-marker$'
     stop_watch
@@ -211,7 +207,7 @@ EOF
 @test "describe: no status.simulation, times as times, never raw milliseconds" {
     project d1
     job run d1
-    advance 10m
+    clock_advance 10m
     run -0 --separate-stderr nodus describe job run -n d1
     refute_output --partial "Simulation"
     refute_output --regexp '[0-9]{12,}'
@@ -229,13 +225,13 @@ EOF
 @test "delete: on a terminal a wait past a second says what it waits for, then erases it" {
     project t1
     job final t1
-    advance 5m
+    clock_advance 5m
     local out=$BATS_TEST_TMPDIR/tty
     # script gives nodus a terminal; the final charge waits for the emulator's clock
     script -qfec "nodus delete job final -n t1" "$out" >/dev/null 2>&1 3>&- &
     local pid=$!
     wait_for_line "$out" 'waiting for job/final'
-    advance 1m
+    clock_advance 1m
     wait "$pid"
     run -0 bash -c 'grep -a "waiting for" "$1" | cat -v' _ "$out"
     assert_output '^M^[[Kwaiting for job/final: the final charge (finalizer nodus.dev/billing) ...^M^[[K'
@@ -250,7 +246,7 @@ EOF
         >/dev/null 2>&1 3>&- &
     local pid=$!
     wait_for_line "$out" 'waiting for job/w'
-    advance 5m
+    clock_advance 5m
     wait "$pid"
     run -0 bash -c 'grep -a "waiting for" "$1" | cat -v' _ "$out"
     # the line is rewritten as the phase moves (Provisioning, Running), erased at the end
@@ -262,7 +258,7 @@ EOF
     local i
     for i in $(seq 1 15); do sleep 0.1; done # kept: past the second after which a terminal
     # hears (the behaviour under test: nothing but the result on a file)
-    advance 5m
+    clock_advance 5m
     wait "$pid"
     assert_equal "$(cat "$out")" "job.nodus.dev/w2 condition met"
     assert_equal "$(cat "$out.err")" ""
@@ -275,7 +271,7 @@ EOF
     script -qfec "nodus logs -f job/l -n t3" "$out" >/dev/null 2>&1 3>&- &
     local pid=$!
     wait_for_line "$out" 'waiting for job/l'
-    advance 2h
+    clock_advance 2h
     wait "$pid" || true
     run -0 bash -c 'grep -a "waiting for" "$1" | cat -v' _ "$out"
     # the line, then erased before the first log line
@@ -287,7 +283,7 @@ EOF
     local i
     for i in $(seq 1 15); do sleep 0.1; done # kept: past the second after which a terminal
     # hears (the behaviour under test: nothing but the result on a file)
-    advance 2h
+    clock_advance 2h
     wait "$pid" || true
     run -0 head -c 7 "$out"
     assert_output "[nodus]"

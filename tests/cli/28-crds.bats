@@ -226,11 +226,6 @@ stored() {
         -A -o json | jq 'del(.items[].status.simulation)' >"$1"
 }
 
-advance() {
-    curl -sSf -o /dev/null -X POST -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}" \
-        "$EMU_URL/emulator/v1/clock"
-}
-
 @test "crds: what the emulator stores, status included, validates too (all but its status.simulation)" {
     nodus apply -f "$ND_ROOT/examples" >/dev/null
     nodus create project workflow >/dev/null
@@ -238,7 +233,7 @@ advance() {
     printf '%s\n' 'apiVersion: nodus.dev/v1' 'kind: Function' 'metadata: {name: embed}' \
         'spec: {image: nodus/pytorch:2.8-cuda12.8, maxCostUSD: "5.00"}' | nodus apply -f - >/dev/null
     # running (phases, costs, placements, replicas), then finished (exit codes, bills)
-    advance 10m
+    clock_advance 10m
     stored "$BATS_TEST_TMPDIR/running.json"
     run -0 jq -r '[.items[] | select(.status.phase == "Running") | .kind] | unique | join(" ")' \
         "$BATS_TEST_TMPDIR/running.json"
@@ -246,7 +241,7 @@ advance() {
     run python3 "$CHECK" objects "$BATS_FILE_TMPDIR/crds.json" "$BATS_TEST_TMPDIR/running.json"
     assert_success
     assert_output "$(jq '.items | length' "$BATS_TEST_TMPDIR/running.json") objects valid"
-    advance 8h
+    clock_advance 8h
     stored "$BATS_TEST_TMPDIR/ended.json"
     run -0 jq -r '[.items[] | select(.status.phase == "Succeeded") | .kind] | unique | join(" ")' \
         "$BATS_TEST_TMPDIR/ended.json"

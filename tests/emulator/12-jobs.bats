@@ -17,10 +17,6 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
 MERGE=(-H 'Content-Type: application/merge-patch+json')
 L4='{"resources":{"gpu":{"model":"L4","count":1}}}'
 
-advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
-}
-
 # get NAME FILTER: jq FILTER over the Job NAME.
 get() {
     curl -sf "$(emu_url)$JOBS/$1" | jq -r "$2"
@@ -42,19 +38,19 @@ events_of() {
     http POST $JOBS "$(l4_job phases)"
     [ "$CODE" = 201 ]
     [ "$(body_json .status.phase)" = Queued ]
-    advance 4s
+    clock_advance 4s
     [ "$(get phases .status.phase)" = Queued ]
-    advance 1s
+    clock_advance 1s
     [ "$(get phases .status.phase)" = Provisioning ]
     [ "$(get phases .status.placement.target)" = market ]
-    advance 29s
+    clock_advance 29s
     [ "$(get phases .status.phase)" = Provisioning ]
-    advance 1s
+    clock_advance 1s
     [ "$(get phases .status.phase)" = Running ]
     [ "$(get phases '.status.conditions[] | select(.type=="Ready") | .status')" = True ]
-    advance 9m59s
+    clock_advance 9m59s
     [ "$(get phases .status.phase)" = Running ]
-    advance 1s
+    clock_advance 1s
     [ "$(get phases .status.phase)" = Succeeded ]
     [ "$(get phases .status.exitCode)" = 0 ]
     run events_of phases
@@ -63,21 +59,21 @@ events_of() {
 
 @test "cost accrues per emulated second at the Job's rate and stops at the end" {
     http POST $JOBS "$(l4_job cost)"
-    advance 35s
+    clock_advance 35s
     [ "$(get cost .status.rateUSDPerHour)" = 0.39 ]
-    advance 1h # far past the 10m run: only 10 minutes are billed
+    clock_advance 1h # far past the 10m run: only 10 minutes are billed
     [ "$(get cost .status.phase)" = Succeeded ]
     [ "$(get cost .status.costUSD)" = 0.065 ] # 0.39 x 10/60
-    advance 1h
+    clock_advance 1h
     [ "$(get cost .status.costUSD)" = 0.065 ]
 }
 
 @test "maxCostUSD ends the Job Failed with MaxCostReached at the limit" {
     http POST $JOBS "$(l4_job capped '{"maxCostUSD":"0.02"}' '{"emulator.nodus.dev/duration":"10h"}')"
-    advance 35s
-    advance 2m
+    clock_advance 35s
+    clock_advance 2m
     [ "$(get capped .status.phase)" = Running ]
-    advance 2h
+    clock_advance 2h
     [ "$(get capped .status.phase)" = Failed ]
     [ "$(get capped .status.reason)" = MaxCostReached ]
     [ "$(get capped .status.costUSD)" = 0.02 ]
@@ -86,10 +82,10 @@ events_of() {
 
 @test "maxDuration ends the Job Failed with DeadlineExceeded" {
     http POST $JOBS "$(l4_job deadline '{"maxDuration":"3m"}')"
-    advance 35s
-    advance 2m59s
+    clock_advance 35s
+    clock_advance 2m59s
     [ "$(get deadline .status.phase)" = Running ]
-    advance 1s
+    clock_advance 1s
     [ "$(get deadline .status.phase)" = Failed ]
     [ "$(get deadline .status.reason)" = DeadlineExceeded ]
 }
@@ -98,42 +94,42 @@ events_of() {
     http POST $JOBS "$(l4_job short '{}' '{"emulator.nodus.dev/duration":"90s"}')"
     http POST $JOBS "$(l4_job exits '{}' '{"emulator.nodus.dev/duration":"1m","emulator.nodus.dev/exit-code":"3"}')"
     http POST $JOBS "$(l4_job breaks '{}' '{"emulator.nodus.dev/fail-at":"20s","emulator.nodus.dev/exit-code":"137"}')"
-    advance 35s
-    advance 20s
+    clock_advance 35s
+    clock_advance 20s
     [ "$(get breaks .status.phase)/$(get breaks .status.exitCode)" = Failed/137 ]
     [ "$(get breaks .status.reason)" = Error ]
-    advance 40s
+    clock_advance 40s
     [ "$(get exits .status.phase)/$(get exits .status.exitCode)" = Failed/3 ]
     [ "$(get short .status.phase)" = Running ]
-    advance 30s
+    clock_advance 30s
     [ "$(get short .status.phase)" = Succeeded ]
 }
 
 @test "suspend goes back to Queued with Suspended=True and no cost; resume runs it again" {
     http POST $JOBS "$(l4_job pause '{}' '{"emulator.nodus.dev/duration":"1h"}')"
-    advance 35s
-    advance 10m
+    clock_advance 35s
+    clock_advance 10m
     local before
     before=$(get pause .status.costUSD)
     [ "$before" = 0.065 ]
     http PATCH $JOBS/pause '{"spec":{"state":"Suspended"}}' "${MERGE[@]}"
     [ "$CODE" = 200 ]
-    advance 1s
+    clock_advance 1s
     [ "$(get pause .status.phase)" = Queued ]
     [ "$(get pause '.status.conditions[] | select(.type=="Suspended") | .status')" = True ]
     [ "$(get pause '.status.conditions[] | select(.type=="Suspended") | .observedGeneration')" = 2 ]
-    advance 2h
+    clock_advance 2h
     [ "$(get pause .status.phase)" = Queued ]
     [ "$(get pause .status.costUSD)" = "$before" ]
     http PATCH $JOBS/pause '{"spec":{"state":"Running"}}' "${MERGE[@]}"
-    advance 35s
+    clock_advance 35s
     [ "$(get pause .status.phase)" = Running ]
     [ "$(get pause '.status.conditions[] | select(.type=="Suspended") | .status')" = False ]
     [ "$(get pause .status.attempts)" = 2 ]
     # the run so far counts: 50 more minutes finish the hour
-    advance 49m
+    clock_advance 49m
     [ "$(get pause .status.phase)" = Running ]
-    advance 1m
+    clock_advance 1m
     [ "$(get pause .status.phase)" = Succeeded ]
     [ "$(get pause .status.costUSD)" = 0.39 ]
     run events_of pause
@@ -142,9 +138,9 @@ events_of() {
 
 @test "cancel ends it Cancelled; a finished Job refuses a new state with Invalid" {
     http POST $JOBS "$(l4_job stopme)"
-    advance 35s
+    clock_advance 35s
     http PATCH $JOBS/stopme '{"spec":{"state":"Cancelled"}}' "${MERGE[@]}"
-    advance 1s
+    clock_advance 1s
     [ "$(get stopme .status.phase)" = Cancelled ]
     [ "$(get stopme .status.reason)" = Cancelled ]
     http PATCH $JOBS/stopme '{"spec":{"state":"Running"}}' "${MERGE[@]}"
@@ -156,38 +152,38 @@ events_of() {
 
 @test "status.observedGeneration follows the generation the controller has seen" {
     http POST $JOBS "$(l4_job gen)"
-    advance 1s
+    clock_advance 1s
     [ "$(get gen .status.observedGeneration)" = 1 ]
     http PATCH $JOBS/gen '{"spec":{"maxCostUSD":"50.00"}}' "${MERGE[@]}"
-    advance 1s
+    clock_advance 1s
     [ "$(get gen .metadata.generation)" = 2 ]
     [ "$(get gen .status.observedGeneration)" = 2 ]
 }
 
 @test "a deleted running Job stays Cancelling until the final charge posts 30s later" {
     http POST $JOBS "$(l4_job gone)"
-    advance 35s
-    advance 1m
+    clock_advance 35s
+    clock_advance 1m
     http DELETE $JOBS/gone
     [ "$CODE" = 200 ]
-    advance 1s
+    clock_advance 1s
     [ "$(get gone .status.phase)" = Cancelling ]
     [ "$(get gone '.metadata.finalizers | index("nodus.dev/billing") != null')" = true ]
-    advance 28s
+    clock_advance 28s
     http GET $JOBS/gone
     [ "$CODE" = 200 ]
-    advance 2s
+    clock_advance 2s
     http GET $JOBS/gone
     [ "$CODE" = 404 ]
 }
 
 @test "a finished Job's final charge posts 30s after the end" {
     http POST $JOBS "$(l4_job settle '{}' '{"emulator.nodus.dev/duration":"1m"}')"
-    advance 35s
-    advance 1m
+    clock_advance 35s
+    clock_advance 1m
     [ "$(get settle .status.phase)" = Succeeded ]
     [ "$(get settle '.status.billing.settled // false')" = false ]
-    advance 30s
+    clock_advance 30s
     [ "$(get settle .status.billing.settled)" = true ]
     run events_of settle
     assert_output Created,Provisioning,Running,Succeeded,Charged
@@ -196,7 +192,7 @@ events_of() {
 @test "a clock jump runs every timer on the way, in order" {
     http POST $JOBS "$(l4_job chain1 '{}' '{"emulator.nodus.dev/duration":"1m"}')"
     http POST $JOBS "$(l4_job chain2 '{}' '{"emulator.nodus.dev/duration":"2m"}')"
-    advance 24h
+    clock_advance 24h
     [ "$(get chain1 .status.phase)" = Succeeded ]
     [ "$(get chain2 .status.phase)" = Succeeded ]
     # the times recorded are the emulated times of each step, not of the jump's end

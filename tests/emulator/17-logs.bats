@@ -22,10 +22,6 @@ MERGE=(-H 'Content-Type: application/merge-patch+json')
 TS='[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{9}Z'
 STEP='step [0-9]+/[0-9]+ \| loss [0-9]+\.[0-9]{4} \| lr [0-9]\.[0-9]e-0[0-9] \| [0-9]+\.[0-9] samples/s'
 
-advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
-}
-
 now_ms() {
     curl -sf "$(emu_url)/emulator/v1/clock" | jq -r .nowMs
 }
@@ -98,7 +94,7 @@ no_sanitizer_reports() {
     # one that ends without having run has an empty log
     http POST $JOBS "$(sim_job never 5m)"
     http PATCH $JOBS/never '{"spec":{"state":"Cancelled"}}' "${MERGE[@]}"
-    advance 0s # the controller acts on it now
+    clock_advance 0s # the controller acts on it now
     [ "$(curl -sf "$(emu_url)$JOBS/never" | jq -r .status.phase)" = Cancelled ]
     http GET $JOBS/never/log
     [ "$CODE" = 200 ]
@@ -128,10 +124,10 @@ no_sanitizer_reports() {
 
 @test "the simulated log grows with the clock: the pull and start at Running, a line per minute, the exit" {
     http POST $JOBS "$(sim_job grow 5m)"
-    advance 34s
+    clock_advance 34s
     http GET $JOBS/grow/log
     [ "$CODE" = 400 ] # Provisioning
-    advance 1s
+    clock_advance 1s
     http GET $JOBS/grow/log
     [ "$CODE" = 200 ]
     [ "$(header Content-Type)" = text/plain ]
@@ -143,9 +139,9 @@ no_sanitizer_reports() {
     [ "${l[1]}" = "[nodus] pulled image nodus/pytorch:2.8-cuda12.8@$digest" ]
     [ "${l[2]}" = "[nodus] starting on market, 1x H100: python train.py" ]
     [[ ${l[3]} =~ ^training:\ [0-9]+\ steps,\ batch\ size\ [0-9]+$ ]]
-    advance 59s
+    clock_advance 59s
     [ "$(log grow | wc -l)" = 4 ]
-    advance 1s
+    clock_advance 1s
     run log grow
     [ "${#lines[@]}" = 5 ]
     [[ ${lines[4]} =~ ^$STEP$ ]]
@@ -157,7 +153,7 @@ no_sanitizer_reports() {
         [ "$(ts_ms "${line%% *}")" -le "$now" ]
     done
     [ $(($(ts_ms "${lines[4]%% *}") - $(ts_ms "${lines[0]%% *}"))) = 60000 ]
-    advance 4m
+    clock_advance 4m
     [ "$(curl -sf "$(emu_url)$JOBS/grow" | jq -r .status.phase)" = Succeeded ]
     run log grow
     [ "${#lines[@]}" = 12 ]
@@ -165,7 +161,7 @@ no_sanitizer_reports() {
     [[ ${lines[9]} =~ ^saved\ checkpoint\ step-[0-9]+$ ]]
     [[ ${lines[10]} =~ ^training\ finished:\ [0-9]+\ steps,\ final\ loss\ [0-9.]+$ ]]
     [ "${lines[11]}" = "[nodus] the command exited with code 0" ]
-    advance 10m
+    clock_advance 10m
     [ "$(log grow | wc -l)" = 12 ] # an ended Job prints nothing more
 }
 
@@ -175,8 +171,8 @@ no_sanitizer_reports() {
     cmp "$BATS_TEST_TMPDIR/a" "$BATS_TEST_TMPDIR/b"
     # another Job of the same spec prints the same lines; only the uid-seeded numbers differ
     http POST $JOBS "$(sim_job twin 5m)"
-    advance 35s
-    advance 5m
+    clock_advance 35s
+    clock_advance 5m
     diff <(log grow | sed 's/[0-9]/N/g; s/NN*/N/g') <(log twin | sed 's/[0-9]/N/g; s/NN*/N/g')
     run cmp -s <(log grow) <(log twin)
     [ "$status" = 1 ]
@@ -211,8 +207,8 @@ no_sanitizer_reports() {
 
 @test "sinceSeconds and sinceTime keep the lines printed since; both at once is Invalid" {
     http POST $JOBS "$(sim_job since 5m)"
-    advance 35s
-    advance 5m # now is the end of the run
+    clock_advance 35s
+    clock_advance 5m # now is the end of the run
     [ "$(curl -sf "$(emu_url)$JOBS/since" | jq -r .status.phase)" = Succeeded ]
     run log since '?sinceSeconds=59'
     [ "${#lines[@]}" = 4 ] # the last progress line, its checkpoint, the end
@@ -262,14 +258,14 @@ no_sanitizer_reports() {
     sleep 0.3
     [ ! -s "$out" ]
     kill -0 "$pid"
-    advance 35s
+    clock_advance 35s
     wait_line "$out" '^training: '
     [ "$(wc -l <"$out")" = 4 ]
-    advance 1m
+    clock_advance 1m
     wait_line "$out" "^$STEP$"
     [ "$(wc -l <"$out")" = 5 ]
     kill -0 $pid # still following
-    advance 2m
+    clock_advance 2m
     wait "$pid" # curl ends by itself, successfully
     [ "$(tail -n 1 "$out")" = "[nodus] the command exited with code 0" ]
     cmp "$out" <(log follow)
@@ -277,15 +273,15 @@ no_sanitizer_reports() {
 
 @test "follow with tailLines starts from the last lines; with limitBytes it ends at the limit" {
     http POST $JOBS "$(sim_job tailf 10m)"
-    advance 35s
-    advance 2m
+    clock_advance 35s
+    clock_advance 2m
     out=$BATS_TEST_TMPDIR/tailf
     curl -sN "$(emu_url)$JOBS/tailf/log?follow=true&tailLines=1" >"$out" 3>&- &
     pid=$!
     wait_line "$out" "^$STEP$"
     [ "$(wc -l <"$out")" = 1 ]
     [ "$(cat "$out")" = "$(log tailf '?tailLines=1')" ]
-    advance 1m
+    clock_advance 1m
     wait_until lines_are "$out" 2
     [ "$(cat "$out")" = "$(log tailf '?tailLines=2')" ]
     kill "$pid"
@@ -297,7 +293,7 @@ no_sanitizer_reports() {
 
 @test "a followed Job that is deleted ends the stream; a followed Sandbox ends when it stops" {
     http POST $JOBS "$(sim_job gone 10m)"
-    advance 35s
+    clock_advance 35s
     out=$BATS_TEST_TMPDIR/gone
     curl -sN "$(emu_url)$JOBS/gone/log?follow=true" >"$out" 3>&- &
     pid=$!
@@ -309,7 +305,7 @@ no_sanitizer_reports() {
 
     http POST $SBX '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"dev"},"spec":{"image":"nodus/python:3.12","command":["/bin/bash"],"maxCostUSD":"10.00","idleTimeout":"1h"}}'
     [ "$CODE" = 201 ]
-    advance 12s
+    clock_advance 12s
     run log $SBX/dev
     [ "${#lines[@]}" = 4 ]
     [ "${lines[0]}" = "[nodus] pulling image nodus/python:3.12" ]
@@ -331,25 +327,25 @@ no_sanitizer_reports() {
 
 @test "a suspended Job's log says so; resumed, its new run goes on from its checkpoint" {
     http POST $JOBS "$(sim_job pause 10m)"
-    advance 35s
-    advance 2m
+    clock_advance 35s
+    clock_advance 2m
     http PATCH $JOBS/pause '{"spec":{"state":"Suspended"}}' "${MERGE[@]}"
     [ "$CODE" = 200 ]
-    advance 0s
+    clock_advance 0s
     run log pause
     [ "${lines[-3]}" = "[nodus] stopping the command (SIGTERM): the Job was suspended" ]
     [[ ${lines[-2]} =~ ^received\ SIGTERM:\ saved\ checkpoint\ step-[0-9]+$ ]]
     [ "${lines[-1]}" = "[nodus] the command stopped" ]
     step=${lines[-2]##*step-}
-    advance 1h # suspended: nothing new
+    clock_advance 1h # suspended: nothing new
     [ "$(log pause | wc -l)" = "${#lines[@]}" ]
     http PATCH $JOBS/pause '{"spec":{"state":"Running"}}' "${MERGE[@]}"
-    advance 35s
+    clock_advance 35s
     [ "$(curl -sf "$(emu_url)$JOBS/pause" | jq -r .status.phase)" = Running ]
     run log pause
     [ "${#lines[@]}" = 4 ]
     [ "${lines[3]}" = "resuming from checkpoint step-$step" ]
-    advance 1m
+    clock_advance 1m
     run log pause
     [[ ${lines[4]} =~ ^step\ ([0-9]+)/ ]]
     [ "${BASH_REMATCH[1]}" -gt "$step" ]
@@ -357,8 +353,8 @@ no_sanitizer_reports() {
 
 @test "a Job that fails prints the error and its exit code" {
     http POST $JOBS "$(sim_job crash 10m '{"emulator.nodus.dev/fail-at":"2m","emulator.nodus.dev/exit-code":"7"}')"
-    advance 35s
-    advance 2m
+    clock_advance 35s
+    clock_advance 2m
     [ "$(curl -sf "$(emu_url)$JOBS/crash" | jq -r .status.phase)" = Failed ]
     run log crash
     [[ ${lines[-2]} =~ ^RuntimeError:\ CUDA\ error:\ an\ illegal\ memory\ access\ was\ encountered\ \(step\ [0-9]+\)$ ]]
@@ -383,7 +379,7 @@ no_sanitizer_reports() {
 @test "local: a failing command ends the Job Failed with its exit code, and its output is the log" {
     EMU_STATE=$BATS_FILE_TMPDIR/local start_emulator --runtime local
     http POST $JOBS "$(cmd_job fail '["sh","-c","echo hello; echo to stderr >&2; exit 3"]')"
-    advance 35s
+    clock_advance 35s
     wait_phase fail Failed
     [ "$(curl -sf "$(emu_url)$JOBS/fail" | jq -c '[.status.reason, .status.exitCode]')" = '["Error",3]' ]
     [ "$(log fail)" = $'hello\nto stderr' ]
@@ -395,7 +391,7 @@ no_sanitizer_reports() {
     job=$(cmd_job ok '["sh","-c","echo \"$GREETING from $PWD as $NODUS_JOB in $NODUS_PROJECT\"; printf no-newline"]' |
         jq -c '.spec.env = [{"name":"GREETING","value":"hi there"}]')
     http POST $JOBS "$job"
-    advance 35s
+    clock_advance 35s
     wait_phase ok Succeeded
     [ "$(curl -sf "$(emu_url)$JOBS/ok" | jq -r .status.exitCode)" = 0 ]
     [ "$(log ok)" = "hi there from / as ok in default
@@ -404,7 +400,7 @@ no-newline" ]
 
 @test "local: a command that is not found fails with 127 and says so" {
     http POST $JOBS "$(cmd_job missing '["no-such-command-here","x"]')"
-    advance 35s
+    clock_advance 35s
     wait_phase missing Failed
     [ "$(curl -sf "$(emu_url)$JOBS/missing" | jq -r .status.exitCode)" = 127 ]
     [ "$(log missing)" = "[nodus] cannot start: no-such-command-here: command not found" ]
@@ -414,7 +410,7 @@ no-newline" ]
     # the run's processes are the ones in the Job's tree (their $$ is of their own PID namespace)
     local tree=$BATS_FILE_TMPDIR/local/files/default/jobs/sleeper
     http POST $JOBS "$(cmd_job sleeper '["sh","-c","echo run >>runs; echo started; exec sleep 300"]')"
-    advance 35s
+    clock_advance 35s
     wait_phase sleeper Running
     out=$BATS_TEST_TMPDIR/sleeper
     curl -sN "$(emu_url)$JOBS/sleeper/log?follow=true" >"$out" 3>&- &
@@ -425,7 +421,7 @@ no-newline" ]
     wait_line "$out" 'stopping the command \(SIGTERM\): suspended: spec.state is Suspended'
     [ "$(curl -sf "$(emu_url)$JOBS/sleeper" | jq -r .status.phase)" = Queued ]
     http PATCH $JOBS/sleeper '{"spec":{"state":"Running"}}' "${MERGE[@]}"
-    advance 35s
+    clock_advance 35s
     wait_phase sleeper Running
     wait_line "$out" '^started$'
     [ "$(cat "$tree/runs")" = $'run\nrun' ]
@@ -437,7 +433,7 @@ no-newline" ]
 
 @test "local: a followed Job's stream ends when its process exits" {
     http POST $JOBS "$(cmd_job waits '["sh","-c","echo first; while [ ! -f go ]; do sleep 0.05; done; echo second"]')"
-    advance 35s
+    clock_advance 35s
     out=$BATS_TEST_TMPDIR/waits
     curl -sN "$(emu_url)$JOBS/waits/log?follow=true" >"$out" 3>&- &
     pid=$!
@@ -451,7 +447,7 @@ no-newline" ]
 
 @test "local: the log stops at 8 MiB and says so" {
     http POST $JOBS "$(cmd_job loud '["sh","-c","yes 0123456789012345678901234567890123456789 | head -n 250000"]')"
-    advance 35s
+    clock_advance 35s
     wait_phase loud Succeeded
     size=$(stat -c %s "$BATS_FILE_TMPDIR/local/logs/default/jobs/loud.log")
     [ "$size" -le $((8 * 1024 * 1024)) ]
@@ -463,7 +459,7 @@ no-newline" ]
 @test "local: stopping the emulator kills what runs, and nothing is reported by the sanitizers" {
     local tree=$BATS_FILE_TMPDIR/local/files/default/jobs/bg
     http POST $JOBS "$(cmd_job bg '["sh","-c","sleep 300 & echo $! >child; echo $$ >pid; wait"]')"
-    advance 35s
+    clock_advance 35s
     wait_phase bg Running
     wait_until test -s "$tree/child"
     run ! tree_idle "$tree" # the shell and its child, in the Job's tree

@@ -15,7 +15,7 @@ setup_file() {
     mkdir -p "$HOME"
     # a Running Sandbox: Pending 2 s, Starting 10 s
     new_sandbox dev
-    advance 15s
+    clock_advance 15s
 }
 
 teardown_file() {
@@ -35,10 +35,6 @@ new_sandbox() { # NAME [EXTRA-SPEC-JSON]
           spec:({image:"nodus/pytorch:2.8-cuda12.8",maxCostUSD:"10.00"} + $x)}')
     curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' -d "$body" \
         "$(emu_url)$NS/sandboxes"
-}
-
-advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
 }
 
 phase() { # PLURAL NAME
@@ -113,7 +109,7 @@ hdr() {
 
 @test "the command runs without a shell, in the Sandbox's file tree, with its spec.env" {
     new_sandbox envy '{"env":[{"name":"GREETING","value":"hello there"}]}'
-    advance 15s
+    clock_advance 15s
     ws "$NS/sandboxes/envy/exec?command=sh&command=-c&command=pwd;+echo+\$GREETING&stdout=true"
     run frames
     assert_line -n 0 "1 /\n$(printf '%s' 'hello there')\n"
@@ -182,7 +178,7 @@ hdr() {
 
 @test "a Stopped Sandbox: the fix says how to start it" {
     new_sandbox halted '{"state":"Stopped"}'
-    advance 1s
+    clock_advance 1s
     ws "$NS/sandboxes/halted/exec?command=ls&stdout=true"
     [ "$CODE" = 400 ]
     [ "$(jq -r .message "$FRAMES")" = 'cannot exec into sandbox "halted": it is Stopped, and exec needs it Running' ]
@@ -206,7 +202,7 @@ hdr() {
 
 @test "a session open keeps a Sandbox from idling; its end starts the idle clock again" {
     new_sandbox idler '{"idleTimeout":"1m"}'
-    advance 15s
+    clock_advance 15s
     [ "$(phase sandboxes idler)" = "Running " ]
     mkfifo in
     nodus exec -i idler -- cat <in >out 2>&1 3>&- &
@@ -214,16 +210,16 @@ hdr() {
     exec 4>in
     echo ready >&4
     wait_until -t 5 grep -q ready out
-    advance 10m
+    clock_advance 10m
     [ "$(phase sandboxes idler)" = "Running " ]
     exec 4>&- # end of stdin: cat ends, and the session
     wait "$cli"
     local ended
     ended=$(curl -sf "$(emu_url)$NS/sandboxes/idler" | jq -r .status.lastActivityTime)
     [ "$ended" = "$(curl -sf "$(emu_url)/emulator/v1/clock" | jq -r .now)" ]
-    advance 59s
+    clock_advance 59s
     [ "$(phase sandboxes idler)" = "Running " ]
-    advance 2s
+    clock_advance 2s
     [ "$(phase sandboxes idler)" = "Stopped IdleTimeout" ]
 }
 
@@ -238,13 +234,13 @@ sleeping_in() { # DIR: a `sleep 300` runs there (not one of another suite)
 
 @test "a Sandbox that stops ends its sessions (exit code 137)" {
     new_sandbox brief
-    advance 15s
+    clock_advance 15s
     nodus exec brief -- sleep 300 >out 2>err 3>&- &
     local cli=$! i
     wait_until -t 5 sleeping_in "$(tree sandboxes brief)" || true
     curl -sf -o /dev/null -X PATCH -H 'Content-Type: application/merge-patch+json' \
         -d '{"spec":{"state":"Stopped"}}' "$(emu_url)$NS/sandboxes/brief"
-    advance 1s
+    clock_advance 1s
     local rc=0
     wait "$cli" || rc=$?
     echo "exit $rc: $(cat err)"
@@ -257,7 +253,7 @@ sleeping_in() { # DIR: a `sleep 300` runs there (not one of another suite)
     ws "$NS/jobs/worker/exec?command=pwd&stdout=true"
     [ "$CODE" = 400 ]
     [ "$(jq -r .message "$FRAMES")" = 'cannot exec into job "worker": it is Queued, and exec needs it Running' ]
-    advance 40s # Queued 5 s, Provisioning 30 s
+    clock_advance 40s # Queued 5 s, Provisioning 30 s
     ws "$NS/jobs/worker/exec?command=pwd&stdout=true"
     [ "$CODE" = 101 ]
     run frames

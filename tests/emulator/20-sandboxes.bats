@@ -15,10 +15,6 @@ teardown_file() {
 SBX=/apis/nodus.dev/v1/namespaces/default/sandboxes
 MERGE=(-H 'Content-Type: application/merge-patch+json')
 
-advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
-}
-
 get() {
     curl -sf "$(emu_url)$SBX/$1" | jq -r "$2"
 }
@@ -35,11 +31,11 @@ sandbox() {
     http POST $SBX "$(sandbox up)"
     [ "$CODE" = 201 ]
     [ "$(body_json .status.phase)" = Pending ]
-    advance 2s
+    clock_advance 2s
     [ "$(get up .status.phase)" = Starting ]
-    advance 9s
+    clock_advance 9s
     [ "$(get up .status.phase)" = Starting ]
-    advance 1s
+    clock_advance 1s
     [ "$(get up .status.phase)" = Running ]
     [ "$(get up '.status.conditions[] | select(.type=="Ready") | .status')" = True ]
     [ "$(get up .status.rateUSDPerHour)" = 0.39 ]
@@ -47,29 +43,29 @@ sandbox() {
 
 @test "a Running Sandbox costs its rate; Stopped stops the cost, Running starts it again" {
     http POST $SBX "$(sandbox work '{"idleTimeout":"100h"}')"
-    advance 12s
-    advance 1h
+    clock_advance 12s
+    clock_advance 1h
     [ "$(get work .status.costUSD)" = 0.39 ]
     http PATCH $SBX/work '{"spec":{"state":"Stopped"}}' "${MERGE[@]}"
-    advance 1s
+    clock_advance 1s
     [ "$(get work .status.phase)" = Stopped ]
-    advance 5h
+    clock_advance 5h
     [ "$(get work .status.costUSD)" = 0.39 ]
     http PATCH $SBX/work '{"spec":{"state":"Running"}}' "${MERGE[@]}"
-    advance 1s
+    clock_advance 1s
     [ "$(get work .status.phase)" = Pending ]
-    advance 12s
+    clock_advance 12s
     [ "$(get work .status.phase)" = Running ]
-    advance 1h
+    clock_advance 1h
     [ "$(get work .status.costUSD)" = 0.78 ]
 }
 
 @test "with no exec session for idleTimeout it stops, reason IdleTimeout" {
     http POST $SBX "$(sandbox idle '{"idleTimeout":"10m"}')"
-    advance 12s
-    advance 9m59s
+    clock_advance 12s
+    clock_advance 9m59s
     [ "$(get idle .status.phase)" = Running ]
-    advance 1s
+    clock_advance 1s
     [ "$(get idle .status.phase)" = Stopped ]
     [ "$(get idle .status.reason)" = IdleTimeout ]
     [ "$(get idle '.status.conditions[] | select(.type=="Ready") | .reason')" = IdleTimeout ]
@@ -77,8 +73,8 @@ sandbox() {
 
 @test "maxCostUSD stops it with MaxCostReached" {
     http POST $SBX "$(sandbox dear '{"maxCostUSD":"0.10","idleTimeout":"100h"}')"
-    advance 12s
-    advance 10h
+    clock_advance 12s
+    clock_advance 10h
     [ "$(get dear .status.phase)" = Stopped ]
     [ "$(get dear .status.reason)" = MaxCostReached ]
     [ "$(get dear .status.costUSD)" = 0.10 ]
@@ -86,41 +82,41 @@ sandbox() {
 
 @test "a restart request restarts it once per new value" {
     http POST $SBX "$(sandbox again)"
-    advance 12s
+    clock_advance 12s
     http PATCH $SBX/again '{"metadata":{"annotations":{"nodus.dev/restart-requested-at":"2026-01-01T00:00:00Z"}}}' "${MERGE[@]}"
     [ "$CODE" = 200 ]
-    advance 1s
+    clock_advance 1s
     [ "$(get again .status.phase)" = Pending ]
     [ "$(get again .status.restartCount)" = 1 ]
     [ "$(get again .status.requests.restart)" = 2026-01-01T00:00:00Z ]
-    advance 12s
+    clock_advance 12s
     [ "$(get again .status.phase)" = Running ]
     # the same value again is not a new request
     http PATCH $SBX/again '{"metadata":{"labels":{"touch":"1"}}}' "${MERGE[@]}"
-    advance 1s
+    clock_advance 1s
     [ "$(get again .status.phase)" = Running ]
     [ "$(get again .status.restartCount)" = 1 ]
     http PATCH $SBX/again '{"metadata":{"annotations":{"nodus.dev/restart-requested-at":"2026-01-02T00:00:00Z"}}}' "${MERGE[@]}"
-    advance 1s
+    clock_advance 1s
     [ "$(get again .status.restartCount)" = 2 ]
 }
 
 @test "a deleted Sandbox is Terminating until its final charge posts" {
     http POST $SBX "$(sandbox bye)"
-    advance 12s
-    advance 10m
+    clock_advance 12s
+    clock_advance 10m
     http DELETE $SBX/bye
-    advance 1s
+    clock_advance 1s
     [ "$(get bye .status.phase)" = Terminating ]
-    advance 30s
+    clock_advance 30s
     http GET $SBX/bye
     [ "$CODE" = 404 ]
 }
 
 @test "every transition is an Event on the Sandbox" {
     http POST $SBX "$(sandbox told '{"idleTimeout":"1m"}')"
-    advance 12s
-    advance 1m
+    clock_advance 12s
+    clock_advance 1m
     run bash -c "curl -sf '$(emu_url)/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dtold' |
         jq -r '.items | sort_by(.metadata.resourceVersion | tonumber) | [.[].reason] | join(\",\")'"
     assert_output Created,Starting,Running,IdleTimeout

@@ -15,10 +15,6 @@ teardown_file() {
 JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
 PB=/emulator/v1/pricebook
 
-advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
-}
-
 get() {
     curl -sf "$(emu_url)$JOBS/$1" | jq -r "$2"
 }
@@ -104,11 +100,11 @@ set_market() {
     set_market H100 2.80 # 5.60/h for two: above 5.478
     http POST $JOBS "$(h100_job cap)" -H "If-Match: $etag"
     [ "$CODE" = 201 ]
-    advance 1m
+    clock_advance 1m
     [ "$(get cap .status.phase)" = Queued ]
     [ "$(get cap '.status.conditions[] | select(.type=="PriceAboveEstimate") | .status')" = True ]
     set_market H100 2.70 # 5.40/h: within
-    advance 6s
+    clock_advance 6s
     [ "$(get cap .status.phase)" = Provisioning ]
     [ "$(get cap '.status.conditions[] | select(.type=="PriceAboveEstimate") | .status')" = False ]
     [ "$(get cap .status.rateUSDPerHour)" = 5.40 ]
@@ -118,7 +114,7 @@ set_market() {
 @test "spec.placement.maxRateUSDPerHour caps the rate without a review" {
     http POST $JOBS "$(job_json capped '{"resources":{"gpu":{"model":"H100","count":1}},"placement":{"maxRateUSDPerHour":"2.00"}}')"
     [ "$CODE" = 201 ]
-    advance 1m
+    clock_advance 1m
     [ "$(get capped .status.phase)" = Queued ]
     [ "$(get capped '.status.conditions[] | select(.type=="PriceAboveEstimate") | .status')" = True ]
 }

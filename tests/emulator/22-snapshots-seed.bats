@@ -14,10 +14,6 @@ teardown_file() {
 JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
 SNAP=/emulator/v1/snapshots
 
-advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
-}
-
 clock_ms() {
     curl -sf "$(emu_url)/emulator/v1/clock" | jq .nowMs
 }
@@ -29,10 +25,10 @@ clock_ms() {
     [ "$(body_json .name)" = before ]
     local at
     at=$(clock_ms)
-    advance 1h
+    clock_advance 1h
     http POST $JOBS "$(job_json extra)"
     http DELETE $JOBS/keep
-    advance 1m
+    clock_advance 1m
     http GET $JOBS/keep
     [ "$CODE" = 404 ]
     http POST $SNAP/before/restore {}
@@ -49,7 +45,7 @@ clock_ms() {
     http POST $JOBS "$(job_json w1)"
     http POST $SNAP/two {}
     http DELETE $JOBS/w1
-    advance 1m
+    clock_advance 1m
     http POST $JOBS "$(job_json w2)"
     http GET "$JOBS?limit=1"
     local rv n

@@ -34,10 +34,6 @@ teardown() {
     return 0
 }
 
-advance() {
-    curl -sf -o /dev/null -X POST "$(emu_url)/emulator/v1/clock" -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
-}
-
 phase() { # NAME
     curl -sf "$(emu_url)$NS/sandboxes/$1" | jq -r '.status.phase + " " + (.status.reason // "")'
 }
@@ -49,7 +45,7 @@ running_sandbox() {
         spec:{image:"nodus/pytorch:2.8-cuda12.8",maxCostUSD:"10.00",idleTimeout:"1m"}}')
     curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' -d "$body" \
         "$(emu_url)$NS/sandboxes"
-    advance 15s # Pending 2 s, Starting 10 s
+    clock_advance 15s # Pending 2 s, Starting 10 s
     [ "$(phase "$1")" = "Running " ]
     TREE=$EMU_STATE/files/default/sandboxes/$1
 }
@@ -75,9 +71,9 @@ idle_clock_restarted() {
     wait_until last_activity_is "$1" "$now" || true
     last=$(curl -sf "$(emu_url)$NS/sandboxes/$1" | jq -r .status.lastActivityTime)
     assert_equal "$last" "$now"
-    advance 59s
+    clock_advance 59s
     [ "$(phase "$1")" = "Running " ]
-    advance 2s
+    clock_advance 2s
     [ "$(phase "$1")" = "Stopped IdleTimeout" ]
 }
 

@@ -22,8 +22,8 @@
 #include "util/xmalloc.h"
 
 #define MONTH_MS (730LL * 3600 * 1000)
-#define REFRESH_MS (60 * 1000)      /* usedBytes and mountedBy are looked at this often */
-#define COST_EVERY_MS (3600 * 1000) /* the cost shown moves this often (and at any change) */ /* usedBytes and the cost shown move this often */
+#define REFRESH_MS (60 * 1000) /* usedBytes and mountedBy are looked at this often (em_sim_every) */
+#define COST_EVERY_MS (3600 * 1000) /* the cost shown moves this often (and at any change) */
 
 static int64_t size_bytes(const json_t *spec)
 {
@@ -209,7 +209,7 @@ static void status(struct em_ctl *c)
         json_decref(users);
     }
     if (!strcmp(phase, "Running") || !strcmp(phase, "Terminating"))
-        em_ctl_due(c, c->now + REFRESH_MS);
+        em_ctl_due(c, em_sim_every(c->srv, c->now, REFRESH_MS));
 }
 
 static bool can_go(struct em_ctl *c)
