@@ -49,23 +49,6 @@ setup_file() {
     emu_apply_yaml watch jobs "$(job_yaml watch-seed '{app: watched}' 40.00)"
 }
 
-teardown_file() {
-    stop_emulator
-}
-
-setup() {
-    kubectl_require
-}
-
-teardown() {
-    kc_show_last
-    local pid
-    for pid in ${WATCHERS:-}; do
-        kill "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-}
-
 @test "get: a table of the kind's printer columns, one row per object" {
     for KV in $KC_VERSIONS; do
         kc_use

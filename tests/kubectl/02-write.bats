@@ -9,23 +9,6 @@ load ../lib/kubectl
 
 bats_require_minimum_version 1.5.0
 
-setup_file() {
-    start_emulator
-    kubectl_setup
-}
-
-teardown_file() {
-    stop_emulator
-}
-
-setup() {
-    kubectl_require
-}
-
-teardown() {
-    kc_show_last
-}
-
 @test "create -f: created; again with another spec: AlreadyExists" {
     local f
     for KV in $KC_VERSIONS; do

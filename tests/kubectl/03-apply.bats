@@ -8,23 +8,6 @@ load ../lib/kubectl
 
 bats_require_minimum_version 1.5.0
 
-setup_file() {
-    start_emulator
-    kubectl_setup
-}
-
-teardown_file() {
-    stop_emulator
-}
-
-setup() {
-    kubectl_require
-}
-
-teardown() {
-    kc_show_last
-}
-
 @test "apply -f: created, unchanged, configured after editing the file" {
     local f
     for KV in $KC_VERSIONS; do

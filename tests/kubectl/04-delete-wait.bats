@@ -9,28 +9,6 @@ load ../lib/kubectl
 
 bats_require_minimum_version 1.5.0
 
-setup_file() {
-    start_emulator
-    kubectl_setup
-}
-
-teardown_file() {
-    stop_emulator
-}
-
-setup() {
-    kubectl_require
-}
-
-teardown() {
-    kc_show_last
-    local pid
-    for pid in ${WAITERS:-}; do
-        kill "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-}
-
 # Creates the Job NAME (fixtures/job-min.yaml) with curl, through extra sed expressions;
 # prints its uid.
 make_job() {

@@ -6,23 +6,6 @@ load ../lib/kubectl
 
 bats_require_minimum_version 1.5.0
 
-setup_file() {
-    start_emulator
-    kubectl_setup
-}
-
-teardown_file() {
-    stop_emulator
-}
-
-setup() {
-    kubectl_require
-}
-
-teardown() {
-    kc_show_last
-}
-
 T=$'\t'
 
 @test "explain jobs.spec: the fields with their types and descriptions" {

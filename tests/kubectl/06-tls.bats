@@ -12,16 +12,7 @@ bats_require_minimum_version 1.5.0
 setup_file() {
     command -v openssl >/dev/null || return 0
     local d=$BATS_FILE_TMPDIR
-    make_test_ca "$d"
-    start_emulator --tls-cert "$d/srv.pem" --tls-key "$d/srv.key"
-    EMU_URL=https://127.0.0.1:$(cat "$d/port")
-    export EMU_URL
-    kubectl_setup
-    # the CA as data, and a token (kubectl asks for a user name over https without one)
-    local ca64
-    ca64=$(base64 -w0 <"$d/ca.pem")
-    sed -i -e "s|^    server: .*|&\n    certificate-authority-data: $ca64|" \
-        -e 's|^  user: {}$|  user: {token: any}|' "$KC_CONFIG"
+    kubectl_setup_tls any
     grep -v certificate-authority-data "$KC_CONFIG" >"$d/kubeconfig-no-ca"
     curl -sSf --cacert "$d/ca.pem" -o /dev/null -X POST -H 'Content-Type: application/json' \
         -d '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"dev"},
@@ -29,17 +20,8 @@ setup_file() {
         "$EMU_URL/apis/nodus.dev/v1/namespaces/default/sandboxes"
 }
 
-teardown_file() {
-    stop_emulator
-}
-
 setup() {
-    command -v openssl >/dev/null || skip "openssl is not installed"
-    kubectl_require
-}
-
-teardown() {
-    kc_show_last
+    setup_tls
 }
 
 @test "kubectl over https: the kubeconfig's CA is trusted; without it the certificate is refused" {

@@ -3,33 +3,13 @@
 # Jobs: the emulator sets Complete=True when a Job succeeds and Failed=True when it fails.
 # Every name carries the kubectl version ($SFX); the waiters of all versions run at once,
 # in the background, so the suite waits once.
+# The clock stands still (start_emulator runs --speed 0): the Jobs end when a test
+# advances it.
 
 load ../lib/common
 load ../lib/kubectl
 
 bats_require_minimum_version 1.5.0
-
-setup_file() {
-    start_emulator # --speed 0: the Jobs end when a test advances the clock
-    kubectl_setup
-}
-
-teardown_file() {
-    stop_emulator
-}
-
-setup() {
-    kubectl_require
-}
-
-teardown() {
-    kc_show_last
-    local pid
-    for pid in ${WAITERS:-}; do
-        kill "$pid" 2>/dev/null || true
-        wait "$pid" 2>/dev/null || true
-    done
-}
 
 # A Job NAME of an emulated 10 minutes, with more annotations (YAML flow pairs) if given.
 make_job() {

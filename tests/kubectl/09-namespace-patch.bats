@@ -10,23 +10,6 @@ load ../lib/kubectl
 
 bats_require_minimum_version 1.5.0
 
-setup_file() {
-    start_emulator
-    kubectl_setup
-}
-
-teardown_file() {
-    stop_emulator
-}
-
-setup() {
-    kubectl_require
-}
-
-teardown() {
-    kc_show_last
-}
-
 # ns.yaml for Namespace NAME with the labels LABELS (a YAML flow map); prints its path.
 ns_file() {
     printf 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: %s\n  labels: %s\n' "$1" "$2" \

@@ -19,16 +19,8 @@ setup_file() {
 EOF
     chmod 600 "$BATS_FILE_TMPDIR/tokens.json"
     command -v openssl >/dev/null || return 0
-    local d=$BATS_FILE_TMPDIR ca64
-    make_test_ca "$d"
-    start_emulator --token-file "$d/tokens.json" --tls-cert "$d/srv.pem" --tls-key "$d/srv.key"
-    EMU_URL=https://127.0.0.1:$(cat "$d/port")
-    export EMU_URL
-    kubectl_setup
-    ca64=$(base64 -w0 <"$d/ca.pem")
-    sed -i -e "s|^    server: .*|&\n    certificate-authority-data: $ca64|" \
-        -e 's|^  user: {}$|  user: {token: t-walt}|' "$KC_CONFIG"
-    grep -q 'token: t-walt' "$KC_CONFIG"
+    local d=$BATS_FILE_TMPDIR
+    kubectl_setup_tls t-walt --token-file "$d/tokens.json"
     curl -sSf --cacert "$d/ca.pem" -o /dev/null -H 'Authorization: Bearer t-root' \
         -H 'Content-Type: application/json' "$EMU_URL/api/v1/namespaces" \
         -d '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"proj-a"}}'
@@ -44,12 +36,7 @@ teardown_file() {
 }
 
 setup() {
-    command -v openssl >/dev/null || skip "openssl is not installed"
-    kubectl_require
-}
-
-teardown() {
-    kc_show_last
+    setup_tls
 }
 
 # The rows of the last kubectl auth can-i --list, one space between cells.

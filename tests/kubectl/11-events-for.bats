@@ -25,19 +25,6 @@ setup_file() {
     clock_advance 1m
 }
 
-teardown_file() {
-    stop_emulator
-}
-
-setup() {
-    kubectl_require
-}
-
-teardown() {
-    kc_show_last
-    [ -z "${WATCHERS:-}" ] || kill $WATCHERS 2>/dev/null || true
-}
-
 # The TYPE, REASON and OBJECT cells of kubectl events' table (LAST SEEN left out).
 cells() {
     printf '%s\n' "$output" | awk 'NR == 1 { print; next } { print $2, $3, $4 }'

@@ -210,3 +210,54 @@ emu_get() {
     EMU_CODE=${got##*$'\n'}
     EMU_OBJ=${got%$'\n'*}
 }
+
+# The hooks of a kubectl suite, unless the file defines its own after loading this one:
+# one emulator per file and kubectl's config for it; each test needs kubectl; after each,
+# the last kubectl output when the test failed, and the background processes it left in
+# WATCHERS or WAITERS ended.
+setup_file() {
+    start_emulator
+    kubectl_setup
+}
+
+teardown_file() {
+    stop_emulator
+}
+
+setup() {
+    kubectl_require
+}
+
+teardown() {
+    kc_show_last
+    local pid
+    for pid in ${WATCHERS:-} ${WAITERS:-}; do
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+}
+
+# For a setup_file over https (load ../lib/tls first): an emulator with a throwaway CA and
+# FLAGS..., kubectl's config trusting that CA and sending the bearer token TOKEN (kubectl
+# sends no token over plain http, and asks for a user over https without one). Does
+# nothing without openssl: the tests then skip in setup_tls.
+kubectl_setup_tls() {
+    local token=$1 d=$BATS_FILE_TMPDIR ca64
+    shift
+    command -v openssl >/dev/null || return 0
+    make_test_ca "$d"
+    start_emulator --tls-cert "$d/srv.pem" --tls-key "$d/srv.key" "$@"
+    EMU_URL=https://127.0.0.1:$(cat "$d/port")
+    export EMU_URL
+    kubectl_setup
+    ca64=$(base64 -w0 <"$d/ca.pem")
+    sed -i -e "s|^    server: .*|&\n    certificate-authority-data: $ca64|" \
+        -e "s|^  user: {}\$|  user: {token: $token}|" "$KC_CONFIG"
+    grep -q "token: $token" "$KC_CONFIG"
+}
+
+# setup of a suite over https: each test skips, saying why, without openssl.
+setup_tls() {
+    command -v openssl >/dev/null || skip "openssl is not installed"
+    kubectl_require
+}
