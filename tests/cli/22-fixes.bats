@@ -59,6 +59,7 @@ fill() {
     c=${c//'%s/%s'/sandbox/fix}
     c=${c//'%s %s%s%s'/job fix}
     c=${c//'delete %s %s'/delete job fix}
+    c=${c//'patch %s %s'/patch job fix}
     c=${c//'explain %s'/explain job}
     c=${c//'-n %s'/-n default}
     c=${c//'function/%s'/function/fix}
