@@ -55,7 +55,8 @@ kill_round() {
         writer "$w" "$round" >>"$acked" &
         pids+=($!)
     done
-    wait_until acked_at_least "$acked" "$want" || true # the count is checked below
+    # 60 s: 8 writers under a loaded machine or the sanitizers can take more than 10
+    wait_until -t 60 acked_at_least "$acked" "$want" || true # the count is checked below
     kill -KILL "$PID"
     wait "$PID" 2>/dev/null || true
     wait "${pids[@]}" 2>/dev/null || true
