@@ -184,10 +184,13 @@ EOF
     assert_line "$PAGE:4: not run: the session stopped before it"
     local dir
     dir=$(sed -n 's/.*scratch directory kept in //p' <<<"$output")
-    # nothing of it runs any more
-    local p
+    # nothing of it runs any more (each process's command line, read without a process
+    # per process)
+    local p args
     for p in /proc/[0-9]*; do
-        if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$dir/tmp/emu-sleep"; then
+        args=()
+        mapfile -d '' args <"$p/cmdline" 2>/dev/null
+        if [[ "${args[*]}" == *"$dir/tmp/emu-sleep"* ]]; then
             echo "still running: $p"
             return 1
         fi

@@ -137,29 +137,58 @@ sub gen {
 __DOCS_O=$__DOCS_T/out
 cd "$__DOCS_T/work" || exit 1
 __docs_ret() { return "$1"; }
-# the server the reader's commands talk to: $NODUS_SERVER, else the current context's
+# the server the reader's commands talk to: $NODUS_SERVER, else the current context's,
+# into __docs_s. The context's is asked of nodus once per configuration: the files nodus
+# may read (see pkg/config/config.c) and the variables naming them are the cache key.
+__docs_key= __docs_ks=
 __docs_server() {
-    if [ -n "${NODUS_SERVER:-}" ]; then echo "$NODUS_SERVER"; return; fi
-    nodus config view --minify -o jsonpath='{.clusters[0].cluster.server}'
+    if [ -n "${NODUS_SERVER:-}" ]; then __docs_s=$NODUS_SERVER; return; fi
+    local k="$PWD|${NODUS_CONFIG:-}|${HOME:-}|${KUBECONFIG:-}" f c
+    for f in "${NODUS_CONFIG:-}" "${HOME:-}/.nodus/config" "${KUBECONFIG%%:*}"; do
+        c=
+        [ -n "$f" ] && [ -f "$f" ] && IFS= read -r -d '' c <"$f"
+        k+="|${#c}:$c"
+    done
+    if [ "$k" != "$__docs_key" ]; then
+        __docs_ks=$(nodus config view --minify -o jsonpath='{.clusters[0].cluster.server}') ||
+            { __docs_key=; return 1; }
+        __docs_key=$k
+    fi
+    __docs_s=$__docs_ks
 }
 __docs_clock() {
-    local s
-    s=$(__docs_server) || return 1
-    curl -sfS -X POST "$s/emulator/v1/clock" -H 'Content-Type: application/json' \
+    __docs_server || return 1
+    curl -sfS -X POST "$__docs_s/emulator/v1/clock" -H 'Content-Type: application/json' \
         ${NODUS_TOKEN:+-H "Authorization: Bearer $NODUS_TOKEN"} -d "{\"advance\":\"$1\"}"
 }
 __docs_clock_speed() {
-    local s
-    s=$(__docs_server) || return 1
-    curl -sfS -X POST "$s/emulator/v1/clock" -H 'Content-Type: application/json' \
+    __docs_server || return 1
+    curl -sfS -X POST "$__docs_s/emulator/v1/clock" -H 'Content-Type: application/json' \
         ${NODUS_TOKEN:+-H "Authorization: Bearer $NODUS_TOKEN"} -d "{\"speed\":$1}"
+}
+# POST BODY to $__docs_s/emulator/v1/clock over bash's /dev/tcp (a subshell, where curl
+# cost the exec of a big program per command) and read the answer to its end; 1 when
+# the server is not plain http://HOST[:PORT]
+__docs_post_clock() {
+    [[ $__docs_s =~ ^http://(\[([^]]+)\]|[^/:]+)(:([0-9]+))?/?$ ]] || return 1
+    local h=${BASH_REMATCH[2]:-${BASH_REMATCH[1]}} p=${BASH_REMATCH[4]:-80} a= l
+    [ -n "${NODUS_TOKEN:-}" ] && a="Authorization: Bearer $NODUS_TOKEN"$'\r\n'
+    (
+        trap '' PIPE # an emulator that is stopping may close the connection first
+        {
+            printf 'POST /emulator/v1/clock HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\nConnection: close\r\n\r\n%s' \
+                "$h:$p" "$a" "${#1}" "$1" >&3
+            while IFS= read -r -t 5 -u 3 l; do :; done
+        } 3<>"/dev/tcp/$h/$p"
+    ) 2>/dev/null
+    return 0
 }
 # after each command, the emulator's controllers catch up with what it changed (a person
 # types slower than they react): a zero advance runs what is due now
 __docs_settle() {
-    local s
-    s=$(__docs_server 2>/dev/null) && [ -n "$s" ] || return 0
-    curl -s -m 5 -o /dev/null -X POST "$s/emulator/v1/clock" -H 'Content-Type: application/json' \
+    __docs_server 2>/dev/null && [ -n "$__docs_s" ] || return 0
+    __docs_post_clock '{"advance":"0s"}' && return 0
+    curl -s -m 5 -o /dev/null -X POST "$__docs_s/emulator/v1/clock" -H 'Content-Type: application/json' \
         ${NODUS_TOKEN:+-H "Authorization: Bearer $NODUS_TOKEN"} -d '{"advance":"0s"}'
     return 0
 }

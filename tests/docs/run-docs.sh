@@ -92,7 +92,7 @@ any_alive() { # PID...: one of them runs (a zombie does not)
 # Ends what a page left running: its session's process group, and the emulators that
 # `nodus emulator start` put in sessions of their own (found by their pid files).
 cleanup() {
-    local t=$1 pg pidf pid ended=() i
+    local t=$1 pg pidf pid ended=() i args
     pg=$(cat "$t/pgid" 2>/dev/null)
     if [ -n "$pg" ] && [ "$pg" != "$(cut -d' ' -f5 /proc/$$/stat)" ]; then
         kill -TERM -- "-$pg" 2>/dev/null
@@ -100,10 +100,13 @@ cleanup() {
         pg=
     fi
     while IFS= read -r pidf; do
-        pid=$(cat "$pidf" 2>/dev/null)
+        pid=
+        read -r pid <"$pidf" 2>/dev/null
         case $pid in '' | *[!0-9]*) continue ;; esac
         # only an emulator whose state is in this page's scratch directory
-        tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$t/" || continue
+        args=()
+        mapfile -d '' args <"/proc/$pid/cmdline" 2>/dev/null
+        [[ "${args[*]}" == *"$t/"* ]] || continue
         kill -TERM "$pid" 2>/dev/null && ended+=("$pid")
     done < <(find "$t" -name emulator.pid 2>/dev/null)
     # then waits (at most 5 s) until they are gone (a zombie is gone)
@@ -124,6 +127,7 @@ free_port() {
     echo 8443
 }
 
+me=$(id -un)
 rc=0
 for doc in "$@"; do
     [ -f "$doc" ] || { echo "$doc: no such file" >&2; rc=2; continue; }
@@ -147,7 +151,7 @@ EOF
         continue
     fi
     envs=(PATH="$t/bin:/usr/local/bin:/usr/bin:/bin" HOME="$t/home" TMPDIR="$t/tmp"
-          LANG=C.UTF-8 TERM=dumb USER="$(id -un)" LOGNAME="$(id -un)" SHELL=/bin/bash)
+          LANG=C.UTF-8 TERM=dumb USER="$me" LOGNAME="$me" SHELL=/bin/bash)
     stdbuf=/usr/libexec/coreutils/libstdbuf.so
     if [ -f "$stdbuf" ]; then
         envs+=(LD_PRELOAD="$stdbuf" _STDBUF_O=L)
@@ -158,13 +162,17 @@ EOF
         'cut -d" " -f5 /proc/$$/stat >"$1/pgid"; exec bash --noprofile --norc "$1/session.sh"' \
         docs "$t" >"$t/session.log" 2>&1 </dev/null &
     pid=$!
-    deadline=$((SECONDS + limit))
-    while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.05; done
+    # the session's end or the time limit, whichever comes first (no polling: a process
+    # every 50 ms was a good part of what a page cost)
+    sleep "$limit" &
+    timer=$!
+    wait -n "$pid" "$timer" 2>/dev/null
     if kill -0 "$pid" 2>/dev/null; then
         echo "$doc: stopped after ${limit}s (DOCS_TIMEOUT)"
         kill -TERM "$pid" 2>/dev/null
     fi
-    wait "$pid" 2>/dev/null
+    kill "$timer" 2>/dev/null
+    wait "$pid" "$timer" 2>/dev/null
     cleanup "$t"
     if [ -s "$t/session.log" ]; then
         echo "$doc: the session itself printed:"
