@@ -189,7 +189,8 @@ EOF
     local p args
     for p in /proc/[0-9]*; do
         args=()
-        mapfile -d '' args <"$p/cmdline" 2>/dev/null
+        # a process may end between the glob and the read
+        { mapfile -d '' args <"$p/cmdline"; } 2>/dev/null || continue
         if [[ "${args[*]}" == *"$dir/tmp/emu-sleep"* ]]; then
             echo "still running: $p"
             return 1
