@@ -11,27 +11,7 @@
 #include "api/object.h"
 #include "util/status.h"
 #include "util/xmalloc.h"
-
-/* Parses JSON written with ' for " (tables stay readable). */
-static json_t *J(const char *text)
-{
-    char *s = nd_xstrdup(text);
-    for (char *c = s; *c; c++)
-        if (*c == '\'')
-            *c = '"';
-    json_error_t err;
-    json_t *j = json_loads(s, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &err);
-    if (!j)
-        fail_msg("bad test JSON %s: %s", s, err.text);
-    free(s);
-    return j;
-}
-
-/* Canonical text of a value: compact, sorted keys. */
-static char *canon(const json_t *j)
-{
-    return json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-}
+#include "test_json.h"
 
 static void assert_json(const json_t *actual, const char *expected)
 {

@@ -23,6 +23,7 @@
 #include "util/status.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
+#include "test_json.h"
 
 #define NOW "2026-03-15T13:45:10Z"
 
@@ -79,21 +80,6 @@ static int teardown(void **state)
     em_rm_rf(dir);
     free(dir);
     return 0;
-}
-
-/* JSON written with ' for " (tables stay readable). */
-static json_t *J(const char *text)
-{
-    char *s = nd_xstrdup(text);
-    for (char *c = s; *c; c++)
-        if (*c == '\'')
-            *c = '"';
-    json_error_t err;
-    json_t *j = json_loads(s, JSON_DECODE_ANY, &err);
-    if (!j)
-        fail_msg("bad test JSON %s: %s", s, err.text);
-    free(s);
-    return j;
 }
 
 static void assert_json(const json_t *got, const char *want, const char *name)

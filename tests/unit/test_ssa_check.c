@@ -12,6 +12,7 @@
 #include "patch/ssa.h"
 #include "util/status.h"
 #include "util/xmalloc.h"
+#include "test_json.h"
 
 /* clang-format off */
 #define T0  "2026-01-01T00:00:00Z"
@@ -24,29 +25,6 @@
     "'fieldsType':'FieldsV1','fieldsV1':" fields "}"
 #define F_K "{'f:metadata':{'f:labels':{'f:app':{}}},'f:spec':{'f:image':{},'f:maxCostUSD':{}}}"
 /* clang-format on */
-
-/* Parses JSON written with ' for " (tables stay readable); NULL text gives NULL. */
-static json_t *J(const char *text)
-{
-    if (!text)
-        return NULL;
-    char *s = nd_xstrdup(text);
-    for (char *c = s; *c; c++)
-        if (*c == '\'')
-            *c = '"';
-    json_error_t err;
-    json_t *j = json_loads(s, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &err);
-    if (!j)
-        fail_msg("bad test JSON %s: %s (column %d)", s, err.text, err.column);
-    free(s);
-    return j;
-}
-
-/* Canonical text: compact, sorted keys (arrays keep their order). */
-static char *canon(const json_t *j)
-{
-    return json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-}
 
 static void assert_json(const json_t *actual, const char *expected, const char *what)
 {

@@ -13,27 +13,11 @@
 #include "patch/ssa.h"
 #include "util/status.h"
 #include "util/xmalloc.h"
+#include "test_json.h"
 
 #define T0   "2026-01-01T00:00:00Z"
 #define HEAD "'apiVersion':'nodus.dev/v1','kind':'Job'"
 #define META "'name':'j1','namespace':'p1','uid':'job_1','resourceVersion':'7'"
-
-/* Parses JSON written with ' for " (tables stay readable); NULL text gives NULL. */
-static json_t *J(const char *text)
-{
-    if (!text)
-        return NULL;
-    char *s = nd_xstrdup(text);
-    for (char *c = s; *c; c++)
-        if (*c == '\'')
-            *c = '"';
-    json_error_t err;
-    json_t *j = json_loads(s, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &err);
-    if (!j)
-        fail_msg("bad test JSON %s: %s (column %d)", s, err.text, err.column);
-    free(s);
-    return j;
-}
 
 /* The text as written, member order included. */
 static void assert_text(const json_t *actual, const char *expected, const char *what)

@@ -12,6 +12,7 @@
 #include "patch/strategic.h"
 #include "util/status.h"
 #include "util/xmalloc.h"
+#include "test_json.h"
 
 /* A kind's own fields for the tests (ObjectMeta's come with every kind). */
 static const struct nd_smp_field fields[] = {
@@ -23,26 +24,6 @@ static const struct nd_smp_field fields[] = {
     {"spec.nokey", ND_SMP_MERGE, NULL},
     {NULL, 0, NULL},
 };
-
-/* Parses JSON written with ' for " (tables stay readable). */
-static json_t *J(const char *text)
-{
-    char *s = nd_xstrdup(text);
-    for (char *c = s; *c; c++)
-        if (*c == '\'')
-            *c = '"';
-    json_error_t err;
-    json_t *j = json_loads(s, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &err);
-    if (!j)
-        fail_msg("bad test JSON %s: %s", s, err.text);
-    free(s);
-    return j;
-}
-
-static char *canon(const json_t *j)
-{
-    return json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-}
 
 struct row {
     const char *target, *patch;
