@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/object.h"
 #include "auth_review.h"
 #include "util/xmalloc.h"
 
@@ -174,20 +175,11 @@ static json_t *names_that_matter(const struct em_identity *who, const char *ns)
     size_t i;
     json_t *v;
     json_array_foreach(who->projects, i, v) {
-        if (!json_string_value(v))
-            continue;
-        bool dup = false;
-        size_t j;
-        json_t *w;
-        json_array_foreach(names, j, w) dup |= json_equal(v, w);
-        if (!dup)
-            json_array_append(names, v);
+        if (json_string_value(v))
+            nd_json_array_add_unique(names, v);
     }
     json_t *nsv = json_string(ns);
-    bool dup = false;
-    json_array_foreach(names, i, v) dup |= json_equal(v, nsv);
-    if (!dup)
-        json_array_append(names, nsv);
+    nd_json_array_add_unique(names, nsv);
     json_decref(nsv);
     return names;
 }

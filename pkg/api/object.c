@@ -391,3 +391,14 @@ json_t *nd_obj_diff_atomic(const json_t *a, const json_t *b)
     json_decref(raw);
     return out;
 }
+
+void nd_json_array_add_unique(json_t *arr, json_t *v)
+{
+    size_t i;
+    json_t *w;
+    json_array_foreach(arr, i, w) {
+        if (json_equal(w, v))
+            return;
+    }
+    json_array_append(arr, v);
+}

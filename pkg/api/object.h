@@ -57,6 +57,8 @@ int nd_field_path_check(const char *path, struct nd_status *st);
  * 1.0), object member order does not matter, array order does. Two NULLs are equal;
  * NULL never equals a value. */
 bool nd_json_equal(const json_t *a, const json_t *b);
+/* Appends v to the array arr (a new reference) unless an equal value is there already. */
+void nd_json_array_add_unique(json_t *arr, json_t *v);
 
 /* The field paths of every difference between a and b, as a NEW array of strings,
  * in a stable order: a's members in a's order (changed, or removed from b), then the

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/object.h"
 #include "client/client.h"
 #include "commands.h"
 #include "logs.h"
@@ -225,14 +226,8 @@ static int check_gpu(struct nd_ctx *ctx, const char *image, const char *model)
         json_array_foreach(json_object_get(json_object_get(img, "spec"), "tags"), j, tag) {
             const char *t = json_string_value(json_object_get(tag, "tag"));
             const json_t *accs = json_object_get(tag, "accelerators");
-            json_array_foreach(accs, k, acc) {
-                bool seen = false;
-                size_t m;
-                json_t *x;
-                json_array_foreach(known, m, x) seen |= json_equal(x, acc);
-                if (!seen)
-                    json_array_append(known, acc);
-            }
+            json_array_foreach(accs, k, acc)
+                nd_json_array_add_unique(known, acc);
             if (name && t && colon && !strncmp(image, "nodus/", 6) &&
                 strlen(name) == (size_t)(colon - image - 6) &&
                 !strncmp(image + 6, name, strlen(name)) && !strcmp(colon + 1, t))
