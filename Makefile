@@ -11,6 +11,7 @@
 #   make install    PREFIX=/usr/local DESTDIR= (builds only what it installs)
 #   make conformance  the conformance kit against NODUS_SERVER (docs/conformance.md)
 #   make completions  regenerate completions/ from bin/nodus (a test fails when stale)
+#   make docs-kinds   regenerate docs/kinds.md's tables from the registry (a test fails when stale)
 #   make clean
 #
 # Each library's flags come from pkg-config one package at a time, and only when a rule
@@ -98,15 +99,16 @@ EMU_OBJS  := $(EMU_SRCS:%.c=$(BUILD)/%.o)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 UNIT_HELP_OBJS := $(UNIT_HELP:%.c=$(BUILD)/%.o)
 HOSTILE_SEND := $(BUILD)/tests/hostile/send
+KINDS_DOC := $(BUILD)/scripts/kinds-doc
 LIBNODUS  := $(BUILD)/libnodus.a
 
 .PHONY: all check check-run asan demo bench bench-tools install clean deps client-deps units \
-    test-bins completions conformance install-bats
+    test-bins completions conformance install-bats docs-kinds
 .DEFAULT_GOAL := all
 
 all: $(BIN)/nodus $(BIN)/nodus-emulator
 units: $(UNIT_BINS) $(HOSTILE_SEND)
-test-bins: units fuzz-bins
+test-bins: units fuzz-bins $(KINDS_DOC)
 
 # The library headers each object includes: jansson everywhere pkg/ is included, libyaml
 # in pkg/yaml, curl in pkg/client, libmicrohttpd in the emulator (and bench/ceiling),
@@ -217,6 +219,12 @@ $(BUILD)/tests/unit/test_route.o: ALL_CFLAGS += $(EM_INC_API)
 $(UNIT_ROUTE_BIN): $(BUILD)/tests/unit/test_route.o $(UNIT_ROUTE_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_ROUTE_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS)
+
+# docs/kinds.md's tables from the registry (scripts/kinds-doc.c; make docs-kinds)
+$(BUILD)/scripts/kinds-doc.o: PC_CFLAGS += $(JANSSON_CFLAGS)
+$(KINDS_DOC): $(BUILD)/scripts/kinds-doc.o $(LIBNODUS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(LIBNODUS) $(ALL_LDFLAGS) $(PC_LIBS)
 
 # the hostile corpus's driver (tests/hostile): sockets only, no library
 $(HOSTILE_SEND): $(BUILD)/tests/hostile/send.o
@@ -332,6 +340,9 @@ install-bats:
 	install -d $(DESTDIR)$(PREFIX)/share/nodus/bats/nodus
 	install -m 644 tests/lib/nodus-bats/nodus.bash $(DESTDIR)$(PREFIX)/share/nodus/bats/nodus.bash
 	install -m 644 tests/lib/nodus-bats/nodus.bash $(DESTDIR)$(PREFIX)/share/nodus/bats/nodus/load.bash
+
+docs-kinds: $(KINDS_DOC)
+	$(KINDS_DOC) < docs/kinds.md > docs/kinds.md.tmp && mv docs/kinds.md.tmp docs/kinds.md
 
 completions: $(BIN)/nodus
 	$(BIN)/nodus completion bash > completions/nodus.bash

@@ -10,7 +10,9 @@ run_page() {
     run tests/docs/run-docs.sh "$1"
     if [ "$status" -ne 0 ]; then
         echo "$output"
-        echo "(rerun: ND_BIN_DIR=$ND_BIN_DIR tests/docs/run-docs.sh $1)"
+        echo "(rerun: ND_BIN_DIR=$ND_BIN_DIR tests/docs/run-docs.sh $1; when the page is what is"
+        echo " out of date, e.g. a table after a printer column was added to pkg/api/kinds.c:"
+        echo " tests/docs/run-docs.sh --update $1, then read the diff)"
         return 1
     fi
 }
