@@ -5,10 +5,11 @@
  * Copies the page from stdin to stdout, replacing what lies between a marker line
  *   <!-- generated: overview -->           the table of every kind (nd_kinds[])
  *   <!-- generated: columns KIND -->       KIND's printer columns
- * and the next `<!-- end generated -->` with the table the registry holds today; the prose around the markers is left as it is.
- * A marker naming no kind, a section left open, or a nodus.dev kind without its columns
- * section is an error (exit 1): the page must describe every kind the registry has.
- * tests/cli/41-docs-kinds.bats runs it against docs/kinds.md and fails on any difference.
+ * and the next `<!-- end generated -->` with the table the registry holds today; the
+ * prose around the markers is left as it is. A marker naming no kind, a section left open,
+ * or a kind of the registry without its columns section is an error (exit 1): the page
+ * must describe every kind. tests/cli/41-docs-kinds.bats runs it against docs/kinds.md and
+ * fails on any difference.
  */
 #include <stdbool.h>
 #include <stdio.h>

@@ -6,6 +6,7 @@
 
 load ../lib/common
 load ../lib/kubectl
+load ../lib/columns
 
 bats_require_minimum_version 1.5.0
 
@@ -73,6 +74,9 @@ job.nodus.dev/prep-c"
     for KV in $KC_VERSIONS; do
         kc_use
         run -0 --separate-stderr kc get nj train-a eval-b -o wide
+        # every column of the kind (pkg/api/kinds.c), wide ones too; the cells of those below
+        assert_line --index 0 --regexp "^$(kind_columns Job wide | sed 's/ /  +/g')\$"
+        output=$(table_select NAME STATE PHASE GPU COST AGE PLACEMENT RATE MAX-COST IMAGE <<<"$output")
         assert_table <<'EOF'
 NAME      STATE     PHASE    GPU      COST   AGE   PLACEMENT   RATE   MAX-COST   IMAGE
 train-a   Running   Queued   1xH100   -      <age> <none>      -      $40.00     nodus/pytorch:2.8-cuda12.8
