@@ -8,8 +8,11 @@
  * and the next `<!-- end generated -->` with the table the registry holds today; the
  * prose around the markers is left as it is. A marker naming no kind, a section left open,
  * or a kind of the registry without its columns section is an error (exit 1): the page
- * must describe every kind. tests/cli/41-docs-kinds.bats runs it against docs/kinds.md and
- * fails on any difference.
+ * must describe every kind. The field tables are written by hand (their prose says more
+ * than the schemas' descriptions), and checked: each nodus.dev kind's section has a row
+ * for every field right below spec and status in its schema (pkg/api/schemas/, embedded),
+ * and none for a field the schema lacks. tests/cli/41-docs-kinds.bats runs it against
+ * docs/kinds.md and fails on any difference or complaint.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,6 +20,7 @@
 #include <string.h>
 
 #include "api/registry.h"
+#include "api/schema.h"
 #include "util/buf.h"
 
 #define MARK_BEGIN "<!-- generated: "
@@ -206,14 +210,102 @@ static int check_seen(const bool *seen)
     return rc;
 }
 
+/* The fields the page's tables list, per kind: {"Job": {"spec.image": true, ...}}, the
+ * first level below spec and status of the rows in the kind's "## Kind" section. */
+struct listed {
+    json_t *kinds;
+    const struct nd_kind *in; /* the section the page is in; NULL outside a kind's */
+};
+
+static void note_line(struct listed *l, const char *line)
+{
+    if (strncmp(line, "## ", 3) == 0) {
+        char kind[64];
+        size_t len = strcspn(line + 3, " \n");
+        l->in = NULL;
+        if (len < sizeof kind) {
+            memcpy(kind, line + 3, len);
+            kind[len] = '\0';
+            l->in = nd_kind_by_kind(NULL, kind);
+        }
+        return;
+    }
+    if (!l->in || (strncmp(line, "| `spec.", 8) != 0 && strncmp(line, "| `status.", 10) != 0))
+        return;
+    const char *f = line + 3;
+    size_t part = strcspn(f, ".");
+    size_t len = part + 1 + strcspn(f + part + 1, ".[`");
+    char field[128];
+    if (len >= sizeof field)
+        return;
+    memcpy(field, f, len);
+    field[len] = '\0';
+    json_t *set = json_object_get(l->kinds, l->in->kind);
+    if (!set) {
+        set = json_object();
+        json_object_set_new(l->kinds, l->in->kind, set);
+    }
+    json_object_set_new(set, field, json_true());
+}
+
+/* Every field of the kind's schema below part (spec, status) has its row, and every row
+ * names a field of the schema. */
+static int check_part(const struct nd_kind *k, const char *part, const json_t *set)
+{
+    const json_t *props = json_object_get(nd_schema_at(nd_kind_schema(k), part), "properties");
+    const char *name;
+    const json_t *v;
+    char field[128];
+    int rc = 0;
+    json_object_foreach((json_t *)props, name, v)
+    {
+        snprintf(field, sizeof field, "%s.%s", part, name);
+        if (!json_object_get(set, field)) {
+            fprintf(stderr,
+                    "kinds-doc: docs/kinds.md's %s %s table has no row for %s, which "
+                    "pkg/api/schemas/%s has: add one\n",
+                    k->kind, part, field, k->schema_file);
+            rc = -1;
+        }
+    }
+    json_object_foreach((json_t *)set, name, v)
+    {
+        if (strncmp(name, part, strlen(part)) == 0 && name[strlen(part)] == '.' &&
+            !json_object_get(props, name + strlen(part) + 1)) {
+            fprintf(stderr,
+                    "kinds-doc: docs/kinds.md's %s %s table lists %s, which "
+                    "pkg/api/schemas/%s does not have: remove its row\n",
+                    k->kind, part, name, k->schema_file);
+            rc = -1;
+        }
+    }
+    return rc;
+}
+
+static int check_fields(const struct listed *l)
+{
+    int rc = 0;
+    for (size_t i = 0; i < nd_kind_count(); i++) {
+        const struct nd_kind *k = &nd_kinds[i];
+        if (!*k->group)
+            continue; /* core kinds: Kubernetes' own fields, not listed */
+        const json_t *set = json_object_get(l->kinds, k->kind);
+        if (check_part(k, "spec", set) < 0 || check_part(k, "status", set) < 0)
+            rc = -1;
+    }
+    return rc;
+}
+
 static int rewrite(FILE *in, struct nd_buf *out)
 {
     char *line = NULL;
     size_t cap = 0;
     int lineno = 0, rc = 0, open_at = 0;
     bool seen[64] = {false};
+    struct listed listed = {json_object(), NULL};
     while (rc == 0 && getline(&line, &cap, in) >= 0) {
         lineno++;
+        note_line(&listed, line);
         if (open_at) {
             if (strncmp(line, MARK_END, strlen(MARK_END)) == 0) {
                 nd_buf_adds(out, line);
@@ -232,7 +324,12 @@ static int rewrite(FILE *in, struct nd_buf *out)
         fprintf(stderr, "kinds-doc: line %d: the section has no %s\n", open_at, MARK_END);
         rc = -1;
     }
-    return rc == 0 ? check_seen(seen) : rc;
+    if (rc == 0)
+        rc = check_seen(seen);
+    if (rc == 0)
+        rc = check_fields(&listed);
+    json_decref(listed.kinds);
+    return rc;
 }
 
 int main(int argc, char **argv)

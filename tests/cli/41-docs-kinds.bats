@@ -2,7 +2,8 @@
 # docs/kinds.md's tables (the overview of every kind, each kind's printer columns) are
 # generated from the kind registry (pkg/api/kinds.c) by `make docs-kinds`
 # (scripts/kinds-doc.c): the page checked in is what the generator writes today, and the
-# generator refuses a page that leaves a kind out.
+# generator refuses a page that leaves a kind out, or whose field tables (written by hand)
+# miss a field of a kind's schema or list one it does not have.
 
 load ../lib/common
 
@@ -18,7 +19,8 @@ setup() {
         fail "kinds-doc failed on docs/kinds.md (see above)"
     run diff -u docs/kinds.md "$BATS_TEST_TMPDIR/kinds.md"
     [ "$status" -eq 0 ] || fail "$output
-docs/kinds.md is stale: the kind registry (pkg/api/kinds.c) changed: run make docs-kinds"
+docs/kinds.md is stale: the kind registry (pkg/api/kinds.c) changed: run make docs-kinds
+(a field named above needs its row in the kind's table, written by hand)"
 }
 
 @test "kinds-doc: a page without a kind's columns section is refused, naming the kind" {
@@ -48,4 +50,15 @@ docs/kinds.md is stale: the kind registry (pkg/api/kinds.c) changed: run make do
     refute_line "| TAGS | stale |"
     assert_line --regexp '^\| TAGS \| `spec\.tags\[\*\]\.tag` \| always \| '
     assert_line "A line of prose."
+}
+
+@test "kinds-doc: a field of a kind's schema without its row, or a row for no field, is refused" {
+    # (Image's spec.tags keeps rows: those of spec.tags[].tag and the others)
+    grep -v -e '^| `spec.maxDuration` ' docs/kinds.md |
+        sed -e 's/^| `spec.tags` |/| `spec.labels` |/' >"$BATS_TEST_TMPDIR/in.md"
+    run --separate-stderr "$GEN" <"$BATS_TEST_TMPDIR/in.md"
+    assert_failure 1
+    assert_output ""
+    assert_equal "$stderr" "kinds-doc: docs/kinds.md's Job spec table has no row for spec.maxDuration, which pkg/api/schemas/job.yaml has: add one
+kinds-doc: docs/kinds.md's Image spec table lists spec.labels, which pkg/api/schemas/image.yaml does not have: remove its row"
 }
