@@ -342,7 +342,8 @@ install-bats:
 	install -m 644 tests/lib/nodus-bats/nodus.bash $(DESTDIR)$(PREFIX)/share/nodus/bats/nodus/load.bash
 
 docs-kinds: $(KINDS_DOC)
-	$(KINDS_DOC) < docs/kinds.md > docs/kinds.md.tmp && mv docs/kinds.md.tmp docs/kinds.md
+	@$(KINDS_DOC) < docs/kinds.md > docs/kinds.md.tmp || { rm -f docs/kinds.md.tmp; exit 1; }
+	@mv docs/kinds.md.tmp docs/kinds.md
 
 completions: $(BIN)/nodus
 	$(BIN)/nodus completion bash > completions/nodus.bash
