@@ -172,7 +172,20 @@ static void test_group_kinds(void **state)
         assert_string_equal(
             json_string_value(json_object_get(json_object_get(ok, "schema"), "$ref")), ref);
     }
-    assert_int_equal(kinds, 10);
+    /* and the document has a schema for those kinds only (their count is the registry's,
+     * not this test's) */
+    size_t kind_schemas = 0;
+    const char *cname;
+    const json_t *cv;
+    json_object_foreach((json_t *)schemas, cname, cv)
+    {
+        size_t len = strlen(cname);
+        if (strncmp(cname, "dev.nodus.v1.", 13) == 0 &&
+            (len < 4 || strcmp(cname + len - 4, "List") != 0))
+            kind_schemas++;
+    }
+    assert_true(kinds > 0);
+    assert_int_equal(kind_schemas, kinds);
     /* no core paths in the group document */
     assert_null(json_object_get(json_object_get(group_doc, "paths"), "/api/v1/namespaces"));
 }

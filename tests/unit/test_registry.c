@@ -429,16 +429,11 @@ static void test_verbs_states_selectors(void **state)
     static const struct {
         const char *kind, *sub, *verbs;
     } subs[] = {
-        {"jobs", "status", "get patch update"},
-        {"jobs", "log", "get"},
-        {"sandboxes", "exec", "create get"},
-        {"volumes", "files", "create get update"},
-        {"functions", "invoke", "create"},
-        {"images", "status", "get"},
-        {"jobs", "invoke", ""},
-        {"jobs", "",
-         "create delete deletecollection get "
-         "list patch update watch"},
+        {"jobs", "status", "get patch update"},   {"jobs", "log", "get"},
+        {"sandboxes", "exec", "create get"},      {"volumes", "files", "create get update"},
+        {"functions", "invoke", "create"},        {"images", "status", "get"},
+        {"jobs", "invoke", ""},                   {"jobs", "", "create delete deletecollection get "
+                                                               "list patch update watch"},
         {"events", NULL, "get list watch"},
     };
     for (size_t i = 0; i < sizeof subs / sizeof subs[0]; i++) {
