@@ -22,6 +22,7 @@
 #include "api/registry.h"
 #include "api/schema.h"
 #include "util/buf.h"
+#include "util/xmalloc.h"
 
 #define MARK_BEGIN "<!-- generated: "
 #define MARK_END   "<!-- end generated -->"
@@ -175,26 +176,26 @@ static const struct nd_kind *marker_kind(const char *name, size_t len, int linen
 /* Writes the section a marker line asks for into out; -1 if the marker is not known. */
 static int gen_section(struct nd_buf *out, const char *what, int lineno, bool *seen)
 {
-    size_t len = strcspn(what, " -");
+    size_t len = strcspn(what, " -\n");
     if (len == strlen("overview") && strncmp(what, "overview", len) == 0) {
         gen_overview(out);
         return 0;
     }
-    const char *arg = what + len + 1;
-    size_t arg_len = strcspn(arg, " -");
     if (len == strlen("columns") && strncmp(what, "columns", len) == 0) {
-        const struct nd_kind *k = marker_kind(arg, arg_len, lineno);
+        const char *arg = what + len + (what[len] == ' ');
+        const struct nd_kind *k = marker_kind(arg, strcspn(arg, " -\n"), lineno);
         if (!k)
             return -1;
         seen[k - nd_kinds] = true;
         gen_columns(out, k);
         return 0;
     }
-    fprintf(stderr, "kinds-doc: line %d: unknown section %s", lineno, what);
+    fprintf(stderr, "kinds-doc: line %d: unknown section \"%.*s\" (overview, columns KIND)\n",
+            lineno, (int)len, what);
     return -1;
 }
 
-/* Every nodus.dev kind has its columns section. */
+/* Every kind has its columns section. */
 static int check_seen(const bool *seen)
 {
     int rc = 0;
@@ -301,7 +302,7 @@ static int rewrite(FILE *in, struct nd_buf *out)
     char *line = NULL;
     size_t cap = 0;
     int lineno = 0, rc = 0, open_at = 0;
-    bool seen[64] = {false};
+    bool *seen = nd_xcalloc(nd_kind_count(), sizeof *seen);
     struct listed listed = {json_object(), NULL};
     while (rc == 0 && getline(&line, &cap, in) >= 0) {
         lineno++;
@@ -326,6 +327,7 @@ static int rewrite(FILE *in, struct nd_buf *out)
     }
     if (rc == 0)
         rc = check_seen(seen);
+    free(seen);
     if (rc == 0)
         rc = check_fields(&listed);
     json_decref(listed.kinds);
