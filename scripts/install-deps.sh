@@ -3,7 +3,8 @@
 # (zsh, fish and bash-completion: the completion tests run each shell; node and npm: the
 # client matrix runs @kubernetes/client-node, tests/clients, and python3-kubernetes the
 # Python client, for Debian's /usr/bin/python3; bubblewrap: the emulator runs exec
-# sessions and local Jobs in it, docs/exec-files.md).
+# sessions and local Jobs in it, docs/exec-files.md; pmccabe: scripts/long-functions.sh
+# measures the functions, a check make check runs).
 # Quick when everything is present: one dpkg-query, no network.
 #   install-deps.sh        what make check and make demo need
 #   install-deps.sh fuzz   what make fuzz needs (clang, for libFuzzer) as well
@@ -15,7 +16,7 @@ set -eu
 PACKAGES="build-essential pkg-config libcurl4-openssl-dev libyaml-dev libjansson-dev
 libreadline-dev libmicrohttpd-dev libwslay-dev libcmocka-dev bats bats-support bats-assert
 curl perl python3 python3-kubernetes jq groff-base hyperfine time openssl iproute2 zsh fish
-bash-completion bubblewrap"
+bash-completion bubblewrap pmccabe"
 FUZZ_PACKAGES="clang"
 [ "${1:-}" = fuzz ] && PACKAGES="$PACKAGES $FUZZ_PACKAGES"
 # node and npm by command, not package: a node from elsewhere (NodeSource ships npm inside

@@ -51,6 +51,123 @@ static int parse_changes(const struct nd_opts *o, int first, struct change **out
     return 0;
 }
 
+/* What one label/annotate run applies to every object it names. */
+struct meta_edit {
+    struct nd_ctx *ctx;
+    const struct nd_kind *k;
+    const char *ns;
+    const char *map; /* "labels" or "annotations" */
+    const char *verb, *unverb;
+    bool labels, overwrite;
+    const struct change *ch;
+    size_t nch;
+};
+
+/* Append to `names` the objects of e->k matching --selector (or all of them). */
+static int select_names(const struct meta_edit *e, const char *selector, json_t *names,
+                        struct nd_status *st)
+{
+    struct nd_buf p = ND_BUF_INIT;
+    nd_kind_path(e->k, e->ns, NULL, NULL, &p);
+    if (selector) {
+        nd_buf_adds(&p, "?labelSelector=");
+        nd_buf_add_urlencoded(&p, selector);
+    }
+    json_t *list = NULL;
+    int rc = nd_get(e->ctx, p.data, &list, st);
+    size_t i;
+    json_t *item;
+    json_array_foreach(json_object_get(list, "items"), i, item)
+        json_array_append(names, json_object_get(json_object_get(item, "metadata"), "name"));
+    json_decref(list);
+    nd_buf_release(&p);
+    return rc;
+}
+
+/* Fill patch_map with the changes that differ from `cur`; *changed if any, *set if any is
+ * a set (not a removal). Refuses to change a value without --overwrite. */
+static int diff_changes(const struct meta_edit *e, json_t *cur, json_t *patch_map, bool *changed,
+                        bool *set, struct nd_status *st)
+{
+    for (size_t c = 0; c < e->nch; c++) {
+        const struct change *ch = &e->ch[c];
+        const char *old = json_string_value(json_object_get(cur, ch->key));
+        if (!ch->value) {
+            if (old) {
+                json_object_set_new(patch_map, ch->key, json_null());
+                *changed = true;
+            } else if (e->labels) {
+                fprintf(stderr, "label \"%s\" not found.\n", ch->key);
+            }
+            continue;
+        }
+        if (old && !strcmp(old, ch->value))
+            continue;
+        if (old && !e->overwrite)
+            return nd_status_set(st, "Usage", "add --overwrite to change it",
+                                 "'%s' already has a value (%s), and --overwrite is false", ch->key,
+                                 old);
+        json_object_set_new(patch_map, ch->key, json_string(ch->value));
+        *changed = *set = true;
+    }
+    return 0;
+}
+
+/* Merge-patch obj's map with patch_map, guarded by obj's resourceVersion. p is its path. */
+static int send_patch(const struct meta_edit *e, struct nd_buf *p, json_t *obj, json_t *patch_map,
+                      json_t **after, struct nd_status *st)
+{
+    json_t *patch = json_pack("{s{sOsO}}", "metadata", e->map, patch_map, "resourceVersion",
+                              json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
+    char *fm = nd_xasprintf("?fieldManager=kubectl-%s", e->ctx->cmd->name);
+    nd_buf_adds(p, fm);
+    free(fm);
+    int rc = nd_write(e->ctx,
+                      &(struct nd_write_req){.method = "PATCH",
+                                             .path = p->data,
+                                             .content_type = "application/merge-patch+json",
+                                             .body = patch,
+                                             .out = after},
+                      st);
+    json_decref(patch);
+    return rc;
+}
+
+/* Apply the changes to the object `name` and print what happened; 0 or its exit code. */
+static int edit_object(const struct meta_edit *e, const char *name)
+{
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_buf p = ND_BUF_INIT;
+    nd_kind_path(e->k, e->ns, name, NULL, &p);
+    json_t *obj = NULL, *after = NULL;
+    int rc = nd_get(e->ctx, p.data, &obj, &st);
+    json_t *cur = json_object_get(json_object_get(obj, "metadata"), e->map);
+    json_t *patch_map = json_object();
+    bool changed = false, set = false;
+    if (rc == 0)
+        rc = diff_changes(e, cur, patch_map, &changed, &set, &st);
+    if (rc == 0 && changed)
+        rc = send_patch(e, &p, obj, patch_map, &after, &st);
+    int code = 0;
+    if (rc == 0) {
+        char what[ND_KIND_NAME_MAX];
+        nd_kind_display_name(e->k, what, sizeof what);
+        printf("%s/%s %s\n", what, name,
+               !changed ? (e->labels ? "not labeled" : "not annotated")
+               : set    ? e->verb
+                        : e->unverb);
+        fflush(stdout);
+    } else {
+        code = nd_cli_error(e->ctx, &st);
+    }
+    nd_status_release(&st);
+    json_decref(patch_map);
+    json_decref(obj);
+    json_decref(after);
+    nd_buf_release(&p);
+    return code;
+}
+
 int nd_edit_metadata(int argc, char **argv, struct nd_ctx *ctx, const char *map,
                      const char *verb, const char *unverb)
 {
@@ -80,88 +197,23 @@ int nd_edit_metadata(int argc, char **argv, struct nd_ctx *ctx, const char *map,
     }
     bool overwrite = nd_opt_bool(&o, "overwrite");
     const struct nd_kind *k = res.v[0].k;
-    const char *ns = k->namespaced ? nd_ctx_namespace(ctx) : NULL;
+    struct meta_edit e = {.ctx = ctx,
+                          .k = k,
+                          .ns = k->namespaced ? nd_ctx_namespace(ctx) : NULL,
+                          .map = map,
+                          .verb = verb,
+                          .unverb = unverb,
+                          .labels = labels,
+                          .overwrite = overwrite,
+                          .ch = ch,
+                          .nch = nch};
     json_t *names = json_deep_copy(res.v[0].names);
-    if (!res.by_name) {
-        struct nd_buf p = ND_BUF_INIT;
-        nd_kind_path(k, ns, NULL, NULL, &p);
-        if (nd_opt_str(&o, "selector")) {
-            nd_buf_adds(&p, "?labelSelector=");
-            nd_buf_add_urlencoded(&p, nd_opt_str(&o, "selector"));
-        }
-        json_t *list = NULL;
-        if (nd_get(ctx, p.data, &list, &st) < 0)
-            worst = nd_cli_error(ctx, &st);
-        size_t i;
-        json_t *item;
-        json_array_foreach(json_object_get(list, "items"), i, item)
-            json_array_append(names, json_object_get(json_object_get(item, "metadata"), "name"));
-        json_decref(list);
-        nd_buf_release(&p);
-    }
+    if (!res.by_name && select_names(&e, nd_opt_str(&o, "selector"), names, &st) < 0)
+        worst = nd_cli_error(ctx, &st);
     for (size_t i = 0; i < json_array_size(names); i++) {
-        const char *name = json_string_value(json_array_get(names, i));
-        struct nd_buf p = ND_BUF_INIT;
-        nd_kind_path(k, ns, name, NULL, &p);
-        json_t *obj = NULL, *after = NULL;
-        int rc = nd_get(ctx, p.data, &obj, &st);
-        json_t *cur = json_object_get(json_object_get(obj, "metadata"), map);
-        json_t *patch_map = json_object();
-        bool changed = false, set = false;
-        for (size_t c = 0; rc == 0 && c < nch; c++) {
-            const char *old = json_string_value(json_object_get(cur, ch[c].key));
-            if (!ch[c].value) {
-                if (old) {
-                    json_object_set_new(patch_map, ch[c].key, json_null());
-                    changed = true;
-                } else if (labels) {
-                    fprintf(stderr, "label \"%s\" not found.\n", ch[c].key);
-                }
-                continue;
-            }
-            if (old && !strcmp(old, ch[c].value))
-                continue;
-            if (old && !overwrite) {
-                rc = nd_status_set(&st, "Usage", "add --overwrite to change it",
-                                   "'%s' already has a value (%s), and --overwrite is false",
-                                   ch[c].key, old);
-                break;
-            }
-            json_object_set_new(patch_map, ch[c].key, json_string(ch[c].value));
-            changed = set = true;
-        }
-        if (rc == 0 && changed) {
-            json_t *patch = json_pack("{s{sOsO}}", "metadata", map, patch_map, "resourceVersion",
-                                      json_object_get(json_object_get(obj, "metadata"),
-                                                      "resourceVersion"));
-            char *fm = nd_xasprintf("?fieldManager=kubectl-%s", ctx->cmd->name);
-            nd_buf_adds(&p, fm);
-            free(fm);
-            rc = nd_write(ctx,
-                          &(struct nd_write_req){.method = "PATCH",
-                                                 .path = p.data,
-                                                 .content_type = "application/merge-patch+json",
-                                                 .body = patch,
-                                                 .out = &after},
-                          &st);
-            json_decref(patch);
-        }
-        if (rc == 0) {
-            char what[ND_KIND_NAME_MAX];
-            nd_kind_display_name(k, what, sizeof what);
-            printf("%s/%s %s\n", what, name,
-                   !changed ? (labels ? "not labeled" : "not annotated") : set ? verb : unverb);
-            fflush(stdout);
-        } else {
-            int c = nd_cli_error(ctx, &st);
-            if (!worst)
-                worst = c;
-        }
-        nd_status_release(&st);
-        json_decref(patch_map);
-        json_decref(obj);
-        json_decref(after);
-        nd_buf_release(&p);
+        int c = edit_object(&e, json_string_value(json_array_get(names, i)));
+        if (!worst)
+            worst = c;
     }
     json_decref(names);
 out:

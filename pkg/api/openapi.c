@@ -211,97 +211,116 @@ static void add_methods(json_t *path, const struct method *m, const struct doc *
     }
 }
 
-#define P(...) ((const char *const[]){__VA_ARGS__, NULL})
+/* The query parameters of the operations of a kind, NULL-terminated. */
+static const char *const list_params[] = {"allowWatchBookmarks",
+                                          "continue",
+                                          "fieldSelector",
+                                          "labelSelector",
+                                          "limit",
+                                          "resourceVersion",
+                                          "resourceVersionMatch",
+                                          "sendInitialEvents",
+                                          "timeoutSeconds",
+                                          "watch",
+                                          NULL};
+static const char *const write_params[] = {"dryRun", "fieldManager", "fieldValidation", NULL};
+static const char *const delete_all_params[] = {
+    "continue",       "dryRun", "fieldSelector",     "gracePeriodSeconds",
+    "labelSelector",  "limit",  "propagationPolicy", "resourceVersion",
+    "timeoutSeconds", NULL};
+static const char *const read_params[] = {"resourceVersion", NULL};
+static const char *const patch_params[] = {"dryRun", "fieldManager", "fieldValidation", "force",
+                                           NULL};
+static const char *const delete_params[] = {"dryRun", "gracePeriodSeconds", "propagationPolicy",
+                                            NULL};
 
-static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, const char *list)
+/* The operations of a kind whose object schema is obj and list schema list, each used by
+ * one or more of its paths. */
+struct kind_ops {
+    struct op list_all, create_one, delete_all, read_one, replace_one, patch_one, delete_one;
+};
+
+static void kind_ops_init(struct kind_ops *o, const char *obj, const char *list)
 {
-    struct nd_buf base = ND_BUF_INIT, p = ND_BUF_INIT, what = ND_BUF_INIT;
-    const char *scope = k->namespaced ? "Namespaced" : "";
-    if (k->namespaced)
-        nd_buf_addf(&base, "%s/namespaces/{namespace}/%s", d->prefix, k->plural);
-    else
-        nd_buf_addf(&base, "%s/%s", d->prefix, k->plural);
-    json_t *path_params = json_array();
-    if (k->namespaced)
-        json_array_append_new(path_params, param("namespace", "path", "string", "The project."));
-    json_array_append_new(path_params, query("pretty"));
-
-    /* the operations, each used by one or more of the paths below */
-    const struct op list_all = {.verb = "list or watch",
-                                .action = "list",
-                                .params = P("allowWatchBookmarks", "continue", "fieldSelector",
-                                            "labelSelector", "limit", "resourceVersion",
-                                            "resourceVersionMatch", "sendInitialEvents",
-                                            "timeoutSeconds", "watch"),
-                                .answer = list};
-    const struct op create_one = {.verb = "create",
-                                  .action = "post",
-                                  .params = P("dryRun", "fieldManager", "fieldValidation"),
-                                  .body = obj,
-                                  .answer = obj,
-                                  .created = true};
-    const struct op delete_all = {
-        .verb = "delete",
-        .action = "deletecollection",
-        .params = P("continue", "dryRun", "fieldSelector", "gracePeriodSeconds", "labelSelector",
-                    "limit", "propagationPolicy", "resourceVersion", "timeoutSeconds"),
-        .body = META "DeleteOptions",
-        .answer = META "Status"};
-    const struct op read_one = {
-        .verb = "read", .action = "get", .params = P("resourceVersion"), .answer = obj};
-    const struct op replace_one = {.verb = "replace",
-                                   .action = "put",
-                                   .params = P("dryRun", "fieldManager", "fieldValidation"),
-                                   .body = obj,
-                                   .answer = obj,
-                                   .created = true};
-    const struct op patch_one = {.verb = "partially update",
-                                 .action = "patch",
-                                 .params = P("dryRun", "fieldManager", "fieldValidation", "force"),
-                                 .body = META "Patch",
+    o->list_all = (struct op){
+        .verb = "list or watch", .action = "list", .params = list_params, .answer = list};
+    o->create_one = (struct op){.verb = "create",
+                                .action = "post",
+                                .params = write_params,
+                                .body = obj,
+                                .answer = obj,
+                                .created = true};
+    o->delete_all = (struct op){.verb = "delete",
+                                .action = "deletecollection",
+                                .params = delete_all_params,
+                                .body = META "DeleteOptions",
+                                .answer = META "Status"};
+    o->read_one =
+        (struct op){.verb = "read", .action = "get", .params = read_params, .answer = obj};
+    o->replace_one = (struct op){.verb = "replace",
+                                 .action = "put",
+                                 .params = write_params,
+                                 .body = obj,
                                  .answer = obj,
                                  .created = true};
-    const struct op delete_one = {.verb = "delete",
-                                  .action = "delete",
-                                  .params = P("dryRun", "gracePeriodSeconds", "propagationPolicy"),
-                                  .body = META "DeleteOptions",
-                                  .answer = META "Status"};
+    o->patch_one = (struct op){.verb = "partially update",
+                               .action = "patch",
+                               .params = patch_params,
+                               .body = META "Patch",
+                               .answer = obj,
+                               .created = true};
+    o->delete_one = (struct op){.verb = "delete",
+                                .action = "delete",
+                                .params = delete_params,
+                                .body = META "DeleteOptions",
+                                .answer = META "Status"};
+}
 
-    /* the collection */
+/* base: list, and unless read-only, create and delete the collection. */
+static void add_collection(struct doc *d, const struct nd_kind *k, const struct kind_ops *o,
+                           const char *base, json_t *path_params)
+{
+    const char *scope = k->namespaced ? "Namespaced" : "";
+    struct nd_buf what = ND_BUF_INIT;
     json_t *coll = json_object();
     nd_buf_addf(&what, "objects of kind %s", k->kind);
-    json_t *op = operation(d, k, what.data, &list_all);
+    json_t *op = operation(d, k, what.data, &o->list_all);
     set_op_id(op, "list", d, k, scope, "");
     json_object_set_new(coll, "get", op);
     nd_buf_reset(&what);
     nd_buf_addf(&what, "a %s", k->kind);
     if (!k->read_only) {
-        op = operation(d, k, what.data, &create_one);
+        op = operation(d, k, what.data, &o->create_one);
         set_op_id(op, "create", d, k, scope, "");
         json_object_set_new(coll, "post", op);
         nd_buf_reset(&what);
         nd_buf_addf(&what, "a collection of %s", k->kind);
-        op = operation(d, k, what.data, &delete_all);
+        op = operation(d, k, what.data, &o->delete_all);
         set_op_id(op, "delete", d, k, scope, "Collection");
         json_object_set_new(coll, "delete", op);
     }
     json_object_set(coll, "parameters", path_params);
-    json_object_set_new(d->paths, base.data, coll);
+    json_object_set_new(d->paths, base, coll);
+    nd_buf_release(&what);
+}
 
-    /* the item */
+/* base/{name}, and base/{name}/status when the kind has that subresource. */
+static void add_item(struct doc *d, const struct nd_kind *k, const struct kind_ops *o,
+                     const char *base, json_t *path_params)
+{
+    struct nd_buf p = ND_BUF_INIT, what = ND_BUF_INIT;
     json_t *item_params = json_pack("[o]", param("name", "path", "string", "The object's name."));
     json_array_extend(item_params, path_params);
     json_t *item = json_object();
-    nd_buf_reset(&what);
     nd_buf_addf(&what, "the specified %s", k->kind);
-    const struct method item_methods[] = {{"get", "read", &read_one, false},
-                                          {"put", "replace", &replace_one, true},
-                                          {"patch", "patch", &patch_one, true},
-                                          {"delete", "delete", &delete_one, true},
+    const struct method item_methods[] = {{"get", "read", &o->read_one, false},
+                                          {"put", "replace", &o->replace_one, true},
+                                          {"patch", "patch", &o->patch_one, true},
+                                          {"delete", "delete", &o->delete_one, true},
                                           {NULL}};
     add_methods(item, item_methods, d, k, what.data, "");
     json_object_set(item, "parameters", item_params);
-    nd_buf_addf(&p, "%s/{name}", base.data);
+    nd_buf_addf(&p, "%s/{name}", base);
     json_object_set_new(d->paths, p.data, item);
 
     /* the status subresource */
@@ -312,28 +331,49 @@ static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, c
         add_methods(status, item_methods, d, k, what.data, "Status");
         json_object_set(status, "parameters", item_params);
         nd_buf_reset(&p);
-        nd_buf_addf(&p, "%s/{name}/status", base.data);
+        nd_buf_addf(&p, "%s/{name}/status", base);
         json_object_set_new(d->paths, p.data, status);
     }
     json_decref(item_params);
-
-    /* every project at once */
-    if (k->namespaced) {
-        json_t *all = json_object();
-        nd_buf_reset(&what);
-        nd_buf_addf(&what, "objects of kind %s in every project", k->kind);
-        op = operation(d, k, what.data, &list_all);
-        set_op_id(op, "list", d, k, "", "ForAllNamespaces");
-        json_object_set_new(all, "get", op);
-        json_object_set_new(all, "parameters", json_pack("[o]", query("pretty")));
-        nd_buf_reset(&p);
-        nd_buf_addf(&p, "%s/%s", d->prefix, k->plural);
-        json_object_set_new(d->paths, p.data, all);
-    }
-    json_decref(path_params);
-    nd_buf_release(&base);
     nd_buf_release(&p);
     nd_buf_release(&what);
+}
+
+/* PREFIX/PLURAL of a namespaced kind: its objects in every project at once. */
+static void add_all_projects(struct doc *d, const struct nd_kind *k, const struct kind_ops *o)
+{
+    struct nd_buf p = ND_BUF_INIT, what = ND_BUF_INIT;
+    json_t *all = json_object();
+    nd_buf_addf(&what, "objects of kind %s in every project", k->kind);
+    json_t *op = operation(d, k, what.data, &o->list_all);
+    set_op_id(op, "list", d, k, "", "ForAllNamespaces");
+    json_object_set_new(all, "get", op);
+    json_object_set_new(all, "parameters", json_pack("[o]", query("pretty")));
+    nd_buf_addf(&p, "%s/%s", d->prefix, k->plural);
+    json_object_set_new(d->paths, p.data, all);
+    nd_buf_release(&p);
+    nd_buf_release(&what);
+}
+
+static void add_paths(struct doc *d, const struct nd_kind *k, const char *obj, const char *list)
+{
+    struct nd_buf base = ND_BUF_INIT;
+    if (k->namespaced)
+        nd_buf_addf(&base, "%s/namespaces/{namespace}/%s", d->prefix, k->plural);
+    else
+        nd_buf_addf(&base, "%s/%s", d->prefix, k->plural);
+    json_t *path_params = json_array();
+    if (k->namespaced)
+        json_array_append_new(path_params, param("namespace", "path", "string", "The project."));
+    json_array_append_new(path_params, query("pretty"));
+    struct kind_ops o;
+    kind_ops_init(&o, obj, list);
+    add_collection(d, k, &o, base.data, path_params);
+    add_item(d, k, &o, base.data, path_params);
+    if (k->namespaced)
+        add_all_projects(d, k, &o);
+    json_decref(path_params);
+    nd_buf_release(&base);
 }
 
 /* The deprecated watch paths kube-apiserver still serves (GET only, whatever ?watch=

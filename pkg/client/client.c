@@ -393,8 +393,9 @@ struct sink {
     bool log_body; /* level 8 logs resp->body after the answer */
 };
 
-static int run(struct nd_client *c, const struct nd_request *req, const struct sink *sk,
-               struct nd_response *resp, struct nd_status *st)
+/* A request the transports can send: a token for its method, a path from '/' without
+ * spaces or controls. */
+static int check_request(const struct nd_request *req, struct nd_status *st)
 {
     if (!req || !req->method || !*req->method || !req->path)
         return nd_status_set(st, "Invalid", NULL, "request without a method or path");
@@ -410,83 +411,123 @@ static int run(struct nd_client *c, const struct nd_request *req, const struct s
                                  "request path \"%s\" contains a space or a control character "
                                  "(encode it)",
                                  req->path);
+    return 0;
+}
 
+/* The inputs of the exchanges of req (x->target, url and headers set by the caller). */
+static void exchange_init(const struct nd_client *c, const struct nd_request *req,
+                          const struct sink *sk, struct nd_response *resp, struct nd_exchange *x)
+{
+    x->method = req->method;
+    x->body = req->body_read ? NULL : req->body;
+    x->body_len = x->body ? req->body_len : 0;
+    x->body_read = req->body_read;
+    x->body_cls = req->body_cls;
+    if (!x->body && !x->body_read && method_has_body(req->method))
+        x->body = ""; /* Content-Length: 0, as servers expect on a bodiless POST */
+    x->on_head = sk->on_head;
+    x->on_data = sk->on_data;
+    x->cls = sk->cls;
+    x->resp = resp;
+    x->idle_ms = c->idle_ms;
+    x->max_head = c->max_head;
+}
+
+/* One attempt: the answer (or its failure, in ast) with what the last one left cleared,
+ * logged. A quiet stream that resumes by itself ends as if the server ended it. */
+static int attempt_once(struct nd_client *c, const struct nd_request *req, const struct sink *sk,
+                        struct nd_exchange *x, struct nd_status *ast)
+{
+    struct nd_response *resp = x->resp;
+    resp->code = 0;
+    nd_buf_reset(&resp->body);
+    json_decref(resp->headers);
+    resp->headers = NULL;
+    nd_buf_reset(&x->phrase);
+    x->got_answer = x->retryable = x->stopped = x->delivered = false;
+    x->body_failed = x->head_done = x->idled = false;
+    log_request(x);
+    int64_t t0 = nd_client_now_ms();
+    int rc = c->url.tls ? nd_curl_exchange(c, x, ast) : nd_plain_exchange(c, x, ast);
+    log_answer(x, rc, ast, nd_client_now_ms() - t0, sk->log_body);
+    if (x->head_done)
+        nd_client_note_date(c, resp, x->head_wall_ms);
+    if (rc < 0 && x->idled && x->head_done && req->idled) {
+        *req->idled = true;
+        nd_status_release(ast);
+        x->stopped = true;
+        rc = 0;
+    }
+    return rc;
+}
+
+/* How long to wait before trying again after an attempt that ended with *rc (ast): -1
+ * not to; *told when the server said (Retry-After). A body that failed to read fails
+ * the request (*rc -1, its reason in ast). */
+static int64_t retry_wait(const struct nd_client *c, const struct nd_request *req,
+                          struct nd_exchange *x, int attempt, int *rc, struct nd_status *ast,
+                          bool *told)
+{
+    const struct nd_response *resp = x->resp;
+    bool idempotent = method_idempotent(req->method) || req->idempotency_key;
+    *told = false;
+    if (x->body_failed) {
+        /* the body's own failure (a file that cannot be read): not the server's */
+        nd_status_release(ast);
+        nd_status_move(ast, &x->body_st);
+        *rc = -1;
+        return -1;
+    }
+    if (x->body_started) /* a streamed body is never sent twice */
+        return -1;
+    if (*rc == 0 && (resp->code == 429 || resp->code == 503) && !x->stopped && !x->delivered) {
+        int64_t wait = retry_after_ms(resp);
+        *told = wait >= 0;
+        return *told ? wait : backoff(c, attempt);
+    }
+    if (*rc < 0 && x->retryable && !x->delivered && (!x->got_answer || idempotent))
+        return backoff(c, attempt);
+    return -1;
+}
+
+/* Whether to wait `wait` ms and try again: within the deadline, else within the
+ * client's attempts and its longest Retry-After. */
+static bool retry_allowed(const struct nd_client *c, const struct nd_request *req,
+                          const struct nd_exchange *x, int64_t wait, bool told, int attempt)
+{
+    if (wait < 0 || req->no_retry)
+        return false;
+    if (x->deadline)
+        return nd_client_now_ms() + wait < x->deadline;
+    return attempt + 1 < c->max_attempts && (!told || wait <= c->retry_after_max_ms);
+}
+
+static int run(struct nd_client *c, const struct nd_request *req, const struct sink *sk,
+               struct nd_response *resp, struct nd_status *st)
+{
+    if (check_request(req, st) < 0)
+        return -1;
     int rc = -1;
     struct nd_buf headers = ND_BUF_INIT;
     char *target = nd_xasprintf("%s%s", c->url.prefix, req->path);
     char *url = nd_xasprintf("%s%s", c->url.origin, target);
     struct nd_exchange x = {0};
     nd_buf_init(&x.phrase, 1024);
+    nd_status_init(&x.body_st);
     if (build_headers(c, req, &headers, st) < 0)
         goto out;
-    x.method = req->method;
     x.target = target;
     x.url = url;
     x.headers = headers.data;
-    x.body = req->body_read ? NULL : req->body;
-    x.body_len = x.body ? req->body_len : 0;
-    x.body_read = req->body_read;
-    x.body_cls = req->body_cls;
-    nd_status_init(&x.body_st);
-    if (!x.body && !x.body_read && method_has_body(req->method))
-        x.body = ""; /* Content-Length: 0, as servers expect on a bodiless POST */
-    x.on_head = sk->on_head;
-    x.on_data = sk->on_data;
-    x.cls = sk->cls;
-    x.resp = resp;
-    x.idle_ms = c->idle_ms;
-    x.max_head = c->max_head;
-    bool idempotent = method_idempotent(req->method) || req->idempotency_key;
-
+    exchange_init(c, req, sk, resp, &x);
     int64_t start = nd_client_now_ms();
     x.deadline = c->timeout_ms ? start + c->timeout_ms : 0;
     for (int attempt = 0;; attempt++) {
-        resp->code = 0;
-        nd_buf_reset(&resp->body);
-        json_decref(resp->headers);
-        resp->headers = NULL;
-        nd_buf_reset(&x.phrase);
-        x.got_answer = x.retryable = x.stopped = x.delivered = false;
-        x.body_failed = x.head_done = x.idled = false;
-
         struct nd_status ast = ND_STATUS_INIT;
-        log_request(&x);
-        int64_t t0 = nd_client_now_ms();
-        rc = c->url.tls ? nd_curl_exchange(c, &x, &ast) : nd_plain_exchange(c, &x, &ast);
-        log_answer(&x, rc, &ast, nd_client_now_ms() - t0, sk->log_body);
-        if (x.head_done)
-            nd_client_note_date(c, resp, x.head_wall_ms);
-        if (rc < 0 && x.idled && x.head_done && req->idled) {
-            /* a quiet stream that resumes by itself: it ends here, as if the server ended it */
-            *req->idled = true;
-            nd_status_release(&ast);
-            x.stopped = true;
-            rc = 0;
-        }
-
-        int64_t wait = -1;
-        bool told = false; /* the server said how long to wait */
-        if (x.body_failed) {
-            /* the body's own failure (a file that cannot be read): not the server's */
-            nd_status_release(&ast);
-            nd_status_move(&ast, &x.body_st);
-            rc = -1;
-        } else if (x.body_started) {
-            /* a streamed body is never sent twice */
-        } else if (rc == 0 && (resp->code == 429 || resp->code == 503) && !x.stopped &&
-                   !x.delivered) {
-            wait = retry_after_ms(resp);
-            told = wait >= 0;
-            if (!told)
-                wait = backoff(c, attempt);
-        } else if (rc < 0 && x.retryable && !x.delivered && (!x.got_answer || idempotent)) {
-            wait = backoff(c, attempt);
-        }
-        bool again = wait >= 0 && !req->no_retry;
-        if (again && x.deadline)
-            again = nd_client_now_ms() + wait < x.deadline;
-        else if (again)
-            again = attempt + 1 < c->max_attempts && (!told || wait <= c->retry_after_max_ms);
+        rc = attempt_once(c, req, sk, &x, &ast);
+        bool told;
+        int64_t wait = retry_wait(c, req, &x, attempt, &rc, &ast, &told);
+        bool again = retry_allowed(c, req, &x, wait, told, attempt);
         if (again) {
             nd_log(6, "retrying %s %s in %lld ms (attempt %d failed: %s)", req->method, url,
                    (long long)wait, attempt + 1,

@@ -127,47 +127,51 @@ static int lookup(const json_t *doc, const struct cfg_list *l, const char *name,
     return 0;
 }
 
-int nd_config_resolve(const struct nd_config *cfg, const struct nd_overrides *ov,
-                      struct nd_target *out, struct nd_status *st)
+/* The entries the chosen context names, with their indexes (-1: none). */
+struct entries {
+    const json_t *ctx, *cluster, *user;
+    long ci, ui;
+};
+
+/* The context of --context, else the current one (a stale current-context skipped when
+ * the server is named otherwise), and the cluster and user it names, into out and e. */
+static int resolve_context(const struct nd_config *cfg, const struct nd_overrides *ov,
+                           struct nd_target *out, struct entries *e, struct nd_status *st)
 {
-    static const struct nd_overrides none;
     const json_t *doc = cfg->doc;
-    const json_t *ctx = NULL, *cluster = NULL, *user = NULL;
-    long ci = -1, ui = -1;
-    char *dir = config_dir(cfg), *at = NULL;
-    int rc = -1;
-
-    if (!ov)
-        ov = &none;
-    memset(out, 0, sizeof *out);
-
     const char *ctx_name = given(ov->context) ? ov->context : nd_config_current_context(cfg);
     /* A stale current-context does not stop a script that names its server itself
      * (NODUS_SERVER, --server); a context named with --context must exist. */
     if (ctx_name && !given(ov->context) && cfg_find(doc, &cfg_contexts, ctx_name) < 0 &&
         (given(ov->server) || given(getenv("NODUS_SERVER"))))
         ctx_name = NULL;
-    if (ctx_name) {
-        long i = cfg_find(doc, &cfg_contexts, ctx_name);
-        if (i < 0) {
-            nd_status_set(st, "Usage", "list the contexts: nodus config get-contexts",
-                          "context \"%s\" does not exist", ctx_name);
-            goto out;
-        }
-        ctx = cfg_body(doc, &cfg_contexts, (size_t)i);
-        out->context = nd_xstrdup(ctx_name);
-        out->cluster = dup_or_null(cfg_str(ctx, "cluster"));
-        out->user = dup_or_null(cfg_str(ctx, "user"));
-        if (lookup(doc, &cfg_clusters, out->cluster, ctx_name, &cluster, &ci, st) < 0) {
-            nd_status_set_fix(st, "set its server: nodus config set-cluster %s --server URL", out->cluster);
-            goto out;
-        }
-        if (lookup(doc, &cfg_users, out->user, ctx_name, &user, &ui, st) < 0) {
-            nd_status_set_fix(st, "set its token: nodus config set-credentials %s --token TOKEN", out->user);
-            goto out;
-        }
+    if (!ctx_name)
+        return 0;
+    long i = cfg_find(doc, &cfg_contexts, ctx_name);
+    if (i < 0)
+        return nd_status_set(st, "Usage", "list the contexts: nodus config get-contexts",
+                             "context \"%s\" does not exist", ctx_name);
+    e->ctx = cfg_body(doc, &cfg_contexts, (size_t)i);
+    out->context = nd_xstrdup(ctx_name);
+    out->cluster = dup_or_null(cfg_str(e->ctx, "cluster"));
+    out->user = dup_or_null(cfg_str(e->ctx, "user"));
+    if (lookup(doc, &cfg_clusters, out->cluster, ctx_name, &e->cluster, &e->ci, st) < 0) {
+        nd_status_set_fix(st, "set its server: nodus config set-cluster %s --server URL",
+                          out->cluster);
+        return -1;
     }
+    if (lookup(doc, &cfg_users, out->user, ctx_name, &e->user, &e->ui, st) < 0) {
+        nd_status_set_fix(st, "set its token: nodus config set-credentials %s --token TOKEN",
+                          out->user);
+        return -1;
+    }
+    return 0;
+}
 
+/* --server, else NODUS_SERVER, else the cluster's. */
+static int resolve_server(const struct nd_overrides *ov, const json_t *cluster,
+                          struct nd_target *out, struct nd_status *st)
+{
     const char *server = given(ov->server);
     if (!server)
         server = given(getenv("NODUS_SERVER"));
@@ -175,17 +179,21 @@ int nd_config_resolve(const struct nd_config *cfg, const struct nd_overrides *ov
         server = cfg_str(cluster, "server");
     if (!server) {
         if (cluster)
-            nd_status_set(st, "Usage", NULL,
-                          "cluster \"%s\" has no server: run nodus config set-cluster %s "
-                          "--server URL, or set NODUS_SERVER",
-                          out->cluster, out->cluster);
-        else
-            nd_status_set(st, "Usage", NULL, NO_SERVER);
-        goto out;
+            return nd_status_set(st, "Usage", NULL,
+                                 "cluster \"%s\" has no server: run nodus config set-cluster %s "
+                                 "--server URL, or set NODUS_SERVER",
+                                 out->cluster, out->cluster);
+        return nd_status_set(st, "Usage", NULL, NO_SERVER);
     }
     out->server = nd_xstrdup(server);
+    return 0;
+}
 
-    /* Credentials: a token wins over a token file; client certificates go alongside. */
+/* Credentials: a token wins over a token file; client certificates go alongside. */
+static int resolve_credentials(const struct nd_overrides *ov, const struct entries *e,
+                               const char *dir, struct nd_target *out, struct nd_status *st)
+{
+    const json_t *user = e->user;
     const char *token = given(ov->token);
     if (!token)
         token = given(getenv("NODUS_TOKEN"));
@@ -198,41 +206,63 @@ int nd_config_resolve(const struct nd_config *cfg, const struct nd_overrides *ov
         int r = read_token(path, out->user, &out->token, st);
         free(path);
         if (r < 0)
-            goto out;
+            return -1;
     }
     out->cert_file = file_field(user, "client-certificate", dir);
     out->key_file = file_field(user, "client-key", dir);
-    if (user) {
-        at = nd_xasprintf("users[%ld].user", ui);
-        if (data_field(user, "client-certificate-data", at, &out->cert_data, st) < 0 ||
-            data_field(user, "client-key-data", at, &out->key_data, st) < 0)
-            goto out;
-        free(at);
-        at = NULL;
-    }
+    if (!user)
+        return 0;
+    char *at = nd_xasprintf("users[%ld].user", e->ui);
+    int rc = data_field(user, "client-certificate-data", at, &out->cert_data, st) < 0 ||
+                     data_field(user, "client-key-data", at, &out->key_data, st) < 0
+                 ? -1
+                 : 0;
+    free(at);
+    return rc;
+}
 
-    /* TLS: --insecure-skip-tls-verify or --certificate-authority replace all three of the
-     * file's settings, as kubectl's client config does. */
+/* TLS: --insecure-skip-tls-verify or --certificate-authority replace all three of the
+ * file's settings, as kubectl's client config does. */
+static int resolve_tls(const struct nd_overrides *ov, const struct entries *e, const char *dir,
+                       struct nd_target *out, struct nd_status *st)
+{
     if (ov->insecure || given(ov->ca_file)) {
         out->insecure = ov->insecure;
         out->ca_file = dup_or_null(given(ov->ca_file));
-    } else if (cluster) {
-        out->insecure = json_is_true(json_object_get(cluster, "insecure-skip-tls-verify"));
-        out->ca_file = file_field(cluster, "certificate-authority", dir);
-        at = nd_xasprintf("clusters[%ld].cluster", ci);
-        if (data_field(cluster, "certificate-authority-data", at, &out->ca_data, st) < 0)
-            goto out;
+        return 0;
     }
+    if (!e->cluster)
+        return 0;
+    out->insecure = json_is_true(json_object_get(e->cluster, "insecure-skip-tls-verify"));
+    out->ca_file = file_field(e->cluster, "certificate-authority", dir);
+    char *at = nd_xasprintf("clusters[%ld].cluster", e->ci);
+    int rc = data_field(e->cluster, "certificate-authority-data", at, &out->ca_data, st);
+    free(at);
+    return rc;
+}
 
+int nd_config_resolve(const struct nd_config *cfg, const struct nd_overrides *ov,
+                      struct nd_target *out, struct nd_status *st)
+{
+    static const struct nd_overrides none;
+    struct entries e = {.ci = -1, .ui = -1};
+    char *dir = config_dir(cfg);
+    int rc = -1;
+
+    if (!ov)
+        ov = &none;
+    memset(out, 0, sizeof *out);
+    if (resolve_context(cfg, ov, out, &e, st) < 0 || resolve_server(ov, e.cluster, out, st) < 0 ||
+        resolve_credentials(ov, &e, dir, out, st) < 0 || resolve_tls(ov, &e, dir, out, st) < 0)
+        goto out;
     const char *ns = given(ov->namespace);
     if (!ns)
-        ns = cfg_str(ctx, "namespace");
+        ns = cfg_str(e.ctx, "namespace");
     out->namespace = nd_xstrdup(ns ? ns : "default");
     rc = 0;
 out:
     if (rc < 0)
         nd_target_release(out);
-    free(at);
     free(dir);
     return rc;
 }

@@ -155,11 +155,53 @@ static int unhex(char c)
     return -1;
 }
 
+/* \xHH, \uHHHH or \UHHHHHHHH at s (the backslash): the bytes it takes, 0 when it is not
+ * one; a \u or \U must be a Unicode scalar value (and is then multibyte). */
+static size_t unquote_hex(const char *s, size_t n, unsigned long *value, bool *multibyte)
+{
+    char e = s[1];
+    size_t digits = e == 'x' ? 2 : e == 'u' ? 4 : 8;
+    unsigned long v = 0;
+    if (n - 2 < digits)
+        return 0;
+    for (size_t i = 0; i < digits; i++) {
+        int h = unhex(s[2 + i]);
+        if (h < 0)
+            return 0;
+        v = (v << 4) | (unsigned long)h;
+    }
+    if (e != 'x') {
+        if (v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+            return 0;
+        *multibyte = true;
+    }
+    *value = v;
+    return 2 + digits;
+}
+
+/* \OOO (three octal digits, at most \377) at s (the backslash): 4, or 0 when it is not. */
+static size_t unquote_octal(const char *s, size_t n, unsigned long *value)
+{
+    unsigned long v = (unsigned long)(s[1] - '0');
+    if (n - 2 < 2)
+        return 0;
+    for (size_t i = 0; i < 2; i++) {
+        if (s[2 + i] < '0' || s[2 + i] > '7')
+            return 0;
+        v = (v << 3) | (unsigned long)(s[2 + i] - '0');
+    }
+    if (v > 255)
+        return 0;
+    *value = v;
+    return 4;
+}
+
 /* strconv.UnquoteChar: one (possibly escaped) character of s[0..n); returns the bytes
  * consumed, 0 on a syntax error. */
 static size_t unquote_char(const char *s, size_t n, char quote, unsigned long *value,
                            bool *multibyte)
 {
+    static const char simple[] = "abfnrtv\\", meaning[] = "\a\b\f\n\r\t\v\\";
     unsigned char c = (unsigned char)s[0];
     *multibyte = false;
     if (c == (unsigned char)quote)
@@ -177,86 +219,22 @@ static size_t unquote_char(const char *s, size_t n, char quote, unsigned long *v
     if (n <= 1)
         return 0;
     char e = s[1];
-    size_t used = 2;
-    switch (e) {
-    case 'a':
-        *value = '\a';
-        break;
-    case 'b':
-        *value = '\b';
-        break;
-    case 'f':
-        *value = '\f';
-        break;
-    case 'n':
-        *value = '\n';
-        break;
-    case 'r':
-        *value = '\r';
-        break;
-    case 't':
-        *value = '\t';
-        break;
-    case 'v':
-        *value = '\v';
-        break;
-    case '\\':
-        *value = '\\';
-        break;
-    case '\'':
-    case '"':
+    const char *at = e ? strchr(simple, e) : NULL;
+    if (at) {
+        *value = (unsigned char)meaning[at - simple];
+        return 2;
+    }
+    if (e == '\'' || e == '"') {
         if (e != quote)
             return 0;
         *value = (unsigned char)e;
-        break;
-    case 'x':
-    case 'u':
-    case 'U': {
-        size_t digits = e == 'x' ? 2 : e == 'u' ? 4 : 8;
-        unsigned long v = 0;
-        if (n - 2 < digits)
-            return 0;
-        for (size_t i = 0; i < digits; i++) {
-            int h = unhex(s[2 + i]);
-            if (h < 0)
-                return 0;
-            v = (v << 4) | (unsigned long)h;
-        }
-        used += digits;
-        if (e != 'x') {
-            if (v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
-                return 0;
-            *multibyte = true;
-        }
-        *value = v;
-        break;
+        return 2;
     }
-    case '0':
-    case '1':
-    case '2':
-    case '3':
-    case '4':
-    case '5':
-    case '6':
-    case '7': {
-        unsigned long v = (unsigned long)(e - '0');
-        if (n - 2 < 2)
-            return 0;
-        for (size_t i = 0; i < 2; i++) {
-            if (s[2 + i] < '0' || s[2 + i] > '7')
-                return 0;
-            v = (v << 3) | (unsigned long)(s[2 + i] - '0');
-        }
-        if (v > 255)
-            return 0;
-        used += 2;
-        *value = v;
-        break;
-    }
-    default:
-        return 0;
-    }
-    return used;
+    if (e == 'x' || e == 'u' || e == 'U')
+        return unquote_hex(s, n, value, multibyte);
+    if (e >= '0' && e <= '7')
+        return unquote_octal(s, n, value);
+    return 0;
 }
 
 char *jp_unquote(const char *s, size_t n, size_t *out_len)

@@ -106,11 +106,105 @@ struct nd_field_selector *nd_field_selector_parse(const char *s, const char *con
     return sel_parse_fields(s, allowed_fields, ND_SELECT_READ, st);
 }
 
+/* Splits s (len bytes) at unescaped commas into *parts (NEW); the non-empty terms. */
+static size_t split_terms(const char *s, size_t len, struct span **parts, size_t *nparts)
+{
+    size_t start = 0, nterms = 0;
+    bool slash = false;
+    *parts = NULL;
+    *nparts = 0;
+    for (size_t i = 0; len && i <= len; i++) {
+        if (i < len && slash) {
+            slash = false;
+        } else if (i < len && s[i] == '\\') {
+            slash = true;
+        } else if (i == len || s[i] == ',') {
+            *parts = nd_xrealloc(*parts, (*nparts + 1) * sizeof **parts);
+            (*parts)[(*nparts)++] = (struct span){start, i - start, s};
+            nterms += i > start;
+            start = i + 1;
+        }
+    }
+    return nterms;
+}
+
+/* A parse error: what, where in the selector, and what to do. */
+struct perr {
+    struct nd_buf msg;
+    size_t pos;
+    const char *fix;
+};
+
+/* Parses the term p of s (FIELD=VALUE, FIELD==VALUE or FIELD!=VALUE) into fs; -1 with e. */
+static int parse_term(const char *s, const struct span *p, enum nd_select_use use,
+                      struct nd_field_selector *fs, struct perr *e)
+{
+    const char *t = s + p->start;
+    size_t n = p->len, i, oplen = 0;
+    if (n == 0) {
+        /* apimachinery skips empty terms, so "," selects everything: a script's empty
+         * variable that a collection DELETE would turn into "all". Refused. */
+        nd_buf_addf(&e->msg, "invalid selector: '%s'; an empty term (a stray comma)", s);
+        e->pos = p->start;
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        if (i + 1 < n && (t[i] == '!' || t[i] == '=') && t[i + 1] == '=')
+            oplen = 2;
+        else if (t[i] == '=')
+            oplen = 1;
+        if (oplen)
+            break;
+    }
+    if (!oplen) {
+        nd_buf_addf(&e->msg, "invalid selector: '%s'; can't understand '%.*s'", s, (int)n, t);
+        e->pos = p->start;
+        return -1;
+    }
+    size_t bad = 0;
+    char *value = unescape(t + i + oplen, n - i - oplen, &e->msg, &bad);
+    if (!value) {
+        e->pos = p->start + i + oplen + bad;
+        return -1;
+    }
+    enum sel_empty rule = sel_empty_rule(t[i] == '!', (const char *const[]){value}, 1, use);
+    if (rule != SEL_EMPTY_OK) {
+        nd_buf_addf(&e->msg, "invalid selector: '%s'; '%.*s' %s", s, (int)n, t,
+                    sel_empty_why(rule));
+        e->pos = p->start + i;
+        e->fix = sel_empty_fix(rule);
+        free(value);
+        return -1;
+    }
+    fs->terms = nd_xrealloc(fs->terms, (fs->n + 1) * sizeof *fs->terms);
+    fs->terms[fs->n++] = (struct fterm){nd_xstrndup(t, i), NULL, value, t[i] == '!'};
+    return 0;
+}
+
+/* The path each term's field reads; -1 with st for a field the list does not allow. */
+static int term_paths(struct nd_field_selector *fs, const char *const *allowed_fields,
+                      struct nd_status *st)
+{
+    for (size_t j = 0; j < fs->n; j++) {
+        struct fterm *term = &fs->terms[j];
+        const char *path = allowed(term->field, allowed_fields);
+        if (!path) {
+            /* Kubernetes' exact words: the field names the problem, a position adds nothing */
+            char *labels = allowed_fix(allowed_fields);
+            nd_status_set(st, "BadRequest", labels, "field label not supported: %s", term->field);
+            free(labels);
+            return -1;
+        }
+        term->path = nd_xstrdup(path);
+    }
+    return 0;
+}
+
 struct nd_field_selector *sel_parse_fields(const char *s, const char *const *allowed_fields,
                                            enum nd_select_use use, struct nd_status *st)
 {
     s = s ? s : "";
-    size_t nparts = 0, len = strlen(s), start = 0, nterms = 0;
+    size_t nparts = 0, len = strlen(s);
     if (len > ND_SELECTOR_MAX_LEN) {
         nd_status_set(st, "BadRequest", "select with fewer or shorter terms",
                       "field selector is %zu bytes long, more than the limit of %d", len,
@@ -119,97 +213,31 @@ struct nd_field_selector *sel_parse_fields(const char *s, const char *const *all
     }
     struct nd_field_selector *fs = nd_xcalloc(1, sizeof *fs);
     struct span *parts = NULL;
-    struct nd_buf err = ND_BUF_INIT;
-    size_t err_pos = 0;
-    const char *fix = "write terms such as metadata.name=x or status.phase!=Failed, separated by "
-                      "commas";
-    bool slash = false;
-    for (size_t i = 0; len && i <= len; i++) {
-        if (i < len && slash) {
-            slash = false;
-        } else if (i < len && s[i] == '\\') {
-            slash = true;
-        } else if (i == len || s[i] == ',') {
-            parts = nd_xrealloc(parts, (nparts + 1) * sizeof *parts);
-            parts[nparts++] = (struct span){start, i - start, s};
-            nterms += i > start;
-            start = i + 1;
-        }
-    }
+    struct perr e = {.msg = ND_BUF_INIT,
+                     .fix = "write terms such as metadata.name=x or status.phase!=Failed, "
+                            "separated by commas"};
+    size_t nterms = split_terms(s, len, &parts, &nparts);
     if (nterms > ND_SELECTOR_MAX_REQS) {
         nd_status_set(st, "BadRequest", "select with fewer terms",
                       "field selector has %zu terms, more than the limit of %d", nterms,
                       ND_SELECTOR_MAX_REQS);
-        free(parts);
-        nd_field_selector_free(fs);
-        return NULL;
+        goto out;
     }
     if (nparts > 1)
         qsort(parts, nparts, sizeof *parts, cmp_span);
     for (size_t k = 0; k < nparts; k++) {
-        const char *t = s + parts[k].start;
-        size_t n = parts[k].len, i, oplen = 0;
-        if (n == 0) {
-            /* apimachinery skips empty terms, so "," selects everything: a script's empty
-             * variable that a collection DELETE would turn into "all". Refused. */
-            nd_buf_addf(&err, "invalid selector: '%s'; an empty term (a stray comma)", s);
-            err_pos = parts[k].start;
-            goto fail;
+        if (parse_term(s, &parts[k], use, fs, &e) < 0) {
+            nd_status_set(st, "BadRequest", e.fix, "%s (at character %d)", e.msg.data,
+                          sel_char_pos(s, e.pos));
+            goto out;
         }
-        for (i = 0; i < n; i++) {
-            if (i + 1 < n && (t[i] == '!' || t[i] == '=') && t[i + 1] == '=')
-                oplen = 2;
-            else if (t[i] == '=')
-                oplen = 1;
-            if (oplen)
-                break;
-        }
-        if (!oplen) {
-            nd_buf_addf(&err, "invalid selector: '%s'; can't understand '%.*s'", s, (int)n, t);
-            err_pos = parts[k].start;
-            goto fail;
-        }
-        size_t bad = 0;
-        char *value = unescape(t + i + oplen, n - i - oplen, &err, &bad);
-        if (!value) {
-            err_pos = parts[k].start + i + oplen + bad;
-            goto fail;
-        }
-        enum sel_empty rule = sel_empty_rule(t[i] == '!', (const char *const[]){value}, 1, use);
-        if (rule != SEL_EMPTY_OK) {
-            nd_buf_addf(&err, "invalid selector: '%s'; '%.*s' %s", s, (int)n, t,
-                        sel_empty_why(rule));
-            err_pos = parts[k].start + i;
-            fix = sel_empty_fix(rule);
-            free(value);
-            goto fail;
-        }
-        fs->terms = nd_xrealloc(fs->terms, (fs->n + 1) * sizeof *fs->terms);
-        fs->terms[fs->n++] = (struct fterm){nd_xstrndup(t, i), NULL, value, t[i] == '!'};
     }
-    for (size_t k = 0, j = 0; k < nparts; k++) {
-        if (parts[k].len == 0)
-            continue;
-        struct fterm *term = &fs->terms[j++];
-        const char *path = allowed(term->field, allowed_fields);
-        if (!path) {
-            /* Kubernetes' exact words: the field names the problem, a position adds nothing */
-            char *labels = allowed_fix(allowed_fields);
-            nd_status_set(st, "BadRequest", labels, "field label not supported: %s", term->field);
-            free(labels);
-            nd_buf_release(&err);
-            free(parts);
-            nd_field_selector_free(fs);
-            return NULL;
-        }
-        term->path = nd_xstrdup(path);
-    }
+    if (term_paths(fs, allowed_fields, st) < 0)
+        goto out;
     free(parts);
     return fs;
-fail:
-    nd_status_set(st, "BadRequest", fix, "%s (at character %d)", err.data,
-                  sel_char_pos(s, err_pos));
-    nd_buf_release(&err);
+out:
+    nd_buf_release(&e.msg);
     free(parts);
     nd_field_selector_free(fs);
     return NULL;

@@ -301,38 +301,60 @@ static int days_in_month(int y, int m)
     return days[m - 1];
 }
 
+/* A date YYYY-M-D (one or two digits for the month and day) that exists, from *i. */
+static bool read_date(const char *s, size_t n, size_t *i)
+{
+    int y, mo, d;
+    if (!read_digits(s, n, i, 4, 4, &y) || *i >= n || s[*i] != '-')
+        return false;
+    (*i)++;
+    if (!read_digits(s, n, i, 1, 2, &mo) || *i >= n || s[*i] != '-')
+        return false;
+    (*i)++;
+    return read_digits(s, n, i, 1, 2, &d) && mo >= 1 && mo <= 12 && d >= 1 &&
+           d <= days_in_month(y, mo);
+}
+
+/* A time of day H:M:S (one or two digits each) with optional fractional seconds, from *i. */
+static bool read_clock(const char *s, size_t n, size_t *i)
+{
+    int h, mi, se;
+    if (!read_digits(s, n, i, 1, 2, &h) || *i >= n || s[(*i)++] != ':' ||
+        !read_digits(s, n, i, 1, 2, &mi) || *i >= n || s[(*i)++] != ':' ||
+        !read_digits(s, n, i, 1, 2, &se) || h > 23 || mi > 59 || se > 59)
+        return false;
+    if (*i + 1 < n && (s[*i] == '.' || s[*i] == ',') && digit(s[*i + 1]))
+        for ((*i)++; *i < n && digit(s[*i]); (*i)++)
+            ;
+    return true;
+}
+
+/* Z or +hh:mm / -hh:mm, the whole rest of s (from i). */
+static bool zone(const char *s, size_t n, size_t i)
+{
+    if (i + 1 == n && s[i] == 'Z')
+        return true;
+    return n - i == 6 && (s[i] == '+' || s[i] == '-') && digit(s[i + 1]) && digit(s[i + 2]) &&
+           s[i + 3] == ':' && digit(s[i + 4]) && digit(s[i + 5]);
+}
+
 /* The timestamps go-yaml v2 recognises (Go layouts "2006-1-2", "2006-1-2 15:4:5.9",
  * "2006-1-2T15:4:5.9Z07:00" and the same with a lower-case t). */
 static bool timestamp(const char *s, size_t n)
 {
     size_t i = 0;
-    int y, mo, d, h, mi, se;
-    if (!read_digits(s, n, &i, 4, 4, &y) || i >= n || s[i] != '-')
-        return false;
-    i++;
-    if (!read_digits(s, n, &i, 1, 2, &mo) || i >= n || s[i] != '-')
-        return false;
-    i++;
-    if (!read_digits(s, n, &i, 1, 2, &d) || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo))
+    if (!read_date(s, n, &i))
         return false;
     if (i == n)
         return true;
     char sep = s[i++];
     if (sep != 'T' && sep != 't' && sep != ' ')
         return false;
-    if (!read_digits(s, n, &i, 1, 2, &h) || i >= n || s[i++] != ':' ||
-        !read_digits(s, n, &i, 1, 2, &mi) || i >= n || s[i++] != ':' ||
-        !read_digits(s, n, &i, 1, 2, &se) || h > 23 || mi > 59 || se > 59)
+    if (!read_clock(s, n, &i))
         return false;
-    if (i + 1 < n && (s[i] == '.' || s[i] == ',') && digit(s[i + 1]))
-        for (i++; i < n && digit(s[i]); i++)
-            ;
     if (sep == ' ')
         return i == n;
-    if (i + 1 == n && s[i] == 'Z')
-        return true;
-    return n - i == 6 && (s[i] == '+' || s[i] == '-') && digit(s[i + 1]) && digit(s[i + 2]) &&
-           s[i + 3] == ':' && digit(s[i + 4]) && digit(s[i + 5]);
+    return zone(s, n, i);
 }
 
 bool nd_yaml_plain_is_string(const char *s, size_t n)

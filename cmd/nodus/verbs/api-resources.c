@@ -96,16 +96,98 @@ static int cmp_res(const void *a, const void *b)
     return c;
 }
 
+/* The filters of --api-group, --namespaced, --verbs and --categories. */
+struct filter {
+    const char *group;
+    bool by_group, by_scope, namespaced;
+    const json_t *verbs, *cats;
+};
+
+static bool wanted(const struct filter *f, const json_t *r)
+{
+    if (f->by_group && strcmp(str(r, "group"), f->group ? f->group : ""))
+        return false;
+    if (f->by_scope && json_is_true(json_object_get(r, "namespaced")) != f->namespaced)
+        return false;
+    if (f->verbs && !has_all(json_object_get(r, "verbs"), f->verbs))
+        return false;
+    if (f->cats && !has_all(json_object_get(r, "categories"), f->cats))
+        return false;
+    return true;
+}
+
+/* Into rows (sized for all of them) the resources f wants, each marked with its index;
+ * returns how many. */
+static size_t select_rows(json_t *all, const struct filter *f, const json_t **rows)
+{
+    size_t n = 0, i;
+    json_t *r;
+    json_array_foreach(all, i, r)
+    {
+        if (!wanted(f, r))
+            continue;
+        json_object_set_new(r, "_i", json_integer((json_int_t)i));
+        rows[n++] = r;
+    }
+    return n;
+}
+
+/* -o name: NAME.GROUP a line. */
+static void print_names(const json_t **rows, size_t n, struct nd_buf *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *g = str(rows[i], "group");
+        nd_buf_addf(out, "%s%s%s\n", str(rows[i], "name"), *g ? "." : "", g);
+    }
+}
+
+static void add_row(struct nd_table *t, const json_t *x, bool wide)
+{
+    size_t row = nd_table_add_row(t);
+    struct nd_buf cell = ND_BUF_INIT;
+    nd_table_set(t, row, 0, str(x, "name"));
+    join(json_object_get(x, "shortNames"), false, &cell);
+    nd_table_set(t, row, 1, cell.data);
+    nd_table_set(t, row, 2, str(x, "groupVersion"));
+    nd_table_set(t, row, 3, json_is_true(json_object_get(x, "namespaced")) ? "true" : "false");
+    nd_table_set(t, row, 4, str(x, "kind"));
+    if (wide) {
+        nd_buf_reset(&cell);
+        join(json_object_get(x, "verbs"), true, &cell);
+        nd_table_set(t, row, 5, cell.data);
+        nd_buf_reset(&cell);
+        join(json_object_get(x, "categories"), false, &cell);
+        nd_table_set(t, row, 6, cell.data);
+    }
+    nd_buf_release(&cell);
+}
+
+/* The table, with verbs and categories when wide. */
+static void print_table(const json_t **rows, size_t n, bool wide, bool no_headers,
+                        struct nd_buf *out)
+{
+    static const char *const headers[] = {"NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED",
+                                          "KIND", "VERBS",      "CATEGORIES"};
+    struct nd_table t;
+    nd_table_init(&t);
+    for (size_t c = 0; c < (wide ? 7u : 5u); c++)
+        nd_table_add_column(&t, headers[c]);
+    t.no_headers = no_headers;
+    t.header_if_empty = true;
+    for (size_t i = 0; i < n; i++)
+        add_row(&t, rows[i], wide);
+    nd_table_render(&t, out);
+    nd_table_release(&t);
+}
+
 int cmd_api_resources(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
     struct nd_status st = ND_STATUS_INIT;
-    struct nd_table t;
     struct nd_buf out = ND_BUF_INIT;
     json_t *all = NULL;
     const json_t **rows = NULL;
     int rc = 0;
-    nd_table_init(&t);
     if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
@@ -133,72 +215,25 @@ int cmd_api_resources(int argc, char **argv, struct nd_ctx *ctx)
     json_t *safe = nd_term_safe_json(all, 0); /* a server's names, for a terminal */
     json_decref(all);
     all = safe;
-    const char *group = nd_opt_str(&o, "api-group");
-    bool by_group = nd_opt_set(&o, "api-group");
-    bool by_scope = nd_opt_set(&o, "namespaced");
-    bool namespaced = nd_opt_bool(&o, "namespaced");
-    const json_t *verbs = nd_opt_list(&o, "verbs"), *cats = nd_opt_list(&o, "categories");
-    size_t n = 0;
+    struct filter f = {.group = nd_opt_str(&o, "api-group"),
+                       .by_group = nd_opt_set(&o, "api-group"),
+                       .by_scope = nd_opt_set(&o, "namespaced"),
+                       .namespaced = nd_opt_bool(&o, "namespaced"),
+                       .verbs = nd_opt_list(&o, "verbs"),
+                       .cats = nd_opt_list(&o, "categories")};
     rows = nd_xcalloc(json_array_size(all) + 1, sizeof *rows);
-    size_t i;
-    json_t *r;
-    json_array_foreach(all, i, r)
-    {
-        if (by_group && strcmp(str(r, "group"), group ? group : ""))
-            continue;
-        if (by_scope && json_is_true(json_object_get(r, "namespaced")) != namespaced)
-            continue;
-        if (verbs && !has_all(json_object_get(r, "verbs"), verbs))
-            continue;
-        if (cats && !has_all(json_object_get(r, "categories"), cats))
-            continue;
-        json_object_set_new(r, "_i", json_integer((json_int_t)i));
-        rows[n++] = r;
-    }
+    size_t n = select_rows(all, &f, rows);
     sort_key = sort_by && *sort_by ? sort_by : "group";
     qsort(rows, n, sizeof *rows, cmp_res);
-
-    if (name_only) {
-        for (i = 0; i < n; i++) {
-            const char *g = str(rows[i], "group");
-            nd_buf_addf(&out, "%s%s%s\n", str(rows[i], "name"), *g ? "." : "", g);
-        }
-        nd_out(&out);
-        goto out;
-    }
-    static const char *const headers[] = {"NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED",
-                                          "KIND", "VERBS",      "CATEGORIES"};
-    for (size_t c = 0; c < (wide ? 7u : 5u); c++)
-        nd_table_add_column(&t, headers[c]);
-    t.no_headers = nd_opt_bool(&o, "no-headers");
-    t.header_if_empty = true;
-    for (i = 0; i < n; i++) {
-        const json_t *x = rows[i];
-        size_t row = nd_table_add_row(&t);
-        struct nd_buf cell = ND_BUF_INIT;
-        nd_table_set(&t, row, 0, str(x, "name"));
-        join(json_object_get(x, "shortNames"), false, &cell);
-        nd_table_set(&t, row, 1, cell.data);
-        nd_table_set(&t, row, 2, str(x, "groupVersion"));
-        nd_table_set(&t, row, 3, json_is_true(json_object_get(x, "namespaced")) ? "true" : "false");
-        nd_table_set(&t, row, 4, str(x, "kind"));
-        if (wide) {
-            nd_buf_reset(&cell);
-            join(json_object_get(x, "verbs"), true, &cell);
-            nd_table_set(&t, row, 5, cell.data);
-            nd_buf_reset(&cell);
-            join(json_object_get(x, "categories"), false, &cell);
-            nd_table_set(&t, row, 6, cell.data);
-        }
-        nd_buf_release(&cell);
-    }
-    nd_table_render(&t, &out);
+    if (name_only)
+        print_names(rows, n, &out);
+    else
+        print_table(rows, n, wide, nd_opt_bool(&o, "no-headers"), &out);
     nd_out(&out);
 out:
     free(rows);
     json_decref(all);
     nd_buf_release(&out);
-    nd_table_release(&t);
     nd_status_release(&st);
     nd_opts_release(&o);
     return rc;

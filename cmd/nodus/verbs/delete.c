@@ -159,6 +159,157 @@ static int wait_gone(struct nd_ctx *ctx, const struct target *t, int64_t deadlin
                : 0;
 }
 
+/* The objects of the -f manifests become targets. */
+static int add_manifests(struct nd_ctx *ctx, const json_t *files, bool recursive,
+                         struct nd_manifests *ms, struct targets *t, struct nd_status *st)
+{
+    if (nd_manifests_read(files, recursive, ms, st) < 0)
+        return -1;
+    for (size_t i = 0; i < ms->n; i++) {
+        const char *mns, *mname;
+        if (nd_manifest_namespace(&ms->v[i], nd_ctx_namespace(ctx), ctx->namespace_flag != NULL,
+                                  &mns, st) < 0 ||
+            !(mname = nd_manifest_name(&ms->v[i], "deleting", st)))
+            return -1;
+        add(t, ms->v[i].kind, mns, mname);
+        t->v[t->n - 1].source = ms->v[i].source;
+    }
+    return 0;
+}
+
+/* Refuses a KIND without names, selector or --all, and an empty selector; 0 or the exit
+ * code. */
+static int check_selection(struct nd_ctx *ctx, const struct nd_res_list *res,
+                           const struct sels *sel, bool all)
+{
+    if (res->by_name)
+        return 0;
+    if ((sel->labels && !*sel->labels) || (sel->fields && !*sel->fields))
+        /* "-l $EMPTY" would list, and delete, every object */
+        return nd_cli_usage(ctx, "an empty selector selects every object (use --all to "
+                                 "delete every one)");
+    if (!sel->labels && !sel->fields && !all)
+        return nd_cli_usage(ctx, "resource(s) were provided, but no name was specified "
+                                 "(use --all to delete every one, or -l or "
+                                 "--field-selector to select)");
+    return 0;
+}
+
+/* The objects named on the command line, or listed by kind and selector, become targets.
+ * ns: the project to list in (NULL: all of them). */
+static int add_resolved(struct nd_ctx *ctx, const struct nd_res_list *res, const char *ns,
+                        const struct sels *sel, struct targets *t, struct nd_status *st)
+{
+    for (size_t i = 0; i < res->n; i++) {
+        const struct nd_kind *k = res->v[i].k;
+        const char *kns = k->namespaced ? (ns ? ns : NULL) : "";
+        if (res->by_name) {
+            for (size_t j = 0; j < json_array_size(res->v[i].names); j++)
+                add(t, k, k->namespaced ? nd_ctx_namespace(ctx) : "",
+                    json_string_value(json_array_get(res->v[i].names, j)));
+        } else if (add_listed(ctx, t, k, kns, sel, st) < 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Asks before deleting n objects; 0 to go on, or the exit code. */
+static int confirm(struct nd_ctx *ctx, size_t n)
+{
+    struct nd_status st = ND_STATUS_INIT;
+    char question[64];
+    snprintf(question, sizeof question, "Delete %zu objects?", n);
+    bool yes = false;
+    if (nd_prompt_yes(question, "--yes", &yes, &st) < 0)
+        return nd_cli_error(ctx, &st);
+    if (!yes) {
+        fprintf(stderr, "Nothing deleted.\n");
+        return 1;
+    }
+    return 0;
+}
+
+/* How each target is deleted and reported. */
+struct how {
+    const char *policy; /* propagationPolicy */
+    enum nd_dry_run dry;
+    bool ignore_not_found;
+    bool names; /* -o name */
+};
+
+static void print_deleted(const struct how *h, const struct target *t)
+{
+    char what[ND_KIND_NAME_MAX];
+    nd_kind_display_name(t->k, what, sizeof what);
+    char *shown = nd_term_safe(t->name, 0); /* a name a server's list may have given */
+    if (h->names)
+        printf("%s/%s\n", what, shown);
+    else
+        printf("%s \"%s\" deleted%s\n", what, shown,
+               h->dry == ND_DRY_SERVER   ? " (server dry run)"
+               : h->dry == ND_DRY_CLIENT ? " (dry run)"
+                                         : "");
+    free(shown);
+    fflush(stdout);
+}
+
+/* Sends the DELETE of one target (unless a client dry run), keeps the uid it had and
+ * prints it; 0 when sent, else the exit code (0 too for an ignored NotFound) with *sent
+ * false. */
+static int delete_one(struct nd_ctx *ctx, const struct how *h, struct target *t, bool *sent)
+{
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_buf p = ND_BUF_INIT;
+    nd_kind_path(t->k, t->ns, t->name, NULL, &p);
+    json_t *body = json_pack("{ssss}", "kind", "DeleteOptions", "propagationPolicy", h->policy);
+    if (h->dry == ND_DRY_SERVER)
+        json_object_set_new(body, "dryRun", json_pack("[s]", "All"));
+    json_t *res_obj = NULL;
+    int rc = 0;
+    if (h->dry != ND_DRY_CLIENT)
+        rc = nd_write(ctx,
+                      &(struct nd_write_req){
+                          .method = "DELETE", .path = p.data, .body = body, .out = &res_obj},
+                      &st);
+    json_decref(body);
+    nd_buf_release(&p);
+    *sent = rc == 0;
+    int code = 0;
+    if (rc < 0) {
+        if (!(h->ignore_not_found && st.reason && !strcmp(st.reason, "NotFound"))) {
+            if (t->source)
+                nd_write_error_source(&st, "deleting", t->source);
+            code = nd_cli_error(ctx, &st);
+        }
+    } else {
+        const char *uid =
+            json_string_value(json_object_get(json_object_get(res_obj, "metadata"), "uid"));
+        if (uid)
+            t->uid = nd_xstrdup(uid);
+        print_deleted(h, t);
+    }
+    nd_status_release(&st);
+    json_decref(res_obj);
+    return code;
+}
+
+/* Waits until every sent target is gone; the exit code of the first that is not. */
+static int wait_all(struct nd_ctx *ctx, const struct targets *t, const bool *sent, int64_t deadline)
+{
+    struct nd_status st = ND_STATUS_INIT;
+    int worst = 0;
+    for (size_t i = 0; i < t->n; i++) {
+        if (sent[i] && wait_gone(ctx, &t->v[i], deadline, &st) < 0) {
+            int c = nd_cli_error(ctx, &st);
+            if (!worst)
+                worst = c;
+            nd_status_release(&st);
+        }
+    }
+    return worst;
+}
+
 int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
@@ -166,12 +317,11 @@ int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
     struct targets t = {0};
     struct nd_manifests ms = {0};
     struct nd_res_list res = {0};
-    enum nd_dry_run dry;
+    struct how h = {0};
     int worst = 0;
-    const char *pp;
     if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
-        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
-        !(pp = policy(nd_opt_str(&o, "cascade"), &st))) {
+        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &h.dry, &st) < 0 ||
+        !(h.policy = policy(nd_opt_str(&o, "cascade"), &st))) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
@@ -180,50 +330,21 @@ int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
     bool selected = sel.labels || sel.fields;
     bool all = nd_opt_bool(&o, "all");
     if (nd_opt_list(&o, "filename")) {
-        if (nd_manifests_read(nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms,
-                              &st) < 0) {
+        if (add_manifests(ctx, nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms, &t,
+                          &st) < 0) {
             worst = nd_cli_error(ctx, &st);
             goto out;
-        }
-        for (size_t i = 0; i < ms.n; i++) {
-            const char *mns, *mname;
-            if (nd_manifest_namespace(&ms.v[i], nd_ctx_namespace(ctx),
-                                      ctx->namespace_flag != NULL, &mns, &st) < 0 ||
-                !(mname = nd_manifest_name(&ms.v[i], "deleting", &st))) {
-                worst = nd_cli_error(ctx, &st);
-                goto out;
-            }
-            add(&t, ms.v[i].kind, mns, mname);
-            t.v[t.n - 1].source = ms.v[i].source;
         }
     } else {
         if (nd_resolve_args(o.npos, o.pos, &res, &st) < 0) {
             worst = nd_cli_error(ctx, &st);
             goto out;
         }
-        if (!res.by_name && ((sel.labels && !*sel.labels) || (sel.fields && !*sel.fields))) {
-            /* "-l $EMPTY" would list, and delete, every object */
-            worst = nd_cli_usage(ctx, "an empty selector selects every object (use --all to "
-                                      "delete every one)");
+        if ((worst = check_selection(ctx, &res, &sel, all)))
             goto out;
-        }
-        if (!res.by_name && !selected && !all) {
-            worst = nd_cli_usage(ctx, "resource(s) were provided, but no name was specified "
-                                      "(use --all to delete every one, or -l or "
-                                      "--field-selector to select)");
+        if (add_resolved(ctx, &res, ns, &sel, &t, &st) < 0) {
+            worst = nd_cli_error(ctx, &st);
             goto out;
-        }
-        for (size_t i = 0; i < res.n; i++) {
-            const struct nd_kind *k = res.v[i].k;
-            const char *kns = k->namespaced ? (ns ? ns : NULL) : "";
-            if (res.by_name) {
-                for (size_t j = 0; j < json_array_size(res.v[i].names); j++)
-                    add(&t, k, k->namespaced ? nd_ctx_namespace(ctx) : "",
-                        json_string_value(json_array_get(res.v[i].names, j)));
-            } else if (add_listed(ctx, &t, k, kns, &sel, &st) < 0) {
-                worst = nd_cli_error(ctx, &st);
-                goto out;
-            }
         }
         if (!res.by_name && t.n == 0) {
             fprintf(stderr, "No resources found\n");
@@ -232,78 +353,23 @@ int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
     }
     /* a prompt before deleting several objects, only on a terminal */
     if (t.n > 1 && !nd_opt_bool(&o, "yes") && !all && !selected && isatty(STDIN_FILENO) &&
-        isatty(STDERR_FILENO) && dry == ND_DRY_NONE) {
-        char question[64];
-        snprintf(question, sizeof question, "Delete %zu objects?", t.n);
-        bool yes = false;
-        if (nd_prompt_yes(question, "--yes", &yes, &st) < 0) {
-            worst = nd_cli_error(ctx, &st);
-            goto out;
-        }
-        if (!yes) {
-            fprintf(stderr, "Nothing deleted.\n");
-            worst = 1;
-            goto out;
-        }
-    }
+        isatty(STDERR_FILENO) && h.dry == ND_DRY_NONE && (worst = confirm(ctx, t.n)))
+        goto out;
     bool wait = !nd_opt_set(&o, "wait") || nd_opt_bool(&o, "wait");
     int64_t timeout = nd_opt_ms(&o, "timeout", 0);
     int64_t deadline = timeout ? nd_now_ms() + timeout : 0;
+    h.ignore_not_found = nd_opt_bool(&o, "ignore-not-found");
+    h.names = nd_opt_str(&o, "output") && !strcmp(nd_opt_str(&o, "output"), "name");
     bool *sent = nd_xcalloc(t.n ? t.n : 1, sizeof *sent);
     for (size_t i = 0; i < t.n; i++) {
-        struct nd_buf p = ND_BUF_INIT;
-        nd_kind_path(t.v[i].k, t.v[i].ns, t.v[i].name, NULL, &p);
-        json_t *body = json_pack("{ssss}", "kind", "DeleteOptions", "propagationPolicy", pp);
-        if (dry == ND_DRY_SERVER)
-            json_object_set_new(body, "dryRun", json_pack("[s]", "All"));
-        json_t *res_obj = NULL;
-        int rc = 0;
-        if (dry != ND_DRY_CLIENT)
-            rc = nd_write(ctx,
-                          &(struct nd_write_req){
-                              .method = "DELETE", .path = p.data, .body = body, .out = &res_obj},
-                          &st);
-        json_decref(body);
-        nd_buf_release(&p);
-        if (rc < 0) {
-            if (!(nd_opt_bool(&o, "ignore-not-found") && st.reason &&
-                  !strcmp(st.reason, "NotFound"))) {
-                if (t.v[i].source)
-                    nd_write_error_source(&st, "deleting", t.v[i].source);
-                int c = nd_cli_error(ctx, &st);
-                if (!worst)
-                    worst = c;
-            }
-            nd_status_release(&st);
-            json_decref(res_obj);
-            continue;
-        }
-        const char *uid =
-            json_string_value(json_object_get(json_object_get(res_obj, "metadata"), "uid"));
-        if (uid)
-            t.v[i].uid = nd_xstrdup(uid);
-        json_decref(res_obj);
-        sent[i] = true;
-        char what[ND_KIND_NAME_MAX];
-        nd_kind_display_name(t.v[i].k, what, sizeof what);
-        char *shown = nd_term_safe(t.v[i].name, 0); /* a name a server's list may have given */
-        if (nd_opt_str(&o, "output") && !strcmp(nd_opt_str(&o, "output"), "name"))
-            printf("%s/%s\n", what, shown);
-        else
-            printf("%s \"%s\" deleted%s\n", what, shown,
-                   dry == ND_DRY_SERVER ? " (server dry run)" : dry == ND_DRY_CLIENT ? " (dry run)" : "");
-        free(shown);
-        fflush(stdout);
+        int c = delete_one(ctx, &h, &t.v[i], &sent[i]);
+        if (!worst)
+            worst = c;
     }
-    if (wait && dry == ND_DRY_NONE) {
-        for (size_t i = 0; i < t.n; i++) {
-            if (sent[i] && wait_gone(ctx, &t.v[i], deadline, &st) < 0) {
-                int c = nd_cli_error(ctx, &st);
-                if (!worst)
-                    worst = c;
-                nd_status_release(&st);
-            }
-        }
+    if (wait && h.dry == ND_DRY_NONE) {
+        int c = wait_all(ctx, &t, sent, deadline);
+        if (!worst)
+            worst = c;
     }
     free(sent);
 out:

@@ -146,25 +146,110 @@ static void field_hint(const struct nd_kind *k, const json_t *orig, const json_t
     free(parent);
 }
 
+/* One object being edited: where it lives and the version that was opened. */
+struct session {
+    struct nd_ctx *ctx;
+    const struct nd_kind *k;
+    const char *name;
+    const char *path; /* its API path */
+    enum nd_validate validate;
+    json_t *orig; /* as opened, without managedFields */
+};
+
+/* Saves what changed from s->orig to edited as a merge patch over the version that was
+ * opened: 0 saved, 1 nothing changed, -1 with st. */
+static int save(const struct session *s, const json_t *edited, struct nd_status *st)
+{
+    json_t *patch = nd_merge_patch_create(s->orig, edited);
+    if (json_object_size(patch) == 0) {
+        json_decref(patch);
+        return 1;
+    }
+    /* save only over the version that was opened */
+    json_t *pm = json_object_get(patch, "metadata");
+    if (!json_is_object(pm)) {
+        pm = json_object();
+        json_object_set_new(patch, "metadata", pm);
+    }
+    json_object_set(pm, "resourceVersion",
+                    json_object_get(json_object_get(s->orig, "metadata"), "resourceVersion"));
+    struct nd_buf pp = ND_BUF_INIT;
+    nd_buf_addf(&pp, "%s?fieldManager=kubectl-edit", s->path);
+    nd_validate_query(s->validate, &pp);
+    json_t *after = NULL;
+    int w = nd_write(s->ctx,
+                     &(struct nd_write_req){.method = "PATCH",
+                                            .path = pp.data,
+                                            .content_type = "application/merge-patch+json",
+                                            .body = patch,
+                                            .out = &after},
+                     st);
+    nd_buf_release(&pp);
+    json_decref(after);
+    json_decref(patch);
+    return w < 0 ? -1 : 0;
+}
+
+/* The comment the file reopens with after the save failed with st: the header, then the
+ * message, or (as kubectl) what was not valid and one line per cause. */
+static void error_header(const struct session *s, const json_t *edited, const struct nd_status *st,
+                         struct nd_buf *head)
+{
+    const struct nd_kind *k = s->k;
+    nd_buf_reset(head);
+    nd_buf_adds(head, header);
+    const json_t *causes = json_object_get(st->details, "causes");
+    if (json_array_size(causes) == 0) {
+        nd_buf_addf(head, "# %s\n#\n", st->message ? st->message : "the save failed");
+        return;
+    }
+    nd_buf_addf(head, "# %s%s%s \"%s\" was not valid:\n", k->plural, *k->group ? "." : "", k->group,
+                s->name);
+    size_t i;
+    json_t *c;
+    json_array_foreach(causes, i, c)
+    {
+        const char *f = json_string_value(json_object_get(c, "field"));
+        const char *m = json_string_value(json_object_get(c, "message"));
+        /* the server's text, one comment line: no line break, no control */
+        char *sf = nd_term_safe(f ? f : "", 0), *sm = nd_term_safe(m ? m : "", 0);
+        nd_buf_addf(head, "# * %s%s%s", sf, f ? ": " : "", sm);
+        if (f && m && !strncmp(m, "unknown field ", 14) && edited)
+            field_hint(k, s->orig, edited, sf, head);
+        nd_buf_addch(head, '\n');
+        free(sf);
+        free(sm);
+    }
+    nd_buf_adds(head, "#\n");
+}
+
+/* The object as the editor shows it: YAML (or JSON), then a line break. */
+static int dump_doc(const json_t *obj, bool as_json, struct nd_buf *doc, struct nd_status *st)
+{
+    if (as_json ? nd_json_dump(obj, doc, ND_JSON_PRETTY) < 0 : nd_yaml_dump(obj, doc, st) < 0)
+        return -1;
+    nd_buf_addch(doc, '\n');
+    return 0;
+}
+
 /* 0 saved or cancelled; -1 with st; -2 gave up with the message printed (exit 1). */
 static int edit_one(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns, const char *name,
                     bool as_json, enum nd_validate validate, struct nd_status *st)
 {
     struct nd_buf path = ND_BUF_INIT;
     nd_kind_path(k, ns, name, NULL, &path);
-    json_t *orig = NULL, *edited = NULL, *patch = NULL, *after = NULL;
+    struct session s = {.ctx = ctx, .k = k, .name = name, .path = path.data, .validate = validate};
+    json_t *edited = NULL;
     char *dir = nd_tmpdir_template("nodus-edit");
     char *file = NULL;
     int fd = -1, rc = -1;
     char *text = NULL, *failed = NULL;
     struct nd_buf head = ND_BUF_INIT, doc = ND_BUF_INIT;
-    if (nd_get(ctx, path.data, &orig, st) < 0)
+    if (nd_get(ctx, path.data, &s.orig, st) < 0)
         goto out;
-    json_object_del(json_object_get(orig, "metadata"), "managedFields");
-    if (as_json ? nd_json_dump(orig, &doc, ND_JSON_PRETTY) < 0
-                : nd_yaml_dump(orig, &doc, st) < 0)
+    json_object_del(json_object_get(s.orig, "metadata"), "managedFields");
+    if (dump_doc(s.orig, as_json, &doc, st) < 0)
         goto out;
-    nd_buf_addch(&doc, '\n');
     if (!mkdtemp(dir)) {
         nd_status_set(st, "Usage", NULL, "cannot make a temporary directory: %s",
                       strerror(errno));
@@ -182,82 +267,31 @@ static int edit_one(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
         }
         free(text);
         text = read_back(file);
-        if (!text || blank(text)) {
-            fprintf(stderr, "Edit cancelled, no changes made.\n");
-            rc = 0;
-            goto out;
-        }
-        if (failed && !strcmp(failed, text)) {
+        bool empty = !text || blank(text);
+        if (!empty && failed && !strcmp(failed, text)) {
             /* reopened after an error and saved as it was: give up (exit 1), as kubectl */
             rc = -2;
             goto out;
         }
-        json_decref(edited);
-        edited = nd_yaml_load(text, strlen(text), file, st);
-        json_decref(patch);
-        patch = NULL;
-        if (edited) {
-            patch = nd_merge_patch_create(orig, edited);
-            if (json_object_size(patch) == 0) {
-                fprintf(stderr, "Edit cancelled, no changes made.\n");
-                rc = 0;
-                goto out;
-            }
-            /* save only over the version that was opened */
-            json_t *pm = json_object_get(patch, "metadata");
-            if (!json_is_object(pm)) {
-                pm = json_object();
-                json_object_set_new(patch, "metadata", pm);
-            }
-            json_object_set(pm, "resourceVersion",
-                            json_object_get(json_object_get(orig, "metadata"), "resourceVersion"));
-            struct nd_buf pp = ND_BUF_INIT;
-            nd_buf_addf(&pp, "%s?fieldManager=kubectl-edit", path.data);
-            nd_validate_query(validate, &pp);
-            json_decref(after);
-            after = NULL;
-            int w = nd_write(ctx,
-                             &(struct nd_write_req){.method = "PATCH",
-                                                    .path = pp.data,
-                                                    .content_type = "application/merge-patch+json",
-                                                    .body = patch,
-                                                    .out = &after},
-                             st);
-            nd_buf_release(&pp);
-            if (w == 0) {
-                char res[ND_KIND_NAME_MAX];
-                nd_kind_display_name(k, res, sizeof res);
-                printf("%s/%s edited\n", res, name);
-                rc = 0;
-                goto out;
-            }
+        int saved = 1; /* 1: nothing to save, 0: saved, -1: failed with st */
+        if (!empty) {
+            json_decref(edited);
+            edited = nd_yaml_load(text, strlen(text), file, st);
+            saved = edited ? save(&s, edited, st) : -1;
+        }
+        if (saved > 0)
+            fprintf(stderr, "Edit cancelled, no changes made.\n");
+        if (saved == 0) {
+            char res[ND_KIND_NAME_MAX];
+            nd_kind_display_name(k, res, sizeof res);
+            printf("%s/%s edited\n", res, name);
+        }
+        if (saved >= 0) {
+            rc = 0;
+            goto out;
         }
         /* reopen with the error on top, keeping what was written */
-        nd_buf_reset(&head);
-        nd_buf_adds(&head, header);
-        const json_t *causes = json_object_get(st->details, "causes");
-        if (json_array_size(causes) == 0) {
-            nd_buf_addf(&head, "# %s\n#\n", st->message ? st->message : "the save failed");
-        } else {
-            /* as kubectl: what was not valid, then one line per cause */
-            nd_buf_addf(&head, "# %s%s%s \"%s\" was not valid:\n", k->plural,
-                        *k->group ? "." : "", k->group, name);
-            size_t i;
-            json_t *c;
-            json_array_foreach(causes, i, c) {
-                const char *f = json_string_value(json_object_get(c, "field"));
-                const char *m = json_string_value(json_object_get(c, "message"));
-                /* the server's text, one comment line: no line break, no control */
-                char *sf = nd_term_safe(f ? f : "", 0), *sm = nd_term_safe(m ? m : "", 0);
-                nd_buf_addf(&head, "# * %s%s%s", sf, f ? ": " : "", sm);
-                if (f && m && !strncmp(m, "unknown field ", 14) && edited)
-                    field_hint(k, orig, edited, sf, &head);
-                nd_buf_addch(&head, '\n');
-                free(sf);
-                free(sm);
-            }
-            nd_buf_adds(&head, "#\n");
-        }
+        error_header(&s, edited, st, &head);
         nd_status_release(st);
         free(failed);
         failed = nd_xstrdup(text);
@@ -278,10 +312,8 @@ out:
     free(text);
     nd_buf_release(&head);
     nd_buf_release(&doc);
-    json_decref(orig);
+    json_decref(s.orig);
     json_decref(edited);
-    json_decref(patch);
-    json_decref(after);
     nd_buf_release(&path);
     return rc;
 }

@@ -254,6 +254,158 @@ static int check_passthrough(struct nd_ctx *ctx, const struct nd_opts *o, int *r
     return 0;
 }
 
+/* After start: name is the current context; the one current until then may still reach
+ * its emulator, and the environment may override name. */
+static void announce(struct nd_ctx *ctx, const struct nd_emu *e, const char *name, const char *prev)
+{
+    printf("context \"%s\" is current\n", name);
+    say_previous(prev, name, ctx);
+    fflush(stdout);
+    warn_env_overrides(e->url, name);
+}
+
+/* start when e runs already: point the context at it; the flags cannot apply. */
+static int start_running(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_emu *e,
+                         const char *name, const char *prev)
+{
+    struct nd_status st = ND_STATUS_INIT;
+    if (write_context(ctx, name, e, &st) < 0) {
+        int rc = nd_cli_error(ctx, &st);
+        nd_status_release(&st);
+        return rc;
+    }
+    printf("emulator already running: %s (pid %ld, state %s)\n", e->url, (long)e->pid, e->dir);
+    if (o->ndash || nd_opt_set(o, "max-upload-bytes") || nd_opt_set(o, "runtime") ||
+        nd_opt_set(o, "speed") || nd_opt_set(o, "seed") || nd_opt_bool(o, "reset"))
+        fprintf(stderr, "warning: the flags were not applied: the emulator runs already "
+                        "(nodus emulator stop, then start it again)\n");
+    announce(ctx, e, name, prev);
+    return 0;
+}
+
+/* The files of a starting emulator, in its state directory, and its binary. */
+struct start_files {
+    char *port, *log, *pid, *bin;
+};
+
+/* nodus-emulator's command line: our state, listen and port file, the flags start passes
+ * on, then those after "--". */
+static const char **emulator_argv(const struct nd_opts *o, const struct nd_emu *e,
+                                  const struct start_files *f)
+{
+    const char **argv = nd_xmalloc(((size_t)o->ndash + 20) * sizeof *argv);
+    int n = 0;
+    argv[n++] = f->bin;
+    argv[n++] = "--state";
+    argv[n++] = e->dir;
+    argv[n++] = "--listen";
+    argv[n++] = "127.0.0.1:0";
+    argv[n++] = "--port-file";
+    argv[n++] = f->port;
+    static const char *const pairs[][2] = {{"speed", "--speed"},
+                                           {"seed", "--seed"},
+                                           {"max-upload-bytes", "--max-upload-bytes"},
+                                           {"runtime", "--runtime"}};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        if (nd_opt_str(o, pairs[i][0])) {
+            argv[n++] = pairs[i][1];
+            argv[n++] = nd_opt_str(o, pairs[i][0]);
+        }
+    }
+    if (nd_opt_bool(o, "reset"))
+        argv[n++] = "--reset";
+    for (int i = 0; i < o->ndash; i++)
+        argv[n++] = o->dash[i];
+    argv[n] = NULL;
+    return argv;
+}
+
+/* Runs argv as a daemon (its own session, stdin /dev/null, output to the log file);
+ * its pid, or -1. */
+static pid_t spawn(const struct start_files *f, const char **argv)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    setsid();
+    int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    int log = open(f->log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (null >= 0)
+        dup2(null, 0);
+    if (log >= 0) {
+        dup2(log, 1);
+        dup2(log, 2);
+    }
+    for (int fd = 3; fd < 1024; fd++) /* nothing of ours stays open in the daemon */
+        close(fd);
+    execvp(f->bin, (char *const *)argv);
+    fprintf(stderr, "nodus: cannot run %s: %s\n", f->bin, strerror(errno));
+    _exit(127);
+}
+
+/* The port pid listens on once it has written its port file, or -1 with st when it
+ * exited first (what it logged past log_off) or took over 15 seconds. */
+static long wait_ready(pid_t pid, const struct start_files *f, long log_off, struct nd_status *st)
+{
+    /* ready when it has written its port file; gone when it exited */
+    for (int i = 0; i < 300 && nd_emu_read_number(f->port) <= 0; i++) {
+        int status;
+        if (waitpid(pid, &status, WNOHANG) == pid) {
+            char *why = first_line_from(f->log, log_off);
+            nd_status_set(st, "Usage", "see its log: nodus emulator logs",
+                          "the emulator exited at start (status %d)%s%s; its log is %s",
+                          WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+                          why ? ": " : "", why ? why : "", f->log);
+            free(why);
+            return -1;
+        }
+        sleep_ms(50);
+    }
+    long port = nd_emu_read_number(f->port);
+    if (port <= 0) {
+        kill(pid, SIGTERM);
+        return nd_status_set(st, "Timeout", "see its log: nodus emulator logs",
+                             "the emulator did not become ready within 15 seconds");
+    }
+    return port;
+}
+
+/* Starts nodus-emulator on e->dir, waits until it is ready and records its pid; e gets
+ * its pid and url. */
+static int launch(const struct nd_opts *o, struct nd_emu *e, struct nd_status *st)
+{
+    if (mkdir_p(e->dir) < 0)
+        return nd_status_set(st, "Usage", NULL, "cannot create %s: %s", e->dir, strerror(errno));
+    struct start_files f = {file_in(e, "emulator.port"), file_in(e, "emulator.log"),
+                            file_in(e, "emulator.pid"), emulator_binary()};
+    unlink(f.port);
+    const char **argv = emulator_argv(o, e, &f);
+    struct stat lsb;
+    long log_off = stat(f.log, &lsb) == 0 ? (long)lsb.st_size : 0;
+    pid_t pid = spawn(&f, argv);
+    long port = -1;
+    if (pid < 0)
+        nd_status_set(st, "InternalError", NULL, "cannot start the emulator: %s", strerror(errno));
+    else
+        port = wait_ready(pid, &f, log_off, st);
+    if (port > 0) {
+        FILE *pf = fopen(f.pid, "we");
+        if (pf) {
+            fprintf(pf, "%ld\n", (long)pid);
+            fclose(pf);
+        }
+        e->pid = pid;
+        e->url = nd_xasprintf("http://127.0.0.1:%ld", port);
+    }
+    free(argv);
+    free(f.port);
+    free(f.log);
+    free(f.pid);
+    free(f.bin);
+    return port > 0 ? 0 : -1;
+}
+
 static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_emu *e)
 {
     int urc = 0;
@@ -270,125 +422,15 @@ static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_emu *e)
     if (nd_config_current_context(cfg))
         prev = nd_xstrdup(nd_config_current_context(cfg));
     if (nd_emu_running(e)) {
-        if (write_context(ctx, name, e, &st) < 0) {
-            rc = nd_cli_error(ctx, &st);
-            goto out;
-        }
-        printf("emulator already running: %s (pid %ld, state %s)\n", e->url, (long)e->pid,
-               e->dir);
-        if (o->ndash || nd_opt_set(o, "max-upload-bytes") || nd_opt_set(o, "runtime") ||
-            nd_opt_set(o, "speed") || nd_opt_set(o, "seed") || nd_opt_bool(o, "reset"))
-            fprintf(stderr, "warning: the flags were not applied: the emulator runs already "
-                            "(nodus emulator stop, then start it again)\n");
-        printf("context \"%s\" is current\n", name);
-        say_previous(prev, name, ctx);
-        fflush(stdout);
-        warn_env_overrides(e->url, name);
+        rc = start_running(ctx, o, e, name, prev);
         goto out;
     }
-    if (mkdir_p(e->dir) < 0) {
-        nd_status_set(&st, "Usage", NULL, "cannot create %s: %s", e->dir, strerror(errno));
+    if (launch(o, e, &st) < 0 || write_context(ctx, name, e, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
-    char *portf = file_in(e, "emulator.port"), *logf = file_in(e, "emulator.log");
-    char *pidf = file_in(e, "emulator.pid"), *bin = emulator_binary();
-    unlink(portf);
-    const char **argv = nd_xmalloc(((size_t)o->ndash + 20) * sizeof *argv);
-    int n = 0;
-    argv[n++] = bin;
-    argv[n++] = "--state";
-    argv[n++] = e->dir;
-    argv[n++] = "--listen";
-    argv[n++] = "127.0.0.1:0";
-    argv[n++] = "--port-file";
-    argv[n++] = portf;
-    static const char *const pairs[][2] = {{"speed", "--speed"},
-                                           {"seed", "--seed"},
-                                           {"max-upload-bytes", "--max-upload-bytes"},
-                                           {"runtime", "--runtime"}};
-    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
-        if (nd_opt_str(o, pairs[i][0])) {
-            argv[n++] = pairs[i][1];
-            argv[n++] = nd_opt_str(o, pairs[i][0]);
-        }
-    }
-    if (nd_opt_bool(o, "reset"))
-        argv[n++] = "--reset";
-    for (int i = 0; i < o->ndash; i++)
-        argv[n++] = o->dash[i];
-    argv[n] = NULL;
-    struct stat lsb;
-    long log_off = stat(logf, &lsb) == 0 ? (long)lsb.st_size : 0;
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        setsid();
-        int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-        int log = open(logf, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-        if (null >= 0)
-            dup2(null, 0);
-        if (log >= 0) {
-            dup2(log, 1);
-            dup2(log, 2);
-        }
-        for (int fd = 3; fd < 1024; fd++) /* nothing of ours stays open in the daemon */
-            close(fd);
-        execvp(bin, (char *const *)argv);
-        fprintf(stderr, "nodus: cannot run %s: %s\n", bin, strerror(errno));
-        _exit(127);
-    }
-    if (pid < 0) {
-        nd_status_set(&st, "InternalError", NULL, "cannot start the emulator: %s",
-                      strerror(errno));
-        rc = nd_cli_error(ctx, &st);
-        goto done;
-    }
-    /* ready when it has written its port file; gone when it exited */
-    for (int i = 0; i < 300 && nd_emu_read_number(portf) <= 0; i++) {
-        int status;
-        if (waitpid(pid, &status, WNOHANG) == pid) {
-            char *why = first_line_from(logf, log_off);
-            nd_status_set(&st, "Usage", "see its log: nodus emulator logs",
-                          "the emulator exited at start (status %d)%s%s; its log is %s",
-                          WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
-                          why ? ": " : "", why ? why : "", logf);
-            free(why);
-            rc = nd_cli_error(ctx, &st);
-            goto done;
-        }
-        sleep_ms(50);
-    }
-    long port = nd_emu_read_number(portf);
-    if (port <= 0) {
-        kill(pid, SIGTERM);
-        nd_status_set(&st, "Timeout", "see its log: nodus emulator logs",
-                      "the emulator did not become ready within 15 seconds");
-        rc = nd_cli_error(ctx, &st);
-        goto done;
-    }
-    FILE *f = fopen(pidf, "we");
-    if (f) {
-        fprintf(f, "%ld\n", (long)pid);
-        fclose(f);
-    }
-    e->pid = pid;
-    e->url = nd_xasprintf("http://127.0.0.1:%ld", port);
-    if (write_context(ctx, name, e, &st) < 0) {
-        rc = nd_cli_error(ctx, &st);
-        goto done;
-    }
-    printf("emulator started: %s (pid %ld, state %s)\n", e->url, (long)pid, e->dir);
-    printf("context \"%s\" is current\n", name);
-    say_previous(prev, name, ctx);
-    fflush(stdout);
-    warn_env_overrides(e->url, name);
-done:
-    free(argv);
-    free(portf);
-    free(logf);
-    free(pidf);
-    free(bin);
+    printf("emulator started: %s (pid %ld, state %s)\n", e->url, (long)e->pid, e->dir);
+    announce(ctx, e, name, prev);
 out:
     free(name);
     free(prev);

@@ -263,6 +263,75 @@ static const struct nd_kind *target(struct nd_ctx *ctx, const char *arg, const c
     return k;
 }
 
+/* One object, then a command after "--"; 0 or the exit code of the usage error. */
+static int check_args(struct nd_ctx *ctx, const struct nd_opts *o)
+{
+    if (o->npos != 1)
+        return nd_cli_usage(ctx, o->npos ? "exec takes one object (SANDBOX or KIND/NAME), then "
+                                           "-- COMMAND"
+                                         : "name the sandbox: nodus exec SANDBOX -- COMMAND "
+                                           "[ARGS...]");
+    if (o->ndash < 1)
+        return nd_cli_usage(ctx,
+                            "you must specify at least one command: nodus exec %s -- COMMAND "
+                            "[ARGS...]",
+                            o->pos[0]);
+    return 0;
+}
+
+/* The exec subresource's path: the command's words, then which streams to attach. */
+static void exec_path(struct nd_ctx *ctx, const struct nd_kind *k, const char *name,
+                      const struct nd_opts *o, bool in, bool tty, struct nd_buf *path)
+{
+    nd_kind_path(k, nd_ctx_namespace(ctx), name, "exec", path);
+    for (int i = 0; i < o->ndash; i++) {
+        nd_buf_adds(path, i ? "&command=" : "?command=");
+        nd_buf_add_urlencoded(path, o->dash[i]);
+    }
+    nd_buf_addf(path, "%s&stdout=true%s%s", in ? "&stdin=true" : "", tty ? "" : "&stderr=true",
+                tty ? "&tty=true" : "");
+}
+
+/* run_session with the signals caught (through sig_pipe) and the terminal raw for a tty. */
+static int attach(struct nd_ws *ws, bool in, bool tty, struct session *s, struct nd_status *st)
+{
+    if (pipe(sig_pipe) < 0)
+        return nd_status_set(st, "InternalError", NULL, "pipe: %s", strerror(errno));
+    fcntl(sig_pipe[0], F_SETFL, O_NONBLOCK);
+    fcntl(sig_pipe[1], F_SETFL, O_NONBLOCK);
+    catch_signals(true);
+    if (tty)
+        raw_mode(true);
+    int r = run_session(ws, in, tty, s, st);
+    raw_mode(false);
+    catch_signals(false);
+    return r;
+}
+
+/* The exit code of a session run_session ended with r: a signal's, the command's, or the
+ * error's (printed). */
+static int session_exit(struct nd_ctx *ctx, int r, const struct session *s, struct nd_status *st)
+{
+    if (r > 0)
+        return r; /* a signal ended it: the remote side goes with the connection */
+    if (r < 0)
+        return nd_cli_error(ctx, st);
+    if (!s->status) {
+        nd_status_set(st, "Unreachable", "Retry; if it persists, look at the server's logs.",
+                      "the server closed the session before the command's exit status came");
+        return nd_cli_error(ctx, st);
+    }
+    int code = exit_code_of(s->status);
+    if (code > 0) {
+        fprintf(stderr, "command terminated with exit code %d\n", code);
+        return code;
+    }
+    if (code == 0)
+        return 0;
+    nd_status_from_json(st, s->status, 500);
+    return nd_cli_error(ctx, st);
+}
+
 int cmd_exec(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
@@ -276,20 +345,9 @@ int cmd_exec(int argc, char **argv, struct nd_ctx *ctx)
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
-    if (o.npos != 1) {
-        rc =
-            nd_cli_usage(ctx, o.npos ? "exec takes one object (SANDBOX or KIND/NAME), then -- "
-                                       "COMMAND"
-                                     : "name the sandbox: nodus exec SANDBOX -- COMMAND [ARGS...]");
+    if ((rc = check_args(ctx, &o)))
         goto out;
-    }
-    if (o.ndash < 1) {
-        rc = nd_cli_usage(ctx,
-                          "you must specify at least one command: nodus exec %s -- COMMAND "
-                          "[ARGS...]",
-                          o.pos[0]);
-        goto out;
-    }
+    rc = 1;
     const char *name = NULL;
     const struct nd_kind *k = target(ctx, o.pos[0], &name, &rc);
     if (!k)
@@ -307,52 +365,14 @@ int cmd_exec(int argc, char **argv, struct nd_ctx *ctx)
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
-    nd_kind_path(k, nd_ctx_namespace(ctx), name, "exec", &path);
-    for (int i = 0; i < o.ndash; i++) {
-        nd_buf_adds(&path, i ? "&command=" : "?command=");
-        nd_buf_add_urlencoded(&path, o.dash[i]);
-    }
-    nd_buf_addf(&path, "%s&stdout=true%s%s", in ? "&stdin=true" : "", tty ? "" : "&stderr=true",
-                tty ? "&tty=true" : "");
+    exec_path(ctx, k, name, &o, in, tty, &path);
     protos = protocols();
     struct nd_ws_opts wo = {path.data, (const char *const *)protos};
     if (nd_ws_connect(c, &wo, &ws, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
-    if (pipe(sig_pipe) < 0) {
-        nd_status_set(&st, "InternalError", NULL, "pipe: %s", strerror(errno));
-        rc = nd_cli_error(ctx, &st);
-        goto out;
-    }
-    fcntl(sig_pipe[0], F_SETFL, O_NONBLOCK);
-    fcntl(sig_pipe[1], F_SETFL, O_NONBLOCK);
-    catch_signals(true);
-    if (tty)
-        raw_mode(true);
-    int r = run_session(ws, in, tty, &s, &st);
-    raw_mode(false);
-    catch_signals(false);
-    if (r > 0) {
-        rc = r; /* a signal ended it: the remote side goes with the connection */
-    } else if (r < 0) {
-        rc = nd_cli_error(ctx, &st);
-    } else if (!s.status) {
-        nd_status_set(&st, "Unreachable", "Retry; if it persists, look at the server's logs.",
-                      "the server closed the session before the command's exit status came");
-        rc = nd_cli_error(ctx, &st);
-    } else {
-        int code = exit_code_of(s.status);
-        if (code > 0) {
-            fprintf(stderr, "command terminated with exit code %d\n", code);
-            rc = code;
-        } else if (code == 0) {
-            rc = 0;
-        } else {
-            nd_status_from_json(&st, s.status, 500);
-            rc = nd_cli_error(ctx, &st);
-        }
-    }
+    rc = session_exit(ctx, attach(ws, in, tty, &s, &st), &s, &st);
 out:
     nd_opts_release(&o);
     if (sig_pipe[0] >= 0) {

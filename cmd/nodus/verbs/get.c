@@ -289,6 +289,148 @@ out:
     return rc;
 }
 
+/* The objects of one resource argument: each name fetched (a missing one reported), or
+ * the list of its kind; -1 (reported) when the list failed. */
+static int gather(struct get_run *g, const struct nd_res *r, json_t **answer, json_t *objects,
+                  int *worst)
+{
+    struct nd_status st = ND_STATUS_INIT;
+    size_t nn = json_array_size(r->names);
+    for (size_t j = 0; j < nn; j++) {
+        json_t *one = NULL;
+        if (fetch_one(g, r->k, json_string_value(json_array_get(r->names, j)), &one, &st) < 0)
+            report(g, &st, worst);
+        else
+            collect(answer, objects, one);
+        json_decref(one);
+    }
+    if (nn)
+        return 0;
+    char *rv = NULL;
+    int lrc = get_list(g, r->k, answer, objects, &rv, &st);
+    free(rv);
+    if (lrc < 0)
+        report(g, &st, worst);
+    return lrc < 0 ? -1 : 0;
+}
+
+/* Appends the table of one kind's objects to out (after a blank line when another table
+ * came before: printed rows so far); the rows it printed. */
+static size_t add_table(struct get_run *g, const struct nd_kind *k, json_t *answer, json_t *objects,
+                        size_t printed, struct nd_buf *out, int *worst)
+{
+    if (!answer && !json_array_size(objects))
+        return 0;
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_table t;
+    nd_table_init(&t);
+    size_t before = out->len;
+    /* kubectl separates the tables of several kinds by a blank line before
+     * each header after the first; without headers, nothing */
+    if (printed && !g->popts.no_headers &&
+        (answer ? json_array_size(json_object_get(answer, "rows")) : 1))
+        nd_buf_addch(out, '\n');
+    if (sort_collected(g, answer, objects, &st) < 0) {
+        nd_buf_truncate(out, before);
+        report_local(&st, worst);
+    } else if (render_table(g, k, answer, objects, &t, out, &st) < 0) {
+        nd_buf_truncate(out, before);
+        report(g, &st, worst);
+    }
+    size_t rows = t.nrows;
+    nd_table_release(&t);
+    nd_status_release(&st);
+    return rows;
+}
+
+/* The objects of a collected answer into all: a server that answered a Table while asked
+ * for JSON gives them in its rows. */
+static void add_objects(json_t *answer, json_t *objects, json_t *all)
+{
+    if (answer) {
+        json_t *rows = json_object_get(answer, "rows");
+        size_t r;
+        json_t *row;
+        json_array_foreach(rows, r, row) json_array_append(objects, json_object_get(row, "object"));
+    }
+    json_array_extend(all, objects);
+}
+
+/* The objects of every kind in a format of objects (json, yaml, name, templates): sorted,
+ * without managedFields unless asked for; a single object not as a List. */
+static void print_all_objects(struct get_run *g, const struct nd_res_list *res, size_t total_names,
+                              json_t *all, struct nd_buf *out, int *worst)
+{
+    struct nd_status st = ND_STATUS_INIT;
+    const char *sort = nd_opt_str(g->o, "sort-by");
+    if (!nd_opt_bool(g->o, "show-managed-fields")) {
+        /* as kubectl: ownership bookkeeping is noise unless asked for */
+        size_t i;
+        json_t *obj;
+        json_array_foreach(all, i, obj)
+        {
+            json_t *copy = json_deep_copy(obj);
+            json_object_del(json_object_get(copy, "metadata"), "managedFields");
+            json_array_set_new(all, i, copy);
+        }
+    }
+    bool single = res->by_name && total_names == 1 && json_array_size(all) == 1;
+    /* as kubectl: one name asked for and not got, or nothing with --ignore-not-found,
+     * prints nothing (not an empty List) */
+    bool none = !json_array_size(all) &&
+                ((res->by_name && total_names == 1) || nd_opt_bool(g->o, "ignore-not-found"));
+    if (none)
+        ;
+    else if (sort && nd_print_sort(all, sort, &st) < 0)
+        report_local(&st, worst);
+    else if (nd_print_objects(all, single, &g->popts, out, &st) < 0)
+        report_local(&st, worst);
+    nd_status_release(&st);
+}
+
+/* "No resources found in PROJECT namespace." on stderr, as kubectl. */
+static void say_empty(const struct get_run *g, const struct nd_res_list *res)
+{
+    struct nd_buf msg = ND_BUF_INIT;
+    bool cluster = !res->v[0].k->namespaced;
+    nd_print_empty_message(cluster ? NULL : g->ns, g->ns == NULL, &msg);
+    fputs(msg.data, stderr);
+    nd_buf_release(&msg);
+}
+
+/* Lists or shows the objects of every resource argument: a table per kind, or all of
+ * them in one document. */
+static int get_all(struct get_run *g, const struct nd_res_list *res)
+{
+    int worst = 0;
+    json_t *all_objects = json_array();
+    size_t total_names = 0, printed = 0;
+    struct nd_buf out = ND_BUF_INIT;
+    for (size_t i = 0; i < res->n; i++) {
+        json_t *answer = NULL, *objects = json_array();
+        total_names += json_array_size(res->v[i].names);
+        int rc = gather(g, &res->v[i], &answer, objects, &worst);
+        if (rc == 0 && g->table)
+            printed += add_table(g, res->v[i].k, answer, objects, printed, &out, &worst);
+        else if (rc == 0)
+            add_objects(answer, objects, all_objects);
+        json_decref(answer);
+        json_decref(objects);
+        if (rc < 0)
+            goto done; /* nothing printed */
+    }
+    if (!g->table)
+        print_all_objects(g, res, total_names, all_objects, &out, &worst);
+    nd_out(&out);
+    fflush(stdout);
+    if (g->table && !printed && !res->by_name && !worst)
+        say_empty(g, res);
+done:
+    nd_buf_release(&out);
+    json_decref(all_objects);
+    return worst;
+}
+
 static int run_get(struct get_run *g, int npos, char **pos)
 {
     struct nd_status st = ND_STATUS_INIT;
@@ -316,105 +458,7 @@ static int run_get(struct get_run *g, int npos, char **pos)
     }
     if (res.several)
         g->popts.show_kind = true;
-    json_t *all_objects = json_array();
-    size_t total_names = 0, printed = 0;
-    struct nd_buf out = ND_BUF_INIT;
-    for (size_t i = 0; i < res.n; i++) {
-        const struct nd_kind *k = res.v[i].k;
-        json_t *answer = NULL, *objects = json_array();
-        size_t nn = json_array_size(res.v[i].names);
-        total_names += nn;
-        if (nn) {
-            for (size_t j = 0; j < nn; j++) {
-                json_t *one = NULL;
-                if (fetch_one(g, k, json_string_value(json_array_get(res.v[i].names, j)), &one,
-                              &st) < 0)
-                    report(g, &st, &worst);
-                else
-                    collect(&answer, objects, one);
-                json_decref(one);
-            }
-        } else {
-            char *rv = NULL;
-            int lrc = get_list(g, k, &answer, objects, &rv, &st);
-            free(rv);
-            if (lrc < 0) {
-                report(g, &st, &worst);
-                json_decref(objects);
-                json_decref(answer);
-                goto done;
-            }
-        }
-        if (g->table) {
-            struct nd_table t;
-            nd_table_init(&t);
-            if (answer || json_array_size(objects)) {
-                size_t before = out.len;
-                /* kubectl separates the tables of several kinds by a blank line before
-                 * each header after the first; without headers, nothing */
-                if (printed && !g->popts.no_headers &&
-                    (answer ? json_array_size(json_object_get(answer, "rows")) : 1))
-                    nd_buf_addch(&out, '\n');
-                if (sort_collected(g, answer, objects, &st) < 0) {
-                    nd_buf_truncate(&out, before);
-                    report_local(&st, &worst);
-                } else if (render_table(g, k, answer, objects, &t, &out, &st) < 0) {
-                    nd_buf_truncate(&out, before);
-                    report(g, &st, &worst);
-                }
-                printed += t.nrows;
-            }
-            nd_table_release(&t);
-        } else {
-            if (answer) {
-                /* a server that answered a Table while asked for JSON: use the objects */
-                json_t *rows = json_object_get(answer, "rows");
-                size_t r;
-                json_t *row;
-                json_array_foreach(rows, r, row)
-                    json_array_append(objects, json_object_get(row, "object"));
-            }
-            json_array_extend(all_objects, objects);
-        }
-        json_decref(answer);
-        json_decref(objects);
-    }
-    if (!g->table) {
-        const char *sort = nd_opt_str(g->o, "sort-by");
-        if (!nd_opt_bool(g->o, "show-managed-fields")) {
-            /* as kubectl: ownership bookkeeping is noise unless asked for */
-            size_t i;
-            json_t *obj;
-            json_array_foreach(all_objects, i, obj) {
-                json_t *copy = json_deep_copy(obj);
-                json_object_del(json_object_get(copy, "metadata"), "managedFields");
-                json_array_set_new(all_objects, i, copy);
-            }
-        }
-        bool single = res.by_name && total_names == 1 && json_array_size(all_objects) == 1;
-        /* as kubectl: one name asked for and not got, or nothing with --ignore-not-found,
-         * prints nothing (not an empty List) */
-        bool none = !json_array_size(all_objects) &&
-                    ((res.by_name && total_names == 1) || nd_opt_bool(g->o, "ignore-not-found"));
-        if (none)
-            ;
-        else if (sort && nd_print_sort(all_objects, sort, &st) < 0)
-            report_local(&st, &worst);
-        else if (nd_print_objects(all_objects, single, &g->popts, &out, &st) < 0)
-            report_local(&st, &worst);
-    }
-    nd_out(&out);
-    fflush(stdout);
-    if (g->table && !printed && !res.by_name && !worst) {
-        struct nd_buf msg = ND_BUF_INIT;
-        bool cluster = !res.v[0].k->namespaced;
-        nd_print_empty_message(cluster ? NULL : g->ns, g->ns == NULL, &msg);
-        fputs(msg.data, stderr);
-        nd_buf_release(&msg);
-    }
-done:
-    nd_buf_release(&out);
-    json_decref(all_objects);
+    worst = get_all(g, &res);
 out:
     nd_res_list_release(&res);
     nd_status_release(&st);

@@ -85,6 +85,88 @@ static int read_patch(const struct nd_opts *o, bool json_patch, json_t **out, st
     return rc;
 }
 
+/* The content type of --type; a strategic merge patch needs the Go types of built-in
+ * Kubernetes kinds (projects), which nodus.dev kinds (custom resources) do not have.
+ * 0, or the exit code of the usage error. */
+static int content_type(struct nd_ctx *ctx, const char *type, const struct nd_res_list *res,
+                        const char **ct)
+{
+    if (!strcmp(type, "merge")) {
+        *ct = "application/merge-patch+json";
+        return 0;
+    }
+    if (!strcmp(type, "json")) {
+        *ct = "application/json-patch+json";
+        return 0;
+    }
+    if (strcmp(type, "strategic"))
+        return nd_cli_usage(ctx, "--type must be merge, json or strategic, not \"%s\"", type);
+    *ct = "application/strategic-merge-patch+json";
+    for (size_t i = 0; i < res->n; i++) {
+        if (res->v[i].k->strategic)
+            continue;
+        char rn[ND_KIND_NAME_MAX];
+        return nd_cli_usage(ctx,
+                            "--type strategic: %s take no strategic merge patch (as "
+                            "custom resources; only projects do); use --type merge, the "
+                            "default",
+                            nd_kind_resource_name(res->v[i].k, rn, sizeof rn));
+    }
+    return 0;
+}
+
+/* The same patch sent to every object named. */
+struct patch_run {
+    struct nd_ctx *ctx;
+    const char *ct; /* its content type */
+    json_t *patch;
+    enum nd_dry_run dry;
+    enum nd_validate validate;
+    struct nd_print_opts *popts;
+    bool has_output; /* -o given */
+};
+
+/* Patches one object and prints the result ("patched (no change)" when its version
+ * stayed); -1 with st. printed: results printed before this one. */
+static int patch_one(const struct patch_run *pr, const struct nd_kind *k, const char *name,
+                     size_t printed, struct nd_status *st)
+{
+    struct nd_ctx *ctx = pr->ctx;
+    struct nd_buf p = ND_BUF_INIT;
+    nd_kind_path(k, k->namespaced ? nd_ctx_namespace(ctx) : NULL, name, NULL, &p);
+    nd_buf_adds(&p, "?fieldManager=kubectl-patch");
+    if (pr->dry == ND_DRY_SERVER)
+        nd_buf_adds(&p, "&dryRun=All");
+    nd_validate_query(pr->validate, &p);
+    json_t *before = NULL, *after = NULL;
+    int rc;
+    struct nd_buf g = ND_BUF_INIT;
+    nd_kind_path(k, k->namespaced ? nd_ctx_namespace(ctx) : NULL, name, NULL, &g);
+    rc = nd_get(ctx, g.data, &before, st);
+    nd_buf_release(&g);
+    if (rc == 0)
+        rc = nd_write(ctx,
+                      &(struct nd_write_req){.method = "PATCH",
+                                             .path = p.data,
+                                             .content_type = pr->ct,
+                                             .body = pr->patch,
+                                             .out = &after},
+                      st);
+    nd_buf_release(&p);
+    if (rc == 0) {
+        const char *rv0 = json_string_value(
+            json_object_get(json_object_get(before, "metadata"), "resourceVersion"));
+        const char *rv1 = json_string_value(
+            json_object_get(json_object_get(after, "metadata"), "resourceVersion"));
+        bool same = rv0 && rv1 && !strcmp(rv0, rv1) && pr->dry == ND_DRY_NONE;
+        rc = nd_print_result(pr->popts, pr->has_output, after,
+                             same ? "patched (no change)" : "patched", pr->dry, printed, st);
+    }
+    json_decref(before);
+    json_decref(after);
+    return rc;
+}
+
 int cmd_patch(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
@@ -92,44 +174,21 @@ int cmd_patch(int argc, char **argv, struct nd_ctx *ctx)
     struct nd_res_list res = {0};
     struct nd_print_opts popts;
     nd_print_opts_init(&popts);
-    json_t *patch = NULL;
-    enum nd_dry_run dry;
-    enum nd_validate validate;
+    struct patch_run pr = {.ctx = ctx, .popts = &popts};
     int worst = 0;
     if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
-        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
-        nd_validate_parse(nd_opt_str(&o, "validate"), &validate, &st) < 0 ||
+        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &pr.dry, &st) < 0 ||
+        nd_validate_parse(nd_opt_str(&o, "validate"), &pr.validate, &st) < 0 ||
         nd_write_output_parse(nd_opt_str(&o, "output"), &popts, &st) < 0 ||
         nd_resolve_args(o.npos, o.pos, &res, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
-    /* the types the API takes; a strategic merge patch needs the Go types of built-in
-     * Kubernetes kinds (projects), which nodus.dev kinds (custom resources) do not have */
+    /* the types the API takes */
     const char *type = nd_opt_str(&o, "type") ? nd_opt_str(&o, "type") : "merge";
-    const char *ct;
-    if (!strcmp(type, "merge")) {
-        ct = "application/merge-patch+json";
-    } else if (!strcmp(type, "json")) {
-        ct = "application/json-patch+json";
-    } else if (!strcmp(type, "strategic")) {
-        ct = "application/strategic-merge-patch+json";
-        for (size_t i = 0; i < res.n; i++) {
-            if (res.v[i].k->strategic)
-                continue;
-            char rn[ND_KIND_NAME_MAX];
-            worst = nd_cli_usage(ctx,
-                                 "--type strategic: %s take no strategic merge patch (as "
-                                 "custom resources; only projects do); use --type merge, the "
-                                 "default",
-                                 nd_kind_resource_name(res.v[i].k, rn, sizeof rn));
-            goto out;
-        }
-    } else {
-        worst = nd_cli_usage(ctx, "--type must be merge, json or strategic, not \"%s\"", type);
+    if ((worst = content_type(ctx, type, &res, &pr.ct)))
         goto out;
-    }
-    if (read_patch(&o, !strcmp(type, "json"), &patch, &st) < 0) {
+    if (read_patch(&o, !strcmp(type, "json"), &pr.patch, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
@@ -137,55 +196,23 @@ int cmd_patch(int argc, char **argv, struct nd_ctx *ctx)
         worst = nd_cli_usage(ctx, "name the object to patch: nodus patch KIND NAME -p PATCH");
         goto out;
     }
-    bool has_output = nd_opt_str(&o, "output") != NULL;
+    pr.has_output = nd_opt_str(&o, "output") != NULL;
     size_t printed = 0;
     for (size_t i = 0; i < res.n; i++) {
-        const struct nd_kind *k = res.v[i].k;
         for (size_t j = 0; j < json_array_size(res.v[i].names); j++) {
             const char *name = json_string_value(json_array_get(res.v[i].names, j));
-            struct nd_buf p = ND_BUF_INIT;
-            nd_kind_path(k, k->namespaced ? nd_ctx_namespace(ctx) : NULL, name, NULL, &p);
-            nd_buf_adds(&p, "?fieldManager=kubectl-patch");
-            if (dry == ND_DRY_SERVER)
-                nd_buf_adds(&p, "&dryRun=All");
-            nd_validate_query(validate, &p);
-            json_t *before = NULL, *after = NULL;
-            int rc;
-            struct nd_buf g = ND_BUF_INIT;
-            nd_kind_path(k, k->namespaced ? nd_ctx_namespace(ctx) : NULL, name, NULL, &g);
-            rc = nd_get(ctx, g.data, &before, &st);
-            nd_buf_release(&g);
-            if (rc == 0)
-                rc = nd_write(ctx,
-                              &(struct nd_write_req){.method = "PATCH",
-                                                     .path = p.data,
-                                                     .content_type = ct,
-                                                     .body = patch,
-                                                     .out = &after},
-                              &st);
-            nd_buf_release(&p);
-            if (rc == 0) {
-                const char *rv0 = json_string_value(
-                    json_object_get(json_object_get(before, "metadata"), "resourceVersion"));
-                const char *rv1 = json_string_value(
-                    json_object_get(json_object_get(after, "metadata"), "resourceVersion"));
-                bool same = rv0 && rv1 && !strcmp(rv0, rv1) && dry == ND_DRY_NONE;
-                rc = nd_print_result(&popts, has_output, after,
-                                     same ? "patched (no change)" : "patched", dry, printed, &st);
-                printed += rc == 0;
-            }
+            int rc = patch_one(&pr, res.v[i].k, name, printed, &st);
+            printed += rc == 0;
             if (rc < 0) {
                 int c = nd_cli_error(ctx, &st);
                 if (!worst)
                     worst = c;
             }
             nd_status_release(&st);
-            json_decref(before);
-            json_decref(after);
         }
     }
 out:
-    json_decref(patch);
+    json_decref(pr.patch);
     nd_res_list_release(&res);
     nd_print_opts_release(&popts);
     nd_status_release(&st);

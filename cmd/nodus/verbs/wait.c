@@ -212,6 +212,77 @@ static void ended(struct nd_ctx *ctx, const struct waiter *w, const char *kind, 
     free(why);
 }
 
+/* Appends [i, name] to targets for every object of res->v[i]'s kind (in ns) matching
+ * selector (NULL: all); 0, or the exit code of the list's error (printed). */
+static int add_listed(struct nd_ctx *ctx, const struct nd_res_list *res, size_t i, const char *ns,
+                      const char *selector, json_t *targets)
+{
+    const struct nd_kind *k = res->v[i].k;
+    struct nd_status st = ND_STATUS_INIT;
+    struct nd_buf p = ND_BUF_INIT;
+    nd_kind_path(k, k->namespaced ? ns : NULL, NULL, NULL, &p);
+    if (selector) {
+        nd_buf_adds(&p, "?labelSelector=");
+        nd_buf_add_urlencoded(&p, selector);
+    }
+    json_t *list = NULL;
+    int rc = 0;
+    if (nd_get(ctx, p.data, &list, &st) < 0)
+        rc = nd_cli_error(ctx, &st);
+    size_t j;
+    json_t *item;
+    json_array_foreach(json_object_get(list, "items"), j, item) json_array_append_new(
+        targets,
+        json_pack("[iO]", (int)i, json_object_get(json_object_get(item, "metadata"), "name")));
+    json_decref(list);
+    nd_buf_release(&p);
+    nd_status_release(&st);
+    return rc;
+}
+
+/* Waits for one object (w set up by parse_for) and says how it went; 0 or the exit
+ * code. for_flag: --for's value, for the messages. */
+static int wait_one(struct nd_ctx *ctx, struct waiter *w, const char *ns, int64_t deadline,
+                    const char *for_flag)
+{
+    const struct nd_kind *k = w->k;
+    struct nd_status st = ND_STATUS_INIT;
+    free(w->uid);
+    w->uid = NULL;
+    free(w->failed);
+    w->failed = NULL;
+    free(w->why);
+    w->why = NULL;
+    char what[200], rn[ND_KIND_NAME_MAX];
+    snprintf(what, sizeof what, "the condition on %s/%s", nd_kind_resource_name(k, rn, sizeof rn),
+             w->name);
+    char note[200];
+    snprintf(note, sizeof note, "--for=%s", for_flag);
+    int rc = nd_watch_object(
+        ctx, k, k->namespaced ? ns : NULL, w->name,
+        &(struct nd_watch_opts){
+            .fn = check, .cls = w, .deadline_ms = deadline, .what = what, .note = note},
+        &st);
+    char res_name[ND_KIND_NAME_MAX];
+    nd_kind_display_name(k, res_name, sizeof res_name);
+    /* a name a server's list may have given, a phase a server wrote */
+    char *sname = nd_term_safe(w->name, 0), *sfailed = nd_term_safe(w->failed, 0);
+    int code = 0;
+    if (rc > 0 && w->failed) {
+        ended(ctx, w, res_name, sname, sfailed);
+        code = 1;
+    } else if (rc > 0) {
+        printf("%s/%s condition met\n", res_name, sname);
+        fflush(stdout);
+    } else {
+        code = nd_cli_error(ctx, &st);
+    }
+    free(sname);
+    free(sfailed);
+    nd_status_release(&st);
+    return code;
+}
+
 int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
@@ -228,41 +299,22 @@ int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
     int64_t timeout = nd_opt_ms(&o, "timeout", 30000);
     int64_t deadline = nd_now_ms() + (timeout > 0 ? timeout : 1);
     const char *ns = nd_ctx_namespace(ctx);
+    const char *selector = nd_opt_str(&o, "selector");
+    if (!res.by_name && res.n && !nd_opt_bool(&o, "all") && !selector) {
+        worst = nd_cli_usage(ctx, "resource name may not be empty (name objects, or use -l "
+                                  "or --all)");
+        goto out;
+    }
     json_t *targets = json_array(); /* [kind index, name] */
     for (size_t i = 0; i < res.n; i++) {
-        const struct nd_kind *k = res.v[i].k;
-        if (res.by_name) {
-            for (size_t j = 0; j < json_array_size(res.v[i].names); j++)
-                json_array_append_new(targets, json_pack("[iO]", (int)i,
-                                                         json_array_get(res.v[i].names, j)));
-            continue;
-        }
-        if (!nd_opt_bool(&o, "all") && !nd_opt_str(&o, "selector")) {
-            worst = nd_cli_usage(ctx, "resource name may not be empty (name objects, or use -l "
-                                      "or --all)");
-            json_decref(targets);
-            goto out;
-        }
-        struct nd_buf p = ND_BUF_INIT;
-        nd_kind_path(k, k->namespaced ? ns : NULL, NULL, NULL, &p);
-        if (nd_opt_str(&o, "selector")) {
-            nd_buf_adds(&p, "?labelSelector=");
-            nd_buf_add_urlencoded(&p, nd_opt_str(&o, "selector"));
-        }
-        json_t *list = NULL;
-        if (nd_get(ctx, p.data, &list, &st) < 0) {
-            worst = nd_cli_error(ctx, &st);
-            nd_status_release(&st);
-        }
-        size_t j;
-        json_t *item;
-        json_array_foreach(json_object_get(list, "items"), j, item)
-            json_array_append_new(targets, json_pack("[iO]", (int)i,
-                                                     json_object_get(json_object_get(item,
-                                                                                     "metadata"),
-                                                                     "name")));
-        json_decref(list);
-        nd_buf_release(&p);
+        int c = 0;
+        if (!res.by_name)
+            c = add_listed(ctx, &res, i, ns, selector, targets);
+        for (size_t j = 0; res.by_name && j < json_array_size(res.v[i].names); j++)
+            json_array_append_new(targets,
+                                  json_pack("[iO]", (int)i, json_array_get(res.v[i].names, j)));
+        if (c)
+            worst = c;
     }
     if (!json_array_size(targets) && !worst) {
         fprintf(stderr, "error: no matching resources found\n");
@@ -271,45 +323,11 @@ int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
     size_t i;
     json_t *t;
     json_array_foreach(targets, i, t) {
-        const struct nd_kind *k = res.v[json_integer_value(json_array_get(t, 0))].k;
-        const char *name = json_string_value(json_array_get(t, 1));
-        w.k = k;
-        w.name = name;
-        free(w.uid);
-        w.uid = NULL;
-        free(w.failed);
-        w.failed = NULL;
-        free(w.why);
-        w.why = NULL;
-        char what[200], rn[ND_KIND_NAME_MAX];
-        snprintf(what, sizeof what, "the condition on %s/%s",
-                 nd_kind_resource_name(k, rn, sizeof rn), name);
-        char note[200];
-        snprintf(note, sizeof note, "--for=%s", nd_opt_str(&o, "for"));
-        int rc = nd_watch_object(
-            ctx, k, k->namespaced ? ns : NULL, name,
-            &(struct nd_watch_opts){
-                .fn = check, .cls = &w, .deadline_ms = deadline, .what = what, .note = note},
-            &st);
-        char res_name[ND_KIND_NAME_MAX];
-        nd_kind_display_name(k, res_name, sizeof res_name);
-        /* a name a server's list may have given, a phase a server wrote */
-        char *sname = nd_term_safe(name, 0), *sfailed = nd_term_safe(w.failed, 0);
-        if (rc > 0 && w.failed) {
-            ended(ctx, &w, res_name, sname, sfailed);
-            if (!worst)
-                worst = 1;
-        } else if (rc > 0) {
-            printf("%s/%s condition met\n", res_name, sname);
-            fflush(stdout);
-        } else {
-            int c = nd_cli_error(ctx, &st);
-            if (!worst)
-                worst = c;
-            nd_status_release(&st);
-        }
-        free(sname);
-        free(sfailed);
+        w.k = res.v[json_integer_value(json_array_get(t, 0))].k;
+        w.name = json_string_value(json_array_get(t, 1));
+        int c = wait_one(ctx, &w, ns, deadline, nd_opt_str(&o, "for"));
+        if (!worst)
+            worst = c;
     }
     json_decref(targets);
 out:
