@@ -178,6 +178,8 @@ struct follow {
     char *rv;
     bool expired;
     struct nd_status *st;
+    const char *ns;
+    int failures; /* streams that failed without an answer in a row */
 };
 
 static int on_line(void *cls, const char *line, size_t len)
@@ -208,67 +210,119 @@ static int on_line(void *cls, const char *line, size_t len)
     return stop;
 }
 
+/* The version of k's collection in ns now: where to watch an absent object from. NEW. */
+static char *collection_rv(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns)
+{
+    struct nd_buf l = ND_BUF_INIT;
+    nd_kind_path(k, ns, NULL, NULL, &l);
+    nd_buf_adds(&l, "?limit=1");
+    json_t *list = NULL;
+    struct nd_status lst = ND_STATUS_INIT;
+    char *rv = NULL;
+    if (nd_get(ctx, l.data, &list, &lst) == 0) {
+        const char *lrv = json_string_value(
+            json_object_get(json_object_get(list, "metadata"), "resourceVersion"));
+        rv = lrv ? nd_xstrdup(lrv) : NULL;
+    }
+    nd_status_release(&lst);
+    json_decref(list);
+    nd_buf_release(&l);
+    return rv;
+}
+
+/* Where things stand, and where to watch from: fn's verdict on the object (NULL when
+ * absent), with f->rv its version (else the collection's); -1 with f->st when the GET
+ * failed otherwise. */
+static int look(struct nd_ctx *ctx, struct follow *f)
+{
+    struct nd_buf item = ND_BUF_INIT;
+    nd_kind_path(f->k, f->ns, f->name, NULL, &item);
+    json_t *obj = NULL;
+    int code = 0;
+    struct nd_status gst = ND_STATUS_INIT;
+    int got = nd_write(
+        ctx, &(struct nd_write_req){.method = "GET", .path = item.data, .out = &obj, .code = &code},
+        &gst);
+    nd_buf_release(&item);
+    if (got < 0 && code != 404) {
+        nd_status_move(f->st, &gst);
+        json_decref(obj);
+        return f->result = -1;
+    }
+    nd_status_release(&gst);
+    const char *rv =
+        json_string_value(json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
+    free(f->rv);
+    f->rv = rv ? nd_xstrdup(rv) : NULL;
+    f->result = f->fn(f->cls, NULL, got < 0 ? NULL : obj, f->st);
+    if (!f->result)
+        note_update(f->note, f->k, f->name, f->note_text, got < 0 ? NULL : obj);
+    json_decref(obj);
+    if (!f->result && !f->rv) /* absent: watch the collection from its current version */
+        f->rv = collection_rv(ctx, f->k, f->ns);
+    return f->result;
+}
+
+/* One watch of the object (from f->rv, for at most left ms, or 300 s without a deadline)
+ * until it ends: 0 to watch again (*fresh when its version expired: get first), else
+ * f->result (-1 with f->st when the watch failed). */
+static int watch_once(struct follow *f, struct nd_client *c, int64_t deadline_ms, int64_t left,
+                      bool *fresh)
+{
+    struct nd_buf w = ND_BUF_INIT;
+    nd_kind_path(f->k, f->ns, NULL, NULL, &w);
+    nd_buf_adds(&w, "?watch=true&allowWatchBookmarks=true&fieldSelector=metadata.name%3D");
+    nd_buf_add_urlencoded(&w, f->name);
+    if (f->rv)
+        nd_buf_addf(&w, "&resourceVersion=%s", f->rv);
+    nd_buf_addf(&w, "&timeoutSeconds=%lld", (long long)(deadline_ms ? (left + 999) / 1000 : 300));
+    bool idled = false; /* quiet for --read-idle-timeout: get, then watch again */
+    struct nd_request req = {.method = "GET", .path = w.data, .no_retry = true, .idled = &idled};
+    struct nd_status sst = ND_STATUS_INIT;
+    int code = 0;
+    f->expired = false;
+    int rc = nd_client_stream(c, &req, on_line, f, &code, &sst);
+    nd_buf_release(&w);
+    if (f->result) {
+        nd_status_release(&sst);
+        return f->result;
+    }
+    if ((rc < 0 && code >= 400 && code != 410) || (rc < 0 && !code && ++f->failures > 10)) {
+        nd_status_move(f->st, &sst);
+        return f->result = -1;
+    }
+    nd_status_release(&sst);
+    if (f->expired || code == 410)
+        *fresh = true; /* list (get) again, then watch */
+    if (rc < 0 && !code) {
+        struct timespec ts = {0, 200 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+}
+
 int nd_watch_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns, const char *name,
                     const struct nd_watch_opts *opts, struct nd_status *st)
 {
-    nd_watch_fn fn = opts->fn;
-    void *cls = opts->cls;
     int64_t deadline_ms = opts->deadline_ms;
     const char *note = opts->note;
     struct nd_client *c = nd_ctx_client(ctx, st);
     if (!c)
         return -1;
-    struct follow f = {.fn = fn, .cls = cls, .st = st, .k = k, .name = name,
-                       .note_text = note, .note = note ? nd_wait_note_start() : NULL};
-    int failures = 0;
+    struct follow f = {.fn = opts->fn,
+                       .cls = opts->cls,
+                       .st = st,
+                       .k = k,
+                       .ns = ns,
+                       .name = name,
+                       .note_text = note,
+                       .note = note ? nd_wait_note_start() : NULL};
     bool fresh = true;
     while (f.result == 0) {
         if (fresh) {
-            /* where things stand, and where to watch from */
-            struct nd_buf item = ND_BUF_INIT;
-            nd_kind_path(k, ns, name, NULL, &item);
-            json_t *obj = NULL;
-            int code = 0;
-            struct nd_status gst = ND_STATUS_INIT;
-            int got = nd_write(ctx,
-                               &(struct nd_write_req){
-                                   .method = "GET", .path = item.data, .out = &obj, .code = &code},
-                               &gst);
-            nd_buf_release(&item);
-            if (got < 0 && code != 404) {
-                nd_status_move(st, &gst);
-                json_decref(obj);
-                f.result = -1;
-                break;
-            }
-            nd_status_release(&gst);
-            const char *rv = json_string_value(
-                json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
-            free(f.rv);
-            f.rv = rv ? nd_xstrdup(rv) : NULL;
-            f.result = fn(cls, NULL, got < 0 ? NULL : obj, st);
-            if (!f.result)
-                note_update(f.note, k, name, note, got < 0 ? NULL : obj);
-            json_decref(obj);
             fresh = false;
-            if (f.result)
+            if (look(ctx, &f))
                 break;
-            if (!f.rv) {
-                /* absent: watch the collection from its current version */
-                struct nd_buf l = ND_BUF_INIT;
-                nd_kind_path(k, ns, NULL, NULL, &l);
-                nd_buf_adds(&l, "?limit=1");
-                json_t *list = NULL;
-                struct nd_status lst = ND_STATUS_INIT;
-                if (nd_get(ctx, l.data, &list, &lst) == 0) {
-                    const char *lrv = json_string_value(
-                        json_object_get(json_object_get(list, "metadata"), "resourceVersion"));
-                    f.rv = lrv ? nd_xstrdup(lrv) : NULL;
-                }
-                nd_status_release(&lst);
-                json_decref(list);
-                nd_buf_release(&l);
-            }
         }
         int64_t left = deadline_ms ? deadline_ms - nd_now_ms() : 0;
         if (deadline_ms && left <= 0) {
@@ -277,43 +331,8 @@ int nd_watch_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
             f.result = -1;
             break;
         }
-        struct nd_buf w = ND_BUF_INIT;
-        nd_kind_path(k, ns, NULL, NULL, &w);
-        nd_buf_adds(&w, "?watch=true&allowWatchBookmarks=true&fieldSelector=metadata.name%3D");
-        nd_buf_add_urlencoded(&w, name);
-        if (f.rv)
-            nd_buf_addf(&w, "&resourceVersion=%s", f.rv);
-        nd_buf_addf(&w, "&timeoutSeconds=%lld",
-                    (long long)(deadline_ms ? (left + 999) / 1000 : 300));
-        bool idled = false; /* quiet for --read-idle-timeout: get, then watch again */
-        struct nd_request req = {.method = "GET", .path = w.data, .no_retry = true,
-                                 .idled = &idled};
-        struct nd_status sst = ND_STATUS_INIT;
-        int code = 0;
-        f.expired = false;
-        int rc = nd_client_stream(c, &req, on_line, &f, &code, &sst);
-        nd_buf_release(&w);
-        if (f.result) {
-            nd_status_release(&sst);
+        if (watch_once(&f, c, deadline_ms, left, &fresh))
             break;
-        }
-        if (rc < 0 && code >= 400 && code != 410) {
-            nd_status_move(st, &sst);
-            f.result = -1;
-            break;
-        }
-        if (rc < 0 && !code && ++failures > 10) {
-            nd_status_move(st, &sst);
-            f.result = -1;
-            break;
-        }
-        nd_status_release(&sst);
-        if (f.expired || code == 410)
-            fresh = true; /* list (get) again, then watch */
-        if (rc < 0 && !code) {
-            struct timespec ts = {0, 200 * 1000000L};
-            nanosleep(&ts, NULL);
-        }
     }
     nd_wait_note_end(f.note);
     free(f.rv);
