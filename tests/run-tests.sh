@@ -107,6 +107,18 @@ if [ -n "$interrupted" ]; then
 fi
 
 echo
+# The ten slowest files, by prove --timer's line for each (a file that failed has none):
+# wall seconds, CPU seconds (user+sys of the file and its processes), the file.
+echo "Slowest files (wall s, CPU s):"
+awk '
+    /^\[[0-9:]+\] [^ ]+ \.+ *$/ { file = $2; next }
+    file != "" && /^ok +[0-9]+ ms \( / {
+        cpu = $0
+        sub(/ CPU\).*/, "", cpu)
+        sub(/.*= */, "", cpu)
+        printf "%8.1f %7.1f  %s\n", $2 / 1000, cpu, file
+        file = ""
+    }' "$log" | sort -rn | head -n 10
 if [ "$skipped" -gt 0 ]; then
     echo "Skipped tests (with their reasons):"
     grep -iE '^ok [0-9]+.*# *skip' "$log" | sed 's/^/  /'
