@@ -109,15 +109,14 @@ fi
 
 echo
 # The ten slowest files, by prove --timer's line for each (a file that failed has none):
-# wall seconds, CPU seconds (user+sys of the file and its processes), the file.
+# wall seconds, CPU seconds (user+sys of the file and its processes: tests/lib/tap-exec's
+# "# cpu" line), the file.
 echo "Slowest files (wall s, CPU s):"
 awk '
-    /^\[[0-9:]+\] [^ ]+ \.+ *$/ { file = $2; next }
+    /^\[[0-9:]+\] [^ ]+ \.+ *$/ { file = $2; cpu = "?"; next }
+    file != "" && /^# cpu [0-9.]+$/ { cpu = $3; next }
     file != "" && /^ok +[0-9]+ ms \( / {
-        cpu = $0
-        sub(/ CPU\).*/, "", cpu)
-        sub(/.*= */, "", cpu)
-        printf "%8.1f %7.1f  %s\n", $2 / 1000, cpu, file
+        printf "%8.1f %7s  %s\n", $2 / 1000, cpu, file
         file = ""
     }' "$log" | sort -rn | head -n 10
 if [ "$skipped" -gt 0 ]; then
