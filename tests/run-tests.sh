@@ -41,17 +41,18 @@ done
 
 # The longest files start first (on 2 cores, by prove --timer), so that the last ones to
 # end are short: a long file started late would run on alone. The rest keep their order.
-SLOW_FIRST="tests/hostile/run.sh tests/emulator/13-pools.bats tests/kubectl/04-delete-wait.bats
-    tests/kubectl/01-get.bats tests/emulator/12-jobs.bats tests/emulator/17-logs.bats
+SLOW_FIRST="tests/hostile/run.sh tests/emulator/32-conformance.bats tests/emulator/13-pools.bats
+    tests/emulator/12-jobs.bats tests/emulator/17-logs.bats
     tests/emulator/14-budgets.bats tests/emulator/23-authz.bats tests/emulator/07-list.bats
     tests/cli/32-build.bats tests/cli/25-docs.bats tests/cli/07-completion.bats
     tests/emulator/15-pipelines.bats tests/emulator/16-volumes-functions.bats
-    tests/emulator/24-bounds.bats tests/kubectl/02-write.bats tests/kubectl/03-apply.bats
-    tests/emulator/32-conformance.bats tests/emulator/34-exec-clients.bats
+    tests/emulator/24-bounds.bats tests/emulator/28-pools-act.bats
+    tests/emulator/34-exec-clients.bats
     tests/emulator/30-query-params.bats tests/emulator/25-front-door.bats
     tests/cli/34-emulator-context.bats tests/emulator/39-priced-fields.bats
+    tests/kubectl/02-write.bats tests/kubectl/01-get.bats tests/kubectl/03-apply.bats
     tests/kubectl/10-can-i-list.bats tests/kubectl/11-events-for.bats
-    tests/kubectl/09-namespace-patch.bats tests/emulator/45-legacy-watch.bats"
+    tests/kubectl/04-delete-wait.bats tests/emulator/45-legacy-watch.bats"
 first="" rest=""
 for f in $SLOW_FIRST; do
     case " $files " in *" $f "*) first="$first $f" ;; esac
@@ -107,6 +108,17 @@ if [ -n "$interrupted" ]; then
 fi
 
 echo
+# The ten slowest files, by prove --timer's line for each (a file that failed has none):
+# wall seconds, CPU seconds (user+sys of the file and its processes: tests/lib/tap-exec's
+# "# cpu" line), the file.
+echo "Slowest files (wall s, CPU s):"
+awk '
+    /^\[[0-9:]+\] [^ ]+ \.+ *$/ { file = $2; cpu = "?"; next }
+    file != "" && /^# cpu [0-9.]+$/ { cpu = $3; next }
+    file != "" && /^ok +[0-9]+ ms \( / {
+        printf "%8.1f %7s  %s\n", $2 / 1000, cpu, file
+        file = ""
+    }' "$log" | sort -rn | head -n 10
 if [ "$skipped" -gt 0 ]; then
     echo "Skipped tests (with their reasons):"
     grep -iE '^ok [0-9]+.*# *skip' "$log" | sed 's/^/  /'

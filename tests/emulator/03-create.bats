@@ -20,12 +20,12 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
     [ "$(body_json .metadata.generation)" = 1 ]
     [[ "$(body_json .metadata.creationTimestamp)" =~ ^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z$ ]]
     [[ "$(body_json .metadata.resourceVersion)" =~ ^[0-9]+$ ]]
-    [ "$(body_json '.metadata.labels["nodus.dev/created-by"]')" = emulator-user ]
-    [ "$(body_json '.metadata.labels["nodus.dev/launched-by"]')" = cli ]
-    [ "$(body_json .metadata.namespace)" = default ]
-    [ "$(body_json .status.phase)" = Queued ]
-    [ "$(body_json .spec.state)" = Running ]
-    [ "$(body_json '.metadata.finalizers[0]')" = nodus.dev/billing ]
+    body_is '.metadata.labels["nodus.dev/created-by"]' emulator-user \
+        '.metadata.labels["nodus.dev/launched-by"]' cli \
+        .metadata.namespace default \
+        .status.phase Queued \
+        .spec.state Running \
+        '.metadata.finalizers[0]' nodus.dev/billing
 }
 
 @test "launched-by is read from the User-Agent" {
@@ -52,12 +52,12 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
 
 @test "the Pool gets every default of its reference" {
     http GET /apis/nodus.dev/v1/namespaces/default/pools/lab
-    [ "$(body_json .spec.routing.mode)" = Prefer ]
-    [ "$(body_json .spec.routing.burstToMarket)" = Approve ]
-    [ "$(body_json .spec.routing.waitPolicy)" = Timeout ]
-    [ "$(body_json .spec.routing.waitTimeout)" = 30m ]
-    [ "$(body_json .spec.predict.horizon)" = 168h ]
-    [ "$(body_json .spec.act.mode)" = Off ]
+    body_is .spec.routing.mode Prefer \
+        .spec.routing.burstToMarket Approve \
+        .spec.routing.waitPolicy Timeout \
+        .spec.routing.waitTimeout 30m \
+        .spec.predict.horizon 168h \
+        .spec.act.mode Off
 }
 
 @test "the same create again answers 200 with the existing object" {
@@ -73,8 +73,7 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
 @test "a create with a different spec fails AlreadyExists with one cause per field" {
     http POST $JOBS "$(job_json retry '{"command":["python","other.py"],"maxCostUSD":"50.00"}')"
     [ "$CODE" = 409 ]
-    [ "$(body_json .reason)" = AlreadyExists ]
-    [ "$(body_json .message)" = 'jobs.nodus.dev "retry" already exists' ]
+    body_is .reason AlreadyExists .message 'jobs.nodus.dev "retry" already exists'
     run body_json '[.details.causes[].field] | join(",")'
     assert_output "spec.command,spec.maxCostUSD"
 }
@@ -185,8 +184,7 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
 @test "dryRun=All checks everything and stores nothing" {
     http POST "$JOBS?dryRun=All" "$(job_json dry)"
     [ "$CODE" = 201 ]
-    [ "$(body_json .metadata.name)" = dry ]
-    [ "$(body_json .spec.state)" = Running ]
+    body_is .metadata.name dry .spec.state Running
     http GET $JOBS/dry
     [ "$CODE" = 404 ]
     [ ! -e "$EMU_STATE/objects/default/jobs/dry.json" ]
@@ -199,9 +197,7 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
 @test "unknown fields are not kept, whatever the field validation" {
     http POST "$JOBS?fieldValidation=Warn" "$(job_json pruned '{"colour":"blue","resources":{"gpu":{"model":"L4","count":1,"speed":"fast"}}}')"
     [ "$CODE" = 201 ]
-    [ "$(body_json .spec.colour)" = null ]
-    [ "$(body_json .spec.resources.gpu.speed)" = null ]
-    [ "$(body_json .spec.resources.gpu.model)" = L4 ]
+    body_is .spec.colour null .spec.resources.gpu.speed null .spec.resources.gpu.model L4
     run jq -r '.spec.colour' "$EMU_STATE/objects/default/jobs/pruned.json"
     assert_output null
 }
@@ -211,8 +207,7 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
     obj=$(job_json reviewed '{"resources":{"gpu":{"model":"H100","count":2}},"maxDuration":"2h"}')
     http POST "$JOBS?dryRun=All" "$obj"
     [ "$CODE" = 201 ]
-    [ "$(body_json .status.estimate.rateUSDPerHour)" = 4.98 ]
-    [ "$(body_json .status.estimate.firstHoldUSD)" = 4.98 ]
+    body_is .status.estimate.rateUSDPerHour 4.98 .status.estimate.firstHoldUSD 4.98
     # the default run is 10 minutes: 4.98 * 10 / 60
     [ "$(body_json .status.estimate.expectedCostUSD)" = 0.83 ]
     [[ "$(body_json .status.estimate.startTime)" =~ Z$ ]]

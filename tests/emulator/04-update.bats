@@ -106,8 +106,7 @@ JSONP=(-H 'Content-Type: application/json-patch+json')
 @test "a JSON patch applies every operation, and a failed test changes nothing" {
     http PATCH $JOBS/upd '[{"op":"add","path":"/metadata/labels/tier","value":"gold"},{"op":"replace","path":"/spec/state","value":"Running"}]' "${JSONP[@]}"
     [ "$CODE" = 200 ]
-    [ "$(body_json .metadata.labels.tier)" = gold ]
-    [ "$(body_json .spec.state)" = Running ]
+    body_is .metadata.labels.tier gold .spec.state Running
     http PATCH $JOBS/upd '[{"op":"remove","path":"/metadata/labels/tier"},{"op":"test","path":"/spec/state","value":"Suspended"}]' "${JSONP[@]}"
     [ "$CODE" = 422 ]
     http GET $JOBS/upd
@@ -119,8 +118,8 @@ JSONP=(-H 'Content-Type: application/json-patch+json')
 @test "strategic merge patch and unknown patch types answer 415" {
     http PATCH $JOBS/upd '{"metadata":{"labels":{"a":"b"}}}' -H 'Content-Type: application/strategic-merge-patch+json'
     [ "$CODE" = 415 ]
-    [ "$(body_json .reason)" = UnsupportedMediaType ]
-    [ "$(body_json .fix)" = "jobs.nodus.dev takes a merge patch, a JSON patch or apply, as a custom resource does (not a strategic merge patch): nodus patch jobs.nodus.dev upd --type merge -p PATCH; kubectl patch --type merge" ]
+    body_is .reason UnsupportedMediaType \
+        .fix "jobs.nodus.dev takes a merge patch, a JSON patch or apply, as a custom resource does (not a strategic merge patch): nodus patch jobs.nodus.dev upd --type merge -p PATCH; kubectl patch --type merge"
     http PATCH $JOBS/upd '{}' -H 'Content-Type: text/plain'
     [ "$CODE" = 415 ]
 }
@@ -131,8 +130,8 @@ JSONP=(-H 'Content-Type: application/json-patch+json')
         -d '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"smp","labels":{"a":"1"}}}'
     http PATCH "/api/v1/namespaces/smp?fieldManager=smp-test" '{"metadata":{"labels":{"a":null,"b":"2"}}}' "${SMP[@]}"
     [ "$CODE" = 200 ]
-    [ "$(body_json '.metadata.labels | tojson')" = '{"kubernetes.io/metadata.name":"smp","b":"2"}' ]
-    [ "$(body_json '.metadata.managedFields[] | select(.manager == "smp-test") | .operation')" = Update ]
+    body_is '.metadata.labels | tojson' '{"kubernetes.io/metadata.name":"smp","b":"2"}' \
+        '.metadata.managedFields[] | select(.manager == "smp-test") | .operation' Update
     rv=$(body_json .metadata.resourceVersion)
     # dry run: answered, not stored
     http PATCH "/api/v1/namespaces/smp?dryRun=All" '{"metadata":{"labels":{"c":"3"}}}' "${SMP[@]}"
@@ -167,9 +166,7 @@ JSONP=(-H 'Content-Type: application/json-patch+json')
 @test "the status subresource writes status only" {
     http PATCH $JOBS/upd/status '{"status":{"phase":"Running","costUSD":"1.25"},"spec":{"state":"Cancelled"}}' "${MERGE[@]}"
     [ "$CODE" = 200 ]
-    [ "$(body_json .status.phase)" = Running ]
-    [ "$(body_json .status.costUSD)" = 1.25 ]
-    [ "$(body_json .spec.state)" = Running ]
+    body_is .status.phase Running .status.costUSD 1.25 .spec.state Running
     http GET $JOBS/upd/status
     [ "$CODE" = 200 ]
     [ "$(body_json .status.phase)" = Running ]
@@ -182,8 +179,7 @@ JSONP=(-H 'Content-Type: application/json-patch+json')
     [ "$CODE" = 200 ]
     http PATCH $JOBS/upd '{"spec":{"state":"Suspended"}}' "${MERGE[@]}"
     [ "$CODE" = 422 ]
-    [ "$(body_json .reason)" = Invalid ]
-    [ "$(body_json '.details.causes[0].field')" = spec.state ]
+    body_is .reason Invalid '.details.causes[0].field' spec.state
 }
 
 @test "dryRun on patch changes nothing" {
@@ -194,8 +190,7 @@ JSONP=(-H 'Content-Type: application/json-patch+json')
     [ "$CODE" = 200 ]
     [ "$(body_json .metadata.labels.dry)" = run ]
     http GET $JOBS/upd
-    [ "$(body_json .metadata.labels.dry)" = null ]
-    [ "$(body_json .metadata.resourceVersion)" = "$rv" ]
+    body_is .metadata.labels.dry null .metadata.resourceVersion "$rv"
 }
 
 @test "every write records its manager in managedFields" {

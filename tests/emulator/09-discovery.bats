@@ -16,12 +16,11 @@ AGG_B1='Accept: application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDisc
 
 @test "/apis lists the group nodus.dev with its preferred version" {
     http GET /apis
-    [ "$(body_json .kind)" = APIGroupList ]
-    [ "$(body_json '.groups[0].name')" = nodus.dev ]
-    [ "$(body_json '.groups[0].preferredVersion.groupVersion')" = nodus.dev/v1 ]
+    body_is .kind APIGroupList \
+        '.groups[0].name' nodus.dev \
+        '.groups[0].preferredVersion.groupVersion' nodus.dev/v1
     http GET /api
-    [ "$(body_json .kind)" = APIVersions ]
-    [ "$(body_json '.versions[0]')" = v1 ]
+    body_is .kind APIVersions '.versions[0]' v1
 }
 
 @test "aggregated discovery answers with the first version offered" {

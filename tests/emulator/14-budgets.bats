@@ -80,9 +80,7 @@ events_of() { # PROJECT NAME REASON: the messages of that object's Events with t
     get spend jobs/b
     [ "$(body_json .status.costUSD)" = 2.58 ]
     get spend budgets/team
-    [ "$(body_json .status.spentUSD)" = 3.825 ]
-    [ "$(body_json .status.remainingUSD)" = 96.175 ]
-    [ "$(body_json .status.phase)" = Running ]
+    body_is .status.spentUSD 3.825 .status.remainingUSD 96.175 .status.phase Running
     # a Job deleted during the period still counts
     http DELETE "$API/namespaces/spend/jobs/a"
     advance 1m
@@ -104,14 +102,13 @@ events_of() { # PROJECT NAME REASON: the messages of that object's Events with t
 80% of the limit reached: \$1.99 of \$2.49 spent
 100% of the limit reached: \$2.49 of \$2.49 spent"
     get notify budgets/watch
-    [ "$(body_json '.status.conditions[] | select(.type == "ThresholdReached") | .status + " " + .reason')" = "True Threshold100" ]
-    [ "$(body_json '.status.conditions[] | select(.type == "Exceeded") | .status + " " + .reason')" = "True LimitReached" ]
+    body_is '.status.conditions[] | select(.type == "ThresholdReached") | .status + " " + .reason' "True Threshold100" \
+        '.status.conditions[] | select(.type == "Exceeded") | .status + " " + .reason' "True LimitReached"
     run events_of notify watch Exceeded
     assert_output "the limit is reached: \$2.49 of \$2.49 spent (action Notify)"
     # Notify touches nothing: the Job keeps running and costing
     get notify jobs/run
-    [ "$(body_json .spec.state)" = Running ]
-    [ "$(body_json .status.phase)" = Running ]
+    body_is .spec.state Running .status.phase Running
     local cost
     cost=$(body_json .status.costUSD)
     advance 30m
@@ -133,8 +130,8 @@ events_of() { # PROJECT NAME REASON: the messages of that object's Events with t
     [ "$(body_json .status.spentUSD)" = 2.49 ]
     launch block jobs big 1h "$(job_spec H100)"
     [ "$CODE" = 403 ]
-    [ "$(body_json .reason)" = BudgetExceeded ]
-    [ "$(body_json .message)" = 'budget "cap" would be exceeded: $2.49 of its $3.00 limit is spent this period and launching job "big" holds $2.49 first' ]
+    body_is .reason BudgetExceeded \
+        .message 'budget "cap" would be exceeded: $2.49 of its $3.00 limit is spent this period and launching job "big" holds $2.49 first'
     [[ "$(body_json .fix)" == "lower this launch's spec.maxCostUSD, wait until the period ends at "*"Z, or raise the Budget's spec.limitUSD: nodus edit budget cap -n block" ]]
     [ "$(body_json .details.name)" = big ]
     http POST "$API/namespaces/block/jobs?dryRun=All" "$(jq -cn --argjson s "$(job_spec H100)" \
@@ -186,21 +183,18 @@ events_of() { # PROJECT NAME REASON: the messages of that object's Events with t
     [ "$CODE" = 201 ]
     advance 1h
     get susp jobs/train
-    [ "$(body_json .spec.state)" = Suspended ]
-    [ "$(body_json .status.phase)" = Queued ]
+    body_is .spec.state Suspended .status.phase Queued
     local cost
     cost=$(body_json .status.costUSD)
     get susp sandboxes/dev
-    [ "$(body_json .spec.state)" = Stopped ]
-    [ "$(body_json .status.phase)" = Stopped ]
+    body_is .spec.state Stopped .status.phase Stopped
     local sbx
     sbx=$(body_json .status.costUSD)
     get susp jobs/other
-    [ "$(body_json .spec.state)" = Running ]
-    [ "$(body_json .status.phase)" = Running ]
+    body_is .spec.state Running .status.phase Running
     get susp budgets/stopper
-    [ "$(body_json '(.status.spentUSD | tonumber) as $s | $s >= 1 and $s < 1.0001')" = true ]
-    [ "$(body_json '.status.conditions[] | select(.type == "Exceeded") | .status')" = True ]
+    body_is '(.status.spentUSD | tonumber) as $s | $s >= 1 and $s < 1.0001' true \
+        '.status.conditions[] | select(.type == "Exceeded") | .status' True
     run events_of susp train BudgetExceeded
     assert_output "suspended by budget/stopper: \$1.00 of its \$1.00 limit spent"
     run events_of susp dev BudgetExceeded
@@ -243,8 +237,7 @@ events_of() { # PROJECT NAME REASON: the messages of that object's Events with t
     [ "$(body_json .status.periodStart)" = "$(date -u -d "@$now" +%Y-%m-01T00:00:00Z)" ]
     [ "$(body_json .status.periodEnd)" = "$(date -u -d "$(date -u -d "@$now" +%Y-%m-01) +1 month" +%Y-%m-%dT00:00:00Z)" ]
     get periods budgets/total
-    [ "$(body_json .status.periodStart)" = "$(body_json .metadata.creationTimestamp)" ]
-    [ "$(body_json .status.periodEnd)" = null ]
+    body_is .status.periodStart "$(body_json .metadata.creationTimestamp)" .status.periodEnd null
 }
 
 @test "past periodEnd a new period starts: spending counts from zero and thresholds again" {
@@ -253,18 +246,18 @@ events_of() { # PROJECT NAME REASON: the messages of that object's Events with t
     launch roll jobs once 1h "$(job_spec H100)"
     advance 2h
     get roll budgets/day
-    [ "$(body_json .status.spentUSD)" = 2.49 ]
-    [ "$(body_json '.status.conditions[] | select(.type == "Exceeded") | .status')" = True ]
+    body_is .status.spentUSD 2.49 \
+        '.status.conditions[] | select(.type == "Exceeded") | .status' True
     local end now
     end=$(body_json .status.periodEnd)
     now=$(curl -s "$(emu_url)/emulator/v1/clock" | jq -r '.nowMs / 1000 | floor')
     advance "$(($(date -u -d "$end" +%s) - now + 1))s"
     get roll budgets/day
-    [ "$(body_json .status.spentUSD)" = 0.00 ]
-    [ "$(body_json .status.remainingUSD)" = 2.00 ]
-    [ "$(body_json .status.periodStart)" = "$end" ]
-    [ "$(body_json '.status.conditions[] | select(.type == "Exceeded") | .status')" = False ]
-    [ "$(body_json '.status.conditions[] | select(.type == "ThresholdReached") | .status')" = False ]
+    body_is .status.spentUSD 0.00 \
+        .status.remainingUSD 2.00 \
+        .status.periodStart "$end" \
+        '.status.conditions[] | select(.type == "Exceeded") | .status' False \
+        '.status.conditions[] | select(.type == "ThresholdReached") | .status' False
     run events_of roll day PeriodStarted
     assert_output "a new Daily period: spending counts from zero"
     # in the new period it counts again

@@ -64,19 +64,19 @@ phase_of() {
     uid=$(body_json .metadata.uid)
     advance 1s
     get jobs/nightly-prep
-    [ "$(body_json .metadata.labels.app)" = ml ]
-    [ "$(body_json '.metadata.labels["nodus.dev/pipeline"]')" = nightly ]
-    [ "$(body_json '.metadata.labels["nodus.dev/pipeline-step"]')" = prep ]
-    [ "$(body_json '.metadata.ownerReferences | length')" = 1 ]
-    [ "$(body_json '.metadata.ownerReferences[0] | [.kind, .name, .uid, .controller, .blockOwnerDeletion] | map(tostring) | join(" ")')" = "Pipeline nightly $uid true true" ]
-    [ "$(body_json '.metadata.annotations["emulator.nodus.dev/duration"]')" = 5m ]
-    [ "$(body_json '.metadata.finalizers | join(",")')" = nodus.dev/billing ]
-    [ "$(body_json .spec.resources.gpu.model)" = L4 ]
+    body_is .metadata.labels.app ml \
+        '.metadata.labels["nodus.dev/pipeline"]' nightly \
+        '.metadata.labels["nodus.dev/pipeline-step"]' prep \
+        '.metadata.ownerReferences | length' 1 \
+        '.metadata.ownerReferences[0] | [.kind, .name, .uid, .controller, .blockOwnerDeletion] | map(tostring) | join(" ")' "Pipeline nightly $uid true true" \
+        '.metadata.annotations["emulator.nodus.dev/duration"]' 5m \
+        '.metadata.finalizers | join(",")' nodus.dev/billing \
+        .spec.resources.gpu.model L4
     http GET "$NS/jobs/nightly-train"
     [ "$CODE" = 404 ]
     get pipelines/nightly
-    [ "$(body_json .status.phase)" = Provisioning ]
-    [ "$(body_json '[.status.steps[] | .name + "=" + .phase + "=" + (.job // "")] | join(" ")')" = "prep=Queued=nightly-prep train=Pending= eval=Pending=" ]
+    body_is .status.phase Provisioning \
+        '[.status.steps[] | .name + "=" + .phase + "=" + (.job // "")] | join(" ")' "prep=Queued=nightly-prep train=Pending= eval=Pending="
     advance 6m
     [ "$(phase_of jobs/nightly-prep)" = Succeeded ]
     get jobs/nightly-train
@@ -94,8 +94,8 @@ phase_of() {
     [[ "$(body_json .metadata.creationTimestamp)" > "$train_done" || "$(body_json .metadata.creationTimestamp)" = "$train_done" ]]
     advance 6m
     get pipelines/nightly
-    [ "$(body_json .status.phase)" = Succeeded ]
-    [ "$(body_json '[.status.steps[] | .phase] | join(",")')" = Succeeded,Succeeded,Succeeded ]
+    body_is .status.phase Succeeded \
+        '[.status.steps[] | .phase] | join(",")' Succeeded,Succeeded,Succeeded
     [ "$(body_json .status.completionTime)" != null ]
     # its cost is the sum of its Jobs': 5m of L4, 20m of H100, 5m of L4
     [ "$(body_json .status.costUSD)" = 0.895 ]
@@ -110,15 +110,14 @@ phase_of() {
     [ "$CODE" = 201 ]
     advance 2m
     get pipelines/broken
-    [ "$(body_json .status.phase)" = Failed ]
-    [ "$(body_json .status.reason)" = StepFailed ]
-    [ "$(body_json .status.message)" = "step b failed: the command failed" ]
-    [ "$(body_json '[.status.steps[] | .name + "=" + .phase] | join(" ")')" = "a=Cancelled b=Failed c=Cancelled" ]
+    body_is .status.phase Failed \
+        .status.reason StepFailed \
+        .status.message "step b failed: the command failed" \
+        '[.status.steps[] | .name + "=" + .phase] | join(" ")' "a=Cancelled b=Failed c=Cancelled"
     get jobs/broken-b
     [ "$(body_json .status.exitCode)" = 3 ]
     get jobs/broken-a
-    [ "$(body_json .spec.state)" = Cancelled ]
-    [ "$(body_json .status.phase)" = Cancelled ]
+    body_is .spec.state Cancelled .status.phase Cancelled
     http GET "$NS/jobs/broken-c"
     [ "$CODE" = 404 ]
     http GET /api/v1/namespaces/default/events
@@ -131,9 +130,9 @@ phase_of() {
 @test "a dependency cycle is Invalid, naming the cycle" {
     pipeline loop "$(steps "$(step a b)" "$(step b a)")"
     [ "$CODE" = 422 ]
-    [ "$(body_json .reason)" = Invalid ]
-    [ "$(body_json '.details.causes[0].field')" = 'spec.steps[1].dependsOn[0]' ]
-    [ "$(body_json '.details.causes[0].message')" = 'Invalid value: "a": dependency cycle: a -> b -> a' ]
+    body_is .reason Invalid \
+        '.details.causes[0].field' 'spec.steps[1].dependsOn[0]' \
+        '.details.causes[0].message' 'Invalid value: "a": dependency cycle: a -> b -> a'
     http GET "$NS/pipelines/loop"
     [ "$CODE" = 404 ]
 }
@@ -148,13 +147,12 @@ phase_of() {
     [ "$CODE" = 200 ]
     advance 1s
     get jobs/pause-one
-    [ "$(body_json .spec.state)" = Suspended ]
-    [ "$(body_json .status.phase)" = Queued ]
+    body_is .spec.state Suspended .status.phase Queued
     local cost
     cost=$(body_json .status.costUSD)
     get pipelines/pause
-    [ "$(body_json .status.phase)" = Queued ]
-    [ "$(body_json '.status.conditions[] | select(.type == "Suspended") | .status')" = True ]
+    body_is .status.phase Queued \
+        '.status.conditions[] | select(.type == "Suspended") | .status' True
     advance 1h
     get jobs/pause-one
     [ "$(body_json .status.costUSD)" = "$cost" ]
@@ -164,20 +162,17 @@ phase_of() {
     [ "$CODE" = 200 ]
     advance 1m
     get jobs/pause-one
-    [ "$(body_json .spec.state)" = Running ]
-    [ "$(body_json .status.phase)" = Running ]
+    body_is .spec.state Running .status.phase Running
     get pipelines/pause
-    [ "$(body_json .status.phase)" = Running ]
-    [ "$(body_json '.status.conditions[] | select(.type == "Suspended") | .status')" = False ]
+    body_is .status.phase Running \
+        '.status.conditions[] | select(.type == "Suspended") | .status' False
     http PATCH "$NS/pipelines/pause" '{"spec":{"state":"Cancelled"}}' "${MERGE[@]}"
     [ "$CODE" = 200 ]
     advance 1s
     get pipelines/pause
-    [ "$(body_json .status.phase)" = Cancelled ]
-    [ "$(body_json '[.status.steps[] | .phase] | join(",")')" = Cancelled,Cancelled ]
+    body_is .status.phase Cancelled '[.status.steps[] | .phase] | join(",")' Cancelled,Cancelled
     get jobs/pause-one
-    [ "$(body_json .spec.state)" = Cancelled ]
-    [ "$(body_json .status.phase)" = Cancelled ]
+    body_is .spec.state Cancelled .status.phase Cancelled
 }
 
 @test "the sum of its Jobs' costs reaching maxCostUSD fails it with MaxCostReached" {
@@ -186,8 +181,7 @@ phase_of() {
     [ "$CODE" = 201 ]
     advance 1h
     get pipelines/capped
-    [ "$(body_json .status.phase)" = Failed ]
-    [ "$(body_json .status.reason)" = MaxCostReached ]
+    body_is .status.phase Failed .status.reason MaxCostReached
     # both steps ran 12m3s at $2.49/h when their sum reached $1.00
     [ "$(body_json .status.costUSD)" = 1.00 ]
     [ "$(phase_of jobs/capped-x)" = Cancelled ]
@@ -206,9 +200,9 @@ phase_of() {
     [ "$CODE" = 201 ]
     advance 2h
     http GET "$API/namespaces/pipe-budget/pipelines/spendy"
-    [ "$(body_json .status.phase)" = Failed ]
-    [ "$(body_json .status.reason)" = BudgetExceeded ]
-    [ "$(body_json .status.message)" = 'step b was not started: budget "cap" would be exceeded: $2.49 of its $3.00 limit is spent in total and launching job "spendy-b" holds $2.49 first' ]
+    body_is .status.phase Failed \
+        .status.reason BudgetExceeded \
+        .status.message 'step b was not started: budget "cap" would be exceeded: $2.49 of its $3.00 limit is spent in total and launching job "spendy-b" holds $2.49 first'
     http GET "$API/namespaces/pipe-budget/jobs/spendy-b"
     [ "$CODE" = 404 ]
 }
@@ -223,11 +217,9 @@ phase_of() {
     [ "$CODE" = 201 ]
     advance 1h
     http GET "$API/namespaces/pipe-susp/pipelines/held"
-    [ "$(body_json .spec.state)" = Suspended ]
-    [ "$(body_json .status.phase)" = Queued ]
+    body_is .spec.state Suspended .status.phase Queued
     http GET "$API/namespaces/pipe-susp/jobs/held-a"
-    [ "$(body_json .spec.state)" = Suspended ]
-    [ "$(body_json .status.phase)" = Queued ]
+    body_is .spec.state Suspended .status.phase Queued
 }
 
 @test "deleting a Pipeline deletes its Jobs (Background)" {
@@ -254,8 +246,7 @@ phase_of() {
     http DELETE "$NS/pipelines/fg?propagationPolicy=Foreground"
     [ "$CODE" = 200 ]
     get pipelines/fg
-    [ "$(body_json '.metadata.finalizers | join(",")')" = foregroundDeletion ]
-    [ "$(body_json .status.phase)" = Cancelling ]
+    body_is '.metadata.finalizers | join(",")' foregroundDeletion .status.phase Cancelling
     get jobs/fg-a
     [ "$(body_json .metadata.deletionTimestamp)" != null ]
     advance 1m
@@ -275,10 +266,10 @@ phase_of() {
     [ "$CODE" = 404 ]
     advance 1m
     get jobs/orphan-a
-    [ "$(body_json .metadata.ownerReferences)" = null ]
-    [ "$(body_json .metadata.deletionTimestamp)" = null ]
-    [ "$(body_json .status.phase)" = Running ]
-    [ "$(body_json '.metadata.labels["nodus.dev/pipeline"]')" = orphan ]
+    body_is .metadata.ownerReferences null \
+        .metadata.deletionTimestamp null \
+        .status.phase Running \
+        '.metadata.labels["nodus.dev/pipeline"]' orphan
     advance 1h
     [ "$(phase_of jobs/orphan-a)" = Succeeded ]
     # nothing creates the next step any more

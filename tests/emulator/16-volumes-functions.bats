@@ -50,8 +50,7 @@ invoke() { # NAME BODY
     [ "$(body_json '.metadata.finalizers | join(",")')" = nodus.dev/billing ]
     advance 12s
     get volumes/data
-    [ "$(body_json .status.phase)" = Running ]
-    [ "$(body_json .status.costUSD)" = 0.00 ]
+    body_is .status.phase Running .status.costUSD 0.00
     # a month is 730 hours: 100 GiB at $0.08 per GiB-month
     advance 730h
     get volumes/data
@@ -67,8 +66,8 @@ invoke() { # NAME BODY
 @test "spec.size may only be raised; accessMode never changes" {
     http PATCH "$NS/volumes/data" '{"spec":{"size":"50Gi"}}' "${MERGE[@]}"
     [ "$CODE" = 422 ]
-    [ "$(body_json .reason)" = Invalid ]
-    [ "$(body_json .message)" = 'Volume.nodus.dev "data" is invalid: spec.size: Invalid value: "50Gi": may only be raised (it is "200Gi")' ]
+    body_is .reason Invalid \
+        .message 'Volume.nodus.dev "data" is invalid: spec.size: Invalid value: "50Gi": may only be raised (it is "200Gi")'
     http PATCH "$NS/volumes/data" '{"spec":{"accessMode":"ReadWriteMany"}}' "${MERGE[@]}"
     [ "$CODE" = 422 ]
     [ "$(body_json .reason)" = FieldImmutable ]
@@ -98,15 +97,14 @@ invoke() { # NAME BODY
     [ "$CODE" = 201 ]
     advance 1m
     get volumes/shared
-    [ "$(body_json '.status.mountedBy | join(",")')" = job/reader ]
-    [ "$(body_json '.metadata.finalizers | sort | join(",")')" = nodus.dev/billing,nodus.dev/in-use ]
+    body_is '.status.mountedBy | join(",")' job/reader \
+        '.metadata.finalizers | sort | join(",")' nodus.dev/billing,nodus.dev/in-use
     http DELETE "$NS/volumes/shared"
     [ "$CODE" = 200 ]
     [ "$(body_json .status.phase)" = Terminating ]
     advance 5m
     get volumes/shared
-    [ "$(body_json .status.phase)" = Terminating ]
-    [ "$(body_json '.status.mountedBy | join(",")')" = job/reader ]
+    body_is .status.phase Terminating '.status.mountedBy | join(",")' job/reader
     advance 5m
     get jobs/reader
     [ "$(body_json .status.phase)" = Succeeded ]
@@ -124,8 +122,7 @@ invoke() { # NAME BODY
     [ "$(body_json '.metadata.finalizers | sort | join(",")')" = nodus.dev/billing,nodus.dev/in-use ]
     advance 2m
     get volumes/scratch
-    [ "$(body_json '.metadata.finalizers | join(",")')" = nodus.dev/billing ]
-    [ "$(body_json .status.mountedBy)" = null ]
+    body_is '.metadata.finalizers | join(",")' nodus.dev/billing .status.mountedBy null
 }
 
 @test "Function replicas follow invocations within min and max, and go back to min when idle" {
@@ -133,16 +130,16 @@ invoke() { # NAME BODY
     [ "$CODE" = 201 ]
     advance 12s
     get functions/embed
-    [ "$(body_json .status.phase)" = Running ]
-    [ "$(body_json '[.status.replicas, .status.readyReplicas] | map(tostring) | join("/")')" = 1/1 ]
-    [ "$(body_json .status.url)" = "$(emu_url)$NS/functions/embed/invoke" ]
-    [ "$(body_json .status.rateUSDPerHour)" = 0.39 ]
+    body_is .status.phase Running \
+        '[.status.replicas, .status.readyReplicas] | map(tostring) | join("/")' 1/1 \
+        .status.url "$(emu_url)$NS/functions/embed/invoke" \
+        .status.rateUSDPerHour 0.39
     local i
     for i in 1 2 3; do invoke embed "request $i"; [ "$CODE" = 200 ]; done
     advance 1s
     get functions/embed
-    [ "$(body_json '[.status.replicas, .status.readyReplicas] | map(tostring) | join("/")')" = 2/1 ]
-    [ "$(body_json .status.rateUSDPerHour)" = 0.78 ]
+    body_is '[.status.replicas, .status.readyReplicas] | map(tostring) | join("/")' 2/1 \
+        .status.rateUSDPerHour 0.78
     advance 10s
     get functions/embed
     [ "$(body_json '[.status.replicas, .status.readyReplicas] | map(tostring) | join("/")')" = 2/2 ]
@@ -158,8 +155,8 @@ invoke() { # NAME BODY
     cost=$(body_json .status.costUSD)
     advance 2m
     get functions/embed
-    [ "$(body_json '[.status.replicas, .status.readyReplicas] | map(tostring) | join("/")')" = 1/1 ]
-    [ "$(body_json .status.rateUSDPerHour)" = 0.39 ]
+    body_is '[.status.replicas, .status.readyReplicas] | map(tostring) | join("/")' 1/1 \
+        .status.rateUSDPerHour 0.39
     # three replicas for the minutes before the scale-down cost more than one
     [ "$(jq -n --arg a "$cost" --arg b "$(body_json .status.costUSD)" '($b | tonumber) - ($a | tonumber) > 0.013')" = true ]
     http GET /api/v1/namespaces/default/events
@@ -213,16 +210,16 @@ invoke() { # NAME BODY
     http POST "$NS/functions" "$(function_json fresh '{}')"
     invoke fresh x
     [ "$CODE" = 400 ]
-    [ "$(body_json .reason)" = BadRequest ]
-    [ "$(body_json .message)" = 'functions.nodus.dev "fresh" cannot be invoked: it is not Running (phase Pending)' ]
+    body_is .reason BadRequest \
+        .message 'functions.nodus.dev "fresh" cannot be invoked: it is not Running (phase Pending)'
     # it is on its way (spec.state Running): a start would change nothing, waiting does
     [ "$(body_json .fix)" = "it is starting (spec.state is Running already); wait until it is ready: nodus wait function/fresh -n default --for=condition=Ready" ]
     http PATCH "$NS/functions/fresh" '{"spec":{"state":"Stopped"}}' "${MERGE[@]}"
     advance 1s
     invoke fresh x
     [ "$CODE" = 400 ]
-    [ "$(body_json .message)" = 'functions.nodus.dev "fresh" cannot be invoked: it is not Running (phase Stopped)' ]
-    [ "$(body_json .fix)" = "start it and wait until it is ready: nodus start function/fresh -n default && nodus wait function/fresh -n default --for=condition=Ready" ]
+    body_is .message 'functions.nodus.dev "fresh" cannot be invoked: it is not Running (phase Stopped)' \
+        .fix "start it and wait until it is ready: nodus start function/fresh -n default && nodus wait function/fresh -n default --for=condition=Ready"
     invoke missing x
     [ "$CODE" = 404 ]
     [ "$(body_json .reason)" = NotFound ]
@@ -240,11 +237,11 @@ invoke() { # NAME BODY
     [ "$CODE" = 200 ]
     advance 1s
     get functions/embed
-    [ "$(body_json .status.restartCount)" = 1 ]
-    [ "$(body_json .status.requests.restart)" = 2026-01-01T00:00:00Z ]
-    [ "$(body_json '.status.conditions[] | select(.type == "Restarting") | .status')" = True ]
-    [ "$(body_json .status.phase)" = Running ]
-    [ "$(body_json .status.readyReplicas)" = 1 ]
+    body_is .status.restartCount 1 \
+        .status.requests.restart 2026-01-01T00:00:00Z \
+        '.status.conditions[] | select(.type == "Restarting") | .status' True \
+        .status.phase Running \
+        .status.readyReplicas 1
     advance 30s
     get functions/embed
     [ "$(body_json '.status.conditions[] | select(.type == "Restarting") | .status + " " + .reason')" = "False Restarted" ]

@@ -87,10 +87,10 @@ no_sanitizer_reports() {
     [ "$CODE" = 201 ]
     http GET $JOBS/early/log
     [ "$CODE" = 400 ]
-    [ "$(body_json .reason)" = BadRequest ]
-    [ "$(body_json .message)" = 'job "early" has not started yet (phase Queued): there is no log until it runs' ]
-    [ "$(body_json .fix)" = 'follow it to see the log once it runs: nodus logs -f job/early' ]
-    [ "$(body_json .details.name)" = early ]
+    body_is .reason BadRequest \
+        .message 'job "early" has not started yet (phase Queued): there is no log until it runs' \
+        .fix 'follow it to see the log once it runs: nodus logs -f job/early' \
+        .details.name early
     # one that ends without having run has an empty log
     http POST $JOBS "$(sim_job never 5m)"
     http PATCH $JOBS/never '{"spec":{"state":"Cancelled"}}' "${MERGE[@]}"
@@ -110,8 +110,7 @@ no_sanitizer_reports() {
     [ "$(body_json .message)" = 'jobs.nodus.dev "nope" not found' ]
     http GET /apis/nodus.dev/v1/namespaces/default/volumes/v/log
     [ "$CODE" = 404 ]
-    [ "$(body_json .reason)" = NotFound ]
-    [ "$(body_json .message)" = "the server could not find the requested resource" ]
+    body_is .reason NotFound .message "the server could not find the requested resource"
     http GET /apis/nodus.dev/v1/namespaces/default/budgets/b/log
     [ "$CODE" = 404 ]
     http POST $JOBS/early/log '{}'
@@ -186,9 +185,9 @@ no_sanitizer_reports() {
     log grow '?tailLines=500' | cmp - "$BATS_TEST_TMPDIR/all"
     http GET "$JOBS/grow/log?tailLines=-1"
     [ "$CODE" = 422 ]
-    [ "$(body_json .reason)" = Invalid ]
-    [ "$(body_json .message)" = "tailLines: Invalid value: -1: must be greater than or equal to 0" ]
-    [ "$(body_json '.details.causes[0].field')" = tailLines ]
+    body_is .reason Invalid \
+        .message "tailLines: Invalid value: -1: must be greater than or equal to 0" \
+        '.details.causes[0].field' tailLines
     http GET "$JOBS/grow/log?tailLines=ten"
     [ "$CODE" = 400 ]
     [ "$(body_json .message)" = 'invalid value for query parameter tailLines: "ten" (want a whole number: strconv.ParseInt: invalid syntax)' ]

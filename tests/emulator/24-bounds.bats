@@ -53,8 +53,7 @@ peak_kb() {
     CODE=$(cat patch.code)
     BODY=patch.json
     [ "$CODE" = 422 ]
-    [ "$(body_json .reason)" = Invalid ]
-    [ "$(body_json .details.name)" = grow ]
+    body_is .reason Invalid .details.name grow
     run body_json .message
     assert_output --regexp '^ops\[12\]: Unable to complete the copy, the accumulated size increase of copy is 4983547, exceeding the limit 3145728$'
     # memory stayed small: the document never passed a few MiB
@@ -70,8 +69,8 @@ peak_kb() {
     jq -cn '[range(0;10001) | {op:"test",path:"/kind",value:"Job"}]' >ops.json
     http PATCH $JOBS/grow @ops.json "${JSONP[@]}"
     [ "$CODE" = 413 ]
-    [ "$(body_json .reason)" = RequestEntityTooLarge ]
-    [ "$(body_json .message)" = "The allowed maximum operations in a JSON patch is 10000, got 10001" ]
+    body_is .reason RequestEntityTooLarge \
+        .message "The allowed maximum operations in a JSON patch is 10000, got 10001"
     jq -cn '[range(0;10000) | {op:"test",path:"/kind",value:"Job"}]' >ops.json
     http PATCH $JOBS/grow @ops.json "${JSONP[@]}"
     [ "$CODE" = 200 ]
@@ -95,8 +94,8 @@ peak_kb() {
     sel=$(seq -s, -f 'k%g' 0 100)
     http GET "$JOBS?labelSelector=$sel"
     [ "$CODE" = 400 ]
-    [ "$(body_json .reason)" = BadRequest ]
-    [ "$(body_json .message)" = "found 101 requirements, more than the limit of 100 (at character 391)" ]
+    body_is .reason BadRequest \
+        .message "found 101 requirements, more than the limit of 100 (at character 391)"
     http GET "$JOBS?labelSelector=$(seq -s, -f 'k%g' 1 100)"
     [ "$CODE" = 200 ]
     sel="a%20in%20($(seq -s, -f 'v%g' 0 100))"
@@ -262,8 +261,7 @@ t.close()' "$1" "$2"
           spec:{image:"nodus/pytorch:2.8-cuda12.8",command:["true"],maxCostUSD:"1.00"}}' >big.json
     http POST $JOBS @big.json
     [ "$CODE" = 422 ]
-    [ "$(body_json .reason)" = Invalid ]
-    [ "$(body_json '.details.causes[0].field')" = metadata.annotations ]
+    body_is .reason Invalid '.details.causes[0].field' metadata.annotations
     jq -c '[{op:"add",path:"/metadata/annotations",value:.metadata.annotations}]' big.json >ops.json
     http PATCH $JOBS/grow @ops.json "${JSONP[@]}"
     [ "$CODE" = 422 ]

@@ -35,9 +35,9 @@ raw() {
     http POST "$NS/jobs" "$(job_json csrf)" -H 'Origin: https://evil.example' \
         -H 'Content-Type: text/plain'
     [ "$CODE" = 403 ]
-    [ "$(body_json .reason)" = Forbidden ]
-    [ "$(body_json .message)" = "requests from web pages of origin https://evil.example are refused: a page a browser shows may not drive this emulator" ]
-    [ "$(body_json .fix)" = "if you trust that page, start the emulator with --allow-origin https://evil.example" ]
+    body_is .reason Forbidden \
+        .message "requests from web pages of origin https://evil.example are refused: a page a browser shows may not drive this emulator" \
+        .fix "if you trust that page, start the emulator with --allow-origin https://evil.example"
     [ -z "$(header Access-Control-Allow-Origin)" ]
     http GET "$NS/jobs/csrf"
     [ "$CODE" = 404 ]
@@ -57,8 +57,8 @@ raw() {
 @test "Origin: null (sandboxed frames, file: pages) is refused" {
     http GET "$NS/jobs" - -H 'Origin: null'
     [ "$CODE" = 403 ]
-    [ "$(body_json .reason)" = Forbidden ]
-    [ "$(body_json .fix)" = "if you trust that page, start the emulator with --allow-origin ORIGIN" ]
+    body_is .reason Forbidden \
+        .fix "if you trust that page, start the emulator with --allow-origin ORIGIN"
 }
 
 @test "a WebSocket exec from another site's page is refused before the upgrade" {
@@ -114,8 +114,8 @@ raw() {
 @test "on loopback a Host that is not 127.0.0.1, localhost or [::1] is refused (DNS rebinding)" {
     http GET "$NS/jobs" - -H "Host: rebind.evil.example:$(port)"
     [ "$CODE" = 403 ]
-    [ "$(body_json .reason)" = Forbidden ]
-    [ "$(body_json .fix)" = "use http://127.0.0.1:$(port), or start the emulator with --allow-host NAME" ]
+    body_is .reason Forbidden \
+        .fix "use http://127.0.0.1:$(port), or start the emulator with --allow-host NAME"
     for h in "localhost:$(port)" localhost 127.0.0.1 "127.0.0.1:$(port)" "[::1]:$(port)" LOCALHOST; do
         http GET "$NS/jobs" - -H "Host: $h"
         [ "$CODE" = 200 ] || { echo "Host $h: $CODE"; return 1; }
@@ -136,8 +136,8 @@ raw() {
 @test "writes take only the API's content types: others are 415 UnsupportedMediaType" {
     http POST "$NS/jobs" "$(job_json plain)" -H 'Content-Type: text/plain'
     [ "$CODE" = 415 ]
-    [ "$(body_json .reason)" = UnsupportedMediaType ]
-    [ "$(body_json .message)" = "the body's Content-Type text/plain is not accepted by POST $NS/jobs: it takes application/json, application/yaml or a patch type" ]
+    body_is .reason UnsupportedMediaType \
+        .message "the body's Content-Type text/plain is not accepted by POST $NS/jobs: it takes application/json, application/yaml or a patch type"
     http POST "$NS/jobs" "$(job_json form)" -H 'Content-Type: application/x-www-form-urlencoded'
     [ "$CODE" = 415 ]
     http PUT "$NS/jobs/own1" '{}' -H 'Content-Type: multipart/form-data; boundary=x'
@@ -232,8 +232,8 @@ raw() {
     printf 'X-Big: %s\r\n' "$(head -c 40000 /dev/zero | tr '\0' a)" >"$BATS_TEST_TMPDIR/h1"
     http GET /healthz - -H "@$BATS_TEST_TMPDIR/h1"
     [ "$CODE" = 431 ]
-    [ "$(body_json .reason)" = RequestHeaderFieldsTooLarge ]
-    [ "$(body_json .message)" = "a header line is 40009 bytes, over the limit of 32768" ]
+    body_is .reason RequestHeaderFieldsTooLarge \
+        .message "a header line is 40009 bytes, over the limit of 32768"
     : >"$BATS_TEST_TMPDIR/h5"
     for i in 1 2 3 4 5; do
         printf 'X-Big-%s: %s\r\n' "$i" "$(head -c 15000 /dev/zero | tr '\0' a)" >>"$BATS_TEST_TMPDIR/h5"

@@ -172,22 +172,22 @@ rows() {
     before=$(find "$EMU_STATE/objects" -type f -printf '%p %s %T@\n' | sort)
     http GET "$NS/volumes?watch=yes"
     [ "$CODE" = 400 ]
-    [ "$(body_json .kind)" = Status ]
-    [ "$(body_json .message)" = 'invalid value for query parameter watch: "yes" (want true or false)' ]
-    [ "$(body_json .fix)" = 'send watch=true or watch=false (1, t, T, TRUE, True and 0, f, F, FALSE, False are taken too)' ]
+    body_is .kind Status \
+        .message 'invalid value for query parameter watch: "yes" (want true or false)' \
+        .fix 'send watch=true or watch=false (1, t, T, TRUE, True and 0, f, F, FALSE, False are taken too)'
     http POST "$NS/volumes?dryRun=yes" "$(volume refused)"
     [ "$CODE" = 400 ]
-    [ "$(body_json .message)" = 'invalid value for query parameter dryRun: "yes" (want All)' ]
-    [ "$(body_json .fix)" = 'send dryRun=All, or leave it out' ]
+    body_is .message 'invalid value for query parameter dryRun: "yes" (want All)' \
+        .fix 'send dryRun=All, or leave it out'
     http DELETE "$NS/volumes/v1?gracePeriodSeconds=9223372036854775808"
     [ "$CODE" = 400 ]
-    [ "$(body_json .message)" = 'invalid value for query parameter gracePeriodSeconds: "9223372036854775808" (want a whole number: strconv.ParseInt: value out of range)' ]
-    [ "$(body_json .fix)" = 'send gracePeriodSeconds=N with N a whole number from 0 to 9223372036854775807' ]
+    body_is .message 'invalid value for query parameter gracePeriodSeconds: "9223372036854775808" (want a whole number: strconv.ParseInt: value out of range)' \
+        .fix 'send gracePeriodSeconds=N with N a whole number from 0 to 9223372036854775807'
     http GET "$NS/volumes?resourceVersionMatch=Exact"
     [ "$CODE" = 422 ]
-    [ "$(body_json .message)" = 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided' ]
-    [ "$(body_json '.details.causes[0].field')" = resourceVersionMatch ]
-    [ "$(body_json .details.kind)" = ListOptions ]
+    body_is .message 'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided' \
+        '.details.causes[0].field' resourceVersionMatch \
+        .details.kind ListOptions
     [ "$(find "$EMU_STATE/objects" -type f -printf '%p %s %T@\n' | sort)" = "$before" ]
 }
 

@@ -55,8 +55,8 @@ EOF
     http GET "$VOLS/v2" - -H "Accept: $CG_ONE"
     [ "$CODE" = 200 ]
     [ "$(shape .)" = "PartialObjectMetadata meta.k8s.io/v1 apiVersion,kind,metadata" ]
-    [ "$(body_json '.metadata.name + " " + .metadata.namespace + " " + .metadata.labels.n')" = "v2 default 2" ]
-    [ "$(body_json '.metadata.uid | startswith("vol_")')" = true ]
+    body_is '.metadata.name + " " + .metadata.namespace + " " + .metadata.labels.n' "v2 default 2" \
+        '.metadata.uid | startswith("vol_")' true
     http GET "$VOLS/v2" - -H 'Accept: application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1beta1'
     [ "$(shape .)" = "PartialObjectMetadata meta.k8s.io/v1beta1 apiVersion,kind,metadata" ]
     http GET "$VOLS" - -H 'Accept: application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1beta1'
@@ -70,15 +70,14 @@ EOF
 @test "metadata lists page with limit and continue, and keep remainingItemCount" {
     http GET "$VOLS?limit=2" - -H "Accept: $META_LIST"
     [ "$CODE" = 200 ]
-    [ "$(body_json '[.items[].metadata.name] | join(",")')" = v1,v2 ]
-    [ "$(body_json .metadata.remainingItemCount)" = 1 ]
+    body_is '[.items[].metadata.name] | join(",")' v1,v2 .metadata.remainingItemCount 1
     local token
     token=$(body_json .metadata.continue)
     [ -n "$token" ]
     http GET "$VOLS?limit=2&continue=$token" - -H "Accept: $META_LIST"
     [ "$CODE" = 200 ]
-    [ "$(body_json '.kind + " " + ([.items[].metadata.name] | join(","))')" = "PartialObjectMetadataList v3" ]
-    [ "$(body_json '.metadata.continue // "none"')" = none ]
+    body_is '.kind + " " + ([.items[].metadata.name] | join(","))' "PartialObjectMetadataList v3" \
+        '.metadata.continue // "none"' none
 }
 
 @test "metadata lists take label and field selectors" {
@@ -183,9 +182,9 @@ EOF
 @test "an as= the server does not make is 406 NotAcceptable with a fix" {
     http GET "$VOLS" - -H 'Accept: application/json;as=Widget;g=meta.k8s.io;v=v1'
     [ "$CODE" = 406 ]
-    [ "$(body_json .reason)" = NotAcceptable ]
-    [ "$(body_json .message)" = "only the following media types are accepted: application/json, application/json;as=Table;v=v1;g=meta.k8s.io, application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io, application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io" ]
-    [ "$(body_json .fix)" = "as=Widget is not an answer this server makes: ask for as=Table, as=PartialObjectMetadata (one object) or as=PartialObjectMetadataList (a list) with g=meta.k8s.io;v=v1, or for plain application/json" ]
+    body_is .reason NotAcceptable \
+        .message "only the following media types are accepted: application/json, application/json;as=Table;v=v1;g=meta.k8s.io, application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io, application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io" \
+        .fix "as=Widget is not an answer this server makes: ask for as=Table, as=PartialObjectMetadata (one object) or as=PartialObjectMetadataList (a list) with g=meta.k8s.io;v=v1, or for plain application/json"
     http GET "$VOLS" - -H 'Accept: application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v2'
     [ "$CODE" = 406 ]
     [ "$(body_json .fix)" = "as=PartialObjectMetadataList is served with g=meta.k8s.io and v=v1 or v=v1beta1 (this Accept has g=meta.k8s.io;v=v2)" ]
@@ -197,8 +196,8 @@ EOF
 @test "the one-object form on a list, or the list form on a get or a watch, is 406 (no fallback)" {
     http GET "$VOLS" - -H "Accept: $CG_ONE"
     [ "$CODE" = 406 ]
-    [ "$(body_json .message)" = "you requested PartialObjectMetadata, but the requested object is a list (VolumeList)" ]
-    [ "$(body_json .fix)" = "ask for application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1 for a list (PartialObjectMetadata is one object)" ]
+    body_is .message "you requested PartialObjectMetadata, but the requested object is a list (VolumeList)" \
+        .fix "ask for application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1 for a list (PartialObjectMetadata is one object)"
     http GET "$VOLS/v1" - -H "Accept: $CG_LIST"
     [ "$CODE" = 406 ]
     [ "$(body_json .message)" = "you requested PartialObjectMetadataList, but the requested object is not a list (Volume)" ]

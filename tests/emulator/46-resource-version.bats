@@ -82,9 +82,9 @@ assert_too_large() { # WANT [retryAfterSeconds]
     # and so do Tables
     http GET "$BUDGETS?resourceVersion=$r0&resourceVersionMatch=Exact" - \
         -H 'Accept: application/json;as=Table;v=v1;g=meta.k8s.io'
-    [ "$(body_json .kind)" = Table ]
-    [ "$(body_json '[.rows[].cells[0]] | join(",")')" = "gone,kept,old" ]
-    [ "$(body_json .metadata.resourceVersion)" = "$r0" ]
+    body_is .kind Table \
+        '[.rows[].cells[0]] | join(",")' "gone,kept,old" \
+        .metadata.resourceVersion "$r0"
 }
 
 @test "Exact with pages: every page at that version, the token keeping it" {
@@ -92,14 +92,12 @@ assert_too_large() { # WANT [retryAfterSeconds]
     r0=$(cat "$BATS_FILE_TMPDIR/r0")
     http GET "$BUDGETS?resourceVersion=$r0&resourceVersionMatch=Exact&limit=2"
     [ "$(items)" = "gone=1,kept=1" ]
-    [ "$(body_json .metadata.resourceVersion)" = "$r0" ]
-    [ "$(body_json .metadata.remainingItemCount)" = 1 ]
+    body_is .metadata.resourceVersion "$r0" .metadata.remainingItemCount 1
     token=$(body_json .metadata.continue)
     http GET "$BUDGETS?limit=2&continue=$token"
     [ "$CODE" = 200 ]
     [ "$(items)" = "old=1" ]
-    [ "$(body_json .metadata.resourceVersion)" = "$r0" ]
-    [ "$(body_json .metadata.continue)" = null ]
+    body_is .metadata.resourceVersion "$r0" .metadata.continue null
     # a limit without resourceVersionMatch is Exact too (kube-apiserver's legacy rule)
     http GET "$BUDGETS?resourceVersion=$r0&limit=10"
     [ "$(items)" = "gone=1,kept=1,old=1" ]

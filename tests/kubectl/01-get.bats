@@ -51,7 +51,8 @@ setup_file() {
 }
 
 @test "get: a table of the kind's printer columns, one row per object" {
-    for KV in $KC_VERSIONS; do
+    # 1.29: names map through aggregated discovery v2beta1 to 1.29, v2 from 1.30
+    for KV in $(kc_versions 1.29); do
         kc_use
         run -0 --separate-stderr kc get jobs
         assert_table <<'EOF'
@@ -71,7 +72,7 @@ job.nodus.dev/prep-c"
 }
 
 @test "get -o wide: adds the priority-1 columns" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         run -0 --separate-stderr kc get nj train-a eval-b -o wide
         # every column of the kind (pkg/api/kinds.c), wide ones too; the cells of those below
@@ -86,7 +87,7 @@ EOF
 }
 
 @test "get -o json: a List of the objects" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         run -0 --separate-stderr kc get nj -o json
         jq -e '.kind == "List" and .apiVersion == "v1"
@@ -103,7 +104,7 @@ EOF
 }
 
 @test "get -o yaml: the object as YAML" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         run -0 --separate-stderr kc get nj train-a -o yaml
         assert_line -n 0 "apiVersion: nodus.dev/v1"
@@ -122,7 +123,7 @@ EOF
 }
 
 @test "get -o jsonpath, -o custom-columns" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         run -0 --separate-stderr kc get nj -o 'jsonpath={range .items[*]}{.metadata.name}={.spec.maxCostUSD} {.spec.resources.gpu.count}{.spec.env[0].name}{"\n"}{end}'
         assert_output "eval-b=15.00 2
@@ -138,7 +139,7 @@ train-a   40.00   H100"
 }
 
 @test "get -l: equality, set-based and existence label selectors" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         # Each clause keeps eval-b: app=trainer drops prep-c, the set drops train-a.
         run -0 --separate-stderr kc get nj \
@@ -151,7 +152,7 @@ EOF
 }
 
 @test "get --field-selector: status.phase and metadata.name" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         run -0 --separate-stderr kc get nj --field-selector status.phase=Running
         assert_output ""
@@ -164,7 +165,7 @@ job.nodus.dev/train-a"
 }
 
 @test "get -A --sort-by .metadata.name: every project, a NAMESPACE column, sorted by name" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         # The server lists by project then name (default/train-a before team/team-d).
         run -0 --separate-stderr kc get nj -A -l app=trainer --sort-by .metadata.name
@@ -178,7 +179,7 @@ EOF
 }
 
 @test "get --chunk-size 2: five objects over three pages, all listed" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         run -0 --separate-stderr kc get nj -n chunk --chunk-size 2 -v=6
         # Three list requests of two, the last two following the continue token.
@@ -197,7 +198,7 @@ EOF
 }
 
 @test "get --sort-by: by a spec field" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         run -0 --separate-stderr kc get nj -n chunk --sort-by .spec.maxCostUSD
         assert_table <<'EOF'
@@ -212,7 +213,7 @@ EOF
 }
 
 @test "get --show-labels: a LABELS column" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         run -0 --separate-stderr kc get nj eval-b prep-c --show-labels
         assert_table <<'EOF'
@@ -226,13 +227,13 @@ EOF
 @test "get -w: rows for the objects, then one per change by a concurrent writer" {
     local out pid pids=
     # One watcher per version, all at once: the same writes reach each of them.
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         kc_bg "$BATS_TEST_TMPDIR/watch.$KV" get nj -n watch -w
         pids="$pids $KC_BG_PID"
     done
     WATCHERS=$pids
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         wait_for_line "$BATS_TEST_TMPDIR/watch.$KV" '^watch-seed '
     done
     http POST /apis/nodus.dev/v1/namespaces/watch/jobs \
@@ -241,7 +242,7 @@ EOF
     http PATCH /apis/nodus.dev/v1/namespaces/watch/jobs/watch-new \
         '{"spec":{"state":"Suspended"}}' -H 'Content-Type: application/merge-patch+json'
     assert_equal "$CODE" 200
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         out=$BATS_TEST_TMPDIR/watch.$KV
         wait_for_line "$out" '^watch-new +Suspended '
@@ -263,7 +264,8 @@ EOF
 }
 
 @test "get all: the kinds in the category all, one table each" {
-    for KV in $KC_VERSIONS; do
+    # 1.29: the category all maps through aggregated discovery v2beta1 to 1.29, v2 from 1.30
+    for KV in $(kc_versions 1.29); do
         kc_use
         run -0 --separate-stderr kc get all -n allns
         assert_table <<'EOF'
@@ -277,7 +279,7 @@ EOF
 }
 
 @test "get ns: the projects default and nodus; get images -n nodus: the catalogue" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         run -0 --separate-stderr kc get ns
         assert_line -n 0 --regexp '^NAME +STATUS +AGE$'
@@ -291,7 +293,8 @@ EOF
 }
 
 @test "describe: Name, the spec fields, and the object's Events" {
-    for KV in $KC_VERSIONS; do
+    # 1.31: describe reads the Events as JSON to 1.31, protobuf from 1.32
+    for KV in $(kc_versions 1.31); do
         kc_use
         run -0 --separate-stderr kc describe nj train-a
         assert_line -n 0 --regexp '^Name: +train-a$'

@@ -11,7 +11,8 @@ bats_require_minimum_version 1.5.0
 
 @test "create -f: created; again with another spec: AlreadyExists" {
     local f
-    for KV in $KC_VERSIONS; do
+    # 1.28: kubectl validates with OpenAPI v2 (protobuf) to 1.28, v3 from 1.29
+    for KV in $(kc_versions 1.28); do
         kc_use
         f=$(job_file "c-$SFX")
         run -0 --separate-stderr kc create -f "$f"
@@ -31,7 +32,8 @@ bats_require_minimum_version 1.5.0
 
 @test "create --dry-run=server -o json: the object with its defaults and status.estimate, not stored" {
     local f
-    for KV in $KC_VERSIONS; do
+    # 1.28: kubectl validates with OpenAPI v2 (protobuf) to 1.28, v3 from 1.29
+    for KV in $(kc_versions 1.28); do
         kc_use
         f=$BATS_TEST_TMPDIR/est-$SFX.yaml
         fixture job.yaml "s/train-a/est-$SFX/" >"$f"
@@ -48,7 +50,8 @@ bats_require_minimum_version 1.5.0
 
 @test "replace -f: replaced; a change to an immutable field: FieldImmutable" {
     local f
-    for KV in $KC_VERSIONS; do
+    # 1.28: kubectl validates with OpenAPI v2 (protobuf) to 1.28, v3 from 1.29
+    for KV in $(kc_versions 1.28); do
         kc_use
         emu_apply_yaml default jobs "$(fixture job-min.yaml "s/NAME/r-$SFX/")"
         f=$(job_file "r-$SFX" 's/"40.00"/"55.00"/')
@@ -65,7 +68,7 @@ bats_require_minimum_version 1.5.0
 }
 
 @test "patch: --type merge, --type json, no change; the default strategic type is refused (415)" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         emu_apply_yaml default jobs "$(fixture job-min.yaml "s/NAME/p-$SFX/")"
         run -0 --separate-stderr kc patch nj "p-$SFX" --type merge -p '{"spec":{"maxCostUSD":"50.00"}}'
@@ -86,7 +89,8 @@ bats_require_minimum_version 1.5.0
 }
 
 @test "label and annotate: add, overwrite and remove; nodus.dev/ labels are Nodus's" {
-    for KV in $KC_VERSIONS; do
+    # 1.27: annotate prints its verb unconjugated
+    for KV in $(kc_versions 1.27); do
         kc_use
         emu_apply_yaml default jobs "$(fixture job-min.yaml "s/NAME/l-$SFX/")"
         run -0 --separate-stderr kc label nj "l-$SFX" tier=gold team=ml
@@ -117,7 +121,8 @@ bats_require_minimum_version 1.5.0
 sed -i 's/maxCostUSD: "40.00"/maxCostUSD: "45.00"/' "$1"
 EOF
     chmod +x "$ed"
-    for KV in $KC_VERSIONS; do
+    # 1.28: kubectl validates with OpenAPI v2 (protobuf) to 1.28, v3 from 1.29
+    for KV in $(kc_versions 1.28); do
         kc_use
         emu_apply_yaml default jobs "$(fixture job-min.yaml "s/NAME/e-$SFX/")"
         EDITOR=$ed run -0 --separate-stderr kc edit nj "e-$SFX"
@@ -129,7 +134,8 @@ EOF
 
 @test "create: an unknown field fails strict validation; --validate=warn warns and drops it" {
     local f
-    for KV in $KC_VERSIONS; do
+    # 1.28: kubectl validates with OpenAPI v2 (protobuf) to 1.28, v3 from 1.29
+    for KV in $(kc_versions 1.28); do
         kc_use
         f=$(job_file "bad-$SFX" '$a\  gpuCount: 2')
         run -1 --separate-stderr kc create -f "$f"
@@ -146,7 +152,8 @@ EOF
 
 @test "create in the project nodus: Forbidden" {
     local f
-    for KV in $KC_VERSIONS; do
+    # 1.28: kubectl validates with OpenAPI v2 (protobuf) to 1.28, v3 from 1.29
+    for KV in $(kc_versions 1.28); do
         kc_use
         f=$(job_file "n-$SFX")
         run -1 --separate-stderr kc create -f "$f" -n nodus
@@ -156,7 +163,8 @@ EOF
 }
 
 @test "create namespace: a new project" {
-    for KV in $KC_VERSIONS; do
+    # 1.31: the Namespace is sent as JSON to 1.31, protobuf from 1.32
+    for KV in $(kc_versions 1.31); do
         kc_use
         run -0 --separate-stderr kc create namespace "ws-$SFX"
         assert_output "namespace/ws-$SFX created"

@@ -10,7 +10,8 @@ bats_require_minimum_version 1.5.0
 
 @test "apply -f: created, unchanged, configured after editing the file" {
     local f
-    for KV in $KC_VERSIONS; do
+    # 1.28: apply reads OpenAPI v2 (protobuf) to 1.28, v3 from 1.29
+    for KV in $(kc_versions 1.28); do
         kc_use
         f=$(job_file "a-$SFX" '/app: trainer/a\    tier: gold')
         run -0 --separate-stderr kc apply -f "$f"
@@ -32,7 +33,8 @@ bats_require_minimum_version 1.5.0
 
 @test "diff: exit 0 and nothing when the file matches, exit 1 and a diff after editing it" {
     local f
-    for KV in $KC_VERSIONS; do
+    # 1.28: diff reads OpenAPI v2 (protobuf) to 1.28, v3 from 1.29
+    for KV in $(kc_versions 1.28); do
         kc_use
         f=$(job_file "d-$SFX")
         emu_apply_yaml default jobs "$(cat "$f")"
@@ -58,7 +60,8 @@ bats_require_minimum_version 1.5.0
 
 @test "apply --server-side: create; conflict with another manager's field; --force-conflicts" {
     local f
-    for KV in $KC_VERSIONS; do
+    # 1.28: apply reads OpenAPI v2 (protobuf) to 1.28, v3 from 1.29
+    for KV in $(kc_versions 1.28); do
         kc_use
         f=$(job_file "s-$SFX")
         run -0 --separate-stderr kc apply --server-side -f "$f"
@@ -86,7 +89,8 @@ bats_require_minimum_version 1.5.0
 
 @test "apply --dry-run=server: reported, nothing stored or changed" {
     local f
-    for KV in $KC_VERSIONS; do
+    # 1.28: apply reads OpenAPI v2 (protobuf) to 1.28, v3 from 1.29
+    for KV in $(kc_versions 1.28); do
         kc_use
         f=$(job_file "dry-$SFX")
         run -0 --separate-stderr kc apply -f "$f" --dry-run=server

@@ -34,7 +34,7 @@ join_waiter() {
 }
 
 @test "delete: deleted, then gone; again: NotFound" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         make_job "x-$SFX" >/dev/null
         run -0 --separate-stderr kc delete nj "x-$SFX"
@@ -49,7 +49,7 @@ join_waiter() {
 }
 
 @test "delete --wait=false with a user finalizer: Cancelling until the finalizer goes" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         make_job "f-$SFX" '/^  labels:/i\  finalizers: [example.com/hold]' >/dev/null
         run -0 --separate-stderr kc delete nj "f-$SFX" --wait=false
@@ -66,7 +66,7 @@ join_waiter() {
 
 @test "delete --cascade=orphan keeps the owned object without its ownerReference; plain delete cascades" {
     local uid
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         uid=$(make_job "o-$SFX")
         make_job "oc-$SFX" "/^  labels:/i\\  ownerReferences: [{apiVersion: nodus.dev/v1, kind: Job, name: o-$SFX, uid: $uid}]" >/dev/null
@@ -84,21 +84,21 @@ join_waiter() {
 }
 
 @test "wait --for=jsonpath: met at once, and met after a concurrent change" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         make_job "w-$SFX" >/dev/null
         run -0 --separate-stderr kc wait nj "w-$SFX" --for='jsonpath={.status.phase}=Queued' --timeout=5s
         assert_output "job.nodus.dev/w-$SFX condition met"
         start_waiter wait nj "w-$SFX" --for='jsonpath={.spec.state}=Suspended' --timeout=20s
     done
-    wait_for_watches "$(wc -w <<<"$KC_VERSIONS")"
-    for KV in $KC_VERSIONS; do
+    wait_for_watches "$(wc -w <<<"$(kc_versions)")"
+    for KV in $(kc_versions); do
         kc_use
         http PATCH "/apis/nodus.dev/v1/namespaces/default/jobs/w-$SFX" \
             '{"spec":{"state":"Suspended"}}' -H 'Content-Type: application/merge-patch+json'
         assert_equal "$CODE" 200
     done
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         join_waiter
         assert_equal "$status" 0
@@ -107,19 +107,19 @@ join_waiter() {
 }
 
 @test "wait --for=delete: returns once a concurrent delete removes the object" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         make_job "wd-$SFX" >/dev/null
         start_waiter wait nj "wd-$SFX" --for=delete --timeout=20s
     done
     # The deletes come while every waiter is watching.
-    wait_for_watches "$(wc -w <<<"$KC_VERSIONS")"
-    for KV in $KC_VERSIONS; do
+    wait_for_watches "$(wc -w <<<"$(kc_versions)")"
+    for KV in $(kc_versions); do
         kc_use
         http DELETE "/apis/nodus.dev/v1/namespaces/default/jobs/wd-$SFX"
         assert_equal "$CODE" 200
     done
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         join_waiter
         assert_equal "$status" 0
@@ -128,12 +128,12 @@ join_waiter() {
 }
 
 @test "wait --for=condition=Ready --timeout=2s: times out, exit 1" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         make_job "wc-$SFX" >/dev/null
         start_waiter wait nj "wc-$SFX" --for=condition=Ready --timeout=2s
     done
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         join_waiter
         assert_equal "$status" 1

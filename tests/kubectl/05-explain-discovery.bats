@@ -9,7 +9,8 @@ bats_require_minimum_version 1.5.0
 T=$'\t'
 
 @test "explain jobs.spec: the fields with their types and descriptions" {
-    for KV in $KC_VERSIONS; do
+    # 1.28: explain reads OpenAPI v2 (protobuf) to 1.28, v3 from 1.29
+    for KV in $(kc_versions 1.28); do
         kc_use
         run -0 --separate-stderr kc explain jobs.spec
         assert_line -n 0 --regexp '^GROUP: +nodus\.dev$'
@@ -33,7 +34,8 @@ T=$'\t'
 }
 
 @test "explain jobs.spec --recursive: the nested fields" {
-    for KV in $KC_VERSIONS; do
+    # 1.28: explain reads OpenAPI v2 (protobuf) to 1.28, v3 from 1.29
+    for KV in $(kc_versions 1.28); do
         kc_use
         run -0 --separate-stderr kc explain jobs.spec --recursive
         assert_line "  env${T}<[]Object>"
@@ -57,7 +59,8 @@ T=$'\t'
 }
 
 @test "explain pools.spec: the Pool reference seed, field by field, with its descriptions" {
-    for KV in $KC_VERSIONS; do
+    # 1.28: explain reads OpenAPI v2 (protobuf) to 1.28, v3 from 1.29
+    for KV in $(kc_versions 1.28); do
         kc_use
         run -0 --separate-stderr kc explain pools.spec.routing.waitTimeout
         assert_line -n 1 --regexp '^KIND: +Pool$'
@@ -88,7 +91,8 @@ T=$'\t'
 }
 
 @test "api-resources: every kind with its short name, version, scope and kind" {
-    for KV in $KC_VERSIONS; do
+    # 1.29: aggregated discovery v2beta1 to 1.29, v2 from 1.30
+    for KV in $(kc_versions 1.29); do
         kc_use
         run -0 --separate-stderr kc api-resources
         assert_output "NAME                       SHORTNAMES   APIVERSION                 NAMESPACED   KIND
@@ -114,7 +118,8 @@ volumes                    vol          nodus.dev/v1               true         
 
 @test "api-resources -o wide: verbs and categories (all: Job, Sandbox, Function, Pipeline, Volume)" {
     local w='create,delete,deletecollection,get,list,patch,update,watch'
-    for KV in $KC_VERSIONS; do
+    # 1.29: aggregated discovery v2beta1 to 1.29, v2 from 1.30
+    for KV in $(kc_versions 1.29); do
         kc_use
         run -0 --separate-stderr kc api-resources --api-group=nodus.dev -o wide
         assert_line -n 0 --regexp '^NAME +SHORTNAMES +APIVERSION +NAMESPACED +KIND +VERBS +CATEGORIES$'

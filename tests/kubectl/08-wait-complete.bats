@@ -18,16 +18,16 @@ make_job() {
 }
 
 @test "wait --for=condition=Complete: met when the Job succeeds, and at once once it has" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         make_job "c-$SFX"
         kc_bg "$BATS_TEST_TMPDIR/wait.$SFX" wait nj "c-$SFX" --for=condition=Complete --timeout=30s
         printf -v "PID_$SFX" '%s' "$KC_BG_PID"
         WAITERS="${WAITERS:-} $KC_BG_PID"
     done
-    wait_for_watches "$(wc -w <<<"$KC_VERSIONS")"
+    wait_for_watches "$(wc -w <<<"$(kc_versions)")"
     clock_advance 15m
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         local var="PID_$SFX"
         status=0
@@ -41,12 +41,12 @@ make_job() {
 }
 
 @test "wait --for=condition=Failed: met by a Job that exited with an error" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         make_job "f-$SFX" "emulator.nodus.dev/exit-code: '3'"
     done
     clock_advance 15m
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         run -0 --separate-stderr kc wait nj "f-$SFX" --for=condition=Failed --timeout=5s
         assert_output "job.nodus.dev/f-$SFX condition met"

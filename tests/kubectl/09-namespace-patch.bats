@@ -33,7 +33,8 @@ ns_json() {
 }
 
 @test "apply -f: labels added, changed and removed between applies of a Namespace" {
-    for KV in $KC_VERSIONS; do
+    # 1.28: apply reads OpenAPI v2 (protobuf) to 1.28, v3 from 1.29
+    for KV in $(kc_versions 1.28); do
         kc_use
         run -0 --separate-stderr kc apply -f "$(ns_file "ap-$SFX" '{team: a, tier: gold}')"
         assert_output "namespace/ap-$SFX created"
@@ -45,7 +46,7 @@ ns_json() {
 }
 
 @test "patch ns -p: the default strategic merge patch; finalizers merge by value" {
-    for KV in $KC_VERSIONS; do
+    for KV in $(kc_versions); do
         kc_use
         ns_create "pt-$SFX" '"labels":{"a":"1","b":"2"},"finalizers":["example.com/a"]'
         run -0 --separate-stderr kc patch ns "pt-$SFX" \
@@ -64,7 +65,8 @@ ns_json() {
     # changes label team, adds label edited (the editor gets the file as its last argument)
     printf '#!/bin/sh\nfor f; do :; done\nsed -i "s/^    team: a$/    team: z\\n    edited: \\"yes\\"/" "$f"\n' >"$editor"
     chmod +x "$editor"
-    for KV in $KC_VERSIONS; do
+    # 1.28: edit reads OpenAPI v2 (protobuf) to 1.28, v3 from 1.29
+    for KV in $(kc_versions 1.28); do
         kc_use
         ns_create "ed-$SFX" '"labels":{"team":"a"}'
         KUBE_EDITOR=$editor run -0 --separate-stderr kc edit ns "ed-$SFX"
@@ -75,7 +77,8 @@ ns_json() {
 }
 
 @test "diff -f: a changed Namespace manifest shows its change (exit 1), and changes nothing" {
-    for KV in $KC_VERSIONS; do
+    # 1.28: diff reads OpenAPI v2 (protobuf) to 1.28, v3 from 1.29
+    for KV in $(kc_versions 1.28); do
         kc_use
         # as `kubectl apply` of {team: a, tier: gold} would have left it
         ns_create "df-$SFX" "$(jq -nr --arg n "df-$SFX" '{apiVersion: "v1", kind: "Namespace",

@@ -11,6 +11,11 @@
 #                               HDRS (file holding the headers); BODY "-" means none
 #   clock_advance D [URL]       moves the emulator's clock D (a Go duration) forward
 #   body_json FILTER            jq FILTER over the last body (raw output)
+#   json_get FILE FILTER...     one jq for several fields: JV[i] is FILTER i's output
+#                               (strings raw, other values compact JSON, outputs joined by
+#                               newlines); FILE "-" reads stdin
+#   body_is FILTER VALUE...     the last body's FILTER is VALUE, for each pair, with one jq;
+#                               every mismatch is printed
 #   wait_until [-t SECS] CMD... runs CMD until it succeeds (10 s unless -t says); the one
 #                               way a suite waits for something: no test sleeps for it
 #   pid_gone PID                PID has exited (for wait_until)
@@ -215,6 +220,41 @@ http() {
 
 body_json() {
     jq -r "$1" "$BODY"
+}
+
+# A jq per field costs a process each: a check of several fields of one object asks
+# them of one jq. Each value ends with a unit separator (a byte no value holds).
+json_get() {
+    local file=$1 prog= f out
+    shift
+    for f in "$@"; do
+        prog="$prog([$f] | map(if type == \"string\" then . else tojson end) | join(\"\\n\")), \"\\u001f\", "
+    done
+    out=$(jq -j "${prog%, }" "$file") || return 1
+    JV=()
+    while [[ $out == *$'\x1f'* ]]; do
+        JV+=("${out%%$'\x1f'*}")
+        out=${out#*$'\x1f'}
+    done
+    [ ${#JV[@]} -eq $# ] || { echo "json_get: $# filters, ${#JV[@]} values" >&2; return 1; }
+}
+
+body_is() {
+    local -a filters=() want=()
+    [ $(($# % 2)) -eq 0 ] || { echo "body_is: FILTER VALUE pairs, got $# words" >&2; return 1; }
+    while [ $# -gt 0 ]; do
+        filters+=("$1")
+        want+=("$2")
+        shift 2
+    done
+    json_get "$BODY" "${filters[@]}" || { cat "$BODY" >&2; return 1; }
+    local i bad=0
+    for i in "${!filters[@]}"; do
+        [ "${JV[i]}" = "${want[i]}" ] && continue
+        echo "body_is: ${filters[i]} is '${JV[i]}', expected '${want[i]}'" >&2
+        bad=1
+    done
+    [ "$bad" = 0 ] || { cat "$BODY" >&2; return 1; }
 }
 
 header() {

@@ -1,13 +1,15 @@
 # Helpers for the kubectl suite (tests/kubectl/): run the REAL kubectl binaries of the
 # machine against this file's emulator. Load after ../lib/common. Every kubectl run costs
-# about 0.12 s of CPU, and the suite runs each test for seven versions: check what a
+# about 0.12 s of CPU, and a test may run for several versions: check what a
 # write stored with curl (emu_get), not with another kubectl run.
 #
 #   kubectl_setup           in setup_file, after start_emulator: finds the kubectl
 #                           versions, writes a kubeconfig into BATS_FILE_TMPDIR
 #   kubectl_require         in setup: skips when the machine has no kubectl at all
-#   for KV in $KC_VERSIONS; do kc_use; ...; done
-#                           runs a test body once per version; kc_use prints a marker
+#   for KV in $(kc_versions [all | VERSION...]); do kc_use; ...; done
+#                           runs a test body for the newest version, and before it for
+#                           each older VERSION the machine has (all: every one; see "The
+#                           versions" below); kc_use prints a marker
 #                           line "=== kubectl 1.31" (shown when the test fails, so the
 #                           failing version is the last marker above the failure) and
 #                           sets SFX (e.g. 131) for fresh object names per version
@@ -34,9 +36,39 @@
 
 # The versions the suite runs, each that the machine has (kubectl.<version> beside the
 # target of the kubectl on PATH). ND_KUBECTL_VERSIONS="1.33" narrows a run while
-# debugging. 1.27 and 1.28 validate, apply and explain with OpenAPI v2 (protobuf, from
-# /openapi/v2), 1.29 and later with v3: both are exercised.
+# debugging.
 KC_WANTED=${ND_KUBECTL_VERSIONS:-"1.27 1.28 1.29 1.30 1.31 1.32 1.33"}
+
+# The versions: every test runs the newest; an older version runs only the tests whose
+# requests or output differ by version, each naming in its loop the versions on the old
+# side of the changes it crosses, with a one-line reason above the loop. What changed
+# between 1.27 and 1.33 (from their -v=8 requests for each verb the suite runs, and the
+# suite's own version branches):
+#   1.27 | 1.28  whoami asks SelfSubjectReview v1beta1, then v1; annotate prints
+#                "annotate"; events --for takes no group-qualified KIND
+#   1.28 | 1.29  OpenAPI v2 (protobuf, /openapi/v2) before, v3 after: explain, and every
+#                write that validates or patches with it (create, replace, apply, edit,
+#                diff); events --for adds involvedObject.apiVersion to its selector
+#   1.29 | 1.30  aggregated discovery v2beta1 before, v2 after: how a name (nj,
+#                jobs.v1.nodus.dev, the category all) maps to a resource
+#   1.31 | 1.32  auth reviews, create namespace's Namespace and the Events of describe
+#                and events go as JSON before, protobuf after
+#   each         its own Go, so its own TLS client (06-tls runs every version)
+# The rest (get's tables and formats, selectors, paging, patch, label, delete, wait, get
+# -w) sends the same requests in every version: the newest alone runs it.
+# ND_KUBECTL_ALL=1 runs every test on every version (before adding a version to
+# KC_WANTED: a difference found there adds a line above and the version to its tests).
+kc_versions() {
+    local newest=${KC_VERSIONS##* } v out=
+    if [ "${1:-}" = all ] || [ -n "${ND_KUBECTL_ALL:-}" ]; then
+        echo "$KC_VERSIONS"
+        return
+    fi
+    for v in $KC_VERSIONS; do
+        case " $* " in *" $v "*) [ "$v" = "$newest" ] || out="$out$v " ;; esac
+    done
+    echo "$out$newest"
+}
 
 kubectl_setup() {
     KC_DIR=
