@@ -34,8 +34,9 @@ const struct em_nonresource em_nonresources[] = {
     {NULL, 0, NULL},
 };
 
-/* Where the control endpoints are, under /emulator/ */
+/* Where the control endpoints are, under /emulator/; where the docs are */
 #define CONTROL_PREFIX "/emulator/v1/"
+#define DOCS_PREFIX "/docs"
 
 const struct em_nonresource *em_route_nonresource(const char *path)
 {
@@ -128,7 +129,9 @@ void em_route_make(struct em_route *rt, const char *method, const char *path,
     rt->is_write = em_route_method_writes(method);
     const struct em_nonresource *row = em_route_nonresource(path);
     rt->target = row ? row->target : EM_TO_OTHER;
-    if (rt->target == EM_TO_CONTROL) {
+    if (rt->target == EM_TO_DOCS) {
+        rt->docs_page = path + strlen(DOCS_PREFIX);
+    } else if (rt->target == EM_TO_CONTROL) {
         if (strncmp(path, CONTROL_PREFIX, strlen(CONTROL_PREFIX)) == 0)
             rt->control = path + strlen(CONTROL_PREFIX);
     } else if (rt->target == EM_TO_DISCOVERY && (rt->review = em_review_of(path))) {

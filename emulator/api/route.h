@@ -71,6 +71,8 @@ struct em_route {
     bool unnamed;               /* ...and the body names none (set by em_authz_check) */
     /* EM_TO_CONTROL: the path after /emulator/v1/; NULL: not an endpoint's (NotFound) */
     const char *control;
+    /* EM_TO_DOCS: the page, the path after /docs ("" or "/...") */
+    const char *docs_page;
     /* EM_TO_REVIEW: which review */
     const struct em_review *review;
 };

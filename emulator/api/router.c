@@ -170,7 +170,7 @@ static void handle_locked(struct em_server *srv, struct em_req *req, const struc
         return;
     }
     if (rt->target == EM_TO_DOCS) {
-        em_docs_handle(srv, req, resp);
+        em_docs_handle(srv, req, rt->docs_page, resp);
         return;
     }
     if (srv->stopping) {

@@ -215,6 +215,7 @@ static void check_case(const struct route_case *c)
     assert_str(rt.project, want == EM_TO_API ? c->project : NULL, c, "project");
     assert_str(rt.sub, want == EM_TO_API ? c->sub : NULL, c, "subresource");
     assert_str(rt.control, c->control, c, "control endpoint");
+    assert_str(rt.docs_page, rt.target == EM_TO_DOCS ? c->path + 5 : NULL, c, "docs page");
     if ((rt.target == EM_TO_REVIEW) != (rt.review != NULL))
         fail_msg("%s %s: review row %p for target %d", c->method, c->path, (void *)rt.review,
                  rt.target);
