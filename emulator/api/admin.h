@@ -3,17 +3,19 @@
 #ifndef EM_ADMIN_H
 #define EM_ADMIN_H
 
+#include "route.h"
 #include "server.h"
 
 /* Serves /emulator/v1/<rest>. */
 void em_admin_handle(struct em_server *srv, const struct em_req *req, struct em_resp *resp,
                      const char *rest);
-/* When an injected fault matches the request: fills resp, sets *delay_ms (how long to
+/* When an injected fault matches the request (its route's method and path; never the
+ * control endpoints, health checks or docs): fills resp, sets *delay_ms (how long to
  * wait before answering, with the lock released) and returns 1. 0 otherwise. A fault
  * with status 0 only delays: its delay is added to *delay_ms and later faults are
  * still tried. */
-int em_faults_check(struct em_server *srv, const struct em_req *req, struct em_resp *resp,
-                    int64_t *delay_ms);
+int em_faults_check(struct em_server *srv, const struct em_req *req, const struct em_route *rt,
+                    struct em_resp *resp, int64_t *delay_ms);
 void em_faults_release(struct em_server *srv);
 
 /* /emulator/v1/snapshots[/NAME[/restore]] (snapshot.c); rest is what follows

@@ -139,10 +139,10 @@ void em_api_answer(struct em_api *a, int code, const json_t *obj)
  * path alone); the query parameters are checked between the two. */
 static int dispatch(struct em_api *a)
 {
-    struct em_path *p = &a->path;
-    const char *verb = em_authz_verb(a->req, p);
-    a->ns = p->ns ? p->ns : "";
-    if (em_route_api(p, a->req->method, a->req->path, verb, &a->kind, &a->st) < 0)
+    const struct em_route *rt = a->route;
+    const struct em_path *p = &rt->api;
+    const char *verb = rt->verb;
+    if (em_route_api(rt, &a->st) < 0)
         return -1;
     /* every query parameter of the verb (the subresource's name for log, exec, files,
      * invoke), before anything reads state: query.h */
@@ -150,7 +150,7 @@ static int dispatch(struct em_api *a)
                        &a->st) < 0)
         return -1;
     enum em_api_op op;
-    if (em_route_op(p, a->kind, verb, &op, &a->st) < 0)
+    if (em_route_op(rt, &op, &a->st) < 0)
         return -1;
     /* a metadata answer that does not fit the answer's shape is refused before anything
      * is read or written (kube-apiserver refuses it after) */
@@ -185,18 +185,20 @@ static int dispatch(struct em_api *a)
     return em_api_delete_collection(a);
 }
 
-void em_api_handle(struct em_server *srv, struct em_req *req, struct em_resp *resp,
-                   const struct em_identity *who)
+void em_api_handle(struct em_server *srv, struct em_req *req, const struct em_route *rt,
+                   struct em_resp *resp, const struct em_identity *who)
 {
-    struct em_api a = {
-        .srv = srv, .req = req, .resp = resp, .identity = who->name, .who = who};
+    struct em_api a = {.srv = srv,
+                       .req = req,
+                       .resp = resp,
+                       .route = rt,
+                       .path = rt->api, /* borrowed: released with the route */
+                       .kind = rt->kind,
+                       .ns = rt->api.ns ? rt->api.ns : "",
+                       .identity = who->name,
+                       .who = who};
     nd_status_init(&a.st);
     a.warnings = json_array();
-    if (em_path_parse(req->path, &a.path) < 0 || !a.path.plural) {
-        nd_status_set(&a.st, "NotFound", NULL, "the server could not find the requested resource");
-        em_resp_status(srv, req, resp, &a.st);
-        goto out;
-    }
     if (em_accept_choose(em_req_header(req, "accept"), &a.accept, &a.st) < 0) {
         em_resp_status(srv, req, resp, &a.st);
         goto out;
@@ -220,6 +222,5 @@ void em_api_handle(struct em_server *srv, struct em_req *req, struct em_resp *re
     }
 out:
     json_decref(a.warnings);
-    em_path_release(&a.path);
     nd_status_release(&a.st);
 }

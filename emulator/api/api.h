@@ -19,6 +19,7 @@
 #include "api/schema.h"
 #include "authz.h"
 #include "path.h"
+#include "route.h"
 #include "selector/selector.h"
 #include "server.h"
 
@@ -27,8 +28,9 @@ struct em_api {
     struct em_server *srv;
     struct em_req *req;
     struct em_resp *resp;
-    struct em_path path;
-    const struct nd_kind *kind;
+    const struct em_route *route; /* what the request is (route.h) */
+    struct em_path path;          /* route->api, borrowed */
+    const struct nd_kind *kind;   /* route->kind */
     const char *ns;       /* the project of the path, "" for cluster-scoped or all */
     const char *identity; /* who asks (nodus.dev/created-by): who->name */
     const struct em_identity *who; /* who asks: scopes, projects (authz.h) */
@@ -37,10 +39,10 @@ struct em_api {
     struct nd_status st;
 };
 
-/* Serves an API path (under /api/v1 or /apis/nodus.dev/v1, with a resource) for who,
- * whom em_authz_request has let through. */
-void em_api_handle(struct em_server *srv, struct em_req *req, struct em_resp *resp,
-                   const struct em_identity *who);
+/* Serves an API route (rt->target EM_TO_API: under /api/v1 or /apis/G/V, with a resource)
+ * for who, whom em_authz_request has let through. */
+void em_api_handle(struct em_server *srv, struct em_req *req, const struct em_route *rt,
+                   struct em_resp *resp, const struct em_identity *who);
 
 /* Handlers (api_read.c, api_write.c, api_patch.c, api_delete.c, watch.c). Each fills
  * a->resp, or returns -1 with a->st filled. */

@@ -262,96 +262,109 @@ static void add_item(struct nd_buf *b, bool first, const json_t *o, struct em_by
     }
 }
 
-int em_api_list(struct em_api *a)
+/* Where a list starts and at which revision, from ?continue= (a token of an earlier
+ * page: *start is "ns/name" of its last object, NEW) or ?resourceVersion=, and what it
+ * keeps (?labelSelector=, ?fieldSelector=). 0, or -1 with a->st. */
+static int list_from(struct em_api *a, struct keep *keep, int64_t *rv, char **start)
 {
     struct em_server *srv = a->srv;
-    long limit;
-    int64_t rv = srv->store.revision;
-    char *start = NULL;
-    json_t *page = NULL, *meta = NULL;
-    struct keep keep = {.who = a->who, .kind = a->kind};
-    struct walk w;
-    bool walking = false;
-    int rc = -1;
     int64_t want;
-    if (parse_limit(a, &limit) < 0 || em_api_query_rv(a, &want) < 0)
-        goto out;
+    if (em_api_query_rv(a, &want) < 0)
+        return -1;
     const char *cont = em_req_query(a->req, "continue");
-    if (cont && *cont && want > 0) {
-        nd_status_set(&a->st, "BadRequest", "leave resourceVersion out when you pass continue",
-                      "specifying resource version is not allowed when using continue");
-        goto out;
-    }
+    if (cont && *cont && want > 0)
+        return nd_status_set(&a->st, "BadRequest",
+                             "leave resourceVersion out when you pass continue",
+                             "specifying resource version is not allowed when using continue");
     if (cont && *cont) {
-        if (parse_continue(a, cont, &rv, &start) < 0)
-            goto out;
-        if (!em_journal_covers(&srv->journal, rv)) {
-            nd_status_set(&a->st, "Expired", "list again without the continue token",
-                          "The provided continue parameter is too old to display a consistent "
-                          "list result. You can start a new list without the continue "
-                          "parameter.");
-            goto out;
-        }
+        if (parse_continue(a, cont, rv, start) < 0)
+            return -1;
+        if (!em_journal_covers(&srv->journal, *rv))
+            return nd_status_set(&a->st, "Expired", "list again without the continue token",
+                                 "The provided continue parameter is too old to display a "
+                                 "consistent list result. You can start a new list without the "
+                                 "continue parameter.");
     }
-    if (em_api_selectors(a, ND_SELECT_READ, &keep.sel) < 0 ||
-        (!start && list_version(a, want, &rv) < 0))
-        goto out;
-    keep.all = nd_select_everything(&keep.sel) &&
-               (!a->who->projects || (*a->ns && a->kind->namespaced));
-    /* the start: after the last object of the previous page ("ns/name") */
+    if (em_api_selectors(a, ND_SELECT_READ, &keep->sel) < 0 ||
+        (!*start && list_version(a, want, rv) < 0))
+        return -1;
+    keep->all = nd_select_everything(&keep->sel) &&
+                (!a->who->projects || (*a->ns && a->kind->namespaced));
+    return 0;
+}
+
+/* Starts w at rv after start ("ns/name" of the previous page's last object; NULL: from
+ * the first). */
+static void list_walk(struct em_api *a, struct walk *w, const char *start, int64_t rv)
+{
     char *start_ns = NULL;
     const char *start_name = NULL;
     if (start) {
-        char *slash = strchr(start, '/');
+        const char *slash = strchr(start, '/');
         start_ns = slash ? nd_xstrndup(start, (size_t)(slash - start)) : nd_xstrdup("");
         start_name = slash ? slash + 1 : start;
     }
-    walk_init(&w, srv, a->kind, a->ns, start_ns, start_name, rv);
-    walking = true;
+    walk_init(w, a->srv, a->kind, a->ns, start_ns, start_name, rv);
     free(start_ns);
-    /* a Table or a PartialObjectMetadataList is made from the page's objects */
+}
+
+/* A page: up to limit objects keep keeps, into page (to convert: a Table, metadata) or
+ * as JSON text into items. Returns how many; *last is the last one taken. */
+static size_t list_page(struct em_api *a, struct walk *w, const struct keep *keep, long limit,
+                        json_t *page, struct nd_buf *items, const json_t **last)
+{
     bool convert = a->accept.repr != EM_REPR_OBJECT;
-    page = json_array();
-    struct nd_buf items = ND_BUF_INIT;
-    size_t taken = 0, remaining = 0;
-    const json_t *last = NULL;
+    size_t taken = 0;
     json_t *o;
     struct em_bytes *json;
-    while ((long)taken < limit && (o = walk_next(&w, &json))) {
-        if (!keep.all && !keeps(&keep, o))
+    while ((long)taken < limit && (o = walk_next(w, &json))) {
+        if (!keep->all && !keeps(keep, o))
             continue;
         /* a view's items: the stored objects converted */
         json_t *seen = a->kind->from_stored ? a->kind->from_stored(o) : json_incref(o);
         if (convert)
             json_array_append(page, seen);
         else
-            add_item(&items, taken == 0, seen, a->kind->from_stored ? NULL : json);
+            add_item(items, taken == 0, seen, a->kind->from_stored ? NULL : json);
         json_decref(seen);
-        last = o;
+        *last = o;
         taken++;
     }
-    if ((long)taken == limit) {
-        /* how many are left: the index counts them unless the page merges changes or
-         * something filters */
-        if (keep.all && !w.nkeys) {
-            remaining = em_store_remaining(&w.c);
-        } else {
-            while ((o = walk_next(&w, &json)))
-                remaining += keep.all || keeps(&keep, o);
-        }
-    }
+    return taken;
+}
+
+/* How many objects after a full page keep keeps: the index counts them unless the page
+ * merges changes or something filters. */
+static size_t list_remaining(struct walk *w, const struct keep *keep)
+{
+    if (keep->all && !w->nkeys)
+        return em_store_remaining(&w->c);
+    size_t remaining = 0;
+    json_t *o;
+    struct em_bytes *json;
+    while ((o = walk_next(w, &json)))
+        remaining += keep->all || keeps(keep, o);
+    return remaining;
+}
+
+/* The answer: the list of the page (objects in page or their text in items), at rv, with
+ * a continue token after last when remaining. */
+static void list_answer(struct em_api *a, int64_t rv, size_t remaining, const json_t *last,
+                        json_t *page, const struct nd_buf *items)
+{
     char rvs[24];
     snprintf(rvs, sizeof rvs, "%lld", (long long)rv);
-    meta = json_pack("{ss}", "resourceVersion", rvs);
+    json_t *meta = json_pack("{ss}", "resourceVersion", rvs);
     if (remaining) {
         char *token = make_continue(rv, last);
         json_object_set_new(meta, "continue", json_string(token));
         free(token);
         json_object_set_new(meta, "remainingItemCount", json_integer((json_int_t)remaining));
     }
-    if (convert) {
+    if (a->accept.repr != EM_REPR_OBJECT) {
         json_t *body = a->accept.repr == EM_REPR_TABLE
-                           ? em_table_build(srv, a->kind, page, a->req, a->accept.version, meta)
+                           ? em_table_build(a->srv, a->kind, page, a->req, a->accept.version,
+                                            meta)
                            : em_partial_list(page, meta, a->accept.version);
         em_resp_json(a->resp, 200, body);
         json_decref(body);
@@ -363,19 +376,36 @@ int em_api_list(struct em_api *a)
         nd_buf_reset(b);
         nd_buf_addf(b, "{\"apiVersion\":\"%s\",\"kind\":\"%s\",\"metadata\":%s,\"items\":[",
                     a->kind->api_version, a->kind->list_kind, m);
-        nd_buf_add(b, items.data, items.len);
+        nd_buf_add(b, items->data, items->len);
         nd_buf_adds(b, "]}\n");
         em_resp_set_type(a->resp, "application/json");
         free(m);
     }
-    nd_buf_release(&items);
-    rc = 0;
-out:
-    if (walking)
+    json_decref(meta);
+}
+
+int em_api_list(struct em_api *a)
+{
+    long limit;
+    int64_t rv = a->srv->store.revision;
+    char *start = NULL;
+    struct keep keep = {.who = a->who, .kind = a->kind};
+    int rc = -1;
+    if (parse_limit(a, &limit) == 0 && list_from(a, &keep, &rv, &start) == 0) {
+        struct walk w;
+        list_walk(a, &w, start, rv);
+        json_t *page = json_array();
+        struct nd_buf items = ND_BUF_INIT;
+        const json_t *last = NULL;
+        size_t taken = list_page(a, &w, &keep, limit, page, &items, &last);
+        size_t remaining = (long)taken == limit ? list_remaining(&w, &keep) : 0;
+        list_answer(a, rv, remaining, last, page, &items);
+        nd_buf_release(&items);
+        json_decref(page);
         walk_release(&w);
+        rc = 0;
+    }
     nd_select_release(&keep.sel);
     free(start);
-    json_decref(meta);
-    json_decref(page);
     return rc;
 }

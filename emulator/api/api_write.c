@@ -315,34 +315,25 @@ static int existing_answer(struct em_api *a, json_t *existing, const json_t *obj
     return -1;
 }
 
-int em_write_create(struct em_api *a, struct em_write *w, json_t *obj)
+/* The name of an object to create: metadata.name, or one made from
+ * metadata.generateName (set in meta; a create with generateName needs an
+ * Idempotency-Key, so that a retry does not make a second object). NULL with a->st when
+ * it has neither. */
+static const char *create_name(struct em_api *a, json_t *meta)
 {
     struct em_server *srv = a->srv;
     const struct nd_kind *k = a->kind;
-    json_t *meta = em_obj_meta(obj);
-    if (json_object_get(meta, "resourceVersion") &&
-        *json_string_value(json_object_get(meta, "resourceVersion")))
-        return nd_status_set(&a->st, "BadRequest", "remove metadata.resourceVersion",
-                             "resourceVersion should not be set on objects to be created");
-    strip_server_metadata(meta);
-    if (!w->apply)
-        json_object_del(meta, "managedFields");
-    json_object_del(obj, "status");
-    if (k->namespaced && !em_store_get(&srv->store, "namespaces", "", a->ns)) {
-        nd_status_set(&a->st, "NotFound", NULL, "namespaces \"%s\" not found", a->ns);
-        nd_status_set_fix(&a->st, "create it: nodus create project %s", a->ns);
-        nd_status_set_target(&a->st, a->ns, "", "namespaces");
-        return -1;
-    }
     const char *name = json_string_value(json_object_get(meta, "name"));
     const char *gen = json_string_value(json_object_get(meta, "generateName"));
     if ((!name || !*name) && gen && *gen) {
         const char *key = em_req_header(a->req, "idempotency-key");
-        if (!key || !*key)
-            return nd_status_set(&a->st, "IdempotencyKeyRequired",
-                                 "send an Idempotency-Key header, or set metadata.name",
-                                 "a create with metadata.generateName needs an Idempotency-Key "
-                                 "header");
+        if (!key || !*key) {
+            nd_status_set(&a->st, "IdempotencyKeyRequired",
+                          "send an Idempotency-Key header, or set metadata.name",
+                          "a create with metadata.generateName needs an Idempotency-Key "
+                          "header");
+            return NULL;
+        }
         char suffix[6];
         for (int tries = 0; tries < 16; tries++) {
             nd_random_suffix(suffix);
@@ -361,18 +352,20 @@ int em_write_create(struct em_api *a, struct em_write *w, json_t *obj)
         nd_field_errors_required(&errs, "metadata.name", "name or generateName is required");
         nd_field_errors_to_status(&errs, "Invalid", k, "", &a->st);
         nd_field_errors_release(&errs);
-        return -1;
+        return NULL;
     }
-    if (nd_kind_check_reserved(k, NULL, obj, &a->st) < 0)
-        return -1;
-    nd_kind_default(k, obj);
-    if (validate(a, w, obj) < 0)
-        return -1;
-    json_t *existing = em_store_get(&srv->store, k->plural, a->ns, name);
-    if (existing)
-        return existing_answer(a, existing, obj);
+    return name;
+}
 
-    record_update(a, w, NULL, obj); /* before the server adds its own fields */
+/* What the server sets on an object it creates (named name): uid, creationTimestamp,
+ * generation, the created-by and launched-by labels of a nodus.dev kind, the billing
+ * finalizer of a billed kind, the initial phase (a project's: Active, and its
+ * metadata.name label). */
+static void stamp_created(struct em_api *a, json_t *obj, const char *name)
+{
+    struct em_server *srv = a->srv;
+    const struct nd_kind *k = a->kind;
+    json_t *meta = em_obj_meta(obj);
     char now[32];
     em_now_rfc3339(srv, now);
     char *uid = nd_uid_new(k->uid_prefix);
@@ -401,6 +394,41 @@ int em_write_create(struct em_api *a, struct em_write *w, json_t *obj)
         json_object_set_new(obj, "status", json_pack("{ss}", "phase", "Active"));
         set_label(meta, "kubernetes.io/metadata.name", name);
     }
+}
+
+int em_write_create(struct em_api *a, struct em_write *w, json_t *obj)
+{
+    struct em_server *srv = a->srv;
+    const struct nd_kind *k = a->kind;
+    json_t *meta = em_obj_meta(obj);
+    if (json_object_get(meta, "resourceVersion") &&
+        *json_string_value(json_object_get(meta, "resourceVersion")))
+        return nd_status_set(&a->st, "BadRequest", "remove metadata.resourceVersion",
+                             "resourceVersion should not be set on objects to be created");
+    strip_server_metadata(meta);
+    if (!w->apply)
+        json_object_del(meta, "managedFields");
+    json_object_del(obj, "status");
+    if (k->namespaced && !em_store_get(&srv->store, "namespaces", "", a->ns)) {
+        nd_status_set(&a->st, "NotFound", NULL, "namespaces \"%s\" not found", a->ns);
+        nd_status_set_fix(&a->st, "create it: nodus create project %s", a->ns);
+        nd_status_set_target(&a->st, a->ns, "", "namespaces");
+        return -1;
+    }
+    const char *name = create_name(a, meta);
+    if (!name)
+        return -1;
+    if (nd_kind_check_reserved(k, NULL, obj, &a->st) < 0)
+        return -1;
+    nd_kind_default(k, obj);
+    if (validate(a, w, obj) < 0)
+        return -1;
+    json_t *existing = em_store_get(&srv->store, k->plural, a->ns, name);
+    if (existing)
+        return existing_answer(a, existing, obj);
+
+    record_update(a, w, NULL, obj); /* before the server adds its own fields */
+    stamp_created(a, obj, name);
     em_obj_normalize(obj);
     if (admit(a, NULL, obj) < 0)
         return -1;

@@ -27,8 +27,7 @@ const struct em_review em_reviews[] = {
     {NULL, NULL, NULL, NULL, NULL, false},
 };
 
-/* The row of path, or NULL. */
-static const struct em_review *review_of(const char *path)
+const struct em_review *em_review_of(const char *path)
 {
     for (const struct em_review *r = em_reviews; r->group; r++) {
         size_t g = strlen(r->group), v = strlen(r->version);
@@ -38,11 +37,6 @@ static const struct em_review *review_of(const char *path)
             return r;
     }
     return NULL;
-}
-
-bool em_review_path(const char *path)
-{
-    return review_of(path) != NULL;
 }
 
 /* ---- whoami ---- */
@@ -190,17 +184,14 @@ static void rules(struct em_server *srv, struct em_req *req, struct em_resp *res
     nd_status_release(&st);
 }
 
-int em_review_handle(struct em_server *srv, struct em_req *req, struct em_resp *resp,
-                     const struct em_identity *who)
+void em_review_handle(struct em_server *srv, struct em_req *req, const struct em_review *r,
+                      struct em_resp *resp, const struct em_identity *who)
 {
-    const struct em_review *r = review_of(req->path);
-    if (!r)
-        return 0;
     if (strcmp(req->method, "POST") != 0) {
         em_resp_error(srv, req, resp, "MethodNotAllowed",
                       "%s is not supported on %s: reviews are created (POST)", req->method,
                       req->path);
-        return 1;
+        return;
     }
     const char *ct = em_req_header(req, "content-type");
     if (ct && strncasecmp(ct, "application/json", 16) != 0 &&
@@ -208,7 +199,7 @@ int em_review_handle(struct em_server *srv, struct em_req *req, struct em_resp *
         em_resp_error(srv, req, resp, "UnsupportedMediaType",
                       "the body of the request was in an unknown format - accepted media "
                       "types include: application/json, application/vnd.kubernetes.protobuf");
-        return 1;
+        return;
     }
     if (!strcmp(r->kind, "SelfSubjectAccessReview"))
         can_i(srv, req, resp, who);
@@ -216,5 +207,4 @@ int em_review_handle(struct em_server *srv, struct em_req *req, struct em_resp *
         rules(srv, req, resp, who);
     else
         whoami(who, resp, r->group, r->version);
-    return 1;
 }

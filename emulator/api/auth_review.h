@@ -5,7 +5,7 @@
  *   POST /apis/authorization.k8s.io/v1/selfsubjectaccessreviews   may the caller do this
  *   POST /apis/authorization.k8s.io/v1/selfsubjectrulesreviews    what may it do in a project
  *
- * Any caller with a valid token may ask both (authz.c routes them as EM_ROUTE_REVIEW).
+ * Any caller with a valid token may ask both (route.c routes them as EM_TO_REVIEW).
  * A SelfSubjectReview answers status.userInfo: the token's identity as username, the
  * group system:authenticated, and in extra the token's projects (nodus.dev/projects,
  * "*" for all) and scopes (nodus.dev/scopes). Without --token-file the caller is
@@ -36,11 +36,11 @@ struct em_review {
 };
 extern const struct em_review em_reviews[];
 
-/* Whether path is one of the review paths. */
-bool em_review_path(const char *path);
+/* The row of a review path, or NULL (em_route_make asks). */
+const struct em_review *em_review_of(const char *path);
 
-/* Serves a review path for who (1), or 0 when req is not for one. */
-int em_review_handle(struct em_server *srv, struct em_req *req, struct em_resp *resp,
-                     const struct em_identity *who);
+/* Serves req, for the review r (its route's), for who. */
+void em_review_handle(struct em_server *srv, struct em_req *req, const struct em_review *r,
+                      struct em_resp *resp, const struct em_identity *who);
 
 #endif

@@ -11,10 +11,8 @@
 #include <unistd.h>
 
 #include "api.h"
-#include "auth_review.h"
 #include "fsutil.h"
 #include "json/json.h"
-#include "path.h"
 #include "protobuf.h"
 #include "route.h"
 #include "util/xmalloc.h"
@@ -251,18 +249,6 @@ bool em_authz_admin_token(const struct em_server *srv, const struct em_req *req)
 
 /* ---- what the request does ---- */
 
-const char *em_authz_verb(const struct em_req *req, const struct em_path *p)
-{
-    bool w; /* a value that is not a boolean is refused by the handler (400) */
-    bool watch = em_parse_bool(em_req_query(req, "watch"), &w) == 0 && w;
-    return em_route_verb(req->method, p, watch);
-}
-
-static bool read_verb(const char *verb)
-{
-    return !strcmp(verb, "get") || !strcmp(verb, "list") || !strcmp(verb, "watch");
-}
-
 /* The name of the Namespace a create's body asks for, as the handler will read it
  * (JSON, YAML or kubectl's protobuf); NULL when the body does not give one. A body past
  * em_body_limits also sets *too_large (moved into it: the answer, as the handler's). */
@@ -288,94 +274,6 @@ static char *namespace_in_body(const struct em_req *req, struct nd_status *too_l
         nd_status_move(too_large, &st);
     nd_status_release(&st);
     return out;
-}
-
-#define GET ((const char *const[]){"get", NULL})
-
-const struct em_nonresource em_nonresources[] = {
-    /* open, tokens or not */
-    {"/healthz", EM_ROUTE_OPEN, GET},
-    {"/livez", EM_ROUTE_OPEN, GET},
-    {"/readyz", EM_ROUTE_OPEN, GET},
-    {"/docs", EM_ROUTE_OPEN, GET},
-    {"/docs/*", EM_ROUTE_OPEN, GET},
-    /* any valid token: discovery (every path the API does not parse routes here too) */
-    {"/api", EM_ROUTE_DISCOVERY, GET},
-    {"/api/*", EM_ROUTE_DISCOVERY, GET},
-    {"/apis", EM_ROUTE_DISCOVERY, GET},
-    {"/apis/*", EM_ROUTE_DISCOVERY, GET},
-    {"/openapi", EM_ROUTE_DISCOVERY, GET},
-    {"/openapi/*", EM_ROUTE_DISCOVERY, GET},
-    {"/version", EM_ROUTE_DISCOVERY, GET},
-    {"/version/", EM_ROUTE_DISCOVERY, GET},
-    /* admin: the control endpoints (em_route_control's methods) */
-    {"/emulator", EM_ROUTE_CONTROL, NULL},
-    {"/emulator/*", EM_ROUTE_CONTROL, (const char *const[]){"get", "post", "put", "delete", NULL}},
-    {NULL, 0, NULL},
-};
-
-const struct em_nonresource *em_authz_nonresource(const char *path)
-{
-    const struct em_nonresource *prefix = NULL;
-    for (const struct em_nonresource *r = em_nonresources; r->path; r++) {
-        size_t n = strlen(r->path);
-        if (n >= 2 && !strcmp(r->path + n - 2, "/*")) {
-            if (!prefix && !strncmp(path, r->path, n - 1))
-                prefix = r;
-        } else if (!strcmp(path, r->path)) {
-            return r;
-        }
-    }
-    return prefix;
-}
-
-void em_authz_describe(const struct em_req *req, struct em_access *acc)
-{
-    memset(acc, 0, sizeof *acc);
-    const char *p = req->path;
-    struct em_path path;
-    const struct em_nonresource *row = em_authz_nonresource(p);
-    if (row && (row->route == EM_ROUTE_OPEN || row->route == EM_ROUTE_CONTROL)) {
-        acc->route = row->route;
-        return;
-    }
-    if (em_review_path(p)) {
-        acc->route = EM_ROUTE_REVIEW;
-        return;
-    }
-    if (em_path_parse(p, &path) < 0) {
-        acc->route = EM_ROUTE_DISCOVERY;
-        return;
-    }
-    if (!path.plural) { /* /api/v1, /apis/nodus.dev/v1 */
-        em_path_release(&path);
-        acc->route = EM_ROUTE_DISCOVERY;
-        return;
-    }
-    acc->route = EM_ROUTE_API;
-    acc->verb = em_authz_verb(req, &path);
-    acc->kind = nd_kind_by_plural(path.group, path.plural);
-    acc->plural = nd_xstrdup(path.plural);
-    acc->sub = path.sub ? nd_xstrdup(path.sub) : NULL;
-    bool ns_object = !*path.group && nd_kind_is(acc->kind, ND_KIND_PROJECT) && !path.ns;
-    if (path.ns)
-        acc->project = nd_xstrdup(path.ns);
-    else if (ns_object && path.name)
-        acc->project = nd_xstrdup(path.name);
-    bool listing = acc->verb && (!strcmp(acc->verb, "list") || !strcmp(acc->verb, "watch"));
-    acc->cluster_wide = listing && !path.ns && !path.name;
-    /* the project a Namespace create makes is in its body, read by em_authz_check once
-     * the caller is known and may write */
-    acc->project_in_body = ns_object && !path.name && acc->verb && !strcmp(acc->verb, "create");
-    em_path_release(&path);
-}
-
-void em_access_release(struct em_access *acc)
-{
-    free(acc->project);
-    free(acc->plural);
-    free(acc->sub);
-    memset(acc, 0, sizeof *acc);
 }
 
 /* ---- the decision ---- */
@@ -405,7 +303,7 @@ static int unauthorized(const struct em_identity *who, struct nd_status *st)
 }
 
 /* "exec into", "patch": what the message says the caller tried. */
-static const char *action(const struct em_access *acc)
+static const char *action(const struct em_route *rt)
 {
     static const struct {
         const char *sub, *words;
@@ -414,10 +312,10 @@ static const char *action(const struct em_access *acc)
                 {"invoke", "invoke"},
                 {"log", "read the log of"},
                 {NULL, NULL}};
-    for (int i = 0; acc->sub && subs[i].sub; i++)
-        if (!strcmp(acc->sub, subs[i].sub))
+    for (int i = 0; rt->sub && subs[i].sub; i++)
+        if (!strcmp(rt->sub, subs[i].sub))
             return subs[i].words;
-    return acc->verb;
+    return rt->verb;
 }
 
 static int forbidden_scope(const struct em_identity *who, const char *what, const char *path,
@@ -429,58 +327,58 @@ static int forbidden_scope(const struct em_identity *who, const char *what, cons
     return -1;
 }
 
-static int forbidden_project(const struct em_identity *who, const struct em_access *acc,
+static int forbidden_project(const struct em_identity *who, const struct em_route *rt,
                              const char *path, struct nd_status *st)
 {
     nd_status_set(st, "Forbidden", NULL, "%s may not %s %s: the token is not for project %s",
-                  who->name, action(acc), path, acc->project);
+                  who->name, action(rt), path, rt->project);
     const char *mine = json_string_value(json_array_get(who->projects, 0));
     if (mine)
         nd_status_set_fix(st, "use a token for project %s, or one of this token's projects "
-                              "(-n %s)", acc->project, mine);
+                              "(-n %s)", rt->project, mine);
     else
-        nd_status_set_fix(st, "use a token for project %s", acc->project);
+        nd_status_set_fix(st, "use a token for project %s", rt->project);
     return -1;
 }
 
 int em_authz_decide(const struct em_server *srv, const struct em_identity *who,
-                    const struct em_access *acc, const char *path, struct nd_status *st)
+                    const struct em_route *rt, const char *path, struct nd_status *st)
 {
-    if (acc->route == EM_ROUTE_OPEN)
+    if (em_route_open(rt))
         return 0;
     if (srv->tokens && !who->name)
         return unauthorized(who, st);
-    if (acc->route == EM_ROUTE_DISCOVERY || acc->route == EM_ROUTE_REVIEW)
-        return 0;
-    if (acc->route == EM_ROUTE_CONTROL) {
+    if (rt->target == EM_TO_CONTROL) {
         if (!(who->scopes & EM_SCOPE_ADMIN))
             return forbidden_scope(who, "use", path, "admin", st);
         return 0;
     }
-    if (!acc->verb)
+    if (rt->target != EM_TO_API) /* discovery, reviews, and what is not found */
+        return 0;
+    if (!rt->verb)
         return 0; /* no verb fits the method: the handler answers MethodNotAllowed */
-    const char *sub = acc->sub;
+    const char *sub = rt->sub;
     bool runs = sub && (!strcmp(sub, "exec") || !strcmp(sub, "files") || !strcmp(sub, "invoke"));
-    bool reads = !runs && ((sub && !strcmp(sub, "log")) || read_verb(acc->verb));
-    const char *what = action(acc);
-    if (!reads && acc->project && !strcmp(acc->project, "nodus")) {
+    bool reads = !runs && ((sub && !strcmp(sub, "log")) || !rt->is_write);
+    const char *what = action(rt);
+    if (!reads && rt->project && !strcmp(rt->project, "nodus")) {
         return nd_status_set(st, "Forbidden", "use your own project, e.g. -n default",
                              "the project nodus is read-only");
     }
     if (!(who->scopes & (reads ? EM_SCOPE_READ : EM_SCOPE_WRITE)))
         return forbidden_scope(who, what, path, reads ? "read" : "write", st);
     /* (nodus, readable by all, was refused above to any write) */
-    if (acc->project && !em_authz_may_see(who, acc->project))
-        return forbidden_project(who, acc, path, st);
-    bool namespaces = acc->kind && !acc->kind->namespaced;
-    if (namespaces && !strcmp(acc->verb, "deletecollection") && who->projects) {
+    if (rt->project && !em_authz_may_see(who, rt->project))
+        return forbidden_project(who, rt, path, st);
+    bool namespaces = rt->kind && !rt->kind->namespaced;
+    if (namespaces && !strcmp(rt->verb, "deletecollection") && who->projects) {
         nd_status_set(st, "Forbidden", "delete each project by name: nodus delete namespace NAME",
                       "%s may not delete every project at once (%s): that needs a token for "
                       "every project (\"projects\": [\"*\"])",
                       who->name, path);
         return -1;
     }
-    if (acc->unnamed && who->projects) {
+    if (rt->unnamed && who->projects) {
         nd_status_set(st, "Forbidden", "name the project in metadata.name",
                       "%s may create only its own projects, and the body names none (%s)",
                       who->name, path);
@@ -490,25 +388,25 @@ int em_authz_decide(const struct em_server *srv, const struct em_identity *who,
 }
 
 int em_authz_check(const struct em_server *srv, const struct em_identity *who,
-                   const struct em_req *req, struct nd_status *st)
+                   const struct em_req *req, const struct em_route *rt, struct nd_status *st)
 {
-    struct em_access acc;
-    em_authz_describe(req, &acc);
     /* the identity and its scopes first: an anonymous or read-only caller is refused
      * before a byte of the body is parsed */
-    int rc = em_authz_decide(srv, who, &acc, req->path, st);
-    if (rc == 0 && acc.project_in_body) {
-        acc.project = namespace_in_body(req, st);
-        acc.unnamed = !acc.project;
-        rc = nd_status_failed(st) ? -1 : em_authz_decide(srv, who, &acc, req->path, st);
+    int rc = em_authz_decide(srv, who, rt, req->path, st);
+    if (rc == 0 && rt->project_in_body) {
+        struct em_route named = *rt; /* borrows rt's path: not released */
+        char *project = namespace_in_body(req, st);
+        named.project = project;
+        named.unnamed = !project;
+        rc = nd_status_failed(st) ? -1 : em_authz_decide(srv, who, &named, req->path, st);
+        free(project);
     }
-    em_access_release(&acc);
     return rc;
 }
 
 int em_authz_request(const struct em_server *srv, const struct em_req *req,
-                     struct em_identity *who, struct nd_status *st)
+                     const struct em_route *rt, struct em_identity *who, struct nd_status *st)
 {
     identify(srv, req, who);
-    return em_authz_check(srv, who, req, st);
+    return em_authz_check(srv, who, req, rt, st);
 }

@@ -1,10 +1,9 @@
 /* authz.h: who may do what, decided once for every request.
  *
  * em_authz_request is the only code that reads the Authorization header. It finds the
- * caller's identity (struct em_identity), works out what the request does (struct
- * em_access: route, verb, project, kind, subresource; from em_path_parse) and asks
- * em_authz_decide, which answers allowed (0) or a Status: 401 Unauthorized for a missing
- * or unknown token, 403 Forbidden for a scope or project the token does not have. The
+ * caller's identity (struct em_identity) and asks em_authz_decide of what the request
+ * does (its struct em_route, route.h: target, verb, project, kind, subresource), which
+ * answers allowed (0) or a Status: 401 Unauthorized for a missing or unknown token, 403 Forbidden for a scope or project the token does not have. The
  * identity then rides down to the handlers: the created-by label, the billing:write scope
  * of Predict, and the filtering of cluster-wide lists and watches to the token's projects
  * (em_authz_may_see).
@@ -31,7 +30,7 @@
 #include <stdbool.h>
 
 #include "api/registry.h"
-#include "path.h"
+#include "route.h"
 #include "server.h"
 
 #define EM_SCOPE_READ 1u
@@ -51,70 +50,25 @@ struct em_identity {
                              * NULL: no token file (the operator) or none matched */
 };
 
-enum em_route {
-    EM_ROUTE_OPEN,      /* health and /docs */
-    EM_ROUTE_DISCOVERY, /* /api, /apis, /openapi, /version, and other paths (404 later) */
-    EM_ROUTE_CONTROL,   /* /emulator/... */
-    EM_ROUTE_API,       /* a resource under /api/v1 or /apis/G/V */
-    EM_ROUTE_REVIEW,    /* whoami and can-i (auth_review.h): any valid token */
-};
-
-/* A path outside the API's resources, and who may use it (em_authz_decide of its route):
- * how em_authz_describe routes the open and control paths, and the nonResourceRules of a
- * rules review (authz_rules.h). em_nonresources ends with a NULL path. */
-struct em_nonresource {
-    const char *path;          /* "/healthz"; ending in a slash and a star: every path
-                                * under it (as in kube's nonResourceURLs) */
-    enum em_route route;
-    const char *const *verbs;  /* what it is served with, lower-case; NULL: nothing */
-};
-extern const struct em_nonresource em_nonresources[];
-/* The row of em_nonresources that path matches (an exact row before one of every path
- * under a folder); NULL when none does. */
-const struct em_nonresource *em_authz_nonresource(const char *path);
-
-/* What a request does. */
-struct em_access {
-    enum em_route route;
-    const char *verb;           /* get list watch create update patch delete deletecollection;
-                                 * NULL: none fits the method (the handler answers 405) */
-    char *project;              /* the project touched; NULL: none, or all (cluster_wide) */
-    const struct nd_kind *kind; /* NULL: not a kind this server has (404 later) */
-    char *plural;
-    char *sub;                  /* subresource: status log exec files invoke */
-    bool cluster_wide;          /* list or watch across projects: answered filtered */
-    bool unnamed;               /* create of a Namespace whose body names none we can read */
-    bool project_in_body;       /* create of a Namespace: project is in the body, not read
-                                 * by em_authz_describe (see em_authz_check) */
-};
-
 /* Reads --token-file (0600 or stricter, like ssh keys) into srv->tokens. 0, or -1 with
  * a message in err. Called before the state directory is touched. */
 int em_authz_load(struct em_server *srv, struct nd_buf *err);
 
-/* The verb of a request on a parsed API path, as Kubernetes names it; HEAD counts as
- * GET. NULL when the method does not apply (POST on an object, PUT on a collection). */
-const char *em_authz_verb(const struct em_req *req, const struct em_path *p);
-
-/* Fills acc from the request's method, path and query (free with em_access_release);
- * never reads the body. */
-void em_authz_describe(const struct em_req *req, struct em_access *acc);
-void em_access_release(struct em_access *acc);
-
-/* The one decision: 0 when who may do acc, else -1 with st set (Unauthorized or
- * Forbidden, with a fix). path only words the message. */
+/* The one decision: 0 when who may do what rt says, else -1 with st set (Unauthorized or
+ * Forbidden, with a fix). path only words the message. A SelfSubjectAccessReview asks it
+ * of a route it fills from the review's attributes (authz_rules.c). */
 int em_authz_decide(const struct em_server *srv, const struct em_identity *who,
-                    const struct em_access *acc, const char *path, struct nd_status *st);
+                    const struct em_route *rt, const char *path, struct nd_status *st);
 
-/* Describe and decide for who; the body (the project a Namespace create names) is read
- * only once who passed every check the path alone allows (token, scope), and within
+/* Decide for who the route rt of req; the body (the project a Namespace create names) is
+ * read only once who passed every check the path alone allows (token, scope), and within
  * em_body_limits. */
 int em_authz_check(const struct em_server *srv, const struct em_identity *who,
-                   const struct em_req *req, struct nd_status *st);
+                   const struct em_req *req, const struct em_route *rt, struct nd_status *st);
 
 /* Identify, then em_authz_check: what the router calls for every request. */
 int em_authz_request(const struct em_server *srv, const struct em_req *req,
-                     struct em_identity *who, struct nd_status *st);
+                     const struct em_route *rt, struct em_identity *who, struct nd_status *st);
 
 /* Whether the request carries a token of the --token-file with the admin scope (false
  * without --token-file: then everyone is the operator, and no one is set apart). */

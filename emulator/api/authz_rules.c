@@ -70,27 +70,26 @@ bool em_authz_may(const struct em_server *srv, const struct em_identity *who,
         not_served(k, sub, verb, reason);
         return false;
     }
-    /* the access em_authz_describe makes of the request these attributes describe */
-    struct em_access acc = {.route = EM_ROUTE_API, .verb = verb, .kind = k};
+    /* the route em_route_make makes of the request these attributes describe */
+    struct em_route rt = {.target = EM_TO_API, .verb = verb, .kind = k,
+                          .is_write = em_route_method_writes(em_route_verb_method(verb))};
     bool namespaces = !k->namespaced && nd_kind_is(k, ND_KIND_PROJECT) && !*group;
     if (k->namespaced && *ns)
-        acc.project = nd_xstrdup(ns);
+        rt.project = ns;
     else if (namespaces && *name)
-        acc.project = nd_xstrdup(name);
+        rt.project = name;
     bool listing = !strcmp(verb, "list") || !strcmp(verb, "watch");
-    acc.cluster_wide = listing && !acc.project;
-    acc.unnamed = namespaces && !strcmp(verb, "create") && !*name;
-    acc.sub = *sub ? nd_xstrdup(sub) : NULL;
-    acc.plural = nd_xstrdup(k->plural);
+    rt.unnamed = namespaces && !strcmp(verb, "create") && !*name;
+    rt.sub = *sub ? sub : NULL;
     /* the path of the request described, for the words of the answer */
     struct nd_buf path = ND_BUF_INIT;
     nd_kind_path(k, k->namespaced ? ns : NULL, *name ? name : NULL, *sub ? sub : NULL, &path);
     struct nd_status st = ND_STATUS_INIT;
-    bool allowed = em_authz_decide(srv, who, &acc, path.data, &st) == 0;
+    bool allowed = em_authz_decide(srv, who, &rt, path.data, &st) == 0;
     nd_buf_release(&path);
     if (!allowed) {
         nd_buf_adds(reason, st.message ? st.message : "forbidden");
-    } else if (who->projects && !acc.project && (k->namespaced || namespaces)) {
+    } else if (who->projects && !rt.project && (k->namespaced || namespaces)) {
         /* every project (--all-namespaces), for a token of some projects only */
         if (listing) {
             nd_buf_adds(reason, "answered with the objects of the token's projects only");
@@ -101,18 +100,17 @@ bool em_authz_may(const struct em_server *srv, const struct em_identity *who,
         }
     }
     nd_status_release(&st);
-    em_access_release(&acc);
     return allowed;
 }
 
 bool em_authz_may_path(const struct em_server *srv, const struct em_identity *who,
                        const char *path, const char *verb, struct nd_buf *reason)
 {
-    const struct em_nonresource *row = em_authz_nonresource(path);
-    /* a path no row names is routed as discovery (and answered 404) */
-    struct em_access acc = {.route = row ? row->route : EM_ROUTE_DISCOVERY};
+    const struct em_nonresource *row = em_route_nonresource(path);
+    /* a path no row names is answered 404, to any valid token */
+    struct em_route rt = {.target = row ? row->target : EM_TO_OTHER};
     struct nd_status st = ND_STATUS_INIT;
-    bool allowed = em_authz_decide(srv, who, &acc, path, &st) == 0;
+    bool allowed = em_authz_decide(srv, who, &rt, path, &st) == 0;
     if (!allowed)
         nd_buf_adds(reason, st.message ? st.message : "forbidden");
     nd_status_release(&st);
@@ -272,13 +270,13 @@ static void kind_rules(const struct em_server *srv, const struct em_identity *wh
     nd_buf_release(&why);
 }
 
-/* The reviews: any valid token creates them (em_authz_decide of EM_ROUTE_REVIEW). */
+/* The reviews: any valid token creates them (em_authz_decide of EM_TO_REVIEW). */
 static void review_rules(const struct em_server *srv, const struct em_identity *who,
                          struct rules *r)
 {
-    struct em_access acc = {.route = EM_ROUTE_REVIEW};
+    struct em_route rt = {.target = EM_TO_REVIEW};
     struct nd_status st = ND_STATUS_INIT;
-    bool allowed = em_authz_decide(srv, who, &acc, "", &st) == 0;
+    bool allowed = em_authz_decide(srv, who, &rt, "", &st) == 0;
     nd_status_release(&st);
     for (const struct em_review *rv = em_reviews; allowed && rv->group; rv++)
         if (rv->listed)

@@ -62,9 +62,9 @@ static void html_escape(struct nd_buf *b, const char *s)
     }
 }
 
-void em_docs_handle(struct em_server *srv, const struct em_req *req, struct em_resp *resp)
+void em_docs_handle(struct em_server *srv, const struct em_req *req, const char *p,
+                    struct em_resp *resp)
 {
-    const char *p = req->path + strlen("/docs");
     if (strcmp(p, "") != 0 && strcmp(p, "/") != 0 && strcmp(p, "/reference/errors") != 0 &&
         strcmp(p, "/reference/errors/") != 0) {
         em_resp_error(srv, req, resp, "NotFound", "no documentation page at %s", req->path);

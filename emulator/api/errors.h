@@ -14,7 +14,9 @@ void em_resp_status(struct em_server *srv, const struct em_req *req, struct em_r
 void em_resp_error(struct em_server *srv, const struct em_req *req, struct em_resp *resp,
                    const char *reason, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* GET /docs/...: the error reference pages. */
-void em_docs_handle(struct em_server *srv, const struct em_req *req, struct em_resp *resp);
+/* GET /docs/...: the error reference pages; page is the path after /docs (its route's
+ * docs_page). */
+void em_docs_handle(struct em_server *srv, const struct em_req *req, const char *page,
+                    struct em_resp *resp);
 
 #endif

@@ -556,6 +556,104 @@ static bool unanswered(struct run *r, int64_t now, bool reading)
     return false;
 }
 
+/* The session moves on: a process that exited, its output drained (or past the grace),
+ * sends its status; once the status is out, the close frame is queued; a client that
+ * left stops the process. */
+static void advance(struct run *r, int64_t now, bool broken)
+{
+    bool outputs = r->out_fd[0] >= 0 || r->out_fd[1] >= 0;
+    if (!r->ended && !broken && r->pid && r->exited &&
+        (!outputs || now - r->exited_at > GRACE_MS)) {
+        close_fd(&r->out_fd[0]);
+        close_fd(&r->out_fd[1]);
+        r->pty = r->in_fd = -1;
+        send_status(r, NULL);
+    }
+    if (r->ended && !wslay_event_get_close_sent(r->ws) &&
+        wslay_event_get_queued_msg_count(r->ws) == 0 && !wslay_event_want_write(r->ws)) {
+        wslay_event_queue_close(r->ws, WSLAY_CODE_NORMAL_CLOSURE, NULL, 0);
+        r->ended_at = now;
+    }
+    if (broken && !r->ended)
+        stop_process(r, now); /* the client left before the end */
+}
+
+/* Whether the session is over: what is queued (a close frame) went out, or a while
+ * passed, and the process is done with. */
+static bool over(struct run *r, int64_t now, bool broken)
+{
+    bool flushed = r->gone || !wslay_event_want_write(r->ws) ||
+                   (broken && now - r->broken_at > CLOSE_WAIT_MS);
+    return flushed &&
+           (broken ? r->ended || process_over(r) : r->ended && now - r->ended_at > CLOSE_WAIT_MS);
+}
+
+/* What one round waits for, and where each is in pf (-1: not waited for). */
+struct waits {
+    struct pollfd pf[4];
+    int n, isock, iout[2], iin;
+};
+
+/* The socket (to read, when reading; to write what wslay has), the outputs while the
+ * backlog to the client has room, the input while bytes wait for it. */
+static void waits_make(struct run *r, bool reading, struct waits *w)
+{
+    *w = (struct waits){.isock = -1, .iout = {-1, -1}, .iin = -1};
+    short sev = 0;
+    if (reading)
+        sev |= POLLIN;
+    if (!r->gone && wslay_event_want_write(r->ws))
+        sev |= POLLOUT;
+    if (sev) {
+        w->isock = w->n;
+        w->pf[w->n++] = (struct pollfd){r->sock, sev, 0};
+    }
+    bool room = wslay_event_get_queued_msg_length(r->ws) < BACKLOG_MAX;
+    for (int i = 0; i < 2; i++)
+        if (r->out_fd[i] >= 0 && room) {
+            w->iout[i] = w->n;
+            w->pf[w->n++] = (struct pollfd){r->out_fd[i], POLLIN, 0};
+        }
+    if (r->in_fd >= 0 && r->in_pending.len) {
+        w->iin = w->n;
+        w->pf[w->n++] = (struct pollfd){r->in_fd, POLLOUT, 0};
+    }
+}
+
+/* Serves what poll found ready: frames from the client (and the bytes that came with the
+ * request), the outputs, the input, frames to the client. */
+static void serve_ready(struct run *r, const struct waits *w, bool reading)
+{
+    const struct pollfd *pf = w->pf;
+    if (reading && ((w->isock >= 0 && (pf[w->isock].revents & (POLLIN | POLLHUP | POLLERR))) ||
+                    r->extra_pos < r->extra_len)) {
+        /* a failure that leaves reading on is not the protocol's (wslay closes
+         * then): take the client as gone */
+        if (wslay_event_recv(r->ws) != 0 && wslay_event_get_read_enabled(r->ws))
+            r->gone = true;
+    }
+    for (int i = 0; i < 2; i++)
+        if (w->iout[i] >= 0 && pf[w->iout[i]].revents && r->out_fd[i] >= 0)
+            read_output(r, i);
+    if (w->iin >= 0 && pf[w->iin].revents && r->in_fd >= 0)
+        write_input(r);
+    if (!r->gone && wslay_event_want_write(r->ws) && wslay_event_send(r->ws) != 0)
+        r->gone = true;
+}
+
+/* Every 250 ms (*next_check): a peer that closed its end is gone; a session no longer
+ * wanted is ended. */
+static void check_now_and_then(struct run *r, int64_t *next_check)
+{
+    if (nd_time_mono_ms() < *next_check)
+        return;
+    *next_check = nd_time_mono_ms() + 250;
+    if (!r->gone && peer_closed(r))
+        r->gone = true;
+    if (!r->ended && !still_wanted(r))
+        kill_all(r);
+}
+
 static void loop(struct run *r)
 {
     int64_t next_check = nd_time_mono_ms() + 250;
@@ -570,79 +668,22 @@ static void loop(struct run *r)
         bool broken = r->gone || !wslay_event_get_read_enabled(r->ws);
         if (broken && !r->broken_at)
             r->broken_at = now;
-        bool outputs = r->out_fd[0] >= 0 || r->out_fd[1] >= 0;
-        if (!r->ended && !broken && r->pid && r->exited &&
-            (!outputs || now - r->exited_at > GRACE_MS)) {
-            close_fd(&r->out_fd[0]);
-            close_fd(&r->out_fd[1]);
-            r->pty = r->in_fd = -1;
-            send_status(r, NULL);
-        }
-        if (r->ended && !wslay_event_get_close_sent(r->ws) &&
-            wslay_event_get_queued_msg_count(r->ws) == 0 && !wslay_event_want_write(r->ws)) {
-            wslay_event_queue_close(r->ws, WSLAY_CODE_NORMAL_CLOSURE, NULL, 0);
-            r->ended_at = now;
-        }
-        if (broken && !r->ended)
-            stop_process(r, now); /* the client left before the end */
-        /* what is queued (a close frame) goes out, for a while at most */
-        bool flushed = r->gone || !wslay_event_want_write(r->ws) ||
-                       (broken && now - r->broken_at > CLOSE_WAIT_MS);
-        if (flushed &&
-            (broken ? r->ended || process_over(r) : r->ended && now - r->ended_at > CLOSE_WAIT_MS))
+        advance(r, now, broken);
+        if (over(r, now, broken))
             break;
-
-        struct pollfd pf[4];
-        int n = 0, isock = -1, iout[2] = {-1, -1}, iin = -1;
-        short sev = 0;
         bool reading = !r->gone && wslay_event_want_read(r->ws) && r->in_pending.len < BACKLOG_MAX;
         if (!broken && !r->ended && unanswered(r, now, reading)) {
             r->gone = true; /* no pong, no byte: the client is no longer there */
             continue;
         }
-        if (reading)
-            sev |= POLLIN;
-        if (!r->gone && wslay_event_want_write(r->ws))
-            sev |= POLLOUT;
-        if (sev) {
-            isock = n;
-            pf[n++] = (struct pollfd){r->sock, sev, 0};
-        }
-        bool room = wslay_event_get_queued_msg_length(r->ws) < BACKLOG_MAX;
-        for (int i = 0; i < 2; i++)
-            if (r->out_fd[i] >= 0 && room) {
-                iout[i] = n;
-                pf[n++] = (struct pollfd){r->out_fd[i], POLLIN, 0};
-            }
-        if (r->in_fd >= 0 && r->in_pending.len) {
-            iin = n;
-            pf[n++] = (struct pollfd){r->in_fd, POLLOUT, 0};
-        }
+        struct waits w;
+        waits_make(r, reading, &w);
         /* bytes that came with the request are there already */
         int timeout = r->extra_pos < r->extra_len && reading ? 0 : 50;
-        if (poll(pf, (nfds_t)n, timeout) < 0 && errno != EINTR)
+        if (poll(w.pf, (nfds_t)w.n, timeout) < 0 && errno != EINTR)
             break;
-        if (reading && ((isock >= 0 && (pf[isock].revents & (POLLIN | POLLHUP | POLLERR))) ||
-                        r->extra_pos < r->extra_len)) {
-            /* a failure that leaves reading on is not the protocol's (wslay closes
-             * then): take the client as gone */
-            if (wslay_event_recv(r->ws) != 0 && wslay_event_get_read_enabled(r->ws))
-                r->gone = true;
-        }
-        for (int i = 0; i < 2; i++)
-            if (iout[i] >= 0 && pf[iout[i]].revents && r->out_fd[i] >= 0)
-                read_output(r, i);
-        if (iin >= 0 && pf[iin].revents && r->in_fd >= 0)
-            write_input(r);
-        if (!r->gone && wslay_event_want_write(r->ws) && wslay_event_send(r->ws) != 0)
-            r->gone = true;
-        if (nd_time_mono_ms() >= next_check) {
-            next_check = nd_time_mono_ms() + 250;
-            if (!r->gone && peer_closed(r))
-                r->gone = true;
-            if (!r->ended && !still_wanted(r))
-                kill_all(r);
-        }
+        serve_ready(r, &w, reading);
+        check_now_and_then(r, &next_check);
     }
 }
 

@@ -202,14 +202,9 @@ static const char *const tar_types[] = {"application/x-tar", "application/octet-
 static const char *const simple_types[] = {"text/plain", "application/x-www-form-urlencoded",
                                            "multipart/form-data", NULL};
 
-static bool ends_with(const char *s, const char *tail)
-{
-    size_t n = strlen(s), t = strlen(tail);
-    return n >= t && strcmp(s + n - t, tail) == 0;
-}
-
-/* POST, PUT, PATCH: a Content-Type the path takes, or none with no body. */
-static bool check_type(struct em_server *srv, struct em_req *req, struct em_resp *resp)
+/* POST, PUT, PATCH: a Content-Type the route takes, or none with no body. */
+static bool check_type(struct em_server *srv, struct em_req *req, const struct em_route *rt,
+                       struct em_resp *resp)
 {
     const char *m = req->method;
     if (strcmp(m, "POST") != 0 && strcmp(m, "PUT") != 0 && strcmp(m, "PATCH") != 0)
@@ -220,10 +215,9 @@ static bool check_type(struct em_server *srv, struct em_req *req, struct em_resp
     const char *p = req->path;
     /* a POST to the control endpoints changes the whole state (reset, snapshot, restore):
      * JSON even without a body, so no bodiless POST a browser sends unasked reaches them */
-    bool control = strncmp(p, "/emulator/", 10) == 0;
+    bool control = rt->target == EM_TO_CONTROL;
     if ((!ct || !*ct) && !body && !(control && strcmp(m, "POST") == 0))
         return false;
-    bool api = strncmp(p, "/api/", 5) == 0 || strncmp(p, "/apis/", 6) == 0;
     const char *want, *fix;
     bool ok;
     if (control) {
@@ -231,11 +225,11 @@ static bool check_type(struct em_server *srv, struct em_req *req, struct em_resp
         want = "application/json";
         fix = "send the body as JSON: curl -H 'Content-Type: application/json' -d '{...}' "
               "(or curl --json '{...}')";
-    } else if (api && ends_with(p, "/files")) {
+    } else if (em_route_is_sub(rt, "files")) {
         ok = ct && type_in(ct, tar_types);
         want = "application/x-tar";
         fix = "send the archive with Content-Type: application/x-tar (as the CLI's cp does)";
-    } else if (api && ends_with(p, "/invoke")) {
+    } else if (em_route_is_sub(rt, "invoke")) {
         /* any type but the ones a browser page may send cross-site unasked */
         ok = ct && *ct && !type_in(ct, simple_types);
         want = "application/octet-stream or application/json (not text/plain or a form "
@@ -350,15 +344,17 @@ static bool check_sizes(struct em_server *srv, struct em_req *req, struct em_res
 }
 
 /* A health check, or a request with an admin token: served on any connection. */
-static bool privileged(const struct em_server *srv, const struct em_req *req)
+static bool privileged(const struct em_server *srv, const struct em_req *req,
+                       const struct em_route *rt)
 {
-    enum em_target to = em_route_target(req->path);
-    return to == EM_TO_HEALTH || to == EM_TO_READY || em_authz_admin_token(srv, req);
+    return rt->target == EM_TO_HEALTH || rt->target == EM_TO_READY ||
+           em_authz_admin_token(srv, req);
 }
 
-bool em_frontdoor_connection(struct em_server *srv, struct em_req *req, struct em_resp *resp)
+bool em_frontdoor_connection(struct em_server *srv, struct em_req *req, const struct em_route *rt,
+                             struct em_resp *resp)
 {
-    if (req->conn_class == EM_CONN_ORDINARY || privileged(srv, req))
+    if (req->conn_class == EM_CONN_ORDINARY || privileged(srv, req, rt))
         return false;
     struct nd_status st = ND_STATUS_INIT;
     if (req->conn_class == EM_CONN_CLIENT_CAP) {
@@ -386,9 +382,10 @@ bool em_frontdoor_connection(struct em_server *srv, struct em_req *req, struct e
     return true;
 }
 
-bool em_frontdoor_check(struct em_server *srv, struct em_req *req, struct em_resp *resp)
+bool em_frontdoor_check(struct em_server *srv, struct em_req *req, const struct em_route *rt,
+                        struct em_resp *resp)
 {
-    if (em_frontdoor_connection(srv, req, resp))
+    if (em_frontdoor_connection(srv, req, rt, resp))
         return true;
     if (srv->frontdoor && req->remote && *req->remote) {
         int wait = take_token(srv->frontdoor, req->remote);
@@ -425,5 +422,5 @@ bool em_frontdoor_check(struct em_server *srv, struct em_req *req, struct em_res
     }
     if (check_origin(srv, req, resp))
         return true;
-    return check_type(srv, req, resp);
+    return check_type(srv, req, rt, resp);
 }

@@ -35,6 +35,7 @@
 
 struct em_server;
 struct em_frontdoor;
+struct em_route;
 
 /* The rate limiter's table; NULL when --rate-limit is off (nothing to free then). */
 struct em_frontdoor *em_frontdoor_new(double rate_per_s);
@@ -45,11 +46,13 @@ void em_frontdoor_free(struct em_frontdoor *fd);
  * or a request with an admin token, and answers anything else 503 ServiceUnavailable or
  * 429 TooManyRequests, with Retry-After and Connection: close. True when it answered.
  * Called as soon as the headers are in, before any body is read. */
-bool em_frontdoor_connection(struct em_server *srv, struct em_req *req, struct em_resp *resp);
+bool em_frontdoor_connection(struct em_server *srv, struct em_req *req, const struct em_route *rt,
+                             struct em_resp *resp);
 
-/* Runs the checks above on req; true when it answered resp (the handler must not run).
+/* Runs the checks above on req, whose route is rt (route.h); true when it answered resp (the handler must not run).
  * Also adds the CORS headers for an allowed foreign origin to resp. Thread-safe; does
  * not take the server lock. */
-bool em_frontdoor_check(struct em_server *srv, struct em_req *req, struct em_resp *resp);
+bool em_frontdoor_check(struct em_server *srv, struct em_req *req, const struct em_route *rt,
+                        struct em_resp *resp);
 
 #endif

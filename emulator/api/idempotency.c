@@ -9,7 +9,7 @@
 
 #include "errors.h"
 #include "fsutil.h"
-#include "path.h"
+#include "route.h"
 #include "util/hash.h"
 #include "util/sha256.h"
 #include "util/xmalloc.h"
@@ -48,15 +48,10 @@ static void scope_of(const struct em_identity *who, char out[65])
     snprintf(out, 65, "token:%.32s", hex);
 }
 
-/* The project a request writes in ("" for cluster-scoped objects). NEW. */
-static char *project_of(const struct em_req *req)
+/* The project a request writes in ("" for cluster-scoped objects). */
+static const char *project_of(const struct em_route *rt)
 {
-    struct em_path p;
-    if (em_path_parse(req->path, &p) < 0)
-        return nd_xstrdup("");
-    char *ns = nd_xstrdup(p.ns ? p.ns : "");
-    em_path_release(&p);
-    return ns;
+    return rt->target == EM_TO_API && rt->api.ns ? rt->api.ns : "";
 }
 
 /* The map key: "SCOPE PROJECT KEY" (a scope and a project hold no space). NEW. */
@@ -121,7 +116,7 @@ void em_idem_load(struct em_server *srv)
     free(dir);
 }
 
-int em_idem_check(struct em_server *srv, const struct em_req *req,
+int em_idem_check(struct em_server *srv, const struct em_req *req, const struct em_route *rt,
                   const struct em_identity *who, struct em_resp *resp)
 {
     const char *key = em_req_header(req, "idempotency-key");
@@ -129,9 +124,7 @@ int em_idem_check(struct em_server *srv, const struct em_req *req,
         return 0;
     char scope[65];
     scope_of(who, scope);
-    char *project = project_of(req);
-    char *mk = scoped_key(scope, project, key);
-    free(project);
+    char *mk = scoped_key(scope, project_of(rt), key);
     json_t *saved = json_object_get(srv->idempotency, mk);
     free(mk);
     bool legacy = false;
@@ -169,7 +162,7 @@ int em_idem_check(struct em_server *srv, const struct em_req *req,
     return 1;
 }
 
-void em_idem_save(struct em_server *srv, const struct em_req *req,
+void em_idem_save(struct em_server *srv, const struct em_req *req, const struct em_route *rt,
                   const struct em_identity *who, const struct em_resp *resp)
 {
     const char *key = em_req_header(req, "idempotency-key");
@@ -177,11 +170,10 @@ void em_idem_save(struct em_server *srv, const struct em_req *req,
         return;
     char scope[65];
     scope_of(who, scope);
-    char *project = project_of(req);
+    const char *project = project_of(rt);
     char *mk = scoped_key(scope, project, key);
     if (json_object_get(srv->idempotency, mk)) {
         free(mk);
-        free(project);
         return;
     }
     char *fp = fingerprint(req);
@@ -198,7 +190,6 @@ void em_idem_save(struct em_server *srv, const struct em_req *req,
                           "contentType", resp->content_type ? resp->content_type : "application/json",
                           "body", resp->body.data, "headers", headers);
     free(fp);
-    free(project);
     json_decref(headers);
     if (!j) {
         free(mk);
@@ -239,7 +230,7 @@ void em_idem_expire(struct em_server *srv)
     }
 }
 
-void em_idem_forget(struct em_server *srv, const struct em_req *req,
+void em_idem_forget(struct em_server *srv, const struct em_req *req, const struct em_route *rt,
                     const struct em_identity *who)
 {
     const char *key = em_req_header(req, "idempotency-key");
@@ -247,9 +238,7 @@ void em_idem_forget(struct em_server *srv, const struct em_req *req,
         return;
     char scope[65];
     scope_of(who, scope);
-    char *project = project_of(req);
-    char *mk = scoped_key(scope, project, key);
-    free(project);
+    char *mk = scoped_key(scope, project_of(rt), key);
     if (json_object_get(srv->idempotency, mk)) {
         json_object_del(srv->idempotency, mk);
         char *path = key_file(srv, mk);

@@ -27,16 +27,17 @@
 
 /* Loads the saved keys (dropping expired ones). */
 void em_idem_load(struct em_server *srv);
-/* For a request with an Idempotency-Key: 1 when resp was filled (a replay or an
+/* The project of a key is the one in rt's path ("" when none). For a request with an
+ * Idempotency-Key: 1 when resp was filled (a replay or an
  * IdempotencyKeyReused error), 0 when the request should run. */
-int em_idem_check(struct em_server *srv, const struct em_req *req,
+int em_idem_check(struct em_server *srv, const struct em_req *req, const struct em_route *rt,
                   const struct em_identity *who, struct em_resp *resp);
 /* Records the response of a request that ran (no-op without a key or for 5xx). */
-void em_idem_save(struct em_server *srv, const struct em_req *req,
+void em_idem_save(struct em_server *srv, const struct em_req *req, const struct em_route *rt,
                   const struct em_identity *who, const struct em_resp *resp);
 /* Forgets the response recorded for req's key (of who): the request's change was refused
  * by the disk after it was recorded (a retry runs again). */
-void em_idem_forget(struct em_server *srv, const struct em_req *req,
+void em_idem_forget(struct em_server *srv, const struct em_req *req, const struct em_route *rt,
                     const struct em_identity *who);
 /* Forgets every key (reset). */
 void em_idem_clear(struct em_server *srv);

@@ -88,68 +88,86 @@ static char **make_env(const json_t *fn, const char *home)
     return out;
 }
 
-/* Runs r->argv with in on its standard input; fills exit_code, out and err. -1 with
- * errno when it could not be started. Called without the server lock. */
-static int run_local(struct run *r, const char *in, size_t in_len)
+/* Three pipes: the child's standard input, output and error. 0, or -1 with errno (and
+ * none left open). */
+static int open_pipes(int p[3][2])
 {
-    int pin[2], pout[2], perr[2];
-    if (pipe(pin) < 0)
-        return -1;
-    if (pipe(pout) < 0) {
-        close(pin[0]);
-        close(pin[1]);
-        return -1;
-    }
-    if (pipe(perr) < 0) {
-        close(pin[0]);
-        close(pin[1]);
-        close(pout[0]);
-        close(pout[1]);
-        return -1;
-    }
-    long max_fd = sysconf(_SC_OPEN_MAX);
-    if (max_fd < 0 || max_fd > 4096)
-        max_fd = 4096;
-    pid_t pid = fork();
-    if (pid < 0) {
+    for (int i = 0; i < 3; i++) {
+        if (pipe(p[i]) == 0)
+            continue;
         int e = errno;
-        for (int i = 0; i < 2; i++) {
-            close(pin[i]);
-            close(pout[i]);
-            close(perr[i]);
+        while (i-- > 0) {
+            close(p[i][0]);
+            close(p[i][1]);
         }
         errno = e;
         return -1;
     }
-    if (pid == 0) {
-        dup2(pin[0], 0);
-        dup2(pout[1], 1);
-        dup2(perr[1], 2);
-        for (long fd = 3; fd < max_fd; fd++)
-            close((int)fd);
-        if (chdir(r->dir) < 0)
-            _exit(126);
-        signal(SIGPIPE, SIG_DFL);
-        execve(r->exe, r->argv, r->envp);
-        _exit(127);
+    return 0;
+}
+
+/* In the child: the pipes as its standard streams, no other descriptor below max_fd
+ * open, r->argv run in r->dir. Never returns. */
+static void exec_child(const struct run *r, int p[3][2], long max_fd)
+{
+    dup2(p[0][0], 0);
+    dup2(p[1][1], 1);
+    dup2(p[2][1], 2);
+    for (long fd = 3; fd < max_fd; fd++)
+        close((int)fd);
+    if (chdir(r->dir) < 0)
+        _exit(126);
+    signal(SIGPIPE, SIG_DFL);
+    execve(r->exe, r->argv, r->envp);
+    _exit(127);
+}
+
+/* The child's streams as the parent pumps them: output and error read into r->out and
+ * r->err (up to EM_MAX_BODY each), the input written from in; -1 once closed. */
+struct pump {
+    int fds[3]; /* output, error, input */
+    const char *in;
+    size_t in_len, sent;
+};
+
+/* One stream is ready: i 2 writes more of the input, 0 and 1 read. */
+static void pump_one(struct run *r, struct pump *pm, int i)
+{
+    if (i == 2) {
+        ssize_t w = write(pm->fds[2], pm->in + pm->sent, pm->in_len - pm->sent);
+        if (w > 0)
+            pm->sent += (size_t)w;
+        if ((w < 0 && errno != EAGAIN && errno != EINTR) || pm->sent == pm->in_len) {
+            close(pm->fds[2]);
+            pm->fds[2] = -1;
+        }
+        return;
     }
-    close(pin[0]);
-    close(pout[1]);
-    close(perr[1]);
-    fcntl(pin[1], F_SETFL, fcntl(pin[1], F_GETFL) | O_NONBLOCK);
+    char buf[8192];
+    ssize_t got = read(pm->fds[i], buf, sizeof buf);
+    if (got > 0) {
+        struct nd_buf *b = i == 0 ? &r->out : &r->err;
+        if (b->len + (size_t)got <= EM_MAX_BODY)
+            nd_buf_add(b, buf, (size_t)got);
+    } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
+        close(pm->fds[i]);
+        pm->fds[i] = -1;
+    }
+}
+
+/* Pumps the streams until the child closes its output and error, or until the deadline
+ * (then the child is killed and r->timed_out set). */
+static void pump(struct run *r, struct pump *pm, pid_t pid)
+{
     int64_t deadline = nd_time_mono_ms() + EM_INVOKE_TIMEOUT_MS;
-    size_t sent = 0;
-    int fds[3] = {pout[0], perr[0], in_len ? pin[1] : -1};
-    if (!in_len)
-        close(pin[1]);
-    while (fds[0] >= 0 || fds[1] >= 0) {
+    while (pm->fds[0] >= 0 || pm->fds[1] >= 0) {
         struct pollfd p[3];
         nfds_t n = 0;
         int which[3];
         for (int i = 0; i < 3; i++) {
-            if (fds[i] < 0)
+            if (pm->fds[i] < 0)
                 continue;
-            p[n].fd = fds[i];
+            p[n].fd = pm->fds[i];
             p[n].events = i == 2 ? POLLOUT : POLLIN;
             p[n].revents = 0;
             which[n++] = i;
@@ -162,35 +180,45 @@ static int run_local(struct run *r, const char *in, size_t in_len)
         }
         if (poll(p, n, (int)(left > 1000 ? 1000 : left)) < 0 && errno != EINTR)
             break;
-        for (nfds_t j = 0; j < n; j++) {
-            int i = which[j];
-            if (!p[j].revents)
-                continue;
-            if (i == 2) {
-                ssize_t w = write(fds[2], in + sent, in_len - sent);
-                if (w > 0)
-                    sent += (size_t)w;
-                if ((w < 0 && errno != EAGAIN && errno != EINTR) || sent == in_len) {
-                    close(fds[2]);
-                    fds[2] = -1;
-                }
-                continue;
-            }
-            char buf[8192];
-            ssize_t got = read(fds[i], buf, sizeof buf);
-            if (got > 0) {
-                struct nd_buf *b = i == 0 ? &r->out : &r->err;
-                if (b->len + (size_t)got <= EM_MAX_BODY)
-                    nd_buf_add(b, buf, (size_t)got);
-            } else if (got == 0 || (errno != EAGAIN && errno != EINTR)) {
-                close(fds[i]);
-                fds[i] = -1;
-            }
-        }
+        for (nfds_t j = 0; j < n; j++)
+            if (p[j].revents)
+                pump_one(r, pm, which[j]);
     }
     for (int i = 0; i < 3; i++)
-        if (fds[i] >= 0)
-            close(fds[i]);
+        if (pm->fds[i] >= 0)
+            close(pm->fds[i]);
+}
+
+/* Runs r->argv with in on its standard input; fills exit_code, out and err. -1 with
+ * errno when it could not be started. Called without the server lock. */
+static int run_local(struct run *r, const char *in, size_t in_len)
+{
+    int p[3][2];
+    if (open_pipes(p) < 0)
+        return -1;
+    long max_fd = sysconf(_SC_OPEN_MAX); /* asked before the fork */
+    if (max_fd < 0 || max_fd > 4096)
+        max_fd = 4096;
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        for (int i = 0; i < 3; i++) {
+            close(p[i][0]);
+            close(p[i][1]);
+        }
+        errno = e;
+        return -1;
+    }
+    if (pid == 0)
+        exec_child(r, p, max_fd);
+    close(p[0][0]);
+    close(p[1][1]);
+    close(p[2][1]);
+    fcntl(p[0][1], F_SETFL, fcntl(p[0][1], F_GETFL) | O_NONBLOCK);
+    struct pump pm = {{p[1][0], p[2][0], in_len ? p[0][1] : -1}, in, in_len, 0};
+    if (!in_len)
+        close(p[0][1]);
+    pump(r, &pm, pid);
     int wst = 0;
     while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
         ;

@@ -17,7 +17,7 @@
 
 #include "util/status.h"
 
-/* The verbs of the table (em_authz_verb's words, and the subresources). */
+/* The verbs of the table (a route's verb words, route.h, and the subresources). */
 enum {
     EM_QV_GET = 1u << 0,
     EM_QV_LIST = 1u << 1,

@@ -1,28 +1,95 @@
-/* route.h: which handler a request reaches, decided from its method and path alone (no
- * server state, no I/O): the router (router.c), the control endpoints (admin.c) and the
- * API dispatch (api.c) ask here; tests/unit/test_route.c checks the table. */
+/* route.h: which handler a request reaches, decided once from its method and path alone
+ * (no server state, no I/O) into one struct em_route: the router (router.c), the front
+ * door, the authorisation, the fault injection, the control endpoints (admin.c) and the
+ * API dispatch (api.c) read it; tests/unit/test_route.c and test_route_table.c check the
+ * tables. */
 #ifndef EM_ROUTE_H
 #define EM_ROUTE_H
 
+#include <jansson.h>
 #include <stdbool.h>
 
 #include "api/registry.h"
 #include "path.h"
 #include "util/status.h"
 
-/* Where a path goes first (router.c, in this order; the stopping server, a body too
- * large, discovery and reviews are decided there). */
+/* Where a request goes: one value of this per request (struct em_route), decided at the
+ * front from its method and path; the front door, the authorisation, the fault
+ * injection and the handlers all read it. */
 enum em_target {
-    EM_TO_HEALTH,  /* /healthz, /livez: "ok" */
-    EM_TO_READY,   /* /readyz */
-    EM_TO_DOCS,    /* /docs, /docs/...: the served pages */
-    EM_TO_CONTROL, /* /emulator/v1/...: the control endpoints (admin.c) */
-    EM_TO_API,     /* /api/..., /apis/...: discovery and reviews, else the API */
-    EM_TO_OTHER,   /* discovery (/version, /openapi/v3...) and reviews, else NotFound */
+    EM_TO_HEALTH,    /* /healthz, /livez: "ok" (open) */
+    EM_TO_READY,     /* /readyz (open) */
+    EM_TO_DOCS,      /* /docs, /docs/...: the served pages (open) */
+    EM_TO_CONTROL,   /* /emulator, /emulator/...: admin; the endpoints are under
+                      * /emulator/v1/ (admin.c; rt->control), any other is NotFound */
+    EM_TO_DISCOVERY, /* /api, /apis, what under them names no resource, /openapi,
+                      * /openapi/..., /version: any valid token; discovery.c, else
+                      * NotFound */
+    EM_TO_REVIEW,    /* whoami and can-i (auth_review.h): any valid token */
+    EM_TO_API,       /* a resource under /api/v1 or /apis/G/V: the API (api.h) */
+    EM_TO_OTHER,     /* any other path: any valid token, then NotFound */
 };
-enum em_target em_route_target(const char *path);
-/* The part of a control path after /emulator/v1/ (only for EM_TO_CONTROL). */
-#define EM_TO_CONTROL_PREFIX_LEN 13
+
+/* A path outside the API's resources and where it goes: the one list of them, which
+ * em_route_make and the nonResourceRules of a rules review (authz_rules.h) read.
+ * em_nonresources ends with a NULL path. */
+struct em_nonresource {
+    const char *path;         /* "/healthz"; ending in a slash and a star: every path
+                               * under it (as in kube's nonResourceURLs) */
+    enum em_target target;    /* EM_TO_DISCOVERY for /api/... and /apis/... may become
+                               * EM_TO_REVIEW or EM_TO_API (em_route_make) */
+    const char *const *verbs; /* what it is served with, lower-case; NULL: nothing */
+};
+extern const struct em_nonresource em_nonresources[];
+/* The row of em_nonresources that path matches (an exact row before one of every path
+ * under a folder, which matches only at a slash: /docs/x, never /docsx); NULL when
+ * none does. */
+const struct em_nonresource *em_route_nonresource(const char *path);
+
+struct em_review;
+
+/* What a request is: where it goes and, for the API, what it does. Made once at the
+ * front by em_route_make (free with em_route_release), then handed down. */
+struct em_route {
+    enum em_target target;
+    const char *method;         /* borrowed from the request (HEAD is served as GET) */
+    const char *path;           /* borrowed: the request's path */
+    bool is_write;              /* POST, PUT, PATCH or DELETE: the request may change
+                                 * state (an API verb: create update patch delete
+                                 * deletecollection) */
+    /* EM_TO_API */
+    struct em_path api;         /* the parsed path (owned) */
+    const struct nd_kind *kind; /* the kind of the group and plural; NULL: none this
+                                 * server has (the version is checked by em_route_api) */
+    const char *verb;           /* get list watch create update patch delete
+                                 * deletecollection; NULL: none fits the method (405) */
+    const char *project;        /* the project touched: the path's, or a Namespace's own
+                                 * name; NULL: none, or every project */
+    const char *sub;            /* the subresource (status log exec files invoke ...) */
+    bool project_in_body;       /* a create of a Namespace: the project is the body's
+                                 * metadata.name, read by em_authz_check */
+    bool unnamed;               /* ...and the body names none (set by em_authz_check) */
+    /* EM_TO_CONTROL: the path after /emulator/v1/; NULL: not an endpoint's (NotFound) */
+    const char *control;
+    /* EM_TO_DOCS: the page, the path after /docs ("" or "/...") */
+    const char *docs_page;
+    /* EM_TO_REVIEW: which review */
+    const struct em_review *review;
+};
+
+/* Fills rt from a request's method, path and query (name -> array of values: ?watch=);
+ * never fails (what does not exist is a target or a NULL field). */
+void em_route_make(struct em_route *rt, const char *method, const char *path,
+                   const json_t *query);
+void em_route_release(struct em_route *rt);
+/* Served to anyone, tokens or not (health, readiness, docs). */
+bool em_route_open(const struct em_route *rt);
+/* Whether rt reaches the subresource sub of an API object. */
+bool em_route_is_sub(const struct em_route *rt, const char *sub);
+/* Whether a method may change state (POST, PUT, PATCH, DELETE); the HTTP method of an
+ * API verb (list and watch: GET; deletecollection: DELETE; another word: itself). */
+bool em_route_method_writes(const char *method);
+const char *em_route_verb_method(const char *verb);
 
 /* The control endpoint a method and the rest of a control path reach. */
 enum em_control {
@@ -37,12 +104,6 @@ enum em_control {
 };
 enum em_control em_route_control(const char *method, const char *rest);
 
-/* The verb of method on an API path: get, list, watch (GET or HEAD; watch: the request's
- * ?watch= is true), create, update, patch, delete, deletecollection; NULL when the
- * method is not served there. On a deprecated .../watch/... path (p->watch) GET and HEAD
- * are watch, whatever ?watch= says, and nothing else is served. */
-const char *em_route_verb(const char *method, const struct em_path *p, bool watch);
-
 /* The handler an API request reaches. */
 enum em_api_op {
     EM_OP_GET,
@@ -56,17 +117,14 @@ enum em_api_op {
     EM_OP_SUBRESOURCE, /* p->sub other than status: the subresource table (subresource.c) */
 };
 
-/* The checks of an API request before its query parameters: the kind and version, the
- * project, the method (verb from em_route_verb; method and path for the message), a kind
- * published read-only, a namespaced kind's item without a project, the object's name.
- * *kind is the kind of the path (NULL when none) even when it fails. 0, or -1 with st
- * (NotFound, MethodNotAllowed, Invalid). */
-int em_route_api(const struct em_path *p, const char *method, const char *path,
-                 const char *verb, const struct nd_kind **kind, struct nd_status *st);
+/* The checks of an API route before its query parameters: the kind and version, the
+ * project, the method (rt->verb; method and path for the message), a kind published
+ * read-only, a namespaced kind's item without a project, the object's name. 0, or -1
+ * with st (NotFound, MethodNotAllowed, Invalid). */
+int em_route_api(const struct em_route *rt, struct nd_status *st);
 /* The checks after the query parameters (the subresource) and the handler: 0 with *op,
  * or -1 with st (NotFound, MethodNotAllowed). */
-int em_route_op(const struct em_path *p, const struct nd_kind *k, const char *verb,
-                enum em_api_op *op, struct nd_status *st);
+int em_route_op(const struct em_route *rt, enum em_api_op *op, struct nd_status *st);
 
 /* The NotFound status of Kubernetes for an object: `jobs.nodus.dev "x" not found`, with
  * its target and a fix listing what exists (in project ns when not ""). Returns -1. */

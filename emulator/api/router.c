@@ -102,10 +102,13 @@ static int apply_seed(struct em_server *srv, struct nd_buf *err)
             em_resp_init(&resp);
             /* the operator's manifests pass the same decision (nothing goes into nodus) */
             struct nd_status ast = ND_STATUS_INIT;
-            if (em_authz_check(srv, em_authz_operator(), &req, &ast) < 0)
+            struct em_route rt;
+            em_route_make(&rt, req.method, req.path, req.query);
+            if (em_authz_check(srv, em_authz_operator(), &req, &rt, &ast) < 0)
                 em_resp_status(srv, &req, &resp, &ast);
             else
-                em_api_handle(srv, &req, &resp, em_authz_operator());
+                em_api_handle(srv, &req, &rt, &resp, em_authz_operator());
+            em_route_release(&rt);
             nd_status_release(&ast);
             if (resp.code >= 300) {
                 nd_buf_addf(err, "--seed: %s: document %zu: %s", path, j + 1, resp.body.data);
@@ -144,32 +147,30 @@ int em_router_seed(struct em_server *srv, struct nd_buf *err)
     return rc;
 }
 
-static bool is_write(const char *m)
+/* The answer to a path that names nothing served. */
+static void not_found(struct em_server *srv, struct em_req *req, struct em_resp *resp)
 {
-    return strcmp(m, "POST") == 0 || strcmp(m, "PUT") == 0 || strcmp(m, "PATCH") == 0 ||
-           strcmp(m, "DELETE") == 0;
+    em_resp_error(srv, req, resp, "NotFound", "the server could not find the requested resource");
 }
 
-static void handle_locked(struct em_server *srv, struct em_req *req, struct em_resp *resp,
-                          const struct em_identity *who)
+static void handle_locked(struct em_server *srv, struct em_req *req, const struct em_route *rt,
+                          struct em_resp *resp, const struct em_identity *who)
 {
-    const char *p = req->path;
-    enum em_target to = em_route_target(p);
     srv->stats.requests++;
     em_server_housekeep(srv);
-    if (to == EM_TO_HEALTH) {
+    if (rt->target == EM_TO_HEALTH) {
         em_resp_text(resp, 200, "text/plain; charset=utf-8", "ok");
         return;
     }
-    if (to == EM_TO_READY) {
+    if (rt->target == EM_TO_READY) {
         if (srv->ready && !srv->stopping)
             em_resp_text(resp, 200, "text/plain; charset=utf-8", "ok");
         else
             em_resp_text(resp, 503, "text/plain; charset=utf-8", "not ready");
         return;
     }
-    if (to == EM_TO_DOCS) {
-        em_docs_handle(srv, req, resp);
+    if (rt->target == EM_TO_DOCS) {
+        em_docs_handle(srv, req, rt->docs_page, resp);
         return;
     }
     if (srv->stopping) {
@@ -181,24 +182,32 @@ static void handle_locked(struct em_server *srv, struct em_req *req, struct em_r
                       "the request body is larger than the limit of 3 MiB");
         return;
     }
-    if (to == EM_TO_CONTROL) {
-        em_admin_handle(srv, req, resp, p + EM_TO_CONTROL_PREFIX_LEN);
+    switch (rt->target) {
+    case EM_TO_CONTROL:
+        if (rt->control)
+            em_admin_handle(srv, req, resp, rt->control);
+        else
+            not_found(srv, req, resp);
+        return;
+    case EM_TO_DISCOVERY:
+        if (!em_discovery_handle(srv, req, resp))
+            not_found(srv, req, resp);
+        return;
+    case EM_TO_REVIEW:
+        em_review_handle(srv, req, rt->review, resp, who);
+        return;
+    case EM_TO_API:
+        break;
+    default:
+        not_found(srv, req, resp);
         return;
     }
-    if (em_discovery_handle(srv, req, resp) || em_review_handle(srv, req, resp, who))
+    bool keyed = rt->is_write && em_req_header(req, "idempotency-key") && !req->body_coming;
+    if (keyed && em_idem_check(srv, req, rt, who, resp))
         return;
-    if (to != EM_TO_API) {
-        em_resp_error(srv, req, resp, "NotFound", "the server could not find the requested "
-                                                  "resource");
-        return;
-    }
-    bool keyed = is_write(req->method) && em_req_header(req, "idempotency-key") &&
-                 !req->body_coming;
-    if (keyed && em_idem_check(srv, req, who, resp))
-        return;
-    em_api_handle(srv, req, resp, who);
+    em_api_handle(srv, req, rt, resp, who);
     if (keyed)
-        em_idem_save(srv, req, who, resp);
+        em_idem_save(srv, req, rt, who, resp);
 }
 
 /* Changes the disk refused are undone before anything reads or changes the store. */
@@ -210,12 +219,12 @@ static void settle(struct em_server *srv)
 
 /* The disk refused the change: memory goes back to what is on disk, and the answer says
  * so (507 StorageFull or 500 StorageError); a retry with the same key runs again. */
-static void commit_failed(struct em_server *srv, struct em_req *req, struct em_resp *resp,
-                          const struct em_identity *who, int err)
+static void commit_failed(struct em_server *srv, struct em_req *req, const struct em_route *rt,
+                          struct em_resp *resp, const struct em_identity *who, int err)
 {
     pthread_mutex_lock(&srv->lock);
     settle(srv);
-    em_idem_forget(srv, req, who);
+    em_idem_forget(srv, req, rt, who);
     if (!resp->stream && !resp->upgrade) {
         struct nd_status st = ND_STATUS_INIT;
         em_store_io_status(&srv->store, &st, err, srv->store.wal.path);
@@ -227,11 +236,12 @@ static void commit_failed(struct em_server *srv, struct em_req *req, struct em_r
 
 /* A write is refused before it changes anything when the journal cannot take it (a full
  * disk): 1 when resp was filled. Lock held. */
-static int refuse_unwritable(struct em_server *srv, struct em_req *req, struct em_resp *resp)
+static int refuse_unwritable(struct em_server *srv, struct em_req *req, const struct em_route *rt,
+                             struct em_resp *resp)
 {
     /* what writes nothing passes: upgrades (exec), dry runs, reviews (POSTs that read) */
-    if (!is_write(req->method) || em_req_header(req, "upgrade") ||
-        em_req_query(req, "dryRun") || em_review_path(req->path))
+    if (!rt->is_write || em_req_header(req, "upgrade") || em_req_query(req, "dryRun") ||
+        rt->target == EM_TO_REVIEW)
         return 0;
     struct nd_status st = ND_STATUS_INIT;
     int rc = em_store_reserve(&srv->store, &st) < 0;
@@ -243,15 +253,17 @@ static int refuse_unwritable(struct em_server *srv, struct em_req *req, struct e
     return rc;
 }
 
-static void serve(struct em_server *srv, struct em_req *req, struct em_resp *resp)
+/* Serves req, whose route rt was made from it at the front: every step below reads rt. */
+static void serve(struct em_server *srv, struct em_req *req, const struct em_route *rt,
+                  struct em_resp *resp)
 {
     /* the front door first (origins, hosts, content types, sizes, rates: frontdoor.h),
      * then who asks and may they: the one decision (authz.h) */
-    if (em_frontdoor_check(srv, req, resp))
+    if (em_frontdoor_check(srv, req, rt, resp))
         return;
     struct em_identity who;
     struct nd_status st = ND_STATUS_INIT;
-    int allowed = em_authz_request(srv, req, &who, &st);
+    int allowed = em_authz_request(srv, req, rt, &who, &st);
     int64_t delay = 0;
     pthread_mutex_lock(&srv->lock);
     if (allowed < 0) {
@@ -261,10 +273,7 @@ static void serve(struct em_server *srv, struct em_req *req, struct em_resp *res
         nd_status_release(&st);
         return;
     }
-    const char *p = req->path;
-    bool faulted = strncmp(p, "/emulator/", 10) != 0 && strcmp(p, "/healthz") != 0 &&
-                   strcmp(p, "/readyz") != 0 && strcmp(p, "/livez") != 0 &&
-                   strncmp(p, "/docs", 5) != 0 && em_faults_check(srv, req, resp, &delay);
+    bool faulted = em_faults_check(srv, req, rt, resp, &delay);
     pthread_mutex_unlock(&srv->lock);
     if (delay > 0) {
         struct timespec ts = {delay / 1000, (delay % 1000) * 1000000L};
@@ -273,20 +282,20 @@ static void serve(struct em_server *srv, struct em_req *req, struct em_resp *res
     if (!faulted) {
         pthread_mutex_lock(&srv->lock);
         settle(srv);
-        if (refuse_unwritable(srv, req, resp)) {
+        if (refuse_unwritable(srv, req, rt, resp)) {
             pthread_mutex_unlock(&srv->lock);
             nd_status_release(&st);
             return;
         }
         uint64_t before = em_store_ticket(&srv->store);
-        handle_locked(srv, req, resp, &who);
+        handle_locked(srv, req, rt, resp, &who);
         uint64_t ticket = em_store_ticket(&srv->store);
         pthread_mutex_unlock(&srv->lock);
         /* the answer goes once what the request changed is on disk: its journal records
          * share one flush with whatever else is committing now (store.h) */
         if (ticket != before) {
             if (em_store_commit(&srv->store, ticket) < 0)
-                commit_failed(srv, req, resp, &who, errno);
+                commit_failed(srv, req, rt, resp, &who, errno);
             /* watches show what is on disk: this may be news to them */
             pthread_mutex_lock(&srv->lock);
             em_feed_publish(srv);
@@ -325,30 +334,36 @@ void em_router_handle(void *cls, struct em_req *req, struct em_resp *resp)
     }
     if (head)
         req->method = "GET";
-    serve(srv, req, resp);
+    struct em_route rt;
+    em_route_make(&rt, req->method, req->path, req->query);
+    serve(srv, req, &rt, resp);
+    em_route_release(&rt);
     req->method = method;
     stamp_date(srv, resp);
 }
 
 enum em_body_plan em_router_begin(void *cls, struct em_req *req, struct em_resp *resp)
 {
-    /* a connection past a limit is answered before its body is read (frontdoor.h) */
-    if (em_frontdoor_connection(cls, req, resp)) {
+    struct em_route rt;
+    em_route_make(&rt, req->method, req->path, req->query);
+    enum em_body_plan plan = EM_BODY_HOLD;
+    if (em_frontdoor_connection(cls, req, &rt, resp)) {
+        /* a connection past a limit is answered before its body is read (frontdoor.h) */
         stamp_date(cls, resp);
-        return EM_BODY_ANSWERED;
+        plan = EM_BODY_ANSWERED;
+    } else if (em_route_is_sub(&rt, "files") &&
+               (strcmp(req->method, "PUT") == 0 || strcmp(req->method, "POST") == 0)) {
+        /* only the files subresource takes its body as it arrives (files.c); the request
+         * is served as any other (front door, authorisation, the handler's checks) with
+         * the body still to come, and the handler sets the sink */
+        req->body_coming = true;
+        serve(cls, req, &rt, resp);
+        req->body_coming = false;
+        stamp_date(cls, resp);
+        plan = req->sink ? EM_BODY_STREAM : EM_BODY_ANSWERED;
     }
-    /* only the files subresource takes its body as it arrives (files.c); the request is
-     * served as any other (front door, authorisation, the handler's checks) with the
-     * body still to come, and the handler sets the sink */
-    size_t n = strlen(req->path);
-    if ((strcmp(req->method, "PUT") != 0 && strcmp(req->method, "POST") != 0) || n < 6 ||
-        strcmp(req->path + n - 6, "/files") != 0)
-        return EM_BODY_HOLD;
-    req->body_coming = true;
-    serve(cls, req, resp);
-    req->body_coming = false;
-    stamp_date(cls, resp);
-    return req->sink ? EM_BODY_STREAM : EM_BODY_ANSWERED;
+    em_route_release(&rt);
+    return plan;
 }
 
 void em_router_stop(struct em_server *srv)

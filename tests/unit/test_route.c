@@ -1,8 +1,8 @@
-/* Unit tests of the emulator's routing (emulator/api/route.c, path.c): where a path goes
- * first (health, docs, control endpoints, the API), which control endpoint a method
- * reaches, how an API path parses, and which handler or which Status a method and an
+/* Unit tests of the emulator's routing (emulator/api/route.c, path.c): which control
+ * endpoint a method reaches, how an API path parses, and which handler or which Status a method and an
  * API path reach (kinds, versions, projects, subresources, names, unknown paths and
- * methods). All from the method and path alone: no server. And what an answer is sent
+ * methods). All from the method and path alone: no server. Where each path shape goes
+ * first (struct em_route's target, kind, verb, project...) is test_route_table.c's. And what an answer is sent
  * as, from the Accept header alone (emulator/api/accept.c). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,43 +18,6 @@
 #include "route.h"
 #include "util/status.h"
 #include "util/xmalloc.h"
-
-/* ---- where a path goes first ---- */
-
-static void test_targets(void **state)
-{
-    (void)state;
-    static const struct {
-        const char *path;
-        enum em_target want;
-    } cases[] = {
-        {"/healthz", EM_TO_HEALTH},
-        {"/livez", EM_TO_HEALTH},
-        {"/healthz/", EM_TO_OTHER},
-        {"/readyz", EM_TO_READY},
-        {"/docs", EM_TO_DOCS},
-        {"/docs/", EM_TO_DOCS},
-        {"/docs/kinds", EM_TO_DOCS},
-        {"/docsx", EM_TO_OTHER},
-        {"/emulator/v1/clock", EM_TO_CONTROL},
-        {"/emulator/v1/", EM_TO_CONTROL},
-        {"/emulator/v1", EM_TO_OTHER},
-        {"/emulator/v2/clock", EM_TO_OTHER},
-        {"/api/v1", EM_TO_API}, /* discovery answers it first */
-        {"/api/v1/namespaces", EM_TO_API},
-        {"/apis/nodus.dev/v1/namespaces/p1/jobs", EM_TO_API},
-        {"/api", EM_TO_OTHER},
-        {"/apis", EM_TO_OTHER},
-        {"/version", EM_TO_OTHER},
-        {"/openapi/v3", EM_TO_OTHER},
-        {"/", EM_TO_OTHER},
-        {"", EM_TO_OTHER},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        if (em_route_target(cases[i].path) != cases[i].want)
-            fail_msg("%s: got %d, want %d", cases[i].path, em_route_target(cases[i].path),
-                     cases[i].want);
-}
 
 /* ---- the control endpoints ---- */
 
@@ -370,19 +333,20 @@ static void test_api(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof api / sizeof api[0]; i++) {
         const struct api_case *c = &api[i];
-        struct em_path p;
-        if (em_path_parse(c->path, &p) < 0)
+        json_t *query = c->watch ? json_pack("{s[s]}", "watch", "true") : json_object();
+        struct em_route rt;
+        em_route_make(&rt, c->method, c->path, query);
+        if (rt.target != EM_TO_API)
             fail_msg("%s: not an API path", c->path);
-        const char *verb = em_route_verb(c->method, &p, c->watch);
+        const char *verb = rt.verb;
         if (!verb != !c->verb || (verb && strcmp(verb, c->verb) != 0))
             fail_msg("%s %s: verb %s, want %s", c->method, c->path, verb ? verb : "NULL",
                      c->verb ? c->verb : "NULL");
         struct nd_status st = ND_STATUS_INIT;
-        const struct nd_kind *k = NULL;
         enum em_api_op op = (enum em_api_op)-1;
-        int rc = em_route_api(&p, c->method, c->path, verb, &k, &st);
+        int rc = em_route_api(&rt, &st);
         if (rc == 0)
-            rc = em_route_op(&p, k, verb, &op, &st);
+            rc = em_route_op(&rt, &op, &st);
         if (!c->reason) {
             if (rc != 0)
                 fail_msg("%s %s: %s: %s", c->method, c->path, st.reason, st.message);
@@ -398,7 +362,8 @@ static void test_api(void **state)
             assert_str_or_null(st.fix, c->fix, c->path, "fix");
         }
         nd_status_release(&st);
-        em_path_release(&p);
+        em_route_release(&rt);
+        json_decref(query);
     }
 }
 
@@ -406,17 +371,16 @@ static void test_api(void **state)
 static void test_api_invalid_name(void **state)
 {
     (void)state;
-    struct em_path p;
-    assert_int_equal(em_path_parse(NS "/jobs/Bad_Name", &p), 0);
+    struct em_route rt;
+    em_route_make(&rt, "PUT", NS "/jobs/Bad_Name", NULL);
     struct nd_status st = ND_STATUS_INIT;
-    const struct nd_kind *k = NULL;
-    assert_int_equal(em_route_api(&p, "PUT", NS "/jobs/Bad_Name", "update", &k, &st), -1);
+    assert_int_equal(em_route_api(&rt, &st), -1);
     assert_string_equal(st.reason, "Invalid");
     assert_non_null(strstr(st.message, "metadata.name"));
     assert_non_null(strstr(st.message, "Bad_Name"));
-    assert_string_equal(k->plural, "jobs");
+    assert_string_equal(rt.kind->plural, "jobs");
     nd_status_release(&st);
-    em_path_release(&p);
+    em_route_release(&rt);
 }
 
 /* ---- what an answer is sent as, by Accept ---- */
@@ -543,7 +507,7 @@ int main(void)
 {
     nd_xmalloc_install();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_targets), cmocka_unit_test(test_control),
+        cmocka_unit_test(test_control),
         cmocka_unit_test(test_paths),   cmocka_unit_test(test_watch_paths),
         cmocka_unit_test(test_api),
         cmocka_unit_test(test_api_invalid_name),
