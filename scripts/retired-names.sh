@@ -7,12 +7,13 @@
 # Prints FILE:LINE: the text, and what to say instead, for every use; exits 1 when there
 # is one. Reads every tracked text file (every file when TREE is not a git work tree)
 # but the corpora of bytes under test. The glossary itself quotes the retired names
-# between the markers <!-- retired-names:off --> and <!-- retired-names:on -->.
+# between the markers retired-names:off and retired-names:on (in HTML comments).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "${1:-$here}"
 
+# <!-- retired-names:off --> (the table quotes what it retires: rename-22.sh leaves it)
 # retired name (a Perl regex) <TAB> the name to use instead
 RETIRED='\bem_wal\w*|\bEM_WAL_H\b	em_journal (the journal: the write-ahead log)
 \b(WAL|wal)\b	the journal (the write-ahead log)
@@ -31,6 +32,7 @@ change journal	the journal (on disk) or the history (in memory)
 
 # The wire's own words: identifiers named for the Namespace kind or by a client library.
 ALLOW='\b(namespace_columns|namespace_strategic|em_protobuf_namespace|add_namespaces|create_namespace|list_namespace|read_namespace|patch_namespace|emu_namespace)\b'
+# <!-- retired-names:on -->
 
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
     list() { git ls-files -z; }

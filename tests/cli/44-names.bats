@@ -14,6 +14,7 @@ load ../lib/common
     [ -z "$output" ]
 }
 
+# <!-- retired-names:off --> (these cases write retired names on purpose)
 @test "a retired name that comes back is named with its file, line and replacement" {
     T=$BATS_TEST_TMPDIR/tree
     mkdir -p "$T/emulator/store" "$T/docs" "$T/cmd"
@@ -35,7 +36,8 @@ load ../lib/common
     # the Namespace kind's rows, a client library's method, kubectl's flag and field
     printf 'static const struct nd_column namespace_columns[] = {0};\n' >"$T/pkg/k.c"
     printf 'api.read_namespace("default") --all-namespaces metadata.namespace\n' >"$T/tests/c.py"
-    printf 'x\n<!-- retired-names:off -->\nnd_write and WAL\n<!-- retired-names:on -->\n' >"$T/G.md"
+    m=retired-names # (spelt apart, so that this file's own quotes stay whole)
+    printf 'x\n<!-- %s:off -->\nnd_write and WAL\n<!-- %s:on -->\n' $m $m >"$T/G.md"
     run -0 "$ND_ROOT/scripts/retired-names.sh" "$T"
     [ -z "$output" ]
     # outside the quotes the same words are named
@@ -43,3 +45,4 @@ load ../lib/common
     run -1 "$ND_ROOT/scripts/retired-names.sh" "$T"
     [[ "$output" == *'G.md:5: "nd_write" is retired (use: nd_call'* ]]
 }
+# <!-- retired-names:on -->
