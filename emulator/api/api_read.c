@@ -82,7 +82,7 @@ static int cmp_str(const void *x, const void *y)
 }
 
 /* The objects of a list, in order, as they were at a revision: the kind's index from a
- * position on, with the keys changed since that revision taken from the journal instead
+ * position on, with the keys changed since that revision taken from the history instead
  * (merged in order). Costs O(log N + what it walks + changes since). */
 struct walk {
     struct em_store_cursor c;

@@ -1,7 +1,7 @@
-/* Watch streams: every change after a resourceVersion, in order, from the journal.
+/* Watch streams: every change after a resourceVersion, in order, from the history.
  *
  * A stream is a blocking reader (struct em_stream) that MHD calls whenever the socket
- * can take bytes; it takes the server lock, turns journal events into lines and, when
+ * can take bytes; it takes the server lock, turns the history's changes into lines and, when
  * there is nothing to send, waits on srv->changed (also woken by clock jumps and by
  * shutdown). It ends on timeoutSeconds, on shutdown, or when the client goes away; it
  * never ends early otherwise (kubectl's get -w exits when a watch ends).
@@ -147,7 +147,7 @@ static void emit_bookmark(struct watch *w, bool initial_end)
     json_decref(obj);
 }
 
-/* Moves journal events after last_rev into pending (lock held). */
+/* Moves the history's changes after last_rev into pending (lock held). */
 static void collect(struct watch *w)
 {
     struct em_journal *j = &w->srv->journal;
@@ -213,7 +213,7 @@ static void wait_for_news(struct watch *w, pthread_cond_t *cv, pthread_mutex_t *
 }
 
 /* The events of the feed's ring after last_rev, as collect() makes them from the
- * journal (feed lock held). */
+ * history (feed lock held). */
 static void collect_feed(struct watch *w, struct em_feed *f)
 {
     for (uint64_t s = f->first; s < f->next && w->pending.len < 256 * 1024; s++) {
@@ -230,7 +230,7 @@ static void collect_feed(struct watch *w, struct em_feed *f)
 }
 
 /* The fast path of a caught-up JSON stream without bookmarks: the feed (feed.h), not the
- * server lock; the journal under the server lock only when the stream is behind the
+ * server lock; the history under the server lock only when the stream is behind the
  * ring. */
 static ssize_t watch_read_feed(struct watch *w, char *buf, size_t max)
 {
@@ -247,7 +247,7 @@ static ssize_t watch_read_feed(struct watch *w, char *buf, size_t max)
         if (w->deadline_real_ms && real_now >= w->deadline_real_ms)
             break;
         if (w->last_rev < f->min_rev) {
-            /* behind the ring: the journal (and Expired) under the server lock */
+            /* behind the ring: the history (and Expired) under the server lock */
             int64_t was = w->last_rev;
             pthread_mutex_unlock(&f->mu);
             pthread_mutex_lock(&srv->lock);

@@ -54,7 +54,7 @@ void em_feed_publish(struct em_server *srv)
         struct em_event *e = &j->ev[i];
         const struct nd_kind *k = nd_kind_by_plural(NULL, e->plural);
         if (f->next - f->first == EM_FEED_CAP) {
-            /* the oldest goes: a stream behind it reads the journal */
+            /* the oldest goes: a stream behind it reads the history */
             struct em_feed_ev *old = &f->ring[f->first % EM_FEED_CAP];
             if (old->rev > f->min_rev)
                 f->min_rev = old->rev;
@@ -73,7 +73,7 @@ void em_feed_publish(struct em_server *srv)
     }
     if (upto > f->published_rev)
         f->published_rev = upto; /* revisions without events (none are skipped) */
-    /* what the journal no longer covers (24 hours, a reset) is Expired: the slow path */
+    /* what the history no longer covers (24 hours, a reset) is Expired: the slow path */
     if (j->oldest_rev > f->min_rev)
         f->min_rev = j->oldest_rev;
     pthread_cond_broadcast(&f->cv);

@@ -1,14 +1,14 @@
 /* feed.h: the durable changes, handed to watch streams without the server lock.
  *
  * Whoever commits writes (the router after a request, the scheduler, the journal's own
- * thread) publishes, under the server lock, the journal's events that are now on disk
+ * thread) publishes, under the server lock, the history's changes that are now on disk
  * into a ring of the newest EM_FEED_CAP events (each holding references to its object,
  * the previous object and the object's compact JSON), then wakes the streams. A watch
  * stream that is caught up reads the ring under the feed's own small lock, so a change
  * seen by a thousand watches costs a thousand short critical sections on that lock,
  * never a thousand turns of the server lock that every request needs. A stream behind
  * the ring (resuming from an old revision), one that sends Tables or bookmarks, reads
- * the journal under the server lock as before.
+ * the history under the server lock as before.
  *
  * Lock order: the server lock, then the feed's; a stream never takes the server lock
  * while it holds the feed's.
@@ -40,7 +40,7 @@ struct em_feed {
     pthread_cond_t cv;
     struct em_feed_ev ring[EM_FEED_CAP];
     uint64_t first, next;  /* the ring holds events first .. next-1 (by sequence) */
-    int64_t published_rev; /* the journal's events up to this were published */
+    int64_t published_rev; /* the history's changes up to this were published */
     int64_t min_rev;       /* a stream at last_rev >= this finds what follows in the ring */
     bool stopping;
 };
@@ -48,7 +48,7 @@ struct em_feed {
 /* A feed starting at the store's current revision (server start). */
 struct em_feed *em_feed_new(int64_t rev);
 void em_feed_free(struct em_feed *f);
-/* Server lock held: publishes the journal's events now on disk and wakes the streams. */
+/* Server lock held: publishes the history's changes now on disk and wakes the streams. */
 void em_feed_publish(struct em_server *srv);
 /* Server lock held: the journal was emptied (reset): so is the ring. */
 void em_feed_reset(struct em_server *srv);

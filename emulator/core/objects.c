@@ -138,7 +138,7 @@ static void record(struct em_server *srv, const char *type, const struct nd_kind
     em_bytes_unref(json);
     /* streams (watches, followed logs) are woken once the change is on disk, by whoever
      * commits it (router.c, sim.c, the journal's thread): not here, a flush early */
-    /* the scheduler reads what changed from the journal, as a watch does (sim.h): this
+    /* the scheduler reads what changed from the history, as a watch does (sim.h): this
      * only rings its bell */
     if (srv->sim_due)
         pthread_cond_signal(&srv->sim_wake);

@@ -1,6 +1,6 @@
 /* objects.h: every change to a stored object goes through here, whoever makes it (a
  * request handler or a controller): resourceVersion and generation, the store file, the
- * journal event that watches see, deletion with finalizers and owner references, and
+ * change in the history that watches see, deletion with finalizers and owner references, and
  * Events recording what happened.
  *
  * Stored objects are never modified in place: the journal and open watches hold
@@ -26,7 +26,7 @@ const char *em_now_rfc3339(struct em_server *srv, char out[32]);
 /* Stores a new object (server-set metadata already filled, except resourceVersion,
  * which is assigned here) and records ADDED. obj is referenced, not stolen. */
 /* After a commit failed: every change the disk refused is undone in memory (objects,
- * revision counter, the journal's events), as if it never happened. The revision the
+ * revision counter, the history's changes), as if it never happened. The revision the
  * server is back at, or -1 when nothing had failed. Lock held. */
 int64_t em_obj_rollback(struct em_server *srv);
 int em_obj_add(struct em_server *srv, const struct nd_kind *k, json_t *obj, struct nd_status *st);

@@ -88,7 +88,7 @@ struct em_server {
     char base_url[80];
     /* the simulation (sim.h) */
     json_t *sim_due;
-    int64_t sim_seen_rev; /* the journal's changes up to this the scheduler has read */
+    int64_t sim_seen_rev; /* the history's changes up to this the scheduler has read */
     int64_t sim_jump_to; /* during a clock jump (em_sim_advance), where it ends; else 0 */
     pthread_cond_t sim_wake;
     pthread_t sim_thread;

@@ -76,7 +76,7 @@ void em_sim_touch_related(struct em_server *srv, const struct nd_kind *k, const 
     pthread_cond_signal(&srv->sim_wake);
 }
 
-/* What changed since the scheduler last looked, read from the journal as a watch reads
+/* What changed since the scheduler last looked, read from the history as a watch reads
  * it: each change makes its object, and the objects it may matter to, due now. */
 static void consume(struct em_server *srv)
 {

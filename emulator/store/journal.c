@@ -1,4 +1,4 @@
-/* The change journal; see journal.h. */
+/* The change history; see journal.h. */
 #include "journal.h"
 
 #include <stdlib.h>

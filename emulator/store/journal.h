@@ -1,14 +1,15 @@
-/* journal.h: the change journal that watches and continue tokens resume from.
+/* journal.h: the change history that watches, continue tokens and the scheduler resume
+ * from.
  *
- * Every write appends one event (revision, emulated time, ADDED/MODIFIED/DELETED, the
+ * Every write appends one change (revision, emulated time, ADDED/MODIFIED/DELETED, the
  * kind's plural and the object as it became; `prev` is the object before, so a watch
- * with a selector can tell an object entering or leaving it). The newest events hold
+ * with a selector can tell an object entering or leaving it). The newest changes hold
  * trees (shared with the store); older ones keep the compact JSON only, so 24 hours of
- * history costs about the size of its JSON, not whole trees. Events older than 24
+ * history costs about the size of its JSON, not whole trees. Changes older than 24
  * hours of the emulator's clock are dropped; a client resuming from before the oldest
- * kept event gets 410 Expired. Kept in memory; on disk it is the store's write-ahead log
- * (DIR/history/journal.ndjson, wal.h), which this rewrites when it drops old events.
- * Not thread-safe: used under the server lock.
+ * kept change gets 410 Expired. Kept in memory; on disk it is the store's journal, its
+ * write-ahead log (DIR/history/journal.ndjson, wal.h), which this rewrites when it drops
+ * old changes. Not thread-safe: used under the server lock.
  */
 #ifndef EM_JOURNAL_H
 #define EM_JOURNAL_H

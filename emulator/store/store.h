@@ -77,7 +77,7 @@ struct em_store {
     size_t nkinds;
     json_t *broken;     /* "plural/ns/name" -> path of the broken file */
     struct em_wal wal;  /* the write-ahead log (history/journal.ndjson) */
-    /* the log's records as read at open, for the journal (em_journal_open takes them) */
+    /* the log's records as read at open, for the history (em_journal_open takes them) */
     struct em_wal_record *history;
     size_t nhistory;
     size_t repaired;    /* files the open brought up to date from the log */

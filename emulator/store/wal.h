@@ -1,4 +1,4 @@
-/* wal.h: the write-ahead log under the store (DIR/history/journal.ndjson).
+/* wal.h: the journal, the write-ahead log under the store (DIR/history/journal.ndjson).
  *
  * Every change is one line (a record) appended here before the object file it changes
  * is written. A writer appends its record and its file write (an "op") under the

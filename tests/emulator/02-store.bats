@@ -44,7 +44,7 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
     [ ! -e "$EMU_STATE/objects/default/jobs/store-b.json" ]
 }
 
-@test "the change journal is kept under history/" {
+@test "the journal is kept under history/" {
     [ -s "$EMU_STATE/history/journal.ndjson" ]
     run jq -r 'select(.object.metadata.name == "store-a") | .type' "$EMU_STATE/history/journal.ndjson"
     assert_line ADDED

@@ -1,4 +1,4 @@
-/* Unit tests of the change journal's history (emulator/store/journal.c): old events keep
+/* Unit tests of the change history (emulator/store/journal.c): old changes keep
  * their compact JSON instead of whole trees, and give the trees back when read. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,0 +1,48 @@
+#!/usr/bin/env bats
+# One name per concept (issue 22, item 6): the glossary in CONTRIBUTING.md retires names,
+# and scripts/retired-names.sh fails when one comes back in code, docs, man pages or
+# messages, the wire's own words (the ALLOW list) and the glossary's quotes excepted.
+
+load ../lib/common
+
+@test "no retired name is left in the tree" {
+    run "$ND_ROOT/scripts/retired-names.sh"
+    if [ "$status" -ne 0 ]; then
+        printf '%s\n' "$output" | head -n 30
+    fi
+    [ "$status" -eq 0 ]
+    [ -z "$output" ]
+}
+
+# <!-- retired-names:off --> (these cases write retired names on purpose)
+@test "a retired name that comes back is named with its file, line and replacement" {
+    T=$BATS_TEST_TMPDIR/tree
+    mkdir -p "$T/emulator/store" "$T/docs" "$T/cmd"
+    printf 'int x(void)\n{\n    return em_wal_commit(w, 1);\n}\n' >"$T/emulator/store/a.c"
+    printf '# Disk\n\nThe WAL is flushed.\nThe history keeps changes.\n' >"$T/docs/d.md"
+    printf 'static int y(void) { return nd_get(ctx, p, &o, st); }\n' >"$T/cmd/v.c"
+    run "$ND_ROOT/scripts/retired-names.sh" "$T"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *'emulator/store/a.c:3: "em_wal_commit" is retired (use: em_journal'* ]]
+    [[ "$output" == *'docs/d.md:3: "WAL" is retired (use: the journal (the write-ahead log))'* ]]
+    [[ "$output" == *'cmd/v.c:1: "nd_get" is retired (use: nd_call_get)'* ]]
+    [[ "$output" == *'see the glossary in CONTRIBUTING.md'* ]]
+    [ "$(grep -c 'is retired' <<<"$output")" -eq 3 ]
+}
+
+@test "the wire's own words and the glossary's quotes are not retired" {
+    T=$BATS_TEST_TMPDIR/tree
+    mkdir -p "$T/pkg" "$T/tests"
+    # the Namespace kind's rows, a client library's method, kubectl's flag and field
+    printf 'static const struct nd_column namespace_columns[] = {0};\n' >"$T/pkg/k.c"
+    printf 'api.read_namespace("default") --all-namespaces metadata.namespace\n' >"$T/tests/c.py"
+    m=retired-names # (spelt apart, so that this file's own quotes stay whole)
+    printf 'x\n<!-- %s:off -->\nnd_write and WAL\n<!-- %s:on -->\n' $m $m >"$T/G.md"
+    run -0 "$ND_ROOT/scripts/retired-names.sh" "$T"
+    [ -z "$output" ]
+    # outside the quotes the same words are named
+    printf 'nd_write\n' >>"$T/G.md"
+    run -1 "$ND_ROOT/scripts/retired-names.sh" "$T"
+    [[ "$output" == *'G.md:5: "nd_write" is retired (use: nd_call'* ]]
+}
+# <!-- retired-names:on -->
