@@ -289,8 +289,7 @@ static void serve(struct em_server *srv, struct em_req *req, struct em_resp *res
                 commit_failed(srv, req, resp, &who, errno);
             /* watches show what is on disk: this may be news to them */
             pthread_mutex_lock(&srv->lock);
-            em_feed_publish(srv);
-            pthread_cond_broadcast(&srv->changed);
+            em_server_publish(srv);
             pthread_mutex_unlock(&srv->lock);
         }
     }

@@ -61,6 +61,7 @@ struct em_options {
 struct em_faults;
 struct em_runtime;
 struct em_feed;
+struct em_server;
 
 struct em_stats {
     uint64_t requests;
@@ -69,8 +70,15 @@ struct em_stats {
     uint64_t reads_waiting; /* gets and lists waiting for a resourceVersion (api_fresh.c) */
 };
 
+/* What a layer above core/ adds to the server's upkeep, set by that layer when it starts
+ * (core/ calls up only through these). */
+struct em_server_hooks {
+    void (*expire)(struct em_server *srv); /* once a minute of emulated time (api/: keys) */
+};
+
 struct em_server {
     struct em_options opt;
+    struct em_server_hooks hooks;
     pthread_mutex_t lock;
     pthread_cond_t changed;
     struct em_store store;
@@ -100,19 +108,15 @@ struct em_server {
     volatile sig_atomic_t stopping;
 };
 
-/* Parses argv into opt; prints usage/version and returns 1 when the program should exit
- * 0, -1 (after a message on stderr) for a usage error, 0 to run. */
-int em_options_parse(struct em_options *opt, int argc, char **argv);
-/* Moves the emulated clock forward by ms, running what falls due on the way (history
- * expiry, key expiry; the controllers' timers), and wakes every waiting stream.
- * Called with the lock held. */
-void em_server_advance(struct em_server *srv, int64_t ms);
-/* Writes emulator.json (revision counter, clock offset). Lock held. */
+/* emulator.json: reads it at the start (revision counter, clock: core/meta.c) and writes
+ * it (lock held); save returns -1 after a message on stderr when it cannot. */
+void em_server_load_meta(struct em_server *srv);
 int em_server_save_meta(struct em_server *srv);
-/* Housekeeping due at the current time (history and idempotency expiry). Lock held. */
+/* Housekeeping due at the current time: the history's expiry, and once a minute the
+ * hooks' (idempotency keys). Lock held. */
 void em_server_housekeep(struct em_server *srv);
-void em_options_release(struct em_options *opt);
-/* Runs until SIGTERM/SIGINT; returns the exit status. */
-int em_server_run(struct em_server *srv);
+/* Publishes the journal's durable events to the feed and wakes every waiting stream.
+ * Lock held. */
+void em_server_publish(struct em_server *srv);
 
 #endif
