@@ -187,7 +187,7 @@ UNIT_STORE_BINS := $(filter $(BUILD)/tests/unit/test_store_%,$(UNIT_BINS))
 UNIT_PARAMS_BIN := $(BUILD)/tests/unit/test_params
 # the emulator tests below link the objects they test (and no server)
 UNIT_EMU_BINS := $(BUILD)/tests/unit/test_budget_math $(BUILD)/tests/unit/test_pricebook \
-    $(BUILD)/tests/unit/test_route
+    $(BUILD)/tests/unit/test_route $(BUILD)/tests/unit/test_server_state
 STORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard emulator/store/*.c)))
 
 $(filter-out $(UNIT_STORE_BINS) $(UNIT_PARAMS_BIN) $(UNIT_EMU_BINS),$(UNIT_BINS)): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELP_OBJS) $(LIBNODUS)
@@ -230,6 +230,14 @@ $(BUILD)/tests/unit/test_route.o: ALL_CFLAGS += $(EM_INC_API)
 $(UNIT_ROUTE_BIN): $(BUILD)/tests/unit/test_route.o $(UNIT_ROUTE_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_ROUTE_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS)
+
+# Two servers in one process share no state (api/, sim/, http/): the emulator's library
+UNIT_SERVER_BIN := $(BUILD)/tests/unit/test_server_state
+$(BUILD)/tests/unit/test_server_state.o: ALL_CFLAGS += $(EM_INC_API)
+$(UNIT_SERVER_BIN): $(BUILD)/tests/unit/test_server_state.o $(BUILD)/libnodus-emulator.a $(UNIT_HELP_OBJS) $(LIBNODUS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_HELP_OBJS) $(BUILD)/libnodus-emulator.a $(LIBNODUS) \
+	    $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(MHD_LIBS) $(PC_LIBS) $(WSLAY_LIBS) -lutil -lpthread
 
 # the hostile corpus's driver (tests/hostile): sockets only, no library
 $(HOSTILE_SEND): $(BUILD)/tests/hostile/send.o

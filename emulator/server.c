@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "authz.h"
+#include "exec.h"
 #include "feed.h"
 #include "frontdoor.h"
 #include "fsutil.h"
@@ -223,6 +224,7 @@ static int open_api(struct em_server *srv, struct nd_buf *err)
         return -1;
     }
     srv->hooks.expire = em_idem_expire; /* the API's keys expire with the housekeeping */
+    srv->hooks.sandbox_sessions = em_sandbox_sessions;
     return em_router_init(srv, err);
 }
 
@@ -234,14 +236,15 @@ static int listen_http(struct em_server *srv, struct nd_buf *err)
     srv->frontdoor = em_frontdoor_new(srv->opt.front.rate_limit);
     srv->feed = em_feed_new(srv->store.revision);
     const struct em_frontdoor_opts *fo = &srv->opt.front;
-    em_http_set_limits(&(struct em_http_limits){.max_connections = fo->max_connections,
-                                                .idle_timeout_s = fo->idle_timeout_s,
-                                                .per_client = fo->per_client,
-                                                .header_timeout_ms = fo->header_timeout_ms,
-                                                .min_body_rate = fo->min_body_rate,
-                                                .body_window_ms = fo->body_window_ms});
+    struct em_http_limits limits = {.max_connections = fo->max_connections,
+                                    .idle_timeout_s = fo->idle_timeout_s,
+                                    .per_client = fo->per_client,
+                                    .header_timeout_ms = fo->header_timeout_ms,
+                                    .min_body_rate = fo->min_body_rate,
+                                    .body_window_ms = fo->body_window_ms};
     srv->http = em_http_start(srv->opt.listen_addr, srv->opt.port,
-                              srv->opt.tls_cert ? &srv->tls : NULL, em_router_handle, srv, err);
+                              srv->opt.tls_cert ? &srv->tls : NULL, &limits, em_router_handle,
+                              srv, err);
     if (!srv->http)
         return -1;
     em_http_set_access_log(srv->http, access_log, srv);

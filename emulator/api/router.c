@@ -357,7 +357,8 @@ void em_router_stop(struct em_server *srv)
 
 void em_router_release(struct em_server *srv)
 {
-    em_discovery_release();
+    em_discovery_release(srv);
+    em_exec_release(srv);
     em_faults_release(srv);
     json_decref(srv->idempotency);
     srv->idempotency = NULL;

@@ -61,6 +61,9 @@ struct em_options {
 struct em_faults;
 struct em_runtime;
 struct em_feed;
+struct em_prices;
+struct em_discovery;
+struct em_exec_registry;
 struct em_server;
 
 struct em_stats {
@@ -74,6 +77,8 @@ struct em_stats {
  * (core/ calls up only through these). */
 struct em_server_hooks {
     void (*expire)(struct em_server *srv); /* once a minute of emulated time (api/: keys) */
+    /* exec sessions open into a Sandbox (api/exec.c), asked by its controller (sim/) */
+    int (*sandbox_sessions)(struct em_server *srv, const json_t *sandbox);
 };
 
 struct em_server {
@@ -93,6 +98,10 @@ struct em_server {
     struct em_runtime *runtime; /* --runtime local's processes (runtime.h) */
     struct em_frontdoor *frontdoor; /* rate limiter state (frontdoor.h) */
     struct em_feed *feed; /* durable changes for watch streams (feed.h) */
+    struct em_prices *prices; /* the price book (sim/pricebook.c) */
+    struct em_discovery *discovery; /* discovery and OpenAPI documents (api/discovery.c) */
+    struct em_exec_registry *exec;  /* open exec sessions (api/exec.c) */
+    bool upload_stage_ready; /* files/.uploads emptied of a previous run's (api/files.c) */
     char base_url[80];
     /* the simulation (sim.h) */
     json_t *sim_due;

@@ -88,3 +88,30 @@ allowed() {
         "$ND_ROOT/emulator" "$ND_ROOT/tests/unit" "$ND_ROOT/tests/fuzz" "$ND_ROOT/bench"
     assert_output ""
 }
+
+@test "no emulator object calls a function of a layer above its own (they hand hooks down)" {
+    local b
+    b=${ND_BUILD:-build}
+    [[ $b == /* ]] || b=$ND_ROOT/$b
+    [ -f "$b/emulator/core/meta.o" ] || skip "no emulator objects in $b (run make first)"
+    command -v nm >/dev/null || skip "nm (binutils) is not installed"
+    cd "$b"
+    local objs=(emulator/*.o emulator/*/*.o emulator/*/*/*.o)
+    nm -A -g --defined-only "${objs[@]}" >"$BATS_TEST_TMPDIR/defs"
+    nm -A -u "${objs[@]}" >"$BATS_TEST_TMPDIR/uses"
+    # a layer's height: store and http 1, core 2, sim 3, api 4, the top (emulator/*.o) 5
+    run awk 'function rank(o) {
+                 if (o ~ /^emulator\/(store|http)\//) return 1
+                 if (o ~ /^emulator\/core\//) return 2
+                 if (o ~ /^emulator\/sim\//) return 3
+                 if (o ~ /^emulator\/api\//) return 4
+                 return 5
+             }
+             { split($1, f, ":"); o = f[1]; sym = $NF }
+             FILENAME ~ /defs$/ { h[sym] = rank(o); w[sym] = o; next }
+             (sym in h) && h[sym] > rank(o) { print o " calls " sym " of " w[sym] }' \
+        "$BATS_TEST_TMPDIR/defs" "$BATS_TEST_TMPDIR/uses"
+    assert_output ""
+    # (the check can fail: it sees a lower layer's calls into core/)
+    grep -q '^emulator/sim/sim.o: *U em_server_publish$' "$BATS_TEST_TMPDIR/uses"
+}
