@@ -15,7 +15,6 @@
 #include "discovery.h"
 #include "errors.h"
 #include "exec.h"
-#include "feed.h"
 #include "frontdoor.h"
 #include "fsutil.h"
 #include "idempotency.h"

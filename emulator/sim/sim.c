@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "controllers/common.h"
-#include "feed.h"
 #include "objects.h"
 #include "pricebook.h"
 #include "runtime.h"
