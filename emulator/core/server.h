@@ -73,8 +73,8 @@ struct em_stats {
     uint64_t reads_waiting; /* gets and lists waiting for a resourceVersion (api_fresh.c) */
 };
 
-/* What a layer above core/ adds to the server's upkeep, set by that layer when it starts
- * (core/ calls up only through these). */
+/* What a layer above adds to what a lower one does, set by the top (server.c) at start:
+ * a lower layer calls up only through these (NULL: not set, nothing to do). */
 struct em_server_hooks {
     void (*expire)(struct em_server *srv); /* once a minute of emulated time (api/: keys) */
     /* exec sessions open into a Sandbox (api/exec.c), asked by its controller (sim/) */
