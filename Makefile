@@ -77,7 +77,7 @@ WARN     := -Wall -Wextra -Wformat=2 -Wshadow -Wstrict-prototypes -Wmissing-prot
             $(if $(filter-out 0,$(WERROR)),-Werror)
 CFLAGS   ?= $(OPT) -g
 ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) $(EXTRA_CFLAGS) \
-             -I. -Ipkg -I$(BUILD)/gen -include pkg/util/banned.h \
+             -Ipkg -I$(BUILD)/gen -include pkg/util/banned.h \
              -DND_VERSION='"$(VERSION)"' $(PC_CFLAGS) -MMD -MP
 # Each object's library headers (set per directory below; a link line asks for none).
 PC_CFLAGS =
@@ -120,8 +120,11 @@ $(BUILD)/pkg/client/%.o: PC_CFLAGS += $(CURL_CFLAGS)
 $(BUILD)/emulator/%.o $(BUILD)/bench/ceiling.o: PC_CFLAGS += $(MHD_CFLAGS)
 $(BUILD)/tests/unit/%.o: PC_CFLAGS += $(CMOCKA_CFLAGS)
 
-# The emulator's layers, one direction of includes, each compiled with the include
-# paths of itself and the layers under it (so an include upwards does not compile):
+# The layers, one direction of includes and of calls: pkg/ (-Ipkg, and build/gen) under
+# cmd/ and emulator/, which never include each other. There is no -I.: each directory's
+# include path below is the whole truth (tests/cli/45-layers.bats compiles an include
+# upwards with `make try-compile` and proves it fails). The emulator's layers, each
+# compiled with the include paths of itself and the layers under it:
 #   store/  files, journal, indexes, checkpoint        (nothing of the emulator)
 #   http/   the transport: libmicrohttpd, TLS, frames  (nothing of the emulator)
 #   core/   the server's state, object commits, feed   (store, http)
@@ -143,6 +146,15 @@ $(BUILD)/emulator/%.o: ALL_CFLAGS += $(EM_LAYER_INC)
 # The CLI: one file per verb in cmd/nodus/verbs/, named for the verb; what verbs share in
 # cmd/nodus/ (both include its headers by name).
 $(BUILD)/cmd/nodus/%.o: ALL_CFLAGS += -Icmd/nodus
+
+# make try-compile TRY_DIR="DIR..." TRY_SRC=FILE: FILE compiled (syntax only) with exactly
+# the flags of an object in each DIR (pkg/util, cmd/nodus, emulator/store, ...), in order
+# (make -n prints the commands): the layers' test.
+.PHONY: FORCE try-compile
+FORCE:
+try-compile: $(foreach d,$(TRY_DIR),$(BUILD)/$(d)/try-compile.o) ;
+$(BUILD)/%/try-compile.o: FORCE
+	$(Q)$(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) -fsyntax-only $(TRY_SRC)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
@@ -177,7 +189,8 @@ UNIT_STORE_BINS := $(filter $(BUILD)/tests/unit/test_store_%,$(UNIT_BINS))
 UNIT_PARAMS_BIN := $(BUILD)/tests/unit/test_params
 # the emulator tests below link the objects they test (and no server)
 UNIT_EMU_BINS := $(BUILD)/tests/unit/test_budget_math $(BUILD)/tests/unit/test_pricebook \
-    $(BUILD)/tests/unit/test_route $(BUILD)/tests/unit/test_route_table
+    $(BUILD)/tests/unit/test_route $(BUILD)/tests/unit/test_route_table \
+    $(BUILD)/tests/unit/test_server_state
 UNIT_FLAGS_BIN := $(BUILD)/tests/unit/test_flags
 STORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard emulator/store/*.c)))
 
@@ -199,6 +212,7 @@ $(UNIT_PARAMS_BIN): $(BUILD)/tests/unit/test_params.o $(BUILD)/emulator/api/quer
 
 # the emulator's arithmetic, without the server: Budgets (sim/controllers/budget_math.c)
 UNIT_BUDGET_BIN := $(BUILD)/tests/unit/test_budget_math
+$(BUILD)/tests/unit/test_budget_math.o: ALL_CFLAGS += $(EM_INC_SIM)
 $(UNIT_BUDGET_BIN): $(BUILD)/tests/unit/test_budget_math.o $(BUILD)/emulator/sim/controllers/budget_math.o $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/emulator/sim/controllers/budget_math.o $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS)
@@ -237,6 +251,14 @@ $(BUILD)/tests/unit/nodus_main.o: $(BUILD)/cmd/nodus/main.o
 $(UNIT_FLAGS_BIN): $(BUILD)/tests/unit/test_flags.o $(UNIT_FLAGS_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_FLAGS_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS) $(RL_LIBS) $(WSLAY_LIBS)
+
+# Two servers in one process share no state (api/, sim/, http/): the emulator's library
+UNIT_SERVER_BIN := $(BUILD)/tests/unit/test_server_state
+$(BUILD)/tests/unit/test_server_state.o: ALL_CFLAGS += $(EM_INC_API)
+$(UNIT_SERVER_BIN): $(BUILD)/tests/unit/test_server_state.o $(BUILD)/libnodus-emulator.a $(UNIT_HELP_OBJS) $(LIBNODUS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_HELP_OBJS) $(BUILD)/libnodus-emulator.a $(LIBNODUS) \
+	    $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(MHD_LIBS) $(PC_LIBS) $(WSLAY_LIBS) -lutil -lpthread
 
 # the hostile corpus's driver (tests/hostile): sockets only, no library
 $(HOSTILE_SEND): $(BUILD)/tests/hostile/send.o

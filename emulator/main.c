@@ -2,7 +2,7 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "server.h"
+#include "emulator.h"
 #include "util/xmalloc.h"
 
 int main(int argc, char **argv)

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "frontdoor.h"
-#include "server.h"
+#include "emulator.h"
 #include "util/quantity.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
@@ -236,42 +236,43 @@ static int front_flag(struct em_frontdoor_opts *f, int c, const char *arg)
     }
 }
 
-int em_options_parse(struct em_options *opt, int argc, char **argv)
+enum { O_STATE = 256, O_LISTEN, O_PORT_FILE, O_TOKEN_FILE, O_SPEED, O_RUNTIME, O_FSYNC,
+       O_SEED, O_RESET, O_LOG_FORMAT, O_QUIET, O_VERSION, O_NO_SIM,
+       O_EXEC_KEEPALIVE, O_TLS_CERT, O_TLS_KEY, O_MAX_UPLOAD, O_EXEC_ISOLATION };
+static const struct option longopts[] = {
+    {"state", required_argument, NULL, O_STATE},
+    {"listen", required_argument, NULL, O_LISTEN},
+    {"port-file", required_argument, NULL, O_PORT_FILE},
+    {"token-file", required_argument, NULL, O_TOKEN_FILE},
+    {"tls-cert", required_argument, NULL, O_TLS_CERT},
+    {"tls-key", required_argument, NULL, O_TLS_KEY},
+    {"speed", required_argument, NULL, O_SPEED},
+    {"runtime", required_argument, NULL, O_RUNTIME},
+    {"fsync", required_argument, NULL, O_FSYNC},
+    {"seed", required_argument, NULL, O_SEED},
+    {"reset", no_argument, NULL, O_RESET},
+    {"log-format", required_argument, NULL, O_LOG_FORMAT},
+    {"quiet", no_argument, NULL, O_QUIET},
+    {"no-simulation", no_argument, NULL, O_NO_SIM},
+    {"allow-origin", required_argument, NULL, O_ALLOW_ORIGIN},
+    {"allow-host", required_argument, NULL, O_ALLOW_HOST},
+    {"max-connections", required_argument, NULL, O_MAX_CONN},
+    {"idle-timeout", required_argument, NULL, O_IDLE_TIMEOUT},
+    {"rate-limit", required_argument, NULL, O_RATE_LIMIT},
+    {"header-timeout", required_argument, NULL, O_HEADER_TIMEOUT},
+    {"min-body-rate", required_argument, NULL, O_MIN_BODY_RATE},
+    {"body-rate-window", required_argument, NULL, O_BODY_WINDOW},
+    {"max-connections-per-client", required_argument, NULL, O_PER_CLIENT},
+    {"exec-keepalive", required_argument, NULL, O_EXEC_KEEPALIVE},
+    {"max-upload-bytes", required_argument, NULL, O_MAX_UPLOAD},
+    {"exec-isolation", required_argument, NULL, O_EXEC_ISOLATION},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, O_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+static void set_defaults(struct em_options *opt)
 {
-    enum { O_STATE = 256, O_LISTEN, O_PORT_FILE, O_TOKEN_FILE, O_SPEED, O_RUNTIME, O_FSYNC,
-           O_SEED, O_RESET, O_LOG_FORMAT, O_QUIET, O_VERSION, O_NO_SIM,
-           O_EXEC_KEEPALIVE, O_TLS_CERT, O_TLS_KEY, O_MAX_UPLOAD, O_EXEC_ISOLATION };
-    static const struct option longopts[] = {
-        {"state", required_argument, NULL, O_STATE},
-        {"listen", required_argument, NULL, O_LISTEN},
-        {"port-file", required_argument, NULL, O_PORT_FILE},
-        {"token-file", required_argument, NULL, O_TOKEN_FILE},
-        {"tls-cert", required_argument, NULL, O_TLS_CERT},
-        {"tls-key", required_argument, NULL, O_TLS_KEY},
-        {"speed", required_argument, NULL, O_SPEED},
-        {"runtime", required_argument, NULL, O_RUNTIME},
-        {"fsync", required_argument, NULL, O_FSYNC},
-        {"seed", required_argument, NULL, O_SEED},
-        {"reset", no_argument, NULL, O_RESET},
-        {"log-format", required_argument, NULL, O_LOG_FORMAT},
-        {"quiet", no_argument, NULL, O_QUIET},
-        {"no-simulation", no_argument, NULL, O_NO_SIM},
-        {"allow-origin", required_argument, NULL, O_ALLOW_ORIGIN},
-        {"allow-host", required_argument, NULL, O_ALLOW_HOST},
-        {"max-connections", required_argument, NULL, O_MAX_CONN},
-        {"idle-timeout", required_argument, NULL, O_IDLE_TIMEOUT},
-        {"rate-limit", required_argument, NULL, O_RATE_LIMIT},
-        {"header-timeout", required_argument, NULL, O_HEADER_TIMEOUT},
-        {"min-body-rate", required_argument, NULL, O_MIN_BODY_RATE},
-        {"body-rate-window", required_argument, NULL, O_BODY_WINDOW},
-        {"max-connections-per-client", required_argument, NULL, O_PER_CLIENT},
-        {"exec-keepalive", required_argument, NULL, O_EXEC_KEEPALIVE},
-        {"max-upload-bytes", required_argument, NULL, O_MAX_UPLOAD},
-        {"exec-isolation", required_argument, NULL, O_EXEC_ISOLATION},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, O_VERSION},
-        {NULL, 0, NULL, 0},
-    };
     opt->listen_addr = "127.0.0.1";
     opt->port = 8443;
     opt->speed = 1.0;
@@ -285,134 +286,148 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
     opt->exec_keepalive_s = 30;
     opt->exec_isolation = "bwrap";
     opt->max_upload_bytes = EM_DEFAULT_MAX_UPLOAD;
-    int c;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-        switch (c) {
-        case O_STATE: opt->state_dir = optarg; break;
-        case O_LISTEN:
-            if (parse_listen(opt, optarg) < 0)
-                return -1;
-            break;
-        case O_PORT_FILE: opt->port_file = optarg; break;
-        case O_TOKEN_FILE: opt->token_file = optarg; break;
-        case O_TLS_CERT: opt->tls_cert = optarg; break;
-        case O_TLS_KEY: opt->tls_key = optarg; break;
-        case O_SPEED: {
-            char *end;
-            opt->speed = strtod(optarg, &end);
-            if (*end || end == optarg || !(opt->speed >= 0) || opt->speed > 1e6) {
-                fprintf(stderr,
-                        "nodus-emulator: --speed wants a number from 0 (a clock that moves only "
-                        "when advanced) to 1000000, got %s\n",
-                        optarg);
-                return -1;
-            }
-            break;
-        }
-        case O_RUNTIME:
-            if (strcmp(optarg, "simulate") != 0 && strcmp(optarg, "local") != 0) {
-                fprintf(stderr, "nodus-emulator: --runtime is simulate or local, got %s\n",
-                        optarg);
-                return -1;
-            }
-            opt->runtime = optarg;
-            break;
-        case O_FSYNC:
-            if (strcmp(optarg, "always") == 0)
-                opt->fsync_mode = EM_FSYNC_ALWAYS;
-            else if (strcmp(optarg, "batch") == 0)
-                opt->fsync_mode = EM_FSYNC_BATCH;
-            else if (strcmp(optarg, "never") == 0)
-                opt->fsync_mode = EM_FSYNC_NEVER;
-            else {
-                fprintf(stderr, "nodus-emulator: --fsync is always, batch or never, got %s\n",
-                        optarg);
-                return -1;
-            }
-            break;
-        case O_SEED: opt->seed_dir = optarg; break;
-        case O_NO_SIM: opt->no_simulation = true; break;
-        case O_EXEC_KEEPALIVE: {
-            char *end;
-            errno = 0;
-            long v = strtol(optarg, &end, 10);
-            if (errno || *end || end == optarg || v < 1 || v > 3600) {
-                fprintf(stderr,
-                        "nodus-emulator: --exec-keepalive wants whole seconds from 1 to 3600, "
-                        "got %s\n",
-                        optarg);
-                return -1;
-            }
-            opt->exec_keepalive_s = (unsigned)v;
-            break;
-        }
-        case O_EXEC_ISOLATION:
-            if (strcmp(optarg, "bwrap") != 0 && strcmp(optarg, "none") != 0) {
-                fprintf(stderr,
-                        "nodus-emulator: --exec-isolation is bwrap (commands see only the "
-                        "object's files) or none (commands run on the host), got %s\n",
-                        optarg);
-                return -1;
-            }
-            opt->exec_isolation = optarg;
-            break;
-        case O_MAX_UPLOAD: {
-            struct nd_quantity q;
-            struct nd_status st = ND_STATUS_INIT;
-            int64_t v = -1;
-            if (nd_quantity_parse(optarg, &q, &st) < 0 || nd_quantity_bytes(&q, &v) < 0 || v < 1) {
-                fprintf(stderr,
-                        "nodus-emulator: --max-upload-bytes wants a size of at least 1 byte, "
-                        "such as 10Gi or 500Mi, got %s\n",
-                        optarg);
-                nd_status_release(&st);
-                return -1;
-            }
-            nd_status_release(&st);
-            opt->max_upload_bytes = (uint64_t)v;
-            break;
-        }
-        case O_RESET: opt->reset = true; break;
-        case O_LOG_FORMAT:
-            if (strcmp(optarg, "text") != 0 && strcmp(optarg, "json") != 0) {
-                fprintf(stderr, "nodus-emulator: --log-format is text or json, got %s\n", optarg);
-                return -1;
-            }
-            opt->log_json = strcmp(optarg, "json") == 0;
-            break;
-        case O_QUIET: opt->quiet = true; break;
-        case O_ALLOW_ORIGIN:
-        case O_ALLOW_HOST:
-        case O_MAX_CONN:
-        case O_IDLE_TIMEOUT:
-        case O_RATE_LIMIT:
-            if (front_flag(&opt->front, c, optarg) < 0)
-                return -1;
-            break;
-        case O_HEADER_TIMEOUT:
-        case O_MIN_BODY_RATE:
-        case O_BODY_WINDOW:
-        case O_PER_CLIENT:
-            if (slow_flag(&opt->front, c, optarg) < 0)
-                return -1;
-            break;
-        case 'h': fputs(usage, stdout); return 1;
-        case O_VERSION: printf("nodus-emulator %s\n", ND_VERSION); return 1;
-        case ':':
-            fprintf(stderr, "nodus-emulator: %s needs a value\n", argv[optind - 1]);
-            return -1;
-        default:
-            fprintf(stderr, "nodus-emulator: unknown flag %s\nRun 'nodus-emulator --help'.\n",
-                    argv[optind - 1]);
+}
+
+/* How the server runs: --speed, --runtime, --fsync, --log-format. */
+static int run_flag(struct em_options *opt, int c, const char *arg)
+{
+    switch (c) {
+    case O_SPEED: {
+        char *end;
+        opt->speed = strtod(arg, &end);
+        if (*end || end == arg || !(opt->speed >= 0) || opt->speed > 1e6) {
+            fprintf(stderr,
+                    "nodus-emulator: --speed wants a number from 0 (a clock that moves only "
+                    "when advanced) to 1000000, got %s\n",
+                    arg);
             return -1;
         }
+        return 0;
     }
-    if (optind < argc) {
-        fprintf(stderr, "nodus-emulator: unexpected argument %s\nRun 'nodus-emulator --help'.\n",
-                argv[optind]);
+    case O_RUNTIME:
+        if (strcmp(arg, "simulate") != 0 && strcmp(arg, "local") != 0) {
+            fprintf(stderr, "nodus-emulator: --runtime is simulate or local, got %s\n", arg);
+            return -1;
+        }
+        opt->runtime = arg;
+        return 0;
+    case O_FSYNC:
+        if (strcmp(arg, "always") == 0)
+            opt->fsync_mode = EM_FSYNC_ALWAYS;
+        else if (strcmp(arg, "batch") == 0)
+            opt->fsync_mode = EM_FSYNC_BATCH;
+        else if (strcmp(arg, "never") == 0)
+            opt->fsync_mode = EM_FSYNC_NEVER;
+        else {
+            fprintf(stderr, "nodus-emulator: --fsync is always, batch or never, got %s\n", arg);
+            return -1;
+        }
+        return 0;
+    default: /* O_LOG_FORMAT */
+        if (strcmp(arg, "text") != 0 && strcmp(arg, "json") != 0) {
+            fprintf(stderr, "nodus-emulator: --log-format is text or json, got %s\n", arg);
+            return -1;
+        }
+        opt->log_json = strcmp(arg, "json") == 0;
+        return 0;
+    }
+}
+
+/* What commands and uploads may do: --exec-keepalive, --exec-isolation,
+ * --max-upload-bytes. */
+static int exec_flag(struct em_options *opt, int c, const char *arg)
+{
+    switch (c) {
+    case O_EXEC_KEEPALIVE: {
+        char *end;
+        errno = 0;
+        long v = strtol(arg, &end, 10);
+        if (errno || *end || end == arg || v < 1 || v > 3600) {
+            fprintf(stderr,
+                    "nodus-emulator: --exec-keepalive wants whole seconds from 1 to 3600, "
+                    "got %s\n",
+                    arg);
+            return -1;
+        }
+        opt->exec_keepalive_s = (unsigned)v;
+        return 0;
+    }
+    case O_EXEC_ISOLATION:
+        if (strcmp(arg, "bwrap") != 0 && strcmp(arg, "none") != 0) {
+            fprintf(stderr,
+                    "nodus-emulator: --exec-isolation is bwrap (commands see only the "
+                    "object's files) or none (commands run on the host), got %s\n",
+                    arg);
+            return -1;
+        }
+        opt->exec_isolation = arg;
+        return 0;
+    default: { /* O_MAX_UPLOAD */
+        struct nd_quantity q;
+        struct nd_status st = ND_STATUS_INIT;
+        int64_t v = -1;
+        if (nd_quantity_parse(arg, &q, &st) < 0 || nd_quantity_bytes(&q, &v) < 0 || v < 1) {
+            fprintf(stderr,
+                    "nodus-emulator: --max-upload-bytes wants a size of at least 1 byte, "
+                    "such as 10Gi or 500Mi, got %s\n",
+                    arg);
+            nd_status_release(&st);
+            return -1;
+        }
+        nd_status_release(&st);
+        opt->max_upload_bytes = (uint64_t)v;
+        return 0;
+    }
+    }
+}
+
+/* One flag getopt_long returned: 0, 1 when the program should exit 0 (--help,
+ * --version), -1 after a message on stderr. */
+static int one_flag(struct em_options *opt, int c, const char *arg, char **argv)
+{
+    switch (c) {
+    case O_STATE: opt->state_dir = arg; return 0;
+    case O_LISTEN: return parse_listen(opt, arg);
+    case O_PORT_FILE: opt->port_file = arg; return 0;
+    case O_TOKEN_FILE: opt->token_file = arg; return 0;
+    case O_TLS_CERT: opt->tls_cert = arg; return 0;
+    case O_TLS_KEY: opt->tls_key = arg; return 0;
+    case O_SEED: opt->seed_dir = arg; return 0;
+    case O_NO_SIM: opt->no_simulation = true; return 0;
+    case O_RESET: opt->reset = true; return 0;
+    case O_QUIET: opt->quiet = true; return 0;
+    case O_SPEED:
+    case O_RUNTIME:
+    case O_FSYNC:
+    case O_LOG_FORMAT: return run_flag(opt, c, arg);
+    case O_EXEC_KEEPALIVE:
+    case O_EXEC_ISOLATION:
+    case O_MAX_UPLOAD: return exec_flag(opt, c, arg);
+    case O_ALLOW_ORIGIN:
+    case O_ALLOW_HOST:
+    case O_MAX_CONN:
+    case O_IDLE_TIMEOUT:
+    case O_RATE_LIMIT: return front_flag(&opt->front, c, arg);
+    case O_HEADER_TIMEOUT:
+    case O_MIN_BODY_RATE:
+    case O_BODY_WINDOW:
+    case O_PER_CLIENT: return slow_flag(&opt->front, c, arg);
+    case 'h': fputs(usage, stdout); return 1;
+    case O_VERSION: printf("nodus-emulator %s\n", ND_VERSION); return 1;
+    case ':':
+        fprintf(stderr, "nodus-emulator: %s needs a value\n", argv[optind - 1]);
+        return -1;
+    default:
+        fprintf(stderr, "nodus-emulator: unknown flag %s\nRun 'nodus-emulator --help'.\n",
+                argv[optind - 1]);
         return -1;
     }
+}
+
+/* What the flags mean together: the state directory's default, the limits a loopback
+ * address lifts, a token file and TLS off loopback, the certificate with its key. */
+static int settle_options(struct em_options *opt)
+{
     if (!opt->state_dir) {
         const char *env = getenv("NODUS_EMULATOR_STATE");
         const char *home = getenv("HOME");
@@ -446,6 +461,24 @@ int em_options_parse(struct em_options *opt, int argc, char **argv)
                 "everything else cross the network in clear; add --tls-cert and --tls-key\n",
                 opt->listen_addr);
     return 0;
+}
+
+int em_options_parse(struct em_options *opt, int argc, char **argv)
+{
+    set_defaults(opt);
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+        int rc = one_flag(opt, c, optarg, argv);
+        if (rc != 0)
+            return rc;
+    }
+    if (optind < argc) {
+        fprintf(stderr, "nodus-emulator: unexpected argument %s\nRun 'nodus-emulator --help'.\n",
+                argv[optind]);
+        return -1;
+    }
+    return settle_options(opt);
 }
 
 void em_options_release(struct em_options *opt)

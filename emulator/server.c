@@ -1,5 +1,5 @@
 /* The emulator's life: open the state, serve, shut down cleanly on SIGTERM/SIGINT. */
-#include "server.h"
+#include "emulator.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "authz.h"
+#include "exec.h"
 #include "feed.h"
 #include "frontdoor.h"
 #include "fsutil.h"
@@ -85,33 +86,12 @@ static void access_log(void *cls, const struct em_req *req, int code, double ms)
     nd_buf_release(&path);
 }
 
-void em_server_housekeep(struct em_server *srv)
-{
-    int64_t now = em_clock_now_ms(&srv->clock);
-    em_journal_trim(&srv->journal, now);
-    if (now - srv->last_housekeep_ms >= 60 * 1000) {
-        em_idem_expire(srv);
-        srv->last_housekeep_ms = now;
-    }
-}
-
-void em_server_advance(struct em_server *srv, int64_t ms)
-{
-    em_sim_advance(srv, ms);
-    srv->last_housekeep_ms = 0;
-    em_server_housekeep(srv);
-    em_server_save_meta(srv); /* a jump survives a crash */
-    em_feed_publish(srv); /* and what the jump dropped from the history is Expired */
-    pthread_cond_broadcast(&srv->changed);
-}
-
 /* The journal's own thread made writes durable that no request waited for. */
 static void wake_watches(void *ctx)
 {
     struct em_server *srv = ctx;
     pthread_mutex_lock(&srv->lock);
-    em_feed_publish(srv);
-    pthread_cond_broadcast(&srv->changed);
+    em_server_publish(srv);
     pthread_mutex_unlock(&srv->lock);
 }
 
@@ -141,54 +121,6 @@ static void log_line(struct em_server *srv, const char *msg)
 static void notice(void *cls, const char *msg)
 {
     log_line(cls, msg);
-}
-
-/* emulator.json's revision counter (into the store) and clock. A stopped clock
- * (--speed 0) stands where it stood at the stop (clockMs), however long the emulator was
- * down: nothing simulated moves across a restart. A running clock keeps its offset from
- * real time (clockOffsetMs), so the time the emulator was down has passed for it too. */
-static void load_meta(struct em_server *srv)
-{
-    char *path = em_store_path(&srv->store, "emulator.json");
-    struct nd_buf b = ND_BUF_INIT;
-    int64_t offset = 0;
-    json_t *at = NULL;
-    json_t *j = NULL;
-    if (nd_buf_read_file(&b, path) == 0) {
-        j = json_loadb(b.data, b.len, 0, NULL);
-        json_int_t rev = json_integer_value(json_object_get(j, "revision"));
-        if (rev > srv->store.revision)
-            srv->store.revision = rev;
-        offset = json_integer_value(json_object_get(j, "clockOffsetMs"));
-        at = json_object_get(j, "clockMs");
-    }
-    if (srv->opt.speed == 0 && json_is_integer(at) && json_integer_value(at) > 0)
-        em_clock_init_at(&srv->clock, 0, json_integer_value(at));
-    else
-        em_clock_init(&srv->clock, srv->opt.speed, offset);
-    json_decref(j);
-    nd_buf_release(&b);
-    free(path);
-}
-
-/* emulator.json: format version, revision counter and clock, so a restart continues. */
-int em_server_save_meta(struct em_server *srv)
-{
-    json_t *j = json_pack("{sisIsIsI}", "formatVersion", 1, "revision",
-                          (json_int_t)srv->store.revision, "clockOffsetMs",
-                          (json_int_t)em_clock_offset_ms(&srv->clock), "clockMs",
-                          (json_int_t)em_clock_now_ms(&srv->clock));
-    char *s = json_dumps(j, JSON_INDENT(2));
-    char *path = em_store_path(&srv->store, "emulator.json");
-    struct nd_status st = ND_STATUS_INIT;
-    int rc = em_store_write_file(&srv->store, path, s, strlen(s), &st);
-    if (rc < 0)
-        fprintf(stderr, "nodus-emulator: %s\n", st.message);
-    nd_status_release(&st);
-    free(path);
-    free(s);
-    json_decref(j);
-    return rc;
 }
 
 static int write_port_file(const char *path, unsigned port)
@@ -232,109 +164,104 @@ static int copy_seed_tree(struct em_server *srv)
     return 0;
 }
 
-int em_server_run(struct em_server *srv)
+/* How far a start got: a stop undoes exactly that much (shut_down). */
+enum em_up { UP_NOTHING, UP_STORE, UP_JOURNAL, UP_ROUTER, UP_HTTP, UP_SERVING };
+
+/* The store's start-up report (what recovery found), one log line each. */
+static void log_report(struct em_server *srv, struct nd_buf *report)
 {
-    struct nd_buf err = ND_BUF_INIT, report = ND_BUF_INIT;
-    int status = 1;
+    if (!report->len)
+        return;
+    char *save = NULL;
+    for (char *line = strtok_r(report->data, "\n", &save); line;
+         line = strtok_r(NULL, "\n", &save))
+        log_line(srv, line);
+}
 
-    /* Signals are taken by sigwait() in this thread only; SIGPIPE is ignored so a
-     * client that goes away is an error on write, not the end of the emulator. */
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
-    signal(SIGPIPE, SIG_IGN);
-
-    pthread_mutex_init(&srv->lock, NULL);
-    pthread_cond_init(&srv->changed, NULL);
-
+/* The token file, the store (with --seed's state tree), emulator.json and the journal:
+ * UP_JOURNAL when all are open, else how far it got (err says why). */
+static enum em_up open_state(struct em_server *srv, struct nd_buf *report, struct nd_buf *err)
+{
     /* --token-file first: a bad or unsafe file stops the start before --reset acts */
-    if (em_authz_load(srv, &err) < 0) {
-        fprintf(stderr, "nodus-emulator: %s\n", err.data);
-        goto out;
-    }
-    if (em_store_open(&srv->store, srv->opt.state_dir, srv->opt.fsync_mode, srv->opt.reset,
-                      &report, &err) < 0) {
-        fprintf(stderr, "nodus-emulator: %s\n", err.data);
-        goto out;
-    }
+    if (em_authz_load(srv, err) < 0 || em_store_open(&srv->store, srv->opt.state_dir,
+                                                     srv->opt.fsync_mode, srv->opt.reset,
+                                                     report, err) < 0)
+        return UP_NOTHING;
     /* --seed's state tree (objects/, files/, logs/, pricebook.json) fills an empty state
      * directory; the store is opened again to load what came in. */
     if (srv->opt.seed_dir && srv->store.revision == 0 && seed_has_tree(srv->opt.seed_dir)) {
         if (copy_seed_tree(srv) < 0) {
-            fprintf(stderr, "nodus-emulator: --seed: cannot copy the state tree of %s into %s\n",
-                    srv->opt.seed_dir, srv->opt.state_dir);
-            goto out_store;
+            nd_buf_addf(err, "--seed: cannot copy the state tree of %s into %s",
+                        srv->opt.seed_dir, srv->opt.state_dir);
+            return UP_STORE;
         }
         em_store_close(&srv->store);
-        nd_buf_reset(&report);
-        if (em_store_open(&srv->store, srv->opt.state_dir, srv->opt.fsync_mode, false, &report,
-                          &err) < 0) {
-            fprintf(stderr, "nodus-emulator: %s\n", err.data);
-            goto out;
-        }
+        nd_buf_reset(report);
+        if (em_store_open(&srv->store, srv->opt.state_dir, srv->opt.fsync_mode, false, report,
+                          err) < 0)
+            return UP_NOTHING;
         srv->seeded_tree = true;
     }
-    if (report.len) {
-        char *save = NULL;
-        for (char *line = strtok_r(report.data, "\n", &save); line;
-             line = strtok_r(NULL, "\n", &save))
-            log_line(srv, line);
-    }
+    log_report(srv, report);
     /* --seed fills an empty state directory only: a later start keeps what changed */
     srv->seed_wanted = srv->store.revision == 0 || srv->seeded_tree;
-    load_meta(srv);
+    em_server_load_meta(srv);
     if (em_journal_open(&srv->journal, &srv->store, srv->store.revision,
-                        em_clock_now_ms(&srv->clock), &err) < 0) {
-        fprintf(stderr, "nodus-emulator: %s\n", err.data);
-        goto out_store;
-    }
+                        em_clock_now_ms(&srv->clock), err) < 0)
+        return UP_STORE;
     if (em_journal_last_rev(&srv->journal) > srv->store.revision)
         srv->store.revision = em_journal_last_rev(&srv->journal);
+    return UP_JOURNAL;
+}
 
+/* The price book and the API's own state (router.h). */
+static int open_api(struct em_server *srv, struct nd_buf *err)
+{
     struct nd_status pst = ND_STATUS_INIT;
     if (em_pricebook_load(srv, &pst) < 0) {
-        fprintf(stderr, "nodus-emulator: %s\n", pst.message);
+        nd_buf_adds(err, pst.message);
         nd_status_release(&pst);
-        goto out_journal;
+        return -1;
     }
-    if (em_router_init(srv, &err) < 0) {
-        fprintf(stderr, "nodus-emulator: %s\n", err.data);
-        goto out_journal;
-    }
+    srv->hooks.expire = em_idem_expire; /* the API's keys expire with the housekeeping */
+    srv->hooks.sandbox_sessions = em_sandbox_sessions;
+    return em_router_init(srv, err);
+}
 
-    if (srv->opt.tls_cert &&
-        em_tls_load(&srv->tls, srv->opt.tls_cert, srv->opt.tls_key, &err) < 0) {
-        fprintf(stderr, "nodus-emulator: %s\n", err.data);
-        goto out_router;
-    }
+/* TLS, the front door, the feed and the listening socket; base_url says where. */
+static int listen_http(struct em_server *srv, struct nd_buf *err)
+{
+    if (srv->opt.tls_cert && em_tls_load(&srv->tls, srv->opt.tls_cert, srv->opt.tls_key, err) < 0)
+        return -1;
     srv->frontdoor = em_frontdoor_new(srv->opt.front.rate_limit);
     srv->feed = em_feed_new(srv->store.revision);
     const struct em_frontdoor_opts *fo = &srv->opt.front;
-    em_http_set_limits(&(struct em_http_limits){.max_connections = fo->max_connections,
-                                                .idle_timeout_s = fo->idle_timeout_s,
-                                                .per_client = fo->per_client,
-                                                .header_timeout_ms = fo->header_timeout_ms,
-                                                .min_body_rate = fo->min_body_rate,
-                                                .body_window_ms = fo->body_window_ms});
+    struct em_http_limits limits = {.max_connections = fo->max_connections,
+                                    .idle_timeout_s = fo->idle_timeout_s,
+                                    .per_client = fo->per_client,
+                                    .header_timeout_ms = fo->header_timeout_ms,
+                                    .min_body_rate = fo->min_body_rate,
+                                    .body_window_ms = fo->body_window_ms};
     srv->http = em_http_start(srv->opt.listen_addr, srv->opt.port,
-                              srv->opt.tls_cert ? &srv->tls : NULL, em_router_handle, srv, &err);
-    if (!srv->http) {
-        fprintf(stderr, "nodus-emulator: %s\n", err.data);
-        goto out_router;
-    }
+                              srv->opt.tls_cert ? &srv->tls : NULL, &limits, em_router_handle,
+                              srv, err);
+    if (!srv->http)
+        return -1;
     em_http_set_access_log(srv->http, access_log, srv);
     em_http_set_notice(srv->http, notice, srv);
     em_http_set_body_hook(srv->http, em_router_begin);
-    unsigned port = em_http_port(srv->http);
     snprintf(srv->base_url, sizeof srv->base_url, "%s://%s:%u",
-             srv->opt.tls_cert ? "https" : "http", srv->opt.listen_addr, port);
+             srv->opt.tls_cert ? "https" : "http", srv->opt.listen_addr,
+             em_http_port(srv->http));
+    return 0;
+}
 
-    if (em_router_seed(srv, &err) < 0) {
-        fprintf(stderr, "nodus-emulator: %s\n", err.data);
-        goto out_http;
-    }
+/* The built-in objects and --seed, the store's hooks, the simulation, the port file: the
+ * server is ready, and says where it listens on stdout. */
+static int go_live(struct em_server *srv, struct nd_buf *err)
+{
+    if (em_router_seed(srv, err) < 0)
+        return -1;
     srv->store.wal.notify = wake_watches;
     srv->store.wal.notify_ctx = srv;
     srv->store.wal.log = store_log;
@@ -346,27 +273,56 @@ int em_server_run(struct em_server *srv)
     srv->ready = true;
     pthread_mutex_unlock(&srv->lock);
     if (em_sim_start(srv) < 0) {
-        fprintf(stderr, "nodus-emulator: cannot start the simulation thread\n");
-        goto out_http;
+        nd_buf_adds(err, "cannot start the simulation thread");
+        return -1;
     }
-
+    unsigned port = em_http_port(srv->http);
     if (srv->opt.port_file && write_port_file(srv->opt.port_file, port) < 0) {
-        fprintf(stderr, "nodus-emulator: cannot write %s: %s\n", srv->opt.port_file,
-                strerror(errno));
-        goto out_http;
+        nd_buf_addf(err, "cannot write %s: %s", srv->opt.port_file, strerror(errno));
+        return -1;
     }
     printf("listening on %s\n", srv->base_url);
     fflush(stdout);
+    return 0;
+}
 
+static enum em_up start(struct em_server *srv, struct nd_buf *report, struct nd_buf *err)
+{
+    enum em_up up = open_state(srv, report, err);
+    if (up < UP_JOURNAL)
+        return up;
+    if (open_api(srv, err) < 0)
+        return UP_JOURNAL;
+    if (listen_http(srv, err) < 0)
+        return UP_ROUTER;
+    if (go_live(srv, err) < 0)
+        return UP_HTTP;
+    return UP_SERVING;
+}
+
+/* Signals are taken by sigwait() in this thread only; SIGPIPE is ignored so a client
+ * that goes away is an error on write, not the end of the emulator. */
+static void take_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+static void wait_for_stop(struct em_server *srv, sigset_t *set)
+{
     int sig = 0;
-    while (sigwait(&set, &sig) != 0 || (sig != SIGINT && sig != SIGTERM))
+    while (sigwait(set, &sig) != 0 || (sig != SIGINT && sig != SIGTERM))
         ;
     if (!srv->opt.quiet)
         log_line(srv, sig == SIGINT ? "SIGINT, shutting down" : "SIGTERM, shutting down");
-    status = 0;
+}
 
-out_http:
-    /* Stop taking connections, end every stream, then wait for the handlers. */
+/* Stop taking connections, end every stream, then wait for the handlers. */
+static void stop_serving(struct em_server *srv)
+{
     em_http_quiesce(srv->http);
     em_sim_stop(srv);
     em_runtime_shutdown(srv);
@@ -377,36 +333,63 @@ out_http:
     pthread_mutex_unlock(&srv->lock);
     em_router_stop(srv);
     em_http_stop(srv->http);
-out_router:
-    em_tls_release(&srv->tls);
-    /* a stop that cannot write its state says so in its exit status */
-    if (em_server_save_meta(srv) < 0 && status == 0)
-        status = 1;
-    if (srv->sim_due) {
-        em_sim_save(srv);
-        em_sim_release(srv);
-    }
-    em_router_release(srv);
-    em_frontdoor_free(srv->frontdoor);
-    srv->frontdoor = NULL;
-    em_feed_free(srv->feed);
-    srv->feed = NULL;
-    em_pricebook_release(srv);
-out_journal:
-    if (EM_FREE_AT_EXIT)
-        em_journal_close(&srv->journal);
-out_store:
-    nd_buf_reset(&err);
-    if (em_store_stop(&srv->store, &err) < 0) {
-        fprintf(stderr, "nodus-emulator: the stop could not write its state: %s\n", err.data);
-        if (status == 0)
+}
+
+/* Undoes a start that got as far as up; a stop that cannot write its state says so in
+ * the exit status it returns. */
+static int shut_down(struct em_server *srv, enum em_up up, int status, struct nd_buf *err)
+{
+    if (up >= UP_HTTP)
+        stop_serving(srv);
+    if (up >= UP_ROUTER) {
+        em_tls_release(&srv->tls);
+        if (em_server_save_meta(srv) < 0 && status == 0)
             status = 1;
+        if (srv->sim_due) {
+            em_sim_save(srv);
+            em_sim_release(srv);
+        }
+        em_router_release(srv);
+        em_frontdoor_free(srv->frontdoor);
+        srv->frontdoor = NULL;
+        em_feed_free(srv->feed);
+        srv->feed = NULL;
+        em_pricebook_release(srv);
     }
-    if (EM_FREE_AT_EXIT)
-        em_store_close(&srv->store);
-out:
+    if (up >= UP_JOURNAL && EM_FREE_AT_EXIT)
+        em_journal_close(&srv->journal);
+    if (up >= UP_STORE) {
+        nd_buf_reset(err);
+        if (em_store_stop(&srv->store, err) < 0) {
+            fprintf(stderr, "nodus-emulator: the stop could not write its state: %s\n",
+                    err->data);
+            if (status == 0)
+                status = 1;
+        }
+        if (EM_FREE_AT_EXIT)
+            em_store_close(&srv->store);
+    }
     json_decref(srv->tokens); /* when the start failed before em_router_release */
     srv->tokens = NULL;
+    return status;
+}
+
+int em_server_run(struct em_server *srv)
+{
+    struct nd_buf err = ND_BUF_INIT, report = ND_BUF_INIT;
+    int status = 1;
+    sigset_t set;
+    take_signals(&set);
+    pthread_mutex_init(&srv->lock, NULL);
+    pthread_cond_init(&srv->changed, NULL);
+    enum em_up up = start(srv, &report, &err);
+    if (up == UP_SERVING) {
+        wait_for_stop(srv, &set);
+        status = 0;
+    } else {
+        fprintf(stderr, "nodus-emulator: %s\n", err.data);
+    }
+    status = shut_down(srv, up, status, &err);
     nd_buf_release(&err);
     nd_buf_release(&report);
     pthread_cond_destroy(&srv->changed);

@@ -11,6 +11,7 @@
 #include "objects.h"
 #include "pricebook.h"
 #include "route.h"
+#include "sim.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
 
@@ -201,7 +202,7 @@ static int clock_post(struct em_server *srv, const struct em_req *req, struct nd
     }
     if (speed)
         em_clock_set_speed(&srv->clock, json_number_value(speed));
-    em_server_advance(srv, ms);
+    em_sim_advance(srv, ms);
     rc = 0;
 out:
     json_decref(body);

@@ -26,7 +26,8 @@ struct doc {
     char etag[20];
 };
 
-static struct {
+/* One server's documents (srv->discovery). */
+struct em_discovery {
     struct doc version, api, apis, group, core_list, nodus_list;
     struct doc events_group, events_list; /* events.k8s.io (a view) */
     struct doc agg_api_v2, agg_apis_v2, agg_api_v2b1, agg_apis_v2b1;
@@ -34,7 +35,7 @@ static struct {
     struct doc openapi_v3[8]; /* nd_openapi_v3_docs[i] */
     char *v3_hash[8];
     struct doc authn_group, authn_list, authz_group, authz_list; /* auth_review.h */
-} d;
+};
 
 static void set_doc(struct doc *doc, json_t *j)
 {
@@ -221,13 +222,13 @@ static json_t *agg_apis(const char *version)
 
 int em_discovery_init(struct em_server *srv, struct nd_buf *err)
 {
-    (void)srv;
-    set_doc(&d.version,
+    struct em_discovery *d = srv->discovery = nd_xcalloc(1, sizeof *srv->discovery);
+    set_doc(&d->version,
             json_pack("{ssssssssssssssssss}", "major", "1", "minor", "33", "gitVersion",
                       "v1.33.0-nodus." ND_VERSION, "gitCommit", "", "gitTreeState", "clean",
                       "buildDate", "2026-01-01T00:00:00Z", "goVersion", "go1.24", "compiler",
                       "gc", "platform", "linux/amd64"));
-    set_doc(&d.api, json_pack("{sss[s]s[{ssss}]}", "kind", "APIVersions", "versions", "v1",
+    set_doc(&d->api, json_pack("{sss[s]s[{ssss}]}", "kind", "APIVersions", "versions", "v1",
                               "serverAddressByClientCIDRs", "clientCIDR", "0.0.0.0/0",
                               "serverAddress", ""));
     json_t *group = api_group("nodus.dev"), *events = api_group("events.k8s.io");
@@ -235,34 +236,34 @@ int em_discovery_init(struct em_server *srv, struct nd_buf *err)
     json_object_del(group, "apiVersion");
     json_object_del(events, "kind");
     json_object_del(events, "apiVersion");
-    set_doc(&d.apis, json_pack("{sssss[oooo]}", "kind", "APIGroupList", "apiVersion", "v1",
+    set_doc(&d->apis, json_pack("{sssss[oooo]}", "kind", "APIGroupList", "apiVersion", "v1",
                                "groups", group, events, review_group(0, false),
                                review_group(1, false)));
-    set_doc(&d.authn_group, review_group(0, true));
-    set_doc(&d.authn_list, review_list(0));
-    set_doc(&d.authz_group, review_group(1, true));
-    set_doc(&d.authz_list, review_list(1));
-    set_doc(&d.group, api_group("nodus.dev"));
-    set_doc(&d.events_group, api_group("events.k8s.io"));
-    set_doc(&d.events_list, resource_list("events.k8s.io", "events.k8s.io/v1"));
-    set_doc(&d.core_list, resource_list("", "v1"));
-    set_doc(&d.nodus_list, resource_list("nodus.dev", "nodus.dev/v1"));
-    set_doc(&d.agg_api_v2, agg_list("v2", agg_group("")));
-    set_doc(&d.agg_apis_v2, agg_apis("v2"));
-    set_doc(&d.agg_api_v2b1, agg_list("v2beta1", agg_group("")));
-    set_doc(&d.agg_apis_v2b1, agg_apis("v2beta1"));
+    set_doc(&d->authn_group, review_group(0, true));
+    set_doc(&d->authn_list, review_list(0));
+    set_doc(&d->authz_group, review_group(1, true));
+    set_doc(&d->authz_list, review_list(1));
+    set_doc(&d->group, api_group("nodus.dev"));
+    set_doc(&d->events_group, api_group("events.k8s.io"));
+    set_doc(&d->events_list, resource_list("events.k8s.io", "events.k8s.io/v1"));
+    set_doc(&d->core_list, resource_list("", "v1"));
+    set_doc(&d->nodus_list, resource_list("nodus.dev", "nodus.dev/v1"));
+    set_doc(&d->agg_api_v2, agg_list("v2", agg_group("")));
+    set_doc(&d->agg_apis_v2, agg_apis("v2"));
+    set_doc(&d->agg_api_v2b1, agg_list("v2beta1", agg_group("")));
+    set_doc(&d->agg_apis_v2b1, agg_apis("v2beta1"));
     (void)err;
     return 0;
 }
 
 /* The OpenAPI documents are the biggest by far: made at the first request for one (under
  * the server lock), not at start. -1 when the built-in schemas do not load. */
-static int openapi_ready(void)
+static int openapi_ready(struct em_discovery *d)
 {
-    if (d.openapi_root.body)
+    if (d->openapi_root.body)
         return 0;
     size_t n = nd_openapi_v3_doc_count();
-    json_t *docs[sizeof d.openapi_v3 / sizeof d.openapi_v3[0]] = {NULL};
+    json_t *docs[sizeof d->openapi_v3 / sizeof d->openapi_v3[0]] = {NULL};
     bool ok = n <= sizeof docs / sizeof docs[0];
     for (size_t i = 0; ok && i < n; i++)
         ok = (docs[i] = nd_openapi_v3_docs[i].make()) != NULL;
@@ -272,10 +273,10 @@ static int openapi_ready(void)
         return -1;
     }
     for (size_t i = 0; i < n; i++) {
-        d.v3_hash[i] = nd_openapi_hash(docs[i]);
-        set_doc(&d.openapi_v3[i], docs[i]);
+        d->v3_hash[i] = nd_openapi_hash(docs[i]);
+        set_doc(&d->openapi_v3[i], docs[i]);
     }
-    set_doc(&d.openapi_root, nd_openapi_v3_root((const char *const *)d.v3_hash));
+    set_doc(&d->openapi_root, nd_openapi_v3_root((const char *const *)d->v3_hash));
     return 0;
 }
 
@@ -290,34 +291,39 @@ static int openapi_v3_index(const char *path)
 
 /* OpenAPI v2 (kubectl 1.27 and 1.28 validate and explain with it), made at its first
  * request like v3, in JSON and in protobuf. -1 when the built-in schemas do not load. */
-static int openapi_v2_ready(void)
+static int openapi_v2_ready(struct em_discovery *d)
 {
-    if (d.openapi_v2.body)
+    if (d->openapi_v2.body)
         return 0;
     json_t *doc = nd_openapi_v2();
     if (!doc)
         return -1;
     struct nd_buf pb = ND_BUF_INIT;
     nd_openapi_v2_protobuf(doc, &pb);
-    set_bin_doc(&d.openapi_v2_pb, &pb);
-    set_doc(&d.openapi_v2, doc);
+    set_bin_doc(&d->openapi_v2_pb, &pb);
+    set_doc(&d->openapi_v2, doc);
     return 0;
 }
 
-void em_discovery_release(void)
+void em_discovery_release(struct em_server *srv)
 {
-    struct doc *docs[] = {&d.version, &d.api, &d.apis, &d.group, &d.core_list, &d.nodus_list,
-                          &d.agg_api_v2, &d.agg_apis_v2, &d.agg_api_v2b1, &d.agg_apis_v2b1,
-                          &d.openapi_root, &d.openapi_v2, &d.openapi_v2_pb,
-                          &d.authn_group, &d.authn_list, &d.authz_group, &d.authz_list,
-                          &d.events_group, &d.events_list};
+    struct em_discovery *d = srv->discovery;
+    if (!d)
+        return;
+    struct doc *docs[] = {&d->version, &d->api, &d->apis, &d->group, &d->core_list,
+                          &d->nodus_list, &d->agg_api_v2, &d->agg_apis_v2, &d->agg_api_v2b1,
+                          &d->agg_apis_v2b1,
+                          &d->openapi_root, &d->openapi_v2, &d->openapi_v2_pb,
+                          &d->authn_group, &d->authn_list, &d->authz_group, &d->authz_list,
+                          &d->events_group, &d->events_list};
     for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
         free(docs[i]->body);
-    for (size_t i = 0; i < sizeof d.openapi_v3 / sizeof d.openapi_v3[0]; i++) {
-        free(d.openapi_v3[i].body);
-        free(d.v3_hash[i]);
+    for (size_t i = 0; i < sizeof d->openapi_v3 / sizeof d->openapi_v3[0]; i++) {
+        free(d->openapi_v3[i].body);
+        free(d->v3_hash[i]);
     }
-    memset(&d, 0, sizeof d);
+    free(d);
+    srv->discovery = NULL;
 }
 
 static void serve(const struct em_req *req, struct em_resp *resp, const struct doc *doc,
@@ -375,51 +381,52 @@ static const char *agg_version(const struct em_req *req)
 
 int em_discovery_handle(struct em_server *srv, const struct em_req *req, struct em_resp *resp)
 {
+    struct em_discovery *d = srv->discovery;
     const char *p = req->path;
     bool get = strcmp(req->method, "GET") == 0;
     int v3 = -1; /* which /openapi/v3 group document */
     if (strcmp(p, "/version") == 0 || strcmp(p, "/version/") == 0) {
-        serve(req, resp, &d.version, "application/json");
+        serve(req, resp, &d->version, "application/json");
     } else if (strcmp(p, "/api") == 0 || strcmp(p, "/apis") == 0) {
         bool core = strcmp(p, "/api") == 0;
         const char *agg = agg_version(req);
         if (agg && strcmp(agg, "v2") == 0)
-            serve(req, resp, core ? &d.agg_api_v2 : &d.agg_apis_v2, AGG_V2);
+            serve(req, resp, core ? &d->agg_api_v2 : &d->agg_apis_v2, AGG_V2);
         else if (agg)
-            serve(req, resp, core ? &d.agg_api_v2b1 : &d.agg_apis_v2b1, AGG_V2BETA1);
+            serve(req, resp, core ? &d->agg_api_v2b1 : &d->agg_apis_v2b1, AGG_V2BETA1);
         else
-            serve(req, resp, core ? &d.api : &d.apis, "application/json");
+            serve(req, resp, core ? &d->api : &d->apis, "application/json");
     } else if (strcmp(p, "/api/v1") == 0) {
-        serve(req, resp, &d.core_list, "application/json");
+        serve(req, resp, &d->core_list, "application/json");
     } else if (strcmp(p, "/apis/nodus.dev") == 0) {
-        serve(req, resp, &d.group, "application/json");
+        serve(req, resp, &d->group, "application/json");
     } else if (strcmp(p, "/apis/nodus.dev/v1") == 0) {
-        serve(req, resp, &d.nodus_list, "application/json");
+        serve(req, resp, &d->nodus_list, "application/json");
     } else if (strcmp(p, "/apis/events.k8s.io") == 0) {
-        serve(req, resp, &d.events_group, "application/json");
+        serve(req, resp, &d->events_group, "application/json");
     } else if (strcmp(p, "/apis/events.k8s.io/v1") == 0) {
-        serve(req, resp, &d.events_list, "application/json");
+        serve(req, resp, &d->events_list, "application/json");
     } else if (strcmp(p, "/apis/" EM_AUTHN_GROUP) == 0) {
-        serve(req, resp, &d.authn_group, "application/json");
+        serve(req, resp, &d->authn_group, "application/json");
     } else if (strcmp(p, "/apis/" EM_AUTHN_GROUP "/v1") == 0) {
-        serve(req, resp, &d.authn_list, "application/json");
+        serve(req, resp, &d->authn_list, "application/json");
     } else if (strcmp(p, "/apis/" EM_AUTHZ_GROUP) == 0) {
-        serve(req, resp, &d.authz_group, "application/json");
+        serve(req, resp, &d->authz_group, "application/json");
     } else if (strcmp(p, "/apis/" EM_AUTHZ_GROUP "/v1") == 0) {
-        serve(req, resp, &d.authz_list, "application/json");
-    } else if (strncmp(p, "/openapi/v3", 11) == 0 && openapi_ready() < 0) {
+        serve(req, resp, &d->authz_list, "application/json");
+    } else if (strncmp(p, "/openapi/v3", 11) == 0 && openapi_ready(d) < 0) {
         em_resp_error(srv, req, resp, "InternalError",
                       "the built-in kind schemas do not load (a build problem)");
         return 1;
     } else if (strcmp(p, "/openapi/v3") == 0) {
-        serve(req, resp, &d.openapi_root, "application/json");
+        serve(req, resp, &d->openapi_root, "application/json");
     } else if (strncmp(p, "/openapi/v3/", 12) == 0 && (v3 = openapi_v3_index(p + 12)) >= 0) {
         const char *hash = em_req_query(req, "hash");
-        if (hash && strcmp(hash, d.v3_hash[v3]) == 0)
+        if (hash && strcmp(hash, d->v3_hash[v3]) == 0)
             em_resp_set_header(resp, "Cache-Control", "public, immutable");
-        serve(req, resp, &d.openapi_v3[v3], "application/json");
+        serve(req, resp, &d->openapi_v3[v3], "application/json");
     } else if (strcmp(p, "/openapi/v2") == 0) {
-        if (openapi_v2_ready() < 0) {
+        if (openapi_v2_ready(d) < 0) {
             em_resp_error(srv, req, resp, "InternalError",
                           "the built-in kind schemas do not load (a build problem)");
             return 1;
@@ -433,9 +440,9 @@ int em_discovery_handle(struct em_server *srv, const struct em_req *req, struct 
             return 1;
         }
         if (format == 'p')
-            serve(req, resp, &d.openapi_v2_pb, "application/" PB_V2);
+            serve(req, resp, &d->openapi_v2_pb, "application/" PB_V2);
         else
-            serve(req, resp, &d.openapi_v2, "application/json");
+            serve(req, resp, &d->openapi_v2, "application/json");
     } else if (strncmp(p, "/openapi/", 9) == 0) {
         em_resp_error(srv, req, resp, "NotFound", "the server could not find the requested "
                                                   "resource");

@@ -7,7 +7,7 @@
 #include "server.h"
 
 int em_discovery_init(struct em_server *srv, struct nd_buf *err);
-void em_discovery_release(void);
+void em_discovery_release(struct em_server *srv);
 /* 1 when the path is a discovery or OpenAPI path (resp filled), 0 otherwise. */
 int em_discovery_handle(struct em_server *srv, const struct em_req *req, struct em_resp *resp);
 

@@ -21,44 +21,68 @@
 
 /* ---- the registry: open sessions per object uid (server lock held) ---- */
 
-static json_t *open_sessions; /* uid -> count */
-static int live;              /* sessions from their request to their end */
-static pthread_cond_t live_changed = PTHREAD_COND_INITIALIZER;
+/* One server's sessions (srv->exec), made at the first. */
+struct em_exec_registry {
+    json_t *open_sessions;       /* uid -> count */
+    int live;                    /* sessions from their request to their end */
+    pthread_cond_t live_changed; /* (with the server lock) */
+};
+
+static struct em_exec_registry *registry(struct em_server *srv)
+{
+    if (!srv->exec) {
+        srv->exec = nd_xcalloc(1, sizeof *srv->exec);
+        pthread_cond_init(&srv->exec->live_changed, NULL);
+    }
+    return srv->exec;
+}
+
+void em_exec_release(struct em_server *srv)
+{
+    if (!srv->exec)
+        return;
+    json_decref(srv->exec->open_sessions);
+    pthread_cond_destroy(&srv->exec->live_changed);
+    free(srv->exec);
+    srv->exec = NULL;
+}
 
 int em_sandbox_sessions(struct em_server *srv, const json_t *sandbox)
 {
-    (void)srv;
     const char *uid =
         json_string_value(json_object_get(json_object_get(sandbox, "metadata"), "uid"));
-    return uid && open_sessions ? (int)json_integer_value(json_object_get(open_sessions, uid)) : 0;
+    const json_t *open = srv->exec ? srv->exec->open_sessions : NULL;
+    return uid && open ? (int)json_integer_value(json_object_get(open, uid)) : 0;
 }
 
-static void session_count(const char *uid, int delta)
+static void session_count(struct em_exec_registry *r, const char *uid, int delta)
 {
-    if (!open_sessions)
-        open_sessions = json_object();
-    json_int_t n = json_integer_value(json_object_get(open_sessions, uid)) + delta;
+    if (!r->open_sessions)
+        r->open_sessions = json_object();
+    json_int_t n = json_integer_value(json_object_get(r->open_sessions, uid)) + delta;
     if (n > 0)
-        json_object_set_new(open_sessions, uid, json_integer(n));
+        json_object_set_new(r->open_sessions, uid, json_integer(n));
     else
-        json_object_del(open_sessions, uid);
-    if (!json_object_size(open_sessions)) {
-        json_decref(open_sessions);
-        open_sessions = NULL;
+        json_object_del(r->open_sessions, uid);
+    if (!json_object_size(r->open_sessions)) {
+        json_decref(r->open_sessions);
+        r->open_sessions = NULL;
     }
 }
 
 void em_exec_session_open(struct em_exec_session *s)
 {
-    session_count(s->uid, +1);
-    live++;
+    struct em_exec_registry *r = registry(s->srv);
+    session_count(r, s->uid, +1);
+    r->live++;
 }
 
 void em_exec_session_closed(struct em_exec_session *s)
 {
-    session_count(s->uid, -1);
-    live--;
-    pthread_cond_broadcast(&live_changed);
+    struct em_exec_registry *r = registry(s->srv);
+    session_count(r, s->uid, -1);
+    r->live--;
+    pthread_cond_broadcast(&r->live_changed);
     const struct nd_kind *k = nd_kind_by_plural("nodus.dev", s->plural);
     if (!k || k->family != ND_FAMILY_LONG)
         return; /* a run to completion (a Job) keeps no idle clock; a Sandbox does */
@@ -86,7 +110,8 @@ void em_exec_shutdown(struct em_server *srv)
     struct timespec until;
     nd_time_deadline(&until, 5000);
     pthread_mutex_lock(&srv->lock);
-    while (live > 0 && pthread_cond_timedwait(&live_changed, &srv->lock, &until) == 0)
+    struct em_exec_registry *r = registry(srv);
+    while (r->live > 0 && pthread_cond_timedwait(&r->live_changed, &srv->lock, &until) == 0)
         ;
     pthread_mutex_unlock(&srv->lock);
 }

@@ -39,5 +39,10 @@ int em_exec_handle(struct em_api *a, const char *verb);
  * (each sees stopping within 250 ms, kills its process, sends its status and closes),
  * at most 5 s. */
 void em_exec_shutdown(struct em_server *srv);
+/* Open exec sessions into a Sandbox (0 when none): the sim asks through
+ * srv->hooks.sandbox_sessions (a Sandbox with a session open is not idle). Lock held. */
+int em_sandbox_sessions(struct em_server *srv, const json_t *sandbox);
+/* Frees the session registry (after every session has ended: em_router_release). */
+void em_exec_release(struct em_server *srv);
 
 #endif

@@ -291,21 +291,15 @@ static void upload_free(void *cls)
 }
 
 /* Where uploads are staged until they have ended whole: DIR/files/.uploads (no project
- * starts with a dot), emptied of what a previous run left when first used. */
-static pthread_once_t stage_once = PTHREAD_ONCE_INIT;
-static char *stage_path;
-
-static void stage_clean(void)
-{
-    em_rm_rf(stage_path);
-}
-
+ * starts with a dot), emptied of what a previous run left when first used (server lock
+ * held: a handler's). */
 static int open_stage(struct em_api *a)
 {
     char *path = em_store_path(&a->srv->store, "files/.uploads");
-    if (!stage_path)
-        stage_path = nd_xstrdup(path); /* one state directory per process */
-    pthread_once(&stage_once, stage_clean);
+    if (!a->srv->upload_stage_ready) {
+        em_rm_rf(path);
+        a->srv->upload_stage_ready = true;
+    }
     int fd = em_mkdir_p(path) == 0 ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
     if (fd < 0)
         nd_status_set(&a->st, "InternalError", NULL, "cannot make the upload stage: %s",

@@ -15,7 +15,6 @@
 #include "discovery.h"
 #include "errors.h"
 #include "exec.h"
-#include "feed.h"
 #include "frontdoor.h"
 #include "fsutil.h"
 #include "idempotency.h"
@@ -298,8 +297,7 @@ static void serve(struct em_server *srv, struct em_req *req, const struct em_rou
                 commit_failed(srv, req, rt, resp, &who, errno);
             /* watches show what is on disk: this may be news to them */
             pthread_mutex_lock(&srv->lock);
-            em_feed_publish(srv);
-            pthread_cond_broadcast(&srv->changed);
+            em_server_publish(srv);
             pthread_mutex_unlock(&srv->lock);
         }
     }
@@ -373,7 +371,8 @@ void em_router_stop(struct em_server *srv)
 
 void em_router_release(struct em_server *srv)
 {
-    em_discovery_release();
+    em_discovery_release(srv);
+    em_exec_release(srv);
     em_faults_release(srv);
     json_decref(srv->idempotency);
     srv->idempotency = NULL;

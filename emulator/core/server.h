@@ -61,6 +61,10 @@ struct em_options {
 struct em_faults;
 struct em_runtime;
 struct em_feed;
+struct em_prices;
+struct em_discovery;
+struct em_exec_registry;
+struct em_server;
 
 struct em_stats {
     uint64_t requests;
@@ -69,8 +73,17 @@ struct em_stats {
     uint64_t reads_waiting; /* gets and lists waiting for a resourceVersion (api_fresh.c) */
 };
 
+/* What a layer above adds to what a lower one does, set by the top (server.c) at start:
+ * a lower layer calls up only through these (NULL: not set, nothing to do). */
+struct em_server_hooks {
+    void (*expire)(struct em_server *srv); /* once a minute of emulated time (api/: keys) */
+    /* exec sessions open into a Sandbox (api/exec.c), asked by its controller (sim/) */
+    int (*sandbox_sessions)(struct em_server *srv, const json_t *sandbox);
+};
+
 struct em_server {
     struct em_options opt;
+    struct em_server_hooks hooks;
     pthread_mutex_t lock;
     pthread_cond_t changed;
     struct em_store store;
@@ -85,6 +98,10 @@ struct em_server {
     struct em_runtime *runtime; /* --runtime local's processes (runtime.h) */
     struct em_frontdoor *frontdoor; /* rate limiter state (frontdoor.h) */
     struct em_feed *feed; /* durable changes for watch streams (feed.h) */
+    struct em_prices *prices; /* the price book (sim/pricebook.c) */
+    struct em_discovery *discovery; /* discovery and OpenAPI documents (api/discovery.c) */
+    struct em_exec_registry *exec;  /* open exec sessions (api/exec.c) */
+    bool upload_stage_ready; /* files/.uploads emptied of a previous run's (api/files.c) */
     char base_url[80];
     /* the simulation (sim.h) */
     json_t *sim_due;
@@ -100,19 +117,15 @@ struct em_server {
     volatile sig_atomic_t stopping;
 };
 
-/* Parses argv into opt; prints usage/version and returns 1 when the program should exit
- * 0, -1 (after a message on stderr) for a usage error, 0 to run. */
-int em_options_parse(struct em_options *opt, int argc, char **argv);
-/* Moves the emulated clock forward by ms, running what falls due on the way (history
- * expiry, key expiry; the controllers' timers), and wakes every waiting stream.
- * Called with the lock held. */
-void em_server_advance(struct em_server *srv, int64_t ms);
-/* Writes emulator.json (revision counter, clock offset). Lock held. */
+/* emulator.json: reads it at the start (revision counter, clock: core/meta.c) and writes
+ * it (lock held); save returns -1 after a message on stderr when it cannot. */
+void em_server_load_meta(struct em_server *srv);
 int em_server_save_meta(struct em_server *srv);
-/* Housekeeping due at the current time (history and idempotency expiry). Lock held. */
+/* Housekeeping due at the current time: the history's expiry, and once a minute the
+ * hooks' (idempotency keys). Lock held. */
 void em_server_housekeep(struct em_server *srv);
-void em_options_release(struct em_options *opt);
-/* Runs until SIGTERM/SIGINT; returns the exit status. */
-int em_server_run(struct em_server *srv);
+/* Publishes the journal's durable events to the feed and wakes every waiting stream.
+ * Lock held. */
+void em_server_publish(struct em_server *srv);
 
 #endif

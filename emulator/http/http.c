@@ -42,6 +42,12 @@ struct em_http {
     pthread_mutex_t log_lock;
     struct nd_buf *start_log; /* MHD's first complaint while starting, else NULL */
     struct em_guard *guard;   /* classes, deadlines and refusals of connections (guard.h) */
+    struct em_http_limits limits; /* em_http_start's (max_connections at least 1) */
+    /* Upgraded connections' threads still running: MHD_upgrade_action must not be called
+     * once the daemon is stopped, so em_http_stop waits for them. */
+    pthread_mutex_t upgrades_lock;
+    pthread_cond_t upgrades_done;
+    unsigned upgrades_running;
 };
 
 /* Per-request state kept in MHD's con_cls (made when the request line is read). */
@@ -60,16 +66,6 @@ struct conn_req {
     char remote[64];
 };
 
-/* Connection limits (em_http_set_limits). */
-static unsigned max_conns = 256, idle_timeout_s = 60;
-static struct em_http_limits limits = {.max_connections = 256, .idle_timeout_s = 60};
-
-void em_http_set_limits(const struct em_http_limits *l)
-{
-    limits = *l;
-    max_conns = l->max_connections ? l->max_connections : 1;
-    idle_timeout_s = l->idle_timeout_s;
-}
 
 unsigned em_http_reserve(unsigned max_connections)
 {
@@ -218,21 +214,16 @@ struct upgrade_job {
     size_t extra_len;
     struct MHD_UpgradeResponseHandle *urh;
     int tcp_fd; /* the client's socket: fd itself, or behind MHD's TLS socket pair */
+    struct em_http *h;
 };
 
-/* Upgraded connections' threads still running: MHD_upgrade_action must not be called
- * once the daemon is stopped, so em_http_stop waits for them. */
-static pthread_mutex_t upgrades_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t upgrades_done = PTHREAD_COND_INITIALIZER;
-static unsigned upgrades_running;
-
-static void upgrades_add(int delta)
+static void upgrades_add(struct em_http *h, int delta)
 {
-    pthread_mutex_lock(&upgrades_lock);
-    upgrades_running += (unsigned)delta;
-    if (!upgrades_running)
-        pthread_cond_broadcast(&upgrades_done);
-    pthread_mutex_unlock(&upgrades_lock);
+    pthread_mutex_lock(&h->upgrades_lock);
+    h->upgrades_running += (unsigned)delta;
+    if (!h->upgrades_running)
+        pthread_cond_broadcast(&h->upgrades_done);
+    pthread_mutex_unlock(&h->upgrades_lock);
 }
 
 static void *upgrade_thread(void *arg)
@@ -245,9 +236,10 @@ static void *upgrade_thread(void *arg)
     if (job->tcp_fd >= 0 && job->tcp_fd != job->fd)
         shutdown(job->tcp_fd, SHUT_RD);
     MHD_upgrade_action(job->urh, MHD_UPGRADE_ACTION_CLOSE);
+    struct em_http *h = job->h;
     free(job->extra);
     free(job);
-    upgrades_add(-1);
+    upgrades_add(h, -1);
     return NULL;
 }
 
@@ -256,8 +248,8 @@ static void on_upgrade(void *cls, struct MHD_Connection *connection, void *req_c
                        struct MHD_UpgradeResponseHandle *urh)
 {
     struct conn_req *r = req_cls;
-    (void)cls;
     struct upgrade_job *job = nd_xcalloc(1, sizeof *job);
+    job->h = cls;
     job->fn = r->resp.upgrade;
     job->cls = r->resp.upgrade_cls;
     r->resp.upgrade_cls = NULL; /* the job owns it now */
@@ -275,9 +267,9 @@ static void on_upgrade(void *cls, struct MHD_Connection *connection, void *req_c
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    upgrades_add(+1);
+    upgrades_add(job->h, +1);
     if (pthread_create(&t, &attr, upgrade_thread, job) != 0) {
-        upgrades_add(-1);
+        upgrades_add(job->h, -1);
         MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
         free(job->extra);
         free(job);
@@ -307,7 +299,7 @@ static enum MHD_Result send_response(struct em_http *h, struct MHD_Connection *c
     struct MHD_Response *mr;
     bool mr_is_stream = !resp->upgrade && resp->stream;
     if (resp->upgrade) {
-        mr = MHD_create_response_for_upgrade(on_upgrade, NULL);
+        mr = MHD_create_response_for_upgrade(on_upgrade, h);
         resp->code = MHD_HTTP_SWITCHING_PROTOCOLS;
     } else if (resp->stream) {
         const union MHD_ConnectionInfo *ci =
@@ -480,7 +472,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     if (!r)
         return;
     if (r->untimed) /* the stream ended; the connection may idle again */
-        MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, idle_timeout_s);
+        MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, h->limits.idle_timeout_s);
     if (h->log_fn && r->handled)
         h->log_fn(h->log_cls, &r->req, r->code, elapsed_ms(&r->start));
     em_resp_release(&r->resp);
@@ -522,9 +514,8 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         em_guard_open(h->guard, ci ? ci->connect_fd : -1, ai ? ai->client_addr : NULL);
     *socket_context = slot;
     if (em_guard_class(slot) != EM_CONN_ORDINARY) {
-        unsigned t = idle_timeout_s && idle_timeout_s < OVER_LIMIT_TIMEOUT_S
-                         ? idle_timeout_s
-                         : OVER_LIMIT_TIMEOUT_S;
+        unsigned idle = h->limits.idle_timeout_s;
+        unsigned t = idle && idle < OVER_LIMIT_TIMEOUT_S ? idle : OVER_LIMIT_TIMEOUT_S;
         MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, t);
     }
     if (ci) {
@@ -549,7 +540,7 @@ static void raise_fd_limit(void)
  * (each one a thread, its stack and MHD's pool reserved but mostly untouched; those past
  * ours closed after 2 s without a request) still leaves room to accept a new client and
  * answer it 503; the file limit decides how far. */
-static unsigned hard_connection_limit(void)
+static unsigned hard_connection_limit(unsigned max_conns)
 {
     unsigned margin = max_conns > HARD_MARGIN ? max_conns : HARD_MARGIN;
     unsigned long hard = (unsigned long)max_conns + margin;
@@ -584,7 +575,8 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 }
 
 struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_http_tls *tls,
-                              em_handler_fn handler, void *cls, struct nd_buf *err)
+                              const struct em_http_limits *limits, em_handler_fn handler,
+                              void *cls, struct nd_buf *err)
 {
     struct sockaddr_in sa;
     memset(&sa, 0, sizeof sa);
@@ -598,7 +590,14 @@ struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_h
     struct em_http *h = nd_xcalloc(1, sizeof *h);
     h->handler = handler;
     h->cls = cls;
+    h->limits = limits ? *limits
+                       : (struct em_http_limits){.max_connections = 256, .idle_timeout_s = 60};
+    if (!h->limits.max_connections)
+        h->limits.max_connections = 1;
+    unsigned max_conns = h->limits.max_connections;
     pthread_mutex_init(&h->log_lock, NULL);
+    pthread_mutex_init(&h->upgrades_lock, NULL);
+    pthread_cond_init(&h->upgrades_done, NULL);
     struct nd_buf tls_log = ND_BUF_INIT;
     h->start_log = &tls_log;
     /* poll(), not select(): a connection's socket may be past FD_SETSIZE */
@@ -617,18 +616,18 @@ struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_h
         flags |= MHD_USE_TLS | MHD_USE_ERROR_LOG;
     h->guard = em_guard_new(&(struct em_guard_opts){.max_conns = max_conns,
                                                     .reserve = em_http_reserve(max_conns),
-                                                    .per_client = limits.per_client,
-                                                    .header_ms = limits.header_timeout_ms,
-                                                    .min_body_rate = limits.min_body_rate,
-                                                    .body_window_ms = limits.body_window_ms},
+                                                    .per_client = h->limits.per_client,
+                                                    .header_ms = h->limits.header_timeout_ms,
+                                                    .min_body_rate = h->limits.min_body_rate,
+                                                    .body_window_ms = h->limits.body_window_ms},
                             tls != NULL);
     h->daemon = MHD_start_daemon(flags, port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, &sa,
                                  MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
                                  MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
                                  MHD_OPTION_URI_LOG_CALLBACK, on_uri, h,
                                  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)EM_HTTP_MEMORY_LIMIT,
-                                 MHD_OPTION_CONNECTION_LIMIT, hard_connection_limit(),
-                                 MHD_OPTION_CONNECTION_TIMEOUT, idle_timeout_s,
+                                 MHD_OPTION_CONNECTION_LIMIT, hard_connection_limit(max_conns),
+                                 MHD_OPTION_CONNECTION_TIMEOUT, h->limits.idle_timeout_s,
                                  MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
                                  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
                                  MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
@@ -712,12 +711,12 @@ void em_http_stop(struct em_http *h)
      * connections through the daemon, so it outlives them (bounded: 15 s). */
     struct timespec until;
     nd_time_deadline(&until, 15000);
-    pthread_mutex_lock(&upgrades_lock);
-    while (upgrades_running &&
-           pthread_cond_timedwait(&upgrades_done, &upgrades_lock, &until) == 0)
+    pthread_mutex_lock(&h->upgrades_lock);
+    while (h->upgrades_running &&
+           pthread_cond_timedwait(&h->upgrades_done, &h->upgrades_lock, &until) == 0)
         ;
-    bool stuck = upgrades_running > 0;
-    pthread_mutex_unlock(&upgrades_lock);
+    bool stuck = h->upgrades_running > 0;
+    pthread_mutex_unlock(&h->upgrades_lock);
     if (stuck) {
         /* stopping the daemon under a running session would crash it: leave both to exit */
         fprintf(stderr, "nodus-emulator: an exec session did not end; exiting without "
@@ -727,5 +726,7 @@ void em_http_stop(struct em_http *h)
     MHD_stop_daemon(h->daemon);
     em_guard_free(h->guard); /* every connection's slot is gone with the daemon */
     pthread_mutex_destroy(&h->log_lock);
+    pthread_mutex_destroy(&h->upgrades_lock);
+    pthread_cond_destroy(&h->upgrades_done);
     free(h);
 }

@@ -56,7 +56,7 @@ struct em_req {
     bool body_coming;          /* in the begin hook: the body is still to be read */
 };
 
-/* Connection limits, set before em_http_start (one emulator per process). A connection
+/* Connection limits, given to em_http_start (NULL: 256 connections, 60 s idle). A connection
  * that arrives while max_connections are open is still accepted, up to a margin (1024
  * or max_connections more, within the open-file limit), so that its request is answered
  * (503, unless a health check or an admin token: guard.h) instead of being reset; it is
@@ -72,7 +72,6 @@ struct em_http_limits {
     uint64_t min_body_rate; /* bytes a second; 0: none */
     unsigned body_window_ms;
 };
-void em_http_set_limits(const struct em_http_limits *limits);
 /* Of max_connections, those kept for health checks and admin tokens: 1/16, at least 1
  * (none when max_connections is 1). */
 unsigned em_http_reserve(unsigned max_connections);
@@ -114,7 +113,8 @@ struct em_http_tls {
  * or 1.3 when tls is not NULL (upgrades included). Returns NULL and fills err (a short
  * message) on failure. */
 struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_http_tls *tls,
-                              em_handler_fn handler, void *cls, struct nd_buf *err);
+                              const struct em_http_limits *limits, em_handler_fn handler,
+                              void *cls, struct nd_buf *err);
 uint16_t em_http_port(const struct em_http *h);
 /* Stops accepting new connections (existing ones finish). */
 void em_http_quiesce(struct em_http *h);

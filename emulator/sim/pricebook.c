@@ -33,8 +33,30 @@ static const char default_book[] =
     "             \"starting\": \"10s\", \"jobRun\": \"10m\", \"finalCharge\": \"30s\"}\n"
     "}\n";
 
-static json_t *book; /* one emulator per process */
-static void remember(const char *path);
+/* The price book of one server (srv->prices) and what its file looked like when taken. */
+struct em_prices {
+    json_t *book;
+    struct {
+        bool known;
+        struct timespec mtime;
+        off_t size;
+    } seen;
+};
+
+static json_t *book_of(const struct em_server *srv)
+{
+    return srv->prices ? srv->prices->book : NULL;
+}
+
+/* srv's price book state, made at its first use */
+static struct em_prices *prices_of(struct em_server *srv)
+{
+    if (!srv->prices)
+        srv->prices = nd_xcalloc(1, sizeof *srv->prices);
+    return srv->prices;
+}
+
+static void remember(struct em_prices *p, const char *path);
 
 static int64_t money_at(const json_t *obj, const char *key)
 {
@@ -103,9 +125,10 @@ int em_pricebook_load(struct em_server *srv, struct nd_status *st)
         json_decref(j);
         goto out;
     }
-    json_decref(book);
-    book = j;
-    remember(path);
+    struct em_prices *p = prices_of(srv);
+    json_decref(p->book);
+    p->book = j;
+    remember(p, path);
     rc = 0;
 out:
     nd_buf_release(&b);
@@ -115,34 +138,33 @@ out:
 
 void em_pricebook_release(struct em_server *srv)
 {
-    (void)srv;
-    json_decref(book);
-    book = NULL;
+    if (srv->prices)
+        json_decref(srv->prices->book);
+    free(srv->prices);
+    srv->prices = NULL;
 }
 
 const json_t *em_pricebook(const struct em_server *srv)
 {
-    (void)srv;
-    return book;
+    return book_of(srv);
 }
 
 int64_t em_pricebook_version(const struct em_server *srv)
 {
-    (void)srv;
-    return json_integer_value(json_object_get(book, "version"));
+    return json_integer_value(json_object_get(book_of(srv), "version"));
 }
 
 int64_t em_gpu_rate(const struct em_server *srv, const char *model, int pool)
 {
-    (void)srv;
-    const json_t *m = json_object_get(json_object_get(book, "gpu"), pool ? "pool" : "market");
+    const json_t *gpu = json_object_get(book_of(srv), "gpu");
+    const json_t *m = json_object_get(gpu, pool ? "pool" : "market");
     return model && json_object_get(m, model) ? money_at(m, model) : -1;
 }
 
 int64_t em_delay_ms(const struct em_server *srv, const char *name)
 {
-    (void)srv;
-    const char *s = json_string_value(json_object_get(json_object_get(book, "delays"), name));
+    const char *s =
+        json_string_value(json_object_get(json_object_get(book_of(srv), "delays"), name));
     int64_t ms = 0;
     struct nd_status st = ND_STATUS_INIT;
     if (!s || nd_duration_parse(s, &ms, &st) < 0)
@@ -172,6 +194,7 @@ static int64_t quantity(const json_t *v, bool milli)
 
 int64_t em_spec_rate(const struct em_server *srv, const char *plural, const json_t *spec)
 {
+    const json_t *book = book_of(srv);
     const struct nd_kind *k = nd_kind_by_plural("nodus.dev", plural);
     if (nd_kind_is(k, ND_KIND_BILLED) && !nd_kind_is(k, ND_KIND_COMPUTE)) {
         /* storage (a Volume), per GiB-month; a month is 730 hours */
@@ -320,19 +343,13 @@ int em_review_check(struct em_server *srv, const json_t *obj, const char *etag,
 
 /* ---- changing the price book ---- */
 
-static struct {
-    bool known;
-    struct timespec mtime;
-    off_t size;
-} seen;
-
-static void remember(const char *path)
+static void remember(struct em_prices *p, const char *path)
 {
     struct stat sb;
-    seen.known = stat(path, &sb) == 0;
-    if (seen.known) {
-        seen.mtime = sb.st_mtim;
-        seen.size = sb.st_size;
+    p->seen.known = stat(path, &sb) == 0;
+    if (p->seen.known) {
+        p->seen.mtime = sb.st_mtim;
+        p->seen.size = sb.st_size;
     }
 }
 
@@ -361,6 +378,8 @@ static void prices_moved(struct em_server *srv)
  * the file when write_file or when the version had to move. Steals nb. */
 static int take(struct em_server *srv, json_t *nb, bool write_file, struct nd_status *st)
 {
+    struct em_prices *p = prices_of(srv);
+    json_t *book = p->book;
     bool same = book && json_equal(book, nb);
     int64_t v = em_pricebook_version(srv);
     if (book && !only_market_moved(book, nb))
@@ -378,10 +397,10 @@ static int take(struct em_server *srv, json_t *nb, bool write_file, struct nd_st
         free(text);
     }
     if (rc == 0) {
-        remember(path);
+        remember(p, path);
         if (!same) {
             json_decref(book);
-            book = nb;
+            p->book = nb;
             nb = NULL;
             prices_moved(srv);
         }
@@ -414,10 +433,11 @@ void em_pricebook_poll(struct em_server *srv)
 {
     char *path = em_store_path(&srv->store, "pricebook.json");
     struct stat sb;
-    bool changed = stat(path, &sb) == 0 &&
-                   (!seen.known || sb.st_size != seen.size ||
-                    sb.st_mtim.tv_sec != seen.mtime.tv_sec ||
-                    sb.st_mtim.tv_nsec != seen.mtime.tv_nsec);
+    const struct em_prices *p = srv->prices;
+    bool changed = p && stat(path, &sb) == 0 &&
+                   (!p->seen.known || sb.st_size != p->seen.size ||
+                    sb.st_mtim.tv_sec != p->seen.mtime.tv_sec ||
+                    sb.st_mtim.tv_nsec != p->seen.mtime.tv_nsec);
     if (changed) {
         struct nd_buf b = ND_BUF_INIT;
         struct nd_status st = ND_STATUS_INIT;
@@ -429,7 +449,7 @@ void em_pricebook_poll(struct em_server *srv)
             json_decref(nb);
             fprintf(stderr, "nodus-emulator: %s: not taken, the price book stays as it was: %s\n",
                     path, st.message ? st.message : "unreadable");
-            remember(path); /* say it once per edit */
+            remember(srv->prices, path); /* say it once per edit */
         }
         nd_status_release(&st);
         nd_buf_release(&b);

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "controllers/common.h"
-#include "feed.h"
 #include "objects.h"
 #include "pricebook.h"
 #include "runtime.h"
@@ -415,6 +414,10 @@ void em_sim_advance(struct em_server *srv, int64_t ms)
         em_clock_advance(&srv->clock, target - now);
     em_sim_run(srv, em_clock_now_ms(&srv->clock));
     srv->sim_jump_to = 0;
+    srv->last_housekeep_ms = 0;
+    em_server_housekeep(srv);
+    em_server_save_meta(srv); /* a jump survives a crash */
+    em_server_publish(srv);   /* and what the jump dropped from the history is Expired */
 }
 
 static void *sim_main(void *arg)
@@ -444,8 +447,7 @@ static void *sim_main(void *arg)
             pthread_mutex_unlock(&srv->lock);
             em_store_commit(&srv->store, ticket);
             pthread_mutex_lock(&srv->lock);
-            em_feed_publish(srv);
-            pthread_cond_broadcast(&srv->changed); /* news for the watches */
+            em_server_publish(srv); /* news for the watches */
         }
         int64_t wait_ms = next == EM_NEVER ? 1000 : em_clock_real_delay_ms(&srv->clock, next);
         if (wait_ms > 1000)

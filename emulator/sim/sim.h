@@ -7,7 +7,7 @@
  * does (a write only rings its bell, sim_wake): any change marks its object, and the
  * objects it may matter to, due at once (so controllers react to spec changes and to
  * each other's writes). A thread runs what falls due as the
- * emulated clock moves; a clock jump (em_server_advance) runs every due time on the way,
+ * emulated clock moves; a clock jump (em_sim_advance) runs every due time on the way,
  * in order, so an hour jumped over is an hour simulated. Everything runs with the server
  * lock held.
  */
@@ -59,7 +59,9 @@ void em_sim_touch_related(struct em_server *srv, const struct nd_kind *k, const 
 /* Runs every object due at or before now, again until none is; the earliest later due
  * time (EM_NEVER when nothing is pending). */
 int64_t em_sim_run(struct em_server *srv, int64_t now);
-/* Moves the clock forward by ms, running everything due on the way in time order. */
+/* Moves the clock forward by ms, running everything due on the way in time order, then
+ * housekeeps, saves emulator.json and wakes every waiting stream (the admin API's clock
+ * jump). Lock held. */
 void em_sim_advance(struct em_server *srv, int64_t ms);
 /* When a controller's periodic look at what no write records (a Volume's files) is next
  * due: now + period. Within a clock jump no real time passes, so such a look can only

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "emulator/sim/controllers/budget_math.h"
+#include "controllers/budget_math.h"
 #include "util/status.h"
 #include "util/time.h"
 #include "util/xmalloc.h"

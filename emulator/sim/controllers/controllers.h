@@ -24,9 +24,6 @@ bool em_job_can_start(struct em_ctl *c, int64_t *wait);
  * is set). When not, *wait is the emulated time to look again. */
 bool em_sandbox_can_start(struct em_ctl *c, int64_t *wait);
 
-/* Open exec sessions into a Sandbox (exec.c keeps them; 0 when none). A Sandbox with
- * a session open is not idle. */
-int em_sandbox_sessions(struct em_server *srv, const json_t *sandbox);
 /* An exec session into the Sandbox (the stored object) ended now: while it is Running,
  * its idle clock starts again (status.lastActivityTime). Lock held. */
 void em_sandbox_session_ended(struct em_server *srv, json_t *sandbox);
