@@ -176,9 +176,10 @@ UNIT_PARAMS_BIN := $(BUILD)/tests/unit/test_params
 # the emulator tests below link the objects they test (and no server)
 UNIT_EMU_BINS := $(BUILD)/tests/unit/test_budget_math $(BUILD)/tests/unit/test_pricebook \
     $(BUILD)/tests/unit/test_route
+UNIT_FLAGS_BIN := $(BUILD)/tests/unit/test_flags
 STORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard emulator/store/*.c)))
 
-$(filter-out $(UNIT_STORE_BINS) $(UNIT_PARAMS_BIN) $(UNIT_EMU_BINS),$(UNIT_BINS)): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELP_OBJS) $(LIBNODUS)
+$(filter-out $(UNIT_STORE_BINS) $(UNIT_PARAMS_BIN) $(UNIT_EMU_BINS) $(UNIT_FLAGS_BIN),$(UNIT_BINS)): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS) $(WSLAY_LIBS)
 
@@ -217,6 +218,16 @@ $(BUILD)/tests/unit/test_route.o: ALL_CFLAGS += $(EM_INC_API)
 $(UNIT_ROUTE_BIN): $(BUILD)/tests/unit/test_route.o $(UNIT_ROUTE_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_ROUTE_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS)
+
+# The CLI's flag tables and parser (cmd/nodus/flags.c): every object of the CLI, its main
+# renamed so that the test's is the one (the command table is in main.c)
+UNIT_FLAGS_OBJS := $(filter-out $(BUILD)/cmd/nodus/main.o,$(NODUS_OBJS)) $(BUILD)/tests/unit/nodus_main.o
+$(BUILD)/tests/unit/test_flags.o: ALL_CFLAGS += -Icmd/nodus
+$(BUILD)/tests/unit/nodus_main.o: $(BUILD)/cmd/nodus/main.o
+	$(Q)objcopy --redefine-sym main=nodus_main $< $@
+$(UNIT_FLAGS_BIN): $(BUILD)/tests/unit/test_flags.o $(UNIT_FLAGS_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_FLAGS_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS) $(RL_LIBS) $(WSLAY_LIBS)
 
 # the hostile corpus's driver (tests/hostile): sockets only, no library
 $(HOSTILE_SEND): $(BUILD)/tests/hostile/send.o

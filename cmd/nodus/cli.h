@@ -10,22 +10,62 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "util/buf.h"
 #include "util/status.h"
 
-enum nd_flag_type { ND_BOOL, ND_STRING, ND_INT, ND_STRINGS, ND_DURATION };
+/* A flag's type, and the type of the field its value lands in:
+ *   ND_BOOL      bool                  true when given alone, or --flag=true|false
+ *   ND_STRING    const char *          borrowed from argv; NULL when not given
+ *   ND_INT       long long
+ *   ND_DURATION  int64_t               milliseconds ("30s", "2m" or a number of seconds)
+ *   ND_BYTES     int64_t               a byte quantity ("512Mi") of at least 1Mi
+ *   ND_STRINGS   struct nd_strings     repeatable and comma-separated, in order
+ * A field keeps the value the verb put there before parsing (its default) unless the
+ * flag is given. */
+enum nd_flag_type { ND_BOOL = 1, ND_STRING, ND_INT, ND_DURATION, ND_BYTES, ND_STRINGS };
+
+/* The values of an ND_STRINGS flag (owned by the parse: nd_opts_release frees them). */
+struct nd_strings {
+    size_t n;
+    char **v;
+};
+
+/* The kind of C field a flag is bound to (ND_FIELD_OF), checked against its type by
+ * nd_flags_check. */
+enum nd_field { ND_FIELD_NONE, ND_FIELD_BOOL, ND_FIELD_STR, ND_FIELD_LL, ND_FIELD_I64,
+                ND_FIELD_STRS };
+#define ND_FIELD_OF(x)                                                                         \
+    _Generic((x), bool: ND_FIELD_BOOL, const char *: ND_FIELD_STR, long long: ND_FIELD_LL,     \
+             int64_t: ND_FIELD_I64, struct nd_strings: ND_FIELD_STRS)
+
+/* Where a value lands: a field of the verb's options struct (of the context, for the
+ * global flags). */
+struct nd_bind {
+    size_t at;          /* offsetof */
+    enum nd_field kind; /* ND_FIELD_NONE: not bound */
+};
+/* The binding of field f of struct S: ND_TO(struct get_opts, output). A field of a type
+ * no flag has does not compile. */
+#define ND_TO(S, f) {offsetof(S, f), ND_FIELD_OF(((S *)0)->f)}
+/* The end of a table of flags bound to fields of S: records sizeof(S), so that the
+ * parse and nd_flags_check can tell a table from another struct's. */
+#define ND_FLAGS_END(S) {NULL, 0, 0, NULL, NULL, NULL, {sizeof(S), ND_FIELD_NONE}, {0, 0}}
 
 struct nd_flag {
-    const char *name;      /* long name, e.g. "output"; NULL ends a table */
+    const char *name;      /* long name, e.g. "output"; NULL ends a table (ND_FLAGS_END) */
     char shorthand;        /* 'o', or 0 */
     enum nd_flag_type type;
     const char *arg;       /* placeholder in help, e.g. "FORMAT" */
     const char *help;      /* one line */
     const char *complete;  /* completion of its value: "kinds", "names", "files", "dirs",
                               "projects", "contexts", or "=a b c" (fixed words); NULL none */
+    struct nd_bind to;     /* the field of its value (ND_TO); at the end: the struct's size */
+    struct nd_bind given;  /* a bool set when the flag is given (ND_TO), where the verb
+                              tells "not given" from a given default; or none */
 };
 
 struct nd_ctx;
@@ -41,13 +81,18 @@ struct nd_command {
     const char *help;            /* longer text and examples, or NULL */
 };
 
-/* The parsed command line of one verb. */
+/* The parsed command line of one verb: its positional arguments. The values of its
+ * flags are in the verb's own options struct. */
 struct nd_opts {
-    json_t *values; /* flag name -> string, true/false, integer, or array (ND_STRINGS) */
     int npos;
-    char **pos;     /* positional arguments (borrowed from argv) */
+    char **pos; /* positional arguments (borrowed from argv) */
     int ndash;
-    char **dash;    /* arguments after "--" (borrowed) */
+    char **dash;                  /* arguments after "--" (borrowed) */
+    const struct nd_flag **given; /* the rows of the verb's flags given, in the order first
+                                     given (NULL-terminated) */
+    /* what nd_opts_release frees: the lists of the options struct */
+    const struct nd_flag *table;
+    void *flags;
 };
 
 struct nd_config;
@@ -63,7 +108,8 @@ struct nd_ctx {
     int64_t request_timeout_ms;
     int64_t max_response_bytes; /* --max-response-bytes; 0: the client's default */
     int64_t read_idle_ms;       /* --read-idle-timeout; 0: the client's default, -1: none */
-    int verbosity;
+    bool read_idle_given;
+    long long verbosity;
     bool no_color;
     bool help;
     /* resolved lazily (ctx.c) */
@@ -83,17 +129,18 @@ extern const struct nd_flag nd_global_flags[];
 const struct nd_command *nd_command_find(const char *name);
 
 /* Parses argv (argv[0] is the verb) with the verb's flags and the global flags, which
- * may appear anywhere (as kubectl). Global flags land in ctx. -1 with st (Usage). */
-int nd_cli_parse(struct nd_ctx *ctx, int argc, char **argv, struct nd_opts *o,
-                 struct nd_status *st);
+ * may appear anywhere (as kubectl). The verb's flags land in the fields of flags (its
+ * options struct, of flags_size bytes, which its table is bound to: ND_FLAGS_END), the
+ * global flags in ctx. -1 with st (Usage). */
+int nd_cli_parse(struct nd_ctx *ctx, int argc, char **argv, struct nd_opts *o, void *flags,
+                 size_t flags_size, struct nd_status *st);
 void nd_opts_release(struct nd_opts *o);
-/* Values: NULL / false / 0 when the flag was not given. BORROWED. */
-const char *nd_opt_str(const struct nd_opts *o, const char *name);
-bool nd_opt_bool(const struct nd_opts *o, const char *name);
-bool nd_opt_set(const struct nd_opts *o, const char *name);
-long long nd_opt_int(const struct nd_opts *o, const char *name, long long def);
-int64_t nd_opt_ms(const struct nd_opts *o, const char *name, int64_t def);
-const json_t *nd_opt_list(const struct nd_opts *o, const char *name); /* array or NULL */
+/* Whether table t is bound to a struct of size bytes: each row's field (and given
+ * field) inside it, of the type of the row's flag, no two rows on one field. NULL, or
+ * the first row that is not, with what is wrong in why. */
+const struct nd_flag *nd_flags_check(const struct nd_flag *t, size_t size, const char **why);
+/* The size of the struct table t is bound to (its ND_FLAGS_END); 0 for NULL. */
+size_t nd_flags_size(const struct nd_flag *t);
 
 /* Help. */
 void nd_help_command(FILE *out, const struct nd_command *cmd);

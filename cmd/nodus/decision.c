@@ -10,9 +10,14 @@
 #include "util/xmalloc.h"
 #include "write.h"
 
+struct decide_opts {
+    const char *dry_run;
+};
+
+#define TO(f) ND_TO(struct decide_opts, f)
 const struct nd_flag nd_decide_flags[] = {
-    {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server"},
-    {NULL},
+    {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server", TO(dry_run)},
+    ND_FLAGS_END(struct decide_opts),
 };
 
 /* Kinds that wait for a decision: their spec.decision may change while it is Pending. */
@@ -25,13 +30,14 @@ static bool awaits_decision(const struct nd_kind *k)
 int nd_decide(int argc, char **argv, struct nd_ctx *ctx, const char *decision, const char *done)
 {
     struct nd_opts o;
+    struct decide_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     struct nd_res_list res = {0};
     enum nd_dry_run dry;
     int worst = 0;
     char **args = NULL;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
-        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0 ||
+        nd_dry_run_parse(opt.dry_run, &dry, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }

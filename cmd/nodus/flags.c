@@ -9,41 +9,137 @@
 #include "util/time.h"
 #include "util/xmalloc.h"
 
-/* Flags every verb takes. */
+/* Flags every verb takes; they land in the context. */
+#define CTX(f) ND_TO(struct nd_ctx, f)
 const struct nd_flag nd_global_flags[] = {
-    {"kubeconfig", 0, ND_STRING, "FILE", "configuration file to use", "files"},
-    {"context", 0, ND_STRING, "NAME", "context of the configuration to use", "contexts"},
-    {"server", 's', ND_STRING, "URL", "address of the API server (overrides the context)", NULL},
-    {"token", 0, ND_STRING, "TOKEN", "bearer token for the API server", NULL},
-    {"project", 'n', ND_STRING, "NAME", "project to act in (alias --namespace)", "projects"},
-    {"namespace", 0, ND_STRING, "NAME", "same as --project", "projects"},
-    {"all-projects", 'A', ND_BOOL, NULL, "act in every project (alias --all-namespaces)", NULL},
-    {"all-namespaces", 0, ND_BOOL, NULL, "same as --all-projects", NULL},
+    {"kubeconfig", 0, ND_STRING, "FILE", "configuration file to use", "files", CTX(kubeconfig)},
+    {"context", 0, ND_STRING, "NAME", "context of the configuration to use", "contexts",
+     CTX(context)},
+    {"server", 's', ND_STRING, "URL", "address of the API server (overrides the context)", NULL,
+     CTX(server)},
+    {"token", 0, ND_STRING, "TOKEN", "bearer token for the API server", NULL, CTX(token)},
+    {"project", 'n', ND_STRING, "NAME", "project to act in (alias --namespace)", "projects",
+     CTX(namespace_flag)},
+    {"namespace", 0, ND_STRING, "NAME", "same as --project", "projects", CTX(namespace_flag)},
+    {"all-projects", 'A', ND_BOOL, NULL, "act in every project (alias --all-namespaces)", NULL,
+     CTX(all_projects)},
+    {"all-namespaces", 0, ND_BOOL, NULL, "same as --all-projects", NULL, CTX(all_projects)},
     {"request-timeout", 0, ND_DURATION, "DURATION",
-     "give up on a request after this long, retries included (e.g. 10s; 0: no limit)", NULL},
-    {"max-response-bytes", 0, ND_STRING, "SIZE",
+     "give up on a request after this long, retries included (e.g. 10s; 0: no limit)", NULL,
+     CTX(request_timeout_ms)},
+    {"max-response-bytes", 0, ND_BYTES, "SIZE",
      "largest answer read from the server (default 256Mi; a watch or log line may be 1/16 of "
      "it, the headers 1/256)",
-     NULL},
+     NULL, CTX(max_response_bytes)},
     {"read-idle-timeout", 0, ND_DURATION, "DURATION",
      "give up when the server sends nothing for this long (default 5m; 0: no limit); watches "
      "and followed logs start again instead",
-     NULL},
-    {"v", 'v', ND_INT, "LEVEL", "log level: 6 requests, 7 headers, 8 bodies, 9 curl commands",
-     NULL},
-    {"no-color", 0, ND_BOOL, NULL, "never colour the output (also NO_COLOR)", NULL},
-    {"certificate-authority", 0, ND_STRING, "FILE", "PEM file of the CA to trust", "files"},
-    {"insecure-skip-tls-verify", 0, ND_BOOL, NULL, "do not verify the server's certificate",
-     NULL},
-    {"help", 'h', ND_BOOL, NULL, "show help for the command", NULL},
-    {NULL},
+     NULL, CTX(read_idle_ms), CTX(read_idle_given)},
+    {"v", 'v', ND_INT, "LEVEL", "log level: 6 requests, 7 headers, 8 bodies, 9 curl commands", NULL,
+     CTX(verbosity)},
+    {"no-color", 0, ND_BOOL, NULL, "never colour the output (also NO_COLOR)", NULL, CTX(no_color)},
+    {"certificate-authority", 0, ND_STRING, "FILE", "PEM file of the CA to trust", "files",
+     CTX(ca_file)},
+    {"insecure-skip-tls-verify", 0, ND_BOOL, NULL, "do not verify the server's certificate", NULL,
+     CTX(insecure)},
+    {"help", 'h', ND_BOOL, NULL, "show help for the command", NULL, CTX(help)},
+    ND_FLAGS_END(struct nd_ctx),
 };
+
+/* The field a binding names in the struct at base. */
+static void *field(void *base, struct nd_bind b)
+{
+    return (char *)base + b.at;
+}
 
 void nd_opts_release(struct nd_opts *o)
 {
-    json_decref(o->values);
+    for (const struct nd_flag *f = o->table; o->flags && f && f->name; f++) {
+        if (f->type != ND_STRINGS)
+            continue;
+        struct nd_strings *l = field(o->flags, f->to);
+        for (size_t i = 0; i < l->n; i++)
+            free(l->v[i]);
+        free(l->v);
+        memset(l, 0, sizeof *l);
+    }
+    free(o->given);
     free(o->pos);
     memset(o, 0, sizeof *o);
+}
+
+static enum nd_field field_of(enum nd_flag_type t)
+{
+    switch (t) {
+    case ND_BOOL: return ND_FIELD_BOOL;
+    case ND_STRING: return ND_FIELD_STR;
+    case ND_INT: return ND_FIELD_LL;
+    case ND_DURATION:
+    case ND_BYTES: return ND_FIELD_I64;
+    case ND_STRINGS: return ND_FIELD_STRS;
+    }
+    return ND_FIELD_NONE;
+}
+
+static size_t field_size(enum nd_field k)
+{
+    switch (k) {
+    case ND_FIELD_BOOL: return sizeof(bool);
+    case ND_FIELD_STR: return sizeof(const char *);
+    case ND_FIELD_LL: return sizeof(long long);
+    case ND_FIELD_I64: return sizeof(int64_t);
+    case ND_FIELD_STRS: return sizeof(struct nd_strings);
+    case ND_FIELD_NONE: break;
+    }
+    return 0;
+}
+
+size_t nd_flags_size(const struct nd_flag *t)
+{
+    while (t && t->name)
+        t++;
+    return t ? t->to.at : 0;
+}
+
+/* Whether the fields of two bindings share a byte (the same field twice is an alias:
+ * --project and --namespace). */
+static bool overlap(struct nd_bind a, struct nd_bind b)
+{
+    if (a.at == b.at)
+        return a.kind != b.kind;
+    return a.at < b.at + field_size(b.kind) && b.at < a.at + field_size(a.kind);
+}
+
+static const char *bad_binding(const struct nd_flag *t, const struct nd_flag *f, size_t size)
+{
+    if (f->to.kind != field_of(f->type))
+        return "is bound to a field of another type";
+    if (f->to.at + field_size(f->to.kind) > size)
+        return "is bound outside its struct";
+    if (f->given.kind != ND_FIELD_NONE &&
+        (f->given.kind != ND_FIELD_BOOL || f->given.at + sizeof(bool) > size))
+        return "has a given field that is not a bool of its struct";
+    for (const struct nd_flag *g = t; g < f; g++) {
+        if (!strcmp(g->name, f->name) || (f->shorthand && g->shorthand == f->shorthand))
+            return "is in the table twice";
+        if (overlap(g->to, f->to) || (g->given.kind && overlap(g->given, f->to)) ||
+            (f->given.kind && overlap(f->given, g->to)))
+            return "shares its field with another flag";
+    }
+    return NULL;
+}
+
+const struct nd_flag *nd_flags_check(const struct nd_flag *t, size_t size, const char **why)
+{
+    *why = NULL;
+    if (t && nd_flags_size(t) != size) {
+        *why = "ends with another struct's size (ND_FLAGS_END)";
+        return t;
+    }
+    for (const struct nd_flag *f = t; f && f->name; f++)
+        if ((*why = bad_binding(t, f, size)))
+            return f;
+    return NULL;
 }
 
 static const struct nd_flag *find_long(const struct nd_flag *t, const char *name, size_t n)
@@ -96,122 +192,93 @@ static int parse_duration(const char *v, int64_t *ms, struct nd_status *st)
     return nd_duration_parse(v, ms, st);
 }
 
-/* --max-response-bytes: a byte quantity ("512Mi", "1Gi", "300000000") of at least 1Mi. */
-static int parse_max_response(struct nd_ctx *ctx, const char *value, const char *shown, json_t *v,
-                              struct nd_status *st)
+/* A byte quantity ("512Mi", "1Gi", "300000000") of at least 1Mi. */
+static int parse_bytes(const struct nd_flag *f, const char *value, const char *shown,
+                       int64_t *out, struct nd_status *st)
 {
-    json_decref(v);
     struct nd_quantity q;
     struct nd_status qst = ND_STATUS_INIT;
     int64_t n = 0;
     if (nd_quantity_parse(value, &q, &qst) < 0 || nd_quantity_bytes(&q, &n) < 0 || n < (1 << 20)) {
         nd_status_release(&qst);
-        return nd_status_set(st, "Usage",
-                             "Give a size of at least 1Mi, e.g. --max-response-bytes=1Gi.",
-                             "invalid argument \"%s\" for \"%s\" flag: want a size such as 512Mi "
-                             "or 1Gi, at least 1Mi",
-                             value, shown);
+        nd_status_set(st, "Usage", NULL,
+                      "invalid argument \"%s\" for \"%s\" flag: want a size such as 512Mi or "
+                      "1Gi, at least 1Mi",
+                      value, shown);
+        nd_status_set_fix(st, "Give a size of at least 1Mi, e.g. --%s=1Gi.", f->name);
+        return -1;
     }
-    ctx->max_response_bytes = n;
+    *out = n;
     return 0;
 }
 
-static int store(struct nd_ctx *ctx, json_t *values, const struct nd_flag *f, const char *shown,
-                 const char *value, struct nd_status *st)
+/* Appends the comma-separated values of value to l, as pflag's StringSlice. */
+static void append_list(struct nd_strings *l, const char *value)
 {
-    json_t *v = NULL;
+    const char *p = value;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        if (n || !l->v) {
+            l->v = nd_xrealloc(l->v, (l->n + 2) * sizeof *l->v);
+            if (n)
+                l->v[l->n++] = nd_xstrndup(p, n);
+            l->v[l->n] = NULL;
+        }
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+}
+
+static int parse_int(const char *value, const char *shown, long long *out, struct nd_status *st)
+{
+    char *end;
+    errno = 0;
+    long long n = strtoll(value, &end, 10);
+    if (!*value || *end || errno)
+        return nd_status_set(st, "Usage", NULL,
+                             "invalid argument \"%s\" for \"%s\" flag: not an integer", value,
+                             shown);
+    *out = n;
+    return 0;
+}
+
+static int parse_ms(const char *value, const char *shown, int64_t *out, struct nd_status *st)
+{
+    struct nd_status dst = ND_STATUS_INIT;
+    if (parse_duration(value, out, &dst) < 0) {
+        nd_status_set(st, "Usage", NULL, "invalid argument \"%s\" for \"%s\" flag: %s", value,
+                      shown, dst.message);
+        nd_status_release(&dst);
+        return -1;
+    }
+    return 0;
+}
+
+/* Stores value (NULL: a bool flag given alone) in f's field of base. */
+static int store(void *base, const struct nd_flag *f, const char *shown, const char *value,
+                 struct nd_status *st)
+{
+    void *to = field(base, f->to);
+    if (f->given.kind == ND_FIELD_BOOL)
+        *(bool *)field(base, f->given) = true;
     switch (f->type) {
-    case ND_BOOL: {
-        bool b = true;
-        if (value && parse_bool(value, &b) < 0)
+    case ND_BOOL:
+        if (value && parse_bool(value, to) < 0)
             return nd_status_set(st, "Usage", NULL,
                                  "invalid argument \"%s\" for \"%s\" flag: want true or false",
                                  value, shown);
-        v = json_boolean(b);
-        break;
-    }
-    case ND_STRING: v = json_string(value); break;
-    case ND_INT: {
-        char *end;
-        errno = 0;
-        long long n = strtoll(value, &end, 10);
-        if (!*value || *end || errno)
-            return nd_status_set(st, "Usage", NULL,
-                                 "invalid argument \"%s\" for \"%s\" flag: not an integer", value,
-                                 shown);
-        v = json_integer(n);
-        break;
-    }
-    case ND_DURATION: {
-        int64_t ms;
-        struct nd_status dst = ND_STATUS_INIT;
-        if (parse_duration(value, &ms, &dst) < 0) {
-            nd_status_set(st, "Usage", NULL, "invalid argument \"%s\" for \"%s\" flag: %s", value,
-                          shown, dst.message);
-            nd_status_release(&dst);
-            return -1;
-        }
-        v = json_integer(ms);
-        break;
-    }
-    case ND_STRINGS: {
-        json_t *arr = json_object_get(values, f->name);
-        if (!arr) {
-            arr = json_array();
-            json_object_set_new(values, f->name, arr);
-        }
-        /* a comma-separated list, as pflag's StringSlice */
-        const char *p = value;
-        for (;;) {
-            const char *comma = strchr(p, ',');
-            size_t n = comma ? (size_t)(comma - p) : strlen(p);
-            if (n)
-                json_array_append_new(arr, json_stringn(p, n));
-            if (!comma)
-                break;
-            p = comma + 1;
-        }
+        if (!value)
+            *(bool *)to = true;
         return 0;
+    case ND_STRING: *(const char **)to = value; return 0;
+    case ND_INT: return parse_int(value, shown, to, st);
+    case ND_DURATION: return parse_ms(value, shown, to, st);
+    case ND_BYTES: return parse_bytes(f, value, shown, to, st);
+    case ND_STRINGS: append_list(to, value); return 0;
     }
-    }
-    if (!v)
-        return nd_status_set(st, "Usage", NULL, "invalid value for \"%s\" flag", shown);
-    if (!is_global(f)) {
-        json_object_set_new(values, f->name, v);
-        return 0;
-    }
-    /* global flags land in the context */
-    const char *name = f->name;
-    if (!strcmp(name, "kubeconfig"))
-        ctx->kubeconfig = value;
-    else if (!strcmp(name, "context"))
-        ctx->context = value;
-    else if (!strcmp(name, "server"))
-        ctx->server = value;
-    else if (!strcmp(name, "token"))
-        ctx->token = value;
-    else if (!strcmp(name, "project") || !strcmp(name, "namespace"))
-        ctx->namespace_flag = value;
-    else if (!strcmp(name, "all-projects") || !strcmp(name, "all-namespaces"))
-        ctx->all_projects = json_is_true(v);
-    else if (!strcmp(name, "request-timeout"))
-        ctx->request_timeout_ms = json_integer_value(v);
-    else if (!strcmp(name, "max-response-bytes"))
-        return parse_max_response(ctx, value, shown, v, st);
-    else if (!strcmp(name, "read-idle-timeout"))
-        ctx->read_idle_ms = json_integer_value(v) ? json_integer_value(v) : -1;
-    else if (!strcmp(name, "v"))
-        ctx->verbosity = (int)json_integer_value(v);
-    else if (!strcmp(name, "no-color"))
-        ctx->no_color = json_is_true(v);
-    else if (!strcmp(name, "certificate-authority"))
-        ctx->ca_file = value;
-    else if (!strcmp(name, "insecure-skip-tls-verify"))
-        ctx->insecure = json_is_true(v);
-    else if (!strcmp(name, "help"))
-        ctx->help = json_is_true(v);
-    json_decref(v);
-    return 0;
+    return nd_status_set(st, "Usage", NULL, "invalid value for \"%s\" flag", shown);
 }
 
 static const struct nd_flag *lookup_long(struct nd_ctx *ctx, const char *name, size_t n)
@@ -249,11 +316,22 @@ static int unknown_flag(struct nd_ctx *ctx, const char *name, size_t n, struct n
     return -1;
 }
 
+/* Where flag f's value lands: the context for a global flag, else the verb's struct. */
+static int store_flag(struct nd_ctx *ctx, struct nd_opts *o, const struct nd_flag *f,
+                      const char *shown, const char *value, struct nd_status *st)
+{
+    if (is_global(f))
+        return store(ctx, f, shown, value, st);
+    size_t n = 0;
+    while (o->given[n] && o->given[n] != f)
+        n++;
+    o->given[n] = f;
+    return store(o->flags, f, shown, value, st);
+}
+
 static int parse_args(struct nd_ctx *ctx, int argc, char **argv, struct nd_opts *o,
                       struct nd_status *st)
 {
-    memset(o, 0, sizeof *o);
-    o->values = json_object();
     o->pos = nd_xcalloc((size_t)argc + 1, sizeof *o->pos);
     for (int i = 1; i < argc; i++) {
         char *a = argv[i];
@@ -286,7 +364,7 @@ static int parse_args(struct nd_ctx *ctx, int argc, char **argv, struct nd_opts 
                                          f->name);
                 value = argv[++i];
             }
-            if (store(ctx, o->values, f, shown, value, st) < 0)
+            if (store_flag(ctx, o, f, shown, value, st) < 0)
                 return -1;
             continue;
         }
@@ -300,7 +378,7 @@ static int parse_args(struct nd_ctx *ctx, int argc, char **argv, struct nd_opts 
             snprintf(shown, sizeof shown, "-%c", *p);
             if (f->type == ND_BOOL) {
                 const char *value = p[1] == '=' ? p + 2 : NULL;
-                if (store(ctx, o->values, f, shown, value, st) < 0)
+                if (store_flag(ctx, o, f, shown, value, st) < 0)
                     return -1;
                 if (value)
                     break;
@@ -313,7 +391,7 @@ static int parse_args(struct nd_ctx *ctx, int argc, char **argv, struct nd_opts 
                                          "flag needs an argument: '%c' in -%c", *p, *p);
                 value = argv[++i];
             }
-            if (store(ctx, o->values, f, shown, value, st) < 0)
+            if (store_flag(ctx, o, f, shown, value, st) < 0)
                 return -1;
             break;
         }
@@ -321,44 +399,40 @@ static int parse_args(struct nd_ctx *ctx, int argc, char **argv, struct nd_opts 
     return 0;
 }
 
-int nd_cli_parse(struct nd_ctx *ctx, int argc, char **argv, struct nd_opts *o,
-                 struct nd_status *st)
+/* A table bound to another struct than the verb's is the program's error, found by
+ * every run of the verb (and by test_flags for every table). */
+static int check_binding(const struct nd_flag *t, size_t size, struct nd_status *st)
 {
-    if (parse_args(ctx, argc, argv, o, st) == 0)
+    const char *why;
+    const struct nd_flag *f = nd_flags_check(t, size, &why);
+    if (!f)
+        return 0;
+    return nd_status_set(st, "InternalError",
+                         "the verb's flag table and its options struct disagree: fix the table",
+                         "flag %s%s %s", f->name ? "--" : "", f->name ? f->name : "table", why);
+}
+
+int nd_cli_parse(struct nd_ctx *ctx, int argc, char **argv, struct nd_opts *o, void *flags,
+                 size_t flags_size, struct nd_status *st)
+{
+    const struct nd_flag *t = ctx->cmd ? ctx->cmd->flags : NULL;
+    size_t rows = 0;
+    while (t && t[rows].name)
+        rows++;
+    memset(o, 0, sizeof *o);
+    o->table = t;
+    o->flags = flags;
+    o->given = nd_xcalloc(rows + 1, sizeof *o->given);
+    if (check_binding(t, t ? flags_size : 0, st) < 0 ||
+        check_binding(nd_global_flags, sizeof *ctx, st) < 0)
+        return -1;
+    int rc = parse_args(ctx, argc, argv, o, st);
+    /* --read-idle-timeout=0: no limit (the field's 0 is the client's default) */
+    if (ctx->read_idle_given && ctx->read_idle_ms == 0)
+        ctx->read_idle_ms = -1;
+    if (rc == 0)
         return 0;
     if (!st->fix && ctx->cmd)
         nd_status_set_fix(st, "see 'nodus %s --help' for the flags", ctx->cmd->name);
     return -1;
-}
-
-const char *nd_opt_str(const struct nd_opts *o, const char *name)
-{
-    return json_string_value(json_object_get(o->values, name));
-}
-
-bool nd_opt_bool(const struct nd_opts *o, const char *name)
-{
-    return json_is_true(json_object_get(o->values, name));
-}
-
-bool nd_opt_set(const struct nd_opts *o, const char *name)
-{
-    return json_object_get(o->values, name) != NULL;
-}
-
-long long nd_opt_int(const struct nd_opts *o, const char *name, long long def)
-{
-    json_t *v = json_object_get(o->values, name);
-    return json_is_integer(v) ? json_integer_value(v) : def;
-}
-
-int64_t nd_opt_ms(const struct nd_opts *o, const char *name, int64_t def)
-{
-    json_t *v = json_object_get(o->values, name);
-    return json_is_integer(v) ? json_integer_value(v) : def;
-}
-
-const json_t *nd_opt_list(const struct nd_opts *o, const char *name)
-{
-    return json_object_get(o->values, name);
 }

@@ -8,9 +8,28 @@
 
 #define ND_TABLE_ACCEPT "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
 
+/* The flags of get (verbs/get.c's table). */
+struct get_opts {
+    const char *output;
+    const char *selector;
+    const char *field_selector;
+    bool watch;
+    bool watch_only;
+    bool output_watch_events;
+    const char *sort_by;
+    bool show_labels;
+    struct nd_strings label_columns;
+    bool no_headers;
+    long long chunk_size;
+    bool show_kind;
+    bool ignore_not_found;
+    const char *raw;
+    bool show_managed_fields;
+};
+
 struct get_run {
     struct nd_ctx *ctx;
-    struct nd_opts *o;
+    const struct get_opts *opt;
     struct nd_client *client;
     struct nd_print_opts popts;
     const char *ns;        /* NULL: every project */

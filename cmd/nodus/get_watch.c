@@ -219,7 +219,7 @@ static int print_table(struct watch_state *w, const char *type, json_t *obj, str
 /* The object as printed: without metadata.managedFields unless asked for. NEW. */
 static json_t *shown(const struct get_run *g, json_t *obj)
 {
-    if (nd_opt_bool(g->o, "show-managed-fields") ||
+    if (g->opt->show_managed_fields ||
         !json_object_get(json_object_get(obj, "metadata"), "managedFields"))
         return json_incref(obj);
     json_t *copy = json_deep_copy(obj);
@@ -424,7 +424,7 @@ int get_watch(struct get_run *g, const struct nd_kind *k, const char *rv, json_t
                             .last = json_object()};
     nd_table_init(&w.table);
     nd_status_init(&w.st);
-    bool watch_only = nd_opt_bool(g->o, "watch-only");
+    bool watch_only = g->opt->watch_only;
     if (table) {
         json_t *defs = json_object_get(table, "columnDefinitions");
         if (json_array_size(defs))

@@ -333,7 +333,7 @@ int main(int argc, char **argv)
         else if ((strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--v") == 0) && i + 1 < argc)
             ctx.verbosity = atoi(argv[i + 1]);
     }
-    if (nd_log_init(ctx.verbosity) < 0)
+    if (nd_log_init((int)ctx.verbosity) < 0)
         fprintf(stderr,
                 "warning: not tracing to NODUS_TRACE: %s (a symbolic link, a hard link or "
                 "another user's file is never used; name a new file in a directory of yours)\n",

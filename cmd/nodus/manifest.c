@@ -123,17 +123,15 @@ static int read_dir(const char *dir, bool recursive, struct nd_manifests *out,
     return rc;
 }
 
-int nd_manifests_read(const json_t *files, bool recursive, struct nd_manifests *out,
+int nd_manifests_read(const struct nd_strings *files, bool recursive, struct nd_manifests *out,
                       struct nd_status *st)
 {
     memset(out, 0, sizeof *out);
-    if (json_array_size(files) == 0)
+    if (files->n == 0)
         return nd_status_set(st, "Usage", "for example: -f job.yaml",
                              "must specify -f with a file, a directory or - (standard input)");
-    size_t i;
-    json_t *f;
-    json_array_foreach(files, i, f) {
-        const char *path = json_string_value(f);
+    for (size_t i = 0; i < files->n; i++) {
+        const char *path = files->v[i];
         struct stat sb;
         int rc;
         if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "api/registry.h"
+#include "cli.h"
 #include "util/status.h"
 
 struct nd_manifest {
@@ -24,7 +25,7 @@ struct nd_manifests {
  * expanded), "-" for standard input, a directory (its *.yaml, *.yml and *.json files in
  * name order; subdirectories too with recursive). Each object needs apiVersion and kind
  * of a known kind. -1 with st (Usage) naming the file and the problem. */
-int nd_manifests_read(const json_t *files, bool recursive, struct nd_manifests *out,
+int nd_manifests_read(const struct nd_strings *files, bool recursive, struct nd_manifests *out,
                       struct nd_status *st);
 void nd_manifests_release(struct nd_manifests *m);
 

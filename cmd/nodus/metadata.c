@@ -172,20 +172,21 @@ int nd_edit_metadata(int argc, char **argv, struct nd_ctx *ctx, const char *map,
                      const char *verb, const char *unverb)
 {
     struct nd_opts o;
+    struct nd_metadata_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     struct change *ch = NULL;
     size_t nch = 0;
     struct nd_res_list res = {0};
     int worst = 0;
     bool labels = !strcmp(map, "labels");
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
     /* KIND NAME KEY=V...  or  KIND/NAME KEY=V...  or  KIND -l SEL KEY=V... */
     int nargs = 1;
-    if (o.npos >= 1 && !strchr(o.pos[0], '/') && !nd_opt_str(&o, "selector") &&
-        !nd_opt_bool(&o, "all"))
+    if (o.npos >= 1 && !strchr(o.pos[0], '/') && !opt.selector &&
+        !opt.all)
         nargs = 2;
     if (o.npos < nargs || nd_resolve_args(nargs, o.pos, &res, &st) < 0 ||
         parse_changes(&o, nargs, &ch, &nch, labels, &st) < 0) {
@@ -195,7 +196,7 @@ int nd_edit_metadata(int argc, char **argv, struct nd_ctx *ctx, const char *map,
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
-    bool overwrite = nd_opt_bool(&o, "overwrite");
+    bool overwrite = opt.overwrite;
     const struct nd_kind *k = res.v[0].k;
     struct meta_edit e = {.ctx = ctx,
                           .k = k,
@@ -208,7 +209,7 @@ int nd_edit_metadata(int argc, char **argv, struct nd_ctx *ctx, const char *map,
                           .ch = ch,
                           .nch = nch};
     json_t *names = json_deep_copy(res.v[0].names);
-    if (!res.by_name && select_names(&e, nd_opt_str(&o, "selector"), names, &st) < 0)
+    if (!res.by_name && select_names(&e, opt.selector, names, &st) < 0)
         worst = nd_cli_error(ctx, &st);
     for (size_t i = 0; i < json_array_size(names); i++) {
         int c = edit_object(&e, json_string_value(json_array_get(names, i)));

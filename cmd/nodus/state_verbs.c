@@ -8,20 +8,26 @@
 #include "state_verbs.h"
 #include "write.h"
 
+struct state_opts {
+    const char *dry_run;
+};
+
+#define TO(f) ND_TO(struct state_opts, f)
 const struct nd_flag nd_state_flags[] = {
-    {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server"},
-    {NULL},
+    {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server", TO(dry_run)},
+    ND_FLAGS_END(struct state_opts),
 };
 
 int nd_set_state(int argc, char **argv, struct nd_ctx *ctx, const char *state, const char *done)
 {
     struct nd_opts o;
+    struct state_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     struct nd_res_list res = {0};
     enum nd_dry_run dry;
     int worst = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
-        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0 ||
+        nd_dry_run_parse(opt.dry_run, &dry, &st) < 0 ||
         nd_resolve_args(o.npos, o.pos, &res, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;

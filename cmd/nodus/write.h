@@ -18,12 +18,13 @@ int nd_dry_run_parse(const char *v, enum nd_dry_run *out, struct nd_status *st);
  * fieldValidation query parameter). Strict, as kubectl, unless the flag says otherwise. */
 enum nd_validate { ND_VALIDATE_STRICT, ND_VALIDATE_WARN, ND_VALIDATE_IGNORE };
 
-/* The flag's row in a verb's table (a bare --validate is strict: flags.c). */
-#define ND_VALIDATE_FLAG                                                                       \
+/* The flag's row in a verb's table, bound to the field validate of S (a bare --validate
+ * is strict: flags.c). */
+#define ND_VALIDATE_FLAG(S)                                                                    \
     {"validate", 0, ND_STRING, "MODE",                                                         \
      "strict (the default: unknown fields are an error), warn or ignore; true is strict, "     \
      "false ignore",                                                                           \
-     "=strict warn ignore"}
+     "=strict warn ignore", ND_TO(S, validate)}
 
 /* strict|true (and NULL), warn, ignore|false. -1 with st (Usage) for anything else. */
 int nd_validate_parse(const char *v, enum nd_validate *out, struct nd_status *st);

@@ -9,21 +9,37 @@
 #include "util/term.h"
 #include "util/xmalloc.h"
 
+struct api_resources_opts {
+    const char *output;
+    bool namespaced;
+    bool namespaced_given;
+    const char *api_group;
+    struct nd_strings verbs;
+    struct nd_strings categories;
+    const char *sort_by;
+    bool no_headers;
+    bool cached;
+};
+
+#define TO(f) ND_TO(struct api_resources_opts, f)
 const struct nd_flag cmd_api_resources_flags[] = {
-    {"output", 'o', ND_STRING, "FORMAT", "wide (adds verbs and categories) or name", "=wide name"},
+    {"output", 'o', ND_STRING, "FORMAT", "wide (adds verbs and categories) or name", "=wide name",
+     TO(output)},
     {"namespaced", 0, ND_BOOL, NULL,
-     "=true: only kinds that live in projects; =false: only cluster-wide kinds", NULL},
+     "=true: only kinds that live in projects; =false: only cluster-wide kinds", NULL,
+     TO(namespaced), TO(namespaced_given)},
     {"api-group", 0, ND_STRING, "GROUP", "only the kinds of this API group (\"\": the core group)",
-     "=nodus.dev"},
+     "=nodus.dev", TO(api_group)},
     {"verbs", 0, ND_STRINGS, "VERB", "only kinds that support every one of these verbs",
-     "=create delete deletecollection get list patch update watch"},
+     "=create delete deletecollection get list patch update watch", TO(verbs)},
     {"categories", 0, ND_STRINGS, "CATEGORY", "only kinds in every one of these categories",
-     "=all nodus"},
+     "=all nodus", TO(categories)},
     {"sort-by", 0, ND_STRING, "FIELD", "sort by name or kind (default: by group, then name)",
-     "=name kind"},
-    {"no-headers", 0, ND_BOOL, NULL, "leave the header line out", NULL},
-    {"cached", 0, ND_BOOL, NULL, "use the cached discovery documents whatever their age", NULL},
-    {NULL},
+     "=name kind", TO(sort_by)},
+    {"no-headers", 0, ND_BOOL, NULL, "leave the header line out", NULL, TO(no_headers)},
+    {"cached", 0, ND_BOOL, NULL, "use the cached discovery documents whatever their age", NULL,
+     TO(cached)},
+    ND_FLAGS_END(struct api_resources_opts),
 };
 
 static const char *str(const json_t *r, const char *key)
@@ -58,18 +74,16 @@ static void join(const json_t *list, bool sort, struct nd_buf *out)
     free(v);
 }
 
-static bool has_all(const json_t *have, const json_t *want)
+static bool has_all(const json_t *have, const struct nd_strings *want)
 {
-    size_t i;
-    const json_t *w;
-    json_array_foreach(want, i, w)
-    {
+    for (size_t i = 0; i < want->n; i++) {
+        const char *w = want->v[i];
         bool found = false;
         size_t j;
         const json_t *h;
         json_array_foreach(have, j, h)
         {
-            if (json_equal((json_t *)h, (json_t *)w)) {
+            if (json_is_string(h) && !strcmp(json_string_value(h), w)) {
                 found = true;
                 break;
             }
@@ -100,7 +114,7 @@ static int cmp_res(const void *a, const void *b)
 struct filter {
     const char *group;
     bool by_group, by_scope, namespaced;
-    const json_t *verbs, *cats;
+    const struct nd_strings *verbs, *cats;
 };
 
 static bool wanted(const struct filter *f, const json_t *r)
@@ -183,12 +197,13 @@ static void print_table(const json_t **rows, size_t n, bool wide, bool no_header
 int cmd_api_resources(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct api_resources_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     struct nd_buf out = ND_BUF_INIT;
     json_t *all = NULL;
     const json_t **rows = NULL;
     int rc = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
@@ -196,18 +211,18 @@ int cmd_api_resources(int argc, char **argv, struct nd_ctx *ctx)
         rc = nd_cli_unexpected_args(ctx, o.npos, o.pos);
         goto out;
     }
-    const char *fmt = nd_opt_str(&o, "output");
+    const char *fmt = opt.output;
     bool wide = fmt && !strcmp(fmt, "wide"), name_only = fmt && !strcmp(fmt, "name");
     if (fmt && *fmt && !wide && !name_only) {
         rc = nd_cli_usage(ctx, "--output %s is not available", fmt);
         goto out;
     }
-    const char *sort_by = nd_opt_str(&o, "sort-by");
+    const char *sort_by = opt.sort_by;
     if (sort_by && *sort_by && strcmp(sort_by, "name") && strcmp(sort_by, "kind")) {
         rc = nd_cli_usage(ctx, "--sort-by accepts only name or kind");
         goto out;
     }
-    all = nd_discovery_resources(ctx, nd_opt_bool(&o, "cached") ? ND_DISCOVERY_STALE_OK : 0, &st);
+    all = nd_discovery_resources(ctx, opt.cached ? ND_DISCOVERY_STALE_OK : 0, &st);
     if (!all) {
         rc = nd_cli_error(ctx, &st);
         goto out;
@@ -215,12 +230,12 @@ int cmd_api_resources(int argc, char **argv, struct nd_ctx *ctx)
     json_t *safe = nd_term_safe_json(all, 0); /* a server's names, for a terminal */
     json_decref(all);
     all = safe;
-    struct filter f = {.group = nd_opt_str(&o, "api-group"),
-                       .by_group = nd_opt_set(&o, "api-group"),
-                       .by_scope = nd_opt_set(&o, "namespaced"),
-                       .namespaced = nd_opt_bool(&o, "namespaced"),
-                       .verbs = nd_opt_list(&o, "verbs"),
-                       .cats = nd_opt_list(&o, "categories")};
+    struct filter f = {.group = opt.api_group,
+                       .by_group = opt.api_group != NULL,
+                       .by_scope = opt.namespaced_given,
+                       .namespaced = opt.namespaced,
+                       .verbs = &opt.verbs,
+                       .cats = &opt.categories};
     rows = nd_xcalloc(json_array_size(all) + 1, sizeof *rows);
     size_t n = select_rows(all, &f, rows);
     sort_key = sort_by && *sort_by ? sort_by : "group";
@@ -228,7 +243,7 @@ int cmd_api_resources(int argc, char **argv, struct nd_ctx *ctx)
     if (name_only)
         print_names(rows, n, &out);
     else
-        print_table(rows, n, wide, nd_opt_bool(&o, "no-headers"), &out);
+        print_table(rows, n, wide, opt.no_headers, &out);
     nd_out(&out);
 out:
     free(rows);

@@ -3,19 +3,26 @@
 #include "commands.h"
 #include "discovery.h"
 
+struct api_versions_opts {
+    bool cached;
+};
+
+#define TO(f) ND_TO(struct api_versions_opts, f)
 const struct nd_flag cmd_api_versions_flags[] = {
-    {"cached", 0, ND_BOOL, NULL, "use the cached discovery documents whatever their age", NULL},
-    {NULL},
+    {"cached", 0, ND_BOOL, NULL, "use the cached discovery documents whatever their age", NULL,
+     TO(cached)},
+    ND_FLAGS_END(struct api_versions_opts),
 };
 
 int cmd_api_versions(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct api_versions_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     struct nd_buf out = ND_BUF_INIT;
     json_t *versions = NULL;
     int rc = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
@@ -24,7 +31,7 @@ int cmd_api_versions(int argc, char **argv, struct nd_ctx *ctx)
         goto out;
     }
     versions = nd_discovery_group_versions(
-        ctx, nd_opt_bool(&o, "cached") ? ND_DISCOVERY_STALE_OK : 0, &st);
+        ctx, opt.cached ? ND_DISCOVERY_STALE_OK : 0, &st);
     if (!versions) {
         rc = nd_cli_error(ctx, &st);
         goto out;

@@ -13,27 +13,49 @@
 
 #define LAST_APPLIED "kubectl.kubernetes.io/last-applied-configuration"
 
+struct apply_opts {
+    struct nd_strings filename;
+    bool recursive;
+    bool server_side;
+    bool server_side_given;
+    bool force_conflicts;
+    bool force_conflicts_given;
+    const char *field_manager;
+    bool prune;
+    const char *selector;
+    const char *dry_run;
+    const char *output;
+    bool review;
+    bool yes;
+    const char *validate;
+};
+
+#define TO(f) ND_TO(struct apply_opts, f)
 const struct nd_flag cmd_apply_flags[] = {
     {"filename", 'f', ND_STRINGS, "FILE", "manifest file, directory, or - for standard input",
-     "files"},
-    {"recursive", 'R', ND_BOOL, NULL, "read directories given with -f recursively", NULL},
+     "files", TO(filename)},
+    {"recursive", 'R', ND_BOOL, NULL, "read directories given with -f recursively", NULL,
+     TO(recursive)},
     {"server-side", 0, ND_BOOL, NULL,
-     "apply on the server, tracking field ownership (default true; =false: client-side)", NULL},
-    {"force-conflicts", 0, ND_BOOL, NULL, "take over fields another manager owns", NULL},
+     "apply on the server, tracking field ownership (default true; =false: client-side)", NULL,
+     TO(server_side), TO(server_side_given)},
+    {"force-conflicts", 0, ND_BOOL, NULL, "take over fields another manager owns", NULL,
+     TO(force_conflicts), TO(force_conflicts_given)},
     {"field-manager", 0, ND_STRING, "NAME", "the manager name for field ownership (default nodus)",
-     NULL},
-    {"prune", 0, ND_BOOL, NULL,
-     "delete objects matching -l that the manifests no longer contain", NULL},
-    {"selector", 'l', ND_STRING, "SELECTOR", "label selector for --prune", NULL},
+     NULL, TO(field_manager)},
+    {"prune", 0, ND_BOOL, NULL, "delete objects matching -l that the manifests no longer contain",
+     NULL, TO(prune)},
+    {"selector", 'l', ND_STRING, "SELECTOR", "label selector for --prune", NULL, TO(selector)},
     {"dry-run", 0, ND_STRING, "MODE", "none, client or server (server: everything but storing)",
-     "=none client server"},
+     "=none client server", TO(dry_run)},
     {"output", 'o', ND_STRING, "FORMAT", "print the applied objects: name, json, yaml ...",
-     "=name json yaml"},
+     "=name json yaml", TO(output)},
     {"review", 0, ND_BOOL, NULL,
-     "show each object's estimate, ask, then apply exactly what was reviewed (If-Match)", NULL},
-    {"yes", 'y', ND_BOOL, NULL, "answer yes to --review's question (for scripts)", NULL},
-    ND_VALIDATE_FLAG,
-    {NULL},
+     "show each object's estimate, ask, then apply exactly what was reviewed (If-Match)", NULL,
+     TO(review)},
+    {"yes", 'y', ND_BOOL, NULL, "answer yes to --review's question (for scripts)", NULL, TO(yes)},
+    ND_VALIDATE_FLAG(struct apply_opts),
+    ND_FLAGS_END(struct apply_opts),
 };
 
 struct applied {
@@ -65,11 +87,12 @@ struct ssa_call {
     bool force;
 };
 
-static int ssa_request(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd_manifest *m,
-                       const char *ns, const struct ssa_call *c, struct nd_status *st)
+static int ssa_request(struct nd_ctx *ctx, const struct apply_opts *opt,
+                       const struct nd_manifest *m, const char *ns, const struct ssa_call *c,
+                       struct nd_status *st)
 {
     enum nd_dry_run dry = c->dry;
-    const char *mgr = nd_opt_str(o, "field-manager") ? nd_opt_str(o, "field-manager") : "nodus";
+    const char *mgr = opt->field_manager ? opt->field_manager : "nodus";
     struct nd_buf q = ND_BUF_INIT;
     nd_buf_adds(&q, "fieldManager=");
     nd_buf_add_urlencoded(&q, mgr);
@@ -78,7 +101,7 @@ static int ssa_request(struct nd_ctx *ctx, const struct nd_opts *o, const struct
         nd_buf_adds(&q, "&dryRun=All");
     enum nd_validate v;
     struct nd_status vst = ND_STATUS_INIT;
-    nd_validate_parse(nd_opt_str(o, "validate"), &v, &vst); /* checked by cmd_apply */
+    nd_validate_parse(opt->validate, &v, &vst); /* checked by cmd_apply */
     nd_status_release(&vst);
     char *path = object_path(m, ns, q.data);
     nd_buf_release(&q);
@@ -153,16 +176,17 @@ static bool only_imperative(const struct nd_status *st)
  * client-side apply would, so such conflicts are retried once with force; a field another
  * applier owns stays a conflict (unless --force-conflicts), and so does every field with
  * an explicit --force-conflicts=false. Its fix names the file the manifest came from. */
-static int server_side(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd_manifest *m,
-                       const char *ns, const struct ssa_call *c, struct nd_status *st)
+static int server_side(struct nd_ctx *ctx, const struct apply_opts *opt,
+                       const struct nd_manifest *m, const char *ns, const struct ssa_call *c,
+                       struct nd_status *st)
 {
     struct ssa_call call = *c;
-    call.force = nd_opt_bool(o, "force-conflicts");
-    int rc = ssa_request(ctx, o, m, ns, &call, st);
-    if (rc < 0 && !nd_opt_set(o, "force-conflicts") && only_imperative(st)) {
+    call.force = opt->force_conflicts;
+    int rc = ssa_request(ctx, opt, m, ns, &call, st);
+    if (rc < 0 && !opt->force_conflicts_given && only_imperative(st)) {
         nd_status_release(st);
         call.force = true;
-        rc = ssa_request(ctx, o, m, ns, &call, st);
+        rc = ssa_request(ctx, opt, m, ns, &call, st);
     }
     if (rc < 0 && st->reason && !strcmp(st->reason, "Conflict") && nd_status_cause_count(st)) {
         struct nd_buf fix = ND_BUF_INIT;
@@ -182,7 +206,7 @@ static int server_side(struct nd_ctx *ctx, const struct nd_opts *o, const struct
  * apply carries the dry run's ETag as If-Match, so it does exactly what was reviewed
  * (a changed spec or price book fails PreconditionFailed). *declined when the answer
  * was no. */
-static int reviewed(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd_manifest *m,
+static int reviewed(struct nd_ctx *ctx, const struct apply_opts *opt, const struct nd_manifest *m,
                     const char *ns, json_t **out, const char **op, bool *declined,
                     struct nd_status *st)
 {
@@ -191,7 +215,7 @@ static int reviewed(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd
     const char *pop;
     *declined = false;
     int rc = server_side(
-        ctx, o, m, ns,
+        ctx, opt, m, ns,
         &(struct ssa_call){.dry = ND_DRY_SERVER, .etag = &etag, .out = &preview, .op = &pop}, st);
     if (rc == 0) {
         const json_t *meta = json_object_get(preview, "metadata");
@@ -200,7 +224,7 @@ static int reviewed(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd
                json_string_value(json_object_get(meta, "name")));
         nd_print_estimate(preview);
         fflush(stdout);
-        bool yes = nd_opt_bool(o, "yes");
+        bool yes = opt->yes;
         if (!yes) {
             char q[256];
             snprintf(q, sizeof q, "apply %s/%s?", m->kind->singular,
@@ -211,7 +235,7 @@ static int reviewed(struct nd_ctx *ctx, const struct nd_opts *o, const struct nd
             *declined = true;
         else if (rc == 0)
             rc = server_side(
-                ctx, o, m, ns,
+                ctx, opt, m, ns,
                 &(struct ssa_call){.dry = ND_DRY_NONE, .if_match = etag, .out = out, .op = op}, st);
     }
     free(etag);
@@ -341,10 +365,10 @@ static bool made_by_apply(const json_t *obj)
 
 /* --prune: objects of the applied kinds and projects that match -l, that an apply made,
  * and that this one did not apply. */
-static int prune(struct nd_ctx *ctx, const struct nd_opts *o, const struct applied *a, size_t n,
-                 enum nd_dry_run dry, int *worst)
+static int prune(struct nd_ctx *ctx, const struct apply_opts *opt, const struct applied *a,
+                 size_t n, enum nd_dry_run dry, int *worst)
 {
-    const char *sel = nd_opt_str(o, "selector");
+    const char *sel = opt->selector;
     for (size_t i = 0; i < n; i++) {
         bool seen = false;
         for (size_t j = 0; j < i; j++)
@@ -400,7 +424,7 @@ static int prune(struct nd_ctx *ctx, const struct nd_opts *o, const struct appli
 }
 
 struct apply {
-    const struct nd_opts *o;
+    const struct apply_opts *opt;
     enum nd_dry_run dry;
     enum nd_validate validate;
     bool ssa, review;
@@ -417,7 +441,7 @@ static int apply_one(struct nd_ctx *ctx, const struct nd_manifest *m, const char
         return -1;
     if (a->review) {
         bool declined = false;
-        int rc = reviewed(ctx, a->o, m, ns, &d->obj, &d->op, &declined, st);
+        int rc = reviewed(ctx, a->opt, m, ns, &d->obj, &d->op, &declined, st);
         if (rc == 0 && declined) {
             printf("not applied\n");
             d->skipped = true;
@@ -425,7 +449,7 @@ static int apply_one(struct nd_ctx *ctx, const struct nd_manifest *m, const char
         return rc;
     }
     if (a->ssa && a->dry != ND_DRY_CLIENT)
-        return server_side(ctx, a->o, m, ns,
+        return server_side(ctx, a->opt, m, ns,
                            &(struct ssa_call){.dry = a->dry, .out = &d->obj, .op = &d->op}, st);
     return client_side(ctx, m, ns, a->dry, a->validate, &d->obj, &d->op, st);
 }
@@ -444,28 +468,29 @@ static void remember(void *cls, const struct nd_manifest *m, const char *ns)
 int cmd_apply(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct apply_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     struct nd_manifests ms = {0};
     struct nd_print_opts popts;
     nd_print_opts_init(&popts);
-    struct apply a = {.o = &o};
+    struct apply a = {.opt = &opt};
     int worst = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
-        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &a.dry, &st) < 0 ||
-        nd_validate_parse(nd_opt_str(&o, "validate"), &a.validate, &st) < 0 ||
-        nd_write_output_parse(nd_opt_str(&o, "output"), &popts, &st) < 0 ||
-        nd_manifests_read(nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms, &st) <
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0 ||
+        nd_dry_run_parse(opt.dry_run, &a.dry, &st) < 0 ||
+        nd_validate_parse(opt.validate, &a.validate, &st) < 0 ||
+        nd_write_output_parse(opt.output, &popts, &st) < 0 ||
+        nd_manifests_read(&opt.filename, opt.recursive, &ms, &st) <
             0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
-    if (nd_opt_bool(&o, "prune") && !nd_opt_str(&o, "selector")) {
+    if (opt.prune && !opt.selector) {
         worst = nd_cli_usage(ctx, "--prune needs a label selector (-l) naming the objects it may "
                                   "delete");
         goto out;
     }
-    a.ssa = !nd_opt_set(&o, "server-side") || nd_opt_bool(&o, "server-side");
-    a.review = nd_opt_bool(&o, "review");
+    a.ssa = !opt.server_side_given || opt.server_side;
+    a.review = opt.review;
     if (a.review && (a.dry != ND_DRY_NONE || !a.ssa)) {
         worst = nd_cli_usage(ctx, "--review reviews a server-side apply: it cannot be combined "
                                   "with --dry-run or --server-side=false");
@@ -476,12 +501,12 @@ int cmd_apply(int argc, char **argv, struct nd_ctx *ctx)
                            &(struct nd_write_each){.fn = apply_one,
                                                    .cls = &a,
                                                    .popts = &popts,
-                                                   .has_output = nd_opt_str(&o, "output") != NULL,
+                                                   .has_output = opt.output != NULL,
                                                    .dry = a.dry,
                                                    .estimate = true,
                                                    .printed = remember});
-    if (nd_opt_bool(&o, "prune"))
-        prune(ctx, &o, a.done, a.ndone, a.dry, &worst);
+    if (opt.prune)
+        prune(ctx, &opt, a.done, a.ndone, a.dry, &worst);
 out:
     for (size_t i = 0; i < a.ndone; i++) {
         free(a.done[i].ns);

@@ -20,13 +20,24 @@
 #include "util/xmalloc.h"
 #include "write.h"
 
+struct auth_opts {
+    const char *output;
+    const char *subresource;
+    bool quiet;
+    bool quiet_given;
+};
+
+#define TO(f) ND_TO(struct auth_opts, f)
 const struct nd_flag cmd_auth_flags[] = {
-    {"output", 'o', ND_STRING, "FORMAT", "whoami: json, yaml, or jsonpath=TEMPLATE",
-     "=json yaml"},
-    {"subresource", 0, ND_STRING, "NAME", "can-i: a subresource (log, exec, files, invoke, "
-                                          "status)", "=log exec files invoke status"},
-    {"quiet", 'q', ND_BOOL, NULL, "can-i: print nothing, answer by the exit code only", NULL},
-    {NULL},
+    {"output", 'o', ND_STRING, "FORMAT", "whoami: json, yaml, or jsonpath=TEMPLATE", "=json yaml",
+     TO(output)},
+    {"subresource", 0, ND_STRING, "NAME",
+     "can-i: a subresource (log, exec, files, invoke, "
+     "status)",
+     "=log exec files invoke status", TO(subresource)},
+    {"quiet", 'q', ND_BOOL, NULL, "can-i: print nothing, answer by the exit code only", NULL,
+     TO(quiet), TO(quiet_given)},
+    ND_FLAGS_END(struct auth_opts),
 };
 
 #define AUTHN_PATH "/apis/authentication.k8s.io/v1/selfsubjectreviews"
@@ -107,7 +118,7 @@ static void whoami_table(const json_t *ui, struct nd_buf *out)
     json_decref(rows);
 }
 
-static int whoami(struct nd_ctx *ctx, const struct nd_opts *o)
+static int whoami(struct nd_ctx *ctx, const struct nd_opts *o, const struct auth_opts *opt)
 {
     struct nd_status st = ND_STATUS_INIT;
     struct nd_print_opts popts;
@@ -119,11 +130,11 @@ static int whoami(struct nd_ctx *ctx, const struct nd_opts *o)
         rc = nd_cli_usage(ctx, "whoami takes no arguments");
         goto out;
     }
-    if (nd_opt_set(o, "subresource") || nd_opt_set(o, "quiet")) {
+    if (opt->subresource || opt->quiet_given) {
         rc = nd_cli_usage(ctx, "--subresource and --quiet are flags of auth can-i");
         goto out;
     }
-    const char *fmt = nd_opt_str(o, "output");
+    const char *fmt = opt->output;
     if (fmt && *fmt && nd_write_output_parse(fmt, &popts, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
@@ -157,12 +168,12 @@ out:
     return rc;
 }
 
-static int can_i(struct nd_ctx *ctx, const struct nd_opts *o)
+static int can_i(struct nd_ctx *ctx, const struct nd_opts *o, const struct auth_opts *opt)
 {
     struct nd_status st = ND_STATUS_INIT;
     json_t *answer = NULL, *body = NULL;
     int rc = 0;
-    if (nd_opt_set(o, "output")) {
+    if (opt->output) {
         rc = nd_cli_usage(ctx, "-o is a flag of auth whoami");
         goto out;
     }
@@ -190,7 +201,7 @@ static int can_i(struct nd_ctx *ctx, const struct nd_opts *o)
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
-    const char *sub = nd_opt_str(o, "subresource");
+    const char *sub = opt->subresource;
     if (sub && !nd_kind_has_subresource(k, sub)) {
         rc = nd_cli_usage(ctx, "%s have no subresource %s", k->plural, sub);
         goto out;
@@ -213,7 +224,7 @@ static int can_i(struct nd_ctx *ctx, const struct nd_opts *o)
     const json_t *status = json_object_get(answer, "status");
     bool allowed = json_is_true(json_object_get(status, "allowed"));
     const char *why = json_string_value(json_object_get(status, "reason"));
-    if (!nd_opt_bool(o, "quiet")) {
+    if (!opt->quiet) {
         if (allowed)
             printf("yes\n");
         else if (why && *why) {
@@ -235,17 +246,18 @@ out:
 int cmd_auth(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct auth_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     int rc;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
     } else if (o.npos == 0) {
         rc = nd_cli_usage(ctx, "name a subcommand: nodus auth whoami, or nodus auth can-i VERB "
                                "KIND");
     } else if (strcmp(o.pos[0], "whoami") == 0) {
-        rc = whoami(ctx, &o);
+        rc = whoami(ctx, &o, &opt);
     } else if (strcmp(o.pos[0], "can-i") == 0) {
-        rc = can_i(ctx, &o);
+        rc = can_i(ctx, &o, &opt);
     } else {
         rc = nd_cli_usage(ctx, "unknown subcommand \"%s\" of nodus auth (whoami, can-i)",
                           o.pos[0]);

@@ -695,7 +695,7 @@ int cmd_completion(int argc, char **argv, struct nd_ctx *ctx)
     struct nd_status st = ND_STATUS_INIT;
     struct nd_buf b = ND_BUF_INIT;
     int rc = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, NULL, 0, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
     }

@@ -15,32 +15,60 @@
 /* One table for every subcommand (flags a subcommand does not take are refused). Some
  * shadow global flags of the same name (--server, --token, --namespace ...): here they
  * are what the subcommand writes, not how to connect. */
+struct config_opts {
+    bool raw;
+    bool minify;
+    const char *output;
+    bool no_headers;
+    bool current;
+    const char *cluster;
+    const char *user;
+    const char *namespace;
+    const char *server;
+    const char *certificate_authority;
+    bool insecure_skip_tls_verify;
+    bool insecure_skip_tls_verify_given;
+    const char *token;
+    const char *token_file;
+    const char *client_certificate;
+    const char *client_key;
+};
+
+#define TO(f) ND_TO(struct config_opts, f)
 const struct nd_flag cmd_config_flags[] = {
-    {"raw", 0, ND_BOOL, NULL, "view: show tokens and certificate data as they are", NULL},
-    {"minify", 0, ND_BOOL, NULL, "view: only what the current context (or --context) uses", NULL},
+    {"raw", 0, ND_BOOL, NULL, "view: show tokens and certificate data as they are", NULL, TO(raw)},
+    {"minify", 0, ND_BOOL, NULL, "view: only what the current context (or --context) uses", NULL,
+     TO(minify)},
     {"output", 'o', ND_STRING, "FORMAT",
-     "view: yaml, json or jsonpath=TEMPLATE; get-contexts: name", "=yaml json name jsonpath="},
-    {"no-headers", 0, ND_BOOL, NULL, "get-contexts: leave the header line out", NULL},
-    {"current", 0, ND_BOOL, NULL, "set-context: change the current context", NULL},
-    {"cluster", 0, ND_STRING, "NAME", "set-context: the context's cluster", NULL},
-    {"user", 0, ND_STRING, "NAME", "set-context: the context's user", NULL},
-    {"namespace", 0, ND_STRING, "NAME", "set-context: the context's project", "projects"},
-    {"server", 0, ND_STRING, "URL", "set-cluster: the API server's address", NULL},
+     "view: yaml, json or jsonpath=TEMPLATE; get-contexts: name",
+     "=yaml json name jsonpath=", TO(output)},
+    {"no-headers", 0, ND_BOOL, NULL, "get-contexts: leave the header line out", NULL,
+     TO(no_headers)},
+    {"current", 0, ND_BOOL, NULL, "set-context: change the current context", NULL, TO(current)},
+    {"cluster", 0, ND_STRING, "NAME", "set-context: the context's cluster", NULL, TO(cluster)},
+    {"user", 0, ND_STRING, "NAME", "set-context: the context's user", NULL, TO(user)},
+    {"namespace", 0, ND_STRING, "NAME", "set-context: the context's project", "projects",
+     TO(namespace)},
+    {"server", 0, ND_STRING, "URL", "set-cluster: the API server's address", NULL, TO(server)},
     {"certificate-authority", 0, ND_STRING, "FILE", "set-cluster: PEM file of the CA to trust",
-     "files"},
+     "files", TO(certificate_authority)},
     {"insecure-skip-tls-verify", 0, ND_BOOL, NULL,
-     "set-cluster: do not verify the server's certificate (=false turns it off)", NULL},
-    {"token", 0, ND_STRING, "TOKEN", "set-credentials: bearer token", NULL},
-    {"token-file", 0, ND_STRING, "FILE", "set-credentials: file holding the bearer token", "files"},
+     "set-cluster: do not verify the server's certificate (=false turns it off)", NULL,
+     TO(insecure_skip_tls_verify), TO(insecure_skip_tls_verify_given)},
+    {"token", 0, ND_STRING, "TOKEN", "set-credentials: bearer token", NULL, TO(token)},
+    {"token-file", 0, ND_STRING, "FILE", "set-credentials: file holding the bearer token", "files",
+     TO(token_file)},
     {"client-certificate", 0, ND_STRING, "FILE", "set-credentials: client certificate (PEM)",
-     "files"},
-    {"client-key", 0, ND_STRING, "FILE", "set-credentials: client key (PEM)", "files"},
-    {NULL},
+     "files", TO(client_certificate)},
+    {"client-key", 0, ND_STRING, "FILE", "set-credentials: client key (PEM)", "files",
+     TO(client_key)},
+    ND_FLAGS_END(struct config_opts),
 };
 
 struct sub {
     const char *name;
-    int (*run)(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_config *cfg);
+    int (*run)(struct nd_ctx *ctx, const struct nd_opts *o, const struct config_opts *opt,
+               struct nd_config *cfg);
     int min_args, max_args;
     const char *flags; /* the flags it takes, space-separated */
     const char *usage; /* for a wrong number of arguments */
@@ -150,26 +178,28 @@ static int minify(json_t *doc, const char *current)
     return rc;
 }
 
-static int cfg_view(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_config *cfg)
+static int cfg_view(struct nd_ctx *ctx, const struct nd_opts *o, const struct config_opts *opt,
+               struct nd_config *cfg)
 {
+    (void)o;
     struct nd_status st = ND_STATUS_INIT;
     struct nd_print_opts po;
     struct nd_buf out = ND_BUF_INIT;
     json_t *doc = json_deep_copy(cfg->doc);
     int rc = 0;
     nd_print_opts_init(&po);
-    const char *fmt = nd_opt_str(o, "output");
+    const char *fmt = opt->output;
     if (fmt && *fmt && strcmp(fmt, "yaml") && strcmp(fmt, "json") && strncmp(fmt, "jsonpath=", 9)) {
         rc = nd_cli_usage(ctx, "--output must be yaml, json or jsonpath=TEMPLATE, not %s", fmt);
         goto out;
     }
-    if (nd_opt_bool(o, "minify")) {
+    if (opt->minify) {
         const char *cur =
             ctx->context && *ctx->context ? ctx->context : nd_config_current_context(cfg);
         if ((rc = minify(doc, cur)) != 0)
             goto out;
     }
-    if (!nd_opt_bool(o, "raw")) {
+    if (!opt->raw) {
         redact(doc, "clusters", "cluster");
         redact(doc, "users", "user");
     }
@@ -230,9 +260,10 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static int cfg_get_contexts(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_config *cfg)
+static int cfg_get_contexts(struct nd_ctx *ctx, const struct nd_opts *o,
+                            const struct config_opts *opt, struct nd_config *cfg)
 {
-    const char *fmt = nd_opt_str(o, "output");
+    const char *fmt = opt->output;
     if (fmt && *fmt && strcmp(fmt, "name"))
         return nd_cli_usage(ctx, "output must be one of '' or 'name'");
     for (int i = 1; i < o->npos; i++)
@@ -262,7 +293,7 @@ static int cfg_get_contexts(struct nd_ctx *ctx, const struct nd_opts *o, struct 
         for (size_t c = 0; c < 5; c++)
             nd_table_add_column(&t, headers[c]);
         t.header_if_empty = true;
-        t.no_headers = nd_opt_bool(o, "no-headers");
+        t.no_headers = opt->no_headers;
         const char *cur = nd_config_current_context(cfg);
         for (size_t i = 0; i < k; i++) {
             const json_t *body = nd_config_get(cfg, "contexts", v[i]);
@@ -284,8 +315,10 @@ static int cfg_get_contexts(struct nd_ctx *ctx, const struct nd_opts *o, struct 
     return 0;
 }
 
-static int cfg_current_context(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_config *cfg)
+static int cfg_current_context(struct nd_ctx *ctx, const struct nd_opts *o,
+                               const struct config_opts *opt, struct nd_config *cfg)
 {
+    (void)opt;
     (void)ctx;
     (void)o;
     const char *cur = nd_config_current_context(cfg);
@@ -295,8 +328,10 @@ static int cfg_current_context(struct nd_ctx *ctx, const struct nd_opts *o, stru
     return 0;
 }
 
-static int cfg_use_context(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_config *cfg)
+static int cfg_use_context(struct nd_ctx *ctx, const struct nd_opts *o,
+                           const struct config_opts *opt, struct nd_config *cfg)
 {
+    (void)opt;
     const char *name = o->pos[1];
     struct nd_status st = ND_STATUS_INIT;
     int rc;
@@ -310,8 +345,10 @@ static int cfg_use_context(struct nd_ctx *ctx, const struct nd_opts *o, struct n
     return rc;
 }
 
-static int cfg_delete_context(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_config *cfg)
+static int cfg_delete_context(struct nd_ctx *ctx, const struct nd_opts *o,
+                              const struct config_opts *opt, struct nd_config *cfg)
 {
+    (void)opt;
     const char *name = o->pos[1];
     struct nd_status st = ND_STATUS_INIT;
     int rc = 0, was_current = 0;
@@ -330,10 +367,11 @@ static int cfg_delete_context(struct nd_ctx *ctx, const struct nd_opts *o, struc
 
 /* ---- set-context, set-cluster, set-credentials ---- */
 
-static int cfg_set_context(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_config *cfg)
+static int cfg_set_context(struct nd_ctx *ctx, const struct nd_opts *o,
+                           const struct config_opts *opt, struct nd_config *cfg)
 {
     const char *name = o->npos > 1 ? o->pos[1] : NULL;
-    if (nd_opt_bool(o, "current")) {
+    if (opt->current) {
         if (name)
             return nd_cli_usage(ctx, "you cannot specify both a context name and --current");
         name = nd_config_current_context(cfg);
@@ -345,10 +383,10 @@ static int cfg_set_context(struct nd_ctx *ctx, const struct nd_opts *o, struct n
     char *copy = nd_xstrdup(name);
     bool existed = has_context(cfg, copy);
     /* -n (the global --project) names the project too */
-    const char *ns = nd_opt_set(o, "namespace") ? nd_opt_str(o, "namespace") : ctx->namespace_flag;
+    const char *ns = opt->namespace ? opt->namespace : ctx->namespace_flag;
     struct nd_status st = ND_STATUS_INIT;
     int rc;
-    if (nd_config_set_context(cfg, copy, nd_opt_str(o, "cluster"), nd_opt_str(o, "user"), ns, &st) <
+    if (nd_config_set_context(cfg, copy, opt->cluster, opt->user, ns, &st) <
         0)
         rc = nd_cli_error(ctx, &st);
     else if ((rc = save(ctx, cfg)) == 0)
@@ -358,15 +396,16 @@ static int cfg_set_context(struct nd_ctx *ctx, const struct nd_opts *o, struct n
     return rc;
 }
 
-static int cfg_set_cluster(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_config *cfg)
+static int cfg_set_cluster(struct nd_ctx *ctx, const struct nd_opts *o,
+                           const struct config_opts *opt, struct nd_config *cfg)
 {
     const char *name = o->pos[1];
     int insecure =
-        nd_opt_set(o, "insecure-skip-tls-verify") ? nd_opt_bool(o, "insecure-skip-tls-verify") : -1;
+        opt->insecure_skip_tls_verify_given ? opt->insecure_skip_tls_verify : -1;
     struct nd_status st = ND_STATUS_INIT;
     int rc;
-    if (nd_config_set_cluster(cfg, name, nd_opt_str(o, "server"),
-                              nd_opt_str(o, "certificate-authority"), insecure, &st) < 0)
+    if (nd_config_set_cluster(cfg, name, opt->server,
+                              opt->certificate_authority, insecure, &st) < 0)
         rc = nd_cli_error(ctx, &st);
     else if ((rc = save(ctx, cfg)) == 0)
         printf("Cluster \"%s\" set.\n", name);
@@ -374,13 +413,14 @@ static int cfg_set_cluster(struct nd_ctx *ctx, const struct nd_opts *o, struct n
     return rc;
 }
 
-static int cfg_set_credentials(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_config *cfg)
+static int cfg_set_credentials(struct nd_ctx *ctx, const struct nd_opts *o,
+                               const struct config_opts *opt, struct nd_config *cfg)
 {
     const char *name = o->pos[1];
     struct nd_status st = ND_STATUS_INIT;
     int rc;
-    if (nd_config_set_credentials(cfg, name, nd_opt_str(o, "token"), nd_opt_str(o, "token-file"),
-                                  nd_opt_str(o, "client-certificate"), nd_opt_str(o, "client-key"),
+    if (nd_config_set_credentials(cfg, name, opt->token, opt->token_file,
+                                  opt->client_certificate, opt->client_key,
                                   &st) < 0)
         rc = nd_cli_error(ctx, &st);
     else if ((rc = save(ctx, cfg)) == 0)
@@ -418,9 +458,10 @@ static bool listed(const char *list, const char *word)
 int cmd_config(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct config_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     int rc = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
@@ -438,12 +479,9 @@ int cmd_config(int argc, char **argv, struct nd_ctx *ctx)
         rc = nd_cli_usage(ctx, "unknown command \"%s\" for \"nodus config\"", o.pos[0]);
         goto out;
     }
-    const char *flag;
-    json_t *v;
-    json_object_foreach(o.values, flag, v)
-    {
-        if (!listed(s->flags, flag)) {
-            rc = nd_cli_usage(ctx, "unknown flag for config %s: --%s", s->name, flag);
+    for (const struct nd_flag **f = o.given; *f; f++) {
+        if (!listed(s->flags, (*f)->name)) {
+            rc = nd_cli_usage(ctx, "unknown flag for config %s: --%s", s->name, (*f)->name);
             goto out;
         }
     }
@@ -457,7 +495,7 @@ int cmd_config(int argc, char **argv, struct nd_ctx *ctx)
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
-    rc = s->run(ctx, &o, cfg);
+    rc = s->run(ctx, &o, &opt, cfg);
 out:
     nd_status_release(&st);
     nd_opts_release(&o);

@@ -35,10 +35,15 @@
 #include "util/validate.h"
 #include "util/xmalloc.h"
 
+struct cp_opts {
+    bool quiet;
+};
+
+#define TO(f) ND_TO(struct cp_opts, f)
 const struct nd_flag cmd_cp_flags[] = {
-    {"quiet", 'q', ND_BOOL, NULL, "no progress line (it is drawn only on a terminal anyway)",
-     NULL},
-    {NULL},
+    {"quiet", 'q', ND_BOOL, NULL, "no progress line (it is drawn only on a terminal anyway)", NULL,
+     TO(quiet)},
+    ND_FLAGS_END(struct cp_opts),
 };
 
 /* ---- interruption: the copy stops, and nothing of it lands ---- */
@@ -590,10 +595,11 @@ static int upload_stdin(struct nd_ctx *ctx, const struct spec *dest, bool quiet,
 int cmd_cp(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct cp_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     struct spec src = {0}, dest = {0};
     int rc = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
@@ -610,7 +616,7 @@ int cmd_cp(int argc, char **argv, struct nd_ctx *ctx)
                                             "[KIND/]NAME:PATH (e.g. sandbox/dev:/data)");
         goto out;
     }
-    bool quiet = nd_opt_bool(&o, "quiet");
+    bool quiet = opt.quiet;
     interrupted = 0;
     catch_interrupts(true);
     int r = src.remote && !strcmp(dest.path, "-")  ? download_stdout(ctx, &src, quiet, &st)

@@ -14,12 +14,18 @@
 #include "util/xmalloc.h"
 #include "yaml/yaml.h"
 
+struct crds_opts {
+    const char *output;
+    struct nd_strings kind;
+};
+
+#define TO(f) ND_TO(struct crds_opts, f)
 const struct nd_flag cmd_crds_flags[] = {
     {"output", 'o', ND_STRING, "FORMAT",
-     "yaml (the default: documents separated by ---) or json (a List)", "=yaml json"},
+     "yaml (the default: documents separated by ---) or json (a List)", "=yaml json", TO(output)},
     {"kind", 0, ND_STRINGS, "KIND",
-     "only this kind (Job, jobs, nj ...; repeatable, or comma-separated)", "kinds"},
-    {NULL},
+     "only this kind (Job, jobs, nj ...; repeatable, or comma-separated)", "kinds", TO(kind)},
+    ND_FLAGS_END(struct crds_opts),
 };
 
 static bool is_nodus(const struct nd_kind *k)
@@ -67,12 +73,13 @@ static const struct nd_kind *find_kind(const char *name, struct nd_status *st)
 int cmd_crds(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct crds_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     struct nd_buf out = ND_BUF_INIT;
     json_t *crds = json_array(), *list = NULL;
     bool *want = nd_xcalloc(nd_kind_count(), sizeof *want);
     int rc = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
@@ -80,18 +87,15 @@ int cmd_crds(int argc, char **argv, struct nd_ctx *ctx)
         rc = nd_cli_usage(ctx, "unexpected argument \"%s\": name kinds with --kind", o.pos[0]);
         goto out;
     }
-    const char *fmt = nd_opt_str(&o, "output");
+    const char *fmt = opt.output;
     bool json = fmt && strcasecmp(fmt, "json") == 0;
     if (fmt && !json && strcasecmp(fmt, "yaml") != 0) {
         rc = nd_cli_usage(ctx, "--output %s is not available: use yaml or json", fmt);
         goto out;
     }
-    const json_t *kinds = nd_opt_list(&o, "kind");
     size_t i;
-    json_t *v;
-    json_array_foreach(kinds, i, v)
-    {
-        const struct nd_kind *k = find_kind(json_string_value(v), &st);
+    for (i = 0; i < opt.kind.n; i++) {
+        const struct nd_kind *k = find_kind(opt.kind.v[i], &st);
         if (!k) {
             rc = nd_cli_error(ctx, &st);
             goto out;
@@ -100,7 +104,7 @@ int cmd_crds(int argc, char **argv, struct nd_ctx *ctx)
     }
     /* in the registry's order, each kind once, whatever order --kind named them in */
     for (i = 0; i < nd_kind_count(); i++) {
-        if (!is_nodus(&nd_kinds[i]) || (json_array_size(kinds) > 0 && !want[i]))
+        if (!is_nodus(&nd_kinds[i]) || (opt.kind.n > 0 && !want[i]))
             continue;
         json_t *crd = nd_crd_new(&nd_kinds[i], &st);
         if (!crd) {

@@ -8,22 +8,35 @@
 #include "manifest.h"
 #include "write.h"
 
+struct create_opts {
+    struct nd_strings filename;
+    bool recursive;
+    const char *dry_run;
+    const char *output;
+    const char *field_manager;
+    const char *validate;
+};
+
+#define TO(f) ND_TO(struct create_opts, f)
 const struct nd_flag cmd_create_flags[] = {
     {"filename", 'f', ND_STRINGS, "FILE", "manifest file, directory, or - for standard input",
-     "files"},
-    {"recursive", 'R', ND_BOOL, NULL, "read directories given with -f recursively", NULL},
+     "files", TO(filename)},
+    {"recursive", 'R', ND_BOOL, NULL, "read directories given with -f recursively", NULL,
+     TO(recursive)},
     {"dry-run", 0, ND_STRING, "MODE", "none, client or server (server: everything but storing)",
-     "=none client server"},
+     "=none client server", TO(dry_run)},
     {"output", 'o', ND_STRING, "FORMAT", "print the created objects: name, json, yaml ...",
-     "=name json yaml"},
+     "=name json yaml", TO(output)},
     {"field-manager", 0, ND_STRING, "NAME",
-     "manager name for field ownership (default kubectl-create, as kubectl)", NULL},
-    ND_VALIDATE_FLAG,
-    {NULL},
+     "manager name for field ownership (default kubectl-create, as kubectl)", NULL,
+     TO(field_manager)},
+    ND_VALIDATE_FLAG(struct create_opts),
+    ND_FLAGS_END(struct create_opts),
 };
 
 /* nodus create namespace|ns|project NAME */
-static int create_project(struct nd_ctx *ctx, const struct nd_opts *o, enum nd_dry_run dry,
+static int create_project(struct nd_ctx *ctx, const struct nd_opts *o,
+                          const struct create_opts *opt, enum nd_dry_run dry,
                           const struct nd_print_opts *popts)
 {
     if (o->npos != 2)
@@ -31,7 +44,7 @@ static int create_project(struct nd_ctx *ctx, const struct nd_opts *o, enum nd_d
                             o->npos < 2 ? "name the project to create"
                                         : "nodus create takes one project name",
                             o->pos[0]);
-    if (json_array_size(nd_opt_list(o, "filename")))
+    if (opt->filename.n)
         return nd_cli_usage(ctx, "nodus create %s NAME takes no -f", o->pos[0]);
     const char *name = o->pos[1];
     struct nd_status st = ND_STATUS_INIT;
@@ -45,7 +58,7 @@ static int create_project(struct nd_ctx *ctx, const struct nd_opts *o, enum nd_d
         struct nd_buf path = ND_BUF_INIT;
         nd_kind_path(nd_kind_lookup("namespaces"), NULL, NULL, NULL, &path);
         nd_buf_adds(&path, "?fieldManager=");
-        const char *mgr = nd_opt_str(o, "field-manager");
+        const char *mgr = opt->field_manager;
         nd_buf_add_urlencoded(&path, mgr ? mgr : "kubectl-create");
         if (dry == ND_DRY_SERVER)
             nd_buf_adds(&path, "&dryRun=All");
@@ -64,7 +77,7 @@ static int create_project(struct nd_ctx *ctx, const struct nd_opts *o, enum nd_d
             nd_status_set_fix(&st, "use it: nodus get jobs -n %s", name);
     }
     if (rc == 0)
-        rc = nd_print_result(popts, nd_opt_str(o, "output") != NULL, result, "created", dry, 0,
+        rc = nd_print_result(popts, opt->output != NULL, result, "created", dry, 0,
                              &st);
     int exit = rc < 0 ? nd_cli_error(ctx, &st) : 0;
     json_decref(result);
@@ -115,6 +128,7 @@ static int create_one(struct nd_ctx *ctx, const struct nd_manifest *m, const cha
 int cmd_create(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct create_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     struct nd_manifests ms = {0};
     struct nd_print_opts popts;
@@ -122,16 +136,16 @@ int cmd_create(int argc, char **argv, struct nd_ctx *ctx)
     enum nd_dry_run dry;
     enum nd_validate validate;
     int worst = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
-        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
-        nd_validate_parse(nd_opt_str(&o, "validate"), &validate, &st) < 0 ||
-        nd_write_output_parse(nd_opt_str(&o, "output"), &popts, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0 ||
+        nd_dry_run_parse(opt.dry_run, &dry, &st) < 0 ||
+        nd_validate_parse(opt.validate, &validate, &st) < 0 ||
+        nd_write_output_parse(opt.output, &popts, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
     const struct nd_kind *pk = o.npos > 0 ? nd_kind_lookup(o.pos[0]) : NULL;
     if (pk && nd_kind_is(pk, ND_KIND_PROJECT)) { /* namespace, ns, project ... */
-        worst = create_project(ctx, &o, dry, &popts);
+        worst = create_project(ctx, &o, &opt, dry, &popts);
         goto out;
     }
     if (o.npos > 0) {
@@ -140,14 +154,14 @@ int cmd_create(int argc, char **argv, struct nd_ctx *ctx)
                              o.pos[0]);
         goto out;
     }
-    if (nd_manifests_read(nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms, &st) < 0) {
+    if (nd_manifests_read(&opt.filename, opt.recursive, &ms, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
     /* kubectl's name, not "nodus": when a later apply (manager nodus) meets a field the
      * create set and the file changed, the conflict names who set it */
     struct create c = {
-        .mgr = nd_opt_str(&o, "field-manager") ? nd_opt_str(&o, "field-manager") : "kubectl-create",
+        .mgr = opt.field_manager ? opt.field_manager : "kubectl-create",
         .dry = dry,
         .validate = validate,
     };
@@ -156,7 +170,7 @@ int cmd_create(int argc, char **argv, struct nd_ctx *ctx)
                            &(struct nd_write_each){.fn = create_one,
                                                    .cls = &c,
                                                    .popts = &popts,
-                                                   .has_output = nd_opt_str(&o, "output") != NULL,
+                                                   .has_output = opt.output != NULL,
                                                    .dry = dry,
                                                    .estimate = true});
 out:

@@ -16,24 +16,48 @@
 #include "util/term.h"
 #include "util/xmalloc.h"
 
+struct delete_opts {
+    struct nd_strings filename;
+    bool recursive;
+    const char *selector;
+    const char *field_selector;
+    bool all;
+    const char *cascade;
+    bool wait;
+    bool wait_given;
+    int64_t timeout;
+    bool ignore_not_found;
+    const char *dry_run;
+    const char *output;
+    bool yes;
+};
+
+#define TO(f) ND_TO(struct delete_opts, f)
 const struct nd_flag cmd_delete_flags[] = {
-    {"filename", 'f', ND_STRINGS, "FILE", "delete the objects of these manifests", "files"},
-    {"recursive", 'R', ND_BOOL, NULL, "read directories given with -f recursively", NULL},
-    {"selector", 'l', ND_STRING, "SELECTOR", "delete the objects matching a label selector", NULL},
+    {"filename", 'f', ND_STRINGS, "FILE", "delete the objects of these manifests", "files",
+     TO(filename)},
+    {"recursive", 'R', ND_BOOL, NULL, "read directories given with -f recursively", NULL,
+     TO(recursive)},
+    {"selector", 'l', ND_STRING, "SELECTOR", "delete the objects matching a label selector", NULL,
+     TO(selector)},
     {"field-selector", 0, ND_STRING, "SELECTOR",
-     "delete the objects matching a field selector (status.phase=Failed)", NULL},
-    {"all", 0, ND_BOOL, NULL, "delete every object of the kinds given", NULL},
+     "delete the objects matching a field selector (status.phase=Failed)", NULL,
+     TO(field_selector)},
+    {"all", 0, ND_BOOL, NULL, "delete every object of the kinds given", NULL, TO(all)},
     {"cascade", 0, ND_STRING, "POLICY",
      "background (default), foreground or orphan: what happens to owned objects",
-     "=background foreground orphan"},
-    {"wait", 0, ND_BOOL, NULL, "wait until the objects are gone (default true)", NULL},
-    {"timeout", 0, ND_DURATION, "DURATION", "how long to wait (default: forever)", NULL},
-    {"ignore-not-found", 0, ND_BOOL, NULL, "a missing object is not an error", NULL},
-    {"dry-run", 0, ND_STRING, "MODE", "none, client or server", "=none client server"},
+     "=background foreground orphan", TO(cascade)},
+    {"wait", 0, ND_BOOL, NULL, "wait until the objects are gone (default true)", NULL, TO(wait),
+     TO(wait_given)},
+    {"timeout", 0, ND_DURATION, "DURATION", "how long to wait (default: forever)", NULL,
+     TO(timeout)},
+    {"ignore-not-found", 0, ND_BOOL, NULL, "a missing object is not an error", NULL,
+     TO(ignore_not_found)},
+    {"dry-run", 0, ND_STRING, "MODE", "none, client or server", "=none client server", TO(dry_run)},
     {"output", 'o', ND_STRING, "FORMAT", "name: print kind.group/name of each deleted object",
-     "=name"},
-    {"yes", 'y', ND_BOOL, NULL, "do not ask before deleting several objects", NULL},
-    {NULL},
+     "=name", TO(output)},
+    {"yes", 'y', ND_BOOL, NULL, "do not ask before deleting several objects", NULL, TO(yes)},
+    ND_FLAGS_END(struct delete_opts),
 };
 
 struct target {
@@ -160,7 +184,7 @@ static int wait_gone(struct nd_ctx *ctx, const struct target *t, int64_t deadlin
 }
 
 /* The objects of the -f manifests become targets. */
-static int add_manifests(struct nd_ctx *ctx, const json_t *files, bool recursive,
+static int add_manifests(struct nd_ctx *ctx, const struct nd_strings *files, bool recursive,
                          struct nd_manifests *ms, struct targets *t, struct nd_status *st)
 {
     if (nd_manifests_read(files, recursive, ms, st) < 0)
@@ -313,25 +337,25 @@ static int wait_all(struct nd_ctx *ctx, const struct targets *t, const bool *sen
 int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct delete_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     struct targets t = {0};
     struct nd_manifests ms = {0};
     struct nd_res_list res = {0};
     struct how h = {0};
     int worst = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
-        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &h.dry, &st) < 0 ||
-        !(h.policy = policy(nd_opt_str(&o, "cascade"), &st))) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0 ||
+        nd_dry_run_parse(opt.dry_run, &h.dry, &st) < 0 ||
+        !(h.policy = policy(opt.cascade, &st))) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
     const char *ns = ctx->all_projects ? NULL : nd_ctx_namespace(ctx);
-    const struct sels sel = {nd_opt_str(&o, "selector"), nd_opt_str(&o, "field-selector")};
+    const struct sels sel = {opt.selector, opt.field_selector};
     bool selected = sel.labels || sel.fields;
-    bool all = nd_opt_bool(&o, "all");
-    if (nd_opt_list(&o, "filename")) {
-        if (add_manifests(ctx, nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms, &t,
-                          &st) < 0) {
+    bool all = opt.all;
+    if (opt.filename.v) { /* -f given */
+        if (add_manifests(ctx, &opt.filename, opt.recursive, &ms, &t, &st) < 0) {
             worst = nd_cli_error(ctx, &st);
             goto out;
         }
@@ -352,14 +376,14 @@ int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
         }
     }
     /* a prompt before deleting several objects, only on a terminal */
-    if (t.n > 1 && !nd_opt_bool(&o, "yes") && !all && !selected && isatty(STDIN_FILENO) &&
+    if (t.n > 1 && !opt.yes && !all && !selected && isatty(STDIN_FILENO) &&
         isatty(STDERR_FILENO) && h.dry == ND_DRY_NONE && (worst = confirm(ctx, t.n)))
         goto out;
-    bool wait = !nd_opt_set(&o, "wait") || nd_opt_bool(&o, "wait");
-    int64_t timeout = nd_opt_ms(&o, "timeout", 0);
+    bool wait = !opt.wait_given || opt.wait;
+    int64_t timeout = opt.timeout;
     int64_t deadline = timeout ? nd_now_ms() + timeout : 0;
-    h.ignore_not_found = nd_opt_bool(&o, "ignore-not-found");
-    h.names = nd_opt_str(&o, "output") && !strcmp(nd_opt_str(&o, "output"), "name");
+    h.ignore_not_found = opt.ignore_not_found;
+    h.names = opt.output && !strcmp(opt.output, "name");
     bool *sent = nd_xcalloc(t.n ? t.n : 1, sizeof *sent);
     for (size_t i = 0; i < t.n; i++) {
         int c = delete_one(ctx, &h, &t.v[i], &sent[i]);

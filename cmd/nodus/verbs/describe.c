@@ -14,10 +14,19 @@
 #include "util/xmalloc.h"
 #include "write.h"
 
+struct describe_opts {
+    const char *selector;
+    bool show_events;
+    bool show_events_given;
+};
+
+#define TO(f) ND_TO(struct describe_opts, f)
 const struct nd_flag cmd_describe_flags[] = {
-    {"selector", 'l', ND_STRING, "SELECTOR", "describe the objects matching a selector", NULL},
-    {"show-events", 0, ND_BOOL, NULL, "show recent Events (default true)", NULL},
-    {NULL},
+    {"selector", 'l', ND_STRING, "SELECTOR", "describe the objects matching a selector", NULL,
+     TO(selector)},
+    {"show-events", 0, ND_BOOL, NULL, "show recent Events (default true)", NULL, TO(show_events),
+     TO(show_events_given)},
+    ND_FLAGS_END(struct describe_opts),
 };
 
 /* How long ago ts was, on the server's clock (now: nd_ctx_now), as kubectl's ages. */
@@ -494,10 +503,11 @@ static void describe_one(struct nd_ctx *ctx, const struct nd_kind *k, const json
 int cmd_describe(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct describe_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     struct nd_res_list res = {0};
     int worst = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
@@ -511,7 +521,7 @@ int cmd_describe(int argc, char **argv, struct nd_ctx *ctx)
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
-    bool show_events = !nd_opt_set(&o, "show-events") || nd_opt_bool(&o, "show-events");
+    bool show_events = !opt.show_events_given || opt.show_events;
     size_t shown = 0;
     for (size_t i = 0; i < res.n; i++) {
         const struct nd_kind *k = res.v[i].k;
@@ -536,9 +546,9 @@ int cmd_describe(int argc, char **argv, struct nd_ctx *ctx)
         } else {
             struct nd_buf p = ND_BUF_INIT;
             nd_kind_path(k, ns, NULL, NULL, &p);
-            if (nd_opt_str(&o, "selector")) {
+            if (opt.selector) {
                 nd_buf_adds(&p, "?labelSelector=");
-                nd_buf_add_urlencoded(&p, nd_opt_str(&o, "selector"));
+                nd_buf_add_urlencoded(&p, opt.selector);
             }
             json_t *list = NULL;
             if (nd_get(ctx, p.data, &list, &st) < 0) {

@@ -15,12 +15,21 @@
 #include "util/xmalloc.h"
 #include "yaml/yaml.h"
 
+struct diff_opts {
+    struct nd_strings filename;
+    bool recursive;
+    const char *field_manager;
+};
+
+#define TO(f) ND_TO(struct diff_opts, f)
 const struct nd_flag cmd_diff_flags[] = {
     {"filename", 'f', ND_STRINGS, "FILE", "manifest file, directory, or - for standard input",
-     "files"},
-    {"recursive", 'R', ND_BOOL, NULL, "read directories given with -f recursively", NULL},
-    {"field-manager", 0, ND_STRING, "NAME", "the manager apply would use (default nodus)", NULL},
-    {NULL},
+     "files", TO(filename)},
+    {"recursive", 'R', ND_BOOL, NULL, "read directories given with -f recursively", NULL,
+     TO(recursive)},
+    {"field-manager", 0, ND_STRING, "NAME", "the manager apply would use (default nodus)", NULL,
+     TO(field_manager)},
+    ND_FLAGS_END(struct diff_opts),
 };
 
 static int write_yaml(const char *dir, const char *file, const json_t *obj)
@@ -85,14 +94,15 @@ static int run_diff(const char *live, const char *merged)
 int cmd_diff(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct diff_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     struct nd_manifests ms = {0};
     int rc = 0;
     char *live = nd_tmpdir_template("LIVE");
     char *merged = nd_tmpdir_template("MERGED");
     bool dirs = false;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
-        nd_manifests_read(nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0 ||
+        nd_manifests_read(&opt.filename, opt.recursive, &ms, &st) < 0) {
         nd_cli_error(ctx, &st);
         rc = 2;
         goto out;
@@ -109,7 +119,7 @@ int cmd_diff(int argc, char **argv, struct nd_ctx *ctx)
         goto out;
     }
     dirs = true;
-    const char *mgr = nd_opt_str(&o, "field-manager") ? nd_opt_str(&o, "field-manager") : "nodus";
+    const char *mgr = opt.field_manager ? opt.field_manager : "nodus";
     for (size_t i = 0; i < ms.n; i++) {
         const struct nd_manifest *m = &ms.v[i];
         const char *ns, *name = NULL;

@@ -19,10 +19,17 @@
 #include "util/xmalloc.h"
 #include "yaml/yaml.h"
 
+struct edit_opts {
+    const char *output;
+    const char *validate;
+};
+
+#define TO(f) ND_TO(struct edit_opts, f)
 const struct nd_flag cmd_edit_flags[] = {
-    {"output", 'o', ND_STRING, "FORMAT", "edit as yaml (default) or json", "=yaml json"},
-    ND_VALIDATE_FLAG,
-    {NULL},
+    {"output", 'o', ND_STRING, "FORMAT", "edit as yaml (default) or json", "=yaml json",
+     TO(output)},
+    ND_VALIDATE_FLAG(struct edit_opts),
+    ND_FLAGS_END(struct edit_opts),
 };
 
 static const char header[] =
@@ -321,12 +328,13 @@ out:
 int cmd_edit(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct edit_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     struct nd_res_list res = {0};
     enum nd_validate validate;
     int worst = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
-        nd_validate_parse(nd_opt_str(&o, "validate"), &validate, &st) < 0 ||
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0 ||
+        nd_validate_parse(opt.validate, &validate, &st) < 0 ||
         nd_resolve_args(o.npos, o.pos, &res, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
@@ -335,7 +343,7 @@ int cmd_edit(int argc, char **argv, struct nd_ctx *ctx)
         worst = nd_cli_usage(ctx, "name the object to edit: nodus edit KIND NAME");
         goto out;
     }
-    const char *fmt = nd_opt_str(&o, "output");
+    const char *fmt = opt.output;
     bool as_json = fmt && !strcmp(fmt, "json");
     for (size_t i = 0; i < res.n; i++) {
         const struct nd_kind *k = res.v[i].k;

@@ -33,17 +33,29 @@
 #include "util/time.h"
 #include "util/xmalloc.h"
 
+struct emulator_opts {
+    const char *state;
+    const char *speed;
+    const char *seed;
+    bool reset;
+    const char *max_upload_bytes;
+    const char *runtime;
+};
+
+#define TO(f) ND_TO(struct emulator_opts, f)
 const struct nd_flag cmd_emulator_flags[] = {
     {"state", 0, ND_STRING, "DIR",
-     "the emulator's state directory (start; the others: instead of the context's)", "dirs"},
+     "the emulator's state directory (start; the others: instead of the context's)", "dirs",
+     TO(state)},
     {"speed", 0, ND_STRING, "X", "start: run its clock X times faster than real time (0: stopped)",
-     NULL},
-    {"seed", 0, ND_STRING, "DIR", "start: fill an empty state from DIR", "dirs"},
-    {"reset", 0, ND_BOOL, NULL, "start: empty the state directory first", NULL},
+     NULL, TO(speed)},
+    {"seed", 0, ND_STRING, "DIR", "start: fill an empty state from DIR", "dirs", TO(seed)},
+    {"reset", 0, ND_BOOL, NULL, "start: empty the state directory first", NULL, TO(reset)},
     {"max-upload-bytes", 0, ND_STRING, "SIZE",
-     "start: the largest upload to files (nodus cp; default 10Gi)", NULL},
-    {"runtime", 0, ND_STRING, "MODE", "start: simulate (default) or local", "=simulate local"},
-    {NULL},
+     "start: the largest upload to files (nodus cp; default 10Gi)", NULL, TO(max_upload_bytes)},
+    {"runtime", 0, ND_STRING, "MODE", "start: simulate (default) or local", "=simulate local",
+     TO(runtime)},
+    ND_FLAGS_END(struct emulator_opts),
 };
 
 /* The emulator a subcommand acts on: --state's directory; else the one --context's
@@ -51,10 +63,10 @@ const struct nd_flag cmd_emulator_flags[] = {
  * context records; else (a context nodus did not write, or none) $NODUS_EMULATOR_STATE
  * or ~/.nodus/emulator. -1 with st when --context names a context that does not exist
  * or records no emulator. */
-static int find_emulator(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_emu *e,
-                         struct nd_status *st)
+static int find_emulator(struct nd_ctx *ctx, const struct nd_opts *o,
+                         const struct emulator_opts *opt, struct nd_emu *e, struct nd_status *st)
 {
-    const char *flag = nd_opt_str(o, "state");
+    const char *flag = opt->state;
     if (flag && *flag) {
         e->dir = nd_emu_absolute(flag);
         return 0;
@@ -265,8 +277,9 @@ static void announce(struct nd_ctx *ctx, const struct nd_emu *e, const char *nam
 }
 
 /* start when e runs already: point the context at it; the flags cannot apply. */
-static int start_running(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_emu *e,
-                         const char *name, const char *prev)
+static int start_running(struct nd_ctx *ctx, const struct nd_opts *o,
+                         const struct emulator_opts *opt, struct nd_emu *e, const char *name,
+                         const char *prev)
 {
     struct nd_status st = ND_STATUS_INIT;
     if (write_context(ctx, name, e, &st) < 0) {
@@ -275,8 +288,8 @@ static int start_running(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_
         return rc;
     }
     printf("emulator already running: %s (pid %ld, state %s)\n", e->url, (long)e->pid, e->dir);
-    if (o->ndash || nd_opt_set(o, "max-upload-bytes") || nd_opt_set(o, "runtime") ||
-        nd_opt_set(o, "speed") || nd_opt_set(o, "seed") || nd_opt_bool(o, "reset"))
+    if (o->ndash || opt->max_upload_bytes || opt->runtime || opt->speed || opt->seed ||
+        opt->reset)
         fprintf(stderr, "warning: the flags were not applied: the emulator runs already "
                         "(nodus emulator stop, then start it again)\n");
     announce(ctx, e, name, prev);
@@ -290,8 +303,8 @@ struct start_files {
 
 /* nodus-emulator's command line: our state, listen and port file, the flags start passes
  * on, then those after "--". */
-static const char **emulator_argv(const struct nd_opts *o, const struct nd_emu *e,
-                                  const struct start_files *f)
+static const char **emulator_argv(const struct nd_opts *o, const struct emulator_opts *opt,
+                                  const struct nd_emu *e, const struct start_files *f)
 {
     const char **argv = nd_xmalloc(((size_t)o->ndash + 20) * sizeof *argv);
     int n = 0;
@@ -302,17 +315,19 @@ static const char **emulator_argv(const struct nd_opts *o, const struct nd_emu *
     argv[n++] = "127.0.0.1:0";
     argv[n++] = "--port-file";
     argv[n++] = f->port;
-    static const char *const pairs[][2] = {{"speed", "--speed"},
-                                           {"seed", "--seed"},
-                                           {"max-upload-bytes", "--max-upload-bytes"},
-                                           {"runtime", "--runtime"}};
+    const struct {
+        const char *flag, *value;
+    } pairs[] = {{"--speed", opt->speed},
+                 {"--seed", opt->seed},
+                 {"--max-upload-bytes", opt->max_upload_bytes},
+                 {"--runtime", opt->runtime}};
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
-        if (nd_opt_str(o, pairs[i][0])) {
-            argv[n++] = pairs[i][1];
-            argv[n++] = nd_opt_str(o, pairs[i][0]);
+        if (pairs[i].value) {
+            argv[n++] = pairs[i].flag;
+            argv[n++] = pairs[i].value;
         }
     }
-    if (nd_opt_bool(o, "reset"))
+    if (opt->reset)
         argv[n++] = "--reset";
     for (int i = 0; i < o->ndash; i++)
         argv[n++] = o->dash[i];
@@ -373,14 +388,15 @@ static long wait_ready(pid_t pid, const struct start_files *f, long log_off, str
 
 /* Starts nodus-emulator on e->dir, waits until it is ready and records its pid; e gets
  * its pid and url. */
-static int launch(const struct nd_opts *o, struct nd_emu *e, struct nd_status *st)
+static int launch(const struct nd_opts *o, const struct emulator_opts *opt, struct nd_emu *e,
+                  struct nd_status *st)
 {
     if (mkdir_p(e->dir) < 0)
         return nd_status_set(st, "Usage", NULL, "cannot create %s: %s", e->dir, strerror(errno));
     struct start_files f = {file_in(e, "emulator.port"), file_in(e, "emulator.log"),
                             file_in(e, "emulator.pid"), emulator_binary()};
     unlink(f.port);
-    const char **argv = emulator_argv(o, e, &f);
+    const char **argv = emulator_argv(o, opt, e, &f);
     struct stat lsb;
     long log_off = stat(f.log, &lsb) == 0 ? (long)lsb.st_size : 0;
     pid_t pid = spawn(&f, argv);
@@ -406,7 +422,8 @@ static int launch(const struct nd_opts *o, struct nd_emu *e, struct nd_status *s
     return port > 0 ? 0 : -1;
 }
 
-static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_emu *e)
+static int start(struct nd_ctx *ctx, const struct nd_opts *o, const struct emulator_opts *opt,
+                 struct nd_emu *e)
 {
     int urc = 0;
     if (check_passthrough(ctx, o, &urc) < 0)
@@ -422,10 +439,10 @@ static int start(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_emu *e)
     if (nd_config_current_context(cfg))
         prev = nd_xstrdup(nd_config_current_context(cfg));
     if (nd_emu_running(e)) {
-        rc = start_running(ctx, o, e, name, prev);
+        rc = start_running(ctx, o, opt, e, name, prev);
         goto out;
     }
-    if (launch(o, e, &st) < 0 || write_context(ctx, name, e, &st) < 0) {
+    if (launch(o, opt, e, &st) < 0 || write_context(ctx, name, e, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
@@ -579,8 +596,9 @@ static int logs(struct nd_emu *e)
 int cmd_emulator(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct emulator_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0) {
         int rc = nd_cli_error(ctx, &st);
         nd_status_release(&st);
         return rc;
@@ -596,10 +614,10 @@ int cmd_emulator(int argc, char **argv, struct nd_ctx *ctx)
         rc = nd_cli_usage(ctx, "nodus emulator start|stop|status|reset|logs|env|clock");
     } else if (o.npos != 1 && strcmp(sub, "clock")) {
         rc = nd_cli_usage(ctx, "nodus emulator %s takes no arguments", sub);
-    } else if (find_emulator(ctx, &o, &e, &st) < 0) {
+    } else if (find_emulator(ctx, &o, &opt, &e, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
     } else if (!strcmp(sub, "start")) {
-        rc = start(ctx, &o, &e);
+        rc = start(ctx, &o, &opt, &e);
     } else if (!strcmp(sub, "stop")) {
         rc = stop(ctx, &e);
     } else if (!strcmp(sub, "logs")) {

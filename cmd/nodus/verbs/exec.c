@@ -18,11 +18,19 @@
 #include "resolve.h"
 #include "util/xmalloc.h"
 
+struct exec_opts {
+    bool quiet;
+    bool pass_stdin;
+    bool tty;
+};
+
+#define TO(f) ND_TO(struct exec_opts, f)
 const struct nd_flag cmd_exec_flags[] = {
-    {"quiet", 'q', ND_BOOL, NULL, "Only print the output of the remote command", NULL},
-    {"stdin", 'i', ND_BOOL, NULL, "Pass stdin to the command", NULL},
-    {"tty", 't', ND_BOOL, NULL, "Stdin is a terminal: raw mode, window size forwarded", NULL},
-    {NULL},
+    {"quiet", 'q', ND_BOOL, NULL, "Only print the output of the remote command", NULL, TO(quiet)},
+    {"stdin", 'i', ND_BOOL, NULL, "Pass stdin to the command", NULL, TO(pass_stdin)},
+    {"tty", 't', ND_BOOL, NULL, "Stdin is a terminal: raw mode, window size forwarded", NULL,
+     TO(tty)},
+    ND_FLAGS_END(struct exec_opts),
 };
 
 #define BACKLOG_MAX (1u << 20)
@@ -335,13 +343,14 @@ static int session_exit(struct nd_ctx *ctx, int r, const struct session *s, stru
 int cmd_exec(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct exec_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     struct nd_buf path = ND_BUF_INIT;
     struct nd_ws *ws = NULL;
     struct session s = {0};
     char **protos = NULL;
     int rc = 1;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
@@ -352,8 +361,8 @@ int cmd_exec(int argc, char **argv, struct nd_ctx *ctx)
     const struct nd_kind *k = target(ctx, o.pos[0], &name, &rc);
     if (!k)
         goto out;
-    bool in = nd_opt_bool(&o, "stdin"), quiet = nd_opt_bool(&o, "quiet");
-    bool tty = nd_opt_bool(&o, "tty") && in;
+    bool in = opt.pass_stdin, quiet = opt.quiet;
+    bool tty = opt.tty && in;
     if (tty && !isatty(0)) {
         tty = false;
         if (!quiet)

@@ -17,12 +17,20 @@
 #include "util/log.h"
 #include "util/xmalloc.h"
 
+struct explain_opts {
+    bool recursive;
+    const char *api_version;
+    const char *output;
+};
+
+#define TO(f) ND_TO(struct explain_opts, f)
 const struct nd_flag cmd_explain_flags[] = {
-    {"recursive", 0, ND_BOOL, NULL, "print the fields of fields too, without descriptions", NULL},
+    {"recursive", 0, ND_BOOL, NULL, "print the fields of fields too, without descriptions", NULL,
+     TO(recursive)},
     {"api-version", 0, ND_STRING, "GROUP/VERSION", "explain the kind in this API version",
-     "=nodus.dev/v1 v1"},
-    {"output", 0, ND_STRING, "FORMAT", "plaintext (the only format)", "=plaintext"},
-    {NULL},
+     "=nodus.dev/v1 v1", TO(api_version)},
+    {"output", 0, ND_STRING, "FORMAT", "plaintext (the only format)", "=plaintext", TO(output)},
+    ND_FLAGS_END(struct explain_opts),
 };
 
 /* What one run renders. */
@@ -674,13 +682,14 @@ static json_t *document(struct nd_ctx *ctx, const struct nd_resource_ref *g, boo
 int cmd_explain(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct explain_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT, dst = ND_STATUS_INIT;
     struct nd_buf out = ND_BUF_INIT;
     struct nd_resource_ref g = {0};
     json_t *resources = NULL, *doc = NULL;
     bool offline = false;
     int rc = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
@@ -693,7 +702,7 @@ int cmd_explain(int argc, char **argv, struct nd_ctx *ctx)
         rc = nd_cli_usage(ctx, "We accept only this format: explain RESOURCE");
         goto out;
     }
-    const char *fmt = nd_opt_str(&o, "output");
+    const char *fmt = opt.output;
     if (fmt && strcmp(fmt, "plaintext") != 0) {
         rc = nd_cli_usage(ctx, "unsupported output format: %s (only plaintext)", fmt);
         goto out;
@@ -724,12 +733,12 @@ int cmd_explain(int argc, char **argv, struct nd_ctx *ctx)
     }
     if (offline)
         resources = nd_discovery_builtin_resources();
-    const char *api_version = nd_opt_str(&o, "api-version");
+    const char *api_version = opt.api_version;
     bool plain = api_version && *api_version;
     if (nd_discovery_resolve(resources, o.pos[0], plain, &g, &st) < 0 ||
         (plain && parse_group_version(api_version, &g, &st) < 0) ||
         !(doc = document(ctx, &g, &offline, &st)) ||
-        render(doc, &g, nd_opt_bool(&o, "recursive"), &out, &st) < 0) {
+        render(doc, &g, opt.recursive, &out, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
     }

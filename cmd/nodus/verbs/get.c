@@ -9,32 +9,38 @@
 #include "json/json.h"
 #include "util/xmalloc.h"
 
+#define TO(f) ND_TO(struct get_opts, f)
 const struct nd_flag cmd_get_flags[] = {
     {"output", 'o', ND_STRING, "FORMAT",
      "json, yaml, wide, name, jsonpath=..., jsonpath-file=..., custom-columns=..., "
      "custom-columns-file=...",
-     "=json yaml wide name jsonpath= custom-columns="},
+     "=json yaml wide name jsonpath= custom-columns=", TO(output)},
     {"selector", 'l', ND_STRING, "SELECTOR", "label selector (app=trainer, tier in (a,b), !x)",
-     NULL},
+     NULL, TO(selector)},
     {"field-selector", 0, ND_STRING, "SELECTOR",
-     "field selector (status.phase=Running, metadata.name=x)", NULL},
+     "field selector (status.phase=Running, metadata.name=x)", NULL, TO(field_selector)},
     {"watch", 'w', ND_BOOL, NULL,
-     "after listing, watch for changes (a row only when what it shows changes)", NULL},
-    {"watch-only", 0, ND_BOOL, NULL, "watch for changes without listing first", NULL},
-    {"output-watch-events", 0, ND_BOOL, NULL, "show the event type of each watched change", NULL},
+     "after listing, watch for changes (a row only when what it shows changes)", NULL, TO(watch)},
+    {"watch-only", 0, ND_BOOL, NULL, "watch for changes without listing first", NULL,
+     TO(watch_only)},
+    {"output-watch-events", 0, ND_BOOL, NULL, "show the event type of each watched change", NULL,
+     TO(output_watch_events)},
     {"sort-by", 0, ND_STRING, "JSONPATH", "sort by a field (e.g. .metadata.creationTimestamp)",
-     NULL},
-    {"show-labels", 0, ND_BOOL, NULL, "show every label as the last column", NULL},
-    {"label-columns", 'L', ND_STRINGS, "KEY", "show the value of label KEY as a column", NULL},
-    {"no-headers", 0, ND_BOOL, NULL, "leave the header line out", NULL},
-    {"chunk-size", 0, ND_INT, "N", "list N objects per request (default 500; 0: no limit)",
-     NULL},
-    {"show-kind", 0, ND_BOOL, NULL, "show the kind with each name", NULL},
-    {"ignore-not-found", 0, ND_BOOL, NULL, "a missing object is not an error", NULL},
-    {"raw", 0, ND_STRING, "PATH", "GET an API path and print the answer as it comes", NULL},
-    {"show-managed-fields", 0, ND_BOOL, NULL, "keep metadata.managedFields in json and yaml",
-     NULL},
-    {NULL},
+     NULL, TO(sort_by)},
+    {"show-labels", 0, ND_BOOL, NULL, "show every label as the last column", NULL, TO(show_labels)},
+    {"label-columns", 'L', ND_STRINGS, "KEY", "show the value of label KEY as a column", NULL,
+     TO(label_columns)},
+    {"no-headers", 0, ND_BOOL, NULL, "leave the header line out", NULL, TO(no_headers)},
+    {"chunk-size", 0, ND_INT, "N", "list N objects per request (default 500; 0: no limit)", NULL,
+     TO(chunk_size)},
+    {"show-kind", 0, ND_BOOL, NULL, "show the kind with each name", NULL, TO(show_kind)},
+    {"ignore-not-found", 0, ND_BOOL, NULL, "a missing object is not an error", NULL,
+     TO(ignore_not_found)},
+    {"raw", 0, ND_STRING, "PATH", "GET an API path and print the answer as it comes", NULL,
+     TO(raw)},
+    {"show-managed-fields", 0, ND_BOOL, NULL, "keep metadata.managedFields in json and yaml", NULL,
+     TO(show_managed_fields)},
+    ND_FLAGS_END(struct get_opts),
 };
 
 void get_query(const struct get_run *g, struct nd_buf *path, const char *extra)
@@ -132,7 +138,7 @@ int get_list(struct get_run *g, const struct nd_kind *k, json_t **table, json_t 
             nd_buf_addf(&extra, "%scontinue=", extra.len ? "&" : "");
             nd_buf_add_urlencoded(&extra, cont);
         }
-        if (g->table && nd_opt_str(g->o, "sort-by"))
+        if (g->table && g->opt->sort_by)
             nd_buf_addf(&extra, "%sincludeObject=Object", extra.len ? "&" : "");
         else if (g->table && !g->popts.show_labels && !g->popts.label_columns &&
                  !g->ctx->all_projects)
@@ -166,7 +172,7 @@ int get_list(struct get_run *g, const struct nd_kind *k, json_t **table, json_t 
 /* Prints an error about one object, keeps going; remembers the worst exit code. */
 static void report(struct get_run *g, struct nd_status *st, int *worst)
 {
-    if (g->o && nd_opt_bool(g->o, "ignore-not-found") && st->reason &&
+    if (g->opt && g->opt->ignore_not_found && st->reason &&
         strcmp(st->reason, "NotFound") == 0) {
         nd_status_release(st);
         return;
@@ -212,7 +218,7 @@ static int render_table(struct get_run *g, const struct nd_kind *k, json_t *answ
 static int sort_collected(struct get_run *g, json_t *answer, json_t *objects,
                           struct nd_status *st)
 {
-    const char *sort = nd_opt_str(g->o, "sort-by");
+    const char *sort = g->opt->sort_by;
     if (!sort)
         return 0;
     if (answer)
@@ -362,8 +368,8 @@ static void print_all_objects(struct get_run *g, const struct nd_res_list *res, 
                               json_t *all, struct nd_buf *out, int *worst)
 {
     struct nd_status st = ND_STATUS_INIT;
-    const char *sort = nd_opt_str(g->o, "sort-by");
-    if (!nd_opt_bool(g->o, "show-managed-fields")) {
+    const char *sort = g->opt->sort_by;
+    if (!g->opt->show_managed_fields) {
         /* as kubectl: ownership bookkeeping is noise unless asked for */
         size_t i;
         json_t *obj;
@@ -378,7 +384,7 @@ static void print_all_objects(struct get_run *g, const struct nd_res_list *res, 
     /* as kubectl: one name asked for and not got, or nothing with --ignore-not-found,
      * prints nothing (not an empty List) */
     bool none = !json_array_size(all) &&
-                ((res->by_name && total_names == 1) || nd_opt_bool(g->o, "ignore-not-found"));
+                ((res->by_name && total_names == 1) || g->opt->ignore_not_found);
     if (none)
         ;
     else if (sort && nd_print_sort(all, sort, &st) < 0)
@@ -436,7 +442,7 @@ static int run_get(struct get_run *g, int npos, char **pos)
     struct nd_status st = ND_STATUS_INIT;
     struct nd_res_list res;
     int worst = 0;
-    bool watch = nd_opt_bool(g->o, "watch") || nd_opt_bool(g->o, "watch-only");
+    bool watch = g->opt->watch || g->opt->watch_only;
     if (npos == 0) {
         worst = nd_cli_usage(g->ctx, "You must specify the type of resource to get. Use \"nodus "
                                      "api-resources\" for a complete list of supported "
@@ -488,12 +494,13 @@ static int raw_get(struct get_run *g, const char *path)
 int cmd_get(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct get_opts opt = {.chunk_size = 500};
     struct nd_status st = ND_STATUS_INIT;
-    struct get_run g = {.ctx = ctx, .o = &o};
+    struct get_run g = {.ctx = ctx, .opt = &opt};
     nd_print_opts_init(&g.popts);
     int rc;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
-        nd_print_parse_output(nd_opt_str(&o, "output"), &g.popts, &st) < 0 ||
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0 ||
+        nd_print_parse_output(opt.output, &g.popts, &st) < 0 ||
         nd_print_opts_read_file(&g.popts, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
@@ -503,26 +510,26 @@ int cmd_get(int argc, char **argv, struct nd_ctx *ctx)
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
-    if (nd_opt_str(&o, "raw")) {
-        rc = raw_get(&g, nd_opt_str(&o, "raw"));
+    if (opt.raw) {
+        rc = raw_get(&g, opt.raw);
         goto out;
     }
     g.ns = ctx->all_projects ? NULL : nd_ctx_namespace(ctx);
-    g.label_sel = nd_opt_str(&o, "selector");
-    g.field_sel = nd_opt_str(&o, "field-selector");
-    g.chunk = (long)nd_opt_int(&o, "chunk-size", 500);
+    g.label_sel = opt.selector;
+    g.field_sel = opt.field_selector;
+    g.chunk = (long)opt.chunk_size;
     g.table = nd_print_is_table(&g.popts);
-    g.events = nd_opt_bool(&o, "output-watch-events");
-    g.popts.no_headers = nd_opt_bool(&o, "no-headers");
-    g.popts.show_labels = nd_opt_bool(&o, "show-labels");
-    g.popts.show_kind = nd_opt_bool(&o, "show-kind");
+    g.events = opt.output_watch_events;
+    g.popts.no_headers = opt.no_headers;
+    g.popts.show_labels = opt.show_labels;
+    g.popts.show_kind = opt.show_kind;
     g.popts.all_namespaces = ctx->all_projects;
     g.popts.color = nd_ctx_color(ctx);
-    const json_t *lc = nd_opt_list(&o, "label-columns");
-    if (json_array_size(lc)) {
-        g.label_columns = nd_xcalloc(json_array_size(lc) + 1, sizeof *g.label_columns);
-        for (size_t i = 0; i < json_array_size(lc); i++)
-            g.label_columns[i] = json_string_value(json_array_get(lc, i));
+    const struct nd_strings *lc = &opt.label_columns;
+    if (lc->n) {
+        g.label_columns = nd_xcalloc(lc->n + 1, sizeof *g.label_columns);
+        for (size_t i = 0; i < lc->n; i++)
+            g.label_columns[i] = lc->v[i];
         g.popts.label_columns = g.label_columns;
     }
     rc = run_get(&g, o.npos, o.pos);

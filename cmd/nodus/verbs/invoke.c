@@ -16,14 +16,21 @@
 #include "util/id.h"
 #include "util/xmalloc.h"
 
+struct invoke_opts {
+    const char *data;
+    const char *filename;
+    const char *content_type;
+};
+
+#define TO(f) ND_TO(struct invoke_opts, f)
 const struct nd_flag cmd_invoke_flags[] = {
     {"data", 'd', ND_STRING, "DATA", "the request body; @FILE reads a file, @- standard input",
-     NULL},
+     NULL, TO(data)},
     {"filename", 'f', ND_STRING, "FILE", "read the request body from FILE (- for standard input)",
-     "files"},
+     "files", TO(filename)},
     {"content-type", 0, ND_STRING, "TYPE",
-     "the Content-Type of the body (default application/octet-stream)", NULL},
-    {NULL},
+     "the Content-Type of the body (default application/octet-stream)", NULL, TO(content_type)},
+    ND_FLAGS_END(struct invoke_opts),
 };
 
 /* Reads a whole file ("-": standard input) into out. -1 with st (Usage). */
@@ -35,9 +42,9 @@ static int read_all(const char *path, struct nd_buf *out, struct nd_status *st)
     return 0;
 }
 
-static int body_of(const struct nd_opts *o, struct nd_buf *body, struct nd_status *st)
+static int body_of(const struct invoke_opts *opt, struct nd_buf *body, struct nd_status *st)
 {
-    const char *data = nd_opt_str(o, "data"), *file = nd_opt_str(o, "filename");
+    const char *data = opt->data, *file = opt->filename;
     if (data && file)
         return nd_status_set(st, "Usage", NULL, "give the data with -d or -f, not both");
     if (file)
@@ -86,23 +93,24 @@ static const char *function_name(const struct nd_opts *o, char **owned, struct n
 int cmd_invoke(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct invoke_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     struct nd_buf body = ND_BUF_INIT, path = ND_BUF_INIT;
     struct nd_response resp;
     nd_response_init(&resp);
     char *kind = NULL, *key = NULL;
     int rc = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0)
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0)
         goto fail;
     const char *name = function_name(&o, &kind, &st);
-    if (!name || body_of(&o, &body, &st) < 0)
+    if (!name || body_of(&opt, &body, &st) < 0)
         goto fail;
     struct nd_client *c = nd_ctx_client(ctx, &st);
     if (!c)
         goto fail;
     nd_kind_path(nd_kind_by_plural("nodus.dev", "functions"), nd_ctx_namespace(ctx), name,
                  "invoke", &path);
-    const char *type = nd_opt_str(&o, "content-type");
+    const char *type = opt.content_type;
     key = nd_idempotency_key_new();
     struct nd_request req = {
         .method = "POST",

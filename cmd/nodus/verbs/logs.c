@@ -26,21 +26,42 @@
 #include "watchobj.h"
 #include "write.h"
 
+struct logs_opts {
+    bool follow;
+    long long tail;
+    bool tail_given;
+    int64_t since;
+    const char *since_time;
+    bool timestamps;
+    long long limit_bytes;
+    const char *selector;
+    bool prefix;
+    bool prefix_given;
+    long long max_log_requests;
+    bool max_log_requests_given;
+};
+
+#define TO(f) ND_TO(struct logs_opts, f)
 const struct nd_flag cmd_logs_flags[] = {
-    {"follow", 'f', ND_BOOL, NULL, "stream new lines until the object ends", NULL},
-    {"tail", 0, ND_INT, "N", "show the last N lines only (-1: all)", NULL},
-    {"since", 0, ND_DURATION, "DURATION", "only lines newer than this, e.g. 5m or 1h", NULL},
-    {"since-time", 0, ND_STRING, "TIME", "only lines at or after this RFC 3339 time", NULL},
-    {"timestamps", 0, ND_BOOL, NULL, "start each line with its time (RFC 3339, nanoseconds)",
-     NULL},
-    {"limit-bytes", 0, ND_INT, "N", "stop after N bytes of log", NULL},
+    {"follow", 'f', ND_BOOL, NULL, "stream new lines until the object ends", NULL, TO(follow)},
+    {"tail", 0, ND_INT, "N", "show the last N lines only (-1: all)", NULL, TO(tail),
+     TO(tail_given)},
+    {"since", 0, ND_DURATION, "DURATION", "only lines newer than this, e.g. 5m or 1h", NULL,
+     TO(since)},
+    {"since-time", 0, ND_STRING, "TIME", "only lines at or after this RFC 3339 time", NULL,
+     TO(since_time)},
+    {"timestamps", 0, ND_BOOL, NULL, "start each line with its time (RFC 3339, nanoseconds)", NULL,
+     TO(timestamps)},
+    {"limit-bytes", 0, ND_INT, "N", "stop after N bytes of log", NULL, TO(limit_bytes)},
     {"selector", 'l', ND_STRING, "SELECTOR",
-     "the logs of every object of the kind (Jobs by default) with these labels", NULL},
+     "the logs of every object of the kind (Jobs by default) with these labels", NULL,
+     TO(selector)},
     {"prefix", 0, ND_BOOL, NULL,
-     "start each line with its object, [job/NAME] (default: true with -l)", NULL},
-    {"max-log-requests", 0, ND_INT, "N",
-     "with -l -f, follow at most N logs at once (default 5)", NULL},
-    {NULL},
+     "start each line with its object, [job/NAME] (default: true with -l)", NULL, TO(prefix),
+     TO(prefix_given)},
+    {"max-log-requests", 0, ND_INT, "N", "with -l -f, follow at most N logs at once (default 5)",
+     NULL, TO(max_log_requests), TO(max_log_requests_given)},
+    ND_FLAGS_END(struct logs_opts),
 };
 
 #define ACCEPT "text/plain, application/json, */*"
@@ -491,8 +512,8 @@ static int follow_all(struct nd_ctx *ctx, const struct nd_log_query *q, const st
     return worst;
 }
 
-static int by_selector(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_log_query *q,
-                       const char *selector, struct nd_status *st)
+static int by_selector(struct nd_ctx *ctx, const struct nd_opts *o, const struct logs_opts *opt,
+                       struct nd_log_query *q, const char *selector, struct nd_status *st)
 {
     const struct nd_kind *k = nd_kind_by_plural(NULL, "jobs");
     if (o->npos > 1 || (o->npos == 1 && strchr(o->pos[0], '/')))
@@ -503,12 +524,12 @@ static int by_selector(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_lo
     if (!nd_kind_has_subresource(k, "log"))
         return nd_cli_usage(ctx, "%s have no log (Jobs, Sandboxes, Functions and PoolActions do)",
                             k->plural);
-    long long max = nd_opt_int(o, "max-log-requests", 5);
+    long long max = opt->max_log_requests;
     if (max < 1)
         return nd_cli_usage(ctx, "--max-log-requests must be greater than 0");
-    if (!nd_opt_set(o, "tail"))
+    if (!opt->tail_given)
         q->tail = 10; /* as kubectl with a selector */
-    bool prefix = nd_opt_set(o, "prefix") ? nd_opt_bool(o, "prefix") : true;
+    bool prefix = !opt->prefix_given || opt->prefix;
     struct nd_client *c = nd_ctx_client(ctx, st);
     if (!c)
         return nd_cli_error(ctx, st);
@@ -543,7 +564,7 @@ static int by_selector(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_lo
         }
     }
     json_decref(list);
-    bool follow_it = nd_opt_bool(o, "follow");
+    bool follow_it = opt->follow;
     if (n == 0) {
         if (*ns)
             fprintf(stderr, "No resources found in %s namespace.\n", ns);
@@ -579,20 +600,21 @@ static int by_selector(struct nd_ctx *ctx, const struct nd_opts *o, struct nd_lo
 int cmd_logs(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct logs_opts opt = {.tail = -1, .max_log_requests = 5};
     struct nd_status st = ND_STATUS_INIT;
     const struct nd_kind *k = NULL;
     char *name = NULL, *prefix = NULL;
     int rc = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
     struct nd_log_query q = {
-        .tail = nd_opt_int(&o, "tail", -1),
-        .since_ms = nd_opt_ms(&o, "since", 0),
-        .limit = nd_opt_int(&o, "limit-bytes", 0),
-        .since_time = nd_opt_str(&o, "since-time"),
-        .timestamps = nd_opt_bool(&o, "timestamps"),
+        .tail = opt.tail,
+        .since_ms = opt.since,
+        .limit = opt.limit_bytes,
+        .since_time = opt.since_time,
+        .timestamps = opt.timestamps,
     };
     if (q.tail < -1) {
         rc = nd_cli_usage(ctx, "--tail must be greater than or equal to -1");
@@ -618,12 +640,12 @@ int cmd_logs(int argc, char **argv, struct nd_ctx *ctx)
             goto out;
         }
     }
-    const char *selector = nd_opt_str(&o, "selector");
+    const char *selector = opt.selector;
     if (selector) {
-        rc = by_selector(ctx, &o, &q, selector, &st);
+        rc = by_selector(ctx, &o, &opt, &q, selector, &st);
         goto out;
     }
-    if (nd_opt_set(&o, "max-log-requests")) {
+    if (opt.max_log_requests_given) {
         rc = nd_cli_usage(ctx, "--max-log-requests goes with -l SELECTOR");
         goto out;
     }
@@ -634,12 +656,12 @@ int cmd_logs(int argc, char **argv, struct nd_ctx *ctx)
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
-    if (nd_opt_bool(&o, "prefix")) {
+    if (opt.prefix) {
         char *sname = nd_term_safe(name, 0);
         prefix = nd_xasprintf("[%s/%s] ", k->singular, sname);
         free(sname);
     }
-    bool follow_it = nd_opt_bool(&o, "follow");
+    bool follow_it = opt.follow;
     if (follow_it && !q.limit) {
         rc = follow(ctx, c, &q, &(struct log_target){k, nd_ctx_namespace(ctx), name, prefix}, NULL,
                     &st);

@@ -11,16 +11,26 @@
 #include "resolve.h"
 #include "write.h"
 
+struct patch_opts {
+    const char *patch;
+    const char *patch_file;
+    const char *type;
+    const char *dry_run;
+    const char *output;
+    const char *validate;
+};
+
+#define TO(f) ND_TO(struct patch_opts, f)
 const struct nd_flag cmd_patch_flags[] = {
-    {"patch", 'p', ND_STRING, "PATCH", "the patch, as JSON or YAML", NULL},
-    {"patch-file", 0, ND_STRING, "FILE", "read the patch from a file", "files"},
+    {"patch", 'p', ND_STRING, "PATCH", "the patch, as JSON or YAML", NULL, TO(patch)},
+    {"patch-file", 0, ND_STRING, "FILE", "read the patch from a file", "files", TO(patch_file)},
     {"type", 0, ND_STRING, "TYPE", "merge (default), json, or strategic (projects only)",
-     "=merge json strategic"},
-    {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server"},
+     "=merge json strategic", TO(type)},
+    {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server", TO(dry_run)},
     {"output", 'o', ND_STRING, "FORMAT", "print the patched object: name, json, yaml ...",
-     "=name json yaml"},
-    ND_VALIDATE_FLAG,
-    {NULL},
+     "=name json yaml", TO(output)},
+    ND_VALIDATE_FLAG(struct patch_opts),
+    ND_FLAGS_END(struct patch_opts),
 };
 
 /* What a patch of each --type is, and one that works, for the fixes. */
@@ -35,10 +45,11 @@ static const char *patch_example(bool json_patch)
 /* The patch of -p or --patch-file: JSON, or YAML (a superset: `{spec: {state: x}}`),
  * holding an object (merge) or an array (json). Text that is neither is reported as the
  * JSON it is not, at its line and column, with an example of the right shape. */
-static int read_patch(const struct nd_opts *o, bool json_patch, json_t **out, struct nd_status *st)
+static int read_patch(const struct patch_opts *opt, bool json_patch, json_t **out,
+                      struct nd_status *st)
 {
-    const char *text = nd_opt_str(o, "patch");
-    const char *file = nd_opt_str(o, "patch-file");
+    const char *text = opt->patch;
+    const char *file = opt->patch_file;
     const char *what = file ? file : "--patch";
     struct nd_buf b = ND_BUF_INIT;
     if (file) {
@@ -170,25 +181,26 @@ static int patch_one(const struct patch_run *pr, const struct nd_kind *k, const 
 int cmd_patch(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct patch_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     struct nd_res_list res = {0};
     struct nd_print_opts popts;
     nd_print_opts_init(&popts);
     struct patch_run pr = {.ctx = ctx, .popts = &popts};
     int worst = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
-        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &pr.dry, &st) < 0 ||
-        nd_validate_parse(nd_opt_str(&o, "validate"), &pr.validate, &st) < 0 ||
-        nd_write_output_parse(nd_opt_str(&o, "output"), &popts, &st) < 0 ||
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0 ||
+        nd_dry_run_parse(opt.dry_run, &pr.dry, &st) < 0 ||
+        nd_validate_parse(opt.validate, &pr.validate, &st) < 0 ||
+        nd_write_output_parse(opt.output, &popts, &st) < 0 ||
         nd_resolve_args(o.npos, o.pos, &res, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
     /* the types the API takes */
-    const char *type = nd_opt_str(&o, "type") ? nd_opt_str(&o, "type") : "merge";
+    const char *type = opt.type ? opt.type : "merge";
     if ((worst = content_type(ctx, type, &res, &pr.ct)))
         goto out;
-    if (read_patch(&o, !strcmp(type, "json"), &pr.patch, &st) < 0) {
+    if (read_patch(&opt, !strcmp(type, "json"), &pr.patch, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
@@ -196,7 +208,7 @@ int cmd_patch(int argc, char **argv, struct nd_ctx *ctx)
         worst = nd_cli_usage(ctx, "name the object to patch: nodus patch KIND NAME -p PATCH");
         goto out;
     }
-    pr.has_output = nd_opt_str(&o, "output") != NULL;
+    pr.has_output = opt.output != NULL;
     size_t printed = 0;
     for (size_t i = 0; i < res.n; i++) {
         for (size_t j = 0; j < json_array_size(res.v[i].names); j++) {

@@ -7,15 +7,25 @@
 #include "manifest.h"
 #include "write.h"
 
+struct replace_opts {
+    struct nd_strings filename;
+    bool recursive;
+    const char *dry_run;
+    const char *output;
+    const char *validate;
+};
+
+#define TO(f) ND_TO(struct replace_opts, f)
 const struct nd_flag cmd_replace_flags[] = {
     {"filename", 'f', ND_STRINGS, "FILE", "manifest file, directory, or - for standard input",
-     "files"},
-    {"recursive", 'R', ND_BOOL, NULL, "read directories given with -f recursively", NULL},
-    {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server"},
+     "files", TO(filename)},
+    {"recursive", 'R', ND_BOOL, NULL, "read directories given with -f recursively", NULL,
+     TO(recursive)},
+    {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server", TO(dry_run)},
     {"output", 'o', ND_STRING, "FORMAT", "print the replaced objects: name, json, yaml ...",
-     "=name json yaml"},
-    ND_VALIDATE_FLAG,
-    {NULL},
+     "=name json yaml", TO(output)},
+    ND_VALIDATE_FLAG(struct replace_opts),
+    ND_FLAGS_END(struct replace_opts),
 };
 
 static int replace_one(struct nd_ctx *ctx, const struct nd_manifest *m, const char *ns,
@@ -81,17 +91,18 @@ static int replace_doc(struct nd_ctx *ctx, const struct nd_manifest *m, const ch
 int cmd_replace(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct replace_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     struct nd_manifests ms = {0};
     struct nd_print_opts popts;
     nd_print_opts_init(&popts);
     struct replace r;
     int worst = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
-        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &r.dry, &st) < 0 ||
-        nd_validate_parse(nd_opt_str(&o, "validate"), &r.validate, &st) < 0 ||
-        nd_write_output_parse(nd_opt_str(&o, "output"), &popts, &st) < 0 ||
-        nd_manifests_read(nd_opt_list(&o, "filename"), nd_opt_bool(&o, "recursive"), &ms, &st) <
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0 ||
+        nd_dry_run_parse(opt.dry_run, &r.dry, &st) < 0 ||
+        nd_validate_parse(opt.validate, &r.validate, &st) < 0 ||
+        nd_write_output_parse(opt.output, &popts, &st) < 0 ||
+        nd_manifests_read(&opt.filename, opt.recursive, &ms, &st) <
             0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
@@ -101,7 +112,7 @@ int cmd_replace(int argc, char **argv, struct nd_ctx *ctx)
                            &(struct nd_write_each){.fn = replace_doc,
                                                    .cls = &r,
                                                    .popts = &popts,
-                                                   .has_output = nd_opt_str(&o, "output") != NULL,
+                                                   .has_output = opt.output != NULL,
                                                    .dry = r.dry});
 out:
     nd_manifests_release(&ms);

@@ -11,9 +11,14 @@
 #include "util/validate.h"
 #include "write.h"
 
+struct request_opts {
+    const char *dry_run;
+};
+
+#define TO(f) ND_TO(struct request_opts, f)
 const struct nd_flag cmd_request_flags[] = {
-    {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server"},
-    {NULL},
+    {"dry-run", 0, ND_STRING, "MODE", "none or server", "=none server", TO(dry_run)},
+    ND_FLAGS_END(struct request_opts),
 };
 
 /* -1 with st (Usage) when a kind of res does not take the action: the actions it takes
@@ -63,12 +68,13 @@ static int check_action(const struct nd_res_list *res, const char *action, struc
 int cmd_request(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct request_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     struct nd_res_list res = {0};
     enum nd_dry_run dry;
     int worst = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
-        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0 ||
+        nd_dry_run_parse(opt.dry_run, &dry, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }

@@ -39,41 +39,65 @@
 #define EXIT_NO_CODE 125
 #define EXIT_DETACHED 130
 
+struct run_opts {
+    const char *image;
+    const char *gpu;
+    const char *max_cost;
+    int64_t max_duration;
+    bool max_duration_given;
+    struct nd_strings env;
+    struct nd_strings volume;
+    struct nd_strings labels;
+    struct nd_strings annotations;
+    int64_t sim_duration;
+    bool sim_duration_given;
+    const char *dry_run;
+    bool detach;
+    const char *output;
+};
+
+#define TO(f) ND_TO(struct run_opts, f)
 const struct nd_flag cmd_run_flags[] = {
-    {"image", 0, ND_STRING, "IMAGE", "the image to run, nodus/NAME:TAG (required)", NULL},
+    {"image", 0, ND_STRING, "IMAGE", "the image to run, nodus/NAME:TAG (required)", NULL,
+     TO(image)},
     {"gpu", 0, ND_STRING, "MODEL[:COUNT]", "GPUs, e.g. H100 or H100:2 (default: none, CPU only)",
-     NULL},
+     NULL, TO(gpu)},
     {"max-cost", 0, ND_STRING, "USD", "stop the Job when its cost reaches this (default 10.00)",
-     NULL},
-    {"max-duration", 0, ND_DURATION, "DURATION", "stop the Job after running this long", NULL},
-    {"env", 'e', ND_STRINGS, "NAME=VALUE", "an environment variable (repeatable)", NULL},
+     NULL, TO(max_cost)},
+    {"max-duration", 0, ND_DURATION, "DURATION", "stop the Job after running this long", NULL,
+     TO(max_duration), TO(max_duration_given)},
+    {"env", 'e', ND_STRINGS, "NAME=VALUE", "an environment variable (repeatable)", NULL, TO(env)},
     {"volume", 0, ND_STRINGS, "VOLUME:/PATH[:ro]", "mount a Volume of the project (repeatable)",
-     NULL},
-    {"labels", 'l', ND_STRINGS, "KEY=VALUE", "labels of the Job (repeatable, or a,b)", NULL},
-    {"annotations", 0, ND_STRINGS, "KEY=VALUE", "annotations of the Job (repeatable)", NULL},
+     NULL, TO(volume)},
+    {"labels", 'l', ND_STRINGS, "KEY=VALUE", "labels of the Job (repeatable, or a,b)", NULL,
+     TO(labels)},
+    {"annotations", 0, ND_STRINGS, "KEY=VALUE", "annotations of the Job (repeatable)", NULL,
+     TO(annotations)},
     {"sim-duration", 0, ND_DURATION, "DURATION",
-     "against an emulator that simulates Jobs: how long the run lasts (default 30s)", NULL},
+     "against an emulator that simulates Jobs: how long the run lasts (default 30s)", NULL,
+     TO(sim_duration), TO(sim_duration_given)},
     {"dry-run", 0, ND_STRING, "MODE",
-     "server: show the Job and its estimate, create nothing; client: show the Job", NULL},
-    {"detach", 'd', ND_BOOL, NULL, "create the Job and return, without streaming its log", NULL},
+     "server: show the Job and its estimate, create nothing; client: show the Job", NULL,
+     TO(dry_run)},
+    {"detach", 'd', ND_BOOL, NULL, "create the Job and return, without streaming its log", NULL,
+     TO(detach)},
     {"output", 'o', ND_STRING, "FORMAT",
-     "with --detach or --dry-run: print the Job as name, json, yaml ...", "=json yaml name"},
-    {NULL},
+     "with --detach or --dry-run: print the Job as name, json, yaml ...", "=json yaml name",
+     TO(output)},
+    ND_FLAGS_END(struct run_opts),
 };
 
 /* ---- the command line ---- */
 
 /* pflag splits repeated values at commas; a piece without '=' belonged to the one
- * before (--env LIST=a,b). NEW array of "K=V" strings. */
-static json_t *rejoin(const json_t *list)
+ * before (--env LIST=a,b) when join. NEW array of "K=V" strings. */
+static json_t *rejoin(const struct nd_strings *list, bool join)
 {
     json_t *out = json_array();
-    size_t i;
-    json_t *v;
-    json_array_foreach(list, i, v) {
-        const char *s = json_string_value(v);
+    for (size_t i = 0; i < list->n; i++) {
+        const char *s = list->v[i];
         size_t n = json_array_size(out);
-        if (!strchr(s, '=') && n) {
+        if (join && !strchr(s, '=') && n) {
             char *joined = nd_xasprintf("%s,%s", json_string_value(json_array_get(out, n - 1)), s);
             json_array_set_new(out, n - 1, json_string(joined));
             free(joined);
@@ -94,9 +118,9 @@ static bool env_name_ok(const char *s, size_t n)
     return true;
 }
 
-static int parse_env(struct nd_ctx *ctx, const json_t *list, json_t *spec)
+static int parse_env(struct nd_ctx *ctx, const struct nd_strings *list, json_t *spec)
 {
-    json_t *items = rejoin(list);
+    json_t *items = rejoin(list, true);
     json_t *env = json_array();
     size_t i;
     json_t *v;
@@ -123,13 +147,11 @@ static int parse_env(struct nd_ctx *ctx, const json_t *list, json_t *spec)
     return 0;
 }
 
-static int parse_volumes(struct nd_ctx *ctx, const json_t *list, json_t *spec)
+static int parse_volumes(struct nd_ctx *ctx, const struct nd_strings *list, json_t *spec)
 {
     json_t *vols = json_array();
-    size_t i;
-    json_t *v;
-    json_array_foreach(list, i, v) {
-        const char *s = json_string_value(v);
+    for (size_t i = 0; i < list->n; i++) {
+        const char *s = list->v[i];
         const char *colon = strchr(s, ':');
         const char *path = colon ? colon + 1 : NULL;
         const char *mode = path ? strchr(path, ':') : NULL;
@@ -156,10 +178,10 @@ static int parse_volumes(struct nd_ctx *ctx, const json_t *list, json_t *spec)
 }
 
 /* KEY=VALUE pairs into an object (labels, annotations). */
-static int parse_pairs(struct nd_ctx *ctx, const char *flag, const json_t *list, bool join,
-                       json_t *meta)
+static int parse_pairs(struct nd_ctx *ctx, const char *flag, const struct nd_strings *list,
+                       bool join, json_t *meta)
 {
-    json_t *items = join ? rejoin(list) : json_incref((json_t *)list);
+    json_t *items = rejoin(list, join);
     json_t *map = json_object();
     size_t i;
     json_t *v;
@@ -285,12 +307,12 @@ static int simulates(struct nd_ctx *ctx, struct nd_status *st)
 /* The run's simulated length: --sim-duration, else (against a simulating emulator)
  * DEFAULT_SIM_DURATION, as the annotation the emulator reads; an annotation given with
  * --annotations wins over the default and may not be given with --sim-duration. */
-static int sim_duration(struct nd_ctx *ctx, const struct nd_opts *o, bool simulated, json_t *job)
+static int sim_duration(struct nd_ctx *ctx, const struct run_opts *opt, bool simulated, json_t *job)
 {
     json_t *meta = json_object_get(job, "metadata");
     json_t *ann = json_object_get(meta, "annotations");
     bool given = json_object_get(ann, DURATION_ANNOTATION) != NULL;
-    if (!nd_opt_set(o, "sim-duration")) {
+    if (!opt->sim_duration_given) {
         if (simulated && !given) {
             if (!ann)
                 json_object_set_new(meta, "annotations", ann = json_object());
@@ -298,7 +320,7 @@ static int sim_duration(struct nd_ctx *ctx, const struct nd_opts *o, bool simula
         }
         return 0;
     }
-    int64_t ms = nd_opt_ms(o, "sim-duration", 0);
+    int64_t ms = opt->sim_duration;
     if (ms <= 0)
         return nd_cli_usage(ctx, "--sim-duration must be greater than 0");
     if (given)
@@ -358,14 +380,15 @@ static void on_interrupt(int sig)
 
 /* ---- the verb ---- */
 
-static int build(struct nd_ctx *ctx, const struct nd_opts *o, json_t **job)
+static int build(struct nd_ctx *ctx, const struct nd_opts *o, const struct run_opts *opt,
+                 json_t **job)
 {
     int rc = 0;
     char *model = NULL;
     json_t *meta = json_pack("{ss}", "name", o->pos[0]);
     json_t *spec = json_object();
-    const char *image = nd_opt_str(o, "image");
-    const char *max_cost = nd_opt_str(o, "max-cost");
+    const char *image = opt->image;
+    const char *max_cost = opt->max_cost;
     int64_t micros;
     struct nd_status st = ND_STATUS_INIT;
     if (!image || !*image) {
@@ -388,8 +411,8 @@ static int build(struct nd_ctx *ctx, const struct nd_opts *o, json_t **job)
         goto out;
     }
     json_object_set_new(spec, "maxCostUSD", json_string(max_cost));
-    if (nd_opt_set(o, "max-duration")) {
-        int64_t ms = nd_opt_ms(o, "max-duration", 0);
+    if (opt->max_duration_given) {
+        int64_t ms = opt->max_duration;
         if (ms <= 0) {
             rc = nd_cli_usage(ctx, "--max-duration must be greater than 0");
             goto out;
@@ -398,11 +421,11 @@ static int build(struct nd_ctx *ctx, const struct nd_opts *o, json_t **job)
         snprintf(d, sizeof d, "%llds", (long long)((ms + 999) / 1000));
         json_object_set_new(spec, "maxDuration", json_string(d));
     }
-    const char *gpu = nd_opt_str(o, "gpu");
-    if ((rc = parse_env(ctx, nd_opt_list(o, "env"), spec)) != 0 ||
-        (rc = parse_volumes(ctx, nd_opt_list(o, "volume"), spec)) != 0 ||
-        (rc = parse_pairs(ctx, "labels", nd_opt_list(o, "labels"), false, meta)) != 0 ||
-        (rc = parse_pairs(ctx, "annotations", nd_opt_list(o, "annotations"), true, meta)) != 0 ||
+    const char *gpu = opt->gpu;
+    if ((rc = parse_env(ctx, &opt->env, spec)) != 0 ||
+        (rc = parse_volumes(ctx, &opt->volume, spec)) != 0 ||
+        (rc = parse_pairs(ctx, "labels", &opt->labels, false, meta)) != 0 ||
+        (rc = parse_pairs(ctx, "annotations", &opt->annotations, true, meta)) != 0 ||
         (gpu && (rc = parse_gpu(ctx, gpu, spec, &model)) != 0) ||
         (model && (rc = check_gpu(ctx, image, model)) != 0))
         goto out;
@@ -485,15 +508,16 @@ static int attach(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns, c
 int cmd_run(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct run_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     struct nd_print_opts popts;
     nd_print_opts_init(&popts);
     enum nd_dry_run dry;
     json_t *job = NULL, *preview = NULL, *created = NULL;
     int rc = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
-        nd_dry_run_parse(nd_opt_str(&o, "dry-run"), &dry, &st) < 0 ||
-        nd_write_output_parse(nd_opt_str(&o, "output"), &popts, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0 ||
+        nd_dry_run_parse(opt.dry_run, &dry, &st) < 0 ||
+        nd_write_output_parse(opt.output, &popts, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
@@ -504,21 +528,21 @@ int cmd_run(int argc, char **argv, struct nd_ctx *ctx)
                                              "IMAGE -- %s ...", o.pos[0], o.pos[1]);
         goto out;
     }
-    bool has_output = nd_opt_str(&o, "output") != NULL;
-    bool detach = nd_opt_bool(&o, "detach");
+    bool has_output = opt.output != NULL;
+    bool detach = opt.detach;
     if (has_output && !detach && dry == ND_DRY_NONE) {
         rc = nd_cli_usage(ctx, "-o prints the Job: use it with --detach or --dry-run (attached, "
                                "stdout is the Job's log)");
         goto out;
     }
     int simulated = 0;
-    if ((rc = build(ctx, &o, &job)) != 0)
+    if ((rc = build(ctx, &o, &opt, &job)) != 0)
         goto out;
     if (dry != ND_DRY_CLIENT && (simulated = simulates(ctx, &st)) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
-    if ((rc = sim_duration(ctx, &o, simulated > 0, job)) != 0)
+    if ((rc = sim_duration(ctx, &opt, simulated > 0, job)) != 0)
         goto out;
     const struct nd_kind *k = nd_kind_by_plural("nodus.dev", "jobs");
     const char *ns = nd_ctx_namespace(ctx);

@@ -245,7 +245,7 @@ int cmd_shell(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
     struct nd_status st = ND_STATUS_INIT;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, NULL, 0, &st) < 0) {
         int rc = nd_cli_error(ctx, &st);
         nd_status_release(&st);
         return rc;

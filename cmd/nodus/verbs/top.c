@@ -15,9 +15,15 @@
 #include "util/money.h"
 #include "util/xmalloc.h"
 
+struct top_opts {
+    bool no_headers;
+};
+
+#define TO(f) ND_TO(struct top_opts, f)
 const struct nd_flag cmd_top_flags[] = {
-    {"no-headers", 0, ND_BOOL, NULL, "leave the header line (and the total of top jobs) out", NULL},
-    {NULL},
+    {"no-headers", 0, ND_BOOL, NULL, "leave the header line (and the total of top jobs) out", NULL,
+     TO(no_headers)},
+    ND_FLAGS_END(struct top_opts),
 };
 
 static int64_t money(const json_t *o, const char *key)
@@ -238,14 +244,15 @@ static int top_jobs(struct nd_ctx *ctx, bool no_headers, struct nd_status *st)
 int cmd_top(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct top_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     int rc = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
     const char *what = o.npos == 1 ? o.pos[0] : "";
-    bool no_headers = nd_opt_bool(&o, "no-headers");
+    bool no_headers = opt.no_headers;
     /* each view answers to its kind's plural, singular and short names */
     static const struct {
         const char *plural;

@@ -7,28 +7,35 @@
 #include "client/client.h"
 #include "commands.h"
 
+struct version_opts {
+    bool client;
+    const char *output;
+};
+
+#define TO(f) ND_TO(struct version_opts, f)
 const struct nd_flag cmd_version_flags[] = {
-    {"client", 0, ND_BOOL, NULL, "show only the client version", NULL},
-    {"output", 'o', ND_STRING, "FORMAT", "json or yaml", "=json yaml"},
-    {NULL},
+    {"client", 0, ND_BOOL, NULL, "show only the client version", NULL, TO(client)},
+    {"output", 'o', ND_STRING, "FORMAT", "json or yaml", "=json yaml", TO(output)},
+    ND_FLAGS_END(struct version_opts),
 };
 
 int cmd_version(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct version_opts opt = {0};
     struct nd_status st = ND_STATUS_INIT;
     int rc = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0) {
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0) {
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
-    const char *fmt = nd_opt_str(&o, "output");
+    const char *fmt = opt.output;
     if (fmt && strcmp(fmt, "json") != 0 && strcmp(fmt, "yaml") != 0) {
         rc = nd_cli_usage(ctx, "--output must be 'yaml' or 'json'");
         goto out;
     }
     json_t *server = NULL;
-    if (!nd_opt_bool(&o, "client")) {
+    if (!opt.client) {
         struct nd_client *c = nd_ctx_client(ctx, &st);
         if (!c || nd_client_json(c, "GET", "/version", NULL, &server, &st) < 0) {
             rc = -1; /* printed after the client version, as kubectl */

@@ -15,14 +15,23 @@
 #include "util/term.h"
 #include "util/xmalloc.h"
 
+struct wait_opts {
+    const char *condition;
+    int64_t timeout;
+    const char *selector;
+    bool all;
+};
+
+#define TO(f) ND_TO(struct wait_opts, f)
 const struct nd_flag cmd_wait_flags[] = {
     {"for", 0, ND_STRING, "CONDITION",
-     "condition=NAME[=VALUE], jsonpath={.path}=VALUE, create or delete", NULL},
+     "condition=NAME[=VALUE], jsonpath={.path}=VALUE, create or delete", NULL, TO(condition)},
     {"timeout", 0, ND_DURATION, "DURATION", "give up after this long (default 30s; 0: check once)",
-     NULL},
-    {"selector", 'l', ND_STRING, "SELECTOR", "wait for the objects matching a selector", NULL},
-    {"all", 0, ND_BOOL, NULL, "wait for every object of the kind", NULL},
-    {NULL},
+     NULL, TO(timeout)},
+    {"selector", 'l', ND_STRING, "SELECTOR", "wait for the objects matching a selector", NULL,
+     TO(selector)},
+    {"all", 0, ND_BOOL, NULL, "wait for every object of the kind", NULL, TO(all)},
+    ND_FLAGS_END(struct wait_opts),
 };
 
 enum wait_for { FOR_CONDITION, FOR_JSONPATH, FOR_DELETE, FOR_CREATE };
@@ -286,21 +295,22 @@ static int wait_one(struct nd_ctx *ctx, struct waiter *w, const char *ns, int64_
 int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
 {
     struct nd_opts o;
+    struct wait_opts opt = {.timeout = 30000};
     struct nd_status st = ND_STATUS_INIT;
     struct nd_res_list res = {0};
     struct waiter w = {0};
     int worst = 0;
-    if (nd_cli_parse(ctx, argc, argv, &o, &st) < 0 ||
-        parse_for(nd_opt_str(&o, "for"), &w, &st) < 0 ||
+    if (nd_cli_parse(ctx, argc, argv, &o, &opt, sizeof opt, &st) < 0 ||
+        parse_for(opt.condition, &w, &st) < 0 ||
         nd_resolve_args(o.npos, o.pos, &res, &st) < 0) {
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
-    int64_t timeout = nd_opt_ms(&o, "timeout", 30000);
+    int64_t timeout = opt.timeout;
     int64_t deadline = nd_now_ms() + (timeout > 0 ? timeout : 1);
     const char *ns = nd_ctx_namespace(ctx);
-    const char *selector = nd_opt_str(&o, "selector");
-    if (!res.by_name && res.n && !nd_opt_bool(&o, "all") && !selector) {
+    const char *selector = opt.selector;
+    if (!res.by_name && res.n && !opt.all && !selector) {
         worst = nd_cli_usage(ctx, "resource name may not be empty (name objects, or use -l "
                                   "or --all)");
         goto out;
@@ -325,7 +335,7 @@ int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
     json_array_foreach(targets, i, t) {
         w.k = res.v[json_integer_value(json_array_get(t, 0))].k;
         w.name = json_string_value(json_array_get(t, 1));
-        int c = wait_one(ctx, &w, ns, deadline, nd_opt_str(&o, "for"));
+        int c = wait_one(ctx, &w, ns, deadline, opt.condition);
         if (!worst)
             worst = c;
     }
