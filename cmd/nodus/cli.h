@@ -31,7 +31,7 @@ enum nd_flag_type { ND_BOOL = 1, ND_STRING, ND_INT, ND_DURATION, ND_BYTES, ND_ST
 /* The values of an ND_STRINGS flag (owned by the parse: nd_opts_release frees them). */
 struct nd_strings {
     size_t n;
-    char **v;
+    char **v; /* NULL-terminated; NULL when the flag was not given (given empty: n 0) */
 };
 
 /* The kind of C field a flag is bound to (ND_FIELD_OF), checked against its type by
