@@ -420,12 +420,12 @@ int nd_cli_parse(struct nd_ctx *ctx, int argc, char **argv, struct nd_opts *o, v
     while (t && t[rows].name)
         rows++;
     memset(o, 0, sizeof *o);
-    o->table = t;
-    o->flags = flags;
-    o->given = nd_xcalloc(rows + 1, sizeof *o->given);
     if (check_binding(t, t ? flags_size : 0, st) < 0 ||
         check_binding(nd_global_flags, sizeof *ctx, st) < 0)
         return -1;
+    o->table = t; /* nd_opts_release frees its lists, once it is known to be flags' */
+    o->flags = flags;
+    o->given = nd_xcalloc(rows + 1, sizeof *o->given);
     int rc = parse_args(ctx, argc, argv, o, st);
     /* --read-idle-timeout=0: no limit (the field's 0 is the client's default) */
     if (ctx->read_idle_given && ctx->read_idle_ms == 0)
