@@ -61,6 +61,7 @@ struct em_options {
 struct em_faults;
 struct em_runtime;
 struct em_feed;
+struct em_due;
 
 struct em_stats {
     uint64_t requests;
@@ -87,7 +88,7 @@ struct em_server {
     struct em_feed *feed; /* durable changes for watch streams (feed.h) */
     char base_url[80];
     /* the simulation (sim.h) */
-    json_t *sim_due;
+    struct em_due *sim_due; /* what is due when (sim/due.h); NULL before em_sim_init */
     int64_t sim_seen_rev; /* the journal's changes up to this the scheduler has read */
     int64_t sim_jump_to; /* during a clock jump (em_sim_advance), where it ends; else 0 */
     pthread_cond_t sim_wake;
