@@ -36,6 +36,18 @@ static const char default_book[] =
 static json_t *book; /* one emulator per process */
 static void remember(const char *path);
 
+/* The book's prices in micro-dollars, read once when a book is taken (the text is for
+ * the file and the wire): what every reconcile prices with. */
+struct gpu_price {
+    char *model;
+    int64_t micros;
+};
+static struct {
+    struct gpu_price *gpu[2]; /* market, pool */
+    size_t ngpu[2];
+    int64_t cpu_core_hour, memory_gib_hour, storage_gib_month;
+} prices;
+
 static int64_t money_at(const json_t *obj, const char *key)
 {
     const char *s = json_string_value(json_object_get(obj, key));
@@ -45,6 +57,39 @@ static int64_t money_at(const json_t *obj, const char *key)
         m = -1;
     nd_status_release(&st);
     return m;
+}
+
+static void prices_free(void)
+{
+    for (int i = 0; i < 2; i++) {
+        for (size_t j = 0; j < prices.ngpu[i]; j++)
+            free(prices.gpu[i][j].model);
+        free(prices.gpu[i]);
+    }
+    memset(&prices, 0, sizeof prices);
+}
+
+/* Makes nb (checked, stolen) the book, its prices read into `prices`. */
+static void use_book(json_t *nb)
+{
+    json_decref(book);
+    book = nb;
+    prices_free();
+    static const char *const where[] = {"market", "pool"};
+    for (int i = 0; i < 2; i++) {
+        const json_t *m = json_object_get(json_object_get(nb, "gpu"), where[i]);
+        prices.gpu[i] = nd_xcalloc(json_object_size(m) + 1, sizeof *prices.gpu[i]);
+        const char *model;
+        json_t *v;
+        json_object_foreach((json_t *)m, model, v) {
+            struct gpu_price *g = &prices.gpu[i][prices.ngpu[i]++];
+            g->model = nd_xstrdup(model);
+            g->micros = money_at(m, model);
+        }
+    }
+    prices.cpu_core_hour = money_at(nb, "cpuCoreHourUSD");
+    prices.memory_gib_hour = money_at(nb, "memoryGiBHourUSD");
+    prices.storage_gib_month = money_at(nb, "storageGiBMonthUSD");
 }
 
 /* Every price a decimal string, every delay a duration: what the simulation relies on. */
@@ -103,8 +148,7 @@ int em_pricebook_load(struct em_server *srv, struct nd_status *st)
         json_decref(j);
         goto out;
     }
-    json_decref(book);
-    book = j;
+    use_book(j);
     remember(path);
     rc = 0;
 out:
@@ -118,6 +162,7 @@ void em_pricebook_release(struct em_server *srv)
     (void)srv;
     json_decref(book);
     book = NULL;
+    prices_free();
 }
 
 const json_t *em_pricebook(const struct em_server *srv)
@@ -135,8 +180,12 @@ int64_t em_pricebook_version(const struct em_server *srv)
 int64_t em_gpu_rate(const struct em_server *srv, const char *model, int pool)
 {
     (void)srv;
-    const json_t *m = json_object_get(json_object_get(book, "gpu"), pool ? "pool" : "market");
-    return model && json_object_get(m, model) ? money_at(m, model) : -1;
+    const int i = pool ? 1 : 0;
+    for (size_t j = 0; model && j < prices.ngpu[i]; j++) {
+        if (!strcmp(prices.gpu[i][j].model, model))
+            return prices.gpu[i][j].micros;
+    }
+    return -1;
 }
 
 int64_t em_delay_ms(const struct em_server *srv, const char *name)
@@ -176,7 +225,7 @@ int64_t em_spec_rate(const struct em_server *srv, const char *plural, const json
     if (nd_kind_is(k, ND_KIND_BILLED) && !nd_kind_is(k, ND_KIND_COMPUTE)) {
         /* storage (a Volume), per GiB-month; a month is 730 hours */
         int64_t gib = quantity(json_object_get(spec, "size"), false) >> 30;
-        return gib * money_at(book, "storageGiBMonthUSD") / 730;
+        return gib * prices.storage_gib_month / 730;
     }
     const json_t *res = json_object_get(spec, "resources");
     const json_t *gpu = json_object_get(res, "gpu");
@@ -190,8 +239,8 @@ int64_t em_spec_rate(const struct em_server *srv, const char *plural, const json
     }
     int64_t cpu_milli = quantity(json_object_get(res, "cpu"), true);
     int64_t mem = quantity(json_object_get(res, "memory"), false);
-    rate += money_at(book, "cpuCoreHourUSD") * cpu_milli / 1000;
-    rate += (int64_t)((__int128)money_at(book, "memoryGiBHourUSD") * mem / (1LL << 30));
+    rate += prices.cpu_core_hour * cpu_milli / 1000;
+    rate += (int64_t)((__int128)prices.memory_gib_hour * mem / (1LL << 30));
     return rate;
 }
 
@@ -380,8 +429,7 @@ static int take(struct em_server *srv, json_t *nb, bool write_file, struct nd_st
     if (rc == 0) {
         remember(path);
         if (!same) {
-            json_decref(book);
-            book = nb;
+            use_book(nb);
             nb = NULL;
             prices_moved(srv);
         }
