@@ -65,6 +65,7 @@ struct em_prices;
 struct em_discovery;
 struct em_exec_registry;
 struct em_server;
+struct em_due;
 
 struct em_stats {
     uint64_t requests;
@@ -104,7 +105,7 @@ struct em_server {
     bool upload_stage_ready; /* files/.uploads emptied of a previous run's (api/files.c) */
     char base_url[80];
     /* the simulation (sim.h) */
-    json_t *sim_due;
+    struct em_due *sim_due; /* what is due when (sim/due.h); NULL before em_sim_init */
     int64_t sim_seen_rev; /* the history's changes up to this the scheduler has read */
     int64_t sim_jump_to; /* during a clock jump (em_sim_advance), where it ends; else 0 */
     pthread_cond_t sim_wake;

@@ -33,9 +33,20 @@ static const char default_book[] =
     "             \"starting\": \"10s\", \"jobRun\": \"10m\", \"finalCharge\": \"30s\"}\n"
     "}\n";
 
-/* The price book of one server (srv->prices) and what its file looked like when taken. */
+/* A GPU model's price in micro-dollars an hour. */
+struct gpu_price {
+    char *model;
+    int64_t micros;
+};
+
+/* The price book of one server (srv->prices) and what its file looked like when taken.
+ * Its prices are read into micro-dollars once, when a book is taken (use_book): what every
+ * reconcile prices with (the text is for the file and the wire). */
 struct em_prices {
     json_t *book;
+    struct gpu_price *gpu[2]; /* market, pool */
+    size_t ngpu[2];
+    int64_t cpu_core_hour, memory_gib_hour, storage_gib_month;
     struct {
         bool known;
         struct timespec mtime;
@@ -67,6 +78,41 @@ static int64_t money_at(const json_t *obj, const char *key)
         m = -1;
     nd_status_release(&st);
     return m;
+}
+
+static void prices_free(struct em_prices *p)
+{
+    for (int i = 0; i < 2; i++) {
+        for (size_t j = 0; j < p->ngpu[i]; j++)
+            free(p->gpu[i][j].model);
+        free(p->gpu[i]);
+    }
+    memset(p->gpu, 0, sizeof p->gpu);
+    memset(p->ngpu, 0, sizeof p->ngpu);
+    p->cpu_core_hour = p->memory_gib_hour = p->storage_gib_month = 0;
+}
+
+/* Makes nb (checked, stolen) p's book, its prices read into p. */
+static void use_book(struct em_prices *p, json_t *nb)
+{
+    json_decref(p->book);
+    p->book = nb;
+    prices_free(p);
+    static const char *const where[] = {"market", "pool"};
+    for (int i = 0; i < 2; i++) {
+        const json_t *m = json_object_get(json_object_get(nb, "gpu"), where[i]);
+        p->gpu[i] = nd_xcalloc(json_object_size(m) + 1, sizeof *p->gpu[i]);
+        const char *model;
+        json_t *v;
+        json_object_foreach((json_t *)m, model, v) {
+            struct gpu_price *g = &p->gpu[i][p->ngpu[i]++];
+            g->model = nd_xstrdup(model);
+            g->micros = money_at(m, model);
+        }
+    }
+    p->cpu_core_hour = money_at(nb, "cpuCoreHourUSD");
+    p->memory_gib_hour = money_at(nb, "memoryGiBHourUSD");
+    p->storage_gib_month = money_at(nb, "storageGiBMonthUSD");
 }
 
 /* Every price a decimal string, every delay a duration: what the simulation relies on. */
@@ -126,8 +172,7 @@ int em_pricebook_load(struct em_server *srv, struct nd_status *st)
         goto out;
     }
     struct em_prices *p = prices_of(srv);
-    json_decref(p->book);
-    p->book = j;
+    use_book(p, j);
     remember(p, path);
     rc = 0;
 out:
@@ -138,8 +183,10 @@ out:
 
 void em_pricebook_release(struct em_server *srv)
 {
-    if (srv->prices)
+    if (srv->prices) {
         json_decref(srv->prices->book);
+        prices_free(srv->prices);
+    }
     free(srv->prices);
     srv->prices = NULL;
 }
@@ -156,9 +203,13 @@ int64_t em_pricebook_version(const struct em_server *srv)
 
 int64_t em_gpu_rate(const struct em_server *srv, const char *model, int pool)
 {
-    const json_t *gpu = json_object_get(book_of(srv), "gpu");
-    const json_t *m = json_object_get(gpu, pool ? "pool" : "market");
-    return model && json_object_get(m, model) ? money_at(m, model) : -1;
+    const struct em_prices *p = srv->prices;
+    const int i = pool ? 1 : 0;
+    for (size_t j = 0; p && model && j < p->ngpu[i]; j++) {
+        if (!strcmp(p->gpu[i][j].model, model))
+            return p->gpu[i][j].micros;
+    }
+    return -1;
 }
 
 int64_t em_delay_ms(const struct em_server *srv, const char *name)
@@ -194,12 +245,13 @@ static int64_t quantity(const json_t *v, bool milli)
 
 int64_t em_spec_rate(const struct em_server *srv, const char *plural, const json_t *spec)
 {
-    const json_t *book = book_of(srv);
+    static const struct em_prices none;
+    const struct em_prices *p = srv->prices ? srv->prices : &none;
     const struct nd_kind *k = nd_kind_by_plural("nodus.dev", plural);
     if (nd_kind_is(k, ND_KIND_BILLED) && !nd_kind_is(k, ND_KIND_COMPUTE)) {
         /* storage (a Volume), per GiB-month; a month is 730 hours */
         int64_t gib = quantity(json_object_get(spec, "size"), false) >> 30;
-        return gib * money_at(book, "storageGiBMonthUSD") / 730;
+        return gib * p->storage_gib_month / 730;
     }
     const json_t *res = json_object_get(spec, "resources");
     const json_t *gpu = json_object_get(res, "gpu");
@@ -213,8 +265,8 @@ int64_t em_spec_rate(const struct em_server *srv, const char *plural, const json
     }
     int64_t cpu_milli = quantity(json_object_get(res, "cpu"), true);
     int64_t mem = quantity(json_object_get(res, "memory"), false);
-    rate += money_at(book, "cpuCoreHourUSD") * cpu_milli / 1000;
-    rate += (int64_t)((__int128)money_at(book, "memoryGiBHourUSD") * mem / (1LL << 30));
+    rate += p->cpu_core_hour * cpu_milli / 1000;
+    rate += (int64_t)((__int128)p->memory_gib_hour * mem / (1LL << 30));
     return rate;
 }
 
@@ -399,8 +451,7 @@ static int take(struct em_server *srv, json_t *nb, bool write_file, struct nd_st
     if (rc == 0) {
         remember(p, path);
         if (!same) {
-            json_decref(book);
-            p->book = nb;
+            use_book(p, nb);
             nb = NULL;
             prices_moved(srv);
         }

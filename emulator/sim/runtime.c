@@ -392,7 +392,7 @@ static void *proc_main(void *arg)
     } else {
         json_t *obj = em_store_get(&srv->store, "jobs", p->ns, p->name);
         if (obj && !strcmp(uid_of(obj), p->uid))
-            em_sim_touch(srv, "jobs", obj);
+            em_sim_touch(srv, nd_kind_by_plural(NULL, "jobs"), obj);
     }
     pthread_cond_broadcast(&srv->changed);
     pthread_mutex_unlock(&srv->lock);

@@ -18,30 +18,21 @@
 #define SCHEDULE_FILE "history/schedule"
 #define SCHEDULE_MAGIC "nodus-schedule 1"
 
-/* due: "plural\n" + "ns/name" -> emulated ms (json integer) */
-static char *due_key(const char *plural, const json_t *obj)
+void em_sim_touch(struct em_server *srv, const struct nd_kind *k, const json_t *obj)
 {
-    return nd_xasprintf("%s\n%s/%s", plural, em_obj_ns(obj), em_obj_name(obj));
-}
-
-void em_sim_touch(struct em_server *srv, const char *plural, const json_t *obj)
-{
-    if (!srv->sim_due || srv->opt.no_simulation || !em_controller_find(plural))
+    const char *name = em_obj_name(obj);
+    if (!srv->sim_due || srv->opt.no_simulation || !name || !em_controller_find(k))
         return;
-    char *key = due_key(plural, obj);
-    json_object_set_new(srv->sim_due, key, json_integer(0));
-    free(key);
+    em_due_set(srv->sim_due, k, em_obj_ns(obj), name, 0);
     pthread_cond_signal(&srv->sim_wake);
 }
 
-static void touch_name(struct em_server *srv, const char *plural, const char *ns,
+static void touch_name(struct em_server *srv, const struct nd_kind *k, const char *ns,
                        const char *name)
 {
-    if (!name || !em_controller_find(plural))
+    if (!name || !k || !em_controller_find(k))
         return;
-    char *key = nd_xasprintf("%s\n%s/%s", plural, ns, name);
-    json_object_set_new(srv->sim_due, key, json_integer(0));
-    free(key);
+    em_due_set(srv->sim_due, k, ns, name, 0);
 }
 
 void em_sim_touch_related(struct em_server *srv, const struct nd_kind *k, const json_t *obj)
@@ -55,22 +46,24 @@ void em_sim_touch_related(struct em_server *srv, const struct nd_kind *k, const 
     json_array_foreach(json_object_get(meta, "ownerReferences"), i, ref) {
         const struct nd_kind *ok =
             nd_kind_by_kind(NULL, json_string_value(json_object_get(ref, "kind")));
-        if (ok)
-            touch_name(srv, ok->plural, ns, json_string_value(json_object_get(ref, "name")));
+        touch_name(srv, ok, ns, json_string_value(json_object_get(ref, "name")));
     }
     const json_t *spec = json_object_get(obj, "spec");
-    touch_name(srv, "pools", ns, json_string_value(json_object_get(spec, "pool")));
-    touch_name(srv, "pools", ns,
+    const struct nd_kind *pools = nd_kind_by_plural(NULL, "pools");
+    touch_name(srv, pools, ns, json_string_value(json_object_get(spec, "pool")));
+    touch_name(srv, pools, ns,
                json_string_value(json_object_get(json_object_get(spec, "placement"), "pool")));
+    const struct nd_kind *volumes = nd_kind_by_plural(NULL, "volumes");
     json_t *vol;
     json_array_foreach(json_object_get(spec, "volumes"), i, vol)
-        touch_name(srv, "volumes", ns, json_string_value(json_object_get(vol, "name")));
+        touch_name(srv, volumes, ns, json_string_value(json_object_get(vol, "name")));
     if (nd_kind_costs(k)) { /* what the project's Budgets count */
+        const struct nd_kind *budgets = nd_kind_by_plural(NULL, "budgets");
         struct em_store_cursor c;
-        em_store_seek(&srv->store, "budgets", ns, NULL, NULL, &c);
+        em_store_seek(&srv->store, budgets->plural, ns, NULL, NULL, &c);
         const struct em_entry *b;
         while ((b = em_store_next(&c)))
-            touch_name(srv, "budgets", ns, em_obj_name(b->obj));
+            touch_name(srv, budgets, ns, em_obj_name(b->obj));
     }
     pthread_cond_signal(&srv->sim_wake);
 }
@@ -84,16 +77,19 @@ static void consume(struct em_server *srv)
         struct em_event *e = &j->ev[i];
         const struct nd_kind *k = nd_kind_by_plural(NULL, e->plural);
         json_t *obj = em_event_obj(e);
-        em_sim_touch(srv, e->plural, obj);
-        if (k)
+        if (k) {
+            em_sim_touch(srv, k, obj);
             em_sim_touch_related(srv, k, obj);
+        }
         srv->sim_seen_rev = e->rev;
     }
 }
 
 static int touch_entry(const char *plural, const struct em_entry *e, void *srv)
 {
-    em_sim_touch(srv, plural, e->obj);
+    const struct nd_kind *k = nd_kind_by_plural(NULL, plural);
+    if (k)
+        em_sim_touch(srv, k, e->obj);
     return 0;
 }
 
@@ -101,7 +97,8 @@ static int touch_entry(const char *plural, const struct em_entry *e, void *srv)
 static int touch_kind(const char *plural, size_t count, void *srv)
 {
     (void)count;
-    if (em_controller_find(plural))
+    const struct nd_kind *k = nd_kind_by_plural(NULL, plural);
+    if (k && em_controller_find(k))
         em_store_walk(&((struct em_server *)srv)->store, plural, NULL, touch_entry, srv);
     return 0;
 }
@@ -112,7 +109,7 @@ static int touch_ended(const char *plural, const struct em_entry *e, void *srv)
 {
     const struct nd_kind *k = nd_kind_by_plural(NULL, plural);
     if (k && em_ctl_lacks_end_condition(k, e->obj))
-        em_sim_touch(srv, plural, e->obj);
+        em_sim_touch(srv, k, e->obj);
     return 0;
 }
 
@@ -120,7 +117,7 @@ static int touch_ended_kind(const char *plural, size_t count, void *srv)
 {
     (void)count;
     const struct nd_kind *k = nd_kind_by_plural(NULL, plural);
-    if (k && k->family == ND_FAMILY_RUN && em_controller_find(plural))
+    if (k && k->family == ND_FAMILY_RUN && em_controller_find(k))
         em_store_walk(&((struct em_server *)srv)->store, plural, NULL, touch_ended, srv);
     return 0;
 }
@@ -161,6 +158,7 @@ struct sched_walk {
     struct nd_buf out;   /* saving: the lines */
     size_t count;        /* objects walked */
     json_t *saved;       /* loading: key -> [hash, due] */
+    const struct nd_kind *kind; /* the kind walked */
     bool differs;        /* an object is not as saved (or cannot be written down) */
 };
 
@@ -172,12 +170,9 @@ static int save_entry(const char *plural, const struct em_entry *e, void *ctx)
         w->differs = true;
         return 1;
     }
-    char *key = due_key(plural, e->obj);
-    json_t *due = json_object_get(w->srv->sim_due, key);
-    free(key);
-    json_int_t t = json_integer_value(due);
+    const struct em_due_item *due = em_due_find(w->srv->sim_due, w->kind, ns, name);
     nd_buf_addf(&w->out, "%s\t%s\t%s\t%016" PRIx64 "\t%lld\n", plural, ns, name, entry_hash(e),
-                due && t != EM_NEVER ? (long long)t : -1LL);
+                due && due->at != EM_NEVER ? (long long)due->at : -1LL);
     w->count++;
     return 0;
 }
@@ -185,7 +180,7 @@ static int save_entry(const char *plural, const struct em_entry *e, void *ctx)
 static int check_entry(const char *plural, const struct em_entry *e, void *ctx)
 {
     struct sched_walk *w = ctx;
-    char *key = due_key(plural, e->obj);
+    char *key = nd_xasprintf("%s\n%s/%s", plural, em_obj_ns(e->obj), em_obj_name(e->obj));
     json_t *rec = json_object_get(w->saved, key);
     free(key);
     w->count++;
@@ -200,8 +195,9 @@ static int check_entry(const char *plural, const struct em_entry *e, void *ctx)
 static int walk_controlled(struct em_server *srv, em_store_walk_fn fn, struct sched_walk *w)
 {
     for (size_t i = 0; i < nd_kind_count(); i++) {
-        const char *plural = nd_kinds[i].plural;
-        int rc = em_controller_find(plural) ? em_store_walk(&srv->store, plural, NULL, fn, w) : 0;
+        const struct nd_kind *k = &nd_kinds[i];
+        w->kind = k;
+        int rc = em_controller_find(k) ? em_store_walk(&srv->store, k->plural, NULL, fn, w) : 0;
         if (rc)
             return rc;
     }
@@ -266,6 +262,22 @@ static json_t *parse_schedule(struct em_server *srv, char *text, size_t *count)
     return saved;
 }
 
+/* A saved line's object (key "plural\nns/name", as parse_schedule makes it) due at due. */
+static void set_saved(struct em_server *srv, const char *key, int64_t due)
+{
+    const char *nl = strchr(key, '\n');
+    const char *slash = nl ? strchr(nl + 1, '/') : NULL;
+    if (!slash)
+        return;
+    char *plural = nd_xstrndup(key, (size_t)(nl - key));
+    char *ns = nd_xstrndup(nl + 1, (size_t)(slash - nl - 1));
+    const struct nd_kind *k = nd_kind_by_plural(NULL, plural);
+    if (k)
+        em_due_set(srv->sim_due, k, ns, slash + 1, due);
+    free(plural);
+    free(ns);
+}
+
 /* Takes back the schedule of the last clean stop, and deletes it (a crash later must not
  * find it): true when it holds exactly the objects this start loaded, byte for byte, saved
  * for the same address and price book; each is then due when it was due before the stop,
@@ -292,7 +304,7 @@ static bool load_schedule(struct em_server *srv)
     json_object_foreach(saved, key, rec) {
         json_int_t due = json_integer_value(json_array_get(rec, 1));
         if (ok && due >= 0)
-            json_object_set_new(srv->sim_due, key, json_integer(due));
+            set_saved(srv, key, due);
     }
     json_decref(saved);
     return ok;
@@ -301,7 +313,7 @@ static bool load_schedule(struct em_server *srv)
 void em_sim_init(struct em_server *srv)
 {
     srv->sim_seen_rev = em_journal_last_rev(&srv->journal);
-    srv->sim_due = json_object();
+    srv->sim_due = em_due_new();
     pthread_cond_init(&srv->sim_wake, NULL);
     /* after a clean stop, what was due stays due, and nothing else moves; else (a first
      * start, a crash, a hand edit) every object is looked at */
@@ -313,7 +325,7 @@ void em_sim_init(struct em_server *srv)
 
 void em_sim_release(struct em_server *srv)
 {
-    json_decref(srv->sim_due);
+    em_due_free(srv->sim_due);
     srv->sim_due = NULL;
     pthread_cond_destroy(&srv->sim_wake);
 }
@@ -322,69 +334,47 @@ void em_sim_release(struct em_server *srv)
 static bool any_due(struct em_server *srv, int64_t now)
 {
     consume(srv);
-    const char *key;
-    json_t *v;
-    json_object_foreach(srv->sim_due, key, v) {
-        if (json_integer_value(v) <= now)
-            return true;
-    }
-    return false;
+    return em_due_next(srv->sim_due) <= now;
+}
+
+/* Runs one due object's controller at now: it is parked (EM_NEVER) while it runs, then
+ * due when its controller says, unless it is gone. */
+static void run_item(struct em_server *srv, struct em_due_item *it, int64_t now)
+{
+    const struct nd_kind *kind = it->kind;
+    const struct em_controller *c = em_controller_find(kind);
+    json_t *obj = em_store_get(&srv->store, kind->plural, it->ns, it->name);
+    em_due_move(srv->sim_due, it, EM_NEVER);
+    if (!obj || !c)
+        return;
+    json_incref(obj);
+    int64_t due = c->reconcile(srv, kind, obj, now);
+    json_decref(obj);
+    consume(srv); /* what the reconcile wrote */
+    /* the reconcile's own writes marked it due now: its answer wins unless the object is
+     * gone */
+    if (em_store_get(&srv->store, kind->plural, it->ns, it->name))
+        em_due_move(srv->sim_due, it, due);
 }
 
 int64_t em_sim_run(struct em_server *srv, int64_t now)
 {
-    int64_t next = EM_NEVER;
+    struct em_due_item **due_now = NULL;
+    size_t cap = 0;
     /* a controller's write makes its object (and others) due again: repeat, bounded */
     for (int round = 0; round < 64; round++) {
         consume(srv);
-        json_t *due_now = json_array();
-        const char *key;
-        json_t *v;
-        json_object_foreach(srv->sim_due, key, v) {
-            if (json_integer_value(v) <= now)
-                json_array_append_new(due_now, json_string(key));
-        }
-        if (!json_array_size(due_now)) {
-            json_decref(due_now);
+        /* the items stay put while the round runs: a touch only moves their times, and
+         * what it adds comes after them; none goes before em_due_prune */
+        size_t n = em_due_collect(srv->sim_due, now, &due_now, &cap);
+        if (!n)
             break;
-        }
-        size_t i;
-        json_t *kv;
-        json_array_foreach(due_now, i, kv) {
-            const char *k = json_string_value(kv);
-            const char *nl = strchr(k, '\n');
-            char *plural = nd_xstrndup(k, (size_t)(nl - k));
-            const char *slash = strchr(nl + 1, '/');
-            char *ns = nd_xstrndup(nl + 1, (size_t)(slash - nl - 1));
-            const struct em_controller *c = em_controller_find(plural);
-            const struct nd_kind *kind = nd_kind_by_plural(NULL, plural);
-            json_t *obj = em_store_get(&srv->store, plural, ns, slash + 1);
-            json_object_set_new(srv->sim_due, k, json_integer(EM_NEVER));
-            if (obj && c && kind) {
-                json_incref(obj);
-                int64_t due = c->reconcile(srv, kind, obj, now);
-                json_decref(obj);
-                consume(srv); /* what the reconcile wrote */
-                /* the reconcile's own writes marked it due now: its answer wins unless the
-                 * object is gone */
-                if (em_store_get(&srv->store, plural, ns, slash + 1))
-                    json_object_set_new(srv->sim_due, k, json_integer(due));
-            }
-            free(plural);
-            free(ns);
-        }
-        json_decref(due_now);
+        for (size_t i = 0; i < n; i++)
+            run_item(srv, due_now[i], now);
     }
-    const char *key;
-    json_t *v, *tmp;
-    json_object_foreach_safe(srv->sim_due, tmp, key, v) {
-        json_int_t t = json_integer_value(v);
-        if (t == EM_NEVER)
-            json_object_del(srv->sim_due, key);
-        else if (t < next)
-            next = t;
-    }
-    return next;
+    free(due_now);
+    em_due_prune(srv->sim_due);
+    return em_due_next(srv->sim_due);
 }
 
 int64_t em_sim_every(const struct em_server *srv, int64_t now, int64_t period)

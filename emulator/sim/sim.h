@@ -20,7 +20,7 @@
 #include "api/registry.h"
 #include "server.h"
 
-#define EM_NEVER INT64_MAX
+#include "due.h"
 
 struct em_admission;
 
@@ -36,7 +36,7 @@ struct em_controller {
 };
 
 /* The controllers (controllers/controllers.c). */
-const struct em_controller *em_controller_find(const char *plural);
+const struct em_controller *em_controller_find(const struct nd_kind *k);
 
 /* At start: each object due when it was due at the last clean stop (the schedule it
  * saved, em_sim_save), when the objects are exactly those it saved; else (a first start,
@@ -50,7 +50,7 @@ void em_sim_release(struct em_server *srv);
 int em_sim_start(struct em_server *srv);
 void em_sim_stop(struct em_server *srv);
 /* An object is due now (the journal's changes; controllers that wake others). */
-void em_sim_touch(struct em_server *srv, const char *plural, const json_t *obj);
+void em_sim_touch(struct em_server *srv, const struct nd_kind *k, const json_t *obj);
 /* Every stored object is due now (at start, when prices move). */
 void em_sim_touch_all(struct em_server *srv);
 /* Objects obj's change may matter to are due now too: its owners, the Pool it names,

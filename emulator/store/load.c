@@ -142,91 +142,108 @@ static const char *keep_dir(struct em_load *l, char *s)
     return s;
 }
 
-void em_load_objects(const char *dir, struct em_load *out)
-{
-    memset(out, 0, sizeof *out);
+/* What the scan of DIR/objects gathers: the items (out) and, per item, where its bytes
+ * come from (jobs), with the checkpoint to take unchanged objects from. */
+struct scan {
+    struct em_load *out;
+    struct job *jobs;
+    size_t cap;
+    bool have_ck;
     struct em_ckpt ck;
-    bool have_ck = em_ckpt_read(dir, &ck);
-    char *root = nd_xasprintf("%s/objects", dir);
-    DIR *d1 = opendir(root);
-    if (!d1) {
-        free(root);
-        if (have_ck)
-            em_ckpt_free(&ck);
+};
+
+/* A new item and its job at the end of the scan's arrays. */
+static struct em_loaded *add_item(struct scan *sc, struct job **j)
+{
+    struct em_load *out = sc->out;
+    if (out->n == sc->cap) {
+        sc->cap = sc->cap ? sc->cap * 2 : 256;
+        out->items = nd_xrealloc(out->items, sc->cap * sizeof *out->items);
+        sc->jobs = nd_xrealloc(sc->jobs, sc->cap * sizeof *sc->jobs);
+    }
+    struct em_loaded *it = &out->items[out->n];
+    *j = &sc->jobs[out->n++];
+    memset(it, 0, sizeof *it);
+    return it;
+}
+
+/* One object file fname of the kind directory pdir (open as dfd): its item, read from the
+ * checkpoint when the file is exactly as the checkpoint saw it, else from the file. */
+static void scan_file(struct scan *sc, int dfd, const char *pdir, const char *fname,
+                      const char *plural, const char *nsdirname, const char *ns)
+{
+    struct job *j;
+    struct em_loaded *it = add_item(sc, &j);
+    *j = (struct job){.dirpath = pdir};
+    it->plural = plural;
+    it->ns = ns;
+    it->name = nd_xstrndup(fname, strlen(fname) - 5);
+    const struct em_ckpt_rec *r = NULL;
+    struct stat sb;
+    if (sc->have_ck && fstatat(dfd, fname, &sb, 0) == 0) {
+        em_stamp_of(&sb, &it->stamp);
+        r = em_ckpt_find(&sc->ck, plural, nsdirname, it->name);
+        /* a file stamped in the checkpoint's own clock tick could have been
+         * edited since without its mtime moving: read it */
+        if (r && (!em_stamp_eq(&r->st, &it->stamp) || r->st.mtime_ns >= sc->ck.mtime_ns))
+            r = NULL;
+    }
+    if (r) {
+        j->src = r->json;
+        j->len = r->len;
+        it->from_checkpoint = true;
+    } else {
+        it->stamp.valid = false;
+        it->path = nd_xasprintf("%s/%s", pdir, fname);
+    }
+}
+
+/* The object files of one kind directory DIR/objects/<nsdirname>/<plural>. */
+static void scan_kind_dir(struct scan *sc, const char *nsdir, const char *dname,
+                          const char *nsdirname, const char *ns)
+{
+    char *pdir = nd_xasprintf("%s/%s", nsdir, dname);
+    DIR *d3 = opendir(pdir);
+    if (!d3) {
+        free(pdir);
         return;
     }
-    size_t cap = 0;
-    struct job *jobs = NULL;
-    struct dirent *e1;
-    while ((e1 = readdir(d1))) {
-        if (e1->d_name[0] == '.')
+    keep_dir(sc->out, pdir);
+    const char *plural = keep_dir(sc->out, nd_xstrdup(dname));
+    int dfd = dirfd(d3);
+    struct dirent *e3;
+    while ((e3 = readdir(d3))) {
+        if (strstr(e3->d_name, ".json.tmp-")) {
+            unlinkat(dfd, e3->d_name, 0); /* an interrupted write: the old file stands */
             continue;
-        const char *nsdirname = keep_dir(out, nd_xstrdup(e1->d_name));
-        const char *ns = strcmp(e1->d_name, CLUSTER_DIR) == 0 ? "" : nsdirname;
-        char *nsdir = nd_xasprintf("%s/%s", root, e1->d_name);
-        DIR *d2 = opendir(nsdir);
-        struct dirent *e2;
-        while (d2 && (e2 = readdir(d2))) {
-            if (e2->d_name[0] == '.')
-                continue;
-            char *pdir = nd_xasprintf("%s/%s", nsdir, e2->d_name);
-            DIR *d3 = opendir(pdir);
-            if (!d3) {
-                free(pdir);
-                continue;
-            }
-            keep_dir(out, pdir);
-            const char *plural = keep_dir(out, nd_xstrdup(e2->d_name));
-            int dfd = dirfd(d3);
-            struct dirent *e3;
-            while ((e3 = readdir(d3))) {
-                if (strstr(e3->d_name, ".json.tmp-")) {
-                    unlinkat(dfd, e3->d_name, 0); /* an interrupted write: the old file stands */
-                    continue;
-                }
-                if (e3->d_name[0] == '.' || !ends_with(e3->d_name, ".json"))
-                    continue;
-                if (out->n == cap) {
-                    cap = cap ? cap * 2 : 256;
-                    out->items = nd_xrealloc(out->items, cap * sizeof *out->items);
-                    jobs = nd_xrealloc(jobs, cap * sizeof *jobs);
-                }
-                struct em_loaded *it = &out->items[out->n];
-                struct job *j = &jobs[out->n++];
-                memset(it, 0, sizeof *it);
-                *j = (struct job){.dirpath = pdir};
-                it->plural = plural;
-                it->ns = ns;
-                it->name = nd_xstrndup(e3->d_name, strlen(e3->d_name) - 5);
-                const struct em_ckpt_rec *r = NULL;
-                struct stat sb;
-                if (have_ck && fstatat(dfd, e3->d_name, &sb, 0) == 0) {
-                    em_stamp_of(&sb, &it->stamp);
-                    r = em_ckpt_find(&ck, plural, nsdirname, it->name);
-                    /* a file stamped in the checkpoint's own clock tick could have been
-                     * edited since without its mtime moving: read it */
-                    if (r && (!em_stamp_eq(&r->st, &it->stamp) || r->st.mtime_ns >= ck.mtime_ns))
-                        r = NULL;
-                }
-                if (r) {
-                    j->src = r->json;
-                    j->len = r->len;
-                    it->from_checkpoint = true;
-                } else {
-                    it->stamp.valid = false;
-                    it->path = nd_xasprintf("%s/%s", pdir, e3->d_name);
-                }
-            }
-            closedir(d3);
         }
-        if (d2)
-            closedir(d2);
-        free(nsdir);
+        if (e3->d_name[0] == '.' || !ends_with(e3->d_name, ".json"))
+            continue;
+        scan_file(sc, dfd, pdir, e3->d_name, plural, nsdirname, ns);
     }
-    closedir(d1);
-    free(root);
+    closedir(d3);
+}
 
-    /* parse: separate objects on separate threads; the hash seed is fixed first */
+/* Every kind directory of one project directory DIR/objects/<dname>. */
+static void scan_project_dir(struct scan *sc, const char *root, const char *dname)
+{
+    const char *nsdirname = keep_dir(sc->out, nd_xstrdup(dname));
+    const char *ns = strcmp(dname, CLUSTER_DIR) == 0 ? "" : nsdirname;
+    char *nsdir = nd_xasprintf("%s/%s", root, dname);
+    DIR *d2 = opendir(nsdir);
+    struct dirent *e2;
+    while (d2 && (e2 = readdir(d2))) {
+        if (e2->d_name[0] != '.')
+            scan_kind_dir(sc, nsdir, e2->d_name, nsdirname, ns);
+    }
+    if (d2)
+        closedir(d2);
+    free(nsdir);
+}
+
+/* Parses the items: separate objects on separate threads; the hash seed is fixed first. */
+static void parse_all(struct em_load *out, struct job *jobs)
+{
     json_object_seed(0);
     struct work w = {.items = out->items, .jobs = jobs, .n = out->n};
     atomic_init(&w.next, 0);
@@ -241,9 +258,28 @@ void em_load_objects(const char *dir, struct em_load *out)
     worker(&w);
     for (size_t t = 0; t < started; t++)
         pthread_join(th[t], NULL);
-    free(jobs);
-    if (have_ck)
-        em_ckpt_free(&ck);
+}
+
+void em_load_objects(const char *dir, struct em_load *out)
+{
+    memset(out, 0, sizeof *out);
+    struct scan sc = {.out = out};
+    sc.have_ck = em_ckpt_read(dir, &sc.ck);
+    char *root = nd_xasprintf("%s/objects", dir);
+    DIR *d1 = opendir(root);
+    if (d1) {
+        struct dirent *e1;
+        while ((e1 = readdir(d1))) {
+            if (e1->d_name[0] != '.')
+                scan_project_dir(&sc, root, e1->d_name);
+        }
+        closedir(d1);
+        parse_all(out, sc.jobs);
+    }
+    free(root);
+    free(sc.jobs);
+    if (sc.have_ck)
+        em_ckpt_free(&sc.ck);
 }
 
 void em_load_free(struct em_load *l)

@@ -265,141 +265,191 @@ uint64_t em_wal_ticket(struct em_wal *w)
     return t;
 }
 
-/* The leader's round: called with the lock held and flushing set; returns with the lock
- * held, its batch flushed and applied. Two stages: the write and fdatasync (one leader at
- * a time), then the file writes, in batch order; the next leader's flush overlaps this
- * one's file writes. */
-static void lead(struct em_wal *w)
+/* One leader's batch: what it takes from the log under the lock, then writes without it. */
+struct batch {
+    struct nd_buf data;      /* the records' lines */
+    struct em_wal_op *ops;   /* their file writes, in order */
+    size_t nops;
+    uint64_t first, target;  /* the records' numbers: first .. target */
+    int64_t target_rev;      /* the newest record's revision */
+    uint64_t nrec, seq;      /* how many records; the batch's turn for its file writes */
+    bool doomed;             /* a batch after a failed one fails too (em_wal_recover) */
+    off_t start;             /* the log's size before the batch */
+    char head[80];           /* the applied-revision marker written first */
+    int hn;
+    size_t total;            /* the marker's and the lines' bytes */
+};
+
+/* In batch mode, while others are committing: lets those on their way join this flush,
+ * for at most half of what the last flush took (a millisecond at most). Lock held. */
+static void wait_for_joiners(struct em_wal *w)
 {
-    if (w->mode == EM_FSYNC_BATCH && w->waiters > 1 && !w->broken) {
-        /* others are committing: let those on their way join this flush, for at most
-         * half of what the last flush took (a millisecond at most) */
-        long budget = w->last_sync_us / 2 < BATCH_WAIT_US ? w->last_sync_us / 2 : BATCH_WAIT_US;
-        for (long waited = 0; waited < budget; waited += BATCH_STEP_US) {
-            uint64_t before = w->appended;
-            pthread_mutex_unlock(&w->lock);
-            sleep_us(BATCH_STEP_US);
-            pthread_mutex_lock(&w->lock);
-            if (w->appended == before)
-                break;
-        }
+    if (w->mode != EM_FSYNC_BATCH || w->waiters <= 1 || w->broken)
+        return;
+    long budget = w->last_sync_us / 2 < BATCH_WAIT_US ? w->last_sync_us / 2 : BATCH_WAIT_US;
+    for (long waited = 0; waited < budget; waited += BATCH_STEP_US) {
+        uint64_t before = w->appended;
+        pthread_mutex_unlock(&w->lock);
+        sleep_us(BATCH_STEP_US);
+        pthread_mutex_lock(&w->lock);
+        if (w->appended == before)
+            break;
     }
-    struct nd_buf batch = w->buf;
+}
+
+/* Takes everything appended so far into b. Lock held. */
+static void take_batch(struct em_wal *w, struct batch *b)
+{
+    b->data = w->buf;
     w->buf = (struct nd_buf)ND_BUF_INIT;
-    struct em_wal_op *ops = w->ops;
-    size_t nops = w->nops;
+    b->ops = w->ops;
+    b->nops = w->nops;
     w->ops = NULL;
     w->nops = w->capops = 0;
-    uint64_t first = w->flushed + 1;
-    uint64_t target = w->appended;
-    int64_t target_rev = w->appended_rev;
-    uint64_t nrec = target - w->flushed;
-    uint64_t seq = w->batch_seq++;
-    /* a batch after a failed one may build on it: it fails too (em_wal_recover) */
-    bool doomed = w->broken;
-    off_t start = w->size;
-    char head[80];
-    int hn = marker(head, sizeof head, w->applied_rev);
-    pthread_mutex_unlock(&w->lock);
+    b->first = w->flushed + 1;
+    b->target = w->appended;
+    b->target_rev = w->appended_rev;
+    b->nrec = b->target - w->flushed;
+    b->seq = w->batch_seq++;
+    b->doomed = w->broken;
+    b->start = w->size;
+    b->hn = marker(b->head, sizeof b->head, w->applied_rev);
+    b->total = (size_t)b->hn + b->data.len;
+}
 
-    int err = 0;
-    size_t total = (size_t)hn + batch.len;
-    if (!doomed) {
-        struct iovec iov[2] = {{head, (size_t)hn}, {batch.data, batch.len}};
-        ssize_t n;
-        do
-            n = writev(w->fd, iov, 2);
-        while (n < 0 && errno == EINTR);
-        if (n < 0)
-            err = errno;
-        else if ((size_t)n < total) {
-            /* a short append (a full disk): finish it or report it */
-            size_t done = (size_t)n;
-            if (done < (size_t)hn) {
-                if (write_all(w->fd, head + done, (size_t)hn - done) < 0 ||
-                    write_all(w->fd, batch.data, batch.len) < 0)
-                    err = errno;
-            } else if (write_all(w->fd, batch.data + (done - (size_t)hn), total - done) < 0) {
-                err = errno;
-            }
-        }
+/* Appends the marker and the batch's lines to the log: 0, or the errno of the write (a
+ * short append, on a full disk, is finished or reported). Without the lock. */
+static int write_batch(struct em_wal *w, const struct batch *b)
+{
+    size_t hn = (size_t)b->hn, total = b->total;
+    struct iovec iov[2] = {{(void *)b->head, hn}, {b->data.data, b->data.len}};
+    ssize_t n;
+    do
+        n = writev(w->fd, iov, 2);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return errno;
+    size_t done = (size_t)n;
+    if (done >= total)
+        return 0;
+    if (done < hn) {
+        if (write_all(w->fd, b->head + done, hn - done) < 0 ||
+            write_all(w->fd, b->data.data, b->data.len) < 0)
+            return errno;
+    } else if (write_all(w->fd, b->data.data + (done - hn), total - done) < 0) {
+        return errno;
     }
-    bool synced = false;
-    int64_t sync_us = 0;
-    if (!doomed && !err && w->mode != EM_FSYNC_NEVER) {
-        struct timespec t0, t1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        if (fdatasync(w->fd) < 0)
-            err = errno;
-        clock_gettime(CLOCK_MONOTONIC, &t1);
-        sync_us = (t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
-        synced = true;
-    }
-    bool cut_failed = false;
-    if (err) {
-        /* none of the batch stays: the file is cut back to the last whole batch, so a
-         * start finds nothing of what was refused */
-        cut_failed = ftruncate(w->fd, start) < 0 ||
-                     (w->mode != EM_FSYNC_NEVER && fdatasync(w->fd) < 0);
-    }
-    nd_buf_release(&batch);
+    return 0;
+}
 
-    pthread_mutex_lock(&w->lock);
-    bool failed = doomed || err;
+/* fdatasync of the log, timed into *us: 0 or its errno. Without the lock. */
+static int sync_log(struct em_wal *w, int64_t *us)
+{
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int err = fdatasync(w->fd) < 0 ? errno : 0;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *us = (t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
+    return err;
+}
+
+/* Records the flush's outcome (err: the write's or the sync's errno; cut_failed: the log
+ * could not be cut back after it) and hands the log to the next leader. Lock held.
+ * True when the batch failed. */
+static bool end_flush(struct em_wal *w, const struct batch *b, int err, bool cut_failed,
+                      bool synced, int64_t sync_us)
+{
+    bool failed = b->doomed || err;
     if (err) {
         if (cut_failed && !w->error)
             fprintf(stderr, "nodus-emulator: storage: cannot cut %s back to %lld bytes after a "
-                    "failed write: %s\n", w->path, (long long)start, strerror(errno));
+                    "failed write: %s\n", w->path, (long long)b->start, strerror(errno));
         em_wal_note_error(w, w->path, err);
         if (!w->broken) {
             w->broken = true;
-            w->broken_from = first;
+            w->broken_from = b->first;
         }
     }
     if (failed) {
-        em_wal_fail_range(w, first, target);
+        em_wal_fail_range(w, b->first, b->target);
     } else {
-        w->size = start + (off_t)total;
-        if (target_rev > w->durable_rev)
-            w->durable_rev = target_rev;
-        w->count.records += nrec;
+        w->size = b->start + (off_t)b->total;
+        if (b->target_rev > w->durable_rev)
+            w->durable_rev = b->target_rev;
+        w->count.records += b->nrec;
         w->count.fsyncs += synced;
-        if (nrec > w->count.max_batch)
-            w->count.max_batch = nrec;
+        if (b->nrec > w->count.max_batch)
+            w->count.max_batch = b->nrec;
     }
     /* on disk (or failed): the next leader may flush while this one writes the files */
-    w->flushed = target;
+    w->flushed = b->target;
     if (synced)
         w->last_sync_us = sync_us;
     w->count.flushes++;
     w->flushing = false;
     pthread_cond_broadcast(&w->cond);
-    while (w->apply_turn != seq)
+    return failed;
+}
+
+/* Writes the batch's files in its turn (or drops them when it failed), then marks its
+ * records durable. Called with the lock held, returns with it held. */
+static void apply_batch(struct em_wal *w, struct batch *b, bool failed)
+{
+    while (w->apply_turn != b->seq)
         pthread_cond_wait(&w->cond, &w->lock);
     pthread_mutex_unlock(&w->lock);
 
     int aerr = 0;
     char *apath = NULL;
     if (failed) {
-        for (size_t i = 0; i < nops; i++)
-            op_release(&ops[i]); /* refused: the files stay as they were */
+        for (size_t i = 0; i < b->nops; i++)
+            op_release(&b->ops[i]); /* refused: the files stay as they were */
     } else {
-        aerr = apply_ops(w, ops, nops, &apath);
+        aerr = apply_ops(w, b->ops, b->nops, &apath);
     }
-    free(ops);
+    free(b->ops);
 
     pthread_mutex_lock(&w->lock);
     w->apply_turn++;
-    w->durable = target;
+    w->durable = b->target;
     /* the applied revision stays before a file still to be written */
     if (!failed && !aerr && !w->nretry)
-        w->applied_rev = target_rev;
+        w->applied_rev = b->target_rev;
     if (aerr)
         em_wal_note_error(w, apath, aerr);
     else if (!failed && !w->broken)
         em_wal_note_ok(w);
     free(apath);
     pthread_cond_broadcast(&w->cond);
+}
+
+/* The leader's round: called with the lock held and flushing set; returns with the lock
+ * held, its batch flushed and applied. Two stages: the write and fdatasync (one leader at
+ * a time), then the file writes, in batch order; the next leader's flush overlaps this
+ * one's file writes. */
+static void lead(struct em_wal *w)
+{
+    wait_for_joiners(w);
+    struct batch b;
+    take_batch(w, &b);
+    pthread_mutex_unlock(&w->lock);
+
+    int err = b.doomed ? 0 : write_batch(w, &b);
+    bool synced = false;
+    int64_t sync_us = 0;
+    if (!b.doomed && !err && w->mode != EM_FSYNC_NEVER) {
+        err = sync_log(w, &sync_us);
+        synced = true;
+    }
+    /* none of a failed batch stays: the file is cut back to the last whole batch, so a
+     * start finds nothing of what was refused */
+    bool cut_failed = err && (ftruncate(w->fd, b.start) < 0 ||
+                              (w->mode != EM_FSYNC_NEVER && fdatasync(w->fd) < 0));
+    nd_buf_release(&b.data);
+
+    pthread_mutex_lock(&w->lock);
+    bool failed = end_flush(w, &b, err, cut_failed, synced, sync_us);
+    apply_batch(w, &b, failed);
 }
 
 int em_wal_commit(struct em_wal *w, uint64_t ticket)

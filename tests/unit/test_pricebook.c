@@ -497,6 +497,38 @@ static void test_poll_takes_an_edit(void **state)
     free(path);
 }
 
+/* Prices are micro-dollars taken once, when a book is taken: the book's text is for the
+ * file and the wire, not read again on every rate (a reconcile asks for many). */
+static void test_rates_taken_once(void **state)
+{
+    (void)state;
+    json_t *spec = J("{\"resources\":{\"gpu\":{\"model\":\"H100\",\"count\":2},"
+                     "\"cpu\":\"2\",\"memory\":\"4Gi\"}}");
+    int64_t want = 2 * 2490000 + 2 * 40000 + 4 * 5000;
+    assert_int_equal(em_spec_rate(&srv, "jobs", spec), want);
+    /* the text changed under the book (nothing does this but this test): rates stay */
+    json_t *book = (json_t *)em_pricebook(&srv);
+    json_object_set_new(book, "cpuCoreHourUSD", json_string("9.00"));
+    json_object_set_new(json_object_get(json_object_get(book, "gpu"), "market"), "H100",
+                        json_string("99.00"));
+    assert_int_equal(em_spec_rate(&srv, "jobs", spec), want);
+    assert_int_equal(em_gpu_rate(&srv, "H100", 0), 2490000);
+    /* a book taken through the API is read, once, into the new prices */
+    json_t *nb = json_deep_copy(book);
+    json_object_set_new(nb, "cpuCoreHourUSD", json_string("0.05"));
+    json_object_set_new(json_object_get(json_object_get(nb, "gpu"), "market"), "H100",
+                        json_string("3.00"));
+    char *text = json_dumps(nb, JSON_COMPACT);
+    json_decref(nb);
+    struct nd_status st = ND_STATUS_INIT;
+    assert_int_equal(em_pricebook_put(&srv, text, strlen(text), &st), 0);
+    nd_status_release(&st);
+    free(text);
+    assert_int_equal(em_gpu_rate(&srv, "H100", 0), 3000000);
+    assert_int_equal(em_spec_rate(&srv, "jobs", spec), 2 * 3000000 + 2 * 50000 + 4 * 5000);
+    json_decref(spec);
+}
+
 int main(void)
 {
     nd_xmalloc_install();
@@ -510,6 +542,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_put_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_put_versions, setup, teardown),
         cmocka_unit_test_setup_teardown(test_poll_takes_an_edit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rates_taken_once, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

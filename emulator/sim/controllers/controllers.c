@@ -16,10 +16,10 @@ static const struct em_controller *const table[] = {
     NULL,
 };
 
-const struct em_controller *em_controller_find(const char *plural)
+const struct em_controller *em_controller_find(const struct nd_kind *k)
 {
-    for (int i = 0; table[i]; i++)
-        if (!strcmp(table[i]->plural, plural))
+    for (int i = 0; k && table[i]; i++)
+        if (!strcmp(table[i]->plural, k->plural))
             return table[i];
     return NULL;
 }

@@ -284,15 +284,17 @@ static void touch(struct em_ctl *c, const json_t *hosts, const json_t *work, con
 {
     size_t i;
     json_t *o;
-    json_array_foreach(hosts, i, o) em_sim_touch(c->srv, "hosts", o);
+    const struct nd_kind *hk = nd_kind_by_plural(NULL, "hosts");
+    json_array_foreach(hosts, i, o) em_sim_touch(c->srv, hk, o);
     json_array_foreach(work, i, o) {
         const char *plural = json_string_value(json_array_get(o, 0));
         if (em_work_waiting(plural, json_array_get(o, 1)))
-            em_sim_touch(c->srv, plural, json_array_get(o, 1));
+            em_sim_touch(c->srv, nd_kind_by_plural(NULL, plural), json_array_get(o, 1));
     }
+    const struct nd_kind *ak = nd_kind_by_plural(NULL, "poolactions");
     json_array_foreach(actions, i, o) {
         if (em_action_open(o))
-            em_sim_touch(c->srv, "poolactions", o);
+            em_sim_touch(c->srv, ak, o);
     }
 }
 

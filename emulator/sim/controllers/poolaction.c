@@ -369,7 +369,7 @@ static int burst_state(struct em_ctl *c)
     if (o && plural && where && !strcmp(where, "market"))
         return 1;
     if (o && plural && em_work_waiting(plural, o)) {
-        em_sim_touch(c->srv, plural, o);
+        em_sim_touch(c->srv, nd_kind_by_plural(NULL, plural), o);
         return 0;
     }
     finish(c, "Cancelled", "NotNeeded", "%s no longer waits for a burst", t ? t : "the work");
