@@ -90,8 +90,8 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_HELP := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 
 # Files embedded into the library as byte arrays (kind schemas, docs pages).
-EMBED_API := $(sort $(wildcard pkg/api/schemas/*.yaml))
-GEN_SRCS  := $(BUILD)/gen/api_schemas.c
+EMBED_KINDS := $(sort $(wildcard pkg/kinds/schemas/*.yaml))
+GEN_SRCS  := $(BUILD)/gen/kind_schema_files.c
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SRCS:%.c=%.o)
 NODUS_OBJS:= $(NODUS_SRCS:%.c=$(BUILD)/%.o)
@@ -161,10 +161,10 @@ $(BUILD)/%.o: %.c
 	$(call say,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/gen/api_schemas.c: $(EMBED_API) scripts/embed.sh
+$(BUILD)/gen/kind_schema_files.c: $(EMBED_KINDS) scripts/embed.sh
 	@mkdir -p $(@D)
 	$(call say,EMBED,$@)
-	$(Q)scripts/embed.sh nd_api_schema_files $(EMBED_API) > $@.tmp && mv $@.tmp $@
+	$(Q)scripts/embed.sh nd_kind_schema_files $(EMBED_KINDS) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(call say,CC,$@)

@@ -206,11 +206,11 @@ static enum em_up open_state(struct em_server *srv, struct nd_buf *report, struc
     /* --seed fills an empty state directory only: a later start keeps what changed */
     srv->seed_wanted = srv->store.revision == 0 || srv->seeded_tree;
     em_server_load_meta(srv);
-    if (em_journal_open(&srv->journal, &srv->store, srv->store.revision,
+    if (em_history_open(&srv->history, &srv->store, srv->store.revision,
                         em_clock_now_ms(&srv->clock), err) < 0)
         return UP_STORE;
-    if (em_journal_last_rev(&srv->journal) > srv->store.revision)
-        srv->store.revision = em_journal_last_rev(&srv->journal);
+    if (em_history_last_rev(&srv->history) > srv->store.revision)
+        srv->store.revision = em_history_last_rev(&srv->history);
     return UP_JOURNAL;
 }
 
@@ -262,10 +262,10 @@ static int go_live(struct em_server *srv, struct nd_buf *err)
 {
     if (em_router_seed(srv, err) < 0)
         return -1;
-    srv->store.wal.notify = wake_watches;
-    srv->store.wal.notify_ctx = srv;
-    srv->store.wal.log = store_log;
-    srv->store.wal.log_ctx = srv;
+    srv->store.journal.notify = wake_watches;
+    srv->store.journal.notify_ctx = srv;
+    srv->store.journal.log = store_log;
+    srv->store.journal.log_ctx = srv;
     /* what the start wrote (built-in objects, --seed) is on disk before /readyz says so */
     em_store_commit(&srv->store, em_store_ticket(&srv->store));
     pthread_mutex_lock(&srv->lock);
@@ -357,7 +357,7 @@ static int shut_down(struct em_server *srv, enum em_up up, int status, struct nd
         em_pricebook_release(srv);
     }
     if (up >= UP_JOURNAL && EM_FREE_AT_EXIT)
-        em_journal_close(&srv->journal);
+        em_history_close(&srv->history);
     if (up >= UP_STORE) {
         nd_buf_reset(err);
         if (em_store_stop(&srv->store, err) < 0) {

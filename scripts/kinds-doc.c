@@ -10,7 +10,7 @@
  * or a kind of the registry without its columns section is an error (exit 1): the page
  * must describe every kind. The field tables are written by hand (their prose says more
  * than the schemas' descriptions), and checked: each nodus.dev kind's section has a row
- * for every field right below spec and status in its schema (pkg/api/schemas/, embedded),
+ * for every field right below spec and status in its schema (pkg/kinds/schemas/, embedded),
  * and none for a field the schema lacks. tests/cli/41-docs-kinds.bats runs it against
  * docs/kinds.md and fails on any difference or complaint.
  */
@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/registry.h"
-#include "api/schema.h"
+#include "kinds/registry.h"
+#include "kinds/schema.h"
 #include "util/buf.h"
 #include "util/xmalloc.h"
 
@@ -168,7 +168,7 @@ static const struct nd_kind *marker_kind(const char *name, size_t len, int linen
     kind[len] = '\0';
     const struct nd_kind *k = nd_kind_by_kind(NULL, kind);
     if (!k)
-        fprintf(stderr, "kinds-doc: line %d: no kind %s in the registry (pkg/api/kinds.c)\n",
+        fprintf(stderr, "kinds-doc: line %d: no kind %s in the registry (pkg/kinds/kinds.c)\n",
                 lineno, kind);
     return k;
 }
@@ -264,7 +264,7 @@ static int check_part(const struct nd_kind *k, const char *part, const json_t *s
         if (!json_object_get(set, field)) {
             fprintf(stderr,
                     "kinds-doc: docs/kinds.md's %s %s table has no row for %s, which "
-                    "pkg/api/schemas/%s has: add one\n",
+                    "pkg/kinds/schemas/%s has: add one\n",
                     k->kind, part, field, k->schema_file);
             rc = -1;
         }
@@ -275,7 +275,7 @@ static int check_part(const struct nd_kind *k, const char *part, const json_t *s
             !json_object_get(props, name + strlen(part) + 1)) {
             fprintf(stderr,
                     "kinds-doc: docs/kinds.md's %s %s table lists %s, which "
-                    "pkg/api/schemas/%s does not have: remove its row\n",
+                    "pkg/kinds/schemas/%s does not have: remove its row\n",
                     k->kind, part, name, k->schema_file);
             rc = -1;
         }

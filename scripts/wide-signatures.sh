@@ -1,8 +1,8 @@
 #!/bin/sh
 # Lists the C functions (definitions and prototypes) of cmd/, pkg/ and emulator/ that take
 # more than MAX parameters (default 8): `file:line name count`, one a line, nothing when
-# there is none. A function with more takes an options struct instead (nd_write's
-# struct nd_write_req, nd_ssa_apply's struct nd_ssa_opts ...); a callback whose signature
+# there is none. A function with more takes an options struct instead (nd_call's
+# struct nd_call_req, nd_ssa_apply's struct nd_ssa_opts ...); a callback whose signature
 # a library fixes is named in ALLOW. Reads the tree's own style (clang-format): a
 # declaration starts at column 0 and its parameters may run over several lines.
 # Usage: scripts/wide-signatures.sh [MAX]

@@ -102,7 +102,7 @@ struct nd_ctx {
     const struct nd_command *cmd; /* the verb running */
     const char *prog;             /* "nodus" */
     /* global flags */
-    const char *kubeconfig, *context, *server, *token, *namespace_flag, *ca_file;
+    const char *kubeconfig, *context, *server, *token, *project_flag, *ca_file;
     bool insecure;
     bool all_projects;
     int64_t request_timeout_ms;
@@ -175,7 +175,7 @@ struct nd_client *nd_ctx_client(struct nd_ctx *ctx, struct nd_status *st);
  * clock before the first answer). */
 int64_t nd_ctx_now(struct nd_ctx *ctx);
 /* The project commands act in: -n, else the context's, else "default". BORROWED. */
-const char *nd_ctx_namespace(struct nd_ctx *ctx);
+const char *nd_ctx_project(struct nd_ctx *ctx);
 /* Loaded configuration (loaded on first use). NULL with st on a broken file. */
 struct nd_config *nd_ctx_config(struct nd_ctx *ctx, struct nd_status *st);
 /* True when stdout is a terminal and colour is not turned off (--no-color, NO_COLOR). */

@@ -36,7 +36,7 @@ static struct nd_target *target(struct nd_ctx *ctx, struct nd_status *st)
         .context = ctx->context,
         .server = ctx->server,
         .token = ctx->token,
-        .namespace = ctx->namespace_flag,
+        .namespace = ctx->project_flag,
         .ca_file = ctx->ca_file,
         .insecure = ctx->insecure,
     };
@@ -81,10 +81,10 @@ int64_t nd_ctx_now(struct nd_ctx *ctx)
     return ms >= 0 ? ms / 1000 : -((999 - ms) / 1000);
 }
 
-const char *nd_ctx_namespace(struct nd_ctx *ctx)
+const char *nd_ctx_project(struct nd_ctx *ctx)
 {
-    if (ctx->namespace_flag && *ctx->namespace_flag)
-        return ctx->namespace_flag;
+    if (ctx->project_flag && *ctx->project_flag)
+        return ctx->project_flag;
     struct nd_status st = ND_STATUS_INIT;
     struct nd_target *t = target(ctx, &st);
     nd_status_release(&st);

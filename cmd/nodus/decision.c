@@ -3,7 +3,7 @@
  * PoolAction; KIND/NAME must name one. */
 #include <string.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "commands.h"
 #include "decision.h"
 #include "resolve.h"

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "client/client.h"
 #include "json/json.h"
 #include "util/log.h"

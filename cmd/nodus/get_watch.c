@@ -192,7 +192,7 @@ static int print_table(struct watch_state *w, const char *type, json_t *obj, str
     int rc;
     if (is_table(obj)) {
         json_t *t = with_columns(w, obj);
-        g->popts.all_namespaces = g->ctx->all_projects && w->k->namespaced;
+        g->popts.all_projects = g->ctx->all_projects && w->k->namespaced;
         rc = nd_print_table_from_server(&w->table, t, w->k, &g->popts, st);
         json_decref(t);
     } else {

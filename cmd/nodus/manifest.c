@@ -157,7 +157,7 @@ void nd_manifests_release(struct nd_manifests *m)
     memset(m, 0, sizeof *m);
 }
 
-int nd_manifest_namespace(const struct nd_manifest *m, const char *cmd_ns, bool ns_flag_given,
+int nd_manifest_project(const struct nd_manifest *m, const char *cmd_ns, bool ns_flag_given,
                           const char **out, struct nd_status *st)
 {
     if (!m->kind->namespaced) {

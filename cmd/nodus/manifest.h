@@ -5,7 +5,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "cli.h"
 #include "util/status.h"
 
@@ -32,7 +32,7 @@ void nd_manifests_release(struct nd_manifests *m);
 /* The project an object goes to: its metadata.namespace, else the command's project.
  * -1 with st (Usage) when -n was given and the object names another project, as
  * kubectl refuses. Cluster-scoped kinds: "". BORROWED. */
-int nd_manifest_namespace(const struct nd_manifest *m, const char *cmd_ns, bool ns_flag_given,
+int nd_manifest_project(const struct nd_manifest *m, const char *cmd_ns, bool ns_flag_given,
                           const char **out, struct nd_status *st);
 
 /* The object's metadata.name (BORROWED), or NULL with st (Usage: `error when <verb>

@@ -74,7 +74,7 @@ static int select_names(const struct meta_edit *e, const char *selector, json_t 
         nd_buf_add_urlencoded(&p, selector);
     }
     json_t *list = NULL;
-    int rc = nd_get(e->ctx, p.data, &list, st);
+    int rc = nd_call_get(e->ctx, p.data, &list, st);
     size_t i;
     json_t *item;
     json_array_foreach(json_object_get(list, "items"), i, item)
@@ -122,8 +122,8 @@ static int send_patch(const struct meta_edit *e, struct nd_buf *p, json_t *obj, 
     char *fm = nd_xasprintf("?fieldManager=kubectl-%s", e->ctx->cmd->name);
     nd_buf_adds(p, fm);
     free(fm);
-    int rc = nd_write(e->ctx,
-                      &(struct nd_write_req){.method = "PATCH",
+    int rc = nd_call(e->ctx,
+                      &(struct nd_call_req){.method = "PATCH",
                                              .path = p->data,
                                              .content_type = "application/merge-patch+json",
                                              .body = patch,
@@ -140,7 +140,7 @@ static int edit_object(const struct meta_edit *e, const char *name)
     struct nd_buf p = ND_BUF_INIT;
     nd_kind_path(e->k, e->ns, name, NULL, &p);
     json_t *obj = NULL, *after = NULL;
-    int rc = nd_get(e->ctx, p.data, &obj, &st);
+    int rc = nd_call_get(e->ctx, p.data, &obj, &st);
     json_t *cur = json_object_get(json_object_get(obj, "metadata"), e->map);
     json_t *patch_map = json_object();
     bool changed = false, set = false;
@@ -200,7 +200,7 @@ int nd_edit_metadata(int argc, char **argv, struct nd_ctx *ctx, const char *map,
     const struct nd_kind *k = res.v[0].k;
     struct meta_edit e = {.ctx = ctx,
                           .k = k,
-                          .ns = k->namespaced ? nd_ctx_namespace(ctx) : NULL,
+                          .ns = k->namespaced ? nd_ctx_project(ctx) : NULL,
                           .map = map,
                           .verb = verb,
                           .unverb = unverb,

@@ -8,7 +8,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "util/status.h"
 
 struct nd_res {

@@ -219,7 +219,7 @@ static char *collection_rv(struct nd_ctx *ctx, const struct nd_kind *k, const ch
     json_t *list = NULL;
     struct nd_status lst = ND_STATUS_INIT;
     char *rv = NULL;
-    if (nd_get(ctx, l.data, &list, &lst) == 0) {
+    if (nd_call_get(ctx, l.data, &list, &lst) == 0) {
         const char *lrv = json_string_value(
             json_object_get(json_object_get(list, "metadata"), "resourceVersion"));
         rv = lrv ? nd_xstrdup(lrv) : NULL;
@@ -240,8 +240,8 @@ static int look(struct nd_ctx *ctx, struct follow *f)
     json_t *obj = NULL;
     int code = 0;
     struct nd_status gst = ND_STATUS_INIT;
-    int got = nd_write(
-        ctx, &(struct nd_write_req){.method = "GET", .path = item.data, .out = &obj, .code = &code},
+    int got = nd_call(
+        ctx, &(struct nd_call_req){.method = "GET", .path = item.data, .out = &obj, .code = &code},
         &gst);
     nd_buf_release(&item);
     if (got < 0 && code != 404) {

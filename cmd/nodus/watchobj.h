@@ -6,7 +6,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "cli.h"
 
 /* Called with the object as it is now (obj NULL when it does not exist) and then with

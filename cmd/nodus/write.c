@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "client/client.h"
 #include "resolve.h"
 #include "json/json.h"
@@ -33,12 +33,12 @@ int nd_dry_run_parse(const char *v, enum nd_dry_run *out, struct nd_status *st)
                          v);
 }
 
-int nd_get(struct nd_ctx *ctx, const char *path, json_t **out, struct nd_status *st)
+int nd_call_get(struct nd_ctx *ctx, const char *path, json_t **out, struct nd_status *st)
 {
-    return nd_write(ctx, &(struct nd_write_req){.method = "GET", .path = path, .out = out}, st);
+    return nd_call(ctx, &(struct nd_call_req){.method = "GET", .path = path, .out = out}, st);
 }
 
-int nd_write(struct nd_ctx *ctx, const struct nd_write_req *r, struct nd_status *st)
+int nd_call(struct nd_ctx *ctx, const struct nd_call_req *r, struct nd_status *st)
 {
     const char *method = r->method;
     json_t **out = r->out;
@@ -212,12 +212,12 @@ int nd_patch_each(struct nd_ctx *ctx, const struct nd_res_list *res, const json_
         for (size_t j = 0; j < json_array_size(res->v[i].names); j++) {
             const char *name = json_string_value(json_array_get(res->v[i].names, j));
             struct nd_buf p = ND_BUF_INIT;
-            nd_kind_path(k, nd_ctx_namespace(ctx), name, NULL, &p);
+            nd_kind_path(k, nd_ctx_project(ctx), name, NULL, &p);
             nd_buf_addf(&p, "?fieldManager=nodus-%s%s", ctx->cmd->name,
                         dry == ND_DRY_SERVER ? "&dryRun=All" : "");
             json_t *obj = NULL;
-            if (nd_write(ctx,
-                         &(struct nd_write_req){.method = "PATCH",
+            if (nd_call(ctx,
+                         &(struct nd_call_req){.method = "PATCH",
                                                 .path = p.data,
                                                 .content_type = "application/merge-patch+json",
                                                 .body = patch,

@@ -62,8 +62,8 @@ int nd_errors_add(struct nd_ctx *ctx, struct nd_errors *e, const struct nd_statu
 void nd_errors_finish(struct nd_errors *e);
 void nd_errors_release(struct nd_errors *e);
 
-/* One request of nd_write: method and path; everything else may be left out (zero). */
-struct nd_write_req {
+/* One request of nd_call: method and path; everything else may be left out (zero). */
+struct nd_call_req {
     const char *method;
     const char *path;
     const char *content_type;   /* of body; NULL: application/json */
@@ -74,13 +74,13 @@ struct nd_write_req {
     char **etag;                /* the answer's ETag (NEW, or NULL when none) */
 };
 
-/* Sends one write: nd_write(ctx, &(struct nd_write_req){.method = "POST", .path = p,
+/* Sends one write: nd_call(ctx, &(struct nd_call_req){.method = "POST", .path = p,
  * .body = obj, .out = &res}, st). An idempotency key (fresh for each call) is sent with
  * POST. Warning headers are printed. A non-2xx answer is st and -1 (*code still set). */
-int nd_write(struct nd_ctx *ctx, const struct nd_write_req *r, struct nd_status *st);
+int nd_call(struct nd_ctx *ctx, const struct nd_call_req *r, struct nd_status *st);
 
-/* GET path: nd_write without a body, for reads. *out (NEW, may be NULL) the answer. */
-int nd_get(struct nd_ctx *ctx, const char *path, json_t **out, struct nd_status *st);
+/* GET path: nd_call without a body, for reads. *out (NEW, may be NULL) the answer. */
+int nd_call_get(struct nd_ctx *ctx, const char *path, json_t **out, struct nd_status *st);
 
 /* ---- the result loop of the verbs that write the objects of files (write_each.c) ---- */
 
@@ -110,7 +110,7 @@ struct nd_write_each {
 };
 
 /* create, replace and apply: for each manifest in order, its project (the command's -n,
- * as nd_manifest_namespace), the action, then what it did (nd_print_result: `kind.group/name
+ * as nd_manifest_project), the action, then what it did (nd_print_result: `kind.group/name
  * op`, or the object as -o asks) or its error (nd_errors: grouped, printed once); stdout
  * flushed after each. Goes on after an error. Returns the first error's exit code, or 0. */
 int nd_write_manifests(struct nd_ctx *ctx, const struct nd_manifests *ms,

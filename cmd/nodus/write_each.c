@@ -9,13 +9,13 @@ int nd_write_manifests(struct nd_ctx *ctx, const struct nd_manifests *ms,
 {
     struct nd_errors errs = {0};
     struct nd_status st = ND_STATUS_INIT;
-    const char *cmd_ns = nd_ctx_namespace(ctx);
+    const char *cmd_ns = nd_ctx_project(ctx);
     size_t printed = 0;
     for (size_t i = 0; i < ms->n; i++) {
         const struct nd_manifest *m = &ms->v[i];
         const char *ns;
         struct nd_write_done d = {0};
-        int rc = nd_manifest_namespace(m, cmd_ns, ctx->namespace_flag != NULL, &ns, &st);
+        int rc = nd_manifest_project(m, cmd_ns, ctx->project_flag != NULL, &ns, &st);
         if (rc == 0)
             rc = e->fn(ctx, m, ns, e->cls, &d, &st);
         if (rc == 0 && d.skipped) {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/schema.h"
+#include "kinds/schema.h"
 #include "manifest.h"
 #include "write.h"
 #include "util/suggest.h"

@@ -15,8 +15,8 @@
 #include <stdint.h>
 
 #include "accept.h"
-#include "api/registry.h"
-#include "api/schema.h"
+#include "kinds/registry.h"
+#include "kinds/schema.h"
 #include "authz.h"
 #include "path.h"
 #include "route.h"

@@ -61,11 +61,11 @@ static char *ix_key_of(const json_t *obj)
 static json_t *changed_since(struct em_server *srv, const char *plural, const char *ns, int64_t rv)
 {
     json_t *then = json_object();
-    for (size_t i = em_journal_after(&srv->journal, rv); i < srv->journal.len; i++) {
-        struct em_event *e = &srv->journal.ev[i];
+    for (size_t i = em_history_after(&srv->history, rv); i < srv->history.len; i++) {
+        struct em_change *e = &srv->history.ev[i];
         if (strcmp(e->plural, plural) != 0)
             continue;
-        json_t *obj = em_event_obj(e), *prev = em_event_prev(e);
+        json_t *obj = em_change_obj(e), *prev = em_change_prev(e);
         if (*ns && strcmp(em_obj_ns(obj), ns) != 0)
             continue;
         char *key = ix_key_of(obj);
@@ -208,13 +208,13 @@ static int list_version(struct em_api *a, int64_t want, int64_t *rv)
         return em_api_wait_fresh(a, want) < 0 ? -1 : (*rv = srv->store.revision, 0);
     if (want > srv->store.revision)
         return em_api_too_large(a, want, 0);
-    if (!em_journal_covers(&srv->journal, want)) {
+    if (!em_history_covers(&srv->history, want)) {
         nd_status_set(&a->st, "Expired", NULL,
                       "The resourceVersion for the provided list is too old.");
         nd_status_set_fix(&a->st,
                           "the kept history reaches back to resourceVersion %lld: list with "
                           "that or a newer one, or without resourceVersion",
-                          (long long)srv->journal.oldest_rev);
+                          (long long)srv->history.oldest_rev);
         return -1;
     }
     *rv = want;
@@ -279,7 +279,7 @@ static int list_from(struct em_api *a, struct keep *keep, int64_t *rv, char **st
     if (cont && *cont) {
         if (parse_continue(a, cont, rv, start) < 0)
             return -1;
-        if (!em_journal_covers(&srv->journal, *rv))
+        if (!em_history_covers(&srv->history, *rv))
             return nd_status_set(&a->st, "Expired", "list again without the continue token",
                                  "The provided continue parameter is too old to display a "
                                  "consistent list result. You can start a new list without the "

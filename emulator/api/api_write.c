@@ -4,8 +4,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "api/field_errors.h"
-#include "api/object.h"
+#include "kinds/field_errors.h"
+#include "kinds/object.h"
 #include "errors.h"
 #include "objects.h"
 #include "patch/ssa.h"

@@ -252,7 +252,7 @@ bool em_authz_admin_token(const struct em_server *srv, const struct em_req *req)
 /* The name of the Namespace a create's body asks for, as the handler will read it
  * (JSON, YAML or kubectl's protobuf); NULL when the body does not give one. A body past
  * em_body_limits also sets *too_large (moved into it: the answer, as the handler's). */
-static char *namespace_in_body(const struct em_req *req, struct nd_status *too_large)
+static char *project_from_body(const struct em_req *req, struct nd_status *too_large)
 {
     const char *ct = em_req_header(req, "content-type");
     struct nd_status st = ND_STATUS_INIT;
@@ -395,7 +395,7 @@ int em_authz_check(const struct em_server *srv, const struct em_identity *who,
     int rc = em_authz_decide(srv, who, rt, req->path, st);
     if (rc == 0 && rt->project_in_body) {
         struct em_route named = *rt; /* borrows rt's path: not released */
-        char *project = namespace_in_body(req, st);
+        char *project = project_from_body(req, st);
         named.project = project;
         named.unnamed = !project;
         rc = nd_status_failed(st) ? -1 : em_authz_decide(srv, who, &named, req->path, st);

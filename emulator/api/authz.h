@@ -29,7 +29,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "route.h"
 #include "server.h"
 

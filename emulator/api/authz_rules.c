@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/object.h"
+#include "kinds/object.h"
 #include "auth_review.h"
 #include "util/xmalloc.h"
 

@@ -2,7 +2,7 @@
  * Image catalogue Nodus publishes in nodus. */
 #include <string.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "objects.h"
 #include "router.h"
 #include "util/hash.h"

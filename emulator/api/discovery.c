@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "accept.h"
-#include "api/openapi.h"
-#include "api/registry.h"
+#include "kinds/openapi.h"
+#include "kinds/registry.h"
 #include "auth_review.h"
 #include "errors.h"
 #include "util/hash.h"

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "controllers/controllers.h"
-#include "api/object.h"
+#include "kinds/object.h"
 #include "fsutil.h"
 #include "objects.h"
 #include "subresource.h"

@@ -9,7 +9,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "path.h"
 #include "util/status.h"
 

@@ -226,7 +226,7 @@ static void commit_failed(struct em_server *srv, struct em_req *req, const struc
     em_idem_forget(srv, req, rt, who);
     if (!resp->stream && !resp->upgrade) {
         struct nd_status st = ND_STATUS_INIT;
-        em_store_io_status(&srv->store, &st, err, srv->store.wal.path);
+        em_store_io_status(&srv->store, &st, err, srv->store.journal.path);
         em_resp_status(srv, req, resp, &st);
         nd_status_release(&st);
     }

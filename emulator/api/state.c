@@ -35,7 +35,7 @@ json_t *em_stats_json(struct em_server *srv)
                      "watchesTotal", (json_int_t)srv->stats.watches_total, "readsWaiting",
                      (json_int_t)srv->stats.reads_waiting, "requests",
                      (json_int_t)srv->stats.requests, "revision", (json_int_t)srv->store.revision,
-                     "historyEvents", (json_int_t)srv->journal.len, "clock", "nowMs",
+                     "historyEvents", (json_int_t)srv->history.len, "clock", "nowMs",
                      (json_int_t)em_clock_now_ms(&srv->clock), "speedPermille",
                      (json_int_t)(srv->clock.speed * 1000), "runtime", runtime);
 }
@@ -45,7 +45,7 @@ int em_reset_state(struct em_server *srv, struct nd_status *st)
     if (em_store_clear(&srv->store, st) < 0)
         return -1;
     /* Watchers resuming from before the reset must list again. */
-    em_journal_clear(&srv->journal, em_store_next_revision(&srv->store));
+    em_history_clear(&srv->history, em_store_next_revision(&srv->store));
     em_feed_reset(srv);
     em_idem_clear(srv);
     pthread_cond_broadcast(&srv->changed);

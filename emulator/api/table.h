@@ -6,7 +6,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "server.h"
 
 /* How a Table is made. */

@@ -123,7 +123,7 @@ static void emit_expired(struct watch *w, int64_t rev)
 {
     char msg[128];
     snprintf(msg, sizeof msg, "too old resource version: %lld (%lld)", (long long)rev,
-             (long long)w->srv->journal.oldest_rev);
+             (long long)w->srv->history.oldest_rev);
     json_t *st = json_pack("{sssss{}sssssssi}", "kind", "Status", "apiVersion", "v1", "metadata",
                            "status", "Failure", "message", msg, "reason", "Expired", "code", 410);
     emit(w, "ERROR", st);
@@ -150,25 +150,25 @@ static void emit_bookmark(struct watch *w, bool initial_end)
 /* Moves the history's changes after last_rev into pending (lock held). */
 static void collect(struct watch *w)
 {
-    struct em_journal *j = &w->srv->journal;
-    if (!em_journal_covers(j, w->last_rev)) {
+    struct em_history *j = &w->srv->history;
+    if (!em_history_covers(j, w->last_rev)) {
         emit_expired(w, w->last_rev);
         return;
     }
     /* only what is on disk: a watch never shows a change a crash could undo */
     int64_t durable = em_store_durable_rev(&w->srv->store);
-    for (size_t i = em_journal_after(j, w->last_rev); i < j->len && w->pending.len < 256 * 1024;
+    for (size_t i = em_history_after(j, w->last_rev); i < j->len && w->pending.len < 256 * 1024;
          i++) {
-        struct em_event *e = &j->ev[i];
+        struct em_change *e = &j->ev[i];
         if (e->rev > durable)
             break;
         w->last_rev = e->rev;
         if (strcmp(e->plural, w->kind->plural) != 0)
             continue;
-        json_t *obj = em_event_obj(e);
-        const char *type = seen_as(w, e->type, obj, em_event_prev(e));
+        json_t *obj = em_change_obj(e);
+        const char *type = seen_as(w, e->type, obj, em_change_prev(e));
         if (type) /* the bytes made when the change was stored */
-            emit_bytes(w, type, obj, w->accept.repr != EM_REPR_OBJECT ? NULL : em_event_json(e));
+            emit_bytes(w, type, obj, w->accept.repr != EM_REPR_OBJECT ? NULL : em_change_json(e));
     }
 }
 
@@ -356,7 +356,7 @@ int em_api_watch(struct em_api *a)
         /* sendInitialEvents=false: changes after rv (NotOlderThan; one not reached yet
          * too, as below), or from now */
         w->last_rev = rv > 0 ? rv : srv->store.revision;
-        if (!em_journal_covers(&srv->journal, w->last_rev))
+        if (!em_history_covers(&srv->history, w->last_rev))
             emit_expired(w, w->last_rev);
     } else if (initial && em_api_wait_fresh(a, rv) < 0) {
         /* a streaming list at a version the server has not reached in 3 s: as
@@ -385,7 +385,7 @@ int em_api_watch(struct em_api *a)
         /* the changes after rv, as kube-apiserver: after a version the server has not
          * reached yet too (nothing is sent until it is passed) */
         w->last_rev = rv;
-        if (!em_journal_covers(&srv->journal, w->last_rev))
+        if (!em_history_covers(&srv->history, w->last_rev))
             emit_expired(w, w->last_rev);
     }
     srv->stats.watches_open++;

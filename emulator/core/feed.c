@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "server.h"
 #include "util/xmalloc.h"
 
@@ -46,12 +46,12 @@ void em_feed_publish(struct em_server *srv)
     struct em_feed *f = srv->feed;
     if (!f)
         return;
-    struct em_journal *j = &srv->journal;
+    struct em_history *j = &srv->history;
     int64_t upto = em_store_durable_rev(&srv->store);
     pthread_mutex_lock(&f->mu);
-    for (size_t i = em_journal_after(j, f->published_rev); i < j->len && j->ev[i].rev <= upto;
+    for (size_t i = em_history_after(j, f->published_rev); i < j->len && j->ev[i].rev <= upto;
          i++) {
-        struct em_event *e = &j->ev[i];
+        struct em_change *e = &j->ev[i];
         const struct nd_kind *k = nd_kind_by_plural(NULL, e->plural);
         if (f->next - f->first == EM_FEED_CAP) {
             /* the oldest goes: a stream behind it reads the history */
@@ -65,10 +65,10 @@ void em_feed_publish(struct em_server *srv)
         n->rev = e->rev;
         n->plural = k ? k->plural : "";
         n->type = e->type;
-        n->obj = json_incref(em_event_obj(e));
-        json_t *prev = em_event_prev(e);
+        n->obj = json_incref(em_change_obj(e));
+        json_t *prev = em_change_prev(e);
         n->prev = prev ? json_incref(prev) : NULL;
-        n->json = em_bytes_ref(em_event_json(e));
+        n->json = em_bytes_ref(em_change_json(e));
         f->published_rev = e->rev;
     }
     if (upto > f->published_rev)
@@ -87,7 +87,7 @@ void em_feed_reset(struct em_server *srv)
         return;
     pthread_mutex_lock(&f->mu);
     drop_all(f);
-    f->published_rev = f->min_rev = srv->journal.oldest_rev;
+    f->published_rev = f->min_rev = srv->history.oldest_rev;
     pthread_cond_broadcast(&f->cv);
     pthread_mutex_unlock(&f->mu);
 }

@@ -59,7 +59,7 @@ int em_server_save_meta(struct em_server *srv)
 void em_server_housekeep(struct em_server *srv)
 {
     int64_t now = em_clock_now_ms(&srv->clock);
-    em_journal_trim(&srv->journal, now);
+    em_history_trim(&srv->history, now);
     if (now - srv->last_housekeep_ms >= 60 * 1000) {
         if (srv->hooks.expire)
             srv->hooks.expire(srv);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/object.h"
+#include "kinds/object.h"
 #include "util/id.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
@@ -133,7 +133,7 @@ static void record(struct em_server *srv, const char *type, const struct nd_kind
     int64_t rev = strtoll(json_string_value(json_object_get(json_object_get(obj, "metadata"),
                                                             "resourceVersion")),
                           NULL, 10);
-    em_journal_append(&srv->journal, rev, em_clock_now_ms(&srv->clock), type, k->plural, obj,
+    em_history_append(&srv->history, rev, em_clock_now_ms(&srv->clock), type, k->plural, obj,
                       prev, json);
     em_bytes_unref(json);
     /* streams (watches, followed logs) are woken once the change is on disk, by whoever
@@ -149,7 +149,7 @@ int64_t em_obj_rollback(struct em_server *srv)
     int64_t rev = em_store_rollback(&srv->store);
     if (rev < 0)
         return -1;
-    em_journal_drop_after(&srv->journal, rev);
+    em_history_drop_after(&srv->history, rev);
     if (srv->sim_seen_rev > rev)
         srv->sim_seen_rev = rev;
     return rev;
@@ -283,7 +283,7 @@ static int any_object(const char *plural, const struct em_entry *e, void *ctx)
 }
 
 /* A project being deleted goes once it is empty. */
-static void release_namespace(struct em_server *srv, const char *ns)
+static void release_project(struct em_server *srv, const char *ns)
 {
     if (!*ns)
         return;
@@ -334,7 +334,7 @@ int em_obj_remove(struct em_server *srv, const struct nd_kind *k, json_t *obj,
         }
         release_foreground_owners(srv, gone);
         if (*k->group) /* a nodus.dev object: not a project, nor one of its Events */
-            release_namespace(srv, nsc);
+            release_project(srv, nsc);
     }
     free(nsc);
     json_decref(gone);

@@ -13,7 +13,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "server.h"
 
 #define EM_FINALIZER_BILLING "nodus.dev/billing"

@@ -14,7 +14,7 @@
 
 #include "clock.h"
 #include "http.h"
-#include "journal.h"
+#include "history.h"
 #include "store.h"
 
 /* The front door's flags (frontdoor.h); the strings are borrowed from argv. */
@@ -88,7 +88,7 @@ struct em_server {
     pthread_mutex_t lock;
     pthread_cond_t changed;
     struct em_store store;
-    struct em_journal journal;
+    struct em_history history;
     struct em_clock clock;
     struct em_stats stats;
     json_t *idempotency; /* key -> saved first response (see idempotency.h) */

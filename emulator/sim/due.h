@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 
 #define EM_NEVER INT64_MAX
 

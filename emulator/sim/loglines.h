@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "server.h"
 #include "util/buf.h"
 

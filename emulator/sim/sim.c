@@ -72,11 +72,11 @@ void em_sim_touch_related(struct em_server *srv, const struct nd_kind *k, const 
  * it: each change makes its object, and the objects it may matter to, due now. */
 static void consume(struct em_server *srv)
 {
-    struct em_journal *j = &srv->journal;
-    for (size_t i = em_journal_after(j, srv->sim_seen_rev); i < j->len; i++) {
-        struct em_event *e = &j->ev[i];
+    struct em_history *j = &srv->history;
+    for (size_t i = em_history_after(j, srv->sim_seen_rev); i < j->len; i++) {
+        struct em_change *e = &j->ev[i];
         const struct nd_kind *k = nd_kind_by_plural(NULL, e->plural);
-        json_t *obj = em_event_obj(e);
+        json_t *obj = em_change_obj(e);
         if (k) {
             em_sim_touch(srv, k, obj);
             em_sim_touch_related(srv, k, obj);
@@ -312,7 +312,7 @@ static bool load_schedule(struct em_server *srv)
 
 void em_sim_init(struct em_server *srv)
 {
-    srv->sim_seen_rev = em_journal_last_rev(&srv->journal);
+    srv->sim_seen_rev = em_history_last_rev(&srv->history);
     srv->sim_due = em_due_new();
     pthread_cond_init(&srv->sim_wake, NULL);
     /* after a clean stop, what was due stays due, and nothing else moves; else (a first

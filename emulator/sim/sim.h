@@ -17,7 +17,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "server.h"
 
 #include "due.h"

@@ -1,250 +1,755 @@
-/* The change history; see journal.h. */
+/* The write-ahead log and its group commit; see journal.h. */
 #include "journal.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "fsutil.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
-static void push(struct em_journal *j, int64_t rev, int64_t time_ms, const char *type,
-                 const char *plural, json_t *obj, json_t *prev, struct em_bytes *json)
+/* POSIX (XSI) sync(); unistd.h declares it only outside strict POSIX */
+void sync(void);
+
+/* batch: how long a leader waits for more records at most, and how often it looks */
+#define BATCH_WAIT_US 1000
+#define BATCH_STEP_US 100
+/* the thread commits what nobody waited for after this long */
+#define LATE_COMMIT_US 2000
+
+static int64_t wall_us(void)
 {
-    if (j->len == j->cap) {
-        j->cap = j->cap ? j->cap * 2 : 256;
-        j->ev = nd_xrealloc(j->ev, j->cap * sizeof *j->ev);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void sleep_us(long us)
+{
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+/* Flushes the directory holding path (a rename in it): 0 or -1 with errno. */
+static int fsync_parent(const char *path)
+{
+    char *dir = nd_xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    int rc = 0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        rc = fsync(fd);
+        int e = errno;
+        close(fd);
+        errno = e;
     }
-    struct em_event *e = &j->ev[j->len++];
-    e->rev = rev;
-    e->time_ms = time_ms;
-    e->type = em_wal_type_name(type);
-    e->plural = nd_xstrdup(plural);
-    e->obj = json_incref(obj);
-    e->prev = prev ? json_incref(prev) : NULL;
-    e->json = em_bytes_ref(json);
-    e->prev_json = NULL;
+    free(dir);
+    return rc;
 }
 
-static void free_event(struct em_event *e)
+static int write_all(int fd, const char *data, size_t len)
 {
-    free(e->plural);
-    json_decref(e->obj);
-    json_decref(e->prev);
-    em_bytes_unref(e->json);
-    em_bytes_unref(e->prev_json);
-}
-
-struct em_bytes *em_event_json(struct em_event *e)
-{
-    if (!e->json)
-        e->json = em_bytes_take(json_dumps(e->obj, JSON_COMPACT));
-    return e->json;
-}
-
-static json_t *inflate(const struct em_bytes *b)
-{
-    return b ? json_loadb(b->data, b->len, 0, NULL) : NULL;
-}
-
-json_t *em_event_obj(struct em_event *e)
-{
-    if (!e->obj)
-        e->obj = inflate(e->json);
-    return e->obj;
-}
-
-json_t *em_event_prev(struct em_event *e)
-{
-    if (!e->prev && e->prev_json)
-        e->prev = inflate(e->prev_json);
-    return e->prev;
-}
-
-/* History is kept as bytes: every EM_JOURNAL_HOT appends, the events older than the
- * newest EM_JOURNAL_HOT give up their trees (a previous object becomes its compact JSON;
- * an object only the journal still holds, one no longer stored, too). A reader of an old
- * event gets the tree back (em_event_obj, em_event_prev) until the next pass. */
-static void compact(struct em_journal *j)
-{
-    if (j->len <= EM_JOURNAL_HOT)
-        return;
-    for (size_t i = 0; i < j->len - EM_JOURNAL_HOT; i++) {
-        struct em_event *e = &j->ev[i];
-        if (e->prev) {
-            if (!e->prev_json)
-                e->prev_json = em_bytes_take(json_dumps(e->prev, JSON_COMPACT));
-            json_decref(e->prev);
-            e->prev = NULL;
+    size_t off = 0;
+    while (off < len) {
+        ssize_t n = write(fd, data + off, len - off);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
         }
-        if (e->obj && e->obj->refcount == 1) { /* nobody else (store, feed) holds it */
-            em_event_json(e);
-            json_decref(e->obj);
-            e->obj = NULL;
-        }
+        off += (size_t)n;
     }
-}
-
-/* Rewrites the log with only the kept events (after a trim). */
-static void rewrite(struct em_journal *j)
-{
-    struct nd_buf all = ND_BUF_INIT;
-    for (size_t i = 0; i < j->len; i++) {
-        struct em_event *e = &j->ev[i];
-        size_t len;
-        char *line = em_store_record_line_bytes(e->rev, e->time_ms, e->type, e->plural,
-                                                em_event_json(&j->ev[i])->data, &len);
-        nd_buf_add(&all, line, len);
-        nd_buf_addch(&all, '\n');
-        free(line);
-    }
-    if (j->store->wal.path)
-        em_wal_rewrite(&j->store->wal, all.data ? all.data : "", all.len);
-    nd_buf_release(&all);
-    j->dropped_since_rewrite = 0;
-}
-
-static const char *meta_str(const json_t *obj, const char *key)
-{
-    return json_string_value(json_object_get(json_object_get(obj, "metadata"), key));
-}
-
-/* The stored entry when a record is its current revision (so a restart holds one copy
- * of every object, the store's), else NULL. */
-static const struct em_entry *shared(struct em_store *store, const struct em_wal_record *r)
-{
-    if (!r->name || !r->rv || strcmp(r->type, "DELETED") == 0)
-        return NULL;
-    const struct em_entry *e = em_store_entry(store, r->plural, r->ns, r->name);
-    const char *crv = e ? meta_str(e->obj, "resourceVersion") : NULL;
-    return crv && strcmp(r->rv, crv) == 0 ? e : NULL;
-}
-
-/* An event from a record read back: the store's tree and bytes when the record is the
- * object's current revision, else the record's bytes alone (a reader makes the tree
- * when it needs it); prev, the key's record before it, the same way. */
-static void push_record(struct em_journal *j, const struct em_wal_record *r,
-                        const struct em_wal_record *prev)
-{
-    const struct em_entry *se = shared(j->store, r);
-    push(j, r->rev, r->time_ms, r->type, r->plural, se ? se->obj : NULL, NULL,
-         se ? se->json : r->json);
-    struct em_event *e = &j->ev[j->len - 1];
-    if (prev) {
-        const struct em_entry *pe = shared(j->store, prev);
-        if (pe)
-            e->prev = json_incref(pe->obj);
-        else
-            e->prev_json = em_bytes_ref(prev->json);
-    }
-}
-
-int em_journal_open(struct em_journal *j, struct em_store *store, int64_t current_rev,
-                    int64_t now_ms, struct nd_buf *err)
-{
-    (void)err;
-    memset(j, 0, sizeof *j);
-    j->store = store;
-    j->oldest_rev = current_rev;
-    /* the record before, of each key, for `prev` */
-    json_t *last = json_object(); /* "plural/ns/name" -> index into store->history */
-    bool first = true;
-    size_t dropped = 0;
-    for (size_t i = 0; i < store->nhistory; i++) {
-        const struct em_wal_record *r = &store->history[i];
-        char *key = nd_xasprintf("%s/%s/%s", r->plural, r->ns, r->name ? r->name : "");
-        json_t *li = json_object_get(last, key);
-        if (r->time_ms >= now_ms - EM_HISTORY_MS) {
-            if (first) {
-                j->oldest_rev = r->rev - 1;
-                first = false;
-            }
-            push_record(j, r, li ? &store->history[json_integer_value(li)] : NULL);
-        } else {
-            dropped++;
-        }
-        json_object_set_new(last, key, json_integer((json_int_t)i));
-        free(key);
-    }
-    json_decref(last);
-    if (first)
-        j->oldest_rev = current_rev;
-    /* the records now live in the journal (or were dropped) */
-    em_wal_records_free(store->history, store->nhistory);
-    store->history = NULL;
-    store->nhistory = 0;
-    if (dropped)
-        rewrite(j);
     return 0;
 }
 
-void em_journal_close(struct em_journal *j)
+int em_write_atomic(const char *path, const char *data, size_t len, bool flush)
 {
-    for (size_t i = 0; i < j->len; i++)
-        free_event(&j->ev[i]);
-    free(j->ev);
-    memset(j, 0, sizeof *j);
-}
-
-void em_journal_append(struct em_journal *j, int64_t rev, int64_t time_ms, const char *type,
-                       const char *plural, json_t *obj, json_t *prev, struct em_bytes *json)
-{
-    push(j, rev, time_ms, type, plural, obj, prev, json);
-    if (++j->appended_since_compact >= EM_JOURNAL_HOT) {
-        compact(j);
-        j->appended_since_compact = 0;
+    static unsigned long seq; /* callers hold a lock (the server's or the log's) */
+    char *tmp = nd_xasprintf("%s.tmp-%ld-%lu", path, (long)getpid(), ++seq);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == ENOENT) {
+        char *dir = nd_xstrdup(path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        em_mkdir_p(dir);
+        free(dir);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     }
+    if (fd < 0)
+        goto fail;
+    if (write_all(fd, data, len) < 0 || (flush && fsync(fd) < 0)) {
+        int e = errno;
+        close(fd);
+        unlink(tmp);
+        errno = e;
+        goto fail;
+    }
+    if (close(fd) < 0 || rename(tmp, path) < 0) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        goto fail;
+    }
+    if (flush && fsync_parent(path) < 0)
+        goto fail;
+    free(tmp);
+    return 0;
+fail:
+    free(tmp);
+    return -1;
 }
 
-void em_journal_trim(struct em_journal *j, int64_t now_ms)
+static void op_release(struct em_journal_op *op)
 {
-    size_t drop = 0;
-    while (drop < j->len && j->ev[drop].time_ms < now_ms - EM_HISTORY_MS)
-        drop++;
-    if (!drop)
+    free(op->path);
+    free(op->data);
+}
+
+/* Applies file writes in order: the ones that failed before (w->retry, unless this batch
+ * writes the same file again), then the batch's. One that fails is kept in w->retry for
+ * the next batch. The first error's errno (0: none); *path: the file (NEW). Called
+ * without the lock, by one thread at a time (the apply turn). */
+static int apply_ops(struct em_journal *w, struct em_journal_op *ops, size_t n, char **path)
+{
+    struct em_journal_op *retry = w->retry;
+    size_t nretry = w->nretry;
+    w->retry = NULL;
+    w->nretry = 0;
+    size_t total = nretry + n, kept = 0;
+    struct em_journal_op *all = nd_xmalloc((total ? total : 1) * sizeof *all);
+    if (nretry)
+        memcpy(all, retry, nretry * sizeof *all);
+    if (n)
+        memcpy(all + nretry, ops, n * sizeof *all);
+    free(retry);
+    int err = 0;
+    for (size_t i = 0; i < total; i++) {
+        struct em_journal_op *op = &all[i];
+        /* a later write of the same file makes this one moot */
+        bool superseded = false;
+        for (size_t j = i + 1; j < total && (j < i + 64 || i < nretry); j++) {
+            if (strcmp(all[j].path, op->path) == 0) {
+                superseded = true;
+                break;
+            }
+        }
+        int rc = 0;
+        if (superseded)
+            rc = 0;
+        else if (op->data)
+            rc = em_write_atomic(op->path, op->data, op->len, false);
+        else if (unlink(op->path) < 0 && errno != ENOENT)
+            rc = -1;
+        if (rc < 0) {
+            if (!err) {
+                err = errno ? errno : EIO;
+                *path = nd_xstrdup(op->path);
+            }
+            all[kept++] = *op; /* tried again by the next batch */
+        } else {
+            op_release(op);
+        }
+    }
+    if (kept) {
+        w->retry = all;
+        w->nretry = kept;
+    } else {
+        free(all);
+    }
+    return err;
+}
+
+static int marker(char *out, size_t cap, int64_t applied)
+{
+    return snprintf(out, cap, "{\"wall\":%lld,\"applied\":%lld}\n", (long long)wall_us(),
+                    (long long)applied);
+}
+
+int em_journal_open(struct em_journal *w, const char *path, enum em_fsync mode, int64_t applied_rev,
+                struct nd_buf *err)
+{
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+    w->path = nd_xstrdup(path);
+    w->mode = mode;
+    w->applied_rev = w->appended_rev = w->durable_rev = applied_rev;
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->cond, NULL);
+    char *dir = nd_xstrdup(path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    em_mkdir_p(dir);
+    free(dir);
+    w->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (w->fd < 0) {
+        nd_buf_addf(err, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat sb;
+    w->size = fstat(w->fd, &sb) == 0 ? sb.st_size : 0;
+    return 0;
+}
+
+static void *late_main(void *arg)
+{
+    struct em_journal *w = arg;
+    pthread_mutex_lock(&w->lock);
+    while (!w->stopping) {
+        if (w->appended > w->flushed && !w->flushing) {
+            uint64_t seen = w->appended;
+            pthread_mutex_unlock(&w->lock);
+            sleep_us(LATE_COMMIT_US); /* the writer usually commits it itself first */
+            em_journal_commit(w, seen);
+            if (w->notify)
+                w->notify(w->notify_ctx);
+            pthread_mutex_lock(&w->lock);
+            continue;
+        }
+        struct timespec ts;
+        nd_time_deadline(&ts, 100);
+        pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+int em_journal_start_thread(struct em_journal *w)
+{
+    if (w->thread_running)
+        return 0;
+    if (pthread_create(&w->thread, NULL, late_main, w) != 0)
+        return -1;
+    w->thread_running = true;
+    return 0;
+}
+
+uint64_t em_journal_append(struct em_journal *w, int64_t rev, const char *line, size_t len,
+                       struct em_journal_op *op)
+{
+    pthread_mutex_lock(&w->lock);
+    nd_buf_add(&w->buf, line, len);
+    nd_buf_addch(&w->buf, '\n');
+    if (op) {
+        if (w->nops == w->capops) {
+            w->capops = w->capops ? w->capops * 2 : 64;
+            w->ops = nd_xrealloc(w->ops, w->capops * sizeof *w->ops);
+        }
+        w->ops[w->nops++] = *op;
+        memset(op, 0, sizeof *op);
+    }
+    if (rev > w->appended_rev)
+        w->appended_rev = rev;
+    uint64_t ticket = ++w->appended;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+    return ticket;
+}
+
+uint64_t em_journal_ticket(struct em_journal *w)
+{
+    pthread_mutex_lock(&w->lock);
+    uint64_t t = w->appended;
+    pthread_mutex_unlock(&w->lock);
+    return t;
+}
+
+/* One leader's batch: what it takes from the log under the lock, then writes without it. */
+struct batch {
+    struct nd_buf data;      /* the records' lines */
+    struct em_journal_op *ops;   /* their file writes, in order */
+    size_t nops;
+    uint64_t first, target;  /* the records' numbers: first .. target */
+    int64_t target_rev;      /* the newest record's revision */
+    uint64_t nrec, seq;      /* how many records; the batch's turn for its file writes */
+    bool doomed;             /* a batch after a failed one fails too (em_journal_recover) */
+    off_t start;             /* the log's size before the batch */
+    char head[80];           /* the applied-revision marker written first */
+    int hn;
+    size_t total;            /* the marker's and the lines' bytes */
+};
+
+/* In batch mode, while others are committing: lets those on their way join this flush,
+ * for at most half of what the last flush took (a millisecond at most). Lock held. */
+static void wait_for_joiners(struct em_journal *w)
+{
+    if (w->mode != EM_FSYNC_BATCH || w->waiters <= 1 || w->broken)
         return;
-    j->oldest_rev = j->ev[drop - 1].rev;
-    for (size_t i = 0; i < drop; i++)
-        free_event(&j->ev[i]);
-    memmove(j->ev, j->ev + drop, (j->len - drop) * sizeof *j->ev);
-    j->len -= drop;
-    j->dropped_since_rewrite += drop;
-    if (j->dropped_since_rewrite > 1000 || j->len == 0)
-        rewrite(j);
-}
-
-size_t em_journal_after(const struct em_journal *j, int64_t rev)
-{
-    size_t lo = 0, hi = j->len;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (j->ev[mid].rev <= rev)
-            lo = mid + 1;
-        else
-            hi = mid;
+    long budget = w->last_sync_us / 2 < BATCH_WAIT_US ? w->last_sync_us / 2 : BATCH_WAIT_US;
+    for (long waited = 0; waited < budget; waited += BATCH_STEP_US) {
+        uint64_t before = w->appended;
+        pthread_mutex_unlock(&w->lock);
+        sleep_us(BATCH_STEP_US);
+        pthread_mutex_lock(&w->lock);
+        if (w->appended == before)
+            break;
     }
-    return lo;
 }
 
-bool em_journal_covers(const struct em_journal *j, int64_t rev)
+/* Takes everything appended so far into b. Lock held. */
+static void take_batch(struct em_journal *w, struct batch *b)
 {
-    return rev >= j->oldest_rev;
+    b->data = w->buf;
+    w->buf = (struct nd_buf)ND_BUF_INIT;
+    b->ops = w->ops;
+    b->nops = w->nops;
+    w->ops = NULL;
+    w->nops = w->capops = 0;
+    b->first = w->flushed + 1;
+    b->target = w->appended;
+    b->target_rev = w->appended_rev;
+    b->nrec = b->target - w->flushed;
+    b->seq = w->batch_seq++;
+    b->doomed = w->broken;
+    b->start = w->size;
+    b->hn = marker(b->head, sizeof b->head, w->applied_rev);
+    b->total = (size_t)b->hn + b->data.len;
 }
 
-int64_t em_journal_last_rev(const struct em_journal *j)
+/* Appends the marker and the batch's lines to the log: 0, or the errno of the write (a
+ * short append, on a full disk, is finished or reported). Without the lock. */
+static int write_batch(struct em_journal *w, const struct batch *b)
 {
-    return j->len ? j->ev[j->len - 1].rev : 0;
+    size_t hn = (size_t)b->hn, total = b->total;
+    struct iovec iov[2] = {{(void *)b->head, hn}, {b->data.data, b->data.len}};
+    ssize_t n;
+    do
+        n = writev(w->fd, iov, 2);
+    while (n < 0 && errno == EINTR);
+    if (n < 0)
+        return errno;
+    size_t done = (size_t)n;
+    if (done >= total)
+        return 0;
+    if (done < hn) {
+        if (write_all(w->fd, b->head + done, hn - done) < 0 ||
+            write_all(w->fd, b->data.data, b->data.len) < 0)
+            return errno;
+    } else if (write_all(w->fd, b->data.data + (done - hn), total - done) < 0) {
+        return errno;
+    }
+    return 0;
 }
 
-void em_journal_clear(struct em_journal *j, int64_t rev)
+/* fdatasync of the log, timed into *us: 0 or its errno. Without the lock. */
+static int sync_log(struct em_journal *w, int64_t *us)
 {
-    for (size_t i = 0; i < j->len; i++)
-        free_event(&j->ev[i]);
-    j->len = 0;
-    j->oldest_rev = rev;
-    rewrite(j);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int err = fdatasync(w->fd) < 0 ? errno : 0;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    *us = (t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
+    return err;
 }
 
-void em_journal_drop_after(struct em_journal *j, int64_t rev)
+/* Records the flush's outcome (err: the write's or the sync's errno; cut_failed: the log
+ * could not be cut back after it) and hands the log to the next leader. Lock held.
+ * True when the batch failed. */
+static bool end_flush(struct em_journal *w, const struct batch *b, int err, bool cut_failed,
+                      bool synced, int64_t sync_us)
 {
-    while (j->len && j->ev[j->len - 1].rev > rev)
-        free_event(&j->ev[--j->len]);
+    bool failed = b->doomed || err;
+    if (err) {
+        if (cut_failed && !w->error)
+            fprintf(stderr, "nodus-emulator: storage: cannot cut %s back to %lld bytes after a "
+                    "failed write: %s\n", w->path, (long long)b->start, strerror(errno));
+        em_journal_note_error(w, w->path, err);
+        if (!w->broken) {
+            w->broken = true;
+            w->broken_from = b->first;
+        }
+    }
+    if (failed) {
+        em_journal_fail_range(w, b->first, b->target);
+    } else {
+        w->size = b->start + (off_t)b->total;
+        if (b->target_rev > w->durable_rev)
+            w->durable_rev = b->target_rev;
+        w->count.records += b->nrec;
+        w->count.fsyncs += synced;
+        if (b->nrec > w->count.max_batch)
+            w->count.max_batch = b->nrec;
+    }
+    /* on disk (or failed): the next leader may flush while this one writes the files */
+    w->flushed = b->target;
+    if (synced)
+        w->last_sync_us = sync_us;
+    w->count.flushes++;
+    w->flushing = false;
+    pthread_cond_broadcast(&w->cond);
+    return failed;
+}
+
+/* Writes the batch's files in its turn (or drops them when it failed), then marks its
+ * records durable. Called with the lock held, returns with it held. */
+static void apply_batch(struct em_journal *w, struct batch *b, bool failed)
+{
+    while (w->apply_turn != b->seq)
+        pthread_cond_wait(&w->cond, &w->lock);
+    pthread_mutex_unlock(&w->lock);
+
+    int aerr = 0;
+    char *apath = NULL;
+    if (failed) {
+        for (size_t i = 0; i < b->nops; i++)
+            op_release(&b->ops[i]); /* refused: the files stay as they were */
+    } else {
+        aerr = apply_ops(w, b->ops, b->nops, &apath);
+    }
+    free(b->ops);
+
+    pthread_mutex_lock(&w->lock);
+    w->apply_turn++;
+    w->durable = b->target;
+    /* the applied revision stays before a file still to be written */
+    if (!failed && !aerr && !w->nretry)
+        w->applied_rev = b->target_rev;
+    if (aerr)
+        em_journal_note_error(w, apath, aerr);
+    else if (!failed && !w->broken)
+        em_journal_note_ok(w);
+    free(apath);
+    pthread_cond_broadcast(&w->cond);
+}
+
+/* The leader's round: called with the lock held and flushing set; returns with the lock
+ * held, its batch flushed and applied. Two stages: the write and fdatasync (one leader at
+ * a time), then the file writes, in batch order; the next leader's flush overlaps this
+ * one's file writes. */
+static void lead(struct em_journal *w)
+{
+    wait_for_joiners(w);
+    struct batch b;
+    take_batch(w, &b);
+    pthread_mutex_unlock(&w->lock);
+
+    int err = b.doomed ? 0 : write_batch(w, &b);
+    bool synced = false;
+    int64_t sync_us = 0;
+    if (!b.doomed && !err && w->mode != EM_FSYNC_NEVER) {
+        err = sync_log(w, &sync_us);
+        synced = true;
+    }
+    /* none of a failed batch stays: the file is cut back to the last whole batch, so a
+     * start finds nothing of what was refused */
+    bool cut_failed = err && (ftruncate(w->fd, b.start) < 0 ||
+                              (w->mode != EM_FSYNC_NEVER && fdatasync(w->fd) < 0));
+    nd_buf_release(&b.data);
+
+    pthread_mutex_lock(&w->lock);
+    bool failed = end_flush(w, &b, err, cut_failed, synced, sync_us);
+    apply_batch(w, &b, failed);
+}
+
+int em_journal_commit(struct em_journal *w, uint64_t ticket)
+{
+    pthread_mutex_lock(&w->lock);
+    w->waiters++;
+    while (w->durable < ticket) {
+        if (w->flushing || w->flushed >= ticket) {
+            /* another leader has it (flushing it, or writing its files) */
+            pthread_cond_wait(&w->cond, &w->lock);
+            continue;
+        }
+        w->flushing = true;
+        lead(w);
+    }
+    w->waiters--;
+    int rc = em_journal_ticket_failed(w, ticket) ? -1 : 0;
+    int e = w->error ? w->error : EIO;
+    pthread_mutex_unlock(&w->lock);
+    if (rc < 0)
+        errno = e;
+    return rc;
+}
+
+int64_t em_journal_durable_rev(struct em_journal *w)
+{
+    pthread_mutex_lock(&w->lock);
+    int64_t rev = w->durable_rev;
+    pthread_mutex_unlock(&w->lock);
+    return rev;
+}
+
+int em_journal_rewrite(struct em_journal *w, const char *data, size_t len)
+{
+    em_journal_commit(w, em_journal_ticket(w));
+    pthread_mutex_lock(&w->lock);
+    while (w->flushing || w->apply_turn != w->batch_seq)
+        pthread_cond_wait(&w->cond, &w->lock);
+    if (w->broken) {
+        /* the caller's records may hold changes that failed and are not undone yet */
+        int e = w->error ? w->error : EIO;
+        pthread_mutex_unlock(&w->lock);
+        errno = e;
+        return -1;
+    }
+    char head[80];
+    int hn = marker(head, sizeof head, w->applied_rev);
+    struct nd_buf all = ND_BUF_INIT;
+    nd_buf_add(&all, head, (size_t)hn);
+    nd_buf_add(&all, data, len);
+    /* the records dropped may be all that vouched for files not yet on the disk */
+    if (w->mode != EM_FSYNC_NEVER)
+        sync();
+    int rc = em_write_atomic(w->path, all.data, all.len, w->mode != EM_FSYNC_NEVER);
+    if (rc == 0) {
+        int fd = open(w->path, O_WRONLY | O_APPEND | O_CLOEXEC);
+        if (fd >= 0) {
+            close(w->fd);
+            w->fd = fd;
+            w->size = (off_t)all.len;
+            w->reserved = 0; /* a new file: nothing allocated ahead yet */
+        } else {
+            rc = -1;
+        }
+    }
+    if (rc < 0)
+        em_journal_note_error(w, w->path, errno); /* the old log stands: nothing is lost */
+    pthread_mutex_unlock(&w->lock);
+    nd_buf_release(&all);
+    return rc;
+}
+
+/* Whether the log at path already says every record is applied up to applied: it is
+ * empty, or its last line is a marker for that revision or a later one. */
+static bool ends_applied(const char *path, int64_t applied)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    char tail[128];
+    bool yes = false;
+    if (fd >= 0 && fstat(fd, &sb) == 0) {
+        size_t n = sb.st_size < (off_t)sizeof tail - 1 ? (size_t)sb.st_size : sizeof tail - 1;
+        ssize_t got = n ? pread(fd, tail, n, sb.st_size - (off_t)n) : 0;
+        if (got == (ssize_t)n && (n == 0 || tail[n - 1] == '\n')) {
+            tail[n ? n - 1 : 0] = '\0';
+            char *line = strrchr(tail, '\n');
+            line = line ? line + 1 : tail;
+            long long wall, a;
+            char end;
+            yes = n == 0 || (sscanf(line, "{\"wall\":%lld,\"applied\":%lld%c", &wall, &a,
+                                    &end) == 3 && end == '}' && a >= applied);
+        }
+    }
+    if (fd >= 0)
+        close(fd);
+    return yes;
+}
+
+int em_journal_close(struct em_journal *w, struct nd_buf *err)
+{
+    int rc = 0;
+    if (w->thread_running) {
+        pthread_mutex_lock(&w->lock);
+        w->stopping = true;
+        pthread_cond_broadcast(&w->cond);
+        pthread_mutex_unlock(&w->lock);
+        pthread_join(w->thread, NULL);
+        w->thread_running = false;
+    }
+    if (w->fd >= 0) {
+        em_journal_commit(w, em_journal_ticket(w));
+        char *path = NULL;
+        int aerr = w->nretry ? apply_ops(w, NULL, 0, &path) : 0; /* a last try */
+        if (aerr) {
+            nd_buf_addf(err, "cannot write %s: %s (%zu files are behind the journal; the "
+                        "next start writes them)", path, strerror(aerr), w->nretry);
+            rc = -1;
+        }
+        free(path);
+        /* a clean stop: every file is written, so the next start repairs nothing (a run
+         * that wrote nothing leaves the log as it found it, when it already says so) */
+        char head[80];
+        int hn = marker(head, sizeof head, w->applied_rev);
+        bool need = w->appended || !ends_applied(w->path, w->applied_rev);
+        if (need && (write_all(w->fd, head, (size_t)hn) < 0 ||
+                     (w->mode != EM_FSYNC_NEVER && fdatasync(w->fd) < 0))) {
+            int e = errno;
+            if (ftruncate(w->fd, w->size) < 0) {
+                /* a torn marker is cut off by the next start */
+            }
+            nd_buf_addf(err, "%scannot write the final marker of %s: %s", rc ? "; " : "",
+                        w->path, strerror(e));
+            rc = -1;
+        }
+        close(w->fd);
+    }
+    for (size_t i = 0; i < w->nops; i++)
+        op_release(&w->ops[i]);
+    free(w->ops);
+    for (size_t i = 0; i < w->nretry; i++)
+        op_release(&w->retry[i]);
+    free(w->retry);
+    free(w->failed);
+    free(w->error_path);
+    nd_buf_release(&w->buf);
+    free(w->path);
+    pthread_cond_destroy(&w->cond);
+    pthread_mutex_destroy(&w->lock);
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+    return rc;
+}
+
+void em_journal_records_free(struct em_journal_record *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(r[i].plural);
+        free(r[i].ns);
+        free(r[i].name);
+        free(r[i].rv);
+        em_bytes_unref(r[i].json);
+    }
+    free(r);
+}
+
+static bool is_record(const json_t *j)
+{
+    return json_is_object(json_object_get(j, "object")) &&
+           json_string_value(json_object_get(j, "plural")) &&
+           json_string_value(json_object_get(j, "type")) &&
+           json_integer_value(json_object_get(j, "rev")) > 0;
+}
+
+const char *em_journal_type_name(const char *t)
+{
+    if (strcmp(t, "ADDED") == 0)
+        return "ADDED";
+    if (strcmp(t, "DELETED") == 0)
+        return "DELETED";
+    return "MODIFIED";
+}
+
+static char *meta_dup(const json_t *obj, const char *key)
+{
+    const char *v = json_string_value(json_object_get(json_object_get(obj, "metadata"), key));
+    return v ? nd_xstrdup(v) : NULL;
+}
+
+/* A record's fields from its parsed line j (line: its text, len bytes). The object's
+ * bytes are the line's own when the line is as em_store_record_line_bytes writes it (the
+ * object last), else the object dumped again. */
+static void record_of(struct em_journal_record *r, const json_t *j, const char *line, size_t len,
+                      bool strict)
+{
+    const json_t *obj = json_object_get(j, "object");
+    r->rev = json_integer_value(json_object_get(j, "rev"));
+    r->time_ms = json_integer_value(json_object_get(j, "time"));
+    r->type = em_journal_type_name(json_string_value(json_object_get(j, "type")));
+    r->plural = nd_xstrdup(json_string_value(json_object_get(j, "plural")));
+    r->ns = meta_dup(obj, "namespace");
+    if (!r->ns)
+        r->ns = nd_xstrdup("");
+    r->name = meta_dup(obj, "name");
+    r->rv = meta_dup(obj, "resourceVersion");
+    char *head = nd_xasprintf("{\"rev\":%lld,\"time\":%lld,\"type\":\"%s\",\"plural\":\"%s\","
+                              "\"object\":",
+                              (long long)r->rev, (long long)r->time_ms,
+                              json_string_value(json_object_get(j, "type")), r->plural);
+    size_t hl = strlen(head);
+    /* strict: parsed with no duplicate member, so five members are these five */
+    if (strict && json_object_size(j) == 5 && len > hl + 2 && memcmp(line, head, hl) == 0 &&
+        line[hl] == '{' && line[len - 2] == '}' && line[len - 1] == '}')
+        r->json = em_bytes_new(line + hl, len - hl - 1);
+    else
+        r->json = em_bytes_take(json_dumps(obj, JSON_COMPACT));
+    free(head);
+}
+
+int em_journal_read(const char *path, struct em_journal_record **out, size_t *n, size_t *bad,
+                size_t *torn_bytes, int64_t *applied_rev, struct nd_buf *err)
+{
+    *out = NULL;
+    *n = *bad = *torn_bytes = 0;
+    *applied_rev = 0;
+    struct nd_buf data = ND_BUF_INIT;
+    if (nd_buf_read_file(&data, path) < 0) {
+        nd_buf_release(&data);
+        if (errno == ENOENT)
+            return 0;
+        nd_buf_addf(err, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 0, len = 0;
+    struct em_journal_record *recs = NULL;
+    int64_t wall = 0;
+    size_t last_marker = 0; /* records before this index are followed by a marker */
+    size_t pos = 0, whole = 0, bad_after_whole = 0;
+    while (pos < data.len) {
+        char *nl = memchr(data.data + pos, '\n', data.len - pos);
+        if (!nl)
+            break; /* a torn tail: no newline */
+        const char *line = data.data + pos;
+        size_t llen = (size_t)(nl - line);
+        json_t *j = llen ? json_loadb(line, llen, JSON_REJECT_DUPLICATES, NULL) : NULL;
+        bool strict = j != NULL;
+        if (llen && !j)
+            j = json_loadb(line, llen, 0, NULL);
+        pos += llen + 1;
+        if (!llen)
+            continue;
+        if (!j) {
+            (*bad)++;
+            bad_after_whole++;
+            continue;
+        }
+        whole = pos;
+        bad_after_whole = 0;
+        json_t *wv = json_object_get(j, "wall");
+        if (json_is_integer(wv) && !json_object_get(j, "object")) {
+            wall = json_integer_value(wv);
+            json_int_t a = json_integer_value(json_object_get(j, "applied"));
+            if (a > *applied_rev)
+                *applied_rev = a;
+            last_marker = len;
+            json_decref(j);
+            continue;
+        }
+        if (!is_record(j)) {
+            (*bad)++;
+            json_decref(j);
+            continue;
+        }
+        if (len == cap) {
+            cap = cap ? cap * 2 : 256;
+            recs = nd_xrealloc(recs, cap * sizeof *recs);
+        }
+        memset(&recs[len], 0, sizeof recs[len]);
+        record_of(&recs[len], j, line, llen, strict);
+        json_decref(j);
+        recs[len].wall_us = wall;
+        len++;
+    }
+    /* a last line that does not parse is torn too: whole records end at `whole` */
+    if (whole < data.len) {
+        *torn_bytes = data.len - whole;
+        *bad -= bad_after_whole; /* they are the torn end, not bad lines in the middle */
+        if (truncate(path, (off_t)whole) < 0) {
+            nd_buf_addf(err, "cannot cut the torn end of %s: %s", path, strerror(errno));
+            em_journal_records_free(recs, len);
+            nd_buf_release(&data);
+            return -1;
+        }
+    }
+    /* records after the last marker, and records after the last marker's applied
+     * revision, may lack their file write */
+    for (size_t i = 0; i < len; i++) {
+        recs[i].tail = recs[i].wall_us > 0 && (i >= last_marker || recs[i].rev > *applied_rev);
+    }
+    nd_buf_release(&data);
+    *out = recs;
+    *n = len;
+    return 0;
 }

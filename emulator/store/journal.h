@@ -1,79 +1,186 @@
-/* journal.h: the change history that watches, continue tokens and the scheduler resume
- * from.
+/* journal.h: the journal, the write-ahead log under the store (DIR/history/journal.ndjson).
  *
- * Every write appends one change (revision, emulated time, ADDED/MODIFIED/DELETED, the
- * kind's plural and the object as it became; `prev` is the object before, so a watch
- * with a selector can tell an object entering or leaving it). The newest changes hold
- * trees (shared with the store); older ones keep the compact JSON only, so 24 hours of
- * history costs about the size of its JSON, not whole trees. Changes older than 24
- * hours of the emulator's clock are dropped; a client resuming from before the oldest
- * kept change gets 410 Expired. Kept in memory; on disk it is the store's journal, its
- * write-ahead log (DIR/history/journal.ndjson, wal.h), which this rewrites when it drops
- * old changes. Not thread-safe: used under the server lock.
+ * Every change is one line (a record) appended here before the object file it changes
+ * is written. A writer appends its record and its file write (an "op") under the
+ * server lock, which costs no I/O; after the lock is released it calls em_journal_commit,
+ * which returns once the record is on disk. Concurrent commits share one flush (group
+ * commit): one of them (the leader) takes every record appended so far, writes them
+ * with one write, flushes them with one fdatasync, then applies their file writes in
+ * order (atomically, temporary file and rename, without flushing them: the log repairs
+ * a file a crash left behind). The others wait for it; records appended while it
+ * flushed go out with the next leader, whose flush may run while the files of the
+ * previous batch are written (the files of batches are written in batch order).
+ *
+ * Each flush starts with a marker line {"wall": microseconds, "applied": revision}: the
+ * real time the batch was written, and the revision up to which every earlier record's
+ * file write is done. At start (em_journal_read) the records after the last marker are the
+ * ones whose files may be missing or stale.
+ *
+ * Modes: always flushes at once; batch, when others are committing too, waits while
+ * more records keep arriving (at most half the last flush's time, a millisecond at
+ * most) so more commits share the flush; never skips the fdatasync (a crash
+ * of the machine may lose what was acknowledged; a crash of the emulator loses nothing
+ * the kernel already has).
+ *
+ * A failed write, flush or truncation of a batch (a full disk, an I/O error) fails every
+ * record of that batch and every record appended after it until em_journal_recover: their
+ * em_journal_commit returns -1, nothing of them stays in the file (it is cut back to the last
+ * whole batch), and their file writes are dropped. The store, under the server lock,
+ * then undoes them in memory (em_journal_recover says from which ticket). A file write that
+ * fails after its record is on disk is kept and tried again by each later batch (the
+ * record vouches for it: a start repairs the file), and the applied revision stays
+ * before it until it is written. Each episode of failures is logged once, and its end.
+ * Before a write changes anything, em_journal_reserve allocates the space ahead of the log
+ * (fallocate, where the filesystem can), so that a full disk refuses the write up front.
+ *
+ * Thread-safe: its own mutex; em_journal_append is called with the server lock held,
+ * em_journal_commit without it.
  */
 #ifndef EM_JOURNAL_H
 #define EM_JOURNAL_H
 
-#include <jansson.h>
+#include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
+#include <sys/types.h>
 
-#include "store.h"
+#include <jansson.h>
 
-#define EM_HISTORY_MS (24LL * 3600 * 1000)
+#include "bytes.h"
+#include "util/buf.h"
 
-struct em_event {
-    int64_t rev;
-    int64_t time_ms;
-    const char *type; /* "ADDED", "MODIFIED", "DELETED" (static strings) */
-    char *plural;
-    /* Read these through em_event_obj/em_event_prev: an old event keeps only bytes */
-    json_t *obj;      /* reference held by the event, or NULL (then json holds it) */
-    json_t *prev;     /* NULL for ADDED, or when prev_json holds it */
-    struct em_bytes *json;      /* obj's compact JSON, shared with the store (NULL: not made) */
-    struct em_bytes *prev_json; /* prev's, once the event gave up the tree */
+enum em_fsync { EM_FSYNC_ALWAYS, EM_FSYNC_BATCH, EM_FSYNC_NEVER };
+
+/* A file write that follows a record: data written to path (or path unlinked when
+ * data is NULL). */
+struct em_journal_op {
+    char *path;
+    char *data;
+    size_t len;
 };
 
-/* Events newer than this many keep their trees; older ones keep bytes. */
-#define EM_JOURNAL_HOT 1024
+struct em_journal_counters {
+    uint64_t flushes;  /* leaders' write+flush rounds */
+    uint64_t records;  /* records written */
+    uint64_t fsyncs;   /* fdatasync calls */
+    uint64_t max_batch;
+};
 
 struct em_journal {
-    struct em_event *ev;
-    size_t len, cap;
-    int64_t oldest_rev; /* resuming from any revision >= this is complete */
-    size_t dropped_since_rewrite;
-    size_t appended_since_compact;
-    struct em_store *store;
+    char *path;
+    int fd;
+    enum em_fsync mode;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;   /* durable moved or a record was appended */
+    struct nd_buf buf;     /* records appended, not yet written */
+    struct em_journal_op *ops; /* file writes waiting for buf's flush, in order */
+    size_t nops, capops;
+    uint64_t appended, flushed, durable; /* record counts: appended, on disk, and on disk
+                                          * with their files written */
+    uint64_t batch_seq, apply_turn; /* batches taken; the one whose files go next */
+    int64_t appended_rev;       /* highest revision appended */
+    int64_t applied_rev;        /* every record up to this revision has its file written */
+    int64_t durable_rev;        /* every record up to this revision is flushed (watches
+                                 * show nothing newer) */
+    bool flushing;
+    unsigned waiters;           /* threads in em_journal_commit */
+    int64_t last_sync_us;       /* how long the last fdatasync took */
+    int error;                  /* errno of the current episode of failures (0: none) */
+    char *error_path;           /* the file that failed first in it */
+    off_t size;                 /* bytes of whole batches in the file */
+    off_t reserved;             /* space allocated ahead up to this offset (fallocate) */
+    bool no_reserve;            /* the filesystem cannot allocate ahead */
+    bool broken;                /* a batch failed: what is appended fails too, until
+                                 * em_journal_recover */
+    uint64_t broken_from;       /* the first ticket that failed in this run */
+    struct em_journal_range {
+        uint64_t lo, hi;
+    } *failed;                  /* tickets that failed, in order, merged */
+    size_t nfailed, capfailed;
+    struct em_journal_op *retry;    /* file writes that failed after their record was flushed */
+    size_t nretry;
+    /* a line for the log (no lock held but the log's own); NULL: stderr */
+    void (*log)(void *ctx, const char *msg);
+    void *log_ctx;
+    struct em_journal_counters count;
+    /* a thread that commits what nobody waits for (controllers' writes) */
+    pthread_t thread;
+    bool thread_running, stopping;
+    /* called (with no lock held) after that thread made something durable */
+    void (*notify)(void *ctx);
+    void *notify_ctx;
 };
 
-/* Takes the records the store read from its log at open (events older than now - 24h
- * are dropped, and the log rewritten without them). current_rev: the store's revision,
- * the starting point when there is no history. */
-int em_journal_open(struct em_journal *j, struct em_store *store, int64_t current_rev,
-                    int64_t now_ms, struct nd_buf *err);
-void em_journal_close(struct em_journal *j);
-/* Appends an event (the store has logged it: em_store_put/delete); obj, prev and json
- * are referenced (not stolen; json may be NULL). */
-void em_journal_append(struct em_journal *j, int64_t rev, int64_t time_ms, const char *type,
-                       const char *plural, json_t *obj, json_t *prev, struct em_bytes *json);
-/* An event's compact JSON (BORROWED; made on first use). */
-struct em_bytes *em_event_json(struct em_event *e);
-/* An event's object and previous object (NULL for ADDED), BORROWED until the next
- * append: trees, made again from the bytes for an old event. */
-json_t *em_event_obj(struct em_event *e);
-json_t *em_event_prev(struct em_event *e);
-/* Drops events older than now - 24h. */
-void em_journal_trim(struct em_journal *j, int64_t now_ms);
-/* Index of the first event with revision > rev (j->len when none). */
-size_t em_journal_after(const struct em_journal *j, int64_t rev);
-/* True when every event after rev is still kept. */
-bool em_journal_covers(const struct em_journal *j, int64_t rev);
-/* The last revision in the journal (0 when empty). */
-int64_t em_journal_last_rev(const struct em_journal *j);
-/* Drops the events after rev: changes the disk refused (em_store_rollback). */
-void em_journal_drop_after(struct em_journal *j, int64_t rev);
-/* Empties the journal (reset); resuming from before `rev` is then Expired. */
-void em_journal_clear(struct em_journal *j, int64_t rev);
+/* Opens path for appending (creating it and its directory). applied_rev: the revision
+ * up to which files are known to be written (after the start's repair). */
+int em_journal_open(struct em_journal *w, const char *path, enum em_fsync mode, int64_t applied_rev,
+                struct nd_buf *err);
+/* Commits everything, writes a final marker, stops the thread and closes: 0, or -1 when
+ * something could not be written (a message in err). */
+int em_journal_close(struct em_journal *w, struct nd_buf *err);
+/* Starts the thread that commits records nobody waits for within a few milliseconds. */
+int em_journal_start_thread(struct em_journal *w);
+
+/* Appends a record (one line, no newline: it is added) for revision rev and takes the
+ * file write op (its strings are owned by the log from now; op may be NULL). Returns
+ * the ticket to pass to em_journal_commit. */
+uint64_t em_journal_append(struct em_journal *w, int64_t rev, const char *line, size_t len,
+                       struct em_journal_op *op);
+/* A watch event's type as a static string: "ADDED", "DELETED", else "MODIFIED". */
+const char *em_journal_type_name(const char *t);
+/* The ticket of the last record appended (0 when none). */
+uint64_t em_journal_ticket(struct em_journal *w);
+/* Returns once every record up to ticket is on disk and its file written; 0, or -1 when
+ * a write or flush failed (errno in w->error). */
+int em_journal_commit(struct em_journal *w, uint64_t ticket);
+/* Allocates the space ahead of the log for need more bytes (beyond what is buffered)
+ * where the filesystem can; called before a write changes anything. 0, or the errno that
+ * refuses the write (the disk is full). */
+int em_journal_reserve(struct em_journal *w, size_t need);
+/* After a failed batch: fails every record appended so far (they were never written),
+ * ends the broken run and returns the first ticket that failed, whose changes and every
+ * later one the caller undoes; 0 when nothing failed since the last call. */
+uint64_t em_journal_recover(struct em_journal *w);
+/* Whether ticket failed. Lock held. */
+bool em_journal_ticket_failed(const struct em_journal *w, uint64_t ticket);
+/* An episode of failures: its first failure is logged (path and errno), later ones are
+ * not; em_journal_note_ok logs its end. Lock held. */
+void em_journal_note_error(struct em_journal *w, const char *path, int err);
+void em_journal_note_ok(struct em_journal *w);
+/* Marks tickets lo..hi failed. Lock held. */
+void em_journal_fail_range(struct em_journal *w, uint64_t lo, uint64_t hi);
+
+/* The highest revision whose record is flushed (and its file written). */
+int64_t em_journal_durable_rev(struct em_journal *w);
+/* Replaces the log with data (whole lines, kept records) after committing everything:
+ * a temporary file, flushed, renamed, and the directory flushed. */
+int em_journal_rewrite(struct em_journal *w, const char *data, size_t len);
+
+/* Writes data to path atomically (temporary file beside it, renamed); flushed (file and
+ * directory) when flush is true. 0 or -1 with errno set. */
+int em_write_atomic(const char *path, const char *data, size_t len, bool flush);
+
+/* One record read back at start: its fields, and its object as compact JSON only (the
+ * tree each line parses to is dropped at once, so reading a long log costs about its
+ * size, not a tree per record). */
+struct em_journal_record {
+    int64_t rev, time_ms;
+    const char *type;       /* "ADDED", "MODIFIED" or "DELETED" (static strings) */
+    char *plural;
+    char *ns, *name;        /* the object's metadata (ns "" when it has none) */
+    char *rv;               /* its metadata.resourceVersion, or NULL */
+    struct em_bytes *json;  /* the object (one reference, the record's) */
+    int64_t wall_us;        /* the marker before it (0: none) */
+    bool tail;              /* after the last marker: its file write may not have happened */
+};
+
+/* Reads the log at path: every whole record, in order. A torn last line (a crash in the
+ * middle of a write) is cut off the file; a line that does not parse is skipped and
+ * counted in *bad. The records are NEW (em_journal_records_free). 0, or -1 when the file
+ * exists but cannot be read. A missing file is 0 records. */
+int em_journal_read(const char *path, struct em_journal_record **out, size_t *n, size_t *bad,
+                size_t *torn_bytes, int64_t *applied_rev, struct nd_buf *err);
+void em_journal_records_free(struct em_journal_record *r, size_t n);
 
 #endif

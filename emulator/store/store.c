@@ -56,11 +56,11 @@ int em_store_io_status(const struct em_store *s, struct nd_status *st, int err,
 
 void em_store_note_error(struct em_store *s, const char *path, int err)
 {
-    if (!s->wal.path)
+    if (!s->journal.path)
         return;
-    pthread_mutex_lock(&s->wal.lock);
-    em_wal_note_error(&s->wal, path, err);
-    pthread_mutex_unlock(&s->wal.lock);
+    pthread_mutex_lock(&s->journal.lock);
+    em_journal_note_error(&s->journal, path, err);
+    pthread_mutex_unlock(&s->journal.lock);
 }
 
 int em_store_write_file(struct em_store *s, const char *path, const char *data, size_t len,
@@ -75,10 +75,10 @@ int em_store_write_file(struct em_store *s, const char *path, const char *data, 
 
 int em_store_reserve(struct em_store *s, struct nd_status *st)
 {
-    if (!s->wal.path)
+    if (!s->journal.path)
         return 0;
-    int e = em_wal_reserve(&s->wal, EM_STORE_RESERVE);
-    return e ? em_store_io_status(s, st, e, s->wal.path) : 0;
+    int e = em_journal_reserve(&s->journal, EM_STORE_RESERVE);
+    return e ? em_store_io_status(s, st, e, s->journal.path) : 0;
 }
 
 static void undo_release(struct em_undo *u)
@@ -98,9 +98,9 @@ static void undo_release(struct em_undo *u)
 static void undo_push(struct em_store *s, uint64_t ticket, int64_t rev, const char *plural,
                       const char *ns, const char *name, const struct em_entry *cur)
 {
-    pthread_mutex_lock(&s->wal.lock);
-    uint64_t settled = s->wal.broken ? 0 : s->wal.durable;
-    pthread_mutex_unlock(&s->wal.lock);
+    pthread_mutex_lock(&s->journal.lock);
+    uint64_t settled = s->journal.broken ? 0 : s->journal.durable;
+    pthread_mutex_unlock(&s->journal.lock);
     size_t drop = 0;
     while (drop < s->nundo && s->undo[drop].ticket <= settled)
         undo_release(&s->undo[drop++]);
@@ -287,7 +287,7 @@ static void repair(struct em_store *s, struct nd_buf *report)
 {
     json_t *newest = json_object(); /* "plural\nns/name" -> index into history */
     for (size_t i = 0; i < s->nhistory; i++) {
-        const struct em_wal_record *r = &s->history[i];
+        const struct em_journal_record *r = &s->history[i];
         if (!r->tail || !r->name)
             continue;
         char *key = nd_xasprintf("%s\n%s/%s", r->plural, r->ns, r->name);
@@ -297,7 +297,7 @@ static void repair(struct em_store *s, struct nd_buf *report)
     const char *key;
     json_t *iv;
     json_object_foreach(newest, key, iv) {
-        const struct em_wal_record *r = &s->history[json_integer_value(iv)];
+        const struct em_journal_record *r = &s->history[json_integer_value(iv)];
         const char *plural = r->plural, *ns = r->ns, *name = r->name;
         int64_t rev = r->rev;
         char *bkey = nd_xasprintf("%s/%s/%s", plural, ns, name);
@@ -360,7 +360,7 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
 {
     memset(s, 0, sizeof *s);
     s->lock_fd = -1;
-    s->wal.fd = -1;
+    s->journal.fd = -1;
     s->dir = nd_xstrdup(dir);
     s->fsync_mode = mode;
     s->broken = json_object();
@@ -398,7 +398,7 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
     char *log = em_store_path(s, "history/journal.ndjson");
     size_t bad = 0, torn = 0;
     int64_t applied = 0;
-    int rc = em_wal_read(log, &s->history, &s->nhistory, &bad, &torn, &applied, err);
+    int rc = em_journal_read(log, &s->history, &s->nhistory, &bad, &torn, &applied, err);
     if (rc == 0) {
         if (torn)
             nd_buf_addf(report, "state: %s: cut %zu bytes of a torn last record (a write the "
@@ -412,9 +412,9 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
             if (s->history[i].rev > s->revision)
                 s->revision = s->history[i].rev;
         }
-        rc = em_wal_open(&s->wal, log, mode, s->revision, err);
+        rc = em_journal_open(&s->journal, log, mode, s->revision, err);
     }
-    if (rc == 0 && em_wal_start_thread(&s->wal) < 0) {
+    if (rc == 0 && em_journal_start_thread(&s->journal) < 0) {
         nd_buf_addf(err, "cannot start the journal's thread");
         rc = -1;
     }
@@ -426,21 +426,21 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
  * files then). */
 static bool all_applied(struct em_store *s)
 {
-    em_wal_commit(&s->wal, em_wal_ticket(&s->wal));
-    pthread_mutex_lock(&s->wal.lock);
-    bool ok = !s->wal.nretry && s->wal.applied_rev == s->wal.appended_rev &&
-              s->wal.durable == s->wal.appended;
-    pthread_mutex_unlock(&s->wal.lock);
+    em_journal_commit(&s->journal, em_journal_ticket(&s->journal));
+    pthread_mutex_lock(&s->journal.lock);
+    bool ok = !s->journal.nretry && s->journal.applied_rev == s->journal.appended_rev &&
+              s->journal.durable == s->journal.appended;
+    pthread_mutex_unlock(&s->journal.lock);
     return ok;
 }
 
 int em_store_stop(struct em_store *s, struct nd_buf *err)
 {
     int rc = 0;
-    if (s->wal.path)
+    if (s->journal.path)
         em_store_rollback(s); /* what failed is not written by the checkpoint either */
-    bool clean = s->wal.path && s->lock_fd >= 0 && all_applied(s);
-    if (s->wal.path && em_wal_close(&s->wal, err) < 0)
+    bool clean = s->journal.path && s->lock_fd >= 0 && all_applied(s);
+    if (s->journal.path && em_journal_close(&s->journal, err) < 0)
         rc = -1;
     /* a clean stop: the next start takes unchanged files' objects from the checkpoint
      * (one that cannot be written leaves the previous one whole: it is renamed over it) */
@@ -449,7 +449,7 @@ int em_store_stop(struct em_store *s, struct nd_buf *err)
                     "start reads the object files)", rc ? "; " : "", s->dir, strerror(errno));
         rc = -1;
     }
-    em_wal_records_free(s->history, s->nhistory);
+    em_journal_records_free(s->history, s->nhistory);
     s->history = NULL;
     s->nhistory = 0;
     undo_clear(s);
@@ -477,22 +477,22 @@ void em_store_close(struct em_store *s)
 
 uint64_t em_store_ticket(struct em_store *s)
 {
-    return s->wal.path ? em_wal_ticket(&s->wal) : 0;
+    return s->journal.path ? em_journal_ticket(&s->journal) : 0;
 }
 
 int64_t em_store_durable_rev(struct em_store *s)
 {
-    return s->wal.path ? em_wal_durable_rev(&s->wal) : s->revision;
+    return s->journal.path ? em_journal_durable_rev(&s->journal) : s->revision;
 }
 
 int em_store_commit(struct em_store *s, uint64_t ticket)
 {
-    return s->wal.path ? em_wal_commit(&s->wal, ticket) : 0;
+    return s->journal.path ? em_journal_commit(&s->journal, ticket) : 0;
 }
 
 int64_t em_store_rollback(struct em_store *s)
 {
-    uint64_t from = s->wal.path ? em_wal_recover(&s->wal) : 0;
+    uint64_t from = s->journal.path ? em_journal_recover(&s->journal) : 0;
     if (!from)
         return -1;
     int64_t rev = -1;
@@ -560,12 +560,12 @@ static struct em_bytes *log_change(struct em_store *s, const char *plural, const
     struct em_bytes *json = em_bytes_take(json_dumps(obj, JSON_COMPACT));
     size_t llen;
     char *line = em_store_record_line_bytes(rev, time_ms, type, plural, json->data, &llen);
-    struct em_wal_op op = {.path = obj_file(s, plural, ns, name)};
+    struct em_journal_op op = {.path = obj_file(s, plural, ns, name)};
     if (!remove)
         op.data = file_text(obj, &op.len);
-    if (s->wal.path) {
+    if (s->journal.path) {
         const struct em_entry *cur = em_store_entry(s, plural, ns, name);
-        uint64_t ticket = em_wal_append(&s->wal, rev, line, llen, &op);
+        uint64_t ticket = em_journal_append(&s->journal, rev, line, llen, &op);
         undo_push(s, ticket, rev, plural, ns, name, cur);
     } else {
         free(op.path);
@@ -742,8 +742,8 @@ int em_store_clear(struct em_store *s, struct nd_status *st)
 {
     /* the log is emptied first: a crash half-way leaves objects, never a log that
      * would bring removed ones back */
-    if (s->wal.path && em_wal_rewrite(&s->wal, "", 0) < 0)
-        return em_store_io_status(s, st, s->wal.error ? s->wal.error : EIO, s->wal.path);
+    if (s->journal.path && em_journal_rewrite(&s->journal, "", 0) < 0)
+        return em_store_io_status(s, st, s->journal.error ? s->journal.error : EIO, s->journal.path);
     int rc = 0;
     for (size_t i = 0; i < s->nkinds; i++) {
         struct em_store_cursor c;

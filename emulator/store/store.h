@@ -3,7 +3,7 @@
  * Every object lives in memory and in one pretty-printed file
  * DIR/objects/<project>/<plural>/<name>.json (cluster-scoped objects under the project
  * directory "_cluster"). A change is first a record in the write-ahead log
- * (DIR/history/journal.ndjson, wal.h); its file is written, atomically, once the record
+ * (DIR/history/journal.ndjson, journal.h); its file is written, atomically, once the record
  * is on disk. Callers change the store under their lock, then, without it, wait for
  * durability with em_store_commit: concurrent changes share one flush.
  *
@@ -27,7 +27,7 @@
 #include "index.h"
 #include "util/buf.h"
 #include "util/status.h"
-#include "wal.h"
+#include "journal.h"
 
 /* Longest index key: a project (63) and a name (253), a separator and a NUL. */
 #define EM_STORE_KEY_MAX 320
@@ -76,9 +76,9 @@ struct em_store {
                            kinds (since the open or the last em_store_clear) */
     size_t nkinds;
     json_t *broken;     /* "plural/ns/name" -> path of the broken file */
-    struct em_wal wal;  /* the write-ahead log (history/journal.ndjson) */
-    /* the log's records as read at open, for the history (em_journal_open takes them) */
-    struct em_wal_record *history;
+    struct em_journal journal;  /* the write-ahead log (history/journal.ndjson) */
+    /* the log's records as read at open, for the history (em_history_open takes them) */
+    struct em_journal_record *history;
     size_t nhistory;
     size_t repaired;    /* files the open brought up to date from the log */
     /* objects the open took from their files, and from the checkpoint (checkpoint.h) */

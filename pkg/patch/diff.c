@@ -1,7 +1,7 @@
 /* Creating merge patches: the two-way diff and kubectl's three-way apply patch. */
 #include <stdbool.h>
 
-#include "api/object.h"
+#include "kinds/object.h"
 #include "patch/patch.h"
 
 /* The merge patch between two objects (evanphx/json-patch's CreateMergePatch). */

@@ -13,7 +13,7 @@
 
 #include "json/json.h"
 
-#include "api/object.h"
+#include "kinds/object.h"
 #include "patch/patch.h"
 #include "util/buf.h"
 #include "util/xmalloc.h"

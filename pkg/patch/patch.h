@@ -2,7 +2,7 @@
  * apply, and JSON patch (RFC 6902).
  *
  * Every function leaves its inputs untouched and returns a NEW value (or NULL with a
- * caller's struct nd_status filled). Values are compared with nd_json_equal (api/object.h):
+ * caller's struct nd_status filled). Values are compared with nd_json_equal (kinds/object.h):
  * integer 1 equals real 1.0.
  */
 #ifndef ND_PATCH_H

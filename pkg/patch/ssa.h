@@ -90,7 +90,7 @@ void nd_fieldset_compare(const json_t *old_obj, const json_t *new_obj, const cha
                          struct nd_fieldset **added, struct nd_fieldset **modified,
                          struct nd_fieldset **removed);
 
-/* Adds one path to s. The path is written as api/object.h writes field paths
+/* Adds one path to s. The path is written as kinds/object.h writes field paths
  * (`spec.resources.gpu`, `metadata.labels[app.kubernetes.io/name]`, an optional
  * leading '.'), plus `[=<json>]` for a set item (`metadata.finalizers[="x"]`); every
  * other segment is an object member. Returns 0, or -1 with st = BadRequest naming the

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/object.h"
+#include "kinds/object.h"
 #include "patch/ssa_int.h"
 #include "util/buf.h"
 #include "util/quote.h"

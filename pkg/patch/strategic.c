@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/object.h"
+#include "kinds/object.h"
 #include "json/json.h"
 #include "patch/strategic.h"
 #include "util/xmalloc.h"

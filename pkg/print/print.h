@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "util/buf.h"
 #include "util/status.h"
 
@@ -97,7 +97,7 @@ struct nd_print_opts {
     bool no_headers;     /* --no-headers (tables, custom-columns=) */
     bool show_labels;    /* --show-labels: a LABELS column, last */
     bool show_kind;      /* --show-kind, `get all`: NAME cells become kind.group/name */
-    bool all_namespaces; /* -A: a NAMESPACE column, first */
+    bool all_projects; /* -A: a NAMESPACE column, first */
     bool color;          /* colour the PHASE column (the caller decides: terminal, NO_COLOR) */
     const char *const *label_columns; /* -L keys, NULL-terminated, BORROWED; may be NULL */
     /* Set by nd_print_parse_output; owned, released by nd_print_opts_release. */
@@ -145,7 +145,7 @@ bool nd_print_is_table(const struct nd_print_opts *opts);
 
 /* Fills t from a server `meta.k8s.io/v1 Table` answer (columnDefinitions, rows[].cells,
  * rows[].object). Columns of priority other than 0 only with ND_OUTPUT_WIDE; headers
- * upper-cased. Decorated as kubectl: NAMESPACE first with all_namespaces, then the
+ * upper-cased. Decorated as kubectl: NAMESPACE first with all_projects, then the
  * columns, one column per -L key (header: the key's last '/' segment upper-cased; cell:
  * the label's value or empty), LABELS last with show_labels (`k=v,k2=v2` sorted by key,
  * `<none>`). With show_kind and k (may be NULL) given, the column whose format is
@@ -166,10 +166,10 @@ int nd_print_table_from_objects(struct nd_table *t, const json_t *objects, const
 
 /* kubectl's message when a table got no rows, for stderr, with its newline:
  * "No resources found in NS namespace.\n", or "No resources found\n" when
- * all_namespaces or ns is NULL or "" (cluster-scoped kinds, or kinds of both scopes).
+ * all_projects or ns is NULL or "" (cluster-scoped kinds, or kinds of both scopes).
  * kubectl prints it only for table output: json, yaml, jsonpath and custom-columns print
  * an empty List or header, name prints nothing. */
-void nd_print_empty_message(const char *ns, bool all_namespaces, struct nd_buf *out);
+void nd_print_empty_message(const char *ns, bool all_projects, struct nd_buf *out);
 
 /* ------------------------------------------------------------------------------------ */
 /* Colours                                                                               */

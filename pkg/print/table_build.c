@@ -78,7 +78,7 @@ static void deco_add_col(struct deco *d, const char *name, const char *format, c
 static int set_headers(const struct deco *d, struct nd_table *t, struct nd_status *st)
 {
     size_t nlabels = count_labels(d->o);
-    size_t want = d->ncols + nlabels + (d->o->all_namespaces ? 1 : 0) + (d->o->show_labels ? 1 : 0);
+    size_t want = d->ncols + nlabels + (d->o->all_projects ? 1 : 0) + (d->o->show_labels ? 1 : 0);
     if (t->ncols > 0) {
         if (t->ncols != want)
             return nd_status_set(st, "BadRequest", NULL,
@@ -88,7 +88,7 @@ static int set_headers(const struct deco *d, struct nd_table *t, struct nd_statu
         return 0;
     }
     struct nd_buf b = ND_BUF_INIT;
-    if (d->o->all_namespaces)
+    if (d->o->all_projects)
         nd_table_add_column(t, "NAMESPACE");
     for (size_t i = 0; i < d->ncols; i++) {
         nd_buf_reset(&b);
@@ -145,7 +145,7 @@ static void add_row(const struct deco *d, struct nd_table *t, const json_t *obj,
     struct nd_buf b = ND_BUF_INIT;
     const json_t *meta = obj ? json_object_get(obj, "metadata") : NULL;
     const json_t *labels = json_object_get(meta, "labels");
-    if (d->o->all_namespaces) {
+    if (d->o->all_projects) {
         const char *ns = json_string_value(json_object_get(meta, "namespace"));
         nd_print_cell_escape(ns ? ns : "", &b);
         nd_table_set(t, r, col++, b.data);
@@ -305,9 +305,9 @@ int nd_print_table_from_objects(struct nd_table *t, const json_t *objects, const
     return rc;
 }
 
-void nd_print_empty_message(const char *ns, bool all_namespaces, struct nd_buf *out)
+void nd_print_empty_message(const char *ns, bool all_projects, struct nd_buf *out)
 {
-    if (all_namespaces || !ns || !ns[0])
+    if (all_projects || !ns || !ns[0])
         nd_buf_adds(out, "No resources found\n");
     else
         nd_buf_addf(out, "No resources found in %s namespace.\n", ns);

@@ -144,7 +144,7 @@ EOF
 
 @test "get -o wide: the priority-1 columns too" {
     run -0 --separate-stderr nodus get jobs -o wide
-    # every column of the kind (pkg/api/kinds.c), wide ones too; the cells of those below
+    # every column of the kind (pkg/kinds/kinds.c), wide ones too; the cells of those below
     assert_line --index 0 --regexp "^$(kind_columns Job wide | sed 's/ /  +/g')\$"
     output=$(table_select NAME STATE PHASE GPU COST AGE PLACEMENT RATE MAX-COST IMAGE <<<"$output")
     assert_output - <<'EOF'
@@ -411,7 +411,7 @@ default     train-a   Suspended   Queued   1xH100   -      10h
 team        team-d    Suspended   Queued   -        -      10h
 EOF
     run -0 --separate-stderr nodus get jobs --all-namespaces -l app=trainer -o wide --no-headers
-    # the columns up to IMAGE (Job's of pkg/api/kinds.c: update this when a column is
+    # the columns up to IMAGE (Job's of pkg/kinds/kinds.c: update this when a column is
     # inserted before IMAGE there); one appended after it only adds to the line
     assert_line --index 2 --regexp "^team      team-d    Suspended   Queued   -        -     10h   <none>   -     \\\$25.00   nodus/pytorch:2.8-cuda12.8( |\$)"
     assert_equal "$stderr" ""

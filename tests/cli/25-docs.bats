@@ -11,7 +11,7 @@ run_page() {
     if [ "$status" -ne 0 ]; then
         echo "$output"
         echo "(rerun: ND_BIN_DIR=$ND_BIN_DIR tests/docs/run-docs.sh $1; when the page is what is"
-        echo " out of date, e.g. a table after a printer column was added to pkg/api/kinds.c:"
+        echo " out of date, e.g. a table after a printer column was added to pkg/kinds/kinds.c:"
         echo " tests/docs/run-docs.sh --update $1, then read the diff)"
         return 1
     fi

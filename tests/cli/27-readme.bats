@@ -168,7 +168,7 @@ man_text() {
 }
 
 @test "no function of cmd/, pkg/ or emulator/ takes more than 8 parameters (issue 13, item 2)" {
-    # a wider one takes an options struct (struct nd_write_req, nd_ssa_opts ...)
+    # a wider one takes an options struct (struct nd_call_req, nd_ssa_opts ...)
     run -0 "$ND_ROOT/scripts/wide-signatures.sh"
     assert_output ""
     # the scan sees through declarations over several lines: libmicrohttpd's access

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # docs/kinds.md's tables (the overview of every kind, each kind's printer columns) are
-# generated from the kind registry (pkg/api/kinds.c) by `make docs-kinds`
+# generated from the kind registry (pkg/kinds/kinds.c) by `make docs-kinds`
 # (scripts/kinds-doc.c): the page checked in is what the generator writes today, and the
 # generator refuses a page that leaves a kind out, or whose field tables (written by hand)
 # miss a field of a kind's schema or list one it does not have.
@@ -22,7 +22,7 @@ spec or status table is written by hand), then run make docs-kinds"
     printf '%s\n' "$output" >"$BATS_TEST_TMPDIR/kinds.md"
     run diff -u docs/kinds.md "$BATS_TEST_TMPDIR/kinds.md"
     [ "$status" -eq 0 ] || fail "$output
-docs/kinds.md is stale: the kind registry (pkg/api/kinds.c) changed: run make docs-kinds"
+docs/kinds.md is stale: the kind registry (pkg/kinds/kinds.c) changed: run make docs-kinds"
 }
 
 @test "kinds-doc: a page without a kind's columns section is refused, naming the kind" {
@@ -37,7 +37,7 @@ docs/kinds.md is stale: the kind registry (pkg/api/kinds.c) changed: run make do
     printf '%s\n' '<!-- generated: columns Jobs -->' '<!-- end generated -->' >"$BATS_TEST_TMPDIR/in.md"
     run --separate-stderr "$GEN" <"$BATS_TEST_TMPDIR/in.md"
     assert_failure 1
-    assert_equal "$stderr" 'kinds-doc: line 1: no kind Jobs in the registry (pkg/api/kinds.c)'
+    assert_equal "$stderr" 'kinds-doc: line 1: no kind Jobs in the registry (pkg/kinds/kinds.c)'
     printf '%s\n' 'prose' '<!-- generated: overview -->' '| stale |' >"$BATS_TEST_TMPDIR/in.md"
     run --separate-stderr "$GEN" <"$BATS_TEST_TMPDIR/in.md"
     assert_failure 1
@@ -61,6 +61,6 @@ docs/kinds.md is stale: the kind registry (pkg/api/kinds.c) changed: run make do
     run --separate-stderr "$GEN" <"$BATS_TEST_TMPDIR/in.md"
     assert_failure 1
     assert_output ""
-    assert_equal "$stderr" "kinds-doc: docs/kinds.md's Job spec table has no row for spec.maxDuration, which pkg/api/schemas/job.yaml has: add one
-kinds-doc: docs/kinds.md's Image spec table lists spec.labels, which pkg/api/schemas/image.yaml does not have: remove its row"
+    assert_equal "$stderr" "kinds-doc: docs/kinds.md's Job spec table has no row for spec.maxDuration, which pkg/kinds/schemas/job.yaml has: add one
+kinds-doc: docs/kinds.md's Image spec table lists spec.labels, which pkg/kinds/schemas/image.yaml does not have: remove its row"
 }

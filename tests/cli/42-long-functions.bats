@@ -52,7 +52,7 @@ branchy_c() {
     long_c "$T/tree/pkg/ok.c" fine 20
     run -1 "$T/tree/scripts/long-functions.sh"
     assert_line "emulator/server.c:em_server_run: in ALLOW of scripts/long-functions.sh but not over the limits (or gone): take it off the list"
-    assert_line --partial "emulator/store/wal.c:lead: in ALLOW"
+    assert_line --partial "emulator/store/journal.c:lead: in ALLOW"
     # while it is over, it is left out
     long_c "$T/tree/emulator/server.c" em_server_run 120
     run -1 "$T/tree/scripts/long-functions.sh"

@@ -7,7 +7,7 @@
 
 load ../lib/common
 
-DIRS="pkg/util pkg/api cmd/nodus cmd/nodus/verbs emulator/store emulator/http emulator/core
+DIRS="pkg/util pkg/kinds cmd/nodus cmd/nodus/verbs emulator/store emulator/http emulator/core
     emulator/sim emulator/sim/controllers emulator/api emulator"
 
 # the Makefile's compile command for an object of each of DIRS, one a line, in order, with
@@ -54,10 +54,10 @@ allowed() {
 }
 
 @test "pkg/ includes nothing of cmd/ or emulator/, by name or by path from the top" {
-    allowed pkg/util util/buf.h api/registry.h
+    allowed pkg/util util/buf.h kinds/registry.h
     refused pkg/util cli.h cmd/nodus/cli.h store.h emulator/store/store.h \
         emulator/api/router.h
-    refused pkg/api server.h emulator/core/server.h
+    refused pkg/kinds server.h emulator/core/server.h
 }
 
 @test "cmd/ includes pkg/ and itself, nothing of the emulator" {

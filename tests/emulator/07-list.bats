@@ -219,7 +219,7 @@ names() {
     http GET "$JOBS?labelSelector=tier%3Dgold&limit=2" - -H "$TABLE"
     [ "$CODE" = 200 ]
     [ "$(body_json .kind)" = Table ]
-    # the kind's columns are the registry's (pkg/api/kinds.c), as the CRD nodus prints
+    # the kind's columns are the registry's (pkg/kinds/kinds.c), as the CRD nodus prints
     # from it has them (NAME, which a CRD leaves out, first)
     local want
     want=$(nodus crds --kind Job -o json | jq -r '[{name: "NAME", priority: 0}] +

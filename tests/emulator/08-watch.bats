@@ -107,7 +107,7 @@ rv_now() {
     http PATCH $JOBS/w4 '{"metadata":{"labels":{"a":"b"}}}' "${MERGE[@]}"
     wait_lines "$BATS_TEST_TMPDIR/w" 2
     run bash -c "jq -r '.type + \" \" + .object.kind + \" \" + (.object.columnDefinitions | length | tostring) + \" \" + .object.rows[0].cells[0]' '$BATS_TEST_TMPDIR/w' | uniq"
-    # every column of Job (pkg/api/kinds.c), as many as its CRD has and NAME
+    # every column of Job (pkg/kinds/kinds.c), as many as its CRD has and NAME
     local ncols
     ncols=$(nodus crds --kind Job -o json | jq '[.. | .additionalPrinterColumns? // empty | .[]] | length + 1')
     assert_output $'ADDED Table '"$ncols"$' w4\nMODIFIED Table 0 w4'

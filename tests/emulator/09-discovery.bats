@@ -39,7 +39,7 @@ AGG_B1='Accept: application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDisc
 @test "the resource list has every kind with verbs, short names and subresources" {
     http GET /apis/nodus.dev/v1
     [ "$(body_json .kind)" = APIResourceList ]
-    # the kinds, short names and categories are the registry's (pkg/api/kinds.c), as the
+    # the kinds, short names and categories are the registry's (pkg/kinds/kinds.c), as the
     # CRDs nodus prints from it have them
     local crds
     crds=$(nodus crds -o json)

@@ -7,7 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "api/object.h"
+#include "kinds/object.h"
 #include "fuzz.h"
 #include "json/json.h"
 

@@ -11,7 +11,7 @@
  * fuzzing report), not the fuzzer's to rediscover on every run. */
 #include <stdio.h>
 
-#include "api/object.h"
+#include "kinds/object.h"
 #include "fuzz.h"
 #include "json/json.h"
 #include "patch/patch.h"

@@ -69,7 +69,7 @@ static void setup(void)
     FZ_ASSERT(em_store_open(&srv.store, state, EM_FSYNC_NEVER, true, &report, &err) == 0);
     srv.seed_wanted = true;
     em_clock_init(&srv.clock, 1, 0);
-    FZ_ASSERT(em_journal_open(&srv.journal, &srv.store, srv.store.revision,
+    FZ_ASSERT(em_history_open(&srv.history, &srv.store, srv.store.revision,
                               em_clock_now_ms(&srv.clock), &err) == 0);
     FZ_ASSERT(em_pricebook_load(&srv, &st) == 0);
     FZ_ASSERT(em_router_init(&srv, &err) == 0);

@@ -6,7 +6,7 @@
  * merge patch then is. */
 #include <stdio.h>
 
-#include "api/object.h"
+#include "kinds/object.h"
 #include "fuzz.h"
 #include "json/json.h"
 #include "patch/strategic.h"

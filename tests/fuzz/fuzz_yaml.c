@@ -4,7 +4,7 @@
  * document) and nd_manifest_load_all (YAML or JSON, Lists flattened). */
 #include <stdio.h>
 
-#include "api/object.h"
+#include "kinds/object.h"
 #include "fuzz.h"
 #include "json/json.h"
 #include "yaml/yaml.h"

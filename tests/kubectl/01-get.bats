@@ -75,7 +75,7 @@ job.nodus.dev/prep-c"
     for KV in $(kc_versions); do
         kc_use
         run -0 --separate-stderr kc get nj train-a eval-b -o wide
-        # every column of the kind (pkg/api/kinds.c), wide ones too; the cells of those below
+        # every column of the kind (pkg/kinds/kinds.c), wide ones too; the cells of those below
         assert_line --index 0 --regexp "^$(kind_columns Job wide | sed 's/ /  +/g')\$"
         output=$(table_select NAME STATE PHASE GPU COST AGE PLACEMENT RATE MAX-COST IMAGE <<<"$output")
         assert_table <<'EOF'

@@ -1,5 +1,5 @@
 # Tables compared by the columns a test names: a printer column added to a kind in
-# pkg/api/kinds.c (docs/kinds.md lists them) adds text beside those columns and changes
+# pkg/kinds/kinds.c (docs/kinds.md lists them) adds text beside those columns and changes
 # no expectation. A column keeps its width (its widest cell or header, and the padding)
 # whatever other columns the table has, so the named columns of a table with more
 # columns print exactly as a table of those columns alone.

@@ -1,4 +1,4 @@
-/* Unit tests of pkg/api/crd: schemas made structural, and the CRD of a kind. */
+/* Unit tests of pkg/kinds/crd: schemas made structural, and the CRD of a kind. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/crd.h"
-#include "api/registry.h"
+#include "kinds/crd.h"
+#include "kinds/registry.h"
 
 static json_t *parse(const char *text)
 {

@@ -1,4 +1,4 @@
-/* Unit tests of the events.k8s.io/v1 view of Events: the conversion (pkg/api/event_v1.c)
+/* Unit tests of the events.k8s.io/v1 view of Events: the conversion (pkg/kinds/event_v1.c)
  * and how the registry finds the view beside the core Event. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/event_v1.h"
-#include "api/registry.h"
+#include "kinds/event_v1.h"
+#include "kinds/registry.h"
 
 static json_t *parse(const char *text)
 {

@@ -89,7 +89,7 @@ static void test_parse_into_struct(void **state)
     assert_string_equal(d.file.v[2], "c.yaml");
     assert_null(d.file.v[3]);
     /* global flags land in the context */
-    assert_string_equal(ctx.namespace_flag, "team");
+    assert_string_equal(ctx.project_flag, "team");
     assert_int_equal(o.npos, 2);
     assert_string_equal(o.pos[0], "pos1");
     assert_string_equal(o.pos[1], "pos2");

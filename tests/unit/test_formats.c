@@ -1,4 +1,4 @@
-/* Unit tests of the string formats of pkg/api: cron schedules, image references and
+/* Unit tests of the string formats of pkg/kinds: cron schedules, image references and
  * the comparison of formatted values (quantities, durations, money). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/formats.h"
+#include "kinds/formats.h"
 
 static void test_cron(void **state)
 {

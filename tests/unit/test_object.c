@@ -1,4 +1,4 @@
-/* Unit tests of pkg/api/object: field paths, get/set/del, JSON equality, object diff. */
+/* Unit tests of pkg/kinds/object: field paths, get/set/del, JSON equality, object diff. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/object.h"
+#include "kinds/object.h"
 #include "util/status.h"
 #include "util/xmalloc.h"
 #include "test_json.h"

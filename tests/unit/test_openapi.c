@@ -1,4 +1,4 @@
-/* Unit tests of pkg/api/openapi: the OpenAPI v3 documents kubectl reads. */
+/* Unit tests of pkg/kinds/openapi: the OpenAPI v3 documents kubectl reads. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/openapi.h"
-#include "api/schema.h"
+#include "kinds/openapi.h"
+#include "kinds/schema.h"
 #include "util/buf.h"
 
 static json_t *group_doc, *core_doc;

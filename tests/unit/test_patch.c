@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/object.h"
+#include "kinds/object.h"
 #include "patch/patch.h"
 #include "util/status.h"
 #include "util/xmalloc.h"

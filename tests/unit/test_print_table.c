@@ -215,7 +215,7 @@ static void test_render_edges(void **state)
 struct server_case {
     const char *const *table;
     enum nd_output output;
-    bool all_namespaces, show_labels, show_kind, no_headers, color;
+    bool all_projects, show_labels, show_kind, no_headers, color;
     const char *const *labels;
     const char *want;
 };
@@ -306,7 +306,7 @@ static void test_from_server(void **state)
         struct nd_print_opts o;
         nd_print_opts_init(&o);
         o.output = c->output;
-        o.all_namespaces = c->all_namespaces;
+        o.all_projects = c->all_projects;
         o.show_labels = c->show_labels;
         o.show_kind = c->show_kind;
         o.color = c->color;
@@ -422,7 +422,7 @@ static const char *jobs =
 
 /* Job with its columns of the day this test was written: the test is of the printer
  * (layout, wide columns, NAMESPACE, LABELS, kind prefix, colour), not of the registry's
- * columns (pkg/api/kinds.c holds those; test_registry checks their shape), so a column
+ * columns (pkg/kinds/kinds.c holds those; test_registry checks their shape), so a column
  * added to Job there changes nothing here. */
 static const struct nd_column job_columns[] = {
     {"NAME", "string", "name", ".metadata.name", 0, ND_RENDER_RAW, "name"},
@@ -448,7 +448,7 @@ static void test_from_objects(void **state)
     int64_t now = 1767225900; /* 2026-01-01T00:05:00Z */
     static const struct {
         enum nd_output output;
-        bool all_namespaces, show_labels, show_kind, color;
+        bool all_projects, show_labels, show_kind, color;
         const char *want;
     } rows[] = {
         {ND_OUTPUT_TABLE, false, false, false, false,
@@ -471,7 +471,7 @@ static void test_from_objects(void **state)
         struct nd_print_opts o;
         nd_print_opts_init(&o);
         o.output = rows[i].output;
-        o.all_namespaces = rows[i].all_namespaces;
+        o.all_projects = rows[i].all_projects;
         o.show_labels = rows[i].show_labels;
         o.show_kind = rows[i].show_kind;
         o.color = rows[i].color;

@@ -1,4 +1,4 @@
-/* Unit tests of pkg/api/registry: the kind table, lookups, phases and printer columns. */
+/* Unit tests of pkg/kinds/registry: the kind table, lookups, phases and printer columns. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "util/buf.h"
 #include "util/time.h"
 
@@ -191,7 +191,7 @@ static void test_table_shape(void **state)
 static void expect_fact(const char *kind, const char *what, const char *got, const char *want)
 {
     if (got && want ? strcmp(got, want) != 0 : got != want)
-        fail_msg("%s's %s is %s in pkg/api/kinds.c, this test expects %s: it mirrors kinds.c "
+        fail_msg("%s's %s is %s in pkg/kinds/kinds.c, this test expects %s: it mirrors kinds.c "
                  "(update its row in test_kinds_md when you change the kind there)",
                  kind, what, got ? got : "(none)", want ? want : "(none)");
 }
@@ -220,7 +220,7 @@ static void test_kinds_md(void **state)
         {"Event", "events", "ev", "evt", ND_FAMILY_NONE, false, ""},
     };
     if (sizeof rows / sizeof rows[0] != nd_kind_count())
-        fail_msg("pkg/api/kinds.c has %zu kinds, this test's rows %zu: add the new kind's row",
+        fail_msg("pkg/kinds/kinds.c has %zu kinds, this test's rows %zu: add the new kind's row",
                  nd_kind_count(), sizeof rows / sizeof rows[0]);
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         const struct nd_kind *k = &nd_kinds[i];
@@ -587,7 +587,7 @@ static void test_phases(void **state)
 }
 
 /* Every kind's columns have the shape the tables and docs rely on (whatever the columns
- * are: the headers themselves live in pkg/api/kinds.c alone, docs/kinds.md is generated
+ * are: the headers themselves live in pkg/kinds/kinds.c alone, docs/kinds.md is generated
  * from them): a JSONPath, a description, priority 0 or 1 with the wide ones last, NAME
  * first and AGE last of the narrow ones on every nodus.dev kind. */
 static void test_column_shape(void **state)
@@ -625,7 +625,7 @@ static const struct nd_column *column_named(const struct nd_kind *k, const char 
     for (const struct nd_column *c = k->columns; c->name; c++)
         if (strcmp(c->name, name) == 0)
             return c;
-    fail_msg("%s has no column %s: this test mirrors pkg/api/kinds.c's %s columns; update it "
+    fail_msg("%s has no column %s: this test mirrors pkg/kinds/kinds.c's %s columns; update it "
              "when you rename or drop a column there",
              k->kind, name, k->kind);
     return NULL;
@@ -763,7 +763,7 @@ static void test_render(void **state)
         for (const struct nd_column *c = nd_kinds[i].columns; c->name; c++)
             used |= 1u << c->render;
     if (used & ~seen)
-        fail_msg("a column of pkg/api/kinds.c renders with an enum nd_render no row of "
+        fail_msg("a column of pkg/kinds/kinds.c renders with an enum nd_render no row of "
                  "renders[] checks (bits %#x): add a row with that column",
                  used & ~seen);
 }

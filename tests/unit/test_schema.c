@@ -1,4 +1,4 @@
-/* Unit tests of pkg/api/schema: the embedded kind schemas, validation, defaults and
+/* Unit tests of pkg/kinds/schema: the embedded kind schemas, validation, defaults and
  * update checks. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/formats.h"
-#include "api/schema.h"
+#include "kinds/formats.h"
+#include "kinds/schema.h"
 #include "util/buf.h"
 #include "yaml/yaml.h"
 

@@ -1,5 +1,5 @@
-/* Unit tests of the store layer when the disk refuses a write (emulator/store/wal.c,
- * wal_error.c): the journal's descriptor is swapped for /dev/full (every write: ENOSPC),
+/* Unit tests of the store layer when the disk refuses a write (emulator/store/journal.c,
+ * journal_error.c): the journal's descriptor is swapped for /dev/full (every write: ENOSPC),
  * or an object's directory is replaced by a file (its file write fails after the record
  * is on disk). A failed commit is -1 every time, not only the first; the store undoes
  * what failed; nothing failed is found by a restart; a file behind the journal is
@@ -63,10 +63,10 @@ static void test_failed_commits_fail_and_are_undone(void **state)
     assert_int_equal(s.revision, 1);
 
     /* the disk is full: every journal write fails with ENOSPC */
-    int saved = dup(s.wal.fd);
+    int saved = dup(s.journal.fd);
     int full = open("/dev/full", O_WRONLY | O_CLOEXEC);
     assert_true(saved >= 0 && full >= 0);
-    assert_true(dup2(full, s.wal.fd) >= 0);
+    assert_true(dup2(full, s.journal.fd) >= 0);
     uint64_t t = put(&s, "b", "2Gi");
     errno = 0;
     assert_int_equal(em_store_commit(&s, t), -1);
@@ -86,7 +86,7 @@ static void test_failed_commits_fail_and_are_undone(void **state)
     assert_int_equal(em_store_durable_rev(&s), 1);
 
     /* space is back: the next write works without a restart */
-    assert_true(dup2(saved, s.wal.fd) >= 0);
+    assert_true(dup2(saved, s.journal.fd) >= 0);
     close(saved);
     close(full);
     assert_int_equal(em_store_commit(&s, put(&s, "c", "4Gi")), 0);
@@ -120,16 +120,16 @@ static void test_file_behind_the_journal_is_written_later(void **state)
     fclose(f);
     /* the record is on disk: the write is acknowledged, its file is owed */
     assert_int_equal(em_store_commit(&s, put(&s, "b", "2Gi")), 0);
-    assert_int_equal(s.wal.nretry, 1);
-    assert_int_equal(s.wal.applied_rev, 1); /* a start repairs b from the journal */
-    assert_int_not_equal(s.wal.error, 0);
+    assert_int_equal(s.journal.nretry, 1);
+    assert_int_equal(s.journal.applied_rev, 1); /* a start repairs b from the journal */
+    assert_int_not_equal(s.journal.error, 0);
     /* the directory is back: the next batch writes b's file too */
     assert_int_equal(unlink(kdir), 0);
     assert_int_equal(em_mkdir_p(kdir), 0);
     assert_int_equal(em_store_commit(&s, put(&s, "c", "3Gi")), 0);
-    assert_int_equal(s.wal.nretry, 0);
-    assert_int_equal(s.wal.applied_rev, 3);
-    assert_int_equal(s.wal.error, 0);
+    assert_int_equal(s.journal.nretry, 0);
+    assert_int_equal(s.journal.applied_rev, 3);
+    assert_int_equal(s.journal.error, 0);
     struct stat sb;
     assert_int_equal(stat(bfile, &sb), 0);
     struct nd_buf err = ND_BUF_INIT;

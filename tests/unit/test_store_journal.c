@@ -1,134 +1,573 @@
-/* Unit tests of the change history (emulator/store/journal.c): old changes keep
- * their compact JSON instead of whole trees, and give the trees back when read. */
+/* Unit tests of the store layer (emulator/store/), driven without HTTP: the write-ahead
+ * log and its group commit, and what a start repairs: a crash between the journal's
+ * flush and the file write, a torn journal tail, a file edited by hand after the record,
+ * a broken file, a DELETED record whose file stayed, an old journal without markers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "fsutil.h"
-#include "journal.h"
+#include "history.h"
 #include "store.h"
 #include "store_tmpdir.h"
 #include "util/xmalloc.h"
 
+/* ---- helpers ---- */
+
 static char *tmpdir(void)
 {
-    return store_tmpdir("journal");
+    return store_tmpdir("store");
 }
 
-static json_t *volume(const char *name, int64_t rv, int size)
+static void open_store(struct em_store *s, const char *dir, enum em_fsync mode,
+                       struct nd_buf *report)
 {
-    char rvs[24], sz[24];
+    struct nd_buf err = ND_BUF_INIT;
+    int rc = em_store_open(s, dir, mode, false, report, &err);
+    if (rc != 0)
+        fail_msg("em_store_open: %s", err.data);
+    nd_buf_release(&err);
+}
+
+static json_t *volume(const char *name, int64_t rv, const char *size)
+{
+    char rvs[24];
     snprintf(rvs, sizeof rvs, "%lld", (long long)rv);
-    snprintf(sz, sizeof sz, "%dGi", size);
     return json_pack("{ss ss s{ss ss ss} s{ss}}", "apiVersion", "nodus.dev/v1", "kind", "Volume",
                      "metadata", "name", name, "namespace", "default", "resourceVersion", rvs,
-                     "spec", "size", sz);
+                     "spec", "size", size);
 }
 
-/* One object changed n times: each change stored, then journaled with the previous
- * revision, as objects.c does. */
-static void churn(struct em_store *s, struct em_journal *j, int n)
+static void put(struct em_store *s, json_t *obj, const char *type)
 {
-    json_t *prev = NULL;
-    for (int i = 1; i <= n; i++) {
-        json_t *v = volume("a", i, i);
-        struct em_bytes *json = NULL;
-        struct nd_status st = ND_STATUS_INIT;
-        assert_int_equal(em_store_put(s, "volumes", v, i == 1 ? "ADDED" : "MODIFIED", 1000,
-                                      &json, &st),
-                         0);
-        em_journal_append(j, i, 1000, i == 1 ? "ADDED" : "MODIFIED", "volumes", v, prev, json);
-        em_bytes_unref(json);
-        json_decref(prev);
-        prev = v; /* our reference: the next change's previous object */
-    }
-    json_decref(prev);
-}
-
-static void test_old_events_keep_bytes(void **state)
-{
-    (void)state;
-    char *dir = tmpdir();
-    struct em_store s;
-    struct nd_buf report = ND_BUF_INIT, err = ND_BUF_INIT;
-    assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
-    struct em_journal j;
-    assert_int_equal(em_journal_open(&j, &s, 0, 1000, &err), 0);
-    int n = 3 * EM_JOURNAL_HOT;
-    churn(&s, &j, n);
-    assert_int_equal(j.len, (size_t)n);
-    /* an old event: bytes only */
-    struct em_event *old = &j.ev[10];
-    assert_null(old->obj);
-    assert_null(old->prev);
-    assert_non_null(old->json);
-    assert_non_null(old->prev_json);
-    /* ...and the trees come back, equal to what was stored then */
-    json_t *want = volume("a", 11, 11), *want_prev = volume("a", 10, 10);
-    assert_true(json_equal(em_event_obj(old), want));
-    assert_true(json_equal(em_event_prev(old), want_prev));
-    json_decref(want);
-    json_decref(want_prev);
-    /* the newest events keep their trees; the last one is the stored object itself */
-    struct em_event *last = &j.ev[j.len - 1];
-    assert_non_null(last->obj);
-    assert_ptr_equal(last->obj, em_store_get(&s, "volumes", "default", "a"));
-    assert_non_null(j.ev[j.len - EM_JOURNAL_HOT].obj);
-    em_journal_close(&j);
-    em_store_close(&s);
-    em_rm_rf(dir);
-    free(dir);
-    nd_buf_release(&report);
-    nd_buf_release(&err);
-}
-
-static void test_stored_object_keeps_its_tree(void **state)
-{
-    (void)state;
-    char *dir = tmpdir();
-    struct em_store s;
-    struct nd_buf report = ND_BUF_INIT, err = ND_BUF_INIT;
-    assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
-    struct em_journal j;
-    assert_int_equal(em_journal_open(&j, &s, 0, 1000, &err), 0);
-    /* one object created first and never changed, then much churn of another */
-    json_t *b = volume("b", 1, 1);
-    struct em_bytes *json = NULL;
     struct nd_status st = ND_STATUS_INIT;
-    assert_int_equal(em_store_put(&s, "volumes", b, "ADDED", 1000, &json, &st), 0);
-    em_journal_append(&j, 1, 1000, "ADDED", "volumes", b, NULL, json);
-    em_bytes_unref(json);
-    json_decref(b);
-    for (int i = 0; i < 2 * EM_JOURNAL_HOT; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "c%d", i);
-        json_t *c = volume(name, i + 2, 1);
-        assert_int_equal(em_store_put(&s, "volumes", c, "ADDED", 1000, &json, &st), 0);
-        em_journal_append(&j, i + 2, 1000, "ADDED", "volumes", c, NULL, json);
-        em_bytes_unref(json);
-        json_decref(c);
-    }
-    /* b is old but still the stored revision: shared with the store, not copied */
-    assert_ptr_equal(j.ev[0].obj, em_store_get(&s, "volumes", "default", "b"));
-    em_journal_close(&j);
-    em_store_close(&s);
+    assert_int_equal(em_store_put(s, "volumes", obj, type, 1000, NULL, &st), 0);
+    nd_status_release(&st);
+}
+
+static char *path_of(const char *dir, const char *name)
+{
+    return nd_xasprintf("%s/objects/default/volumes/%s.json", dir, name);
+}
+
+/* The resourceVersion in a volume's file, 0 when absent, -1 when it does not parse. */
+static long long file_rv(const char *dir, const char *name)
+{
+    char *p = path_of(dir, name);
+    json_t *j = json_load_file(p, 0, NULL);
+    free(p);
+    if (!j)
+        return errno == ENOENT ? 0 : -1;
+    const char *rv =
+        json_string_value(json_object_get(json_object_get(j, "metadata"), "resourceVersion"));
+    long long v = rv ? atoll(rv) : -1;
+    json_decref(j);
+    return v;
+}
+
+static bool exists(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0;
+}
+
+static int64_t now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Sets a file's modification time to us (microseconds since the epoch). */
+static void set_mtime(const char *path, int64_t us)
+{
+    struct timeval tv[2] = {{us / 1000000, us % 1000000}, {us / 1000000, us % 1000000}};
+    assert_int_equal(utimes(path, tv), 0);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    char *dir = nd_xstrdup(path);
+    *strrchr(dir, '/') = '\0';
+    em_mkdir_p(dir);
+    free(dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void write_obj_file(const char *dir, json_t *obj)
+{
+    char *p = path_of(dir, json_string_value(json_object_get(json_object_get(obj, "metadata"),
+                                                             "name")));
+    char *text = json_dumps(obj, JSON_INDENT(2));
+    write_text(p, text);
+    free(text);
+    free(p);
+}
+
+/* A journal as a crash leaves it: a marker (written at wall), then records. */
+static void write_journal(const char *dir, const char *text)
+{
+    char *p = nd_xasprintf("%s/history/journal.ndjson", dir);
+    write_text(p, text);
+    free(p);
+}
+
+static char *record(int64_t rev, const char *type, json_t *obj)
+{
+    size_t len;
+    char *line = em_store_record_line(rev, 1000, type, "volumes", obj, &len);
+    char *out = nd_xasprintf("%s\n", line);
+    free(line);
+    return out;
+}
+
+static void rm_rf_free(char *dir)
+{
     em_rm_rf(dir);
     free(dir);
+}
+
+/* ---- writing ---- */
+
+static void test_put_is_logged_then_written(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT;
+    open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
+    json_t *v = volume("a", 1, "1Gi");
+    put(&s, v, "ADDED");
+    uint64_t t = em_store_ticket(&s);
+    assert_int_equal(t, 1);
+    assert_int_equal(em_store_commit(&s, t), 0);
+    assert_int_equal(file_rv(dir, "a"), 1);
+    assert_int_equal(s.journal.count.fsyncs, 1);
+    /* the record is on disk before the file: the journal holds it */
+    char *log = nd_xasprintf("%s/history/journal.ndjson", dir);
+    struct nd_buf b = ND_BUF_INIT;
+    assert_int_equal(nd_buf_read_file(&b, log), 0);
+    assert_non_null(strstr(b.data, "\"rev\":1,"));
+    assert_non_null(strstr(b.data, "\"wall\":"));
+    nd_buf_release(&b);
+    free(log);
+    em_store_close(&s);
+    /* a restart loads it, repairing nothing */
+    nd_buf_reset(&report);
+    open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
+    assert_non_null(em_store_get(&s, "volumes", "default", "a"));
+    assert_int_equal(s.repaired, 0);
+    assert_int_equal(s.revision, 1);
+    em_store_close(&s);
+    json_decref(v);
     nd_buf_release(&report);
+    rm_rf_free(dir);
+}
+
+static void test_group_commit_one_flush(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT;
+    open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
+    json_t *a = volume("a", 1, "1Gi"), *b = volume("b", 2, "1Gi"), *c = volume("c", 3, "1Gi");
+    put(&s, a, "ADDED");
+    put(&s, b, "ADDED");
+    put(&s, c, "ADDED");
+    /* three changes, one commit: one write, one fdatasync, three files */
+    assert_int_equal(em_store_commit(&s, em_store_ticket(&s)), 0);
+    assert_int_equal(s.journal.count.flushes, 1);
+    assert_int_equal(s.journal.count.fsyncs, 1);
+    assert_int_equal(s.journal.count.records, 3);
+    assert_int_equal(file_rv(dir, "a"), 1);
+    assert_int_equal(file_rv(dir, "b"), 2);
+    assert_int_equal(file_rv(dir, "c"), 3);
+    /* a commit of what is already durable does nothing */
+    assert_int_equal(em_store_commit(&s, 2), 0);
+    assert_int_equal(s.journal.count.flushes, 1);
+    em_store_close(&s);
+    json_decref(a);
+    json_decref(b);
+    json_decref(c);
+    nd_buf_release(&report);
+    rm_rf_free(dir);
+}
+
+static void test_never_does_not_flush(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT;
+    open_store(&s, dir, EM_FSYNC_NEVER, &report);
+    json_t *a = volume("a", 1, "1Gi");
+    put(&s, a, "ADDED");
+    assert_int_equal(em_store_commit(&s, em_store_ticket(&s)), 0);
+    assert_int_equal(s.journal.count.fsyncs, 0);
+    assert_int_equal(s.journal.count.records, 1);
+    assert_int_equal(file_rv(dir, "a"), 1);
+    em_store_close(&s);
+    json_decref(a);
+    nd_buf_release(&report);
+    rm_rf_free(dir);
+}
+
+struct writer {
+    struct em_store *s;
+    pthread_mutex_t *lock; /* the server's lock */
+    int id, n;
+};
+
+static void *writer_main(void *arg)
+{
+    struct writer *w = arg;
+    for (int i = 0; i < w->n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "w%d-%d", w->id, i);
+        pthread_mutex_lock(w->lock);
+        int64_t rev = em_store_next_revision(w->s);
+        json_t *v = volume(name, rev, "1Gi");
+        struct nd_status st = ND_STATUS_INIT;
+        em_store_put(w->s, "volumes", v, "ADDED", 1000, NULL, &st);
+        nd_status_release(&st);
+        uint64_t t = em_store_ticket(w->s);
+        pthread_mutex_unlock(w->lock);
+        json_decref(v);
+        if (em_store_commit(w->s, t) != 0)
+            return (void *)1;
+        /* acknowledged: the file is there */
+        char *p = path_of(w->s->dir, name);
+        bool ok = exists(p);
+        free(p);
+        if (!ok)
+            return (void *)2;
+    }
+    return NULL;
+}
+
+static void test_concurrent_commits_share_flushes(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT;
+    for (int mode = EM_FSYNC_ALWAYS; mode <= EM_FSYNC_BATCH; mode++) {
+        em_rm_rf(dir);
+        open_store(&s, dir, (enum em_fsync)mode, &report);
+        pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+        enum { W = 8, N = 40 };
+        pthread_t th[W];
+        struct writer ws[W];
+        for (int i = 0; i < W; i++) {
+            ws[i] = (struct writer){&s, &lock, i, N};
+            assert_int_equal(pthread_create(&th[i], NULL, writer_main, &ws[i]), 0);
+        }
+        for (int i = 0; i < W; i++) {
+            void *r;
+            pthread_join(th[i], &r);
+            assert_null(r);
+        }
+        /* every change is in the journal; never more flushes than changes */
+        assert_int_equal(s.journal.count.records, W * N);
+        assert_true(s.journal.count.fsyncs <= W * N);
+        assert_true(s.journal.count.fsyncs >= 1);
+        em_store_close(&s);
+        /* and a restart finds every one */
+        open_store(&s, dir, (enum em_fsync)mode, &report);
+        assert_int_equal(em_store_count(&s, "volumes"), W * N);
+        assert_int_equal(s.repaired, 0);
+        em_store_close(&s);
+    }
+    nd_buf_release(&report);
+    rm_rf_free(dir);
+}
+
+/* ---- what a start repairs ---- */
+
+static void test_crash_between_flush_and_file(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    int64_t wall = now_us();
+    /* a: the file holds rv 1 (written before the batch), the journal rv 2;
+     * b: created in the batch, its file never written */
+    json_t *a1 = volume("a", 1, "1Gi"), *a2 = volume("a", 2, "5Gi"), *b3 = volume("b", 3, "1Gi");
+    write_obj_file(dir, a1);
+    char *pa = path_of(dir, "a");
+    set_mtime(pa, wall - 1000000);
+    char *r1 = record(1, "ADDED", a1), *r2 = record(2, "MODIFIED", a2), *r3 = record(3, "ADDED", b3);
+    char *log = nd_xasprintf("{\"wall\":%lld,\"applied\":0}\n%s{\"wall\":%lld,\"applied\":1}\n%s%s",
+                             (long long)(wall - 2000000), r1, (long long)wall, r2, r3);
+    write_journal(dir, log);
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT;
+    open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
+    assert_int_equal(s.repaired, 2);
+    assert_int_equal(file_rv(dir, "a"), 2);
+    assert_int_equal(file_rv(dir, "b"), 3);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(
+                            em_store_get(&s, "volumes", "default", "a"), "spec"), "size")),
+                        "5Gi");
+    assert_non_null(em_store_get(&s, "volumes", "default", "b"));
+    assert_int_equal(s.revision, 3);
+    assert_non_null(strstr(report.data, "brought up to revision 2 from the journal"));
+    /* the journal hands every record to the watch history */
+    struct em_history j;
+    struct nd_buf err = ND_BUF_INIT;
+    assert_int_equal(em_history_open(&j, &s, s.revision, 1000, &err), 0);
+    assert_int_equal(j.len, 3);
+    assert_ptr_equal(j.ev[2].obj, em_store_get(&s, "volumes", "default", "b")); /* shared */
+    em_history_close(&j);
+    em_store_close(&s);
+    /* the next start has nothing to do */
+    nd_buf_reset(&report);
+    open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
+    assert_int_equal(s.repaired, 0);
+    em_store_close(&s);
+    json_decref(a1);
+    json_decref(a2);
+    json_decref(b3);
+    free(r1);
+    free(r2);
+    free(r3);
+    free(log);
+    free(pa);
     nd_buf_release(&err);
+    nd_buf_release(&report);
+    rm_rf_free(dir);
+}
+
+static void test_torn_tail_is_cut(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    int64_t wall = now_us();
+    json_t *a = volume("a", 1, "1Gi");
+    char *r1 = record(1, "ADDED", a);
+    char *whole = nd_xasprintf("{\"wall\":%lld,\"applied\":0}\n%s", (long long)wall, r1);
+    char *log = nd_xasprintf("%s{\"rev\":2,\"time\":1000,\"type\":\"ADD", whole);
+    write_journal(dir, log);
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT;
+    open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
+    char *want = nd_xasprintf("cut %zu bytes of a torn last record", strlen(log) - strlen(whole));
+    assert_non_null(strstr(report.data, want));
+    free(want);
+    assert_non_null(em_store_get(&s, "volumes", "default", "a")); /* rev 1 repaired */
+    assert_int_equal(s.revision, 1);
+    /* the file now ends at the last whole record, and appends follow it */
+    char *p = nd_xasprintf("%s/history/journal.ndjson", dir);
+    struct nd_buf b = ND_BUF_INIT;
+    assert_int_equal(nd_buf_read_file(&b, p), 0);
+    assert_int_equal(b.len, strlen(whole));
+    assert_memory_equal(b.data, whole, b.len);
+    json_t *a2 = volume("a", 2, "2Gi");
+    put(&s, a2, "MODIFIED");
+    assert_int_equal(em_store_commit(&s, em_store_ticket(&s)), 0);
+    em_store_close(&s);
+    nd_buf_reset(&report);
+    open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
+    assert_null(strstr(report.data, "torn"));
+    assert_null(strstr(report.data, "skipped"));
+    assert_int_equal(file_rv(dir, "a"), 2);
+    em_store_close(&s);
+    json_decref(a);
+    json_decref(a2);
+    free(r1);
+    free(whole);
+    free(log);
+    free(p);
+    nd_buf_release(&b);
+    nd_buf_release(&report);
+    rm_rf_free(dir);
+}
+
+static void test_hand_edit_wins(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    int64_t wall = now_us() - 5000000;
+    json_t *a2 = volume("a", 2, "5Gi");
+    /* the person's edit: no resourceVersion at all, written after the record */
+    json_t *hand = volume("a", 1, "9Gi");
+    json_object_del(json_object_get(hand, "metadata"), "resourceVersion");
+    write_obj_file(dir, hand);
+    char *r2 = record(2, "MODIFIED", a2);
+    char *log = nd_xasprintf("{\"wall\":%lld,\"applied\":1}\n%s", (long long)wall, r2);
+    write_journal(dir, log);
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT;
+    open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
+    assert_int_equal(s.repaired, 0);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(
+                            em_store_get(&s, "volumes", "default", "a"), "spec"), "size")),
+                        "9Gi");
+    assert_int_equal(file_rv(dir, "a"), -1); /* untouched: still no resourceVersion */
+    em_store_close(&s);
+    /* the same file older than the record is repaired (so the rule can fail) */
+    char *pa = path_of(dir, "a");
+    set_mtime(pa, wall - 1000000);
+    write_journal(dir, log);
+    open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
+    assert_int_equal(s.repaired, 1);
+    assert_int_equal(file_rv(dir, "a"), 2);
+    em_store_close(&s);
+    json_decref(a2);
+    json_decref(hand);
+    free(r2);
+    free(log);
+    free(pa);
+    nd_buf_release(&report);
+    rm_rf_free(dir);
+}
+
+static void test_broken_file_left_alone(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    int64_t wall = now_us() + 60 * 1000000LL; /* the record is "newer" than the file */
+    char *pa = path_of(dir, "a");
+    write_text(pa, "{\"apiVersion\": ");
+    json_t *a2 = volume("a", 2, "5Gi");
+    char *r2 = record(2, "MODIFIED", a2);
+    char *log = nd_xasprintf("{\"wall\":%lld,\"applied\":1}\n%s", (long long)wall, r2);
+    write_journal(dir, log);
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT;
+    open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
+    assert_int_equal(s.repaired, 0);
+    assert_non_null(strstr(report.data, "left untouched"));
+    assert_null(em_store_get(&s, "volumes", "default", "a"));
+    struct nd_buf b = ND_BUF_INIT;
+    assert_int_equal(nd_buf_read_file(&b, pa), 0);
+    assert_string_equal(b.data, "{\"apiVersion\": ");
+    /* and writes to it are refused */
+    struct nd_status st = ND_STATUS_INIT;
+    assert_int_equal(em_store_put(&s, "volumes", a2, "MODIFIED", 1000, NULL, &st), -1);
+    assert_string_equal(st.reason, "InternalError");
+    nd_status_release(&st);
+    em_store_close(&s);
+    json_decref(a2);
+    free(r2);
+    free(log);
+    free(pa);
+    nd_buf_release(&b);
+    nd_buf_release(&report);
+    rm_rf_free(dir);
+}
+
+static void test_deleted_record_removes_stale_file(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    int64_t wall = now_us();
+    json_t *a1 = volume("a", 1, "1Gi"), *gone = volume("a", 2, "1Gi");
+    write_obj_file(dir, a1);
+    char *pa = path_of(dir, "a");
+    set_mtime(pa, wall - 1000000);
+    char *r2 = record(2, "DELETED", gone);
+    char *log = nd_xasprintf("{\"wall\":%lld,\"applied\":1}\n%s", (long long)wall, r2);
+    write_journal(dir, log);
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT;
+    open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
+    assert_int_equal(s.repaired, 1);
+    assert_false(exists(pa));
+    assert_null(em_store_get(&s, "volumes", "default", "a"));
+    em_store_close(&s);
+    json_decref(a1);
+    json_decref(gone);
+    free(r2);
+    free(log);
+    free(pa);
+    nd_buf_release(&report);
+    rm_rf_free(dir);
+}
+
+static void test_records_before_last_applied_are_not_replayed(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    int64_t wall = now_us();
+    json_t *a1 = volume("a", 1, "1Gi");
+    char *r1 = record(1, "ADDED", a1);
+    /* rev 1 is applied (a later marker says so) and its file was removed by hand;
+     * a journal of an older emulator has no markers at all */
+    char *log = nd_xasprintf("{\"wall\":%lld,\"applied\":0}\n%s{\"wall\":%lld,\"applied\":1}\n",
+                             (long long)wall, r1, (long long)wall);
+    const char *const logs[] = {log, r1};
+    for (int i = 0; i < 2; i++) {
+        write_journal(dir, logs[i]);
+        struct em_store s;
+        struct nd_buf report = ND_BUF_INIT;
+        open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
+        assert_int_equal(s.repaired, 0);
+        assert_null(em_store_get(&s, "volumes", "default", "a"));
+        assert_int_equal(file_rv(dir, "a"), 0);
+        assert_int_equal(s.revision, 1); /* the counter still continues past it */
+        em_store_close(&s);
+        nd_buf_release(&report);
+    }
+    json_decref(a1);
+    free(r1);
+    free(log);
+    rm_rf_free(dir);
+}
+
+static void test_clear_empties_journal_first(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT;
+    open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
+    json_t *a = volume("a", 1, "1Gi");
+    put(&s, a, "ADDED");
+    assert_int_equal(em_store_commit(&s, em_store_ticket(&s)), 0);
+    struct nd_status st = ND_STATUS_INIT;
+    assert_int_equal(em_store_clear(&s, &st), 0);
+    nd_status_release(&st);
+    assert_int_equal(file_rv(dir, "a"), 0);
+    em_store_close(&s);
+    open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
+    assert_int_equal(em_store_count(&s, "volumes"), 0);
+    assert_int_equal(s.repaired, 0);
+    em_store_close(&s);
+    json_decref(a);
+    nd_buf_release(&report);
+    rm_rf_free(dir);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_old_events_keep_bytes),
-        cmocka_unit_test(test_stored_object_keeps_its_tree),
+        cmocka_unit_test(test_put_is_logged_then_written),
+        cmocka_unit_test(test_group_commit_one_flush),
+        cmocka_unit_test(test_never_does_not_flush),
+        cmocka_unit_test(test_concurrent_commits_share_flushes),
+        cmocka_unit_test(test_crash_between_flush_and_file),
+        cmocka_unit_test(test_torn_tail_is_cut),
+        cmocka_unit_test(test_hand_edit_wins),
+        cmocka_unit_test(test_broken_file_left_alone),
+        cmocka_unit_test(test_deleted_record_removes_stale_file),
+        cmocka_unit_test(test_records_before_last_applied_are_not_replayed),
+        cmocka_unit_test(test_clear_empties_journal_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/formats.h"
-#include "api/schema.h"
+#include "kinds/formats.h"
+#include "kinds/schema.h"
 #include "util/buf.h"
 #include "yaml/yaml.h"
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "cli.h"
 #include "client/client.h"
 #include "commands.h"
@@ -91,7 +91,7 @@ static void keep(struct comp *c, const struct nd_flag *f, const char *value)
     else if (!strcmp(n, "token"))
         x->token = value;
     else if (!strcmp(n, "project") || !strcmp(n, "namespace"))
-        x->namespace_flag = value;
+        x->project_flag = value;
     else if (!strcmp(n, "certificate-authority"))
         x->ca_file = value;
     else if (!strcmp(n, "all-projects") || !strcmp(n, "all-namespaces"))
@@ -238,7 +238,7 @@ static void emit_names_then(struct comp *c, const struct nd_kind *k, const char 
     struct nd_client *cl = nd_ctx_client(c->ctx, &st);
     if (!cl)
         goto out;
-    const char *ns = k->namespaced && !c->ctx->all_projects ? nd_ctx_namespace(c->ctx) : NULL;
+    const char *ns = k->namespaced && !c->ctx->all_projects ? nd_ctx_project(c->ctx) : NULL;
     nd_kind_path(k, ns, NULL, NULL, &path);
     nd_buf_adds(&path, "?limit=500");
     if (nd_client_json(cl, "GET", path.data, NULL, &list, &st) < 0)

@@ -116,8 +116,8 @@ static int ssa_request(struct nd_ctx *ctx, const struct apply_opts *opt,
     int code = 0;
     char *hdr = c->if_match ? nd_xasprintf("If-Match: %s", c->if_match) : NULL;
     const char *headers[] = {hdr, NULL};
-    int rc = nd_write(ctx,
-                      &(struct nd_write_req){.method = "PATCH",
+    int rc = nd_call(ctx,
+                      &(struct nd_call_req){.method = "PATCH",
                                              .path = path,
                                              .content_type = "application/apply-patch+yaml",
                                              .body = body,
@@ -270,7 +270,7 @@ static int client_side(struct nd_ctx *ctx, const struct nd_manifest *m, const ch
     json_t *live = NULL, *patch = NULL, *original = NULL;
     struct nd_status gst = ND_STATUS_INIT;
     int rc = -1;
-    if (nd_get(ctx, path, &live, &gst) < 0) {
+    if (nd_call_get(ctx, path, &live, &gst) < 0) {
         if (!gst.reason || strcmp(gst.reason, "NotFound") != 0) {
             nd_status_move(st, &gst);
             goto out;
@@ -285,8 +285,8 @@ static int client_side(struct nd_ctx *ctx, const struct nd_manifest *m, const ch
             *out = json_incref(modified);
             rc = 0;
         } else {
-            rc = nd_write(ctx,
-                          &(struct nd_write_req){
+            rc = nd_call(ctx,
+                          &(struct nd_call_req){
                               .method = "POST", .path = cp.data, .body = modified, .out = out},
                           st);
         }
@@ -318,8 +318,8 @@ static int client_side(struct nd_ctx *ctx, const struct nd_manifest *m, const ch
     struct nd_buf pp = ND_BUF_INIT;
     nd_buf_adds(&pp, ppath);
     nd_validate_query(v, &pp);
-    rc = nd_write(ctx,
-                  &(struct nd_write_req){.method = "PATCH",
+    rc = nd_call(ctx,
+                  &(struct nd_call_req){.method = "PATCH",
                                          .path = pp.data,
                                          .content_type = "application/merge-patch+json",
                                          .body = patch,
@@ -381,7 +381,7 @@ static int prune(struct nd_ctx *ctx, const struct apply_opts *opt, const struct 
         nd_buf_add_urlencoded(&p, sel);
         json_t *list = NULL;
         struct nd_status st = ND_STATUS_INIT;
-        if (nd_get(ctx, p.data, &list, &st) < 0) {
+        if (nd_call_get(ctx, p.data, &list, &st) < 0) {
             *worst = nd_cli_error(ctx, &st);
             nd_status_release(&st);
             nd_buf_release(&p);
@@ -402,8 +402,8 @@ static int prune(struct nd_ctx *ctx, const struct apply_opts *opt, const struct 
             if (dry != ND_DRY_CLIENT) {
                 if (dry == ND_DRY_SERVER)
                     nd_buf_adds(&dp, "?dryRun=All");
-                rc = nd_write(
-                    ctx, &(struct nd_write_req){.method = "DELETE", .path = dp.data, .out = &gone},
+                rc = nd_call(
+                    ctx, &(struct nd_call_req){.method = "DELETE", .path = dp.data, .out = &gone},
                     &st);
             }
             if (rc < 0) {

@@ -209,7 +209,7 @@ static int can_i(struct nd_ctx *ctx, const struct nd_opts *o, const struct auth_
     json_t *ra = json_pack("{ssssssss}", "verb", verb, "group", k->group, "version", k->version,
                            "resource", k->plural);
     if (k->namespaced && !ctx->all_projects)
-        json_object_set_new(ra, "namespace", json_string(nd_ctx_namespace(ctx)));
+        json_object_set_new(ra, "namespace", json_string(nd_ctx_project(ctx)));
     if (name)
         json_object_set_new(ra, "name", json_string(name));
     if (sub)

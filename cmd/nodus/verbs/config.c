@@ -383,7 +383,7 @@ static int cfg_set_context(struct nd_ctx *ctx, const struct nd_opts *o,
     char *copy = nd_xstrdup(name);
     bool existed = has_context(cfg, copy);
     /* -n (the global --project) names the project too */
-    const char *ns = opt->namespace ? opt->namespace : ctx->namespace_flag;
+    const char *ns = opt->namespace ? opt->namespace : ctx->project_flag;
     struct nd_status st = ND_STATUS_INIT;
     int rc;
     if (nd_config_set_context(cfg, copy, opt->cluster, opt->user, ns, &st) <

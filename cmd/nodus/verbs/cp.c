@@ -154,7 +154,7 @@ static int parse_spec(struct nd_ctx *ctx, const char *arg, struct spec *s, int *
 static void files_url(struct nd_ctx *ctx, const struct spec *s, const char *path, bool stat,
                       struct nd_buf *out)
 {
-    nd_kind_path(s->k, s->project ? s->project : nd_ctx_namespace(ctx), s->name, "files", out);
+    nd_kind_path(s->k, s->project ? s->project : nd_ctx_project(ctx), s->name, "files", out);
     nd_buf_adds(out, "?path=");
     struct nd_buf p = ND_BUF_INIT;
     nd_buf_addf(&p, "/%s", path);

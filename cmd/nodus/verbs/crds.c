@@ -1,12 +1,12 @@
-/* nodus crds: the CustomResourceDefinitions of the nodus.dev kinds (api/crd.h), for
+/* nodus crds: the CustomResourceDefinitions of the nodus.dev kinds (kinds/crd.h), for
  * `nodus crds | kubectl apply -f -`. Offline: everything comes from the kind registry
  * built into nodus, not from a server. */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "api/crd.h"
-#include "api/registry.h"
+#include "kinds/crd.h"
+#include "kinds/registry.h"
 #include "commands.h"
 #include "json/json.h"
 #include "print/print.h"

@@ -62,9 +62,9 @@ static int create_project(struct nd_ctx *ctx, const struct nd_opts *o,
         nd_buf_add_urlencoded(&path, mgr ? mgr : "kubectl-create");
         if (dry == ND_DRY_SERVER)
             nd_buf_adds(&path, "&dryRun=All");
-        rc = nd_write(
+        rc = nd_call(
             ctx,
-            &(struct nd_write_req){
+            &(struct nd_call_req){
                 .method = "POST", .path = path.data, .body = body, .out = &result, .code = &code},
             &st);
         nd_buf_release(&path);
@@ -111,9 +111,9 @@ static int create_one(struct nd_ctx *ctx, const struct nd_manifest *m, const cha
     if (c->dry == ND_DRY_CLIENT) {
         d->obj = json_incref(body);
     } else {
-        rc = nd_write(
+        rc = nd_call(
             ctx,
-            &(struct nd_write_req){
+            &(struct nd_call_req){
                 .method = "POST", .path = path.data, .body = body, .out = &d->obj, .code = &code},
             st);
         if (rc < 0)

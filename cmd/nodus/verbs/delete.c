@@ -127,7 +127,7 @@ static int add_listed(struct nd_ctx *ctx, struct targets *t, const struct nd_kin
         nd_buf_add_urlencoded(&p, sel->fields);
     }
     json_t *list = NULL;
-    int rc = nd_get(ctx, p.data, &list, st);
+    int rc = nd_call_get(ctx, p.data, &list, st);
     nd_buf_release(&p);
     size_t i;
     json_t *obj;
@@ -191,7 +191,7 @@ static int add_manifests(struct nd_ctx *ctx, const struct nd_strings *files, boo
         return -1;
     for (size_t i = 0; i < ms->n; i++) {
         const char *mns, *mname;
-        if (nd_manifest_namespace(&ms->v[i], nd_ctx_namespace(ctx), ctx->namespace_flag != NULL,
+        if (nd_manifest_project(&ms->v[i], nd_ctx_project(ctx), ctx->project_flag != NULL,
                                   &mns, st) < 0 ||
             !(mname = nd_manifest_name(&ms->v[i], "deleting", st)))
             return -1;
@@ -229,7 +229,7 @@ static int add_resolved(struct nd_ctx *ctx, const struct nd_res_list *res, const
         const char *kns = k->namespaced ? (ns ? ns : NULL) : "";
         if (res->by_name) {
             for (size_t j = 0; j < json_array_size(res->v[i].names); j++)
-                add(t, k, k->namespaced ? nd_ctx_namespace(ctx) : "",
+                add(t, k, k->namespaced ? nd_ctx_project(ctx) : "",
                     json_string_value(json_array_get(res->v[i].names, j)));
         } else if (add_listed(ctx, t, k, kns, sel, st) < 0) {
             return -1;
@@ -292,8 +292,8 @@ static int delete_one(struct nd_ctx *ctx, const struct how *h, struct target *t,
     json_t *res_obj = NULL;
     int rc = 0;
     if (h->dry != ND_DRY_CLIENT)
-        rc = nd_write(ctx,
-                      &(struct nd_write_req){
+        rc = nd_call(ctx,
+                      &(struct nd_call_req){
                           .method = "DELETE", .path = p.data, .body = body, .out = &res_obj},
                       &st);
     json_decref(body);
@@ -350,7 +350,7 @@ int cmd_delete(int argc, char **argv, struct nd_ctx *ctx)
         worst = nd_cli_error(ctx, &st);
         goto out;
     }
-    const char *ns = ctx->all_projects ? NULL : nd_ctx_namespace(ctx);
+    const char *ns = ctx->all_projects ? NULL : nd_ctx_project(ctx);
     const struct sels sel = {opt.selector, opt.field_selector};
     bool selected = sel.labels || sel.fields;
     bool all = opt.all;

@@ -330,7 +330,7 @@ static void owned(struct nd_ctx *ctx, const json_t *obj, struct nd_buf *out)
         nd_kind_path(k, ns, NULL, NULL, &p);
         json_t *answer = NULL;
         struct nd_status st = ND_STATUS_INIT;
-        nd_get(ctx, p.data, &answer, &st);
+        nd_call_get(ctx, p.data, &answer, &st);
         nd_status_release(&st);
         nd_buf_release(&p);
         json_t *list = answer ? nd_term_safe_json(answer, 0) : NULL;
@@ -381,7 +381,7 @@ static void events(struct nd_ctx *ctx, const struct nd_kind *k, const json_t *ob
     nd_buf_release(&sel);
     json_t *answer = NULL;
     struct nd_status st = ND_STATUS_INIT;
-    nd_get(ctx, p.data, &answer, &st);
+    nd_call_get(ctx, p.data, &answer, &st);
     nd_status_release(&st);
     nd_buf_release(&p);
     /* one line per event: line breaks escaped too */
@@ -525,15 +525,15 @@ int cmd_describe(int argc, char **argv, struct nd_ctx *ctx)
     size_t shown = 0;
     for (size_t i = 0; i < res.n; i++) {
         const struct nd_kind *k = res.v[i].k;
-        const char *ns = k->namespaced ? (ctx->all_projects ? NULL : nd_ctx_namespace(ctx)) : NULL;
+        const char *ns = k->namespaced ? (ctx->all_projects ? NULL : nd_ctx_project(ctx)) : NULL;
         json_t *objs = json_array();
         if (res.by_name) {
             for (size_t j = 0; j < json_array_size(res.v[i].names); j++) {
                 struct nd_buf p = ND_BUF_INIT;
-                nd_kind_path(k, k->namespaced ? nd_ctx_namespace(ctx) : NULL,
+                nd_kind_path(k, k->namespaced ? nd_ctx_project(ctx) : NULL,
                              json_string_value(json_array_get(res.v[i].names, j)), NULL, &p);
                 json_t *obj = NULL;
-                if (nd_get(ctx, p.data, &obj, &st) < 0) {
+                if (nd_call_get(ctx, p.data, &obj, &st) < 0) {
                     int c = nd_cli_error(ctx, &st);
                     if (!worst)
                         worst = c;
@@ -551,7 +551,7 @@ int cmd_describe(int argc, char **argv, struct nd_ctx *ctx)
                 nd_buf_add_urlencoded(&p, opt.selector);
             }
             json_t *list = NULL;
-            if (nd_get(ctx, p.data, &list, &st) < 0) {
+            if (nd_call_get(ctx, p.data, &list, &st) < 0) {
                 worst = nd_cli_error(ctx, &st);
                 nd_status_release(&st);
             } else {
@@ -574,7 +574,7 @@ int cmd_describe(int argc, char **argv, struct nd_ctx *ctx)
         json_decref(objs);
     }
     if (!shown && !worst && !res.by_name)
-        fprintf(stderr, "No resources found in %s namespace.\n", nd_ctx_namespace(ctx));
+        fprintf(stderr, "No resources found in %s namespace.\n", nd_ctx_project(ctx));
 out:
     nd_res_list_release(&res);
     nd_status_release(&st);

@@ -123,7 +123,7 @@ int cmd_diff(int argc, char **argv, struct nd_ctx *ctx)
     for (size_t i = 0; i < ms.n; i++) {
         const struct nd_manifest *m = &ms.v[i];
         const char *ns, *name = NULL;
-        if (nd_manifest_namespace(m, nd_ctx_namespace(ctx), ctx->namespace_flag != NULL, &ns,
+        if (nd_manifest_project(m, nd_ctx_project(ctx), ctx->project_flag != NULL, &ns,
                                   &st) < 0 ||
             !(name = nd_manifest_name(m, "diffing", &st))) {
             nd_cli_error(ctx, &st);
@@ -135,8 +135,8 @@ int cmd_diff(int argc, char **argv, struct nd_ctx *ctx)
         json_t *cur = NULL, *next = NULL;
         int code = 0;
         struct nd_status gst = ND_STATUS_INIT;
-        if (nd_write(ctx,
-                     &(struct nd_write_req){
+        if (nd_call(ctx,
+                     &(struct nd_call_req){
                          .method = "GET", .path = path.data, .out = &cur, .code = &code},
                      &gst) < 0 &&
             code != 404) {
@@ -150,8 +150,8 @@ int cmd_diff(int argc, char **argv, struct nd_ctx *ctx)
         nd_buf_adds(&path, "?dryRun=All&force=true&fieldManager=");
         nd_buf_add_urlencoded(&path, mgr);
         if (rc == 0 &&
-            nd_write(ctx,
-                     &(struct nd_write_req){.method = "PATCH",
+            nd_call(ctx,
+                     &(struct nd_call_req){.method = "PATCH",
                                             .path = path.data,
                                             .content_type = "application/apply-patch+yaml",
                                             .body = body,

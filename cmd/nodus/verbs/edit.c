@@ -7,8 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "api/object.h"
-#include "api/schema.h"
+#include "kinds/object.h"
+#include "kinds/schema.h"
 #include "commands.h"
 #include "json/json.h"
 #include "patch/patch.h"
@@ -184,8 +184,8 @@ static int save(const struct session *s, const json_t *edited, struct nd_status 
     nd_buf_addf(&pp, "%s?fieldManager=kubectl-edit", s->path);
     nd_validate_query(s->validate, &pp);
     json_t *after = NULL;
-    int w = nd_write(s->ctx,
-                     &(struct nd_write_req){.method = "PATCH",
+    int w = nd_call(s->ctx,
+                     &(struct nd_call_req){.method = "PATCH",
                                             .path = pp.data,
                                             .content_type = "application/merge-patch+json",
                                             .body = patch,
@@ -252,7 +252,7 @@ static int edit_one(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns,
     int fd = -1, rc = -1;
     char *text = NULL, *failed = NULL;
     struct nd_buf head = ND_BUF_INIT, doc = ND_BUF_INIT;
-    if (nd_get(ctx, path.data, &s.orig, st) < 0)
+    if (nd_call_get(ctx, path.data, &s.orig, st) < 0)
         goto out;
     json_object_del(json_object_get(s.orig, "metadata"), "managedFields");
     if (dump_doc(s.orig, as_json, &doc, st) < 0)
@@ -348,7 +348,7 @@ int cmd_edit(int argc, char **argv, struct nd_ctx *ctx)
     for (size_t i = 0; i < res.n; i++) {
         const struct nd_kind *k = res.v[i].k;
         for (size_t j = 0; j < json_array_size(res.v[i].names); j++) {
-            int rc = edit_one(ctx, k, k->namespaced ? nd_ctx_namespace(ctx) : NULL,
+            int rc = edit_one(ctx, k, k->namespaced ? nd_ctx_project(ctx) : NULL,
                               json_string_value(json_array_get(res.v[i].names, j)), as_json,
                               validate, &st);
             if (rc < 0) {

@@ -291,7 +291,7 @@ static int check_args(struct nd_ctx *ctx, const struct nd_opts *o)
 static void exec_path(struct nd_ctx *ctx, const struct nd_kind *k, const char *name,
                       const struct nd_opts *o, bool in, bool tty, struct nd_buf *path)
 {
-    nd_kind_path(k, nd_ctx_namespace(ctx), name, "exec", path);
+    nd_kind_path(k, nd_ctx_project(ctx), name, "exec", path);
     for (int i = 0; i < o->ndash; i++) {
         nd_buf_adds(path, i ? "&command=" : "?command=");
         nd_buf_add_urlencoded(path, o->dash[i]);

@@ -3,13 +3,13 @@
  * traversal, its type names, its enums, go-wordwrap's line breaking and sprig-style
  * indentation are reproduced here). Without a server, or from a server that serves no
  * OpenAPI, the kind registry's own schemas are explained (the same document the
- * emulator serves, built by pkg/api/openapi.h).
+ * emulator serves, built by pkg/kinds/openapi.h).
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/openapi.h"
-#include "api/registry.h"
+#include "kinds/openapi.h"
+#include "kinds/registry.h"
 #include "commands.h"
 #include "config/config.h"
 #include "discovery.h"

@@ -202,7 +202,7 @@ static int render_table(struct get_run *g, const struct nd_kind *k, json_t *answ
                         struct nd_status *st)
 {
     /* -A adds the NAMESPACE column to namespaced kinds only (as kubectl) */
-    g->popts.all_namespaces = g->ctx->all_projects && k->namespaced;
+    g->popts.all_projects = g->ctx->all_projects && k->namespaced;
     if (answer) {
         if (nd_print_table_from_server(t, answer, k, &g->popts, st) < 0)
             return -1;
@@ -231,7 +231,7 @@ static int fetch_one(struct get_run *g, const struct nd_kind *k, const char *nam
                      struct nd_status *st)
 {
     struct nd_buf path = ND_BUF_INIT;
-    nd_kind_path(k, k->namespaced ? (g->ns ? g->ns : nd_ctx_namespace(g->ctx)) : NULL, name,
+    nd_kind_path(k, k->namespaced ? (g->ns ? g->ns : nd_ctx_project(g->ctx)) : NULL, name,
                  NULL, &path);
     int rc = fetch(g, path.data, out, st);
     nd_buf_release(&path);
@@ -263,7 +263,7 @@ static int run_watch(struct get_run *g, const struct nd_res *r)
                            more ? g->field_sel : "");
         g->field_sel = sel;
         if (!g->ns)
-            g->ns = nd_ctx_namespace(g->ctx);
+            g->ns = nd_ctx_project(g->ctx);
     }
     if (get_list(g, k, &answer, objects, &rv, &st) < 0) {
         report(g, &st, &rc);
@@ -514,7 +514,7 @@ int cmd_get(int argc, char **argv, struct nd_ctx *ctx)
         rc = raw_get(&g, opt.raw);
         goto out;
     }
-    g.ns = ctx->all_projects ? NULL : nd_ctx_namespace(ctx);
+    g.ns = ctx->all_projects ? NULL : nd_ctx_project(ctx);
     g.label_sel = opt.selector;
     g.field_sel = opt.field_selector;
     g.chunk = (long)opt.chunk_size;
@@ -523,7 +523,7 @@ int cmd_get(int argc, char **argv, struct nd_ctx *ctx)
     g.popts.no_headers = opt.no_headers;
     g.popts.show_labels = opt.show_labels;
     g.popts.show_kind = opt.show_kind;
-    g.popts.all_namespaces = ctx->all_projects;
+    g.popts.all_projects = ctx->all_projects;
     g.popts.color = nd_ctx_color(ctx);
     const struct nd_strings *lc = &opt.label_columns;
     if (lc->n) {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "cli.h"
 #include "client/client.h"
 #include "commands.h"
@@ -108,7 +108,7 @@ int cmd_invoke(int argc, char **argv, struct nd_ctx *ctx)
     struct nd_client *c = nd_ctx_client(ctx, &st);
     if (!c)
         goto fail;
-    nd_kind_path(nd_kind_by_plural("nodus.dev", "functions"), nd_ctx_namespace(ctx), name,
+    nd_kind_path(nd_kind_by_plural("nodus.dev", "functions"), nd_ctx_project(ctx), name,
                  "invoke", &path);
     const char *type = opt.content_type;
     key = nd_idempotency_key_new();

@@ -290,8 +290,8 @@ static int get_object(struct nd_ctx *ctx, const struct nd_kind *k, const char *n
     nd_kind_path(k, ns, name, NULL, &item);
     *code = 0;
     *obj = NULL;
-    int rc = nd_write(
-        ctx, &(struct nd_write_req){.method = "GET", .path = item.data, .out = obj, .code = code},
+    int rc = nd_call(
+        ctx, &(struct nd_call_req){.method = "GET", .path = item.data, .out = obj, .code = code},
         st);
     nd_buf_release(&item);
     if (rc < 0 && *code == 404) {
@@ -317,7 +317,7 @@ static int once(struct nd_ctx *ctx, struct nd_client *c, const char *path, bool 
         return 0;
     json_t *obj = NULL;
     int code;
-    if (get_object(ctx, k, nd_ctx_namespace(ctx), name, &obj, &code, st) < 0)
+    if (get_object(ctx, k, nd_ctx_project(ctx), name, &obj, &code, st) < 0)
         return nd_cli_error(ctx, st);
     struct nd_buf msg = ND_BUF_INIT;
     int rc = ended(k, name, obj, &msg);
@@ -533,7 +533,7 @@ static int by_selector(struct nd_ctx *ctx, const struct nd_opts *o, const struct
     struct nd_client *c = nd_ctx_client(ctx, st);
     if (!c)
         return nd_cli_error(ctx, st);
-    const char *ns = ctx->all_projects ? "" : nd_ctx_namespace(ctx);
+    const char *ns = ctx->all_projects ? "" : nd_ctx_project(ctx);
     struct nd_buf path = ND_BUF_INIT;
     nd_kind_path(k, ns, NULL, NULL, &path);
     nd_buf_adds(&path, "?labelSelector=");
@@ -663,17 +663,17 @@ int cmd_logs(int argc, char **argv, struct nd_ctx *ctx)
     }
     bool follow_it = opt.follow;
     if (follow_it && !q.limit) {
-        rc = follow(ctx, c, &q, &(struct log_target){k, nd_ctx_namespace(ctx), name, prefix}, NULL,
+        rc = follow(ctx, c, &q, &(struct log_target){k, nd_ctx_project(ctx), name, prefix}, NULL,
                     &st);
         goto out;
     }
     if (prefix) {
-        struct match m = {(char *)nd_ctx_namespace(ctx), name, prefix};
+        struct match m = {(char *)nd_ctx_project(ctx), name, prefix};
         rc = print_one(ctx, c, &q, k, &m, &st);
         goto out;
     }
     struct nd_buf p = ND_BUF_INIT;
-    log_path(nd_ctx_namespace(ctx), k, name, &q, follow_it, q.timestamps, NULL, &p);
+    log_path(nd_ctx_project(ctx), k, name, &q, follow_it, q.timestamps, NULL, &p);
     rc = once(ctx, c, p.data, follow_it, k, name, &st);
     nd_buf_release(&p);
 out:

@@ -144,7 +144,7 @@ static int patch_one(const struct patch_run *pr, const struct nd_kind *k, const 
 {
     struct nd_ctx *ctx = pr->ctx;
     struct nd_buf p = ND_BUF_INIT;
-    nd_kind_path(k, k->namespaced ? nd_ctx_namespace(ctx) : NULL, name, NULL, &p);
+    nd_kind_path(k, k->namespaced ? nd_ctx_project(ctx) : NULL, name, NULL, &p);
     nd_buf_adds(&p, "?fieldManager=kubectl-patch");
     if (pr->dry == ND_DRY_SERVER)
         nd_buf_adds(&p, "&dryRun=All");
@@ -152,12 +152,12 @@ static int patch_one(const struct patch_run *pr, const struct nd_kind *k, const 
     json_t *before = NULL, *after = NULL;
     int rc;
     struct nd_buf g = ND_BUF_INIT;
-    nd_kind_path(k, k->namespaced ? nd_ctx_namespace(ctx) : NULL, name, NULL, &g);
-    rc = nd_get(ctx, g.data, &before, st);
+    nd_kind_path(k, k->namespaced ? nd_ctx_project(ctx) : NULL, name, NULL, &g);
+    rc = nd_call_get(ctx, g.data, &before, st);
     nd_buf_release(&g);
     if (rc == 0)
-        rc = nd_write(ctx,
-                      &(struct nd_write_req){.method = "PATCH",
+        rc = nd_call(ctx,
+                      &(struct nd_call_req){.method = "PATCH",
                                              .path = p.data,
                                              .content_type = pr->ct,
                                              .body = pr->patch,

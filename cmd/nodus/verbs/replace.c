@@ -46,7 +46,7 @@ static int replace_one(struct nd_ctx *ctx, const struct nd_manifest *m, const ch
         json_object_set_new(meta, "namespace", json_string(ns));
     if (!json_object_get(meta, "resourceVersion")) {
         json_t *live = NULL;
-        rc = nd_get(ctx, path.data, &live, st);
+        rc = nd_call_get(ctx, path.data, &live, st);
         if (rc == 0)
             json_object_set(meta, "resourceVersion",
                             json_object_get(json_object_get(live, "metadata"), "resourceVersion"));
@@ -57,9 +57,9 @@ static int replace_one(struct nd_ctx *ctx, const struct nd_manifest *m, const ch
         if (dry == ND_DRY_SERVER)
             nd_buf_adds(&path, "&dryRun=All");
         nd_validate_query(v, &path);
-        rc = nd_write(
+        rc = nd_call(
             ctx,
-            &(struct nd_write_req){.method = "PUT", .path = path.data, .body = body, .out = out},
+            &(struct nd_call_req){.method = "PUT", .path = path.data, .body = body, .out = out},
             st);
     }
     nd_buf_release(&path);

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api/object.h"
+#include "kinds/object.h"
 #include "client/client.h"
 #include "commands.h"
 #include "logs.h"
@@ -289,7 +289,7 @@ static int simulates(struct nd_ctx *ctx, struct nd_status *st)
 {
     json_t *stats = NULL;
     int code = 0;
-    if (nd_write(ctx, &(struct nd_write_req){.method = "GET", .path = "/emulator/v1/stats",
+    if (nd_call(ctx, &(struct nd_call_req){.method = "GET", .path = "/emulator/v1/stats",
                                              .out = &stats, .code = &code},
                  st) < 0) {
         if (code == 0)
@@ -480,8 +480,8 @@ static int attach(struct nd_ctx *ctx, const struct nd_kind *k, const char *ns, c
         struct nd_status st = ND_STATUS_INIT;
         int got = 0;
         nd_kind_path(k, ns, name, NULL, &path);
-        if (nd_write(ctx,
-                     &(struct nd_write_req){
+        if (nd_call(ctx,
+                     &(struct nd_call_req){
                          .method = "GET", .path = path.data, .out = &last, .code = &got},
                      &st) < 0 &&
             got == 404)
@@ -545,7 +545,7 @@ int cmd_run(int argc, char **argv, struct nd_ctx *ctx)
     if ((rc = sim_duration(ctx, &opt, simulated > 0, job)) != 0)
         goto out;
     const struct nd_kind *k = nd_kind_by_plural("nodus.dev", "jobs");
-    const char *ns = nd_ctx_namespace(ctx);
+    const char *ns = nd_ctx_project(ctx);
     json_object_set_new(json_object_get(job, "metadata"), "namespace", json_string(ns));
     if (dry == ND_DRY_CLIENT) {
         if (nd_print_result(&popts, has_output, job, "created", dry, 0, &st) < 0)
@@ -558,14 +558,14 @@ int cmd_run(int argc, char **argv, struct nd_ctx *ctx)
     /* the server's dry run first: the Job checked as the create will be, and its price */
     char *dry_path = nd_xasprintf("%s&dryRun=All", path.data);
     int code = 201; /* 200: the Job exists with this spec, and is answered as it is */
-    rc = nd_write(ctx,
-                  &(struct nd_write_req){.method = "POST", .path = dry_path, .body = job,
+    rc = nd_call(ctx,
+                  &(struct nd_call_req){.method = "POST", .path = dry_path, .body = job,
                                          .out = &preview, .code = &code},
                   &st);
     free(dry_path);
     if (rc == 0 && dry == ND_DRY_NONE)
-        rc = nd_write(ctx,
-                      &(struct nd_write_req){.method = "POST", .path = path.data, .body = job,
+        rc = nd_call(ctx,
+                      &(struct nd_call_req){.method = "POST", .path = path.data, .body = job,
                                              .out = &created, .code = &code},
                       &st);
     nd_buf_release(&path);

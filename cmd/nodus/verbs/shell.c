@@ -254,8 +254,8 @@ int cmd_shell(int argc, char **argv, struct nd_ctx *ctx)
         nd_opts_release(&o);
         return nd_cli_usage(ctx, "nodus shell takes no arguments");
     }
-    if (ctx->namespace_flag)
-        project = nd_xstrdup(ctx->namespace_flag);
+    if (ctx->project_flag)
+        project = nd_xstrdup(ctx->project_flag);
     nd_opts_release(&o);
     self_path();
     rl_readline_name = "nodus";

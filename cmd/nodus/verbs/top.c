@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "client/client.h"
 #include "commands.h"
 #include "print/print.h"
@@ -53,7 +53,7 @@ static json_t *list(struct nd_ctx *ctx, const char *plural, struct nd_status *st
         return NULL;
     const struct nd_kind *k = nd_kind_by_plural("nodus.dev", plural);
     struct nd_buf p = ND_BUF_INIT;
-    nd_kind_path(k, ctx->all_projects ? NULL : nd_ctx_namespace(ctx), NULL, NULL, &p);
+    nd_kind_path(k, ctx->all_projects ? NULL : nd_ctx_project(ctx), NULL, NULL, &p);
     json_t *out = NULL;
     if (nd_client_json(c, "GET", p.data, NULL, &out, st) < 0)
         out = NULL;

@@ -205,7 +205,7 @@ static void ended(struct nd_ctx *ctx, const struct waiter *w, const char *kind, 
     fflush(stdout);
     fprintf(stderr, "error: %s/%s ended %s without meeting the condition%s%s\n", kind, name, phase,
             why ? ": " : "", why ? why : "");
-    const char *ns = w->k->namespaced ? nd_ctx_namespace(ctx) : NULL;
+    const char *ns = w->k->namespaced ? nd_ctx_project(ctx) : NULL;
     if (!strcmp(phase, "Succeeded") && !strcasecmp(w->cond, "Complete"))
         /* a server that sets no Complete condition (an older emulator) */
         fprintf(stderr, "fix: its server sets no Complete condition; wait for the phase: "
@@ -236,7 +236,7 @@ static int add_listed(struct nd_ctx *ctx, const struct nd_res_list *res, size_t 
     }
     json_t *list = NULL;
     int rc = 0;
-    if (nd_get(ctx, p.data, &list, &st) < 0)
+    if (nd_call_get(ctx, p.data, &list, &st) < 0)
         rc = nd_cli_error(ctx, &st);
     size_t j;
     json_t *item;
@@ -308,7 +308,7 @@ int cmd_wait(int argc, char **argv, struct nd_ctx *ctx)
     }
     int64_t timeout = opt.timeout;
     int64_t deadline = nd_now_ms() + (timeout > 0 ? timeout : 1);
-    const char *ns = nd_ctx_namespace(ctx);
+    const char *ns = nd_ctx_project(ctx);
     const char *selector = opt.selector;
     if (!res.by_name && res.n && !opt.all && !selector) {
         worst = nd_cli_usage(ctx, "resource name may not be empty (name objects, or use -l "

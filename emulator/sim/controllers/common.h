@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "sim.h"
 
 #define EM_ACCRUE_EVERY_MS (60 * 1000) /* costs shown move at least this often */

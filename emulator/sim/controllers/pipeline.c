@@ -21,7 +21,7 @@
  * is gone), suspended (1 while the Pipeline holds its Jobs suspended). */
 #include <string.h>
 
-#include "api/schema.h"
+#include "kinds/schema.h"
 #include "controllers.h"
 #include "objects.h"
 #include "util/id.h"

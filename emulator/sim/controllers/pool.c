@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "admit.h"
-#include "api/object.h"
+#include "kinds/object.h"
 #include "controllers.h"
 #include "longrun.h"
 #include "objects.h"

@@ -23,7 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "api/object.h"
+#include "kinds/object.h"
 #include "objects.h"
 #include "pools.h"
 #include "store.h"

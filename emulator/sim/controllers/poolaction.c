@@ -28,8 +28,8 @@
 #include <string.h>
 
 #include "admit.h"
-#include "api/field_errors.h"
-#include "api/object.h"
+#include "kinds/field_errors.h"
+#include "kinds/object.h"
 #include "controllers.h"
 #include "objects.h"
 #include "pools.h"

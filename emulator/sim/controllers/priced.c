@@ -4,9 +4,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "api/field_errors.h"
-#include "api/object.h"
-#include "api/schema.h"
+#include "kinds/field_errors.h"
+#include "kinds/object.h"
+#include "kinds/schema.h"
 #include "objects.h"
 #include "pools.h"
 #include "pricebook.h"

@@ -5,7 +5,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "api/field_errors.h"
+#include "kinds/field_errors.h"
 
 /* Checks v (already of the schema's type) against format and the schema's x-nodus-min /
  * x-nodus-max; adds one problem at path to errs when it fails. Unknown formats pass. */

@@ -1,5 +1,5 @@
 /* event_v1.c: core v1 Event -> events.k8s.io/v1 Event (event_v1.h). */
-#include "api/event_v1.h"
+#include "kinds/event_v1.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* openapi_v2.c: the Swagger 2.0 document of /openapi/v2, made from the two OpenAPI v3
  * documents (see openapi.h): the same paths, operations and schemas, in v2's shape. */
-#include "api/openapi.h"
+#include "kinds/openapi.h"
 
 #include <string.h>
 

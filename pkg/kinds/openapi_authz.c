@@ -1,11 +1,11 @@
 /* openapi_authz.c: the OpenAPI v3 document of authorization.k8s.io/v1 (see openapi.h):
  * the two reviews `kubectl auth can-i` creates, SelfSubjectAccessReview and
  * SelfSubjectRulesReview, in kube-apiserver's shape (io.k8s.api.authorization.v1.*). */
-#include "api/openapi.h"
+#include "kinds/openapi.h"
 
 #include <string.h>
 
-#include "api/schema.h"
+#include "kinds/schema.h"
 #include "util/xmalloc.h"
 
 #define AUTHZ "io.k8s.api.authorization.v1."

@@ -1,12 +1,12 @@
 /* openapi.c: OpenAPI v3 documents in kube-apiserver's shape (see openapi.h). */
-#include "api/openapi.h"
+#include "kinds/openapi.h"
 
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/schema.h"
+#include "kinds/schema.h"
 #include "util/buf.h"
 #include "util/xmalloc.h"
 

@@ -1,7 +1,7 @@
 /* kinds.c: the table of kinds (kinds.md), the one place each kind is described. */
-#include "api/event_v1.h"
-#include "api/registry.h"
-#include "api/validate_extra.h"
+#include "kinds/event_v1.h"
+#include "kinds/registry.h"
+#include "kinds/validate_extra.h"
 #include "patch/strategic.h"
 
 #define LIST(...) ((const char *const[]){__VA_ARGS__, NULL})

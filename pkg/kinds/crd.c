@@ -1,11 +1,11 @@
 /* crd.c: the CustomResourceDefinition of a kind, from the registry and the kind schemas. */
-#include "api/crd.h"
+#include "kinds/crd.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/schema.h"
+#include "kinds/schema.h"
 #include "util/buf.h"
 #include "util/xmalloc.h"
 

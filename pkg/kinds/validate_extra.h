@@ -5,8 +5,8 @@
 
 #include <jansson.h>
 
-#include "api/field_errors.h"
-#include "api/registry.h"
+#include "kinds/field_errors.h"
+#include "kinds/registry.h"
 
 /* The checks of a Job's spec found at base ("spec", "spec.steps[0].job"). */
 void nd_validate_job_spec(const json_t *spec, const char *base, struct nd_field_errors *errs);

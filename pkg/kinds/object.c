@@ -1,4 +1,4 @@
-#include "api/object.h"
+#include "kinds/object.h"
 
 #include <stdlib.h>
 #include <string.h>

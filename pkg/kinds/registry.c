@@ -1,5 +1,5 @@
 /* registry.c: lookups over the kind table, and the phases of each family. */
-#include "api/registry.h"
+#include "kinds/registry.h"
 
 #include <stdio.h>
 #include <stdlib.h>

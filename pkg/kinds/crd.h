@@ -17,7 +17,7 @@
 
 #include <jansson.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "util/status.h"
 
 /* The CRD of k. NEW; NULL with st (InternalError) when the kind has no schema or when

@@ -1,6 +1,6 @@
 /* The write-ahead log's failures: which tickets failed, the episode log, the space
- * allocated ahead of the log, and the recovery after a failed batch; see wal.h. */
-#include "wal.h"
+ * allocated ahead of the log, and the recovery after a failed batch; see journal.h. */
+#include "journal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@ int fallocate(int fd, int mode, off_t offset, off_t len);
 /* space allocated ahead of the log at a time, beyond what a write needs */
 #define RESERVE_CHUNK (256 << 10)
 
-static void say(struct em_wal *w, const char *msg)
+static void say(struct em_journal *w, const char *msg)
 {
     if (w->log)
         w->log(w->log_ctx, msg);
@@ -26,7 +26,7 @@ static void say(struct em_wal *w, const char *msg)
         fprintf(stderr, "nodus-emulator: %s\n", msg);
 }
 
-void em_wal_note_error(struct em_wal *w, const char *path, int err)
+void em_journal_note_error(struct em_journal *w, const char *path, int err)
 {
     if (w->error)
         return;
@@ -41,7 +41,7 @@ void em_wal_note_error(struct em_wal *w, const char *path, int err)
     free(msg);
 }
 
-void em_wal_note_ok(struct em_wal *w)
+void em_journal_note_ok(struct em_journal *w)
 {
     if (!w->error)
         return;
@@ -54,12 +54,12 @@ void em_wal_note_ok(struct em_wal *w)
     w->error_path = NULL;
 }
 
-void em_wal_fail_range(struct em_wal *w, uint64_t lo, uint64_t hi)
+void em_journal_fail_range(struct em_journal *w, uint64_t lo, uint64_t hi)
 {
     if (lo > hi)
         return;
     if (w->nfailed && w->failed[w->nfailed - 1].hi + 1 >= lo) {
-        struct em_wal_range *r = &w->failed[w->nfailed - 1];
+        struct em_journal_range *r = &w->failed[w->nfailed - 1];
         if (hi > r->hi)
             r->hi = hi;
         if (lo < r->lo)
@@ -70,10 +70,10 @@ void em_wal_fail_range(struct em_wal *w, uint64_t lo, uint64_t hi)
         w->capfailed = w->capfailed ? w->capfailed * 2 : 8;
         w->failed = nd_xrealloc(w->failed, w->capfailed * sizeof *w->failed);
     }
-    w->failed[w->nfailed++] = (struct em_wal_range){lo, hi};
+    w->failed[w->nfailed++] = (struct em_journal_range){lo, hi};
 }
 
-bool em_wal_ticket_failed(const struct em_wal *w, uint64_t ticket)
+bool em_journal_ticket_failed(const struct em_journal *w, uint64_t ticket)
 {
     size_t lo = 0, hi = w->nfailed;
     while (lo < hi) { /* the first range ending at or after ticket */
@@ -91,7 +91,7 @@ static bool full(int err)
     return err == ENOSPC || err == EDQUOT;
 }
 
-int em_wal_reserve(struct em_wal *w, size_t need)
+int em_journal_reserve(struct em_journal *w, size_t need)
 {
     pthread_mutex_lock(&w->lock);
     int rc = 0;
@@ -115,13 +115,13 @@ int em_wal_reserve(struct em_wal *w, size_t need)
         if (!full(rc))
             break;
     }
-    em_wal_note_error(w, w->path, rc);
+    em_journal_note_error(w, w->path, rc);
 out:
     pthread_mutex_unlock(&w->lock);
     return rc;
 }
 
-uint64_t em_wal_recover(struct em_wal *w)
+uint64_t em_journal_recover(struct em_journal *w)
 {
     pthread_mutex_lock(&w->lock);
     if (!w->broken) {
@@ -131,12 +131,12 @@ uint64_t em_wal_recover(struct em_wal *w)
     pthread_mutex_unlock(&w->lock);
     /* every record appended so far goes through a doomed batch: nothing is written, and
      * whoever waits for one of them hears that it failed */
-    em_wal_commit(w, em_wal_ticket(w));
+    em_journal_commit(w, em_journal_ticket(w));
     pthread_mutex_lock(&w->lock);
     while (w->flushing || w->apply_turn != w->batch_seq)
         pthread_cond_wait(&w->cond, &w->lock);
     uint64_t from = w->broken_from;
-    em_wal_fail_range(w, from, w->appended);
+    em_journal_fail_range(w, from, w->appended);
     w->broken = false;
     w->broken_from = 0;
     w->appended_rev = w->durable_rev;

@@ -5,7 +5,7 @@
  * The emulator derives its discovery documents, OpenAPI, validation, defaults, printer
  * columns and field selectors from it; the CLI its completion, name resolution and
  * client-side table columns. Schemas (descriptions, types, bounds, defaults) live in
- * pkg/api/schemas/<kind>.yaml and are reached through schema.h.
+ * pkg/kinds/schemas/<kind>.yaml and are reached through schema.h.
  *
  * Everything here is static data: pointers returned are BORROWED from the table and live
  * for the whole program. Lists are NULL-terminated; column and mutable-field tables end
@@ -131,7 +131,7 @@ struct nd_kind {
     /* Field labels accepted by ?fieldSelector=, each read at its own path, or "LABEL=PATH"
      * for a label read elsewhere (selector.h). */
     const char *const *field_selectors;
-    const char *schema_file;            /* "job.yaml" under pkg/api/schemas/ */
+    const char *schema_file;            /* "job.yaml" under pkg/kinds/schemas/ */
     const char *description;            /* one line, for completion and api-resources */
     /* Checks what the schema cannot express (Pipeline DAG, Budget thresholds ...),
      * adding one problem per field to errs. NULL when there is nothing to add. */

@@ -1,6 +1,6 @@
 /* prune.c: dropping the fields a kind's schema does not know, as kube-apiserver prunes
  * custom resources with a structural schema. */
-#include "api/schema.h"
+#include "kinds/schema.h"
 
 static void prune(const json_t *schema, json_t *v)
 {

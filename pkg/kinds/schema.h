@@ -1,6 +1,6 @@
 /* schema.h: each kind's OpenAPI v3 schema, and the validation and defaulting done with it.
  *
- * The schemas are YAML files compiled into the library (pkg/api/schemas/<kind>.yaml, see
+ * The schemas are YAML files compiled into the library (pkg/kinds/schemas/<kind>.yaml, see
  * util/embed.h). They are parsed once, on first use, by whichever thread gets there
  * first (a `get` that never validates never pays for it). Besides standard OpenAPI
  * (type, format, enum, default, minimum, maximum, minItems, maxItems, minLength,
@@ -24,8 +24,8 @@
 
 #include <jansson.h>
 
-#include "api/field_errors.h"
-#include "api/registry.h"
+#include "kinds/field_errors.h"
+#include "kinds/registry.h"
 #include "util/status.h"
 
 /* The fieldValidation query parameter (api.md). */

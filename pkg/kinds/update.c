@@ -1,11 +1,11 @@
 /* update.c: what a replace or patch may change (kinds.md "mutable spec fields"). */
-#include "api/schema.h"
+#include "kinds/schema.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/formats.h"
-#include "api/object.h"
+#include "kinds/formats.h"
+#include "kinds/object.h"
 #include "util/buf.h"
 #include "util/xmalloc.h"
 

@@ -1,5 +1,5 @@
 /* defaults.c: Kubernetes' structural defaulting and pruning of nulls. */
-#include "api/schema.h"
+#include "kinds/schema.h"
 
 #include <string.h>
 

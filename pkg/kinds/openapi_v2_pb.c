@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/openapi.h"
+#include "kinds/openapi.h"
 #include "util/buf.h"
 
 enum { WIRE_VARINT = 0, WIRE_I64 = 1, WIRE_LEN = 2 };

@@ -1,5 +1,5 @@
 /* field_errors.c: Kubernetes' field.ErrorList, and its Status. */
-#include "api/field_errors.h"
+#include "kinds/field_errors.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

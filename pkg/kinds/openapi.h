@@ -18,7 +18,7 @@
 
 #include <jansson.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 
 /* The document served at /openapi/v3/apis/nodus.dev/v1. NEW; NULL only when the
  * embedded schemas are broken (nd_schemas_check). */

@@ -1,6 +1,6 @@
 /* schema.c: loading the embedded kind schemas once, resolving their includes, and
  * assembling each kind's whole object schema. */
-#include "api/schema.h"
+#include "kinds/schema.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 #include "util/xmalloc.h"
 #include "yaml/yaml.h"
 
-extern const struct nd_embed nd_api_schema_files[];
+extern const struct nd_embed nd_kind_schema_files[];
 
 #define OBJECT_META       "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
 #define INCLUDE_KEY       "x-nodus-include"
@@ -159,7 +159,7 @@ static void load(void)
 {
     files = json_object();
     kind_schemas = json_object();
-    for (const struct nd_embed *e = nd_api_schema_files; e->name; e++) {
+    for (const struct nd_embed *e = nd_kind_schema_files; e->name; e++) {
         struct nd_status st = ND_STATUS_INIT;
         json_t *doc = nd_yaml_load(e->data, e->len, e->name, &st);
         if (!doc) {

@@ -1,12 +1,12 @@
 /* validate.c: an object checked against its kind's schema, as a Kubernetes API server
  * checks a custom resource (structural schema, then the kind's own rules). */
-#include "api/schema.h"
+#include "kinds/schema.h"
 
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/formats.h"
+#include "kinds/formats.h"
 #include "util/buf.h"
 #include "util/quote.h"
 #include "util/validate.h"

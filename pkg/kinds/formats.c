@@ -1,5 +1,5 @@
 /* formats.c: duration, money, quantity, date-time, cron, image and dns-label values. */
-#include "api/formats.h"
+#include "kinds/formats.h"
 
 #include <ctype.h>
 #include <inttypes.h>

@@ -3,7 +3,7 @@
 #include <sys/types.h>
 #include <string.h>
 
-#include "api/validate_extra.h"
+#include "kinds/validate_extra.h"
 #include "util/buf.h"
 #include "util/validate.h"
 #include "util/xmalloc.h"

@@ -1,5 +1,5 @@
 /* columns.c: printer-column cells, rendered as a person reads them ($12.40, 5m, 1xH100). */
-#include "api/registry.h"
+#include "kinds/registry.h"
 
 #include <ctype.h>
 #include <inttypes.h>

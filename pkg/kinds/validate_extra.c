@@ -1,12 +1,12 @@
 /* validate_extra.c: per-kind rules beyond the schemas. */
-#include "api/validate_extra.h"
+#include "kinds/validate_extra.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/formats.h"
-#include "api/schema.h"
+#include "kinds/formats.h"
+#include "kinds/schema.h"
 #include "util/buf.h"
 #include "util/validate.h"
 #include "util/xmalloc.h"

@@ -24,7 +24,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "api/registry.h"
+#include "kinds/registry.h"
 #include "util/status.h"
 
 struct nd_field_errors {

@@ -1,0 +1,134 @@
+/* Unit tests of the change history (emulator/store/history.c): old changes keep
+ * their compact JSON instead of whole trees, and give the trees back when read. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "history.h"
+#include "store.h"
+#include "store_tmpdir.h"
+#include "util/xmalloc.h"
+
+static char *tmpdir(void)
+{
+    return store_tmpdir("journal");
+}
+
+static json_t *volume(const char *name, int64_t rv, int size)
+{
+    char rvs[24], sz[24];
+    snprintf(rvs, sizeof rvs, "%lld", (long long)rv);
+    snprintf(sz, sizeof sz, "%dGi", size);
+    return json_pack("{ss ss s{ss ss ss} s{ss}}", "apiVersion", "nodus.dev/v1", "kind", "Volume",
+                     "metadata", "name", name, "namespace", "default", "resourceVersion", rvs,
+                     "spec", "size", sz);
+}
+
+/* One object changed n times: each change stored, then journaled with the previous
+ * revision, as objects.c does. */
+static void churn(struct em_store *s, struct em_history *j, int n)
+{
+    json_t *prev = NULL;
+    for (int i = 1; i <= n; i++) {
+        json_t *v = volume("a", i, i);
+        struct em_bytes *json = NULL;
+        struct nd_status st = ND_STATUS_INIT;
+        assert_int_equal(em_store_put(s, "volumes", v, i == 1 ? "ADDED" : "MODIFIED", 1000,
+                                      &json, &st),
+                         0);
+        em_history_append(j, i, 1000, i == 1 ? "ADDED" : "MODIFIED", "volumes", v, prev, json);
+        em_bytes_unref(json);
+        json_decref(prev);
+        prev = v; /* our reference: the next change's previous object */
+    }
+    json_decref(prev);
+}
+
+static void test_old_events_keep_bytes(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT, err = ND_BUF_INIT;
+    assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
+    struct em_history j;
+    assert_int_equal(em_history_open(&j, &s, 0, 1000, &err), 0);
+    int n = 3 * EM_HISTORY_HOT;
+    churn(&s, &j, n);
+    assert_int_equal(j.len, (size_t)n);
+    /* an old event: bytes only */
+    struct em_change *old = &j.ev[10];
+    assert_null(old->obj);
+    assert_null(old->prev);
+    assert_non_null(old->json);
+    assert_non_null(old->prev_json);
+    /* ...and the trees come back, equal to what was stored then */
+    json_t *want = volume("a", 11, 11), *want_prev = volume("a", 10, 10);
+    assert_true(json_equal(em_change_obj(old), want));
+    assert_true(json_equal(em_change_prev(old), want_prev));
+    json_decref(want);
+    json_decref(want_prev);
+    /* the newest events keep their trees; the last one is the stored object itself */
+    struct em_change *last = &j.ev[j.len - 1];
+    assert_non_null(last->obj);
+    assert_ptr_equal(last->obj, em_store_get(&s, "volumes", "default", "a"));
+    assert_non_null(j.ev[j.len - EM_HISTORY_HOT].obj);
+    em_history_close(&j);
+    em_store_close(&s);
+    em_rm_rf(dir);
+    free(dir);
+    nd_buf_release(&report);
+    nd_buf_release(&err);
+}
+
+static void test_stored_object_keeps_its_tree(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT, err = ND_BUF_INIT;
+    assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
+    struct em_history j;
+    assert_int_equal(em_history_open(&j, &s, 0, 1000, &err), 0);
+    /* one object created first and never changed, then much churn of another */
+    json_t *b = volume("b", 1, 1);
+    struct em_bytes *json = NULL;
+    struct nd_status st = ND_STATUS_INIT;
+    assert_int_equal(em_store_put(&s, "volumes", b, "ADDED", 1000, &json, &st), 0);
+    em_history_append(&j, 1, 1000, "ADDED", "volumes", b, NULL, json);
+    em_bytes_unref(json);
+    json_decref(b);
+    for (int i = 0; i < 2 * EM_HISTORY_HOT; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "c%d", i);
+        json_t *c = volume(name, i + 2, 1);
+        assert_int_equal(em_store_put(&s, "volumes", c, "ADDED", 1000, &json, &st), 0);
+        em_history_append(&j, i + 2, 1000, "ADDED", "volumes", c, NULL, json);
+        em_bytes_unref(json);
+        json_decref(c);
+    }
+    /* b is old but still the stored revision: shared with the store, not copied */
+    assert_ptr_equal(j.ev[0].obj, em_store_get(&s, "volumes", "default", "b"));
+    em_history_close(&j);
+    em_store_close(&s);
+    em_rm_rf(dir);
+    free(dir);
+    nd_buf_release(&report);
+    nd_buf_release(&err);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_old_events_keep_bytes),
+        cmocka_unit_test(test_stored_object_keeps_its_tree),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
