@@ -107,7 +107,7 @@ static int delete_project(struct em_api *a, json_t *ns, bool dry_run, json_t **r
         const struct nd_kind *k = &nd_kinds[i];
         if (!k->namespaced)
             continue;
-        json_t *items = em_store_list(&srv->store, k->plural, name);
+        json_t *items = em_store_list(&srv->store, k, name);
         size_t j;
         json_t *o;
         json_array_foreach(items, j, o) {
@@ -121,11 +121,11 @@ static int delete_project(struct em_api *a, json_t *ns, bool dry_run, json_t **r
         }
         json_decref(items);
     }
-    json_t *now_ns = em_store_get(&srv->store, "namespaces", "", name);
+    json_t *now_ns = em_store_get(&srv->store, nd_kind_by_plural(NULL, "namespaces"), "", name);
     if (now_ns) {
         bool empty = true;
         for (size_t i = 0; i < nd_kind_count() && empty; i++) {
-            json_t *items = em_store_list(&srv->store, nd_kinds[i].plural, name);
+            json_t *items = em_store_list(&srv->store, &nd_kinds[i], name);
             empty = !nd_kinds[i].namespaced || json_array_size(items) == 0;
             json_decref(items);
         }
@@ -168,7 +168,7 @@ int em_api_delete(struct em_api *a)
     json_t *result = NULL;
     if (delete_options(a, &o) < 0)
         goto out;
-    json_t *obj = em_store_get(&a->srv->store, a->kind->plural, a->ns, a->path.name);
+    json_t *obj = em_store_get(&a->srv->store, a->kind, a->ns, a->path.name);
     if (!obj) {
         em_api_not_found(a, a->path.name);
         goto out;
@@ -193,7 +193,7 @@ int em_api_delete_collection(struct em_api *a)
      * never "everything" */
     if (delete_options(a, &o) < 0 || em_api_query_rv(a, &list_rv) < 0)
         goto out;
-    all = em_store_list(&a->srv->store, a->kind->plural, *a->ns ? a->ns : NULL);
+    all = em_store_list(&a->srv->store, a->kind, *a->ns ? a->ns : NULL);
     selected = em_api_select(a, all);
     if (!selected)
         goto out;

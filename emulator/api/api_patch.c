@@ -148,7 +148,7 @@ int em_api_patch(struct em_api *a)
     enum patch_type t = patch_type(em_req_header(a->req, "content-type"));
     if (t == PATCH_UNKNOWN || (t == PATCH_STRATEGIC && !a->kind->strategic))
         return unsupported(a);
-    json_t *old = em_store_get(&a->srv->store, a->kind->plural, a->ns, a->path.name);
+    json_t *old = em_store_get(&a->srv->store, a->kind, a->ns, a->path.name);
     if (t == PATCH_APPLY)
         return apply(a, &w, old);
     if (!old)

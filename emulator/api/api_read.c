@@ -19,8 +19,7 @@ int em_api_get(struct em_api *a)
     /* resourceVersion: 0 any, R not older than R (a newer one is waited for, then 504) */
     if (em_api_query_rv(a, &want) < 0 || em_api_wait_fresh(a, want) < 0)
         return -1;
-    const struct em_entry *e =
-        em_store_entry(&a->srv->store, a->kind->plural, a->ns, a->path.name);
+    const struct em_entry *e = em_store_entry(&a->srv->store, a->kind, a->ns, a->path.name);
     if (!e)
         return em_api_not_found(a, a->path.name);
     if (a->kind->from_stored) { /* a view: the stored object converted */
@@ -96,7 +95,7 @@ static void walk_init(struct walk *w, struct em_server *srv, const struct nd_kin
                       const char *ns, const char *start_ns, const char *start_name, int64_t rv)
 {
     memset(w, 0, sizeof *w);
-    em_store_seek(&srv->store, kind->plural, *ns ? ns : NULL, start_ns, start_name, &w->c);
+    em_store_seek(&srv->store, kind, *ns ? ns : NULL, start_ns, start_name, &w->c);
     if (rv >= srv->store.revision)
         return;
     w->then = changed_since(srv, kind->plural, ns, rv);

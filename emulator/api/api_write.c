@@ -145,7 +145,7 @@ static void check_image(struct em_api *a, const json_t *image, const char *field
     if (!colon)
         return;
     char *name = nd_xstrndup(ref + 6, (size_t)(colon - ref - 6));
-    json_t *img = em_store_get(&a->srv->store, "images", "nodus", name);
+    json_t *img = em_store_get(&a->srv->store, nd_kind_by_plural(NULL, "images"), "nodus", name);
     bool found = false;
     size_t i;
     json_t *t;
@@ -339,7 +339,7 @@ static const char *create_name(struct em_api *a, json_t *meta)
             nd_random_suffix(suffix);
             char *candidate = nd_xasprintf("%.*s%s", 58, gen, suffix);
             json_object_set_new(meta, "name", json_string(candidate));
-            bool taken = em_store_get(&srv->store, k->plural, a->ns, candidate) != NULL;
+            bool taken = em_store_get(&srv->store, k, a->ns, candidate) != NULL;
             free(candidate);
             if (!taken)
                 break;
@@ -409,7 +409,8 @@ int em_write_create(struct em_api *a, struct em_write *w, json_t *obj)
     if (!w->apply)
         json_object_del(meta, "managedFields");
     json_object_del(obj, "status");
-    if (k->namespaced && !em_store_get(&srv->store, "namespaces", "", a->ns)) {
+    if (k->namespaced &&
+        !em_store_get(&srv->store, nd_kind_by_plural(NULL, "namespaces"), "", a->ns)) {
         nd_status_set(&a->st, "NotFound", NULL, "namespaces \"%s\" not found", a->ns);
         nd_status_set_fix(&a->st, "create it: nodus create project %s", a->ns);
         nd_status_set_target(&a->st, a->ns, "", "namespaces");
@@ -423,7 +424,7 @@ int em_write_create(struct em_api *a, struct em_write *w, json_t *obj)
     nd_kind_default(k, obj);
     if (validate(a, w, obj) < 0)
         return -1;
-    json_t *existing = em_store_get(&srv->store, k->plural, a->ns, name);
+    json_t *existing = em_store_get(&srv->store, k, a->ns, name);
     if (existing)
         return existing_answer(a, existing, obj);
 
@@ -603,7 +604,7 @@ int em_write_update(struct em_api *a, struct em_write *w, json_t *old, json_t *o
     }
     if (em_obj_update(srv, k, old, obj, &a->st) < 0)
         return -1;
-    json_t *now_obj = em_store_get(&srv->store, k->plural, a->ns, name);
+    json_t *now_obj = em_store_get(&srv->store, k, a->ns, name);
     em_api_answer(a, 200, now_obj ? now_obj : obj);
     return 0;
 }
@@ -613,7 +614,7 @@ int em_api_replace(struct em_api *a)
     struct em_write w;
     if (em_write_options(a, &w) < 0)
         return -1;
-    json_t *old = em_store_get(&a->srv->store, a->kind->plural, a->ns, a->path.name);
+    json_t *old = em_store_get(&a->srv->store, a->kind, a->ns, a->path.name);
     if (!old)
         return em_api_not_found(a, a->path.name);
     json_t *obj = em_api_body(a, true);

@@ -83,19 +83,19 @@ void em_exec_session_closed(struct em_exec_session *s)
     session_count(r, s->uid, -1);
     r->live--;
     pthread_cond_broadcast(&r->live_changed);
-    const struct nd_kind *k = nd_kind_by_plural("nodus.dev", s->plural);
+    const struct nd_kind *k = s->kind;
     if (!k || k->family != ND_FAMILY_LONG)
         return; /* a run to completion (a Job) keeps no idle clock; a Sandbox does */
-    json_t *obj = em_store_get(&s->srv->store, s->plural, s->ns, s->name);
+    json_t *obj = em_store_get(&s->srv->store, s->kind, s->ns, s->name);
     const char *uid = json_string_value(json_object_get(json_object_get(obj, "metadata"), "uid"));
     if (obj && uid && strcmp(uid, s->uid) == 0)
         em_sandbox_session_ended(s->srv, obj);
 }
 
-bool em_exec_target_running(struct em_server *srv, const char *plural, const char *ns,
+bool em_exec_target_running(struct em_server *srv, const struct nd_kind *k, const char *ns,
                             const char *name, const char *uid)
 {
-    json_t *obj = em_store_get(&srv->store, plural, ns, name);
+    json_t *obj = em_store_get(&srv->store, k, ns, name);
     if (!obj)
         return false;
     const json_t *meta = json_object_get(obj, "metadata");
@@ -242,7 +242,7 @@ static void session_abandon(void *cls)
 int em_exec_handle(struct em_api *a, const char *verb)
 {
     (void)verb; /* get or create: the router serves only nd_kind_sub_verbs (route.c) */
-    json_t *obj = em_store_get(&a->srv->store, a->kind->plural, a->ns, a->path.name);
+    json_t *obj = em_store_get(&a->srv->store, a->kind, a->ns, a->path.name);
     if (!obj)
         return em_api_not_found(a, a->path.name);
     json_t *command = json_object_get(a->req->query, "command");
@@ -274,7 +274,7 @@ int em_exec_handle(struct em_api *a, const char *verb)
 
     struct em_exec_session *s = nd_xcalloc(1, sizeof *s);
     s->srv = a->srv;
-    s->plural = nd_xstrdup(a->kind->plural);
+    s->kind = a->kind;
     s->ns = nd_xstrdup(a->ns);
     s->name = nd_xstrdup(a->path.name);
     s->uid =

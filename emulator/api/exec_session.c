@@ -527,8 +527,8 @@ static bool still_wanted(struct run *r)
 {
     struct em_server *srv = r->s->srv;
     pthread_mutex_lock(&srv->lock);
-    bool ok = !srv->stopping &&
-              em_exec_target_running(srv, r->s->plural, r->s->ns, r->s->name, r->s->uid);
+    bool ok =
+        !srv->stopping && em_exec_target_running(srv, r->s->kind, r->s->ns, r->s->name, r->s->uid);
     pthread_mutex_unlock(&srv->lock);
     return ok;
 }
@@ -725,7 +725,6 @@ void em_exec_session_free(struct em_exec_session *s)
 {
     if (!s)
         return;
-    free(s->plural);
     free(s->ns);
     free(s->name);
     free(s->uid);

@@ -12,7 +12,8 @@
 
 struct em_exec_session {
     struct em_server *srv;
-    char *plural, *ns, *name, *uid; /* the object exec'd into */
+    const struct nd_kind *kind;     /* the object exec'd into: its kind, */
+    char *ns, *name, *uid;          /* where it is and which one */
     struct em_view view;            /* what the command sees: its tree, its Volumes */
     char **argv, **envp;            /* NULL-terminated, owned */
     bool want_in, want_out, want_err, tty;
@@ -31,7 +32,7 @@ void em_exec_session_free(struct em_exec_session *s);
 void em_exec_session_open(struct em_exec_session *s);
 void em_exec_session_closed(struct em_exec_session *s);
 /* Whether the object (that uid) is still there and Running, not being deleted. */
-bool em_exec_target_running(struct em_server *srv, const char *plural, const char *ns,
+bool em_exec_target_running(struct em_server *srv, const struct nd_kind *k, const char *ns,
                             const char *name, const char *uid);
 
 #endif

@@ -413,7 +413,7 @@ int em_files_handle(struct em_api *a, const char *verb)
 {
     /* get reads, create and update write: the router serves only nd_kind_sub_verbs */
     bool get = strcmp(verb, "get") == 0;
-    json_t *obj = em_store_get(&a->srv->store, a->kind->plural, a->ns, a->path.name);
+    json_t *obj = em_store_get(&a->srv->store, a->kind, a->ns, a->path.name);
     if (!obj)
         return em_api_not_found(a, a->path.name);
     return get ? get_files(a, obj) : put_files(a, obj);

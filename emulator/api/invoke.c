@@ -263,7 +263,7 @@ static int not_runnable(struct em_api *a, const json_t *fn, const char *why)
 /* Records the invocation on the stored Function (it may have gone meanwhile). */
 static void record(struct em_api *a, const char *name)
 {
-    json_t *fn = em_store_get(&a->srv->store, "functions", a->ns, name);
+    json_t *fn = em_store_get(&a->srv->store, nd_kind_by_plural(NULL, "functions"), a->ns, name);
     if (!fn)
         return;
     json_t *copy = json_deep_copy(fn);
@@ -363,7 +363,7 @@ out:
 int em_function_invoke(struct em_api *a, const char *verb)
 {
     (void)verb; /* create: the router serves only nd_kind_sub_verbs (route.c) */
-    json_t *fn = em_store_get(&a->srv->store, a->kind->plural, a->ns, a->path.name);
+    json_t *fn = em_store_get(&a->srv->store, a->kind, a->ns, a->path.name);
     if (!fn)
         return em_api_not_found(a, a->path.name);
     const char *phase = json_string_value(json_object_get(json_object_get(fn, "status"), "phase"));

@@ -292,7 +292,7 @@ static const char *uid_of(const json_t *obj)
 /* Moves what is new into pending (lock held). */
 static void collect(struct follow *f)
 {
-    json_t *obj = em_store_get(&f->srv->store, f->k->plural, f->ns, f->name);
+    json_t *obj = em_store_get(&f->srv->store, f->k, f->ns, f->name);
     if (!obj || strcmp(uid_of(obj), f->uid) != 0) {
         f->done = true; /* deleted (or replaced by another object of that name) */
         return;
@@ -374,7 +374,7 @@ int em_logs_serve(struct em_api *a, const char *verb)
     struct log_opts o;
     if (parse_opts(a, &o) < 0)
         return -1;
-    json_t *obj = em_store_get(&a->srv->store, a->kind->plural, a->ns, a->path.name);
+    json_t *obj = em_store_get(&a->srv->store, a->kind, a->ns, a->path.name);
     if (!obj)
         return em_api_not_found(a, a->path.name);
     if (!o.follow) {

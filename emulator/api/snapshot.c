@@ -33,9 +33,9 @@
 
 static const char *const trees[] = {"files", "logs", NULL};
 
-static int add_object(const char *plural, const struct em_entry *e, void *out)
+static int add_object(const struct nd_kind *k, const struct em_entry *e, void *out)
 {
-    json_array_append_new(out, json_pack("{sssO}", "plural", plural, "object", e->obj));
+    json_array_append_new(out, json_pack("{sssO}", "plural", k->plural, "object", e->obj));
     return 0;
 }
 
@@ -141,7 +141,7 @@ static void restore_objects(struct em_server *srv, json_t *objects)
         bool keep = json_object_get(want, k) != NULL;
         free(k);
         const struct nd_kind *kind = nd_kind_by_plural(NULL, plural);
-        json_t *cur = em_store_get(&srv->store, plural, em_obj_ns(obj), em_obj_name(obj));
+        json_t *cur = em_store_get(&srv->store, kind, em_obj_ns(obj), em_obj_name(obj));
         if (!keep && kind && cur) {
             json_incref(cur);
             em_obj_remove(srv, kind, cur, &st);
@@ -154,7 +154,7 @@ static void restore_objects(struct em_server *srv, json_t *objects)
         const char *plural = json_string_value(json_object_get(e, "plural"));
         const struct nd_kind *kind = nd_kind_by_plural(NULL, plural);
         json_t *obj = json_deep_copy(json_object_get(e, "object"));
-        json_t *cur = em_store_get(&srv->store, plural, em_obj_ns(obj), em_obj_name(obj));
+        json_t *cur = em_store_get(&srv->store, kind, em_obj_ns(obj), em_obj_name(obj));
         if (!cur) {
             json_object_del(json_object_get(obj, "metadata"), "resourceVersion");
             em_obj_add(srv, kind, obj, &st);

@@ -12,10 +12,10 @@ struct counts {
     size_t total;
 };
 
-static int count_kind(const char *plural, size_t n, void *ctx)
+static int count_kind(const struct nd_kind *k, size_t n, void *ctx)
 {
     struct counts *c = ctx;
-    json_object_set_new(c->objects, plural, json_integer((json_int_t)n));
+    json_object_set_new(c->objects, k->plural, json_integer((json_int_t)n));
     c->total += n;
     return 0;
 }

@@ -371,7 +371,7 @@ int em_api_watch(struct em_api *a)
          * current one): the current objects first, as ADDED */
         w->last_rev = srv->store.revision;
         struct em_store_cursor c;
-        em_store_seek(&srv->store, a->kind->plural, *a->ns ? a->ns : NULL, NULL, NULL, &c);
+        em_store_seek(&srv->store, a->kind, *a->ns ? a->ns : NULL, NULL, NULL, &c);
         const struct em_entry *e;
         while ((e = em_store_next(&c))) {
             if (matches(w, e->obj))

@@ -160,8 +160,7 @@ int em_obj_add(struct em_server *srv, const struct nd_kind *k, json_t *obj, stru
     set_rv(srv, obj);
     em_obj_normalize(obj);
     struct em_bytes *json;
-    if (em_store_put(&srv->store, k->plural, obj, "ADDED", em_clock_now_ms(&srv->clock), &json,
-                     st) < 0)
+    if (em_store_put(&srv->store, k, obj, "ADDED", em_clock_now_ms(&srv->clock), &json, st) < 0)
         return -1;
     record(srv, "ADDED", k, obj, NULL, json);
     return 0;
@@ -183,8 +182,7 @@ int em_obj_update(struct em_server *srv, const struct nd_kind *k, json_t *old, j
     set_rv(srv, obj);
     em_obj_normalize(obj);
     struct em_bytes *json = NULL;
-    int rc = em_store_put(&srv->store, k->plural, obj, "MODIFIED", em_clock_now_ms(&srv->clock),
-                          &json, st);
+    int rc = em_store_put(&srv->store, k, obj, "MODIFIED", em_clock_now_ms(&srv->clock), &json, st);
     if (rc == 0)
         record(srv, "MODIFIED", k, obj, old, json);
     json_decref(old);
@@ -207,15 +205,15 @@ static bool owned_by(const json_t *obj, const char *uid)
 struct uid_walk {
     const char *uid;
     json_t *out;                /* dependents: [plural, object] pairs */
-    const char *plural;         /* find_by_uid: the match */
+    const struct nd_kind *kind; /* find_by_uid: the match */
     json_t *obj;
 };
 
-static int add_dependent(const char *plural, const struct em_entry *e, void *ctx)
+static int add_dependent(const struct nd_kind *k, const struct em_entry *e, void *ctx)
 {
     struct uid_walk *w = ctx;
     if (owned_by(e->obj, w->uid))
-        json_array_append_new(w->out, json_pack("[sO]", plural, e->obj));
+        json_array_append_new(w->out, json_pack("[sO]", k->plural, e->obj));
     return 0;
 }
 
@@ -228,13 +226,13 @@ static json_t *dependents(struct em_server *srv, const char *ns, const char *uid
     return w.out;
 }
 
-static int match_uid(const char *plural, const struct em_entry *e, void *ctx)
+static int match_uid(const struct nd_kind *k, const struct em_entry *e, void *ctx)
 {
     struct uid_walk *w = ctx;
     const char *u = json_string_value(json_object_get(json_object_get(e->obj, "metadata"), "uid"));
     if (!u || strcmp(u, w->uid) != 0)
         return 0;
-    w->plural = plural;
+    w->kind = k;
     w->obj = e->obj;
     return 1;
 }
@@ -245,7 +243,7 @@ static json_t *find_by_uid(struct em_server *srv, const char *ns, const char *ui
     struct uid_walk w = {.uid = uid};
     if (!em_store_walk(&srv->store, NULL, ns, match_uid, &w))
         return NULL;
-    *kind = nd_kind_by_plural(NULL, w.plural);
+    *kind = w.kind;
     return w.obj;
 }
 
@@ -276,9 +274,9 @@ static void release_foreground_owners(struct em_server *srv, const json_t *remov
     }
 }
 
-static int any_object(const char *plural, const struct em_entry *e, void *ctx)
+static int any_object(const struct nd_kind *k, const struct em_entry *e, void *ctx)
 {
-    (void)plural, (void)e, (void)ctx;
+    (void)k, (void)e, (void)ctx;
     return 1;
 }
 
@@ -287,7 +285,7 @@ static void release_project(struct em_server *srv, const char *ns)
 {
     if (!*ns)
         return;
-    json_t *nsobj = em_store_get(&srv->store, "namespaces", "", ns);
+    json_t *nsobj = em_store_get(&srv->store, nd_kind_by_plural(NULL, "namespaces"), "", ns);
     if (!nsobj || !json_object_get(json_object_get(nsobj, "metadata"), "deletionTimestamp"))
         return;
     if (em_store_walk(&srv->store, NULL, ns, any_object, NULL))
@@ -302,7 +300,7 @@ int em_obj_remove(struct em_server *srv, const struct nd_kind *k, json_t *obj,
                   struct nd_status *st)
 {
     const char *ns = em_obj_ns(obj);
-    json_t *stored = em_store_get(&srv->store, k->plural, ns, em_obj_name(obj));
+    json_t *stored = em_store_get(&srv->store, k, ns, em_obj_name(obj));
     if (!stored)
         return 0;
     json_incref(stored);
@@ -311,7 +309,7 @@ int em_obj_remove(struct em_server *srv, const struct nd_kind *k, json_t *obj,
     em_obj_normalize(gone);
     char *nsc = nd_xstrdup(ns);
     struct em_bytes *json = NULL;
-    int rc = em_store_delete(&srv->store, k->plural, gone, em_clock_now_ms(&srv->clock), &json, st);
+    int rc = em_store_delete(&srv->store, k, gone, em_clock_now_ms(&srv->clock), &json, st);
     if (rc == 0) {
         record(srv, "DELETED", k, gone, stored, json);
         const char *uid = json_string_value(json_object_get(json_object_get(gone, "metadata"), "uid"));
@@ -449,7 +447,7 @@ int em_obj_delete(struct em_server *srv, const struct nd_kind *k, json_t *obj,
             json_decref(res);
             nd_status_release(&dst);
         }
-        json_t *owner = em_store_get(&srv->store, k->plural, em_obj_ns(copy), em_obj_name(copy));
+        json_t *owner = em_store_get(&srv->store, k, em_obj_ns(copy), em_obj_name(copy));
         json_t *left = owner && uid ? dependents(srv, em_obj_ns(copy), uid) : NULL;
         if (owner && em_obj_has_finalizer(owner, EM_FINALIZER_FOREGROUND) &&
             json_array_size(left) == 0) {
@@ -464,7 +462,7 @@ int em_obj_delete(struct em_server *srv, const struct nd_kind *k, json_t *obj,
         if (!already)
             em_event_record(srv, k, copy, "Normal", "Deleting", "deletion requested (%s)",
                             propagation);
-        json_t *now_obj = em_store_get(&srv->store, k->plural, em_obj_ns(copy), em_obj_name(copy));
+        json_t *now_obj = em_store_get(&srv->store, k, em_obj_ns(copy), em_obj_name(copy));
         *result = json_incref(now_obj ? now_obj : copy);
     }
 out:
@@ -479,7 +477,7 @@ void em_event_record(struct em_server *srv, const struct nd_kind *k, const json_
     if (!*k->group)
         return; /* Events are about nodus.dev objects: not projects, nor Events */
     const char *ns = em_obj_ns(obj);
-    if (!*ns || !em_store_get(&srv->store, "namespaces", "", ns))
+    if (!*ns || !em_store_get(&srv->store, nd_kind_by_plural(NULL, "namespaces"), "", ns))
         return;
     const struct nd_kind *ek = nd_kind_by_plural("", "events");
     static unsigned long long seq;
@@ -498,7 +496,7 @@ void em_event_record(struct em_server *srv, const struct nd_kind *k, const json_
         free(name);
         name = nd_xasprintf("%s.%013llx%03llx", em_obj_name(obj),
                             (unsigned long long)em_clock_now_ms(&srv->clock), ++seq % 4096);
-        if (!em_store_get(&srv->store, "events", ns, name))
+        if (!em_store_get(&srv->store, nd_kind_by_plural(NULL, "events"), ns, name))
             break;
     }
     char *uid = nd_uid_new(ek->uid_prefix);

@@ -161,7 +161,9 @@ static void image_ref(struct em_server *srv, const char *image, struct nd_buf *o
     if (strncmp(image, "nodus/", 6) == 0) {
         const char *colon = strchr(image + 6, ':');
         char *name = colon ? nd_xstrndup(image + 6, (size_t)(colon - image - 6)) : NULL;
-        json_t *img = name ? em_store_get(&srv->store, "images", "nodus", name) : NULL;
+        json_t *img =
+            name ? em_store_get(&srv->store, nd_kind_by_plural(NULL, "images"), "nodus", name)
+                 : NULL;
         size_t i;
         json_t *t;
         json_array_foreach(json_object_get(json_object_get(img, "spec"), "tags"), i, t) {

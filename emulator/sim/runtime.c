@@ -390,7 +390,7 @@ static void *proc_main(void *arg)
         unlink_proc(srv->runtime, p); /* nobody waits for it */
         proc_free(p);
     } else {
-        json_t *obj = em_store_get(&srv->store, "jobs", p->ns, p->name);
+        json_t *obj = em_store_get(&srv->store, nd_kind_by_plural(NULL, "jobs"), p->ns, p->name);
         if (obj && !strcmp(uid_of(obj), p->uid))
             em_sim_touch(srv, nd_kind_by_plural(NULL, "jobs"), obj);
     }

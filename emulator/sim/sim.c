@@ -60,7 +60,7 @@ void em_sim_touch_related(struct em_server *srv, const struct nd_kind *k, const 
     if (nd_kind_costs(k)) { /* what the project's Budgets count */
         const struct nd_kind *budgets = nd_kind_by_plural(NULL, "budgets");
         struct em_store_cursor c;
-        em_store_seek(&srv->store, budgets->plural, ns, NULL, NULL, &c);
+        em_store_seek(&srv->store, budgets, ns, NULL, NULL, &c);
         const struct em_entry *b;
         while ((b = em_store_next(&c)))
             touch_name(srv, budgets, ns, em_obj_name(b->obj));
@@ -85,40 +85,35 @@ static void consume(struct em_server *srv)
     }
 }
 
-static int touch_entry(const char *plural, const struct em_entry *e, void *srv)
+static int touch_entry(const struct nd_kind *k, const struct em_entry *e, void *srv)
 {
-    const struct nd_kind *k = nd_kind_by_plural(NULL, plural);
-    if (k)
-        em_sim_touch(srv, k, e->obj);
+    em_sim_touch(srv, k, e->obj);
     return 0;
 }
 
 /* The objects of kinds with a controller (the others are never due). */
-static int touch_kind(const char *plural, size_t count, void *srv)
+static int touch_kind(const struct nd_kind *k, size_t count, void *srv)
 {
     (void)count;
-    const struct nd_kind *k = nd_kind_by_plural(NULL, plural);
-    if (k && em_controller_find(k))
-        em_store_walk(&((struct em_server *)srv)->store, plural, NULL, touch_entry, srv);
+    if (em_controller_find(k))
+        em_store_walk(&((struct em_server *)srv)->store, k, NULL, touch_entry, srv);
     return 0;
 }
 
 /* An object that ended before the emulator set the end conditions (Complete, Failed) of
  * run-to-completion kinds: due now, so its controller adds them. */
-static int touch_ended(const char *plural, const struct em_entry *e, void *srv)
+static int touch_ended(const struct nd_kind *k, const struct em_entry *e, void *srv)
 {
-    const struct nd_kind *k = nd_kind_by_plural(NULL, plural);
-    if (k && em_ctl_lacks_end_condition(k, e->obj))
+    if (em_ctl_lacks_end_condition(k, e->obj))
         em_sim_touch(srv, k, e->obj);
     return 0;
 }
 
-static int touch_ended_kind(const char *plural, size_t count, void *srv)
+static int touch_ended_kind(const struct nd_kind *k, size_t count, void *srv)
 {
     (void)count;
-    const struct nd_kind *k = nd_kind_by_plural(NULL, plural);
-    if (k && k->family == ND_FAMILY_RUN && em_controller_find(k))
-        em_store_walk(&((struct em_server *)srv)->store, plural, NULL, touch_ended, srv);
+    if (k->family == ND_FAMILY_RUN && em_controller_find(k))
+        em_store_walk(&((struct em_server *)srv)->store, k, NULL, touch_ended, srv);
     return 0;
 }
 
@@ -158,11 +153,10 @@ struct sched_walk {
     struct nd_buf out;   /* saving: the lines */
     size_t count;        /* objects walked */
     json_t *saved;       /* loading: key -> [hash, due] */
-    const struct nd_kind *kind; /* the kind walked */
     bool differs;        /* an object is not as saved (or cannot be written down) */
 };
 
-static int save_entry(const char *plural, const struct em_entry *e, void *ctx)
+static int save_entry(const struct nd_kind *k, const struct em_entry *e, void *ctx)
 {
     struct sched_walk *w = ctx;
     const char *ns = em_obj_ns(e->obj), *name = em_obj_name(e->obj);
@@ -170,17 +164,17 @@ static int save_entry(const char *plural, const struct em_entry *e, void *ctx)
         w->differs = true;
         return 1;
     }
-    const struct em_due_item *due = em_due_find(w->srv->sim_due, w->kind, ns, name);
-    nd_buf_addf(&w->out, "%s\t%s\t%s\t%016" PRIx64 "\t%lld\n", plural, ns, name, entry_hash(e),
+    const struct em_due_item *due = em_due_find(w->srv->sim_due, k, ns, name);
+    nd_buf_addf(&w->out, "%s\t%s\t%s\t%016" PRIx64 "\t%lld\n", k->plural, ns, name, entry_hash(e),
                 due && due->at != EM_NEVER ? (long long)due->at : -1LL);
     w->count++;
     return 0;
 }
 
-static int check_entry(const char *plural, const struct em_entry *e, void *ctx)
+static int check_entry(const struct nd_kind *k, const struct em_entry *e, void *ctx)
 {
     struct sched_walk *w = ctx;
-    char *key = nd_xasprintf("%s\n%s/%s", plural, em_obj_ns(e->obj), em_obj_name(e->obj));
+    char *key = nd_xasprintf("%s\n%s/%s", k->plural, em_obj_ns(e->obj), em_obj_name(e->obj));
     json_t *rec = json_object_get(w->saved, key);
     free(key);
     w->count++;
@@ -196,8 +190,7 @@ static int walk_controlled(struct em_server *srv, em_store_walk_fn fn, struct sc
 {
     for (size_t i = 0; i < nd_kind_count(); i++) {
         const struct nd_kind *k = &nd_kinds[i];
-        w->kind = k;
-        int rc = em_controller_find(k) ? em_store_walk(&srv->store, k->plural, NULL, fn, w) : 0;
+        int rc = em_controller_find(k) ? em_store_walk(&srv->store, k, NULL, fn, w) : 0;
         if (rc)
             return rc;
     }
@@ -343,7 +336,7 @@ static void run_item(struct em_server *srv, struct em_due_item *it, int64_t now)
 {
     const struct nd_kind *kind = it->kind;
     const struct em_controller *c = em_controller_find(kind);
-    json_t *obj = em_store_get(&srv->store, kind->plural, it->ns, it->name);
+    json_t *obj = em_store_get(&srv->store, kind, it->ns, it->name);
     em_due_move(srv->sim_due, it, EM_NEVER);
     if (!obj || !c)
         return;
@@ -353,7 +346,7 @@ static void run_item(struct em_server *srv, struct em_due_item *it, int64_t now)
     consume(srv); /* what the reconcile wrote */
     /* the reconcile's own writes marked it due now: its answer wins unless the object is
      * gone */
-    if (em_store_get(&srv->store, kind->plural, it->ns, it->name))
+    if (em_store_get(&srv->store, kind, it->ns, it->name))
         em_due_move(srv->sim_due, it, due);
 }
 

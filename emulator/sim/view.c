@@ -201,7 +201,7 @@ static int add_volumes(struct em_server *srv, const char *plural, const json_t *
                                  "\"%s\" is not a directory below /",
                                  kind, name, i, at ? at : "");
         }
-        json_t *volume = em_store_get(&srv->store, "volumes", ns, vol);
+        json_t *volume = em_store_get(&srv->store, nd_kind_by_plural(NULL, "volumes"), ns, vol);
         if (!volume) {
             free(path);
             nd_status_set(st, "BadRequest", NULL,

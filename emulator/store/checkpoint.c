@@ -294,9 +294,9 @@ static long next_kind(const struct em_store *s, const char *after)
 {
     long best = -1;
     for (size_t i = 0; i < s->nkinds; i++) {
-        const char *p = s->kinds[i].plural;
+        const char *p = s->kinds[i].kind->plural;
         if ((!after || strcmp(p, after) > 0) &&
-            (best < 0 || strcmp(p, s->kinds[best].plural) < 0))
+            (best < 0 || strcmp(p, s->kinds[best].kind->plural) < 0))
             best = (long)i;
     }
     return best;
@@ -307,8 +307,8 @@ int em_checkpoint_write(struct em_store *s)
     struct ck_write cw = {.s = s};
     nd_buf_grow(&cw.out, HEADER_LEN + 4096);
     cw.out.len = HEADER_LEN; /* filled last */
-    for (long i = next_kind(s, NULL); i >= 0; i = next_kind(s, s->kinds[i].plural)) {
-        cw.plural = s->kinds[i].plural;
+    for (long i = next_kind(s, NULL); i >= 0; i = next_kind(s, s->kinds[i].kind->plural)) {
+        cw.plural = s->kinds[i].kind->plural;
         if (strpbrk(cw.plural, "\t\n/"))
             continue;
         em_index_foreach(s->kinds[i].ix, add_entry, &cw);

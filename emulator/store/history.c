@@ -113,7 +113,8 @@ static const struct em_entry *shared(struct em_store *store, const struct em_jou
 {
     if (!r->name || !r->rv || strcmp(r->type, "DELETED") == 0)
         return NULL;
-    const struct em_entry *e = em_store_entry(store, r->plural, r->ns, r->name);
+    const struct em_entry *e =
+        em_store_entry(store, nd_kind_by_plural(NULL, r->plural), r->ns, r->name);
     const char *crv = e ? meta_str(e->obj, "resourceVersion") : NULL;
     return crv && strcmp(r->rv, crv) == 0 ? e : NULL;
 }

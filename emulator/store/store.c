@@ -83,7 +83,6 @@ int em_store_reserve(struct em_store *s, struct nd_status *st)
 
 static void undo_release(struct em_undo *u)
 {
-    free(u->plural);
     free(u->ns);
     free(u->name);
     if (u->prev) {
@@ -95,7 +94,7 @@ static void undo_release(struct em_undo *u)
 
 /* Remembers how to undo the change of ticket (before it is made), and forgets the
  * changes known durable. */
-static void undo_push(struct em_store *s, uint64_t ticket, int64_t rev, const char *plural,
+static void undo_push(struct em_store *s, uint64_t ticket, int64_t rev, const struct nd_kind *k,
                       const char *ns, const char *name, const struct em_entry *cur)
 {
     pthread_mutex_lock(&s->journal.lock);
@@ -113,8 +112,8 @@ static void undo_push(struct em_store *s, uint64_t ticket, int64_t rev, const ch
         s->undo = nd_xrealloc(s->undo, s->capundo * sizeof *s->undo);
     }
     struct em_undo *u = &s->undo[s->nundo++];
-    *u = (struct em_undo){.ticket = ticket, .rev = rev, .plural = nd_xstrdup(plural),
-                          .ns = nd_xstrdup(ns), .name = nd_xstrdup(name)};
+    *u = (struct em_undo){
+        .ticket = ticket, .rev = rev, .kind = k, .ns = nd_xstrdup(ns), .name = nd_xstrdup(name)};
     if (cur) {
         u->prev = nd_xmalloc(sizeof *u->prev);
         u->prev->obj = json_incref(cur->obj);
@@ -170,16 +169,22 @@ static const char *ix_key(const char *ns, const char *name, char *buf, size_t ca
     return buf;
 }
 
-static struct em_index *kind_index(struct em_store *s, const char *plural, bool create)
+const struct nd_kind *em_store_kind(const struct nd_kind *k)
+{
+    return k && k->from_stored ? nd_kind_by_plural(NULL, k->plural) : k;
+}
+
+/* The index of kind k (a stored kind: em_store_kind), made when create. */
+static struct em_index *kind_index(struct em_store *s, const struct nd_kind *k, bool create)
 {
     for (size_t i = 0; i < s->nkinds; i++) {
-        if (strcmp(s->kinds[i].plural, plural) == 0)
+        if (s->kinds[i].kind == k)
             return s->kinds[i].ix;
     }
-    if (!create)
+    if (!create || !k)
         return NULL;
     s->kinds = nd_xrealloc(s->kinds, (s->nkinds + 1) * sizeof *s->kinds);
-    s->kinds[s->nkinds].plural = nd_xstrdup(plural);
+    s->kinds[s->nkinds].kind = k;
     s->kinds[s->nkinds].ix = em_index_new();
     return s->kinds[s->nkinds++].ix;
 }
@@ -197,12 +202,12 @@ static void entry_free(void *v)
 /* Sets (obj, taking a new reference, with its compact bytes when known) or removes (obj
  * NULL) an object in the kind's index; stamp: its file's, when the start loaded it
  * (checkpoint.h). */
-static void set_entry(struct em_store *s, const char *plural, const char *ns, const char *name,
+static void set_entry(struct em_store *s, const struct nd_kind *k, const char *ns, const char *name,
                       json_t *obj, struct em_bytes *json, const struct em_stamp *stamp)
 {
     char kb[EM_STORE_KEY_MAX];
     ix_key(ns, name, kb, sizeof kb);
-    struct em_index *ix = kind_index(s, plural, true);
+    struct em_index *ix = kind_index(s, k, true);
     if (obj) {
         struct em_entry *e = nd_xmalloc(sizeof *e);
         e->obj = json_incref(obj);
@@ -214,16 +219,16 @@ static void set_entry(struct em_store *s, const char *plural, const char *ns, co
     }
 }
 
-static void set_obj(struct em_store *s, const char *plural, const char *ns, const char *name,
+static void set_obj(struct em_store *s, const struct nd_kind *k, const char *ns, const char *name,
                     json_t *obj, struct em_bytes *json)
 {
-    set_entry(s, plural, ns, name, obj, json, NULL);
+    set_entry(s, k, ns, name, obj, json, NULL);
 }
 
-static void add_loaded(struct em_store *s, const char *plural, const char *ns, const char *name,
-                       json_t *obj)
+static void add_loaded(struct em_store *s, const struct nd_kind *k, const char *ns,
+                       const char *name, json_t *obj)
 {
-    set_obj(s, plural, ns, name, obj, NULL);
+    set_obj(s, k, ns, name, obj, NULL);
     json_decref(obj);
     int64_t rv = obj_rv(obj);
     if (rv > s->revision)
@@ -247,11 +252,18 @@ static void load_all(struct em_store *s, struct nd_buf *report)
     em_load_objects(s->dir, &l);
     for (size_t i = 0; i < l.n; i++) {
         struct em_loaded *it = &l.items[i];
-        if (!it->obj) {
-            report_broken(s, report, it->plural, it->ns, it->name, it->path, it->why);
+        /* the edge where a plural (a directory's name) becomes a kind */
+        const struct nd_kind *k = nd_kind_by_plural(NULL, it->plural);
+        if (!it->obj || !k) {
+            char *path = it->path ? NULL : obj_file(s, it->plural, it->ns, it->name);
+            char *why = it->obj ? nd_xasprintf("the directory %s names no kind", it->plural) : NULL;
+            report_broken(s, report, it->plural, it->ns, it->name, path ? path : it->path,
+                          why ? why : it->why);
+            free(path);
+            free(why);
             continue;
         }
-        set_entry(s, it->plural, it->ns, it->name, it->obj, it->json, &it->stamp);
+        set_entry(s, k, it->ns, it->name, it->obj, it->json, &it->stamp);
         int64_t rv = obj_rv(it->obj);
         if (rv > s->revision)
             s->revision = rv;
@@ -299,7 +311,10 @@ static void repair(struct em_store *s, struct nd_buf *report)
     json_object_foreach(newest, key, iv) {
         const struct em_journal_record *r = &s->history[json_integer_value(iv)];
         const char *plural = r->plural, *ns = r->ns, *name = r->name;
+        const struct nd_kind *k = nd_kind_by_plural(NULL, plural);
         int64_t rev = r->rev;
+        if (!k)
+            continue; /* a record of no kind: nothing would load its file */
         char *bkey = nd_xasprintf("%s/%s/%s", plural, ns, name);
         bool broken = json_object_get(s->broken, bkey) != NULL;
         free(bkey);
@@ -311,12 +326,12 @@ static void repair(struct em_store *s, struct nd_buf *report)
         int64_t mtime_us = present ? (int64_t)sb.st_mtim.tv_sec * 1000000 +
                                          sb.st_mtim.tv_nsec / 1000
                                    : 0;
-        json_t *cur = em_store_get(s, plural, ns, name);
+        json_t *cur = em_store_get(s, k, ns, name);
         bool deleted = strcmp(r->type, "DELETED") == 0;
         bool stale = !present ? !deleted : obj_rv(cur) < rev && mtime_us < r->wall_us;
         if (stale && deleted) {
             if (unlink(path) == 0) {
-                set_obj(s, plural, ns, name, NULL, NULL);
+                set_obj(s, k, ns, name, NULL, NULL);
                 nd_buf_addf(report, "state: %s: removed, as revision %lld of the journal says "
                                     "(a write the last stop interrupted)\n",
                             path, (long long)rev);
@@ -327,7 +342,7 @@ static void repair(struct em_store *s, struct nd_buf *report)
             size_t len = 0;
             char *text = obj ? file_text(obj, &len) : NULL;
             if (text && em_write_atomic(path, text, len, false) == 0) {
-                add_loaded(s, plural, ns, name, json_incref(obj));
+                add_loaded(s, k, ns, name, json_incref(obj));
                 nd_buf_addf(report, "state: %s: brought up to revision %lld from the journal "
                                     "(a write the last stop interrupted)\n",
                             path, (long long)rev);
@@ -464,10 +479,8 @@ void em_store_close(struct em_store *s)
     struct nd_buf err = ND_BUF_INIT;
     em_store_stop(s, &err);
     nd_buf_release(&err);
-    for (size_t i = 0; i < s->nkinds; i++) {
+    for (size_t i = 0; i < s->nkinds; i++)
         em_index_free(s->kinds[i].ix, entry_free);
-        free(s->kinds[i].plural);
-    }
     free(s->kinds);
     json_decref(s->broken);
     free(s->dir);
@@ -499,7 +512,7 @@ int64_t em_store_rollback(struct em_store *s)
     while (s->nundo && s->undo[s->nundo - 1].ticket >= from) {
         struct em_undo *u = &s->undo[--s->nundo];
         struct em_entry *p = u->prev;
-        set_entry(s, u->plural, u->ns, u->name, p ? p->obj : NULL, p ? p->json : NULL,
+        set_entry(s, u->kind, u->ns, u->name, p ? p->obj : NULL, p ? p->json : NULL,
                   p ? &p->stamp : NULL);
         rev = u->rev - 1;
         undo_release(u);
@@ -514,19 +527,19 @@ int64_t em_store_next_revision(struct em_store *s)
     return ++s->revision;
 }
 
-const struct em_entry *em_store_entry(struct em_store *s, const char *plural, const char *ns,
-                                     const char *name)
+const struct em_entry *em_store_entry(struct em_store *s, const struct nd_kind *k, const char *ns,
+                                      const char *name)
 {
-    struct em_index *ix = kind_index(s, plural, false);
+    struct em_index *ix = kind_index(s, em_store_kind(k), false);
     if (!ix || !name)
         return NULL;
     char kb[EM_STORE_KEY_MAX];
     return em_index_get(ix, ix_key(ns ? ns : "", name, kb, sizeof kb));
 }
 
-json_t *em_store_get(struct em_store *s, const char *plural, const char *ns, const char *name)
+json_t *em_store_get(struct em_store *s, const struct nd_kind *k, const char *ns, const char *name)
 {
-    const struct em_entry *e = em_store_entry(s, plural, ns, name);
+    const struct em_entry *e = em_store_entry(s, k, ns, name);
     return e ? e->obj : NULL;
 }
 
@@ -538,10 +551,10 @@ struct em_bytes *em_store_entry_json(const struct em_entry *e)
     return m->json;
 }
 
-static int check_broken(struct em_store *s, const char *plural, const char *ns, const char *name,
-                        struct nd_status *st)
+static int check_broken(struct em_store *s, const struct nd_kind *k, const char *ns,
+                        const char *name, struct nd_status *st)
 {
-    char *key = nd_xasprintf("%s/%s/%s", plural, ns, name);
+    char *key = nd_xasprintf("%s/%s/%s", k->plural, ns, name);
     const char *path = json_string_value(json_object_get(s->broken, key));
     free(key);
     if (!path)
@@ -552,10 +565,11 @@ static int check_broken(struct em_store *s, const char *plural, const char *ns, 
 
 /* Logs a change and queues its file write (the file goes when remove); the object's
  * compact JSON, NEW. */
-static struct em_bytes *log_change(struct em_store *s, const char *plural, const char *ns,
+static struct em_bytes *log_change(struct em_store *s, const struct nd_kind *k, const char *ns,
                                    const char *name, const char *type, int64_t time_ms,
                                    const json_t *obj, bool remove)
 {
+    const char *plural = k->plural; /* the log's and the file's name of the kind */
     int64_t rev = obj_rv(obj);
     struct em_bytes *json = em_bytes_take(json_dumps(obj, JSON_COMPACT));
     size_t llen;
@@ -564,9 +578,9 @@ static struct em_bytes *log_change(struct em_store *s, const char *plural, const
     if (!remove)
         op.data = file_text(obj, &op.len);
     if (s->journal.path) {
-        const struct em_entry *cur = em_store_entry(s, plural, ns, name);
+        const struct em_entry *cur = em_store_entry(s, k, ns, name);
         uint64_t ticket = em_journal_append(&s->journal, rev, line, llen, &op);
-        undo_push(s, ticket, rev, plural, ns, name, cur);
+        undo_push(s, ticket, rev, k, ns, name, cur);
     } else {
         free(op.path);
         free(op.data);
@@ -575,7 +589,17 @@ static struct em_bytes *log_change(struct em_store *s, const char *plural, const
     return json;
 }
 
-int em_store_put(struct em_store *s, const char *plural, json_t *obj, const char *type,
+/* The stored kind of a write (em_store_kind), or NULL with InternalError in st. */
+static const struct nd_kind *write_kind(const struct nd_kind *k, struct nd_status *st)
+{
+    const struct nd_kind *sk = em_store_kind(k);
+    if (!sk)
+        nd_status_set(st, "InternalError", NULL, "no kind stores %s",
+                      k ? k->plural : "an object without a kind");
+    return sk;
+}
+
+int em_store_put(struct em_store *s, const struct nd_kind *k, json_t *obj, const char *type,
                  int64_t time_ms, struct em_bytes **json, struct nd_status *st)
 {
     const char *name = meta_str(obj, "name");
@@ -584,10 +608,10 @@ int em_store_put(struct em_store *s, const char *plural, json_t *obj, const char
         ns = "";
     if (!name)
         return nd_status_set(st, "InternalError", NULL, "object without metadata.name");
-    if (check_broken(s, plural, ns, name, st) < 0)
+    if (!(k = write_kind(k, st)) || check_broken(s, k, ns, name, st) < 0)
         return -1;
-    struct em_bytes *b = log_change(s, plural, ns, name, type, time_ms, obj, false);
-    set_obj(s, plural, ns, name, obj, b);
+    struct em_bytes *b = log_change(s, k, ns, name, type, time_ms, obj, false);
+    set_obj(s, k, ns, name, obj, b);
     if (json)
         *json = b;
     else
@@ -595,8 +619,8 @@ int em_store_put(struct em_store *s, const char *plural, json_t *obj, const char
     return 0;
 }
 
-int em_store_delete(struct em_store *s, const char *plural, const json_t *gone, int64_t time_ms,
-                    struct em_bytes **json, struct nd_status *st)
+int em_store_delete(struct em_store *s, const struct nd_kind *k, const json_t *gone,
+                    int64_t time_ms, struct em_bytes **json, struct nd_status *st)
 {
     const char *name = meta_str(gone, "name");
     const char *ns = meta_str(gone, "namespace");
@@ -604,12 +628,12 @@ int em_store_delete(struct em_store *s, const char *plural, const json_t *gone, 
         ns = "";
     if (!name)
         return nd_status_set(st, "InternalError", NULL, "object without metadata.name");
-    if (check_broken(s, plural, ns, name, st) < 0)
+    if (!(k = write_kind(k, st)) || check_broken(s, k, ns, name, st) < 0)
         return -1;
-    if (!em_store_get(s, plural, ns, name))
+    if (!em_store_get(s, k, ns, name))
         return 0;
-    struct em_bytes *b = log_change(s, plural, ns, name, "DELETED", time_ms, gone, true);
-    set_obj(s, plural, ns, name, NULL, NULL);
+    struct em_bytes *b = log_change(s, k, ns, name, "DELETED", time_ms, gone, true);
+    set_obj(s, k, ns, name, NULL, NULL);
     if (json)
         *json = b;
     else
@@ -617,11 +641,11 @@ int em_store_delete(struct em_store *s, const char *plural, const json_t *gone, 
     return 0;
 }
 
-void em_store_seek(struct em_store *s, const char *plural, const char *ns, const char *after_ns,
-                   const char *after_name, struct em_store_cursor *c)
+void em_store_seek(struct em_store *s, const struct nd_kind *k, const char *ns,
+                   const char *after_ns, const char *after_name, struct em_store_cursor *c)
 {
     memset(c, 0, sizeof *c);
-    c->ix = kind_index(s, plural, false);
+    c->ix = kind_index(s, em_store_kind(k), false);
     if (!c->ix)
         return;
     c->bounded = ns != NULL;
@@ -674,29 +698,29 @@ const char *em_store_cursor_key(const struct em_store_cursor *c)
     return em_store_peek(c) ? em_index_iter_key(&c->it) : NULL;
 }
 
-json_t *em_store_list(struct em_store *s, const char *plural, const char *ns)
+json_t *em_store_list(struct em_store *s, const struct nd_kind *k, const char *ns)
 {
     json_t *arr = json_array();
     struct em_store_cursor c;
-    em_store_seek(s, plural, ns, NULL, NULL, &c);
+    em_store_seek(s, k, ns, NULL, NULL, &c);
     const struct em_entry *e;
     while ((e = em_store_next(&c)))
         json_array_append(arr, e->obj);
     return arr;
 }
 
-size_t em_store_count(struct em_store *s, const char *plural)
+size_t em_store_count(struct em_store *s, const struct nd_kind *k)
 {
-    struct em_index *ix = kind_index(s, plural, false);
+    struct em_index *ix = kind_index(s, em_store_kind(k), false);
     return ix ? em_index_count(ix) : 0;
 }
 
-size_t em_store_count_in(struct em_store *s, const char *plural, const char *ns)
+size_t em_store_count_in(struct em_store *s, const struct nd_kind *k, const char *ns)
 {
     if (!ns)
-        return em_store_count(s, plural);
+        return em_store_count(s, k);
     struct em_store_cursor c;
-    em_store_seek(s, plural, ns, NULL, NULL, &c);
+    em_store_seek(s, k, ns, NULL, NULL, &c);
     return em_store_remaining(&c);
 }
 
@@ -704,34 +728,34 @@ int em_store_kinds(struct em_store *s, em_store_kind_fn fn, void *ctx)
 {
     for (size_t i = 0; i < s->nkinds; i++) {
         size_t n = em_index_count(s->kinds[i].ix);
-        int rc = n ? fn(s->kinds[i].plural, n, ctx) : 0;
+        int rc = n ? fn(s->kinds[i].kind, n, ctx) : 0;
         if (rc)
             return rc;
     }
     return 0;
 }
 
-static int walk_kind(struct em_store *s, const char *plural, const char *ns, em_store_walk_fn fn,
-                     void *ctx)
+static int walk_kind(struct em_store *s, const struct nd_kind *k, const char *ns,
+                     em_store_walk_fn fn, void *ctx)
 {
     struct em_store_cursor c;
-    em_store_seek(s, plural, ns, NULL, NULL, &c);
+    em_store_seek(s, k, ns, NULL, NULL, &c);
     const struct em_entry *e;
     while ((e = em_store_next(&c))) {
-        int rc = fn(plural, e, ctx);
+        int rc = fn(k, e, ctx);
         if (rc)
             return rc;
     }
     return 0;
 }
 
-int em_store_walk(struct em_store *s, const char *plural, const char *ns, em_store_walk_fn fn,
+int em_store_walk(struct em_store *s, const struct nd_kind *k, const char *ns, em_store_walk_fn fn,
                   void *ctx)
 {
-    if (plural)
-        return walk_kind(s, plural, ns, fn, ctx);
+    if (k)
+        return walk_kind(s, em_store_kind(k), ns, fn, ctx);
     for (size_t i = 0; i < s->nkinds; i++) {
-        int rc = walk_kind(s, s->kinds[i].plural, ns, fn, ctx);
+        int rc = walk_kind(s, s->kinds[i].kind, ns, fn, ctx);
         if (rc)
             return rc;
     }
@@ -747,11 +771,12 @@ int em_store_clear(struct em_store *s, struct nd_status *st)
     int rc = 0;
     for (size_t i = 0; i < s->nkinds; i++) {
         struct em_store_cursor c;
-        em_store_seek(s, s->kinds[i].plural, NULL, NULL, NULL, &c);
+        em_store_seek(s, s->kinds[i].kind, NULL, NULL, NULL, &c);
         const struct em_entry *e;
         while ((e = em_store_next(&c))) {
             const char *ns = meta_str(e->obj, "namespace");
-            char *path = obj_file(s, s->kinds[i].plural, ns ? ns : "", meta_str(e->obj, "name"));
+            char *path =
+                obj_file(s, s->kinds[i].kind->plural, ns ? ns : "", meta_str(e->obj, "name"));
             if (unlink(path) < 0 && errno != ENOENT && rc == 0)
                 rc = nd_status_set(st, "InternalError", NULL, "cannot remove %s: %s", path,
                                    strerror(errno));
@@ -760,10 +785,8 @@ int em_store_clear(struct em_store *s, struct nd_status *st)
     }
     undo_clear(s); /* the log was rewritten: every change before is settled */
     /* the kinds go too: their order (em_store_kinds) starts again */
-    for (size_t i = 0; i < s->nkinds; i++) {
+    for (size_t i = 0; i < s->nkinds; i++)
         em_index_free(s->kinds[i].ix, entry_free);
-        free(s->kinds[i].plural);
-    }
     free(s->kinds);
     s->kinds = NULL;
     s->nkinds = 0;

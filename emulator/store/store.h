@@ -10,7 +10,9 @@
  * At open every object file is loaded, then the log's newest records repair the files
  * a crash left missing or older (a file changed by hand after the record was written
  * wins); a file that does not parse is reported (em_store_broken) and left untouched,
- * and writes to its name are refused until a person fixes or removes it. A lock file
+ * and writes to its name are refused until a person fixes or removes it; so is a file in a
+ * directory that names no kind of the registry (no store holds what no kind describes),
+ * and a log record of such a kind is left out of the repair. A lock file
  * makes one emulator own a state directory.
  *
  * Not thread-safe apart from em_store_commit: the server calls it with its lock held.
@@ -25,6 +27,7 @@
 
 #include "bytes.h"
 #include "index.h"
+#include "kinds/registry.h"
 #include "util/buf.h"
 #include "util/status.h"
 #include "journal.h"
@@ -60,7 +63,8 @@ struct em_store_cursor {
 struct em_undo {
     uint64_t ticket;
     int64_t rev;
-    char *plural, *ns, *name;
+    const struct nd_kind *kind;
+    char *ns, *name;
     struct em_entry *prev; /* the entry before the change (NULL: there was none) */
 };
 
@@ -70,7 +74,7 @@ struct em_store {
     int lock_fd;
     int64_t revision;   /* last revision handed out */
     struct {
-        char *plural;
+        const struct nd_kind *kind; /* a kind of nd_kinds[] (a view's is the stored one) */
         struct em_index *ix; /* project "\x01" name -> struct em_entry */
     } *kinds;           /* one ordered index per kind, in the order the store met the
                            kinds (since the open or the last em_store_clear) */
@@ -103,19 +107,26 @@ int em_store_stop(struct em_store *s, struct nd_buf *err);
 /* The next revision (for resourceVersion), strictly increasing. */
 int64_t em_store_next_revision(struct em_store *s);
 
+/* Every function below that takes a kind takes the registry's row (a view, such as
+ * events.k8s.io's Event, reaches the objects of the kind it views: em_store_kind); the
+ * kind's plural names it only at the edges: its directory on disk and the log's records. */
+/* The kind whose objects k's are: k itself, or for a view (from_stored) the kind of
+ * nd_kinds[] with its plural. NULL for NULL. */
+const struct nd_kind *em_store_kind(const struct nd_kind *k);
+
 /* BORROWED object or NULL. ns is "" for cluster-scoped kinds. */
-json_t *em_store_get(struct em_store *s, const char *plural, const char *ns, const char *name);
+json_t *em_store_get(struct em_store *s, const struct nd_kind *k, const char *ns, const char *name);
 /* Stores obj (the store takes a new reference) and logs the change: type "ADDED" or
  * "MODIFIED" at emulated time time_ms; the file follows once the log is flushed. The
  * object's metadata.name, .namespace and .resourceVersion say where and which revision.
  * -1 (InternalError) when a broken file holds that name. */
-int em_store_put(struct em_store *s, const char *plural, json_t *obj, const char *type,
+int em_store_put(struct em_store *s, const struct nd_kind *k, json_t *obj, const char *type,
                  int64_t time_ms, struct em_bytes **json, struct nd_status *st);
 /* Removes an object and logs "DELETED" with gone (the object as it went, with its new
  * resourceVersion); its file goes once the log is flushed. 0 also when absent.
  * Both give, when json is not NULL, a NEW reference to the object's compact JSON. */
-int em_store_delete(struct em_store *s, const char *plural, const json_t *gone, int64_t time_ms,
-                    struct em_bytes **json, struct nd_status *st);
+int em_store_delete(struct em_store *s, const struct nd_kind *k, const json_t *gone,
+                    int64_t time_ms, struct em_bytes **json, struct nd_status *st);
 /* The ticket of the last change logged: pass it to em_store_commit. */
 uint64_t em_store_ticket(struct em_store *s);
 /* Called WITHOUT the caller's lock: returns once every change up to ticket is on disk
@@ -148,15 +159,15 @@ char *em_store_record_line_bytes(int64_t rev, int64_t time_ms, const char *type,
                                  const char *plural, const char *json, size_t *len);
 
 /* BORROWED entry of an object, or NULL. */
-const struct em_entry *em_store_entry(struct em_store *s, const char *plural, const char *ns,
-                                     const char *name);
+const struct em_entry *em_store_entry(struct em_store *s, const struct nd_kind *k, const char *ns,
+                                      const char *name);
 /* An entry's compact JSON (BORROWED: made once, kept until the object changes). */
 struct em_bytes *em_store_entry_json(const struct em_entry *e);
-/* Positions c at the first object of plural in project ns (every project when NULL),
+/* Positions c at the first object of kind k in project ns (every project when NULL),
  * or at the first after (after_ns, after_name) when after_name is given. O(log N).
  * A cursor is valid until the next change to the kind. */
-void em_store_seek(struct em_store *s, const char *plural, const char *ns, const char *after_ns,
-                   const char *after_name, struct em_store_cursor *c);
+void em_store_seek(struct em_store *s, const struct nd_kind *k, const char *ns,
+                   const char *after_ns, const char *after_name, struct em_store_cursor *c);
 /* The entry at the cursor (NULL at the end), and that entry with the cursor moved on. */
 const struct em_entry *em_store_peek(const struct em_store_cursor *c);
 const struct em_entry *em_store_next(struct em_store_cursor *c);
@@ -164,28 +175,28 @@ const struct em_entry *em_store_next(struct em_store_cursor *c);
 const char *em_store_cursor_key(const struct em_store_cursor *c);
 /* How many objects from the cursor to the end of its range, O(log N). */
 size_t em_store_remaining(const struct em_store_cursor *c);
-/* NEW array of the objects of a plural (every project when ns is NULL), sorted by
+/* NEW array of the objects of kind k (every project when ns is NULL), sorted by
  * project then name; the items are references to the stored objects (do not modify). */
-json_t *em_store_list(struct em_store *s, const char *plural, const char *ns);
-/* Number of objects of a plural (all projects). */
-size_t em_store_count(struct em_store *s, const char *plural);
-/* Number of objects of a plural in project ns ("" for cluster-scoped ones; every project
+json_t *em_store_list(struct em_store *s, const struct nd_kind *k, const char *ns);
+/* Number of objects of kind k (all projects). */
+size_t em_store_count(struct em_store *s, const struct nd_kind *k);
+/* Number of objects of kind k in project ns ("" for cluster-scoped ones; every project
  * when NULL), O(log N). */
-size_t em_store_count_in(struct em_store *s, const char *plural, const char *ns);
+size_t em_store_count_in(struct em_store *s, const struct nd_kind *k, const char *ns);
 
 /* Walks. The callbacks must not change the store (collect what to change, then change it
  * after the walk); a nonzero return stops the walk and is its result, else 0. */
-/* fn(plural, count, ctx) for each kind holding objects, in the order the store met the
+/* fn(kind, count, ctx) for each kind holding objects, in the order the store met the
  * kinds: first stored since the open or the last em_store_clear (the order is kept when a
  * kind empties and fills again). */
-typedef int (*em_store_kind_fn)(const char *plural, size_t count, void *ctx);
+typedef int (*em_store_kind_fn)(const struct nd_kind *k, size_t count, void *ctx);
 int em_store_kinds(struct em_store *s, em_store_kind_fn fn, void *ctx);
-/* fn(plural, entry, ctx) for each object of plural (of every kind, in em_store_kinds
- * order, when plural is NULL) in project ns ("" for cluster-scoped ones; every project
+/* fn(kind, entry, ctx) for each object of kind k (of every kind, in em_store_kinds
+ * order, when k is NULL) in project ns ("" for cluster-scoped ones; every project
  * when NULL), in (project, name) order. A project's objects cost O(log N) per kind to
  * find plus what is walked, not a walk of every object. */
-typedef int (*em_store_walk_fn)(const char *plural, const struct em_entry *e, void *ctx);
-int em_store_walk(struct em_store *s, const char *plural, const char *ns, em_store_walk_fn fn,
+typedef int (*em_store_walk_fn)(const struct nd_kind *k, const struct em_entry *e, void *ctx);
+int em_store_walk(struct em_store *s, const struct nd_kind *k, const char *ns, em_store_walk_fn fn,
                   void *ctx);
 /* Removes every object (and file) of every kind. */
 int em_store_clear(struct em_store *s, struct nd_status *st);

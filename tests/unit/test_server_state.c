@@ -129,7 +129,10 @@ static void test_exec_sessions_are_each_servers_own(void **state)
 {
     (void)state;
     json_t *sandbox = json_pack("{s{ss}}", "metadata", "uid", "u-1");
-    struct em_exec_session s = {.srv = &srv[0], .plural = "jobs", .ns = "p", .name = "j",
+    struct em_exec_session s = {.srv = &srv[0],
+                                .kind = nd_kind_by_plural(NULL, "jobs"),
+                                .ns = "p",
+                                .name = "j",
                                 .uid = "u-1"};
     em_exec_session_open(&s);
     em_exec_session_open(&s);
@@ -139,7 +142,10 @@ static void test_exec_sessions_are_each_servers_own(void **state)
     em_exec_session_closed(&s);
     assert_int_equal(em_sandbox_sessions(&srv[0], sandbox), 0);
     /* with none live, a stop waits for nothing: neither server waits on the other's */
-    struct em_exec_session t = {.srv = &srv[1], .plural = "jobs", .ns = "p", .name = "j",
+    struct em_exec_session t = {.srv = &srv[1],
+                                .kind = nd_kind_by_plural(NULL, "jobs"),
+                                .ns = "p",
+                                .name = "j",
                                 .uid = "u-1"};
     em_exec_session_open(&t);
     em_exec_shutdown(&srv[0]); /* returns at once: srv[1]'s session is not srv[0]'s */

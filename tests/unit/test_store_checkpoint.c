@@ -25,6 +25,9 @@
 #include "store_tmpdir.h"
 #include "util/xmalloc.h"
 
+/* the kind these tests store (the store takes the registry's row) */
+#define VOLUMES nd_kind_by_plural(NULL, "volumes")
+
 #define N 40
 
 static char *tmpdir(void)
@@ -53,7 +56,7 @@ static json_t *volume(const char *name, int64_t rv, const char *size)
 static void put(struct em_store *s, json_t *obj)
 {
     struct nd_status st = ND_STATUS_INIT;
-    assert_int_equal(em_store_put(s, "volumes", obj, "ADDED", 1000, NULL, &st), 0);
+    assert_int_equal(em_store_put(s, VOLUMES, obj, "ADDED", 1000, NULL, &st), 0);
     nd_status_release(&st);
     json_decref(obj);
 }
@@ -65,7 +68,7 @@ static char *path_of(const char *dir, const char *name)
 
 static const char *size_of(struct em_store *s, const char *name)
 {
-    json_t *o = em_store_get(s, "volumes", "default", name);
+    json_t *o = em_store_get(s, VOLUMES, "default", name);
     return o ? json_string_value(json_object_get(json_object_get(o, "spec"), "size")) : NULL;
 }
 
@@ -132,7 +135,7 @@ static void test_clean_stop_loads_from_checkpoint(void **state)
     open_store(&s, dir, &report);
     assert_int_equal(s.loaded_checkpoint, N);
     assert_int_equal(s.loaded_files, 0);
-    assert_int_equal(em_store_count(&s, "volumes"), N);
+    assert_int_equal(em_store_count(&s, VOLUMES), N);
     assert_false(exists(ck));
     /* what the checkpoint gave is what the file holds */
     for (int i = 0; i < N; i++) {
@@ -141,9 +144,9 @@ static void test_clean_stop_loads_from_checkpoint(void **state)
         char *p = path_of(dir, name);
         json_t *f = json_load_file(p, 0, NULL);
         assert_non_null(f);
-        assert_true(json_equal(f, em_store_get(&s, "volumes", "default", name)));
+        assert_true(json_equal(f, em_store_get(&s, VOLUMES, "default", name)));
         /* and its compact bytes are the object's */
-        const struct em_entry *e = em_store_entry(&s, "volumes", "default", name);
+        const struct em_entry *e = em_store_entry(&s, VOLUMES, "default", name);
         char *c = json_dumps(e->obj, JSON_COMPACT);
         assert_string_equal(em_store_entry_json(e)->data, c);
         free(c);
@@ -218,9 +221,9 @@ static void test_added_and_removed_files(void **state)
     static struct em_store s;
     struct nd_buf report = ND_BUF_INIT;
     open_store(&s, dir, &report);
-    assert_null(em_store_get(&s, "volumes", "default", "vol-05"));
+    assert_null(em_store_get(&s, VOLUMES, "default", "vol-05"));
     assert_string_equal(size_of(&s, "extra"), "9Gi");
-    assert_int_equal(em_store_count(&s, "volumes"), N);
+    assert_int_equal(em_store_count(&s, VOLUMES), N);
     assert_int_equal(s.loaded_files, 1);
     assert_int_equal(s.loaded_checkpoint, N - 1);
     assert_int_equal(s.revision, 77);
@@ -250,15 +253,15 @@ static void test_broken_file_still_reported(void **state)
     static struct em_store s;
     struct nd_buf report = ND_BUF_INIT;
     open_store(&s, dir, &report);
-    assert_null(em_store_get(&s, "volumes", "default", "vol-02"));
-    assert_null(em_store_get(&s, "volumes", "default", "vol-04"));
+    assert_null(em_store_get(&s, VOLUMES, "default", "vol-02"));
+    assert_null(em_store_get(&s, VOLUMES, "default", "vol-04"));
     assert_non_null(strstr(report.data, p));
     assert_non_null(strstr(report.data, "left untouched"));
     assert_non_null(strstr(report.data, "metadata.name does not match the file name"));
     assert_int_equal(s.loaded_checkpoint, N - 2);
     struct nd_status st = ND_STATUS_INIT;
     json_t *w = volume("vol-02", em_store_next_revision(&s), "2Gi");
-    assert_int_equal(em_store_put(&s, "volumes", w, "MODIFIED", 1000, NULL, &st), -1);
+    assert_int_equal(em_store_put(&s, VOLUMES, w, "MODIFIED", 1000, NULL, &st), -1);
     assert_string_equal(st.reason, "InternalError");
     nd_status_release(&st);
     json_decref(w);
@@ -300,7 +303,7 @@ static void test_broken_checkpoint_ignored(void **state)
         assert_int_equal(s.loaded_checkpoint, 0);
         assert_int_equal(s.loaded_files, N);
         assert_string_equal(size_of(&s, "vol-00"), "1Gi");
-        assert_int_equal(em_store_count(&s, "volumes"), N);
+        assert_int_equal(em_store_count(&s, VOLUMES), N);
         assert_false(exists(ck));
         em_store_close(&s);
         nd_buf_release(&report);
@@ -321,7 +324,7 @@ static void crash_run(const char *dir, const char *size)
             _exit(2);
         json_t *v = volume("vol-01", em_store_next_revision(&s), size);
         struct nd_status st = ND_STATUS_INIT;
-        if (em_store_put(&s, "volumes", v, "MODIFIED", 1000, NULL, &st) != 0 ||
+        if (em_store_put(&s, VOLUMES, v, "MODIFIED", 1000, NULL, &st) != 0 ||
             em_store_commit(&s, em_store_ticket(&s)) != 0)
             _exit(3);
         _exit(s.loaded_checkpoint == N ? 0 : 4);

@@ -23,6 +23,9 @@
 #include "store_tmpdir.h"
 #include "util/xmalloc.h"
 
+/* the kind these tests store (the store takes the registry's row) */
+#define VOLUMES nd_kind_by_plural(NULL, "volumes")
+
 static void open_store(struct em_store *s, const char *dir)
 {
     struct nd_buf err = ND_BUF_INIT, report = ND_BUF_INIT;
@@ -41,7 +44,7 @@ static uint64_t put(struct em_store *s, const char *name, const char *size)
                             "Volume", "metadata", "name", name, "namespace", "default",
                             "resourceVersion", rv, "spec", "size", size);
     struct nd_status st = ND_STATUS_INIT;
-    assert_int_equal(em_store_put(s, "volumes", obj, "ADDED", 1000, NULL, &st), 0);
+    assert_int_equal(em_store_put(s, VOLUMES, obj, "ADDED", 1000, NULL, &st), 0);
     nd_status_release(&st);
     json_decref(obj);
     return em_store_ticket(s);
@@ -49,7 +52,7 @@ static uint64_t put(struct em_store *s, const char *name, const char *size)
 
 static const char *size_of(struct em_store *s, const char *name)
 {
-    json_t *o = em_store_get(s, "volumes", "default", name);
+    json_t *o = em_store_get(s, VOLUMES, "default", name);
     return o ? json_string_value(json_object_get(json_object_get(o, "spec"), "size")) : NULL;
 }
 
@@ -78,10 +81,10 @@ static void test_failed_commits_fail_and_are_undone(void **state)
 
     /* memory goes back to the disk: b gone, a as it was, the revision counter too */
     assert_int_equal(em_store_rollback(&s), 1);
-    assert_null(em_store_get(&s, "volumes", "default", "b"));
+    assert_null(em_store_get(&s, VOLUMES, "default", "b"));
     assert_string_equal(size_of(&s, "a"), "1Gi");
     assert_int_equal(s.revision, 1);
-    assert_int_equal(em_store_count(&s, "volumes"), 1);
+    assert_int_equal(em_store_count(&s, VOLUMES), 1);
     assert_int_equal(em_store_rollback(&s), -1); /* once */
     assert_int_equal(em_store_durable_rev(&s), 1);
 
@@ -96,7 +99,7 @@ static void test_failed_commits_fail_and_are_undone(void **state)
     /* a restart finds what was acknowledged, and nothing that was refused */
     open_store(&s, dir);
     assert_string_equal(size_of(&s, "a"), "1Gi");
-    assert_null(em_store_get(&s, "volumes", "default", "b"));
+    assert_null(em_store_get(&s, VOLUMES, "default", "b"));
     assert_string_equal(size_of(&s, "c"), "4Gi");
     assert_int_equal(s.revision, 2);
     em_store_close(&s);

@@ -16,6 +16,9 @@
 #include "store_tmpdir.h"
 #include "util/xmalloc.h"
 
+/* the kind these tests store (the store takes the registry's row) */
+#define VOLUMES nd_kind_by_plural(NULL, "volumes")
+
 static char *tmpdir(void)
 {
     return store_tmpdir("journal");
@@ -40,9 +43,8 @@ static void churn(struct em_store *s, struct em_history *j, int n)
         json_t *v = volume("a", i, i);
         struct em_bytes *json = NULL;
         struct nd_status st = ND_STATUS_INIT;
-        assert_int_equal(em_store_put(s, "volumes", v, i == 1 ? "ADDED" : "MODIFIED", 1000,
-                                      &json, &st),
-                         0);
+        assert_int_equal(
+            em_store_put(s, VOLUMES, v, i == 1 ? "ADDED" : "MODIFIED", 1000, &json, &st), 0);
         em_history_append(j, i, 1000, i == 1 ? "ADDED" : "MODIFIED", "volumes", v, prev, json);
         em_bytes_unref(json);
         json_decref(prev);
@@ -78,7 +80,7 @@ static void test_old_events_keep_bytes(void **state)
     /* the newest events keep their trees; the last one is the stored object itself */
     struct em_change *last = &j.ev[j.len - 1];
     assert_non_null(last->obj);
-    assert_ptr_equal(last->obj, em_store_get(&s, "volumes", "default", "a"));
+    assert_ptr_equal(last->obj, em_store_get(&s, VOLUMES, "default", "a"));
     assert_non_null(j.ev[j.len - EM_HISTORY_HOT].obj);
     em_history_close(&j);
     em_store_close(&s);
@@ -101,7 +103,7 @@ static void test_stored_object_keeps_its_tree(void **state)
     json_t *b = volume("b", 1, 1);
     struct em_bytes *json = NULL;
     struct nd_status st = ND_STATUS_INIT;
-    assert_int_equal(em_store_put(&s, "volumes", b, "ADDED", 1000, &json, &st), 0);
+    assert_int_equal(em_store_put(&s, VOLUMES, b, "ADDED", 1000, &json, &st), 0);
     em_history_append(&j, 1, 1000, "ADDED", "volumes", b, NULL, json);
     em_bytes_unref(json);
     json_decref(b);
@@ -109,13 +111,13 @@ static void test_stored_object_keeps_its_tree(void **state)
         char name[32];
         snprintf(name, sizeof name, "c%d", i);
         json_t *c = volume(name, i + 2, 1);
-        assert_int_equal(em_store_put(&s, "volumes", c, "ADDED", 1000, &json, &st), 0);
+        assert_int_equal(em_store_put(&s, VOLUMES, c, "ADDED", 1000, &json, &st), 0);
         em_history_append(&j, i + 2, 1000, "ADDED", "volumes", c, NULL, json);
         em_bytes_unref(json);
         json_decref(c);
     }
     /* b is old but still the stored revision: shared with the store, not copied */
-    assert_ptr_equal(j.ev[0].obj, em_store_get(&s, "volumes", "default", "b"));
+    assert_ptr_equal(j.ev[0].obj, em_store_get(&s, VOLUMES, "default", "b"));
     em_history_close(&j);
     em_store_close(&s);
     em_rm_rf(dir);

@@ -24,6 +24,9 @@
 #include "store_tmpdir.h"
 #include "util/xmalloc.h"
 
+/* the kind these tests store (the store takes the registry's row) */
+#define VOLUMES nd_kind_by_plural(NULL, "volumes")
+
 /* ---- helpers ---- */
 
 static char *tmpdir(void)
@@ -53,7 +56,7 @@ static json_t *volume(const char *name, int64_t rv, const char *size)
 static void put(struct em_store *s, json_t *obj, const char *type)
 {
     struct nd_status st = ND_STATUS_INIT;
-    assert_int_equal(em_store_put(s, "volumes", obj, type, 1000, NULL, &st), 0);
+    assert_int_equal(em_store_put(s, VOLUMES, obj, type, 1000, NULL, &st), 0);
     nd_status_release(&st);
 }
 
@@ -170,7 +173,7 @@ static void test_put_is_logged_then_written(void **state)
     /* a restart loads it, repairing nothing */
     nd_buf_reset(&report);
     open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
-    assert_non_null(em_store_get(&s, "volumes", "default", "a"));
+    assert_non_null(em_store_get(&s, VOLUMES, "default", "a"));
     assert_int_equal(s.repaired, 0);
     assert_int_equal(s.revision, 1);
     em_store_close(&s);
@@ -244,7 +247,7 @@ static void *writer_main(void *arg)
         int64_t rev = em_store_next_revision(w->s);
         json_t *v = volume(name, rev, "1Gi");
         struct nd_status st = ND_STATUS_INIT;
-        em_store_put(w->s, "volumes", v, "ADDED", 1000, NULL, &st);
+        em_store_put(w->s, VOLUMES, v, "ADDED", 1000, NULL, &st);
         nd_status_release(&st);
         uint64_t t = em_store_ticket(w->s);
         pthread_mutex_unlock(w->lock);
@@ -290,7 +293,7 @@ static void test_concurrent_commits_share_flushes(void **state)
         em_store_close(&s);
         /* and a restart finds every one */
         open_store(&s, dir, (enum em_fsync)mode, &report);
-        assert_int_equal(em_store_count(&s, "volumes"), W * N);
+        assert_int_equal(em_store_count(&s, VOLUMES), W * N);
         assert_int_equal(s.repaired, 0);
         em_store_close(&s);
     }
@@ -321,10 +324,11 @@ static void test_crash_between_flush_and_file(void **state)
     assert_int_equal(s.repaired, 2);
     assert_int_equal(file_rv(dir, "a"), 2);
     assert_int_equal(file_rv(dir, "b"), 3);
-    assert_string_equal(json_string_value(json_object_get(json_object_get(
-                            em_store_get(&s, "volumes", "default", "a"), "spec"), "size")),
-                        "5Gi");
-    assert_non_null(em_store_get(&s, "volumes", "default", "b"));
+    assert_string_equal(
+        json_string_value(json_object_get(
+            json_object_get(em_store_get(&s, VOLUMES, "default", "a"), "spec"), "size")),
+        "5Gi");
+    assert_non_null(em_store_get(&s, VOLUMES, "default", "b"));
     assert_int_equal(s.revision, 3);
     assert_non_null(strstr(report.data, "brought up to revision 2 from the journal"));
     /* the journal hands every record to the watch history */
@@ -332,7 +336,7 @@ static void test_crash_between_flush_and_file(void **state)
     struct nd_buf err = ND_BUF_INIT;
     assert_int_equal(em_history_open(&j, &s, s.revision, 1000, &err), 0);
     assert_int_equal(j.len, 3);
-    assert_ptr_equal(j.ev[2].obj, em_store_get(&s, "volumes", "default", "b")); /* shared */
+    assert_ptr_equal(j.ev[2].obj, em_store_get(&s, VOLUMES, "default", "b")); /* shared */
     em_history_close(&j);
     em_store_close(&s);
     /* the next start has nothing to do */
@@ -369,7 +373,7 @@ static void test_torn_tail_is_cut(void **state)
     char *want = nd_xasprintf("cut %zu bytes of a torn last record", strlen(log) - strlen(whole));
     assert_non_null(strstr(report.data, want));
     free(want);
-    assert_non_null(em_store_get(&s, "volumes", "default", "a")); /* rev 1 repaired */
+    assert_non_null(em_store_get(&s, VOLUMES, "default", "a")); /* rev 1 repaired */
     assert_int_equal(s.revision, 1);
     /* the file now ends at the last whole record, and appends follow it */
     char *p = nd_xasprintf("%s/history/journal.ndjson", dir);
@@ -415,9 +419,10 @@ static void test_hand_edit_wins(void **state)
     struct nd_buf report = ND_BUF_INIT;
     open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
     assert_int_equal(s.repaired, 0);
-    assert_string_equal(json_string_value(json_object_get(json_object_get(
-                            em_store_get(&s, "volumes", "default", "a"), "spec"), "size")),
-                        "9Gi");
+    assert_string_equal(
+        json_string_value(json_object_get(
+            json_object_get(em_store_get(&s, VOLUMES, "default", "a"), "spec"), "size")),
+        "9Gi");
     assert_int_equal(file_rv(dir, "a"), -1); /* untouched: still no resourceVersion */
     em_store_close(&s);
     /* the same file older than the record is repaired (so the rule can fail) */
@@ -453,13 +458,13 @@ static void test_broken_file_left_alone(void **state)
     open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
     assert_int_equal(s.repaired, 0);
     assert_non_null(strstr(report.data, "left untouched"));
-    assert_null(em_store_get(&s, "volumes", "default", "a"));
+    assert_null(em_store_get(&s, VOLUMES, "default", "a"));
     struct nd_buf b = ND_BUF_INIT;
     assert_int_equal(nd_buf_read_file(&b, pa), 0);
     assert_string_equal(b.data, "{\"apiVersion\": ");
     /* and writes to it are refused */
     struct nd_status st = ND_STATUS_INIT;
-    assert_int_equal(em_store_put(&s, "volumes", a2, "MODIFIED", 1000, NULL, &st), -1);
+    assert_int_equal(em_store_put(&s, VOLUMES, a2, "MODIFIED", 1000, NULL, &st), -1);
     assert_string_equal(st.reason, "InternalError");
     nd_status_release(&st);
     em_store_close(&s);
@@ -489,7 +494,7 @@ static void test_deleted_record_removes_stale_file(void **state)
     open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
     assert_int_equal(s.repaired, 1);
     assert_false(exists(pa));
-    assert_null(em_store_get(&s, "volumes", "default", "a"));
+    assert_null(em_store_get(&s, VOLUMES, "default", "a"));
     em_store_close(&s);
     json_decref(a1);
     json_decref(gone);
@@ -518,7 +523,7 @@ static void test_records_before_last_applied_are_not_replayed(void **state)
         struct nd_buf report = ND_BUF_INIT;
         open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
         assert_int_equal(s.repaired, 0);
-        assert_null(em_store_get(&s, "volumes", "default", "a"));
+        assert_null(em_store_get(&s, VOLUMES, "default", "a"));
         assert_int_equal(file_rv(dir, "a"), 0);
         assert_int_equal(s.revision, 1); /* the counter still continues past it */
         em_store_close(&s);
@@ -546,7 +551,7 @@ static void test_clear_empties_journal_first(void **state)
     assert_int_equal(file_rv(dir, "a"), 0);
     em_store_close(&s);
     open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
-    assert_int_equal(em_store_count(&s, "volumes"), 0);
+    assert_int_equal(em_store_count(&s, VOLUMES), 0);
     assert_int_equal(s.repaired, 0);
     em_store_close(&s);
     json_decref(a);

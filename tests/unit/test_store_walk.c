@@ -19,6 +19,9 @@
 #include "store_tmpdir.h"
 #include "util/xmalloc.h"
 
+/* the kind these tests store (the store takes the registry's row) */
+#define VOLUMES nd_kind_by_plural(NULL, "volumes")
+
 /* ---- helpers ---- */
 
 struct fixture {
@@ -65,17 +68,19 @@ static void put(struct fixture *f, const char *plural, const char *ns, const cha
     if (*ns)
         json_object_set_new(json_object_get(obj, "metadata"), "namespace", json_string(ns));
     struct nd_status st = ND_STATUS_INIT;
-    assert_int_equal(em_store_put(&f->s, plural, obj, "ADDED", 1000, NULL, &st), 0);
+    assert_int_equal(
+        em_store_put(&f->s, nd_kind_by_plural(NULL, plural), obj, "ADDED", 1000, NULL, &st), 0);
     nd_status_release(&st);
     json_decref(obj);
 }
 
 static void del(struct fixture *f, const char *plural, const char *ns, const char *name)
 {
-    json_t *obj = json_deep_copy(em_store_get(&f->s, plural, ns, name));
+    json_t *obj = json_deep_copy(em_store_get(&f->s, nd_kind_by_plural(NULL, plural), ns, name));
     assert_non_null(obj);
     struct nd_status st = ND_STATUS_INIT;
-    assert_int_equal(em_store_delete(&f->s, plural, obj, 1000, NULL, &st), 0);
+    assert_int_equal(em_store_delete(&f->s, nd_kind_by_plural(NULL, plural), obj, 1000, NULL, &st),
+                     0);
     nd_status_release(&st);
     json_decref(obj);
 }
@@ -87,19 +92,19 @@ struct seen {
     int stop_at; /* return 7 at this call (1-based); 0: never */
 };
 
-static int see_kind(const char *plural, size_t count, void *ctx)
+static int see_kind(const struct nd_kind *k, size_t count, void *ctx)
 {
     struct seen *w = ctx;
-    nd_buf_addf(&w->b, "%s=%zu\n", plural, count);
+    nd_buf_addf(&w->b, "%s=%zu\n", k->plural, count);
     return ++w->calls == w->stop_at ? 7 : 0;
 }
 
-static int see_object(const char *plural, const struct em_entry *e, void *ctx)
+static int see_object(const struct nd_kind *k, const struct em_entry *e, void *ctx)
 {
     struct seen *w = ctx;
     const json_t *meta = json_object_get(e->obj, "metadata");
     const char *ns = json_string_value(json_object_get(meta, "namespace"));
-    nd_buf_addf(&w->b, "%s:%s/%s\n", plural, ns ? ns : "",
+    nd_buf_addf(&w->b, "%s:%s/%s\n", k->plural, ns ? ns : "",
                 json_string_value(json_object_get(meta, "name")));
     return ++w->calls == w->stop_at ? 7 : 0;
 }
@@ -115,7 +120,9 @@ static char *kinds(struct fixture *f)
 static char *walk(struct fixture *f, const char *plural, const char *ns)
 {
     struct seen w = {.b = ND_BUF_INIT};
-    assert_int_equal(em_store_walk(&f->s, plural, ns, see_object, &w), 0);
+    assert_int_equal(
+        em_store_walk(&f->s, plural ? nd_kind_by_plural(NULL, plural) : NULL, ns, see_object, &w),
+        0);
     return nd_buf_detach(&w.b);
 }
 
@@ -208,21 +215,21 @@ static void test_walks_stop_on_nonzero(void **state)
 static void test_count_in_a_project(void **state)
 {
     struct fixture *f = *state;
-    assert_int_equal(em_store_count_in(&f->s, "volumes", NULL), 0);
-    assert_int_equal(em_store_count_in(&f->s, "volumes", "a"), 0);
+    assert_int_equal(em_store_count_in(&f->s, VOLUMES, NULL), 0);
+    assert_int_equal(em_store_count_in(&f->s, VOLUMES, "a"), 0);
     fill(f);
-    assert_int_equal(em_store_count_in(&f->s, "volumes", NULL), 4);
-    assert_int_equal(em_store_count(&f->s, "volumes"), 4);
-    assert_int_equal(em_store_count_in(&f->s, "volumes", "a"), 2);
-    assert_int_equal(em_store_count_in(&f->s, "volumes", "ab"), 1);
-    assert_int_equal(em_store_count_in(&f->s, "volumes", "b"), 1);
-    assert_int_equal(em_store_count_in(&f->s, "volumes", "c"), 0);
-    assert_int_equal(em_store_count_in(&f->s, "volumes", ""), 0);
-    assert_int_equal(em_store_count_in(&f->s, "namespaces", ""), 2);
-    assert_int_equal(em_store_count_in(&f->s, "pools", "a"), 0);
+    assert_int_equal(em_store_count_in(&f->s, VOLUMES, NULL), 4);
+    assert_int_equal(em_store_count(&f->s, VOLUMES), 4);
+    assert_int_equal(em_store_count_in(&f->s, VOLUMES, "a"), 2);
+    assert_int_equal(em_store_count_in(&f->s, VOLUMES, "ab"), 1);
+    assert_int_equal(em_store_count_in(&f->s, VOLUMES, "b"), 1);
+    assert_int_equal(em_store_count_in(&f->s, VOLUMES, "c"), 0);
+    assert_int_equal(em_store_count_in(&f->s, VOLUMES, ""), 0);
+    assert_int_equal(em_store_count_in(&f->s, nd_kind_by_plural(NULL, "namespaces"), ""), 2);
+    assert_int_equal(em_store_count_in(&f->s, nd_kind_by_plural(NULL, "pools"), "a"), 0);
     del(f, "volumes", "a", "v9");
-    assert_int_equal(em_store_count_in(&f->s, "volumes", "a"), 1);
-    assert_int_equal(em_store_count_in(&f->s, "volumes", NULL), 3);
+    assert_int_equal(em_store_count_in(&f->s, VOLUMES, "a"), 1);
+    assert_int_equal(em_store_count_in(&f->s, VOLUMES, NULL), 3);
 }
 
 static void test_clear_and_reopen(void **state)
@@ -234,7 +241,7 @@ static void test_clear_and_reopen(void **state)
     nd_status_release(&st);
     assert_text(kinds(f), "");
     assert_text(walk(f, NULL, NULL), "");
-    assert_int_equal(em_store_count_in(&f->s, "volumes", "a"), 0);
+    assert_int_equal(em_store_count_in(&f->s, VOLUMES, "a"), 0);
     char *file = nd_xasprintf("%s/objects/a/volumes/v9.json", f->dir);
     assert_int_equal(access(file, F_OK), -1);
     free(file);
@@ -249,8 +256,8 @@ static void test_clear_and_reopen(void **state)
     open_store(f);
     assert_text(walk(f, "volumes", NULL), "volumes:a/v3\nvolumes:b/v4\n");
     assert_text(walk(f, "jobs", "a"), "jobs:a/j3\n");
-    assert_int_equal(em_store_count_in(&f->s, "volumes", "b"), 1);
-    assert_int_equal(em_store_count_in(&f->s, "jobs", "a"), 1);
+    assert_int_equal(em_store_count_in(&f->s, VOLUMES, "b"), 1);
+    assert_int_equal(em_store_count_in(&f->s, nd_kind_by_plural(NULL, "jobs"), "a"), 1);
 }
 
 int main(void)

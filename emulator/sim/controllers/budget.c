@@ -137,7 +137,7 @@ static void spending(struct em_server *srv, const json_t *budget, const struct e
         const char *billed = nd_kinds[b].plural;
         if (!nd_kind_is(&nd_kinds[b], ND_KIND_BILLED))
             continue;
-        json_t *items = em_store_list(&srv->store, billed, em_obj_ns(budget));
+        json_t *items = em_store_list(&srv->store, &nd_kinds[b], em_obj_ns(budget));
         size_t i;
         json_t *o;
         json_array_foreach(items, i, o) {
@@ -237,7 +237,7 @@ int em_budget_check_launch(struct em_server *srv, const struct nd_kind *k, const
                            struct nd_status *st)
 {
     const char *ns = em_obj_ns(obj);
-    json_t *budgets = em_store_list(&srv->store, "budgets", ns);
+    json_t *budgets = em_store_list(&srv->store, nd_kind_by_plural(NULL, "budgets"), ns);
     int64_t now = em_clock_now_ms(&srv->clock);
     int rc = 0;
     int64_t hold = -1;
@@ -336,7 +336,7 @@ static void suspend_scope(struct em_ctl *c, int64_t spent, int64_t limit)
         if (!nd_kind_is(k, ND_KIND_COMPUTE))
             continue;
         bool run = k->family == ND_FAMILY_RUN;
-        json_t *items = em_store_list(&c->srv->store, k->plural, em_obj_ns(c->obj));
+        json_t *items = em_store_list(&c->srv->store, k, em_obj_ns(c->obj));
         size_t i;
         json_t *o;
         json_array_foreach(items, i, o) {

@@ -21,7 +21,8 @@ static void end_drain(struct em_ctl *c)
     if (!by)
         return;
     const char *name = strncmp(by, "poolaction/", 11) == 0 ? by + 11 : by;
-    const json_t *pa = em_store_get(&c->srv->store, "poolactions", em_obj_ns(c->obj), name);
+    const json_t *pa = em_store_get(&c->srv->store, nd_kind_by_plural(NULL, "poolactions"),
+                                    em_obj_ns(c->obj), name);
     const char *phase = nd_obj_get_string(pa, "status.phase");
     if (pa && phase && !strcmp(phase, "Running") && !em_obj_deleting(pa))
         return;
@@ -35,7 +36,8 @@ static void host_status(struct em_ctl *c)
 {
     const char *pool = nd_obj_get_string(c->obj, "spec.pool");
     const char *ns = em_obj_ns(c->obj), *name = em_obj_name(c->obj);
-    const json_t *p = pool ? em_store_get(&c->srv->store, "pools", ns, pool) : NULL;
+    const json_t *p =
+        pool ? em_store_get(&c->srv->store, nd_kind_by_plural(NULL, "pools"), ns, pool) : NULL;
     struct nd_buf msg = ND_BUF_INIT;
     nd_buf_addf(&msg, p ? "enrolled in pool/%s" : "pool/%s does not exist", pool ? pool : "");
     em_ctl_condition(c, "Enrolled", p != NULL, p ? "Enrolled" : "PoolNotFound", msg.data);

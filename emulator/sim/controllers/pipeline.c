@@ -106,7 +106,8 @@ static void load(struct run *r)
         s->job_name = nd_xasprintf("%s-%s", em_obj_name(c->obj), s->name);
         const json_t *prev = prev_step(c, s->name);
         s->created = json_object_get(prev, "job") != NULL;
-        json_t *job = em_store_get(&c->srv->store, "jobs", ns, s->job_name);
+        json_t *job =
+            em_store_get(&c->srv->store, nd_kind_by_plural(NULL, "jobs"), ns, s->job_name);
         if (job && !owned(job, uid)) {
             s->foreign = !s->created;
             job = NULL;
@@ -188,7 +189,8 @@ static void set_job_state(struct run *r, struct step *s, const char *state, cons
                         em_obj_name(r->c->obj));
     nd_status_release(&st);
     json_decref(copy);
-    s->job = em_store_get(&r->c->srv->store, "jobs", em_obj_ns(r->c->obj), s->job_name);
+    s->job = em_store_get(&r->c->srv->store, nd_kind_by_plural(NULL, "jobs"), em_obj_ns(r->c->obj),
+                          s->job_name);
 }
 
 /* Ends the Pipeline: its unfinished steps are cancelled. */
@@ -304,7 +306,8 @@ static int launch_ready(struct run *r)
             em_event_record(c->srv, c->k, c->obj, "Normal", "StepStarted",
                             "step %s: created job/%s", s->name, s->job_name);
             s->created = true;
-            s->job = em_store_get(&c->srv->store, "jobs", em_obj_ns(c->obj), s->job_name);
+            s->job = em_store_get(&c->srv->store, nd_kind_by_plural(NULL, "jobs"),
+                                  em_obj_ns(c->obj), s->job_name);
             s->phase = "Queued";
         }
         nd_status_release(&st);

@@ -69,7 +69,7 @@ bool em_action_paused_out(const json_t *pa)
 json_t *em_pool_actions(struct em_server *srv, const char *ns, const char *pool)
 {
     json_t *out = json_array();
-    json_t *items = em_store_list(&srv->store, "poolactions", ns);
+    json_t *items = em_store_list(&srv->store, nd_kind_by_plural(NULL, "poolactions"), ns);
     size_t i;
     json_t *pa;
     json_array_foreach(items, i, pa) {
@@ -106,7 +106,7 @@ const json_t *em_action_create(struct em_server *srv, const json_t *pool, const 
 {
     const char *ns = em_obj_ns(pool), *pname = em_obj_name(pool);
     char *name = em_action_name(pname, action, target, key);
-    json_t *existing = em_store_get(&srv->store, "poolactions", ns, name);
+    json_t *existing = em_store_get(&srv->store, nd_kind_by_plural(NULL, "poolactions"), ns, name);
     if (existing) {
         json_decref(params);
         free(name);
@@ -138,7 +138,7 @@ const json_t *em_action_create(struct em_server *srv, const json_t *pool, const 
     struct nd_status st = ND_STATUS_INIT;
     const json_t *stored = NULL;
     if (em_obj_add(srv, k, obj, &st) == 0) {
-        stored = em_store_get(&srv->store, "poolactions", ns, name);
+        stored = em_store_get(&srv->store, nd_kind_by_plural(NULL, "poolactions"), ns, name);
         const char *verb = !strcmp(decision, "Shadow")    ? "ActionRecorded"
                            : !strcmp(decision, "Pending") ? "ActionProposed"
                                                           : "ActionApproved";
@@ -185,7 +185,8 @@ static json_t *target_obj(struct em_ctl *c, const char **plural_out)
             !strncmp(t, kinds[i][0], (size_t)(slash - t))) {
             if (plural_out)
                 *plural_out = kinds[i][1];
-            return em_store_get(&c->srv->store, kinds[i][1], em_obj_ns(c->obj), slash + 1);
+            return em_store_get(&c->srv->store, nd_kind_by_plural(NULL, kinds[i][1]),
+                                em_obj_ns(c->obj), slash + 1);
         }
     }
     return NULL;
@@ -311,7 +312,7 @@ static void run_defragment(struct em_ctl *c)
     json_array_foreach(plan, i, mv) {
         const char *plural = json_string_value(json_array_get(mv, 0));
         const char *dest = json_string_value(json_array_get(mv, 2));
-        json_t *o = em_store_get(&c->srv->store, plural, em_obj_ns(c->obj),
+        json_t *o = em_store_get(&c->srv->store, nd_kind_by_plural(NULL, plural), em_obj_ns(c->obj),
                                  json_string_value(json_array_get(mv, 1)));
         if (!o)
             continue;
@@ -332,7 +333,7 @@ static void run_defragment(struct em_ctl *c)
 static void run_wait_tuning(struct em_ctl *c)
 {
     const char *want = nd_obj_get_string(c->obj, "spec.params.waitTimeout");
-    json_t *pool = em_store_get(&c->srv->store, "pools", em_obj_ns(c->obj),
+    json_t *pool = em_store_get(&c->srv->store, nd_kind_by_plural(NULL, "pools"), em_obj_ns(c->obj),
                                 nd_obj_get_string(c->obj, "spec.pool"));
     int64_t ms = em_json_duration(nd_obj_get(c->obj, "spec.params"), "waitTimeout", -1);
     if (!pool || ms < 60 * 1000 || ms > 24 * EM_HOUR_MS) {
@@ -474,8 +475,8 @@ static void step(struct em_ctl *c)
     if (strcmp(decision, "Pending") != 0 && strcmp(decision, "Shadow") != 0 &&
         !json_object_get(c->status, "decisionTime"))
         em_ctl_set_time(c, "decisionTime", now);
-    const json_t *pool =
-        em_store_get(&srv->store, "pools", em_obj_ns(obj), nd_obj_get_string(obj, "spec.pool"));
+    const json_t *pool = em_store_get(&srv->store, nd_kind_by_plural(NULL, "pools"), em_obj_ns(obj),
+                                      nd_obj_get_string(obj, "spec.pool"));
     bool running = strcmp(phase, "Queued") != 0;
     if (!pool || em_obj_deleting(pool))
         finish(c, "Cancelled", "PoolNotFound", "pool/%s no longer exists",

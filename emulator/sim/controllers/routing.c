@@ -118,7 +118,7 @@ json_t *em_pool_work(struct em_server *srv, const char *ns, const char *pool)
     static const char *const plurals[] = {"jobs", "sandboxes", NULL};
     json_t *out = json_array();
     for (int i = 0; plurals[i]; i++) {
-        json_t *items = em_store_list(&srv->store, plurals[i], ns);
+        json_t *items = em_store_list(&srv->store, nd_kind_by_plural(NULL, plurals[i]), ns);
         size_t j;
         json_t *o;
         json_array_foreach(items, j, o) {
@@ -134,7 +134,7 @@ json_t *em_pool_work(struct em_server *srv, const char *ns, const char *pool)
 json_t *em_pool_hosts(struct em_server *srv, const char *ns, const char *pool)
 {
     json_t *out = json_array();
-    json_t *items = em_store_list(&srv->store, "hosts", ns);
+    json_t *items = em_store_list(&srv->store, nd_kind_by_plural(NULL, "hosts"), ns);
     size_t i;
     json_t *h;
     json_array_foreach(items, i, h) {
@@ -360,7 +360,8 @@ static bool approve_burst(struct em_ctl *c, const char *plural, const json_t *po
         nd_buf_truncate(&key, base);
         nd_buf_addf(&key, "#%d", attempt);
         name = em_action_name(pname, "Burst", target.data, key.data);
-        pa = em_store_get(&c->srv->store, "poolactions", em_obj_ns(c->obj), name);
+        pa = em_store_get(&c->srv->store, nd_kind_by_plural(NULL, "poolactions"), em_obj_ns(c->obj),
+                          name);
         if (!pa || !em_action_paused_out(pa) || em_pool_paused(pool))
             break;
     }
@@ -495,7 +496,7 @@ bool em_route_place(struct em_ctl *c, const char *plural, int64_t *wait)
     if (placed_now(c->obj))
         return true;
     const char *ns = em_obj_ns(c->obj);
-    const json_t *pool = em_store_get(&c->srv->store, "pools", ns, pname);
+    const json_t *pool = em_store_get(&c->srv->store, nd_kind_by_plural(NULL, "pools"), ns, pname);
     if (!pool || em_obj_deleting(pool)) {
         struct nd_buf msg = ND_BUF_INIT;
         nd_buf_addf(&msg, "pool/%s does not exist; waiting until it does", pname);

@@ -154,7 +154,7 @@ static json_t *mounted_by(struct em_ctl *c)
         const struct nd_kind *k = nd_kind_by_plural("nodus.dev", users[u]);
         /* placed (Provisioning, Starting) or Running: the phases after the first */
         const char *const *phases = nd_phases(k->family);
-        json_t *items = em_store_list(&c->srv->store, users[u], ns);
+        json_t *items = em_store_list(&c->srv->store, k, ns);
         size_t i;
         json_t *o;
         json_array_foreach(items, i, o) {
