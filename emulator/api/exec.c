@@ -266,7 +266,7 @@ int em_exec_handle(struct em_api *a, const char *verb)
         json_object_get(json_object_get(obj, "metadata"), "deletionTimestamp"))
         return not_running(a, obj);
     struct em_view view;
-    if (em_view_open(a->srv, a->kind->plural, obj, &view, &a->st) < 0) {
+    if (em_view_open(a->srv, a->kind, obj, &view, &a->st) < 0) {
         em_view_release(&view);
         nd_status_set_target(&a->st, a->path.name, a->kind->group, a->kind->plural);
         return -1;

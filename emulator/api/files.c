@@ -30,7 +30,7 @@ static void name_of(struct em_api *a, struct nd_buf *out)
 
 static int open_tree(struct em_api *a, const json_t *obj, struct nd_status *st)
 {
-    char *dir = em_files_tree(a->srv, a->kind->plural, obj, st);
+    char *dir = em_files_tree(a->srv, a->kind, obj, st);
     if (!dir)
         return -1;
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

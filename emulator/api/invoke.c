@@ -289,7 +289,7 @@ static int invoke_local(struct em_api *a, const json_t *fn)
     /* what the command sees: the Function's tree at /, its Volumes, under bubblewrap
      * (sim/view.h), as exec and a local Job do */
     struct em_view view;
-    if (em_view_open(a->srv, "functions", fn, &view, &a->st) < 0)
+    if (em_view_open(a->srv, nd_kind_by_plural(NULL, "functions"), fn, &view, &a->st) < 0)
         goto out;
     char **args = nd_json_strv(cmd);
     const char *host_path = getenv("PATH");

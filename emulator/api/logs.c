@@ -127,7 +127,7 @@ static void read_log(struct em_server *srv, const struct nd_kind *k, const json_
         }
         if (state->run < 0)
             return;
-        char *path = em_runtime_log_path(srv, k->plural, em_obj_ns(obj), em_obj_name(obj));
+        char *path = em_runtime_log_path(srv, k, em_obj_ns(obj), em_obj_name(obj));
         read_file(path, &cur->offset, out);
         free(path);
         return;

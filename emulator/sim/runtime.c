@@ -72,10 +72,10 @@ bool em_runtime_local(const struct em_server *srv)
     return srv->opt.runtime && strcmp(srv->opt.runtime, "local") == 0;
 }
 
-char *em_runtime_log_path(const struct em_server *srv, const char *plural, const char *ns,
+char *em_runtime_log_path(const struct em_server *srv, const struct nd_kind *k, const char *ns,
                           const char *name)
 {
-    char *rel = nd_xasprintf("logs/%s/%s/%s.log", ns, plural, name);
+    char *rel = nd_xasprintf("logs/%s/%s/%s.log", ns, k->plural, name);
     char *path = em_store_path(&srv->store, rel);
     free(rel);
     return path;
@@ -448,7 +448,7 @@ static void prepare(struct proc *p, struct em_server *srv, const json_t *obj)
     struct nd_status st = ND_STATUS_INIT;
     json_t *env = NULL, *argv = NULL;
     char *wd = NULL, *inside = NULL;
-    if (em_view_open(srv, "jobs", obj, &view, &st) < 0) {
+    if (em_view_open(srv, nd_kind_by_plural(NULL, "jobs"), obj, &view, &st) < 0) {
         p->start_error = nd_xasprintf("[nodus] cannot start: %s%s%s", st.message,
                                       st.fix ? "; fix: " : "", st.fix ? st.fix : "");
         p->cwd = nd_xstrdup(".");
@@ -548,7 +548,7 @@ static void spawn(struct em_ctl *c)
             q->stop = true;
         }
     }
-    p->log_path = em_runtime_log_path(srv, "jobs", p->ns, p->name);
+    p->log_path = em_runtime_log_path(srv, nd_kind_by_plural(NULL, "jobs"), p->ns, p->name);
     char *dir = nd_xstrdup(p->log_path);
     *strrchr(dir, '/') = '\0';
     em_mkdir_p(dir);

@@ -46,8 +46,8 @@ int em_runtime_run_poll(struct em_ctl *c, int *exit_code);
 /* True while a process of the Job ns/name runs or its output is still being written. */
 bool em_runtime_busy(struct em_server *srv, const char *ns, const char *name);
 
-/* DIR/logs/<ns>/<plural>/<name>.log. NEW string. */
-char *em_runtime_log_path(const struct em_server *srv, const char *plural, const char *ns,
+/* DIR/logs/<ns>/<plural of k>/<name>.log. NEW string. */
+char *em_runtime_log_path(const struct em_server *srv, const struct nd_kind *k, const char *ns,
                           const char *name);
 
 /* Kills every process (SIGTERM, SIGKILL after 0.5 s) and waits for their threads.

@@ -19,9 +19,10 @@
 #include "util/buf.h"
 #include "util/xmalloc.h"
 
-char *em_files_tree(struct em_server *srv, const char *plural, const json_t *obj,
+char *em_files_tree(struct em_server *srv, const struct nd_kind *k, const json_t *obj,
                     struct nd_status *st)
 {
+    const char *plural = k->plural; /* the tree's directory */
     const json_t *meta = json_object_get(obj, "metadata");
     const char *uid = json_string_value(json_object_get(meta, "uid"));
     char *rel = nd_xasprintf("files/%s/%s/%s", em_obj_ns(obj), plural, em_obj_name(obj));
@@ -180,12 +181,11 @@ static char *canonical_mount(const char *p)
     return c;
 }
 
-static int add_volumes(struct em_server *srv, const char *plural, const json_t *obj,
+static int add_volumes(struct em_server *srv, const struct nd_kind *k, const json_t *obj,
                        struct em_view *v, struct nd_status *st)
 {
     const char *ns = em_obj_ns(obj), *name = em_obj_name(obj);
-    const struct nd_kind *k = nd_kind_by_plural("nodus.dev", plural);
-    const char *kind = k ? k->singular : plural;
+    const char *kind = k->singular;
     size_t i;
     json_t *m;
     json_array_foreach(json_object_get(json_object_get(obj, "spec"), "volumes"), i, m) {
@@ -214,7 +214,7 @@ static int add_volumes(struct em_server *srv, const char *plural, const json_t *
                               vol, ns, vol, kind);
             return -1;
         }
-        char *tree = em_files_tree(srv, "volumes", volume, st);
+        char *tree = em_files_tree(srv, nd_kind_by_plural(NULL, "volumes"), volume, st);
         if (!tree) {
             free(path);
             return -1;
@@ -233,7 +233,7 @@ static int add_volumes(struct em_server *srv, const char *plural, const json_t *
     return 0;
 }
 
-int em_view_open(struct em_server *srv, const char *plural, const json_t *obj,
+int em_view_open(struct em_server *srv, const struct nd_kind *k, const json_t *obj,
                  struct em_view *v, struct nd_status *st)
 {
     memset(v, 0, sizeof *v);
@@ -251,12 +251,12 @@ int em_view_open(struct em_server *srv, const char *plural, const json_t *obj,
                                  "cannot run commands in \"%s\" isolated: %s", v->hostname,
                                  probe_error);
     }
-    char *tree = em_files_tree(srv, plural, obj, st);
+    char *tree = em_files_tree(srv, k, obj, st);
     if (!tree)
         return -1;
     v->root = absolute(tree);
     free(tree);
-    return v->isolated ? add_volumes(srv, plural, obj, v, st) : 0;
+    return v->isolated ? add_volumes(srv, k, obj, v, st) : 0;
 }
 
 void em_view_release(struct em_view *v)

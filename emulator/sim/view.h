@@ -28,10 +28,10 @@
 #include "server.h"
 #include "util/status.h"
 
-/* The tree of obj (a stored object of plural), made when missing: NEW path, or NULL with
+/* The tree of obj (a stored object of kind k), made when missing: NEW path, or NULL with
  * st (InternalError). Beside it, <name>.uid records which object made it, so a new
  * object that reuses a name starts with an empty tree. Lock held. */
-char *em_files_tree(struct em_server *srv, const char *plural, const json_t *obj,
+char *em_files_tree(struct em_server *srv, const struct nd_kind *k, const json_t *obj,
                     struct nd_status *st);
 
 /* p made canonical ("/a/b": no ".", no empty parts): NEW ("" for none or "/"), or NULL
@@ -48,7 +48,7 @@ struct em_view {
 /* Builds obj's view (lock held): its tree and its Volumes' trees. -1 with st when a
  * Volume it mounts does not exist or has a bad mountPath, or (isolated) when bubblewrap
  * cannot run here. Release with em_view_release, also after a failure. */
-int em_view_open(struct em_server *srv, const char *plural, const json_t *obj,
+int em_view_open(struct em_server *srv, const struct nd_kind *k, const json_t *obj,
                  struct em_view *v, struct nd_status *st);
 void em_view_release(struct em_view *v);
 
