@@ -45,9 +45,14 @@ branchy_c() {
 }
 
 @test "an ALLOW entry that is no longer over the limits is reported, so the list only shrinks" {
-    # a copy of the script over a tree of its own: every ALLOW entry short, one not there
+    # a copy of the script over a tree of its own, its ALLOW list naming two functions (the
+    # tree's own list is empty): one short, one not there
     mkdir -p "$T/tree/scripts" "$T/tree/cmd" "$T/tree/pkg" "$T/tree/emulator"
-    cp "$ND_ROOT/scripts/long-functions.sh" "$T/tree/scripts/"
+    sed 's|^ALLOW=""$|ALLOW="emulator/server.c:em_server_run\nemulator/store/journal.c:lead"|' \
+        "$ND_ROOT/scripts/long-functions.sh" >"$T/tree/scripts/long-functions.sh"
+    chmod +x "$T/tree/scripts/long-functions.sh"
+    run grep -c '^emulator/store/journal.c:lead"$' "$T/tree/scripts/long-functions.sh"
+    assert_output 1
     long_c "$T/tree/emulator/server.c" em_server_run 20
     long_c "$T/tree/pkg/ok.c" fine 20
     run -1 "$T/tree/scripts/long-functions.sh"
