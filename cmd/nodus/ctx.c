@@ -119,8 +119,8 @@ void nd_ctx_release(struct nd_ctx *ctx)
 
 static bool client_side(const struct nd_status *st)
 {
-    return st->reason && (!strcmp(st->reason, "Usage") || !strcmp(st->reason, "Unreachable") ||
-                          (!strcmp(st->reason, "Timeout") && !st->request_id));
+    return nd_status_is(st, ND_REASON_USAGE) || nd_status_is(st, ND_REASON_UNREACHABLE) ||
+           (nd_status_is(st, ND_REASON_TIMEOUT) && !st->request_id);
 }
 
 /* The headline of an error: kubectl's forms (`Error from server (R): ...`, `The Job "x" is
@@ -131,11 +131,11 @@ static void render_headline(const struct nd_status *st, struct nd_buf *b)
     const json_t *causes = json_object_get(st->details, "causes");
     const char *kind = json_string_value(json_object_get(st->details, "kind"));
     const char *name = json_string_value(json_object_get(st->details, "name"));
-    if (st->reason && !strcmp(st->reason, "Unreachable")) {
+    if (nd_status_is(st, ND_REASON_UNREACHABLE)) {
         nd_buf_addf(b, "%s\n", msg);
     } else if (client_side(st)) {
         nd_buf_addf(b, "error: %s\n", msg);
-    } else if (st->reason && !strcmp(st->reason, "Invalid") && json_array_size(causes) && name &&
+    } else if (nd_status_is(st, ND_REASON_INVALID) && json_array_size(causes) && name &&
                kind) {
         /* as kubectl: The Job "x" is invalid: field: problem, or [a, b] for several */
         size_t n = json_array_size(causes);
@@ -161,7 +161,7 @@ void nd_cli_render_tail(struct nd_ctx *ctx, const struct nd_status *st, struct n
      * emulator (recorded by nodus emulator start) is stopped: say so (emulator_ctx.h). */
     const char *env = getenv("NODUS_SERVER");
     const struct nd_target *t = ctx ? ctx->target : NULL;
-    if (st->reason && !strcmp(st->reason, "Unreachable") && st->message &&
+    if (nd_status_is(st, ND_REASON_UNREACHABLE) && st->message &&
         strstr(st->message, " was refused") && env && *env && t && t->server &&
         !strcmp(t->server, env) && !(ctx->server && *ctx->server))
         nd_buf_addf(b,

@@ -266,7 +266,7 @@ bool nd_emu_refused_fix(struct nd_ctx *ctx, const struct nd_status *st, struct n
     const struct nd_target *t = ctx ? ctx->target : NULL;
     const char *env = getenv("NODUS_SERVER");
     if (!t || !t->context || !ctx->config || (ctx->server && *ctx->server) || (env && *env) ||
-        !st->reason || strcmp(st->reason, "Unreachable") || !st->message ||
+        !nd_status_is(st, ND_REASON_UNREACHABLE) || !st->message ||
         !strstr(st->message, " was refused"))
         return false;
     const char *dir = nd_config_context_emulator(ctx->config, t->context);

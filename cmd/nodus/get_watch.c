@@ -412,7 +412,7 @@ static void backoff(int failures)
  * then the stream's 200), is shutting down or busy. Not a --request-timeout. */
 static bool transient(int code, const struct nd_status *st)
 {
-    if (st->reason && strcmp(st->reason, "Unreachable") == 0)
+    if (nd_status_is(st, ND_REASON_UNREACHABLE))
         return true;
     return code == 429 || code >= 500;
 }

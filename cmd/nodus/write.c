@@ -93,8 +93,9 @@ out:
 
 void nd_write_error_source(struct nd_status *st, const char *verb, const char *source)
 {
-    const char *r = st->reason;
-    if (!r || !strcmp(r, "Usage") || !strcmp(r, "Unreachable") || !strcmp(r, "Timeout"))
+    enum nd_reason r = nd_status_reason(st);
+    if (r == ND_REASON_NONE || r == ND_REASON_USAGE || r == ND_REASON_UNREACHABLE ||
+        r == ND_REASON_TIMEOUT)
         return;
     nd_status_prefix(st, "error when %s \"%s\"", verb, source);
 }

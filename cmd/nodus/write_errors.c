@@ -38,7 +38,7 @@ void nd_validate_query(enum nd_validate v, struct nd_buf *path)
 /* An Invalid answer about an object of a file, with causes: shown at their lines. */
 static bool located(const struct nd_status *st, const struct nd_manifest *m)
 {
-    return m && m->where && st->reason && !strcmp(st->reason, "Invalid") &&
+    return m && m->where && nd_status_is(st, ND_REASON_INVALID) &&
            json_array_size(json_object_get(st->details, "causes")) &&
            json_object_get(st->details, "name") && json_object_get(st->details, "kind");
 }

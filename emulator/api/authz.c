@@ -270,7 +270,7 @@ static char *project_from_body(const struct em_req *req, struct nd_status *too_l
                                                          "name"));
     char *out = name && *name ? nd_xstrdup(name) : NULL;
     json_decref(obj);
-    if (st.reason && !strcmp(st.reason, "RequestEntityTooLarge"))
+    if (nd_status_is(&st, ND_REASON_REQUEST_ENTITY_TOO_LARGE))
         nd_status_move(too_large, &st);
     nd_status_release(&st);
     return out;

@@ -15,6 +15,7 @@
 #include "objects.h"
 #include "client/ws.h"
 #include "json/json.h"
+#include "kinds/phase.h"
 #include "util/header.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
@@ -100,8 +101,7 @@ bool em_exec_target_running(struct em_server *srv, const struct nd_kind *k, cons
         return false;
     const json_t *meta = json_object_get(obj, "metadata");
     const char *u = json_string_value(json_object_get(meta, "uid"));
-    const char *phase = json_string_value(json_object_get(json_object_get(obj, "status"), "phase"));
-    return u && strcmp(u, uid) == 0 && phase && strcmp(phase, "Running") == 0 &&
+    return u && strcmp(u, uid) == 0 && nd_phase_of(obj) == ND_PHASE_RUNNING &&
            !json_object_get(meta, "deletionTimestamp");
 }
 
@@ -174,9 +174,9 @@ static int not_running(struct em_api *a, const json_t *obj)
                   deleting ? "being deleted, " : "", phase);
     if (deleting)
         nd_status_set_fix(&a->st, "create it again once it is gone: nodus apply -f FILE");
-    else if (!strcmp(phase, "Stopped"))
+    else if (nd_phase_of(obj) == ND_PHASE_STOPPED)
         nd_status_set_fix(&a->st, "start it: nodus start %s/%s -n %s", kind, name, a->ns);
-    else if (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed") || !strcmp(phase, "Cancelled"))
+    else if (nd_phase_ended(nd_phase_of(obj)))
         nd_status_set_fix(&a->st, "it has ended; read its output: nodus logs %s/%s -n %s", kind,
                           name, a->ns);
     else
@@ -261,8 +261,7 @@ int em_exec_handle(struct em_api *a, const char *verb)
     const char *protocol = NULL;
     if (websocket_request(a, &protocol) < 0)
         return -1;
-    const char *phase = json_string_value(json_object_get(json_object_get(obj, "status"), "phase"));
-    if (!phase || strcmp(phase, "Running") != 0 ||
+    if (nd_phase_of(obj) != ND_PHASE_RUNNING ||
         json_object_get(json_object_get(obj, "metadata"), "deletionTimestamp"))
         return not_running(a, obj);
     struct em_view view;

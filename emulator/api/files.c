@@ -67,14 +67,14 @@ static int path_failed(struct em_api *a, struct nd_status *st)
     const char *p = em_req_query(a->req, "path");
     if (!p || !*p)
         p = "/";
-    if (strcmp(st->reason, "NotFound") == 0)
+    if (nd_status_is(st, ND_REASON_NOT_FOUND))
         nd_status_set(&a->st, "NotFound",
                       "check the path: paths start at the top of the object's files (/)",
                       "%s has no file \"%s\"", who.data, p);
     else {
         nd_status_move(&a->st, st);
         nd_status_prefix(&a->st, "path \"%s\" of %s", p, who.data);
-        if (!a->st.fix && strcmp(a->st.reason, "BadRequest") == 0)
+        if (!a->st.fix && nd_status_is(&a->st, ND_REASON_BAD_REQUEST))
             nd_status_set_fix(&a->st, "symbolic links in the files are not followed: use the "
                                       "path they point to");
     }

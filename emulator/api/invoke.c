@@ -25,6 +25,7 @@
 
 #include "controllers/controllers.h"
 #include "kinds/object.h"
+#include "kinds/phase.h"
 #include "fsutil.h"
 #include "objects.h"
 #include "subresource.h"
@@ -246,7 +247,7 @@ static int not_runnable(struct em_api *a, const json_t *fn, const char *why)
                           "start it and wait until it is ready: nodus start function/%s -n %s "
                           "&& nodus wait function/%s -n %s --for=condition=Ready",
                           name, a->ns, name, a->ns);
-    else if (phase && !strcmp(phase, "Stopped"))
+    else if (nd_phase_parse(phase) == ND_PHASE_STOPPED)
         nd_status_set_fix(&a->st, "it stopped by itself (reason %s); see why: nodus describe "
                                   "function/%s -n %s",
                           nd_obj_get_string(fn, "status.reason") ? nd_obj_get_string(fn, "status.reason")
@@ -369,7 +370,7 @@ int em_function_invoke(struct em_api *a, const char *verb)
     const char *phase = json_string_value(json_object_get(json_object_get(fn, "status"), "phase"));
     if (json_object_get(json_object_get(fn, "metadata"), "deletionTimestamp"))
         return not_runnable(a, fn, "it is being deleted");
-    if (!phase || strcmp(phase, "Running") != 0) {
+    if (nd_phase_parse(phase) != ND_PHASE_RUNNING) {
         char why[64];
         snprintf(why, sizeof why, "it is not Running (phase %s)", phase ? phase : "unknown");
         return not_runnable(a, fn, why);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kinds/phase.h"
 #include "loglines.h"
 #include "pricebook.h"
 #include "util/time.h"
@@ -131,7 +132,7 @@ static bool runs_container(const struct nd_kind *k)
 
 int64_t em_logsim_run(const struct nd_kind *k, const json_t *obj, bool *ended)
 {
-    const char *phase = phase_of(obj);
+    enum nd_phase phase = nd_phase_of(obj);
     const json_t *status = status_of(obj);
     int64_t run = -1;
     *ended = false;
@@ -141,14 +142,13 @@ int64_t em_logsim_run(const struct nd_kind *k, const json_t *obj, bool *ended)
             run = time_ms(status, "startTime");
         bool stopped = sim_get(obj, "runEnd", -1) >= 0 || run < 0 ||
                        time_ms(status, "completionTime") >= 0;
-        *ended = nd_phase_terminal(k->family, phase) || (deleting(obj) && stopped);
+        *ended = nd_phase_ended(phase) || (deleting(obj) && stopped);
     } else {
-        bool running = strcmp(phase, "Running") == 0;
+        bool running = phase == ND_PHASE_RUNNING;
         run = running ? sim_get(obj, "phaseTime", -1) : -1;
         if (run < 0)
             run = time_ms(status, "startTime");
-        *ended = strcmp(phase, "Stopped") == 0 || strcmp(phase, "Terminating") == 0 ||
-                 deleting(obj);
+        *ended = phase == ND_PHASE_STOPPED || phase == ND_PHASE_TERMINATING || deleting(obj);
     }
     return run;
 }
@@ -270,9 +270,9 @@ static double gpu_speed(const json_t *obj)
 /* Why a Job's run stopped, for its last lines ("" when it exited by itself). */
 static const char *job_stop_reason(const json_t *obj)
 {
-    const char *phase = phase_of(obj);
+    enum nd_phase phase = nd_phase_of(obj);
     const char *reason = str(status_of(obj), "reason");
-    if (!strcmp(phase, "Succeeded") || (!strcmp(phase, "Failed") && !strcmp(reason, "Error")))
+    if (phase == ND_PHASE_SUCCEEDED || (phase == ND_PHASE_FAILED && !strcmp(reason, "Error")))
         return "";
     if (!strcmp(reason, "MaxCostReached"))
         return "the cost reached maxCostUSD";
@@ -280,11 +280,11 @@ static const char *job_stop_reason(const json_t *obj)
         return "the run reached maxDuration";
     if (!strcmp(reason, "BudgetExceeded"))
         return "the project's Budget was exceeded";
-    if (!strcmp(phase, "Cancelled"))
+    if (phase == ND_PHASE_CANCELLED)
         return "the Job was cancelled";
     if (deleting(obj))
         return "the Job is being deleted";
-    if (!strcmp(phase, "Queued") || !strcmp(phase, "Provisioning"))
+    if (phase == ND_PHASE_QUEUED || phase == ND_PHASE_PROVISIONING)
         return "the Job was suspended";
     const char *msg = str(status_of(obj), "message");
     return *msg ? msg : "the run was stopped";
@@ -308,8 +308,8 @@ static void job_log(struct out *o, struct em_server *srv, const json_t *obj, int
     uint64_t seed = o->seed;
     int64_t from = sim_get(obj, "runFrom", 0);
     int64_t end = sim_get(obj, "runEnd", -1);
-    const char *phase = phase_of(obj);
-    if (end < 0 && (nd_phase_terminal(ND_FAMILY_RUN, phase) || deleting(obj)))
+    enum nd_phase phase = nd_phase_of(obj);
+    if (end < 0 && (nd_phase_ended(phase) || deleting(obj)))
         end = time_ms(status_of(obj), "completionTime");
     if (end >= 0 && end < start)
         end = start;
@@ -356,7 +356,7 @@ static void job_log(struct out *o, struct em_server *srv, const json_t *obj, int
     if (reached > total)
         reached = total;
     const char *why = job_stop_reason(obj);
-    if (!*why && !strcmp(phase, "Succeeded")) {
+    if (!*why && phase == ND_PHASE_SUCCEEDED) {
         emit(o, end, "training finished: %lld steps, final loss %.4f", (long long)total, loss);
         emit(o, end, "[nodus] the command exited with code 0");
     } else if (!*why) {
@@ -374,7 +374,7 @@ static void job_log(struct out *o, struct em_server *srv, const json_t *obj, int
 static const char *longrun_stop_reason(const json_t *obj)
 {
     const char *reason = str(status_of(obj), "reason");
-    if (deleting(obj) || !strcmp(phase_of(obj), "Terminating"))
+    if (deleting(obj) || nd_phase_of(obj) == ND_PHASE_TERMINATING)
         return "being deleted";
     if (!strcmp(reason, "IdleTimeout"))
         return "no exec session for spec.idleTimeout";
@@ -392,7 +392,7 @@ static void longrun_log(struct out *o, struct em_server *srv, const struct nd_ki
                         const json_t *obj, int64_t start)
 {
     const json_t *spec = json_object_get(obj, "spec");
-    const char *phase = phase_of(obj);
+    enum nd_phase phase = nd_phase_of(obj);
     bool interactive = nd_kind_has_subresource(k, "exec"); /* a Sandbox */
     header(o, srv, obj, start, interactive ? "/bin/sh" : "the image's default command", "");
     if (interactive) {
@@ -408,12 +408,12 @@ static void longrun_log(struct out *o, struct em_server *srv, const struct nd_ki
         json_int_t conc = json_integer_value(json_object_get(sc, "concurrency"));
         emit(o, start, "serving on :8080 (concurrency %lld)", (long long)(conc > 0 ? conc : 1));
     }
-    if (!strcmp(phase, "Running") && !deleting(obj))
+    if (phase == ND_PHASE_RUNNING && !deleting(obj))
         return;
     int64_t end = -1;
-    if (!strcmp(phase, "Stopped"))
+    if (phase == ND_PHASE_STOPPED)
         end = sim_get(obj, "stoppedAt", sim_get(obj, "phaseTime", -1));
-    else if (deleting(obj) || !strcmp(phase, "Terminating"))
+    else if (deleting(obj) || phase == ND_PHASE_TERMINATING)
         end = sim_get(obj, "endedAt", -1);
     else
         end = sim_get(obj, "phaseTime", -1); /* Pending or Starting again: a restart */

@@ -178,7 +178,7 @@ static void render_steps(const json_t *obj, const json_t *status_steps, struct n
     json_array_foreach(status_steps, i, s)
     {
         const char *phase = json_string_value(json_object_get(s, "phase"));
-        if (phase && strcmp(phase, "Succeeded") == 0)
+        if (nd_phase_parse(phase) == ND_PHASE_SUCCEEDED)
             done++;
     }
     size_t total = json_array_size(value_at(obj, ".spec.steps"));

@@ -292,11 +292,11 @@ int nd_field_errors_to_status(const struct nd_field_errors *e, const char *reaso
     struct nd_buf own = ND_BUF_INIT;
     if (own_fixes(e, &own))
         nd_status_set_fix(st, "%s", own.data);
-    else if (!strcmp(reason, "Invalid"))
+    else if (nd_reason_parse(reason) == ND_REASON_INVALID)
         nd_status_set_fix(st, "correct the fields named in the causes; see what a %s takes: "
                               "nodus explain %s --recursive",
                           k->kind, k->singular);
-    else if (!strcmp(reason, "FieldImmutable") && name && *name)
+    else if (nd_reason_parse(reason) == ND_REASON_FIELD_IMMUTABLE && name && *name)
         nd_status_set_fix(st, "delete and recreate the object to change those fields: "
                               "nodus delete %s %s --wait && nodus create -f FILE",
                           k->singular, name);

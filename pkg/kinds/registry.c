@@ -283,8 +283,7 @@ bool nd_phase_terminal(enum nd_family f, const char *phase)
 {
     if (f != ND_FAMILY_RUN || !phase)
         return false;
-    return strcmp(phase, "Succeeded") == 0 || strcmp(phase, "Failed") == 0 ||
-           strcmp(phase, "Cancelled") == 0;
+    return nd_phase_ended(nd_phase_parse(phase));
 }
 
 int nd_kind_path(const struct nd_kind *k, const char *ns, const char *name, const char *sub,

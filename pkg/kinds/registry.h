@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kinds/phase.h"
 #include "util/buf.h"
 
 struct nd_field_errors;

@@ -18,7 +18,7 @@
  * rebuilds the message the way util/validate.c does, so both can add to one status. */
 static int add_cause(struct nd_status *st, const char *reason, const char *field, const char *msg)
 {
-    if (!st->reason || strcmp(st->reason, "Invalid") != 0 || nd_status_cause_count(st) == 0)
+    if (!nd_status_is(st, ND_REASON_INVALID) || nd_status_cause_count(st) == 0)
         nd_status_set(st, "Invalid", NULL, "%s", "");
     nd_status_add_cause(st, reason, field, "%s", msg);
     json_t *causes = json_object_get(nd_status_details(st), "causes");

@@ -140,7 +140,7 @@ static int dest_check(int dirfd, const char *path, enum nd_tar_type type, struct
     struct nd_status ign = ND_STATUS_INIT;
     int parent = nd_tar_walk(dirfd, path, nd_tar_count_components(path) - 1, false, &ign);
     if (parent < 0) {
-        bool missing = ign.reason && strcmp(ign.reason, "NotFound") == 0;
+        bool missing = nd_status_is(&ign, ND_REASON_NOT_FOUND);
         if (!missing)
             nd_status_move(st, &ign);
         nd_status_release(&ign);

@@ -18,92 +18,143 @@ struct reason_row {
 
 /* The API's error table (api.md), the CLI's exit codes (cli.md) and the text of the
  * error reference the emulator serves under /docs/. */
-static const struct reason_row reasons[] = {
+static const struct reason_row reasons[ND_REASON_COUNT] = {
+    [ND_REASON_BAD_REQUEST] =
     {"BadRequest", 400, 1, "The request is malformed: a body that does not parse, or a query "
      "value that is not valid.", "Check the request body and query parameters; see what a kind takes: "
      "nodus explain KIND --recursive"},
+    [ND_REASON_UNAUTHORIZED] =
     {"Unauthorized", 401, 5, "The request has no bearer token, or one the server does not know.",
      "Set a token: nodus config set-credentials NAME --token TOKEN"},
+    [ND_REASON_FORBIDDEN] =
     {"Forbidden", 403, 5, "The token may not act in that project, or the write targets the "
      "read-only project nodus.", "Use a project your token may write to; list them: nodus get projects"},
+    [ND_REASON_NOT_FOUND] =
     {"NotFound", 404, 3, "No such object, project, kind or path.",
      "List what exists: nodus get KIND -n PROJECT"},
+    [ND_REASON_METHOD_NOT_ALLOWED] =
     {"MethodNotAllowed", 405, 1, "The verb is not served on that path.",
      "See the verbs each kind serves: nodus api-resources -o wide"},
+    [ND_REASON_NOT_ACCEPTABLE] =
     {"NotAcceptable", 406, 1, "The Accept header names nothing the server can send.",
      "Ask for application/json."},
+    [ND_REASON_ALREADY_EXISTS] =
     {"AlreadyExists", 409, 4, "An object with that name exists with a different spec; the "
      "causes list each differing field.", "Pick another name, or change the object: nodus apply -f FILE"},
+    [ND_REASON_CONFLICT] =
     {"Conflict", 409, 4, "The resourceVersion sent is stale (someone changed the object since "
      "you read it), or server-side apply found fields owned by another manager.",
      "Read the object again and retry, or take the fields over: "
      "nodus apply -f FILE --force-conflicts"},
+    [ND_REASON_EXPIRED] =
     {"Expired", 410, 1, "The watch, continue token or Exact list points before the 24 hours of "
      "kept history.", "List again and watch from there: nodus get KIND -n PROJECT --watch"},
+    [ND_REASON_GONE] =
     {"Gone", 410, 1, "The resource is gone.", "List again: nodus get KIND -n PROJECT"},
+    [ND_REASON_IDEMPOTENCY_KEY_REUSED] =
     {"IdempotencyKeyReused", 422, 4, "The Idempotency-Key was already used for a different "
      "request.", "Send a new Idempotency-Key for a new request."},
+    [ND_REASON_IDEMPOTENCY_KEY_REQUIRED] =
     {"IdempotencyKeyRequired", 428, 1, "A create with metadata.generateName needs an "
      "Idempotency-Key header, so a retry cannot create a second object.",
      "Send an Idempotency-Key header (nodus does), or set metadata.name: "
      "nodus create -f FILE"},
+    [ND_REASON_PRECONDITION_FAILED] =
     {"PreconditionFailed", 412, 4, "If-Match no longer matches: the spec or the price book "
      "changed since the review.",
      "Review again, then apply what you reviewed: nodus apply -f FILE --review"},
+    [ND_REASON_REQUEST_ENTITY_TOO_LARGE] =
     {"RequestEntityTooLarge", 413, 1, "The body is larger than 3 MiB (an upload to files: "
      "the server's --max-upload-bytes), or its JSON or YAML expands past 4 MiB or 100,000 "
      "values and keys (YAML aliases count each copy).",
      "Split the request or shrink the object."},
+    [ND_REASON_REQUEST_URI_TOO_LONG] =
     {"RequestURITooLong", 414, 1, "The request target (path and query) is longer than the "
      "server takes (16 KiB in the emulator).", "Shorten the URL: fewer or shorter selectors."},
+    [ND_REASON_REQUEST_TIMEOUT] =
     {"RequestTimeout", 408, 1, "The request's headers were not all in within the server's "
      "deadline, or its body came slower than the server's minimum rate (the emulator's "
      "--header-timeout and --min-body-rate).", "Send the request without pausing; retry."},
+    [ND_REASON_UNSUPPORTED_MEDIA_TYPE] =
     {"UnsupportedMediaType", 415, 1, "The Content-Type is not accepted here (strategic merge "
      "patch is not served for Nodus kinds).", "Send a merge or a JSON patch: nodus patch KIND NAME --type merge -p PATCH"},
+    [ND_REASON_REQUEST_HEADER_FIELDS_TOO_LARGE] =
     {"RequestHeaderFieldsTooLarge", 431, 1, "The request's headers are larger than the server "
      "takes (64 KiB in all, 32 KiB for one line, 256 lines in the emulator).",
      "Send fewer or smaller headers."},
+    [ND_REASON_INVALID] =
     {"Invalid", 422, 1, "A field fails validation; the causes name each field.",
      "Correct the fields named in the causes; see what the kind takes: "
      "nodus explain KIND --recursive"},
+    [ND_REASON_FIELD_IMMUTABLE] =
     {"FieldImmutable", 422, 4, "The write changes a field that cannot change after create; the "
      "causes name each field.", "Delete and recreate the object to change those fields: "
      "nodus delete KIND NAME --wait && nodus create -f FILE"},
+    [ND_REASON_BUDGET_EXCEEDED] =
     {"BudgetExceeded", 403, 8, "A Budget in scope would be exceeded by this launch.",
      "Lower the object's maxCostUSD, or raise the Budget's limitUSD: "
      "nodus edit budget NAME"},
+    [ND_REASON_CONSENT_REQUIRED] =
     {"ConsentRequired", 428, 8, "A paid feature needs the caller's consent to its price "
      "(header Nodus-Price-Consent).", "Repeat the request with the Nodus-Price-Consent header."},
+    [ND_REASON_TOO_MANY_REQUESTS] =
     {"TooManyRequests", 429, 1, "Rate limited: this client sent more requests than the server "
      "takes per second.", "Wait for Retry-After seconds and retry."},
+    [ND_REASON_INTERNAL_ERROR] =
     {"InternalError", 500, 1, "A bug in the server. It is never a crash; the requestId finds "
      "it in the logs.", "Retry; if it persists, report the requestId."},
+    [ND_REASON_STORAGE_FULL] =
     {"StorageFull", 507, 1, "The server's disk (or quota) is full: the write was refused and "
      "nothing of it was kept. Reads still work; writes work again once space is freed.",
      "Free space on the disk of the server's state directory (the emulator's --state DIR), "
      "then retry."},
+    [ND_REASON_STORAGE_ERROR] =
     {"StorageError", 500, 1, "The server could not write the change to its disk (an I/O or "
      "permission error): the write was refused and nothing of it was kept.",
      "Check the disk and permissions of the server's state directory, then retry."},
+    [ND_REASON_SERVICE_UNAVAILABLE] =
     {"ServiceUnavailable", 503, 1, "The server is shutting down or not ready, is serving as "
      "many connections as it takes, or a fault was injected.", "Retry in a moment."},
+    [ND_REASON_TIMEOUT] =
     {"Timeout", 504, 6, "The request or wait did not finish in time, or a read asked for a "
      "resourceVersion the server did not reach within 3 s (Too large resource version).",
      "Retry with a longer --request-timeout or --timeout."},
     /* client-side only */
+    [ND_REASON_USAGE] =
     {"Usage", 0, 2, NULL, NULL},
+    [ND_REASON_UNREACHABLE] =
     {"Unreachable", 0, 7, NULL, NULL},
 };
 
+enum nd_reason nd_reason_parse(const char *reason)
+{
+    if (!reason || !*reason)
+        return ND_REASON_NONE;
+    for (int r = ND_REASON_NONE + 1; r < ND_REASON_COUNT; r++)
+        if (reasons[r].reason && strcmp(reasons[r].reason, reason) == 0)
+            return (enum nd_reason)r;
+    return ND_REASON_UNKNOWN;
+}
+
+const char *nd_reason_name(enum nd_reason r)
+{
+    return (int)r >= 0 && r < ND_REASON_COUNT ? reasons[r].reason : NULL;
+}
+
+enum nd_reason nd_status_reason(const struct nd_status *st)
+{
+    return nd_reason_parse(st->reason);
+}
+
+bool nd_status_is(const struct nd_status *st, enum nd_reason r)
+{
+    return nd_status_reason(st) == r;
+}
+
 static const struct reason_row *find_reason(const char *reason)
 {
-    if (!reason)
-        return NULL;
-    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
-        if (strcmp(reasons[i].reason, reason) == 0)
-            return &reasons[i];
-    return NULL;
+    const struct reason_row *r = &reasons[nd_reason_parse(reason)];
+    return r->reason ? r : NULL;
 }
 
 void nd_status_init(struct nd_status *st)
@@ -375,15 +426,16 @@ int nd_status_exit_code(const struct nd_status *st)
 
 const char *nd_reason_at(size_t i, int *http, const char **summary, const char **fix)
 {
-    if (i >= sizeof reasons / sizeof reasons[0] || !reasons[i].summary)
+    if (i >= ND_REASON_UNKNOWN - 1 || !reasons[i + 1].summary)
         return NULL;
+    const struct reason_row *r = &reasons[i + 1];
     if (http)
-        *http = reasons[i].http;
+        *http = r->http;
     if (summary)
-        *summary = reasons[i].summary;
+        *summary = r->summary;
     if (fix)
-        *fix = reasons[i].fix;
-    return reasons[i].reason;
+        *fix = r->fix;
+    return r->reason;
 }
 
 const char *nd_reason_fix(const char *reason)

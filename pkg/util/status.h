@@ -15,6 +15,46 @@
 #include <jansson.h>
 #include <stdbool.h>
 
+/* The reasons of the API's error table and the client's own, in the order of the error
+ * reference. Code that tests a reason compares these (nd_status_reason); the string is
+ * what travels on the wire (nd_reason_name, nd_reason_parse map the two, from the one
+ * table in status.c that also holds each reason's HTTP code and exit code). */
+enum nd_reason {
+    ND_REASON_NONE = 0, /* no error recorded */
+    ND_REASON_BAD_REQUEST,
+    ND_REASON_UNAUTHORIZED,
+    ND_REASON_FORBIDDEN,
+    ND_REASON_NOT_FOUND,
+    ND_REASON_METHOD_NOT_ALLOWED,
+    ND_REASON_NOT_ACCEPTABLE,
+    ND_REASON_ALREADY_EXISTS,
+    ND_REASON_CONFLICT,
+    ND_REASON_EXPIRED,
+    ND_REASON_GONE,
+    ND_REASON_IDEMPOTENCY_KEY_REUSED,
+    ND_REASON_IDEMPOTENCY_KEY_REQUIRED,
+    ND_REASON_PRECONDITION_FAILED,
+    ND_REASON_REQUEST_ENTITY_TOO_LARGE,
+    ND_REASON_REQUEST_URI_TOO_LONG,
+    ND_REASON_REQUEST_TIMEOUT,
+    ND_REASON_UNSUPPORTED_MEDIA_TYPE,
+    ND_REASON_REQUEST_HEADER_FIELDS_TOO_LARGE,
+    ND_REASON_INVALID,
+    ND_REASON_FIELD_IMMUTABLE,
+    ND_REASON_BUDGET_EXCEEDED,
+    ND_REASON_CONSENT_REQUIRED,
+    ND_REASON_TOO_MANY_REQUESTS,
+    ND_REASON_INTERNAL_ERROR,
+    ND_REASON_STORAGE_FULL,
+    ND_REASON_STORAGE_ERROR,
+    ND_REASON_SERVICE_UNAVAILABLE,
+    ND_REASON_TIMEOUT,
+    ND_REASON_USAGE,
+    ND_REASON_UNREACHABLE,
+    ND_REASON_UNKNOWN, /* a reason outside the table (e.g. from another server) */
+    ND_REASON_COUNT
+};
+
 struct nd_status {
     int code;         /* HTTP status code; 0 while no error is recorded */
     char *reason;     /* e.g. "NotFound"; NULL while no error */
@@ -65,6 +105,17 @@ void nd_status_from_json(struct nd_status *st, const json_t *body, int http_code
 void nd_status_parse(struct nd_status *st, const char *body, size_t len, int http_code);
 /* The Status as Kubernetes JSON with fix/docs/requestId. New reference. */
 json_t *nd_status_to_json(const struct nd_status *st);
+
+/* The reason a wire string names: ND_REASON_NONE for NULL or "", ND_REASON_UNKNOWN for a
+ * string outside the table. */
+enum nd_reason nd_reason_parse(const char *reason);
+/* The wire string of a reason; NULL for ND_REASON_NONE, ND_REASON_UNKNOWN and values out
+ * of range. */
+const char *nd_reason_name(enum nd_reason r);
+/* The reason of a recorded error as an enum (ND_REASON_NONE while none). */
+enum nd_reason nd_status_reason(const struct nd_status *st);
+/* True when st records an error with that reason. */
+bool nd_status_is(const struct nd_status *st, enum nd_reason r);
 
 /* HTTP code of a reason in the API's table; 500 for an unknown reason. */
 int nd_reason_http_code(const char *reason);

@@ -179,7 +179,7 @@ static void rebuild_message(struct nd_status *st)
 
 static void add_cause(struct nd_status *st, const char *reason, const char *field, const char *msg)
 {
-    if (!st->reason || strcmp(st->reason, "Invalid") != 0 || nd_status_cause_count(st) == 0)
+    if (!nd_status_is(st, ND_REASON_INVALID) || nd_status_cause_count(st) == 0)
         nd_status_set(st, "Invalid", NULL, "%s", "");
     nd_status_add_cause(st, reason, field, "%s", msg);
     rebuild_message(st);

@@ -46,3 +46,34 @@ load ../lib/common
     [[ "$output" == *'G.md:5: "nd_write" is retired (use: nd_call'* ]]
 }
 # <!-- retired-names:on -->
+
+# Phases and Status reasons are enums (issue 22, item 5): scripts/string-compares.sh
+# fails when code compares one as a string again.
+@test "no phase or Status reason is compared as a string in emulator/, cmd/ and pkg/" {
+    run "$ND_ROOT/scripts/string-compares.sh"
+    if [ "$status" -ne 0 ]; then
+        printf '%s\n' "$output" | head -n 30
+    fi
+    [ "$status" -eq 0 ]
+    [ -z "$output" ]
+}
+
+@test "a strcmp on a phase or a reason that comes back is named with its file and line" {
+    T=$BATS_TEST_TMPDIR/tree
+    mkdir -p "$T/pkg/kinds" "$T/pkg/util" "$T/emulator/sim" "$T/cmd/nodus"
+    cp "$ND_ROOT/pkg/kinds/phase.c" "$T/pkg/kinds/"
+    cp "$ND_ROOT/pkg/util/status.c" "$T/pkg/util/"
+    printf 'if (!strcmp(em_ctl_phase(c), "Running"))\n' >"$T/emulator/sim/a.c"
+    printf 'if (st->reason && strcmp(st->reason, "NotFound") == 0)\n' >"$T/cmd/nodus/b.c"
+    # a spec.state or a condition's reason is neither: left alone
+    printf 'if (!strcmp(state, "Running") && !strcmp(why, "NotFound"))\n' >"$T/cmd/nodus/c.c"
+    run -1 "$ND_ROOT/scripts/string-compares.sh" "$T"
+    [[ "$output" == *'emulator/sim/a.c:1: a phase (compare enum nd_phase'* ]]
+    [[ "$output" == *'cmd/nodus/b.c:1: a reason (compare enum nd_reason: nd_status_is)'* ]]
+    [ "$(grep -c 'compared as a string' <<<"$output")" -eq 2 ]
+    # the enums' own spelling passes
+    printf 'if (em_ctl_phase_id(c) == ND_PHASE_RUNNING)\n' >"$T/emulator/sim/a.c"
+    printf 'if (nd_status_is(st, ND_REASON_NOT_FOUND))\n' >"$T/cmd/nodus/b.c"
+    run -0 "$ND_ROOT/scripts/string-compares.sh" "$T"
+    [ -z "$output" ]
+}

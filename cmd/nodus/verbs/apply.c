@@ -159,7 +159,7 @@ static bool imperative_cause(const json_t *cause)
 /* True when every field of a Conflict is one that an imperative write set. */
 static bool only_imperative(const struct nd_status *st)
 {
-    if (!st->reason || strcmp(st->reason, "Conflict") != 0 || nd_status_cause_count(st) == 0)
+    if (!nd_status_is(st, ND_REASON_CONFLICT) || nd_status_cause_count(st) == 0)
         return false;
     size_t i;
     json_t *cause;
@@ -188,7 +188,7 @@ static int server_side(struct nd_ctx *ctx, const struct apply_opts *opt,
         call.force = true;
         rc = ssa_request(ctx, opt, m, ns, &call, st);
     }
-    if (rc < 0 && st->reason && !strcmp(st->reason, "Conflict") && nd_status_cause_count(st)) {
+    if (rc < 0 && nd_status_is(st, ND_REASON_CONFLICT) && nd_status_cause_count(st)) {
         struct nd_buf fix = ND_BUF_INIT;
         const char *file = strcmp(m->source, "STDIN") ? m->source : "-";
         nd_buf_adds(&fix, "Remove these fields from ");
@@ -271,7 +271,7 @@ static int client_side(struct nd_ctx *ctx, const struct nd_manifest *m, const ch
     struct nd_status gst = ND_STATUS_INIT;
     int rc = -1;
     if (nd_call_get(ctx, path, &live, &gst) < 0) {
-        if (!gst.reason || strcmp(gst.reason, "NotFound") != 0) {
+        if (!nd_status_is(&gst, ND_REASON_NOT_FOUND)) {
             nd_status_move(st, &gst);
             goto out;
         }

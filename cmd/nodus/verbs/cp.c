@@ -412,7 +412,7 @@ static int upload(struct nd_ctx *ctx, const char *src, const struct spec *dest, 
         json_error_t e;
         info = json_loadb(resp.body.data, resp.body.len, 0, &e);
         type = json_string_value(json_object_get(info, "type"));
-    } else if (!st->reason || strcmp(st->reason, "NotFound") != 0 ||
+    } else if (!nd_status_is(st, ND_REASON_NOT_FOUND) ||
                json_object_get(st->details, "name")) {
         goto out; /* the object itself is missing, or another error */
     }

@@ -73,7 +73,7 @@ static int create_project(struct nd_ctx *ctx, const struct nd_opts *o,
         if (rc == 0 && code == 200)
             rc = nd_status_set(&st, "AlreadyExists", NULL, "namespaces \"%s\" already exists",
                                name);
-        if (rc < 0 && st.reason && !strcmp(st.reason, "AlreadyExists"))
+        if (rc < 0 && nd_status_is(&st, ND_REASON_ALREADY_EXISTS))
             nd_status_set_fix(&st, "use it: nodus get jobs -n %s", name);
     }
     if (rc == 0)

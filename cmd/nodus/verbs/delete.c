@@ -301,7 +301,7 @@ static int delete_one(struct nd_ctx *ctx, const struct how *h, struct target *t,
     *sent = rc == 0;
     int code = 0;
     if (rc < 0) {
-        if (!(h->ignore_not_found && st.reason && !strcmp(st.reason, "NotFound"))) {
+        if (!(h->ignore_not_found && nd_status_is(&st, ND_REASON_NOT_FOUND))) {
             if (t->source)
                 nd_write_error_source(&st, "deleting", t->source);
             code = nd_cli_error(ctx, &st);

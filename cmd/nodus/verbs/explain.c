@@ -615,7 +615,7 @@ static int parse_group_version(const char *s, struct nd_resource_ref *g, struct 
 
 static bool unreachable(const struct nd_status *st)
 {
-    return st->reason && (!strcmp(st->reason, "Unreachable") || !strcmp(st->reason, "Timeout"));
+    return nd_status_is(st, ND_REASON_UNREACHABLE) || nd_status_is(st, ND_REASON_TIMEOUT);
 }
 
 static int no_document(const struct nd_resource_ref *g, struct nd_status *st)

@@ -172,8 +172,7 @@ int get_list(struct get_run *g, const struct nd_kind *k, json_t **table, json_t 
 /* Prints an error about one object, keeps going; remembers the worst exit code. */
 static void report(struct get_run *g, struct nd_status *st, int *worst)
 {
-    if (g->opt && g->opt->ignore_not_found && st->reason &&
-        strcmp(st->reason, "NotFound") == 0) {
+    if (g->opt && g->opt->ignore_not_found && nd_status_is(st, ND_REASON_NOT_FOUND)) {
         nd_status_release(st);
         return;
     }

@@ -205,10 +205,10 @@ static int ended(const struct nd_kind *k, const char *name, const json_t *obj, s
     if (!phase)
         return -1;
     if (k->family == ND_FAMILY_LONG)
-        return strcmp(phase, "Stopped") == 0 ? 0 : -1;
+        return nd_phase_parse(phase) == ND_PHASE_STOPPED ? 0 : -1;
     if (!nd_phase_terminal(k->family, phase))
         return -1;
-    if (strcmp(phase, "Succeeded") == 0)
+    if (nd_phase_parse(phase) == ND_PHASE_SUCCEEDED)
         return 0;
     const char *why = json_string_value(json_object_get(status, "message"));
     json_t *code = json_object_get(status, "exitCode");

@@ -352,7 +352,7 @@ static void say_simulated(const json_t *job)
 static void exists_fix(struct nd_status *st, const char *name, const char *ns)
 {
     const json_t *causes = json_object_get(st->details, "causes");
-    if (!st->reason || strcmp(st->reason, "AlreadyExists") != 0 || !json_array_size(causes))
+    if (!nd_status_is(st, ND_REASON_ALREADY_EXISTS) || !json_array_size(causes))
         return;
     struct nd_buf fields = ND_BUF_INIT;
     size_t i;

@@ -180,9 +180,8 @@ static int top_jobs(struct nd_ctx *ctx, bool no_headers, struct nd_status *st)
     const json_t **v = nd_xcalloc(json_array_size(items) + 1, sizeof *v);
     json_t *j;
     json_array_foreach(items, i, j) {
-        const char *phase =
-            json_string_value(json_object_get(json_object_get(j, "status"), "phase"));
-        if (phase && (!strcmp(phase, "Running") || !strcmp(phase, "Provisioning")))
+        enum nd_phase phase = nd_phase_of(j);
+        if (phase == ND_PHASE_RUNNING || phase == ND_PHASE_PROVISIONING)
             v[n++] = j;
     }
     qsort(v, n, sizeof *v, by_rate);

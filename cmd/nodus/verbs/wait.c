@@ -186,7 +186,7 @@ static int check(void *cls, const char *type, const json_t *obj, struct nd_statu
      * change: the final charge posts after the end, so a JSONPath wait goes on) */
     const char *phase = json_string_value(json_object_get(json_object_get(obj, "status"), "phase"));
     if (phase && nd_phase_terminal(w->k->family, phase) &&
-        (strcmp(phase, "Succeeded") != 0 || w->what == FOR_CONDITION)) {
+        (nd_phase_parse(phase) != ND_PHASE_SUCCEEDED || w->what == FOR_CONDITION)) {
         free(w->failed);
         w->failed = nd_xstrdup(phase);
         free(w->why);
@@ -206,12 +206,12 @@ static void ended(struct nd_ctx *ctx, const struct waiter *w, const char *kind, 
     fprintf(stderr, "error: %s/%s ended %s without meeting the condition%s%s\n", kind, name, phase,
             why ? ": " : "", why ? why : "");
     const char *ns = w->k->namespaced ? nd_ctx_project(ctx) : NULL;
-    if (!strcmp(phase, "Succeeded") && !strcasecmp(w->cond, "Complete"))
+    if (nd_phase_parse(phase) == ND_PHASE_SUCCEEDED && !strcasecmp(w->cond, "Complete"))
         /* a server that sets no Complete condition (an older emulator) */
         fprintf(stderr, "fix: its server sets no Complete condition; wait for the phase: "
                         "nodus wait %s/%s%s%s --for=jsonpath='{.status.phase}'=Succeeded\n",
                 w->k->singular, name, ns ? " -n " : "", ns ? ns : "");
-    else if (!strcmp(phase, "Succeeded"))
+    else if (nd_phase_parse(phase) == ND_PHASE_SUCCEEDED)
         fprintf(stderr, "fix: an ended %s's conditions do not change; to wait for its end: "
                         "nodus wait %s/%s%s%s --for=condition=Complete\n",
                 w->k->kind, w->k->singular, name, ns ? " -n " : "", ns ? ns : "");

@@ -67,6 +67,11 @@ const char *em_ctl_phase(const struct em_ctl *c)
     return p ? p : "";
 }
 
+enum nd_phase em_ctl_phase_id(const struct em_ctl *c)
+{
+    return nd_phase_parse(em_ctl_phase(c));
+}
+
 int64_t em_ctl_created(const struct em_ctl *c)
 {
     const char *ts = json_string_value(
@@ -95,8 +100,9 @@ void em_ctl_set_phase(struct em_ctl *c, const char *phase, const char *reason, c
     va_start(ap, fmt);
     nd_buf_vaddf(&msg, fmt, ap);
     va_end(ap);
-    em_event_record(c->srv, c->k, c->obj, strcmp(phase, "Failed") ? "Normal" : "Warning", reason,
-                    "%s", msg.data);
+    em_event_record(c->srv, c->k, c->obj,
+                    nd_phase_parse(phase) == ND_PHASE_FAILED ? "Warning" : "Normal", reason, "%s",
+                    msg.data);
     nd_buf_release(&msg);
 }
 
@@ -186,7 +192,7 @@ static void end_condition(struct em_ctl *c)
     if (!msg)
         msg = json_string_value(json_object_get(ready, "message"));
     int64_t at = em_ctl_time(c, "completionTime");
-    bool ok = !strcmp(phase, "Succeeded");
+    bool ok = em_ctl_phase_id(c) == ND_PHASE_SUCCEEDED;
     condition_at(c, ok ? "Complete" : "Failed", true, reason ? reason : phase, msg ? msg : "",
                  at >= 0 ? at : c->now);
 }

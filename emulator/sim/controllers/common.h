@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "kinds/phase.h"
 #include "kinds/registry.h"
 #include "sim.h"
 
@@ -38,6 +39,8 @@ int64_t em_ctl_commit(struct em_ctl *c);
 void em_ctl_due(struct em_ctl *c, int64_t t);
 
 const char *em_ctl_phase(const struct em_ctl *c);
+/* The same as an enum (ND_PHASE_NONE while unset): what code compares. */
+enum nd_phase em_ctl_phase_id(const struct em_ctl *c);
 /* Sets status.phase (and its start time) with an Event (type Normal, or Warning for
  * Failed) carrying reason and message. No-op when already in that phase. */
 void em_ctl_set_phase(struct em_ctl *c, const char *phase, const char *reason, const char *fmt,

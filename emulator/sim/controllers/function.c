@@ -55,7 +55,7 @@ static void set_replicas(struct em_ctl *c, int64_t n, int64_t ready)
 {
     json_object_set_new(c->status, "replicas", json_integer(n));
     json_object_set_new(c->status, "readyReplicas", json_integer(ready));
-    if (!strcmp(em_ctl_phase(c), "Running"))
+    if (em_ctl_phase_id(c) == ND_PHASE_RUNNING)
         em_ctl_set_money(c->status, "rateUSDPerHour", replica_rate(c) * n);
     else
         json_object_del(c->status, "rateUSDPerHour");
@@ -178,7 +178,7 @@ static void status(struct em_ctl *c)
     const char *req = em_ctl_take_request(c, "restart");
     if (!req)
         return;
-    if (strcmp(em_ctl_phase(c), "Running") != 0) {
+    if (em_ctl_phase_id(c) != ND_PHASE_RUNNING) {
         em_event_record(c->srv, c->k, c->obj, "Normal", "RestartSkipped",
                         "restart request %s: nothing to restart (phase %s)", req,
                         em_ctl_phase(c));

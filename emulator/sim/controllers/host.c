@@ -24,7 +24,7 @@ static void end_drain(struct em_ctl *c)
     const json_t *pa = em_store_get(&c->srv->store, nd_kind_by_plural(NULL, "poolactions"),
                                     em_obj_ns(c->obj), name);
     const char *phase = nd_obj_get_string(pa, "status.phase");
-    if (pa && phase && !strcmp(phase, "Running") && !em_obj_deleting(pa))
+    if (pa && phase && nd_phase_parse(phase) == ND_PHASE_RUNNING && !em_obj_deleting(pa))
         return;
     em_event_record(c->srv, c->k, c->obj, "Normal", "Uncordoned",
                     "back in service: the drain of %s is over", by);
@@ -58,7 +58,7 @@ static void host_status(struct em_ctl *c)
     json_object_set_new(c->status, "allocated", out);
     json_decref(alloc);
 
-    if (!strcmp(em_ctl_phase(c), "Running") && !busy) {
+    if (em_ctl_phase_id(c) == ND_PHASE_RUNNING && !busy) {
         if (em_ctl_sim_get(c, "idleSince", -1) < 0)
             em_ctl_sim_set(c, "idleSince", c->now);
     } else {

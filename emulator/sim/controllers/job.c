@@ -215,7 +215,8 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
         return em_ctl_commit(&c);
     }
     if (!strcmp(state, "Suspended")) {
-        if (!strcmp(phase, "Provisioning") || !strcmp(phase, "Running")) {
+        enum nd_phase was = nd_phase_parse(phase);
+        if (was == ND_PHASE_PROVISIONING || was == ND_PHASE_RUNNING) {
             em_runtime_run_stop(&c, "suspended: spec.state is Suspended");
             em_ctl_accrue_stop(&c, rate_of(&c));
             em_ctl_set_phase(&c, "Queued", "Suspended", "suspended: back in the queue, no cost");
@@ -233,7 +234,7 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
         em_ctl_condition(&c, "Suspended", false, "Resumed", "spec.state is Running");
         em_ctl_sim_set(&c, "phaseTime", now); /* queued again from now */
     }
-    if (!*phase || !strcmp(phase, "Queued")) {
+    if (!*phase || nd_phase_parse(phase) == ND_PHASE_QUEUED) {
         if (!*phase)
             json_object_set_new(c.status, "phase", json_string("Queued"));
         int64_t wait = 0;
@@ -248,12 +249,12 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
         } else if (wait != EM_NEVER) {
             em_ctl_due(&c, wait);
         }
-        if (strcmp(em_ctl_phase(&c), "Provisioning") != 0) {
+        if (em_ctl_phase_id(&c) != ND_PHASE_PROVISIONING) {
             em_ctl_condition(&c, "Ready", false, "Queued", "waiting to be placed");
             return em_ctl_commit(&c);
         }
     }
-    if (!strcmp(em_ctl_phase(&c), "Provisioning")) {
+    if (em_ctl_phase_id(&c) == ND_PHASE_PROVISIONING) {
         int64_t at = em_ctl_phase_time(&c) + em_delay_ms(srv, "provisioning");
         if (now < at) {
             em_ctl_due(&c, at);
@@ -266,7 +267,7 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
         em_ctl_set_phase(&c, "Running", "Running", "the command is running");
         em_runtime_run_start(&c);
     }
-    if (!strcmp(em_ctl_phase(&c), "Running"))
+    if (em_ctl_phase_id(&c) == ND_PHASE_RUNNING)
         run(&c);
     if (nd_phase_terminal(k->family, em_ctl_phase(&c)))
         em_ctl_settle(&c, em_ctl_time(&c, "completionTime")); /* the final charge's timer */

@@ -39,7 +39,7 @@ static int64_t rate(struct em_ctl *c, const struct em_longrun_ops *ops)
 
 static bool running(const struct em_ctl *c)
 {
-    return !strcmp(em_ctl_phase(c), "Running");
+    return em_ctl_phase_id(c) == ND_PHASE_RUNNING;
 }
 
 static bool ready_because(const struct em_ctl *c, const char *reason)
@@ -87,7 +87,7 @@ void em_longrun_restart(struct em_ctl *c, const struct em_longrun_ops *ops, cons
 static void advance(struct em_ctl *c, const struct em_longrun_ops *ops)
 {
     const char *phase = em_ctl_phase(c);
-    if (!*phase || !strcmp(phase, "Pending")) {
+    if (!*phase || nd_phase_parse(phase) == ND_PHASE_PENDING) {
         if (!*phase)
             json_object_set_new(c->status, "phase", json_string("Pending"));
         int64_t wait = EM_NEVER;
@@ -105,7 +105,7 @@ static void advance(struct em_ctl *c, const struct em_longrun_ops *ops)
         em_ctl_condition(c, "Ready", false, "Starting", "starting");
         em_ctl_set_phase(c, "Starting", "Starting", "placed; starting");
     }
-    if (!strcmp(em_ctl_phase(c), "Starting")) {
+    if (em_ctl_phase_id(c) == ND_PHASE_STARTING) {
         int64_t at = em_ctl_phase_time(c) + em_delay_ms(c->srv, "starting");
         if (c->now < at) {
             em_ctl_due(c, at);
@@ -181,15 +181,15 @@ int64_t em_longrun_reconcile(struct em_server *srv, const struct nd_kind *k, jso
 
     const char *state = em_ctl_state(&c);
     if (!strcmp(state, "Stopped")) {
-        if (strcmp(em_ctl_phase(&c), "Stopped") != 0)
+        if (em_ctl_phase_id(&c) != ND_PHASE_STOPPED)
             em_longrun_stop(&c, ops, "Stopped", "stopped: spec.state is Stopped");
-    } else if (!strcmp(em_ctl_phase(&c), "Stopped")) {
+    } else if (em_ctl_phase_id(&c) == ND_PHASE_STOPPED) {
         /* spec.state Running again after a stop by the user: start over */
         const char *why = json_string_value(json_object_get(c.status, "reason"));
         if (why && !strcmp(why, "Stopped"))
             em_longrun_restart(&c, ops, "Started", "started: spec.state is Running");
     }
-    if (strcmp(em_ctl_phase(&c), "Stopped") != 0) {
+    if (em_ctl_phase_id(&c) != ND_PHASE_STOPPED) {
         advance(&c, ops);
         if (running(&c))
             run(&c, ops);

@@ -68,7 +68,7 @@ static bool owned(const json_t *job, const char *uid)
 
 static bool terminal(const char *phase)
 {
-    return !strcmp(phase, "Succeeded") || !strcmp(phase, "Failed") || !strcmp(phase, "Cancelled");
+    return nd_phase_ended(nd_phase_parse(phase));
 }
 
 static const char *state_of(const json_t *obj)
@@ -124,7 +124,7 @@ static void load(struct run *r)
             s->phase = p && terminal(p) ? p : "Cancelled";
         } else {
             const char *p = json_string_value(json_object_get(prev, "phase"));
-            s->phase = p && !strcmp(p, "Cancelled") ? "Cancelled" : "Pending";
+            s->phase = nd_phase_parse(p) == ND_PHASE_CANCELLED ? "Cancelled" : "Pending";
         }
     }
 }
@@ -205,7 +205,7 @@ static void end(struct run *r, const char *phase, const char *reason, const char
             s->phase = "Cancelled";
     }
     em_ctl_set_time(c, "completionTime", c->now);
-    if (strcmp(phase, "Succeeded") != 0)
+    if (nd_phase_parse(phase) != ND_PHASE_SUCCEEDED)
         json_object_set_new(c->status, "reason", json_string(reason));
     json_object_set_new(c->status, "message", json_string(message));
     em_ctl_sim_del(c, "suspended");
@@ -286,7 +286,7 @@ static int launch_ready(struct run *r)
         json_array_foreach(json_object_get(s->def, "dependsOn"), j, d) {
             for (size_t k = 0; k < r->n; k++)
                 if (json_string_value(d) && !strcmp(r->v[k].name, json_string_value(d)) &&
-                    strcmp(r->v[k].phase, "Succeeded") != 0)
+                    nd_phase_parse(r->v[k].phase) != ND_PHASE_SUCCEEDED)
                     ready = false;
         }
         if (!ready)
@@ -329,7 +329,8 @@ static const struct step *failed_step(const struct run *r, char **why)
                                 s->name, s->job_name);
             return s;
         }
-        if (!s->created || (strcmp(s->phase, "Failed") != 0 && strcmp(s->phase, "Cancelled") != 0))
+        enum nd_phase phase = nd_phase_parse(s->phase);
+        if (!s->created || (phase != ND_PHASE_FAILED && phase != ND_PHASE_CANCELLED))
             continue;
         const json_t *js = json_object_get(s->job, "status");
         const char *msg = json_string_value(json_object_get(js, "message"));
@@ -337,7 +338,7 @@ static const struct step *failed_step(const struct run *r, char **why)
             *why = nd_xasprintf("step %s: its Job %s was deleted", s->name, s->job_name);
         else
             *why = nd_xasprintf("step %s %s: %s", s->name,
-                                !strcmp(s->phase, "Failed") ? "failed" : "was cancelled",
+                                phase == ND_PHASE_FAILED ? "failed" : "was cancelled",
                                 msg ? msg : s->phase);
         return s;
     }
@@ -351,7 +352,8 @@ static void progress_phase(struct run *r)
     for (size_t i = 0; i < r->n; i++) {
         const struct step *s = &r->v[i];
         any |= s->created;
-        started |= !strcmp(s->phase, "Running") || !strcmp(s->phase, "Succeeded");
+        enum nd_phase phase = nd_phase_parse(s->phase);
+        started |= phase == ND_PHASE_RUNNING || phase == ND_PHASE_SUCCEEDED;
     }
     if (started) {
         if (!json_object_get(c->status, "startTime"))
@@ -418,7 +420,7 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
     } else {
         size_t done = 0;
         for (size_t i = 0; i < r.n; i++)
-            done += !strcmp(r.v[i].phase, "Succeeded");
+            done += nd_phase_parse(r.v[i].phase) == ND_PHASE_SUCCEEDED;
         if (r.n && done == r.n) {
             end(&r, "Succeeded", "Succeeded", "every step succeeded");
         } else if (!strcmp(state, "Suspended")) {

@@ -306,7 +306,7 @@ static void pool_status(struct em_ctl *c)
     json_t *alloc = em_pool_allocated(c->srv, ns, name);
     json_t *work = em_pool_work(c->srv, ns, name);
     json_t *actions = em_pool_actions(c->srv, ns, name);
-    if (live && !strcmp(em_ctl_phase(c), "Running")) {
+    if (live && em_ctl_phase_id(c) == ND_PHASE_RUNNING) {
         em_pool_act(c, hosts, alloc, work, actions);
         json_decref(actions); /* it may have added some */
         actions = em_pool_actions(c->srv, ns, name);

@@ -41,8 +41,7 @@
 
 static bool ended(const char *phase)
 {
-    return phase &&
-           (!strcmp(phase, "Succeeded") || !strcmp(phase, "Failed") || !strcmp(phase, "Cancelled"));
+    return nd_phase_ended(nd_phase_parse(phase));
 }
 
 bool em_action_open(const json_t *pa)
@@ -53,7 +52,7 @@ bool em_action_open(const json_t *pa)
 bool em_action_paused_out(const json_t *pa)
 {
     const char *phase = nd_obj_get_string(pa, "status.phase");
-    if (!phase || strcmp(phase, "Cancelled") != 0)
+    if (nd_phase_parse(phase) != ND_PHASE_CANCELLED)
         return false;
     size_t i;
     json_t *cond;
@@ -409,7 +408,7 @@ static void progress(struct em_ctl *c)
     const char *action = nd_obj_get_string(c->obj, "spec.action");
     if (action && !strcmp(action, "Burst") && burst_state(c) < 0)
         return;
-    if (!strcmp(em_ctl_phase(c), "Queued")) {
+    if (em_ctl_phase_id(c) == ND_PHASE_QUEUED) {
         int64_t from = em_ctl_phase_time(c), decided = em_ctl_time(c, "decisionTime");
         int64_t at = (decided > from ? decided : from) + em_delay_ms(c->srv, "queued");
         if (c->now < at) {
@@ -419,7 +418,7 @@ static void progress(struct em_ctl *c)
         }
         em_ctl_set_phase(c, "Provisioning", "Provisioning", "approved; preparing the action");
     }
-    if (!strcmp(em_ctl_phase(c), "Provisioning")) {
+    if (em_ctl_phase_id(c) == ND_PHASE_PROVISIONING) {
         int64_t at = em_ctl_phase_time(c) + em_delay_ms(c->srv, "provisioning");
         if (c->now < at) {
             em_ctl_due(c, at);
@@ -429,7 +428,7 @@ static void progress(struct em_ctl *c)
         em_ctl_condition(c, "Ready", true, "Running", "the action is running");
         em_ctl_set_phase(c, "Running", "Running", "the action is running");
     }
-    if (!strcmp(em_ctl_phase(c), "Running"))
+    if (em_ctl_phase_id(c) == ND_PHASE_RUNNING)
         run(c);
 }
 
@@ -477,7 +476,7 @@ static void step(struct em_ctl *c)
         em_ctl_set_time(c, "decisionTime", now);
     const json_t *pool = em_store_get(&srv->store, nd_kind_by_plural(NULL, "pools"), em_obj_ns(obj),
                                       nd_obj_get_string(obj, "spec.pool"));
-    bool running = strcmp(phase, "Queued") != 0;
+    bool running = nd_phase_parse(phase) != ND_PHASE_QUEUED;
     if (!pool || em_obj_deleting(pool))
         finish(c, "Cancelled", "PoolNotFound", "pool/%s no longer exists",
                nd_obj_get_string(obj, "spec.pool"));

@@ -73,7 +73,7 @@ static bool active_phase(const char *plural, const char *phase)
 {
     if (!phase)
         return false;
-    return !strcmp(phase, "Running") || !strcmp(phase, phases_of(plural)[1]);
+    return nd_phase_parse(phase) == ND_PHASE_RUNNING || !strcmp(phase, phases_of(plural)[1]);
 }
 
 /* A placement decided while the work waits, in this wait (not left from an earlier run). */
@@ -189,7 +189,7 @@ int64_t em_alloc_of(const json_t *alloc, const char *host, const char *model)
 bool em_host_ready(const json_t *host)
 {
     const char *phase = nd_obj_get_string(host, "status.phase");
-    return phase && !strcmp(phase, "Running") && !em_obj_deleting(host);
+    return phase && nd_phase_parse(phase) == ND_PHASE_RUNNING && !em_obj_deleting(host);
 }
 
 bool em_host_cordoned(const json_t *host)
@@ -392,8 +392,8 @@ static bool approve_burst(struct em_ctl *c, const char *plural, const json_t *po
         }
     }
     const char *decision = nd_obj_get_string(pa, "spec.decision");
-    const char *phase = nd_obj_get_string(pa, "status.phase");
-    bool ended = phase && (!strcmp(phase, "Cancelled") || !strcmp(phase, "Failed"));
+    enum nd_phase phase = nd_phase_parse(nd_obj_get_string(pa, "status.phase"));
+    bool ended = phase == ND_PHASE_CANCELLED || phase == ND_PHASE_FAILED;
     if (decision && !strcmp(decision, "Approved") && !ended) {
         nd_buf_addf(&msg, "%s; poolaction/%s approved the burst", why, name);
         to_market(c, model, rate, msg.data);

@@ -97,7 +97,7 @@ void em_sandbox_session_ended(struct em_server *srv, json_t *sandbox)
     const struct nd_kind *k = nd_kind_by_plural(NULL, "sandboxes");
     struct em_ctl c;
     em_ctl_begin(&c, srv, k, sandbox, em_clock_now_ms(&srv->clock));
-    if (strcmp(em_ctl_phase(&c), "Running") == 0) {
+    if (em_ctl_phase_id(&c) == ND_PHASE_RUNNING) {
         em_ctl_sim_set(&c, "activeAt", c.now);
         em_ctl_set_time(&c, "lastActivityTime", c.now);
     }

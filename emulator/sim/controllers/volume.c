@@ -193,7 +193,7 @@ static void set_in_use(struct em_ctl *c, bool in_use)
 static void status(struct em_ctl *c)
 {
     const char *phase = em_ctl_phase(c);
-    if (!strcmp(phase, "Running"))
+    if (nd_phase_parse(phase) == ND_PHASE_RUNNING)
         bill(c, false);
     char *rel = nd_xasprintf("files/%s/volumes/%s", em_obj_ns(c->obj), em_obj_name(c->obj));
     char *dir = em_store_path(&c->srv->store, rel);
@@ -208,7 +208,7 @@ static void status(struct em_ctl *c)
         json_object_del(c->status, "mountedBy");
         json_decref(users);
     }
-    if (!strcmp(phase, "Running") || !strcmp(phase, "Terminating"))
+    if (nd_phase_parse(phase) == ND_PHASE_RUNNING || nd_phase_parse(phase) == ND_PHASE_TERMINATING)
         em_ctl_due(c, em_sim_every(c->srv, c->now, REFRESH_MS));
 }
 
