@@ -39,7 +39,7 @@ static int64_t size_bytes(const json_t *spec)
 
 static int64_t month_price(const struct em_server *srv)
 {
-    return em_ctl_money(em_pricebook(srv), "storageGiBMonthUSD", 0);
+    return em_book_rate(srv, EM_RATE_STORAGE_MONTH);
 }
 
 /* bytes stored for ms at price per GiB-month, rounded to the micro-dollar */
