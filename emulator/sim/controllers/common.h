@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "kinds/registry.h"
+#include "money.h"
 #include "sim.h"
 
 #define EM_ACCRUE_EVERY_MS (60 * 1000) /* costs shown move at least this often */
@@ -24,6 +25,7 @@ struct em_ctl {
     json_t *old;  /* the stored object (borrowed) */
     json_t *obj;  /* the working copy (owned) */
     json_t *status, *sim; /* inside obj */
+    struct em_money *money; /* obj's money as integers (money.h): read, or em_ctl_set_cost */
     int64_t now;
     int64_t next; /* the earliest time the controller must run again */
 };
@@ -71,6 +73,8 @@ int64_t em_ctl_created(const struct em_ctl *c);
 /* Money (micro-dollars) in status fields as decimal strings. */
 int64_t em_ctl_money(const json_t *obj, const char *field, int64_t def);
 void em_ctl_set_money(json_t *obj, const char *field, int64_t micros);
+/* Sets status.costUSD: c->money->cost and its text. */
+void em_ctl_set_cost(struct em_ctl *c, int64_t micros);
 /* Adds rate x (now - accruedAt) to status.costUSD and the Running time to runMs, then
  * moves accruedAt to now. Nothing when accruedAt is unset (not accruing). */
 void em_ctl_accrue(struct em_ctl *c, int64_t rate);

@@ -61,8 +61,8 @@ static void run(struct em_ctl *c)
     const json_t *spec = json_object_get(c->obj, "spec");
     int64_t rate = rate_of(c);
     em_ctl_accrue(c, rate);
-    int64_t cost = em_ctl_money(c->status, "costUSD", 0);
-    int64_t max = em_ctl_money(spec, "maxCostUSD", -1);
+    int64_t cost = c->money->cost;
+    int64_t max = c->money->max_cost;
     int64_t ran = em_ctl_sim_get(c, "runMs", 0);
     bool local = em_runtime_local(c->srv);
     int64_t duration = local ? EM_NEVER / 4
@@ -76,7 +76,7 @@ static void run(struct em_ctl *c)
     nd_status_release(&st);
 
     if (max >= 0 && cost >= max) {
-        em_ctl_set_money(c->status, "costUSD", max);
+        em_ctl_set_cost(c, max);
         finish(c, "Failed", "MaxCostReached", -1, "stopped: the cost reached maxCostUSD");
         return;
     }
@@ -128,8 +128,7 @@ static void run(struct em_ctl *c)
  * the reviewed rate + 10 % recorded at create (status.maxRateUSDPerHour); -1: none. */
 static int64_t rate_cap(const struct em_ctl *c)
 {
-    int64_t cap = em_ctl_money(json_object_get(json_object_get(c->obj, "spec"), "placement"),
-                               "maxRateUSDPerHour", -1);
+    int64_t cap = c->money->max_rate;
     return cap >= 0 ? cap : em_ctl_money(c->status, "maxRateUSDPerHour", -1);
 }
 

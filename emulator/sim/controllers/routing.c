@@ -464,7 +464,7 @@ static bool no_room(struct em_ctl *c, const char *plural, const json_t *pool, co
         waiting(c, "NoMarket", msg.data);
         goto out;
     }
-    int64_t max = em_ctl_money(json_object_get(spec, "placement"), "maxRateUSDPerHour", -1);
+    int64_t max = c->money->max_rate;
     if (max >= 0 && rate > max) {
         nd_buf_adds(&msg, "; the market rate is above spec.placement.maxRateUSDPerHour, so it "
                           "waits for the Pool");

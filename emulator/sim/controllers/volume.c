@@ -78,7 +78,7 @@ static void bill(struct em_ctl *c, bool force)
         return;
     }
     int64_t cost = em_volume_cost(c->srv, c->obj, c->now);
-    em_ctl_set_money(c->status, "costUSD", cost);
+    em_ctl_set_cost(c, cost);
     em_ctl_sim_set(c, "costAt", c->now);
     em_ctl_due(c, c->now + COST_EVERY_MS);
     if (resized) {
@@ -91,9 +91,9 @@ static void bill(struct em_ctl *c, bool force)
 static void started(struct em_ctl *c)
 {
     if (!json_object_get(c->status, "costUSD"))
-        em_ctl_set_money(c->status, "costUSD", 0);
+        em_ctl_set_cost(c, 0);
     em_ctl_sim_set(c, "segStart", c->now);
-    em_ctl_sim_set(c, "segBase", em_ctl_money(c->status, "costUSD", 0));
+    em_ctl_sim_set(c, "segBase", c->money->cost);
     em_ctl_sim_set(c, "segBytes", size_bytes(json_object_get(c->obj, "spec")));
 }
 
