@@ -32,9 +32,7 @@ void em_ctl_begin(struct em_ctl *c, struct em_server *srv, const struct nd_kind 
     c->obj = json_deep_copy(old);
     c->status = member(c->obj, "status");
     c->sim = member(c->status, "simulation");
-    if (!srv->sim_money)
-        srv->sim_money = em_money_index_new();
-    c->money = em_money_of(srv->sim_money, old);
+    c->money = em_ctl_money_of(srv, old);
     c->now = now;
     c->next = EM_NEVER;
 }
@@ -249,6 +247,13 @@ void em_ctl_set_money(json_t *obj, const char *field, int64_t micros)
     nd_money_format(micros, &b);
     json_object_set_new(obj, field, json_string(b.data));
     nd_buf_release(&b);
+}
+
+struct em_money *em_ctl_money_of(struct em_server *srv, const json_t *obj)
+{
+    if (!srv->sim_money)
+        srv->sim_money = em_money_index_new();
+    return em_money_of(srv->sim_money, obj);
 }
 
 void em_ctl_set_cost(struct em_ctl *c, int64_t micros)

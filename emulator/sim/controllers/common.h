@@ -73,6 +73,9 @@ int64_t em_ctl_created(const struct em_ctl *c);
 /* Money (micro-dollars) in status fields as decimal strings. */
 int64_t em_ctl_money(const json_t *obj, const char *field, int64_t def);
 void em_ctl_set_money(json_t *obj, const char *field, int64_t micros);
+/* The money record of a stored object (money.h), current with it: what to read an
+ * object's money from, the controller's own (c->money) or another's. */
+struct em_money *em_ctl_money_of(struct em_server *srv, const json_t *obj);
 /* Sets status.costUSD: c->money->cost and its text. */
 void em_ctl_set_cost(struct em_ctl *c, int64_t micros);
 /* Adds rate x (now - accruedAt) to status.costUSD and the Running time to runMs, then

@@ -156,7 +156,7 @@ static int64_t report(struct run *r, int64_t *rate)
         json_array_append_new(steps, st);
         if (s->job) {
             int64_t jr = 0;
-            int64_t cost = em_ctl_money(json_object_get(s->job, "status"), "costUSD", 0);
+            int64_t cost = em_ctl_money_of(c->srv, s->job)->cost;
             json_object_set_new(costs, s->name, json_integer(cost));
             live += em_live_cost(c->srv, "jobs", s->job, c->now, &jr);
             *rate += jr;
