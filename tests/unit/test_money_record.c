@@ -95,6 +95,12 @@ static void test_spec_per_generation(void **state)
                         json_pack("{s:s}", "maxRateUSDPerHour", "2.75"));
     assert_int_equal(em_money_of(ix, g2)->max_cost, -1);
     assert_int_equal(m->max_rate, 2750000);
+    assert_int_equal(m->limit, 0);
+    /* a Budget's limit */
+    json_t *bud = job("u3", 1, "1", NULL, NULL);
+    json_object_set_new(json_object_get(bud, "spec"), "limitUSD", json_string("40.00"));
+    assert_int_equal(em_money_of(ix, bud)->limit, 40000000);
+    json_decref(bud);
     /* an object without a generation is read every time */
     json_t *a = job("u2", 0, "1", "1.00", NULL), *b = job("u2", 0, "1", "2.00", NULL);
     assert_int_equal(em_money_of(ix, a)->max_cost, 1000000);

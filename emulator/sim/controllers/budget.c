@@ -257,7 +257,7 @@ int em_budget_check_launch(struct em_server *srv, const struct nd_kind *k, const
         struct spend s;
         spending(srv, b, &p, now, &s);
         json_decref(s.ledger);
-        int64_t limit = em_ctl_money(json_object_get(b, "spec"), "limitUSD", 0);
+        int64_t limit = em_ctl_money_of(srv, b)->limit;
         if (!em_budget_blocks(s.spent, hold, limit))
             continue;
         struct nd_buf spent = ND_BUF_INIT, lim = ND_BUF_INIT, h = ND_BUF_INIT, end = ND_BUF_INIT;
@@ -437,7 +437,7 @@ static void status(struct em_ctl *c)
     struct em_budget_period p = period_of(c->obj, c->now);
     struct spend s;
     spending(c->srv, c->obj, &p, c->now, &s);
-    int64_t limit = em_ctl_money(json_object_get(c->obj, "spec"), "limitUSD", 0);
+    int64_t limit = c->money->limit;
     int64_t was = em_ctl_sim_get(c, "periodStart", -1);
     if (was >= 0 && was != p.start) {
         em_ctl_sim_del(c, "crossed");

@@ -74,6 +74,7 @@ static void read_spec(struct em_money *m, const json_t *obj)
     const json_t *spec = json_object_get(obj, "spec");
     m->max_cost = money_text(spec, "maxCostUSD", -1);
     m->max_rate = money_text(json_object_get(spec, "placement"), "maxRateUSDPerHour", -1);
+    m->limit = money_text(spec, "limitUSD", 0);
 }
 
 static void read_status(struct em_money *m, const json_t *obj)

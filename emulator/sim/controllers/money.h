@@ -20,6 +20,7 @@
 struct em_money {
     int64_t max_cost; /* spec.maxCostUSD, -1 when unset */
     int64_t max_rate; /* spec.placement.maxRateUSDPerHour, -1 when unset */
+    int64_t limit;    /* spec.limitUSD (a Budget), 0 when unset */
     int64_t cost;     /* status.costUSD, 0 when unset */
     /* the index's own */
     char *uid;
