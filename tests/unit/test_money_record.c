@@ -63,9 +63,16 @@ static void test_sim_write_keeps_integers(void **state)
     em_money_wrote(m, wrote, true);
     json_t *next = job("u1", 1, "6", "10.00", "0.01"); /* text the record does not read */
     assert_int_equal(em_money_of(ix, next)->cost, 2000000);
+    assert_int_equal(m->rate, -1); /* no status.rateUSDPerHour */
+    assert_int_equal(m->capped, -1);
     /* a change the simulation did not make (rv 7): read from the text again */
     json_t *theirs = job("u1", 1, "7", "10.00", "3.50");
+    json_object_set_new(json_object_get(theirs, "status"), "rateUSDPerHour", json_string("2.49"));
+    json_object_set_new(json_object_get(theirs, "status"), "maxRateUSDPerHour",
+                        json_string("2.739"));
     assert_int_equal(em_money_of(ix, theirs)->cost, 3500000);
+    assert_int_equal(m->rate, 2490000);
+    assert_int_equal(m->capped, 2739000);
     /* a write that failed: read again, whatever the rv */
     m->cost = 1;
     em_money_wrote(m, theirs, false);

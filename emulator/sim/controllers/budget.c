@@ -74,9 +74,10 @@ int64_t em_live_cost(struct em_server *srv, const char *plural, const json_t *ob
         if (json_object_get(json_object_get(status, "simulation"), "segStart"))
             r = em_spec_rate(srv, plural, json_object_get(obj, "spec"));
     } else {
-        cost = em_ctl_money_of(srv, obj)->cost;
+        const struct em_money *m = em_ctl_money_of(srv, obj);
+        cost = m->cost;
         const json_t *at = json_object_get(json_object_get(status, "simulation"), "accruedAt");
-        int64_t per = em_ctl_money(status, "rateUSDPerHour", 0);
+        int64_t per = m->rate;
         if (json_is_integer(at) && per > 0) {
             cost = em_budget_accrued(cost, per, json_integer_value(at), now);
             r = per;

@@ -262,6 +262,18 @@ void em_ctl_set_cost(struct em_ctl *c, int64_t micros)
     em_ctl_set_money(c->status, "costUSD", micros);
 }
 
+void em_ctl_set_rate(struct em_ctl *c, int64_t micros)
+{
+    c->money->rate = micros;
+    em_ctl_set_money(c->status, "rateUSDPerHour", micros);
+}
+
+void em_ctl_clear_rate(struct em_ctl *c)
+{
+    c->money->rate = -1;
+    json_object_del(c->status, "rateUSDPerHour");
+}
+
 void em_ctl_accrue(struct em_ctl *c, int64_t rate)
 {
     int64_t since = em_ctl_sim_get(c, "accruedAt", -1);

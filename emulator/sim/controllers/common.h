@@ -78,6 +78,9 @@ void em_ctl_set_money(json_t *obj, const char *field, int64_t micros);
 struct em_money *em_ctl_money_of(struct em_server *srv, const json_t *obj);
 /* Sets status.costUSD: c->money->cost and its text. */
 void em_ctl_set_cost(struct em_ctl *c, int64_t micros);
+/* Sets status.rateUSDPerHour (c->money->rate and its text); em_ctl_clear_rate removes it. */
+void em_ctl_set_rate(struct em_ctl *c, int64_t micros);
+void em_ctl_clear_rate(struct em_ctl *c);
 /* Adds rate x (now - accruedAt) to status.costUSD and the Running time to runMs, then
  * moves accruedAt to now. Nothing when accruedAt is unset (not accruing). */
 void em_ctl_accrue(struct em_ctl *c, int64_t rate);

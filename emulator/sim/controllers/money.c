@@ -79,7 +79,10 @@ static void read_spec(struct em_money *m, const json_t *obj)
 
 static void read_status(struct em_money *m, const json_t *obj)
 {
-    m->cost = money_text(json_object_get(obj, "status"), "costUSD", 0);
+    const json_t *status = json_object_get(obj, "status");
+    m->cost = money_text(status, "costUSD", 0);
+    m->rate = money_text(status, "rateUSDPerHour", -1);
+    m->capped = money_text(status, "maxRateUSDPerHour", -1);
 }
 
 struct em_money *em_money_of(struct em_money_index *ix, const json_t *obj)

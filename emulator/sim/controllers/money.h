@@ -22,6 +22,8 @@ struct em_money {
     int64_t max_rate; /* spec.placement.maxRateUSDPerHour, -1 when unset */
     int64_t limit;    /* spec.limitUSD (a Budget), 0 when unset */
     int64_t cost;     /* status.costUSD, 0 when unset */
+    int64_t rate;     /* status.rateUSDPerHour, -1 when unset */
+    int64_t capped;   /* status.maxRateUSDPerHour (set at create), -1 when unset */
     /* the index's own */
     char *uid;
     int64_t generation; /* the spec read (-1: none; read again each time without one) */

@@ -268,7 +268,7 @@ static void placed(struct em_ctl *c, const char *target, const char *host, const
     if (model)
         json_object_set_new(p, "gpuModel", json_string(model));
     json_object_set_new(c->status, "placement", p);
-    em_ctl_set_money(c->status, "rateUSDPerHour", rate);
+    em_ctl_set_rate(c, rate);
     em_ctl_sim_set(c, "placedAt", c->now);
     em_ctl_sim_set(c, "waitMs", c->now - em_work_queued_since(c->obj));
     em_ctl_condition(c, "Placed", true, reason, msg);
@@ -278,7 +278,7 @@ static void placed(struct em_ctl *c, const char *target, const char *host, const
 static void waiting(struct em_ctl *c, const char *reason, const char *msg)
 {
     json_object_del(c->status, "placement");
-    json_object_del(c->status, "rateUSDPerHour");
+    em_ctl_clear_rate(c);
     em_ctl_condition(c, "Placed", false, reason, msg);
 }
 
