@@ -50,11 +50,11 @@ static int64_t storage_cost(int64_t bytes, int64_t ms, int64_t price)
     return (int64_t)((num + den / 2) / den);
 }
 
-int64_t em_volume_cost(const struct em_server *srv, const json_t *vol, int64_t now)
+int64_t em_volume_cost(struct em_server *srv, const json_t *vol, int64_t now)
 {
     const json_t *status = json_object_get(vol, "status");
     const json_t *sim = json_object_get(status, "simulation");
-    int64_t cost = em_ctl_money(status, "costUSD", 0);
+    int64_t cost = em_ctl_money_of(srv, vol)->cost;
     const json_t *start = json_object_get(sim, "segStart");
     if (!json_is_integer(start) || now <= json_integer_value(start))
         return cost;
