@@ -190,7 +190,8 @@ UNIT_PARAMS_BIN := $(BUILD)/tests/unit/test_params
 # the emulator tests below link the objects they test (and no server)
 UNIT_EMU_BINS := $(BUILD)/tests/unit/test_budget_math $(BUILD)/tests/unit/test_pricebook \
     $(BUILD)/tests/unit/test_route $(BUILD)/tests/unit/test_route_table \
-    $(BUILD)/tests/unit/test_server_state $(BUILD)/tests/unit/test_due
+    $(BUILD)/tests/unit/test_server_state $(BUILD)/tests/unit/test_due \
+    $(BUILD)/tests/unit/test_money_record
 UNIT_FLAGS_BIN := $(BUILD)/tests/unit/test_flags
 STORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard emulator/store/*.c)))
 
@@ -225,6 +226,14 @@ $(BUILD)/tests/unit/test_pricebook.o: ALL_CFLAGS += $(EM_INC_SIM)
 $(UNIT_PRICEBOOK_BIN): $(BUILD)/tests/unit/test_pricebook.o $(UNIT_PRICEBOOK_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_PRICEBOOK_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS) -lpthread
+
+# Each object's money as integers (sim/controllers/money.c), alone
+UNIT_MONEY_BIN := $(BUILD)/tests/unit/test_money_record
+UNIT_MONEY_OBJS := $(BUILD)/emulator/sim/controllers/money.o
+$(BUILD)/tests/unit/test_money_record.o: ALL_CFLAGS += $(EM_INC_SIM)
+$(UNIT_MONEY_BIN): $(BUILD)/tests/unit/test_money_record.o $(UNIT_MONEY_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_MONEY_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS)
 
 # The scheduler's due queue (sim/due.c) and the index it keys objects with
 UNIT_DUE_BIN := $(BUILD)/tests/unit/test_due

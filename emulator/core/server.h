@@ -62,6 +62,7 @@ struct em_faults;
 struct em_runtime;
 struct em_feed;
 struct em_prices;
+struct em_money_index;
 struct em_discovery;
 struct em_exec_registry;
 struct em_server;
@@ -106,6 +107,7 @@ struct em_server {
     char base_url[80];
     /* the simulation (sim.h) */
     struct em_due *sim_due; /* what is due when (sim/due.h); NULL before em_sim_init */
+    struct em_money_index *sim_money; /* each object's money (sim/controllers/money.h) */
     int64_t sim_seen_rev; /* the history's changes up to this the scheduler has read */
     int64_t sim_jump_to; /* during a clock jump (em_sim_advance), where it ends; else 0 */
     pthread_cond_t sim_wake;

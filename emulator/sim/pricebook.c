@@ -46,12 +46,20 @@ struct em_prices {
     json_t *book;
     struct gpu_price *gpu[2]; /* market, pool */
     size_t ngpu[2];
-    int64_t cpu_core_hour, memory_gib_hour, storage_gib_month;
+    int64_t cpu_core_hour, memory_gib_hour, storage_gib_month, predict_fee_hour;
+    int64_t delay_ms[EM_DELAY_COUNT]; /* delays.<delay_names[i]>, 0 when absent */
     struct {
         bool known;
         struct timespec mtime;
         off_t size;
     } seen;
+};
+
+/* The delays the simulation reads, in the order of enum em_delay. */
+static const char *const delay_names[EM_DELAY_COUNT] = {
+    [EM_DELAY_QUEUED] = "queued",     [EM_DELAY_PROVISIONING] = "provisioning",
+    [EM_DELAY_PENDING] = "pending",   [EM_DELAY_STARTING] = "starting",
+    [EM_DELAY_JOB_RUN] = "jobRun",    [EM_DELAY_FINAL_CHARGE] = "finalCharge",
 };
 
 static json_t *book_of(const struct em_server *srv)
@@ -89,7 +97,20 @@ static void prices_free(struct em_prices *p)
     }
     memset(p->gpu, 0, sizeof p->gpu);
     memset(p->ngpu, 0, sizeof p->ngpu);
-    p->cpu_core_hour = p->memory_gib_hour = p->storage_gib_month = 0;
+    p->cpu_core_hour = p->memory_gib_hour = p->storage_gib_month = p->predict_fee_hour = 0;
+    memset(p->delay_ms, 0, sizeof p->delay_ms);
+}
+
+/* delays.<name> of a checked book in ms; 0 when absent */
+static int64_t delay_at(const json_t *book, const char *name)
+{
+    const char *s = json_string_value(json_object_get(json_object_get(book, "delays"), name));
+    int64_t ms = 0;
+    struct nd_status st = ND_STATUS_INIT;
+    if (!s || nd_duration_parse(s, &ms, &st) < 0)
+        ms = 0;
+    nd_status_release(&st);
+    return ms;
 }
 
 /* Makes nb (checked, stolen) p's book, its prices read into p. */
@@ -113,6 +134,9 @@ static void use_book(struct em_prices *p, json_t *nb)
     p->cpu_core_hour = money_at(nb, "cpuCoreHourUSD");
     p->memory_gib_hour = money_at(nb, "memoryGiBHourUSD");
     p->storage_gib_month = money_at(nb, "storageGiBMonthUSD");
+    p->predict_fee_hour = money_at(nb, "predictFeeUSDPerHour");
+    for (int i = 0; i < EM_DELAY_COUNT; i++)
+        p->delay_ms[i] = delay_at(nb, delay_names[i]);
 }
 
 /* Every price a decimal string, every delay a duration: what the simulation relies on. */
@@ -214,14 +238,20 @@ int64_t em_gpu_rate(const struct em_server *srv, const char *model, int pool)
 
 int64_t em_delay_ms(const struct em_server *srv, const char *name)
 {
-    const char *s =
-        json_string_value(json_object_get(json_object_get(book_of(srv), "delays"), name));
-    int64_t ms = 0;
-    struct nd_status st = ND_STATUS_INIT;
-    if (!s || nd_duration_parse(s, &ms, &st) < 0)
-        ms = 0;
-    nd_status_release(&st);
-    return ms;
+    for (int i = 0; srv->prices && i < EM_DELAY_COUNT; i++) {
+        if (!strcmp(delay_names[i], name))
+            return srv->prices->delay_ms[i];
+    }
+    return 0;
+}
+
+int64_t em_book_rate(const struct em_server *srv, enum em_book_rate which)
+{
+    const struct em_prices *p = srv->prices;
+    if (!p)
+        return 0;
+    int64_t m = which == EM_RATE_PREDICT_FEE ? p->predict_fee_hour : p->storage_gib_month;
+    return m < 0 ? 0 : m;
 }
 
 static int64_t quantity(const json_t *v, bool milli)

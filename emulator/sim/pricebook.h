@@ -25,9 +25,25 @@ int64_t em_pricebook_version(const struct em_server *srv);
 /* Hourly rate of a GPU model in micro-dollars, on the market or in a Pool; -1 when
  * the model is not in the price book. */
 int64_t em_gpu_rate(const struct em_server *srv, const char *model, int pool);
+/* The delays the simulation reads; each is read into ms once, when a book is taken. */
+enum em_delay {
+    EM_DELAY_QUEUED,
+    EM_DELAY_PROVISIONING,
+    EM_DELAY_PENDING,
+    EM_DELAY_STARTING,
+    EM_DELAY_JOB_RUN,
+    EM_DELAY_FINAL_CHARGE,
+    EM_DELAY_COUNT
+};
 /* A default delay by name ("queued", "provisioning", "pending", "starting", "jobRun",
- * "finalCharge") in ms. */
+ * "finalCharge") in ms, as read when the book was taken (0 for another name). */
 int64_t em_delay_ms(const struct em_server *srv, const char *name);
+/* A rate of the book in micro-dollars, read once when the book was taken. */
+enum em_book_rate {
+    EM_RATE_PREDICT_FEE,  /* predictFeeUSDPerHour */
+    EM_RATE_STORAGE_MONTH /* storageGiBMonthUSD (per GiB-month) */
+};
+int64_t em_book_rate(const struct em_server *srv, enum em_book_rate which);
 
 /* The hourly rate (micro-dollars) of an object's spec: GPUs (market, or Pool when
  * spec.placement.pool is set), CPU cores and memory, or a Volume's storage. */

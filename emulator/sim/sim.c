@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "controllers/common.h"
+#include "controllers/money.h"
 #include "objects.h"
 #include "pricebook.h"
 #include "runtime.h"
@@ -320,6 +321,8 @@ void em_sim_release(struct em_server *srv)
 {
     em_due_free(srv->sim_due);
     srv->sim_due = NULL;
+    em_money_index_free(srv->sim_money);
+    srv->sim_money = NULL;
     pthread_cond_destroy(&srv->sim_wake);
 }
 

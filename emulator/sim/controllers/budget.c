@@ -74,9 +74,10 @@ int64_t em_live_cost(struct em_server *srv, const char *plural, const json_t *ob
         if (json_object_get(json_object_get(status, "simulation"), "segStart"))
             r = em_spec_rate(srv, plural, json_object_get(obj, "spec"));
     } else {
-        cost = em_ctl_money(status, "costUSD", 0);
+        const struct em_money *m = em_ctl_money_of(srv, obj);
+        cost = m->cost;
         const json_t *at = json_object_get(json_object_get(status, "simulation"), "accruedAt");
-        int64_t per = em_ctl_money(status, "rateUSDPerHour", 0);
+        int64_t per = m->rate;
         if (json_is_integer(at) && per > 0) {
             cost = em_budget_accrued(cost, per, json_integer_value(at), now);
             r = per;
@@ -257,7 +258,7 @@ int em_budget_check_launch(struct em_server *srv, const struct nd_kind *k, const
         struct spend s;
         spending(srv, b, &p, now, &s);
         json_decref(s.ledger);
-        int64_t limit = em_ctl_money(json_object_get(b, "spec"), "limitUSD", 0);
+        int64_t limit = em_ctl_money_of(srv, b)->limit;
         if (!em_budget_blocks(s.spent, hold, limit))
             continue;
         struct nd_buf spent = ND_BUF_INIT, lim = ND_BUF_INIT, h = ND_BUF_INIT, end = ND_BUF_INIT;
@@ -437,7 +438,7 @@ static void status(struct em_ctl *c)
     struct em_budget_period p = period_of(c->obj, c->now);
     struct spend s;
     spending(c->srv, c->obj, &p, c->now, &s);
-    int64_t limit = em_ctl_money(json_object_get(c->obj, "spec"), "limitUSD", 0);
+    int64_t limit = c->money->limit;
     int64_t was = em_ctl_sim_get(c, "periodStart", -1);
     if (was >= 0 && was != p.start) {
         em_ctl_sim_del(c, "crossed");

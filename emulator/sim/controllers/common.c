@@ -32,6 +32,7 @@ void em_ctl_begin(struct em_ctl *c, struct em_server *srv, const struct nd_kind 
     c->obj = json_deep_copy(old);
     c->status = member(c->obj, "status");
     c->sim = member(c->status, "simulation");
+    c->money = em_ctl_money_of(srv, old);
     c->now = now;
     c->next = EM_NEVER;
 }
@@ -48,8 +49,12 @@ int64_t em_ctl_commit(struct em_ctl *c)
         json_object_set(c->status, "observedGeneration", gen);
     if (!nd_json_equal(c->old, c->obj)) {
         struct nd_status st = ND_STATUS_INIT;
-        em_obj_update(c->srv, c->k, c->old, c->obj, &st);
+        bool ok = em_obj_update(c->srv, c->k, c->old, c->obj, &st) == 0;
         nd_status_release(&st);
+        if (ok && json_object_get(json_object_get(c->obj, "metadata"), "deletionTimestamp"))
+            em_money_forget(c->srv->sim_money, c->obj); /* gone, or soon: read afresh */
+        else
+            em_money_wrote(c->money, c->obj, ok);
     }
     json_decref(c->obj);
     return c->next;
@@ -250,16 +255,41 @@ void em_ctl_set_money(json_t *obj, const char *field, int64_t micros)
     nd_buf_release(&b);
 }
 
+struct em_money *em_ctl_money_of(struct em_server *srv, const json_t *obj)
+{
+    if (!srv->sim_money)
+        srv->sim_money = em_money_index_new();
+    return em_money_of(srv->sim_money, obj);
+}
+
+void em_ctl_set_cost(struct em_ctl *c, int64_t micros)
+{
+    c->money->cost = micros;
+    em_ctl_set_money(c->status, "costUSD", micros);
+}
+
+void em_ctl_set_rate(struct em_ctl *c, int64_t micros)
+{
+    c->money->rate = micros;
+    em_ctl_set_money(c->status, "rateUSDPerHour", micros);
+}
+
+void em_ctl_clear_rate(struct em_ctl *c)
+{
+    c->money->rate = -1;
+    json_object_del(c->status, "rateUSDPerHour");
+}
+
 void em_ctl_accrue(struct em_ctl *c, int64_t rate)
 {
     int64_t since = em_ctl_sim_get(c, "accruedAt", -1);
     if (since < 0 || c->now <= since)
         return;
-    int64_t add = 0, cost = em_ctl_money(c->status, "costUSD", 0), sum;
+    int64_t add = 0, cost = c->money->cost, sum;
     nd_money_mul_rate(rate, c->now - since, &add);
     if (nd_money_add(cost, add, &sum) < 0)
         sum = cost;
-    em_ctl_set_money(c->status, "costUSD", sum);
+    em_ctl_set_cost(c, sum);
     em_ctl_sim_set(c, "runMs", em_ctl_sim_get(c, "runMs", 0) + (c->now - since));
     em_ctl_sim_set(c, "accruedAt", c->now);
 }
@@ -269,7 +299,7 @@ void em_ctl_accrue_start(struct em_ctl *c)
     if (em_ctl_sim_get(c, "accruedAt", -1) < 0)
         em_ctl_sim_set(c, "accruedAt", c->now);
     if (!json_object_get(c->status, "costUSD"))
-        em_ctl_set_money(c->status, "costUSD", 0);
+        em_ctl_set_cost(c, 0);
 }
 
 void em_ctl_accrue_stop(struct em_ctl *c, int64_t rate)

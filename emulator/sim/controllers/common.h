@@ -15,6 +15,7 @@
 
 #include "kinds/phase.h"
 #include "kinds/registry.h"
+#include "money.h"
 #include "sim.h"
 
 #define EM_ACCRUE_EVERY_MS (60 * 1000) /* costs shown move at least this often */
@@ -25,6 +26,7 @@ struct em_ctl {
     json_t *old;  /* the stored object (borrowed) */
     json_t *obj;  /* the working copy (owned) */
     json_t *status, *sim; /* inside obj */
+    struct em_money *money; /* obj's money as integers (money.h): read, or em_ctl_set_cost */
     int64_t now;
     int64_t next; /* the earliest time the controller must run again */
 };
@@ -74,6 +76,14 @@ int64_t em_ctl_created(const struct em_ctl *c);
 /* Money (micro-dollars) in status fields as decimal strings. */
 int64_t em_ctl_money(const json_t *obj, const char *field, int64_t def);
 void em_ctl_set_money(json_t *obj, const char *field, int64_t micros);
+/* The money record of a stored object (money.h), current with it: what to read an
+ * object's money from, the controller's own (c->money) or another's. */
+struct em_money *em_ctl_money_of(struct em_server *srv, const json_t *obj);
+/* Sets status.costUSD: c->money->cost and its text. */
+void em_ctl_set_cost(struct em_ctl *c, int64_t micros);
+/* Sets status.rateUSDPerHour (c->money->rate and its text); em_ctl_clear_rate removes it. */
+void em_ctl_set_rate(struct em_ctl *c, int64_t micros);
+void em_ctl_clear_rate(struct em_ctl *c);
 /* Adds rate x (now - accruedAt) to status.costUSD and the Running time to runMs, then
  * moves accruedAt to now. Nothing when accruedAt is unset (not accruing). */
 void em_ctl_accrue(struct em_ctl *c, int64_t rate);

@@ -40,7 +40,7 @@ int64_t em_live_cost(struct em_server *srv, const char *plural, const json_t *ob
                      int64_t *rate);
 
 /* Volumes (volume.c): a Volume's storage cost up to now (micro-dollars). */
-int64_t em_volume_cost(const struct em_server *srv, const json_t *vol, int64_t now);
+int64_t em_volume_cost(struct em_server *srv, const json_t *vol, int64_t now);
 
 /* Functions (function.c). An invocation counts as load this long; replicas go back to
  * minReplicas after this long without one. */

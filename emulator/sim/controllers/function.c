@@ -56,9 +56,9 @@ static void set_replicas(struct em_ctl *c, int64_t n, int64_t ready)
     json_object_set_new(c->status, "replicas", json_integer(n));
     json_object_set_new(c->status, "readyReplicas", json_integer(ready));
     if (em_ctl_phase_id(c) == ND_PHASE_RUNNING)
-        em_ctl_set_money(c->status, "rateUSDPerHour", replica_rate(c) * n);
+        em_ctl_set_rate(c, replica_rate(c) * n);
     else
-        json_object_del(c->status, "rateUSDPerHour");
+        em_ctl_clear_rate(c);
 }
 
 static void started(struct em_ctl *c)
@@ -76,7 +76,7 @@ static void ended(struct em_ctl *c)
     set_replicas(c, 0, 0);
     em_ctl_sim_del(c, "readyAt");
     em_ctl_sim_del(c, "restartUntil");
-    json_object_del(c->status, "rateUSDPerHour");
+    em_ctl_clear_rate(c);
     if (em_ctl_condition_true(c, "Restarting"))
         em_ctl_condition(c, "Restarting", false, "Stopped", "the Function stopped");
 }

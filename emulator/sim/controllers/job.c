@@ -24,7 +24,7 @@ static const char *state_of(const json_t *obj)
 
 static int64_t rate_of(struct em_ctl *c)
 {
-    int64_t r = em_ctl_money(c->status, "rateUSDPerHour", -1);
+    int64_t r = c->money->rate;
     int64_t spec = em_ctl_spec_rate(c, r);
     return r >= 0 ? r : spec;
 }
@@ -61,8 +61,8 @@ static void run(struct em_ctl *c)
     const json_t *spec = json_object_get(c->obj, "spec");
     int64_t rate = rate_of(c);
     em_ctl_accrue(c, rate);
-    int64_t cost = em_ctl_money(c->status, "costUSD", 0);
-    int64_t max = em_ctl_money(spec, "maxCostUSD", -1);
+    int64_t cost = c->money->cost;
+    int64_t max = c->money->max_cost;
     int64_t ran = em_ctl_sim_get(c, "runMs", 0);
     bool local = em_runtime_local(c->srv);
     int64_t duration = local ? EM_NEVER / 4
@@ -76,7 +76,7 @@ static void run(struct em_ctl *c)
     nd_status_release(&st);
 
     if (max >= 0 && cost >= max) {
-        em_ctl_set_money(c->status, "costUSD", max);
+        em_ctl_set_cost(c, max);
         finish(c, "Failed", "MaxCostReached", -1, "stopped: the cost reached maxCostUSD");
         return;
     }
@@ -128,9 +128,8 @@ static void run(struct em_ctl *c)
  * the reviewed rate + 10 % recorded at create (status.maxRateUSDPerHour); -1: none. */
 static int64_t rate_cap(const struct em_ctl *c)
 {
-    int64_t cap = em_ctl_money(json_object_get(json_object_get(c->obj, "spec"), "placement"),
-                               "maxRateUSDPerHour", -1);
-    return cap >= 0 ? cap : em_ctl_money(c->status, "maxRateUSDPerHour", -1);
+    int64_t cap = c->money->max_rate;
+    return cap >= 0 ? cap : c->money->capped;
 }
 
 /* While the market is above the cap the Job waits, PriceAboveEstimate=True; the price
@@ -167,7 +166,7 @@ static void start_provisioning(struct em_ctl *c)
     const json_t *spec = json_object_get(c->obj, "spec");
     /* a placement decided by a Pool's routing sets the rate it pays; the market's else */
     if (!json_object_get(c->status, "rateUSDPerHour"))
-        em_ctl_set_money(c->status, "rateUSDPerHour", em_ctl_spec_rate(c, -1));
+        em_ctl_set_rate(c, em_ctl_spec_rate(c, -1));
     const json_t *gpu = json_object_get(json_object_get(spec, "resources"), "gpu");
     json_t *placement = json_object();
     json_object_set_new(placement, "target", json_string("market"));
@@ -223,7 +222,7 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
         }
         /* the devices go back (also those a Pool's routing held for it while queued) */
         json_object_del(c.status, "placement");
-        json_object_del(c.status, "rateUSDPerHour");
+        em_ctl_clear_rate(&c);
         if (!em_ctl_condition_true(&c, "Suspended"))
             em_ctl_condition(&c, "Suspended", true, "Suspended", "spec.state is Suspended");
         em_ctl_condition(&c, "Ready", false, "Suspended", "suspended");

@@ -130,10 +130,10 @@ static void run(struct em_ctl *c, const struct em_longrun_ops *ops)
     int64_t r = rate(c, ops);
     if (ops->rate) {
         em_ctl_accrue(c, r);
-        int64_t max = em_ctl_money(json_object_get(c->obj, "spec"), "maxCostUSD", -1);
-        int64_t cost = em_ctl_money(c->status, "costUSD", 0);
+        int64_t max = c->money->max_cost;
+        int64_t cost = c->money->cost;
         if (max >= 0 && cost >= max) {
-            em_ctl_set_money(c->status, "costUSD", max);
+            em_ctl_set_cost(c, max);
             em_longrun_stop(c, ops, "MaxCostReached", "stopped: the cost reached maxCostUSD");
             return;
         }

@@ -157,7 +157,7 @@ static int64_t report(struct run *r, int64_t *rate)
         json_array_append_new(steps, st);
         if (s->job) {
             int64_t jr = 0;
-            int64_t cost = em_ctl_money(json_object_get(s->job, "status"), "costUSD", 0);
+            int64_t cost = em_ctl_money_of(c->srv, s->job)->cost;
             json_object_set_new(costs, s->name, json_integer(cost));
             live += em_live_cost(c->srv, "jobs", s->job, c->now, &jr);
             *rate += jr;
@@ -171,7 +171,7 @@ static int64_t report(struct run *r, int64_t *rate)
     if (!json_object_size(costs))
         json_object_del(c->sim, "stepCosts");
     json_object_set_new(c->status, "steps", steps);
-    em_ctl_set_money(c->status, "costUSD", total);
+    em_ctl_set_cost(c, total);
     return live;
 }
 
@@ -409,7 +409,7 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
     }
     const char *state = state_of(c.obj);
     char *why = NULL;
-    int64_t max = em_ctl_money(json_object_get(c.obj, "spec"), "maxCostUSD", -1);
+    int64_t max = c.money->max_cost;
     int64_t live = report(&r, &rate);
     if (!strcmp(state, "Cancelled")) {
         end(&r, "Cancelled", "Cancelled", "cancelled: spec.state is Cancelled");

@@ -99,7 +99,7 @@ int em_pool_admit(struct em_admission *a, const json_t *old, json_t *obj)
     const char *name = em_obj_name(obj);
     /* manifests of --seed are the operator's own state: no token, no prompt */
     bool seed = a->seeding;
-    int64_t fee = em_ctl_money(em_pricebook(a->srv), "predictFeeUSDPerHour", 0);
+    int64_t fee = em_book_rate(a->srv, EM_RATE_PREDICT_FEE);
     struct nd_buf feetxt = ND_BUF_INIT;
     nd_money_format(fee, &feetxt);
     int rc = -1;

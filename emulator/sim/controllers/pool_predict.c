@@ -279,7 +279,7 @@ static void set_time(json_t *obj, const char *key, int64_t ms)
  * the current fee from feeAt to now, computed over the whole span so it stays exact. */
 static void accrue_fee(struct em_ctl *c)
 {
-    int64_t rate = em_ctl_money(em_pricebook(c->srv), "predictFeeUSDPerHour", 0);
+    int64_t rate = em_book_rate(c->srv, EM_RATE_PREDICT_FEE);
     int64_t at = em_ctl_sim_get(c, "feeAt", c->now), base = em_ctl_sim_get(c, "feeMicros", 0);
     int64_t was = em_ctl_sim_get(c, "feeRate", rate), add = 0;
     if (c->now > at)
@@ -328,7 +328,7 @@ void em_pool_predict(struct em_ctl *c, int64_t devices)
         em_ctl_sim_set(c, "feeAt", c->now);
         em_ctl_sim_set(c, "feeMicros", 0);
         struct nd_buf fee = ND_BUF_INIT;
-        nd_money_format(em_ctl_money(em_pricebook(c->srv), "predictFeeUSDPerHour", 0), &fee);
+        nd_money_format(em_book_rate(c->srv, EM_RATE_PREDICT_FEE), &fee);
         em_event_record(c->srv, c->k, c->obj, "Normal", "PredictEnabled",
                         "Predict is on: a demand forecast every hour, at %s USD per hour",
                         fee.data);

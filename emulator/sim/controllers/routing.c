@@ -268,7 +268,7 @@ static void placed(struct em_ctl *c, const char *target, const char *host, const
     if (model)
         json_object_set_new(p, "gpuModel", json_string(model));
     json_object_set_new(c->status, "placement", p);
-    em_ctl_set_money(c->status, "rateUSDPerHour", rate);
+    em_ctl_set_rate(c, rate);
     em_ctl_sim_set(c, "placedAt", c->now);
     em_ctl_sim_set(c, "waitMs", c->now - em_work_queued_since(c->obj));
     em_ctl_condition(c, "Placed", true, reason, msg);
@@ -278,7 +278,7 @@ static void placed(struct em_ctl *c, const char *target, const char *host, const
 static void waiting(struct em_ctl *c, const char *reason, const char *msg)
 {
     json_object_del(c->status, "placement");
-    json_object_del(c->status, "rateUSDPerHour");
+    em_ctl_clear_rate(c);
     em_ctl_condition(c, "Placed", false, reason, msg);
 }
 
@@ -465,7 +465,7 @@ static bool no_room(struct em_ctl *c, const char *plural, const json_t *pool, co
         waiting(c, "NoMarket", msg.data);
         goto out;
     }
-    int64_t max = em_ctl_money(json_object_get(spec, "placement"), "maxRateUSDPerHour", -1);
+    int64_t max = c->money->max_rate;
     if (max >= 0 && rate > max) {
         nd_buf_adds(&msg, "; the market rate is above spec.placement.maxRateUSDPerHour, so it "
                           "waits for the Pool");

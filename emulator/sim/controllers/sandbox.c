@@ -12,20 +12,20 @@
 
 static int64_t rate(struct em_ctl *c)
 {
-    int64_t r = em_ctl_money(c->status, "rateUSDPerHour", -1);
+    int64_t r = c->money->rate;
     int64_t spec = em_ctl_spec_rate(c, r);
     return r >= 0 ? r : spec;
 }
 
 static void started(struct em_ctl *c)
 {
-    em_ctl_set_money(c->status, "rateUSDPerHour", rate(c));
+    em_ctl_set_rate(c, rate(c));
     em_ctl_sim_set(c, "activeAt", c->now);
 }
 
 static void ended(struct em_ctl *c)
 {
-    json_object_del(c->status, "rateUSDPerHour");
+    em_ctl_clear_rate(c);
 }
 
 static int64_t idle_timeout(const struct em_ctl *c)

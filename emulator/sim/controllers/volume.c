@@ -39,7 +39,7 @@ static int64_t size_bytes(const json_t *spec)
 
 static int64_t month_price(const struct em_server *srv)
 {
-    return em_ctl_money(em_pricebook(srv), "storageGiBMonthUSD", 0);
+    return em_book_rate(srv, EM_RATE_STORAGE_MONTH);
 }
 
 /* bytes stored for ms at price per GiB-month, rounded to the micro-dollar */
@@ -50,11 +50,11 @@ static int64_t storage_cost(int64_t bytes, int64_t ms, int64_t price)
     return (int64_t)((num + den / 2) / den);
 }
 
-int64_t em_volume_cost(const struct em_server *srv, const json_t *vol, int64_t now)
+int64_t em_volume_cost(struct em_server *srv, const json_t *vol, int64_t now)
 {
     const json_t *status = json_object_get(vol, "status");
     const json_t *sim = json_object_get(status, "simulation");
-    int64_t cost = em_ctl_money(status, "costUSD", 0);
+    int64_t cost = em_ctl_money_of(srv, vol)->cost;
     const json_t *start = json_object_get(sim, "segStart");
     if (!json_is_integer(start) || now <= json_integer_value(start))
         return cost;
@@ -78,7 +78,7 @@ static void bill(struct em_ctl *c, bool force)
         return;
     }
     int64_t cost = em_volume_cost(c->srv, c->obj, c->now);
-    em_ctl_set_money(c->status, "costUSD", cost);
+    em_ctl_set_cost(c, cost);
     em_ctl_sim_set(c, "costAt", c->now);
     em_ctl_due(c, c->now + COST_EVERY_MS);
     if (resized) {
@@ -91,9 +91,9 @@ static void bill(struct em_ctl *c, bool force)
 static void started(struct em_ctl *c)
 {
     if (!json_object_get(c->status, "costUSD"))
-        em_ctl_set_money(c->status, "costUSD", 0);
+        em_ctl_set_cost(c, 0);
     em_ctl_sim_set(c, "segStart", c->now);
-    em_ctl_sim_set(c, "segBase", em_ctl_money(c->status, "costUSD", 0));
+    em_ctl_sim_set(c, "segBase", c->money->cost);
     em_ctl_sim_set(c, "segBytes", size_bytes(json_object_get(c->obj, "spec")));
 }
 
