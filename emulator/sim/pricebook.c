@@ -79,13 +79,7 @@ static void remember(struct em_prices *p, const char *path);
 
 static int64_t money_at(const json_t *obj, const char *key)
 {
-    const char *s = json_string_value(json_object_get(obj, key));
-    int64_t m = 0;
-    struct nd_status st = ND_STATUS_INIT;
-    if (!s || nd_money_parse(s, &m, &st) < 0)
-        m = -1;
-    nd_status_release(&st);
-    return m;
+    return nd_money_or(json_string_value(json_object_get(obj, key)), -1);
 }
 
 static void prices_free(struct em_prices *p)

@@ -66,6 +66,16 @@ static uint64_t magnitude(int64_t v)
     return v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
 }
 
+int64_t nd_money_or(const char *s, int64_t def)
+{
+    int64_t m;
+    struct nd_status st = ND_STATUS_INIT;
+    if (!s || nd_money_parse(s, &m, &st) < 0)
+        m = def;
+    nd_status_release(&st);
+    return m;
+}
+
 int nd_money_format(int64_t micros, struct nd_buf *out)
 {
     uint64_t u = magnitude(micros);

@@ -27,6 +27,8 @@
  * such as "40.00"`, `invalid amount "0.0000001": more than 6 decimal places`,
  * `invalid amount "99999999999999": out of range`. */
 int nd_money_parse(const char *s, int64_t *micros, struct nd_status *st);
+/* s's micro-dollars, or def when s is NULL or not an amount nd_money_parse takes. */
+int64_t nd_money_or(const char *s, int64_t def);
 /* The wire form: at least 2 decimals, more only when needed (up to 6):
  * 40000000 -> "40.00", 1234500 -> "1.2345", 1 -> "0.000001", -1500000 -> "-1.50". */
 int nd_money_format(int64_t micros, struct nd_buf *out);

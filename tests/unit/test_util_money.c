@@ -236,6 +236,20 @@ static void test_money_percent(void **state)
     }
 }
 
+/* nd_money_or: the amount, or the default for NULL and for whatever parse refuses */
+static void test_money_or(void **state)
+{
+    (void)state;
+    assert_int_equal(nd_money_or("40.00", -1), 40000000);
+    assert_int_equal(nd_money_or("0.000001", -1), 1);
+    assert_int_equal(nd_money_or("-1.50", 0), -1500000);
+    assert_int_equal(nd_money_or(NULL, -1), -1);
+    assert_int_equal(nd_money_or("", 7), 7);
+    assert_int_equal(nd_money_or("1.2.3", 0), 0);
+    assert_int_equal(nd_money_or("0.0000001", 5), 5);
+    assert_int_equal(nd_money_or("99999999999999", -2), -2);
+}
+
 int main(void)
 {
     nd_xmalloc_install();
@@ -243,6 +257,7 @@ int main(void)
         cmocka_unit_test(test_money_parse_valid), cmocka_unit_test(test_money_parse_invalid),
         cmocka_unit_test(test_money_format),      cmocka_unit_test(test_money_arithmetic),
         cmocka_unit_test(test_money_mul_rate),    cmocka_unit_test(test_money_percent),
+        cmocka_unit_test(test_money_or),
     };
     return cmocka_run_group_tests_name("util_money", tests, NULL, NULL);
 }

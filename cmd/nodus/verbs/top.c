@@ -28,13 +28,7 @@ const struct nd_flag cmd_top_flags[] = {
 
 static int64_t money(const json_t *o, const char *key)
 {
-    const char *s = json_string_value(json_object_get(o, key));
-    int64_t m = 0;
-    struct nd_status st = ND_STATUS_INIT;
-    if (!s || nd_money_parse(s, &m, &st) < 0)
-        m = 0;
-    nd_status_release(&st);
-    return m;
+    return nd_money_or(json_string_value(json_object_get(o, key)), 0);
 }
 
 static void dollars(int64_t micros, const char *suffix, struct nd_buf *out)

@@ -238,13 +238,7 @@ int64_t em_ctl_time(const struct em_ctl *c, const char *field)
 
 int64_t em_ctl_money(const json_t *obj, const char *field, int64_t def)
 {
-    const char *s = json_string_value(json_object_get(obj, field));
-    int64_t m;
-    struct nd_status st = ND_STATUS_INIT;
-    if (!s || nd_money_parse(s, &m, &st) < 0)
-        m = def;
-    nd_status_release(&st);
-    return m;
+    return nd_money_or(json_string_value(json_object_get(obj, field)), def);
 }
 
 void em_ctl_set_money(json_t *obj, const char *field, int64_t micros)

@@ -60,13 +60,7 @@ static struct em_money **slot_of(struct em_money_index *ix, const char *uid)
 /* A money field's micro-dollars, or def when absent or not money. */
 static int64_t money_text(const json_t *parent, const char *key, int64_t def)
 {
-    const char *s = json_string_value(json_object_get(parent, key));
-    int64_t m;
-    struct nd_status st = ND_STATUS_INIT;
-    if (!s || nd_money_parse(s, &m, &st) < 0)
-        m = def;
-    nd_status_release(&st);
-    return m;
+    return nd_money_or(json_string_value(json_object_get(parent, key)), def);
 }
 
 static void read_spec(struct em_money *m, const json_t *obj)
