@@ -169,8 +169,14 @@ cost_kib() { # "16MiB" or "512KiB" -> KiB
 }
 
 # ---- the state's fingerprint: every file's bytes and every entry's kind, mode, target ----
-# (three programs, not a dozen: it is taken after every refused case)
+# (three programs, not a dozen: it is taken after every refused case whose state may have
+# changed, see state_quiet)
 fingerprint() { # FILE: writes the fingerprint to FILE (and the listing to FILE.list)
+    FP_SINCE=$((EPOCHSECONDS - 1))
+    escapes
+    FP_ESCAPES=$ESCAPES
+    state_roots
+    FP_ROOTS=${ROOTS[*]}
     (
         cd "$STATE" || exit 1
         # (FILE.tmp-PID-N: a write in flight, renamed over FILE when done; exec1.json: see
@@ -182,11 +188,46 @@ fingerprint() { # FILE: writes the fingerprint to FILE (and the listing to FILE.
             mapfile -t lines <"$1.list"
             printf '%s\n' "${lines[@]}"
         } | LC_ALL=C sort
-        # nothing named for an escape around the state (globstar does not follow links),
-        # in /tmp or in / (where the deepest ../ members and the absolute links aim)
-        shopt -s globstar nullglob
-        for f in "$T"/**/"$ESCAPE"* /tmp/"$ESCAPE"* /"$ESCAPE"*; do echo "$f"; done
+        printf '%s' "$ESCAPES"
     ) >"$1"
+}
+
+escapes() { # sets ESCAPES: everything named for an escape around the state (globstar does
+    # not follow links), in /tmp or in / (where the deepest ../ members and the absolute
+    # links aim), one a line
+    local found
+    shopt -s globstar nullglob
+    found=("$T"/**/"$ESCAPE"* /tmp/"$ESCAPE"* /"$ESCAPE"*)
+    shopt -u globstar nullglob
+    ESCAPES=
+    [ ${#found[@]} -gt 0 ] && printf -v ESCAPES '%s\n' "${found[@]}"
+}
+
+state_roots() { # sets ROOTS: those of the fingerprint's roots that exist (logs/ may not)
+    local r
+    ROOTS=()
+    for r in objects files logs pricebook.json; do
+        [[ -e $STATE/$r || -L $STATE/$r ]] && ROOTS+=("$r")
+    done
+}
+
+# True when nothing under the state changed since the last fingerprint began (FP_SINCE),
+# so that fingerprint still holds byte for byte and need not be taken again: one find
+# that stops at the first entry whose ctime is newer. A write, a chmod, a rename or a new
+# link changes the entry's ctime; a create, delete or rename also changes its directory's;
+# no process can set a ctime back. FP_SINCE is a second before the fingerprint began, so a
+# coarse clock or a file system with whole-second times cannot hide a change; an entry the
+# fingerprint leaves out (a write in flight, exec1.json) only makes this false, then the
+# full fingerprint decides. Escapes outside the state are globbed every time (escapes).
+state_quiet() {
+    local hit
+    escapes
+    [ "$ESCAPES" = "$FP_ESCAPES" ] || return 1
+    state_roots
+    [ "${ROOTS[*]}" = "$FP_ROOTS" ] || return 1
+    [ ${#ROOTS[@]} = 0 ] && return 0
+    hit=$(cd "$STATE" && find "${ROOTS[@]}" -newerct "@$FP_SINCE" -print -quit 2>&1) || return 1
+    [ -z "$hit" ]
 }
 
 alive() {
@@ -202,7 +243,10 @@ no_sanitizer_report() {
 # ---- the cases ----
 markers=() # the "# gone" markers of the cases run
 FP_LAST=   # the file (fp.a or fp.b, in turn) of the fingerprint after the last case, when
-           # it was taken
+           # it was taken or still holds
+FP_SINCE=  # (epoch seconds) a second before the last fingerprint began; see state_quiet
+FP_ESCAPES= # the escapes (see escapes) and the roots (see state_roots) of the last
+FP_ROOTS=   # fingerprint
 files=()
 while IFS= read -r f; do
     id=${f#"$CASES"/}
@@ -329,17 +373,21 @@ run_case() { # FILE
     case $code in none | timeout | [45]??) refused=1 ;; esac
     [ "$state_rule" = unchanged ] && refused=1
     if [ -z "$why" ] && [ "$refused" = 1 ] && [ "$state_rule" != changed ]; then
-        after=$T/fp.a
-        [ "$before" = "$after" ] && after=$T/fp.b
-        fingerprint "$after"
-        local fp_before fp_after
-        IFS= read -r -d '' fp_before <"$before"
-        IFS= read -r -d '' fp_after <"$after"
-        if [ "$fp_before" = "$fp_after" ]; then
-            FP_LAST=$after
+        if state_quiet; then
+            FP_LAST=$before # (the last fingerprint taken: FP_SINCE and FP_ESCAPES are its)
         else
-            why="the state changed"
-            changes=$(diff "$before" "$after" | grep '^[<>]' | head -n 12)
+            after=$T/fp.a
+            [ "$before" = "$after" ] && after=$T/fp.b
+            fingerprint "$after"
+            local fp_before fp_after
+            IFS= read -r -d '' fp_before <"$before"
+            IFS= read -r -d '' fp_after <"$after"
+            if [ "$fp_before" = "$fp_after" ]; then
+                FP_LAST=$after
+            else
+                why="the state changed"
+                changes=$(diff "$before" "$after" | grep '^[<>]' | head -n 12)
+            fi
         fi
     fi
     [ -n "${HOSTILE_VERBOSE:-}" ] && grep '^message ' <<<"$out" | sed "s|^|# $id: |"
