@@ -6,12 +6,8 @@
 load ../lib/common
 
 @test "no retired name is left in the tree" {
-    run "$ND_ROOT/scripts/retired-names.sh"
-    if [ "$status" -ne 0 ]; then
-        printf '%s\n' "$output" | head -n 30
-    fi
-    [ "$status" -eq 0 ]
-    [ -z "$output" ]
+    run -0 "$ND_ROOT/scripts/retired-names.sh"
+    assert_output ""
 }
 
 # <!-- retired-names:off --> (these cases write retired names on purpose)
@@ -50,12 +46,8 @@ load ../lib/common
 # Phases and Status reasons are enums (issue 22, item 5): scripts/string-compares.sh
 # fails when code compares one as a string again.
 @test "no phase or Status reason is compared as a string in emulator/, cmd/ and pkg/" {
-    run "$ND_ROOT/scripts/string-compares.sh"
-    if [ "$status" -ne 0 ]; then
-        printf '%s\n' "$output" | head -n 30
-    fi
-    [ "$status" -eq 0 ]
-    [ -z "$output" ]
+    run -0 "$ND_ROOT/scripts/string-compares.sh"
+    assert_output ""
 }
 
 @test "a strcmp on a phase or a reason that comes back is named with its file and line" {
