@@ -84,7 +84,7 @@ PC_CFLAGS =
 ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 
 LIB_SRCS  := $(sort $(wildcard pkg/*/*.c))
-NODUS_SRCS:= $(sort $(wildcard cmd/nodus/*.c cmd/nodus/verbs/*.c))
+NODUS_SRCS:= $(sort $(wildcard cmd/nodus/*.c cmd/nodus/verbs/*.c cmd/nodus/mcp/*.c))
 EMU_SRCS  := $(sort $(wildcard emulator/*.c emulator/*/*.c emulator/*/*/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_HELP := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))

@@ -6,7 +6,7 @@
 # Verbs, flags and fixed values are the lists below; kinds, object names,
 # projects and contexts come from `nodus __complete`.
 
-_nodus_verbs='annotate api-resources api-versions apply approve auth cancel completion config cp create crds delete describe diff edit emulator exec explain get invoke label logs patch reject replace request resume run shell start stop suspend top version wait'
+_nodus_verbs='annotate api-resources api-versions apply approve auth cancel completion config cp create crds delete describe diff edit emulator exec explain get invoke label logs mcp patch reject replace request resume run shell start stop suspend top version wait'
 
 # The flags of verb $1 (none before the verb) and the global flags.
 _nodus_flags()
@@ -32,6 +32,7 @@ _nodus_flags()
     get) echo '--output -o --selector -l --field-selector --watch -w --watch-only --output-watch-events --sort-by --show-labels --label-columns -L --no-headers --chunk-size --show-kind --ignore-not-found --raw --show-managed-fields' ;;
     invoke) echo '--data -d --filename -f --content-type' ;;
     logs) echo '--follow -f --tail --since --since-time --timestamps --limit-bytes --selector -l --prefix --max-log-requests' ;;
+    mcp) echo '--read-only --disable-destructive --allow-exec --projects --max-cost --audit-file --max-output' ;;
     patch) echo '--patch -p --patch-file --type --dry-run --output -o --validate' ;;
     replace) echo '--filename -f --recursive -R --dry-run --output -o --validate' ;;
     run) echo '--image --gpu --max-cost --max-duration --env -e --volume --labels -l --annotations --sim-duration --dry-run --detach -d --output -o' ;;
@@ -190,6 +191,14 @@ _nodus_flag_value()
         --selector|-l) _nodus_hint='none'; return 0 ;;
         --max-log-requests) _nodus_hint='none'; return 0 ;;
         --follow|-f|--timestamps|--prefix) return 1 ;;
+        esac ;;
+    mcp)
+        case $2 in
+        --projects) _nodus_hint='projects'; return 0 ;;
+        --max-cost) _nodus_hint='none'; return 0 ;;
+        --audit-file) _nodus_hint='files'; return 0 ;;
+        --max-output) _nodus_hint='none'; return 0 ;;
+        --read-only|--disable-destructive|--allow-exec) return 1 ;;
         esac ;;
     patch)
         case $2 in

@@ -134,6 +134,13 @@ function __nodus_flag_value --argument-names verb flag
         case --follow -f --timestamps --prefix
             return 1
         end
+    case mcp
+        switch $flag
+        case --projects --max-cost --audit-file --max-output
+            return 0
+        case --read-only --disable-destructive --allow-exec
+            return 1
+        end
     case patch
         switch $flag
         case --patch -p --patch-file --type --dry-run --output -o --validate
@@ -271,6 +278,7 @@ complete -c nodus -n __nodus_needs_verb -a get -d 'Display one or many objects'
 complete -c nodus -n __nodus_needs_verb -a invoke -d 'Call a Function with a request body and print its answer'
 complete -c nodus -n __nodus_needs_verb -a label -d 'Set or remove labels of objects'
 complete -c nodus -n __nodus_needs_verb -a logs -d 'Print the log of a Job, Sandbox, Function or PoolAction'
+complete -c nodus -n __nodus_needs_verb -a mcp -d 'Serve the API as tools for coding agents (Model Context Protocol, on stdio)'
 complete -c nodus -n __nodus_needs_verb -a patch -d 'Change an object with a merge patch or a JSON patch'
 complete -c nodus -n __nodus_needs_verb -a reject -d 'Reject PoolActions that wait for a decision (spec.decision: Rejected)'
 complete -c nodus -n __nodus_needs_verb -a replace -d 'Replace objects with their manifests'
@@ -417,6 +425,13 @@ complete -c nodus -n '__nodus_using logs' -l limit-bytes -x -d 'stop after N byt
 complete -c nodus -n '__nodus_using logs' -s l -l selector -x -d 'the logs of every object of the kind (Jobs by default) with these labels'
 complete -c nodus -n '__nodus_using logs' -l prefix -d 'start each line with its object, [job/NAME] (default: true with -l)'
 complete -c nodus -n '__nodus_using logs' -l max-log-requests -x -d 'with -l -f, follow at most N logs at once (default 5)'
+complete -c nodus -n '__nodus_using mcp' -l read-only -d 'serve only the tools that read (no apply, delete, exec ...)'
+complete -c nodus -n '__nodus_using mcp' -l disable-destructive -d 'leave out the tools that delete'
+complete -c nodus -n '__nodus_using mcp' -l allow-exec -d 'serve exec (it runs commands in your workloads)'
+complete -c nodus -n '__nodus_using mcp' -l projects -x -a '(__nodus_complete)' -d 'serve only these projects (others are refused)'
+complete -c nodus -n '__nodus_using mcp' -l max-cost -x -d 'refuse to launch work whose expected cost is above USD'
+complete -c nodus -n '__nodus_using mcp' -l audit-file -r -F -d 'append one audit line per mutating call to FILE (default: stderr)'
+complete -c nodus -n '__nodus_using mcp' -l max-output -x -d 'cut a tool\'s text answer past BYTES (default 65536)'
 complete -c nodus -n '__nodus_using patch' -s p -l patch -x -d 'the patch, as JSON or YAML'
 complete -c nodus -n '__nodus_using patch' -l patch-file -r -F -d 'read the patch from a file'
 complete -c nodus -n '__nodus_using patch' -l type -x -a 'merge json strategic' -d 'merge (default), json, or strategic (projects only)'

@@ -117,6 +117,10 @@ struct nd_ctx {
     void *target; /* struct nd_target */
     struct nd_client *client;
     int color; /* -1 not decided yet */
+    /* called with every error nd_cli_error and nd_cli_usage print (nodus mcp runs verbs
+     * in-process and answers their errors as Statuses); NULL: none */
+    void (*on_error)(void *cls, const struct nd_status *st);
+    void *on_error_cls;
 };
 
 /* How the verb's arguments complete: its args hint, except that cp's files may also be

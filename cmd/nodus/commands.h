@@ -30,6 +30,7 @@ ND_VERB(get);
 ND_VERB(invoke);
 ND_VERB(label);
 ND_VERB(logs);
+ND_VERB(mcp);
 ND_VERB(patch);
 ND_VERB(replace);
 ND_VERB(run);

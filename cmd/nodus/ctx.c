@@ -198,6 +198,8 @@ void nd_cli_render(struct nd_ctx *ctx, const struct nd_status *st, struct nd_buf
 
 int nd_cli_error(struct nd_ctx *ctx, const struct nd_status *st)
 {
+    if (ctx && ctx->on_error)
+        ctx->on_error(ctx->on_error_cls, st);
     fflush(stdout);
     struct nd_buf b = ND_BUF_INIT;
     nd_cli_render(ctx, st, &b);
@@ -216,10 +218,18 @@ int nd_cli_usage(struct nd_ctx *ctx, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fflush(stdout);
-    fputs("error: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    struct nd_buf msg = ND_BUF_INIT;
+    nd_buf_vaddf(&msg, fmt, ap);
     va_end(ap);
+    if (ctx->on_error) {
+        struct nd_status st = ND_STATUS_INIT;
+        nd_status_set(&st, "Usage", NULL, "%s", msg.data);
+        ctx->on_error(ctx->on_error_cls, &st);
+        nd_status_release(&st);
+    }
+    fflush(stdout);
+    fprintf(stderr, "error: %s", msg.data);
+    nd_buf_release(&msg);
     fprintf(stderr, "\nSee 'nodus %s --help' for usage.\n", ctx->cmd ? ctx->cmd->name : "");
     return 2;
 }
