@@ -306,6 +306,25 @@ void mcp_schema_project(json_t *schema, bool lists);
 
 /* The tool families (tool_*.c): each appends its tools to the table. */
 extern const struct mcp_tool mcp_tool_get, mcp_tool_describe;
+/* read (tool_list.c, tool_events.c, tool_explain.c, tool_top.c, tool_auth.c,
+ * tool_api_resources.c) */
+extern const struct mcp_tool mcp_tool_api_resources, mcp_tool_list, mcp_tool_explain,
+    mcp_tool_events, mcp_tool_top, mcp_tool_can_i;
+
+/* One page of a list (tool_list.c): selectors, the continue token, the rows a page, and
+ * whether the rows carry whole objects (else their metadata). */
+struct mcp_page {
+    const char *label_sel, *field_sel, *cont;
+    long limit;
+    bool objects;
+};
+struct nd_table;
+/* GET one page of k's objects (the call's project, or every project) as a Table. NEW, or
+ * NULL with c->st. */
+json_t *mcp_list_page(struct mcp_call *c, const struct nd_kind *k, const struct mcp_page *q);
+/* Fills t with the columns of `nodus get` for a page. 0, or -1 with c->st. */
+int mcp_list_table(struct mcp_call *c, const struct nd_kind *k, const json_t *answer,
+                   struct nd_table *t);
 
 /* Sends the audit line of a mutating call (srv->audit). */
 void mcp_audit(struct mcp_server *srv, const struct mcp_session *s, const char *tool,

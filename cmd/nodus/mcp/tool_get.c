@@ -33,10 +33,14 @@ static json_t *get_output(void)
                      "required", "object");
 }
 
-/* The path of the call's object: its kind, the call's project, its name. */
+/* The path of the call's object: its kind, the call's project, its name. An empty name
+ * would be the path of the whole list: refused. */
 static int object_path(struct mcp_call *c, const struct nd_kind *k, struct nd_buf *path)
 {
     const char *name = mcp_arg_str(c, "name", "");
+    if (!*name)
+        return nd_status_set(&c->st, "BadRequest", "name the object, or list them all with list",
+                             "the argument \"name\" is empty");
     return nd_kind_path(k, k->namespaced ? nd_ctx_project(c->ctx) : NULL, name, NULL, path);
 }
 
@@ -87,6 +91,11 @@ static void run_describe(struct mcp_call *c)
     if (!k)
         return;
     const char *name = mcp_arg_str(c, "name", "");
+    if (!*name) {
+        nd_status_set(&c->st, "BadRequest", "name the object, or list them all with list",
+                      "the argument \"name\" is empty");
+        return;
+    }
     char target[512];
     snprintf(target, sizeof target, "%s/%s", k->plural, name);
     const char *argv[] = {"describe", target, NULL};

@@ -10,9 +10,15 @@
 /* Every tool, in the order tools/list shows them: reads first. Each family's file
  * defines its tools (mcp.h's table names them). */
 static const struct mcp_tool *const table[] = {
-    /* read (tool_get.c) */
+    /* read (tool_get.c, tool_list.c ...) */
+    &mcp_tool_api_resources,
+    &mcp_tool_list,
     &mcp_tool_get,
     &mcp_tool_describe,
+    &mcp_tool_explain,
+    &mcp_tool_events,
+    &mcp_tool_top,
+    &mcp_tool_can_i,
     /* write */
     NULL,
 };
@@ -52,6 +58,27 @@ bool mcp_project_allowed(const struct mcp_config *cfg, const char *project)
     return false;
 }
 
+/* A failed call answers structuredContent {status} (call.c), and a client checks that
+ * against the outputSchema too (the TypeScript SDK does, isError or not): every schema
+ * takes it, its own required fields or the status. Steals and returns schema. */
+static json_t *output_or_status(json_t *schema)
+{
+    json_t *props = json_object_get(schema, "properties");
+    if (!props)
+        json_object_set_new(schema, "properties", props = json_object());
+    json_object_set_new(props, "status",
+                        json_pack("{s:s, s:s}", "type", "object", "description",
+                                  "A failed call's Status: reason, message, fix, docs, "
+                                  "requestId (isError is true)"));
+    json_t *req = json_object_get(schema, "required");
+    if (json_array_size(req)) {
+        json_object_set_new(schema, "anyOf",
+                            json_pack("[{s:O}, {s:[s]}]", "required", req, "required", "status"));
+        json_object_del(schema, "required");
+    }
+    return schema;
+}
+
 json_t *mcp_tool_entry(const struct mcp_tool *t)
 {
     bool read = t->flags & MCP_T_READ;
@@ -61,7 +88,7 @@ json_t *mcp_tool_entry(const struct mcp_tool *t)
         t->title, "readOnlyHint", read, "destructiveHint", !!(t->flags & MCP_T_DESTRUCTIVE),
         "idempotentHint", read || (t->flags & MCP_T_IDEMPOTENT), "openWorldHint", 1);
     if (t->output_schema)
-        json_object_set_new(d, "outputSchema", t->output_schema());
+        json_object_set_new(d, "outputSchema", output_or_status(t->output_schema()));
     return d;
 }
 

@@ -15,6 +15,7 @@
 #include "discovery.h"
 #include "json/json.h"
 #include "util/log.h"
+#include "util/suggest.h"
 #include "util/xmalloc.h"
 
 struct explain_opts {
@@ -38,6 +39,7 @@ struct ex {
     const json_t *doc;
     bool recursive;
     bool failed; /* a schema kubectl's template cannot render (an empty field schema) */
+    const char *resource; /* the kind's plural, for a fix */
 };
 
 /* ---- Go template semantics ---- */
@@ -506,6 +508,61 @@ static bool contains(const json_t *list, const json_t *value)
     return false;
 }
 
+/* The schema below which path stops resolving (following items, maps and allOf as
+ * output does), and in *at the name it has no field for. BORROWED. */
+static const json_t *last_found(const struct ex *e, const json_t *schema, char **path, size_t n,
+                                size_t *at)
+{
+    const json_t *r = resolved(e, schema);
+    size_t i = 0, hops = 0;
+    while (i < n && hops++ < 64) { /* a bound: references may cycle */
+        const json_t *sub = json_object_get(json_object_get(r, "properties"), path[i]);
+        const json_t *all = json_array_get(json_object_get(r, "allOf"), 0);
+        if (truthy(sub)) {
+            r = resolved(e, sub);
+            i++;
+        } else if (truthy(json_object_get(r, "items"))) {
+            r = resolved(e, json_object_get(r, "items"));
+        } else if (addl(r)) {
+            r = resolved(e, addl(r));
+        } else if (all) {
+            r = resolved(e, all);
+        } else {
+            break;
+        }
+    }
+    *at = i < n ? i : n - 1;
+    return r;
+}
+
+/* A field that is not there: `field "resourcez" does not exist`, and the fields it may
+ * have meant (did you mean resources?) as the fix. */
+static int no_field(const struct ex *e, const json_t *schema, char **path, size_t n,
+                    struct nd_status *st)
+{
+    size_t at;
+    const json_t *r = last_found(e, schema, path, n, &at);
+    nd_status_set(st, "Usage", NULL, "field \"%s\" does not exist", path[n - 1]);
+    struct nd_suggest sg;
+    nd_suggest_init(&sg, path[at]);
+    const char *key;
+    json_t *v;
+    json_object_foreach(json_object_get(r, "properties"), key, v)
+        nd_suggest_add(&sg, key, NULL);
+    struct nd_buf b = ND_BUF_INIT, where = ND_BUF_INIT;
+    for (size_t i = 0; i < at; i++)
+        nd_buf_addf(&where, ".%s", path[i]);
+    if (nd_suggest_join(&sg, "", "", &b))
+        nd_status_set_fix(st, "did you mean %s? list the fields: nodus explain %s%s", b.data,
+                          e->resource, where.data);
+    else
+        nd_status_set_fix(st, "list the fields: nodus explain %s%s", e->resource, where.data);
+    nd_buf_release(&b);
+    nd_buf_release(&where);
+    nd_suggest_release(&sg);
+    return -1;
+}
+
 /* The explanation of g's path in doc, as kubectl's plaintext template renders it.
  * -1 with st (Usage) as kubectl fails: GVR not in the document, GVK without a schema,
  * a field that is not there (named as kubectl names it: the last of the path). */
@@ -514,7 +571,7 @@ static int render(const json_t *doc, const struct nd_resource_ref *g, bool recur
 {
     char **path = g->fields;
     size_t n = g->nfields;
-    struct ex e = {.doc = doc, .recursive = recursive};
+    struct ex e = {.doc = doc, .recursive = recursive, .resource = g->resource};
     const json_t *paths = json_object_get(doc, "paths");
     char *prefix = *g->group ? nd_xasprintf("/apis/%s", g->group) : nd_xstrdup("/api");
     char *search[4] = {
@@ -552,11 +609,13 @@ static int render(const json_t *doc, const struct nd_resource_ref *g, bool recur
     size_t k;
     const char **names = nd_json_sorted_keys(schemas, &k);
     bool found = false;
+    const json_t *top = NULL;
     for (size_t i = 0; i < k && !found; i++) {
         const json_t *s = json_object_get(schemas, names[i]);
         if (!contains(json_object_get(s, "x-kubernetes-group-version-kind"), gvk))
             continue;
         found = true;
+        top = s;
         output(&e, s, NULL, path, n, &body);
     }
     free(names);
@@ -567,7 +626,7 @@ static int render(const json_t *doc, const struct nd_resource_ref *g, bool recur
         nd_status_set(st, "Usage", NULL, "GVK %s not found in OpenAPI schema", m.data);
         nd_buf_release(&m);
     } else if (!body.len) {
-        nd_status_set(st, "Usage", NULL, "field \"%s\" does not exist", path[n - 1]);
+        no_field(&e, top, path, n, st);
     } else if (e.failed) {
         nd_status_set(st, "Usage", NULL, "expected schema argument to subtemplate 'typeguess'");
     } else {
