@@ -494,6 +494,16 @@ FIELDS:
     [ "${stderr_lines[0]}" = 'error: We accept only this format: explain RESOURCE' ]
 }
 
+@test "explain: a misspelt field names the fields it may have meant" {
+    run -2 --separate-stderr nodus explain job.spec.resourcez
+    assert_equal "$output" ""
+    assert_equal "$stderr" 'error: field "resourcez" does not exist
+fix: did you mean resources? list the fields: nodus explain jobs.spec'
+    run -2 --separate-stderr nodus explain jobs.spec.resources.gpu.modle
+    assert_equal "${stderr_lines[1]}" \
+        'fix: did you mean model? list the fields: nodus explain jobs.spec.resources.gpu'
+}
+
 @test "explain uses the discovery cache: a second explain asks nothing" {
     local before after
     nodus explain jobs.spec >/dev/null

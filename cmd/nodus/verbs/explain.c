@@ -536,7 +536,7 @@ static const json_t *last_found(const struct ex *e, const json_t *schema, char *
 }
 
 /* A field that is not there: `field "resourcez" does not exist`, and the fields it may
- * have meant (did you mean resources?) as the fix. */
+ * have meant as the fix (did you mean resources?), when there are any. */
 static int no_field(const struct ex *e, const json_t *schema, char **path, size_t n,
                     struct nd_status *st)
 {
@@ -544,7 +544,7 @@ static int no_field(const struct ex *e, const json_t *schema, char **path, size_
     const json_t *r = last_found(e, schema, path, n, &at);
     nd_status_set(st, "Usage", NULL, "field \"%s\" does not exist", path[n - 1]);
     struct nd_suggest sg;
-    nd_suggest_init(&sg, path[at]);
+    nd_suggest_init_strict(&sg, path[at]);
     const char *key;
     json_t *v;
     json_object_foreach(json_object_get(r, "properties"), key, v)
@@ -552,11 +552,9 @@ static int no_field(const struct ex *e, const json_t *schema, char **path, size_
     struct nd_buf b = ND_BUF_INIT, where = ND_BUF_INIT;
     for (size_t i = 0; i < at; i++)
         nd_buf_addf(&where, ".%s", path[i]);
-    if (nd_suggest_join(&sg, "", "", &b))
+    if (nd_suggest_join(&sg, "", "", &b)) /* else kubectl's line alone */
         nd_status_set_fix(st, "did you mean %s? list the fields: nodus explain %s%s", b.data,
                           e->resource, where.data);
-    else
-        nd_status_set_fix(st, "list the fields: nodus explain %s%s", e->resource, where.data);
     nd_buf_release(&b);
     nd_buf_release(&where);
     nd_suggest_release(&sg);
