@@ -142,6 +142,7 @@ const scenarios = {
     },
     async 'misspelt-kind'() {
         const st = failed(await call('list', { kind: 'jbos' }), 'NotFound');
+        assert.equal(st.code, 404);
         assert.match(st.message, /jbos/);
         assert.match(st.fix, /did you mean jobs\?/);
         const g = failed(await call('get', { kind: 'jbo', name: 'x' }), 'NotFound');
@@ -167,9 +168,12 @@ const scenarios = {
         const r = ok(await call('explain', { field: 'job.spec.resources' }));
         assert.equal(text(r), cli('explain', 'job.spec.resources'));
         assert.deepEqual(r.structuredContent, { field: 'job.spec.resources' });
-        const st = failed(await call('explain', { field: 'job.spec.resourcez' }), 'Usage');
+        const st = failed(await call('explain', { field: 'job.spec.resourcez' }), 'NotFound');
+        assert.equal(st.code, 404);
         assert.equal(st.message, 'field "resourcez" does not exist');
         assert.match(st.fix, /did you mean resources\? list the fields: nodus explain jobs.spec/);
+        const kind = failed(await call('explain', { field: 'jbo.spec' }), 'NotFound');
+        assert.match(kind.fix, /did you mean job\?/);
         return `text = nodus explain; misspelt: ${st.message}; fix: ${st.fix}`;
     },
     async 'events'() {

@@ -99,15 +99,19 @@ const struct nd_kind *mcp_arg_kind(struct mcp_call *c, const char *key)
         return NULL;
     }
     const struct nd_kind *k = nd_resolve_kind(name, &c->st);
-    if (!k && nd_status_is(&c->st, ND_REASON_USAGE)) {
-        /* the CLI's usage error is, for a tool's argument, a kind not found (404, as a
-         * server answers an unknown resource), with its did-you-mean kept */
-        struct nd_status nf = ND_STATUS_INIT;
-        nd_status_set(&nf, "NotFound", c->st.fix, "%s", c->st.message);
-        nd_status_release(&c->st);
-        nd_status_move(&c->st, &nf);
-    }
+    if (!k) /* as a server answers an unknown resource: 404 */
+        mcp_call_usage_as(c, "NotFound");
     return k;
+}
+
+void mcp_call_usage_as(struct mcp_call *c, const char *reason)
+{
+    if (!nd_status_is(&c->st, ND_REASON_USAGE))
+        return;
+    struct nd_status to = ND_STATUS_INIT;
+    nd_status_set(&to, reason, c->st.fix, "%s", c->st.message ? c->st.message : "");
+    nd_status_release(&c->st);
+    nd_status_move(&c->st, &to);
 }
 
 /* nd_cli_error's hook while a verb runs: the first error is the call's. */

@@ -227,6 +227,10 @@ bool mcp_arg_bool(const struct mcp_call *c, const char *key, bool def);
 /* The kind named by the "kind" argument (any name `nodus get` takes), or NULL with c->st
  * (NotFound with a did-you-mean). */
 const struct nd_kind *mcp_arg_kind(struct mcp_call *c, const char *key);
+/* A verb's usage error (reason Usage, no HTTP code: the CLI's own) as reason, for an
+ * agent (a misspelt kind or field is NotFound); its message and fix kept. Nothing else
+ * changes. */
+void mcp_call_usage_as(struct mcp_call *c, const char *reason);
 
 /* A running child: a tool call, or a subscription's watch. */
 struct mcp_job {

@@ -10,6 +10,8 @@ static void run_explain(struct mcp_call *c)
     const char *argv[] = {"explain", field, recursive ? "--recursive" : NULL, NULL};
     if (mcp_call_verb(c, argv) == 0)
         c->structured = json_pack("{s:s}", "field", field);
+    else /* a kind or field that is not there (with its did-you-mean) */
+        mcp_call_usage_as(c, "NotFound");
 }
 
 static json_t *explain_input(void)
