@@ -508,47 +508,28 @@ static bool contains(const json_t *list, const json_t *value)
     return false;
 }
 
-/* The schema below which path stops resolving (following items, maps and allOf as
- * output does), and in *at the name it has no field for. BORROWED. */
-static const json_t *last_found(const struct ex *e, const json_t *schema, char **path, size_t n,
-                                size_t *at)
-{
-    const json_t *r = resolved(e, schema);
-    size_t i = 0, hops = 0;
-    while (i < n && hops++ < 64) { /* a bound: references may cycle */
-        const json_t *sub = json_object_get(json_object_get(r, "properties"), path[i]);
-        const json_t *all = json_array_get(json_object_get(r, "allOf"), 0);
-        if (truthy(sub)) {
-            r = resolved(e, sub);
-            i++;
-        } else if (truthy(json_object_get(r, "items"))) {
-            r = resolved(e, json_object_get(r, "items"));
-        } else if (addl(r)) {
-            r = resolved(e, addl(r));
-        } else if (all) {
-            r = resolved(e, all);
-        } else {
-            break;
-        }
-    }
-    *at = i < n ? i : n - 1;
-    return r;
-}
-
-/* A field that is not there: `field "resourcez" does not exist`, and the fields it may
- * have meant as the fix (did you mean resources?), when there are any. */
+/* A field that is not there: `field "resourcez" does not exist`, with the fields it may
+ * have meant as the fix (did you mean resources?) when there are any. path is followed
+ * (through items, maps and allOf, as output does) to the name it has no field for. */
 static int no_field(const struct ex *e, const json_t *schema, char **path, size_t n,
                     struct nd_status *st)
 {
-    size_t at;
-    const json_t *r = last_found(e, schema, path, n, &at);
+    const json_t *r = resolved(e, schema), *next;
+    size_t at = 0;
+    for (int hops = 0; at < n && hops < 64; hops++, r = resolved(e, next)) { /* refs cycle */
+        if (truthy(next = json_object_get(json_object_get(r, "properties"), path[at])))
+            at++;
+        else if (!truthy(next = json_object_get(r, "items")) && !(next = addl(r)) &&
+                 !(next = json_array_get(json_object_get(r, "allOf"), 0)))
+            break;
+    }
+    at = at < n ? at : n - 1;
     nd_status_set(st, "Usage", NULL, "field \"%s\" does not exist", path[n - 1]);
     struct nd_suggest sg;
     nd_suggest_init_strict(&sg, path[at]);
     const char *key;
     json_t *v;
-    json_object_foreach(json_object_get(r, "properties"), key, v)
-        nd_suggest_add(&sg, key, NULL);
+    json_object_foreach(json_object_get(r, "properties"), key, v) nd_suggest_add(&sg, key, NULL);
     struct nd_buf b = ND_BUF_INIT, where = ND_BUF_INIT;
     for (size_t i = 0; i < at; i++)
         nd_buf_addf(&where, ".%s", path[i]);
