@@ -23,10 +23,10 @@
  *               continue?, full?}               the table of `nodus get`; full: objects
  *     get      {kind, name, project?, format?: yaml|json}
  *     describe {kind, name, project?}           the text of `nodus describe`
- *     explain  {field}                          e.g. "job.spec.resources"
+ *     explain  {field, recursive?}              e.g. "job.spec.resources"
  *     events   {kind, name, project?}
  *     logs     {kind?, name, project?, tail?, since?, follow?, followSeconds?}
- *     top      {what: pools|jobs, project?, allProjects?}   what costs money now
+ *     top      {what?: pools|jobs, project?, allProjects?}   what costs money now
  *     can_i    {verb, kind, name?, project?, subresource?}
  *   write:
  *     apply    {manifest, project?, etag?}       review before you pay (see tool_apply.c)

@@ -9,6 +9,7 @@
 #include "mcp.h"
 #include "print/print.h"
 #include "util/money.h"
+#include "util/xmalloc.h"
 #include "write.h"
 
 /* One row of the spend: a project's objects of one kind. */
@@ -31,10 +32,7 @@ static struct spend *spend_row(struct spends *s, const char *project, const stru
             return &s->v[i];
     if (s->n == s->cap) {
         s->cap = s->cap ? 2 * s->cap : 8;
-        struct spend *v = realloc(s->v, s->cap * sizeof *v);
-        if (!v)
-            abort();
-        s->v = v;
+        s->v = nd_xrealloc(s->v, s->cap * sizeof *s->v);
     }
     s->v[s->n] = (struct spend){.project = project, .k = k};
     return &s->v[s->n++];
