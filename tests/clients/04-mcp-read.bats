@@ -104,3 +104,10 @@ teardown_file() {
 @test "mcp read: can_i answers allowed and why not" {
     scenario can-i
 }
+
+@test "mcp read: nodus mcp and the emulator said no sanitizer report (under make asan)" {
+    stop_emulator
+    run grep -E "ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error" \
+        "$BATS_FILE_TMPDIR/node.log" "$BATS_FILE_TMPDIR/emulator.err"
+    [ "$status" -eq 1 ]
+}
