@@ -304,11 +304,22 @@ void mcp_schema_kind(json_t *schema, bool (*keep)(const struct nd_kind *k), bool
 /* Adds "project" (and "allProjects" when lists) to a schema. */
 void mcp_schema_project(json_t *schema, bool lists);
 
+/* An outputSchema (steals properties): those properties, required either the
+ * success's (NULL-terminated list) or "status", the Status of an isError answer (the
+ * SDK checks structuredContent against the schema in both cases). */
+json_t *mcp_schema_output(json_t *properties, const char *const *required);
+
 /* The tool families (tool_*.c): each appends its tools to the table. */
 extern const struct mcp_tool mcp_tool_get, mcp_tool_describe;
+/* write (tool_apply.c, tool_state.c, tool_delete.c, tool_exec.c) */
+extern const struct mcp_tool mcp_tool_apply, mcp_tool_suspend, mcp_tool_resume, mcp_tool_cancel,
+    mcp_tool_stop, mcp_tool_start_state, mcp_tool_request, mcp_tool_approve, mcp_tool_reject,
+    mcp_tool_delete, mcp_tool_exec;
 
-/* Sends the audit line of a mutating call (srv->audit). */
+/* Sends the audit line of a mutating call (srv->audit): `nodus-mcp audit: {"time",
+ * "client", "tool", "project", "objects": [{kind, name[, project]}], "arguments",
+ * "outcome"[, "requestId"]}`; the objects and requestId come from the call's result. */
 void mcp_audit(struct mcp_server *srv, const struct mcp_session *s, const char *tool,
-               const json_t *args, const char *outcome);
+               const json_t *args, const json_t *result, const char *outcome);
 
 #endif
