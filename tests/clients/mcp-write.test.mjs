@@ -63,6 +63,8 @@ metadata:
   name: ${name}
 spec:
   image: nodus/pytorch:2.8-cuda12.8
+  resources:
+    gpu: {model: L4, count: 1}
   maxCostUSD: "10.00"
 `;
 const volume = (name, ns) => `apiVersion: nodus.dev/v1
@@ -205,6 +207,10 @@ const scenarios = {
         assert.equal(stop.structuredContent.state, 'Stopped', JSON.stringify(stop));
         const start = await call(S.main, 'start', { kind: 'sandbox', name: 'dev' });
         assert.equal(start.structuredContent.state, 'Running', JSON.stringify(start));
+        await emu('POST', '/emulator/v1/clock', { advance: '15s' });
+        const resumed = await call(S.main, 'start', { kind: 'sandbox', name: 'dev' });
+        assert.ok(resumed.structuredContent.rateUSDPerHour, `the rate: ${JSON.stringify(resumed)}`);
+        assert.match(resumed.content[0].text, /it costs \$[\d.]+\/h while it runs/);
         return `${q.content[0].text.split('\n')[0]}; ${stop.content[0].text.split('\n')[0]}; ${start.content[0].text.split('\n')[0]}`;
     },
 

@@ -2,7 +2,7 @@
  *
  * Every document of the manifest is first sent as a server dry run (what `nodus apply`
  * sends, with dryRun=All). A document whose dry run answers status.estimate costs money
- * (the server decides, not a list of kinds here). Without the etag argument, such a
+ * (the server decides, not a list of kinds here; an estimate of $0.00 costs nothing). Without the etag argument, such a
  * manifest is answered with its review (rate, expected cost, first hold, start time and
  * the ETag of each such document) and nothing at all is written. With etag, each such
  * document is applied with its ETag as If-Match, so the server launches exactly what was
@@ -123,6 +123,17 @@ static int place(struct apply *a)
     return 0;
 }
 
+/* Whether an estimate says launching costs money: a rate, an expected cost or a hold
+ * above zero (a CPU-only Sandbox on a free Pool answers an estimate of $0.00). */
+static bool costs_money(const json_t *e)
+{
+    static const char *const fields[] = {"rateUSDPerHour", "expectedCostUSD", "firstHoldUSD"};
+    for (size_t i = 0; json_is_object(e) && i < sizeof fields / sizeof *fields; i++)
+        if (nd_money_or(json_string_value(json_object_get(e, fields[i])), 0) > 0)
+            return true;
+    return false;
+}
+
 /* The dry run of every document: what each would cost, and its ETag. */
 static int review(struct apply *a)
 {
@@ -136,7 +147,7 @@ static int review(struct apply *a)
             return -1;
         }
         const json_t *e = json_object_get(json_object_get(d->preview, "status"), "estimate");
-        if (json_is_object(e) && d->etag) {
+        if (costs_money(e) && d->etag) {
             d->estimate = e;
             a->priced++;
         }
