@@ -85,7 +85,7 @@ teardown_file() {
     scenario approve-reject
 }
 
-@test "mcp write: exec answers stdout, stderr and the exit code; refused without --allow-exec" {
+@test "mcp write: exec answers stdout, stderr and the exit code, bounded in bytes and time; refused without --allow-exec" {
     scenario exec
 }
 

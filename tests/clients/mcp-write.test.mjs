@@ -236,9 +236,14 @@ const scenarios = {
         assert.deepEqual([sc.stdout, sc.stderr, sc.exitCode, sc.timedOut], ['out\n', 'err\n', 3, false]);
         const ok = await call(S.main, 'exec', { kind: 'sandbox', name: 'dev', command: ['echo', 'hi'] });
         assert.equal(ok.structuredContent.exitCode, 0, JSON.stringify(ok));
+        const big = await call(S.main, 'exec', { name: 'dev', command: ['sh', '-c', 'head -c 100000 /dev/zero | tr "\\0" a'] });
+        assert.deepEqual([big.structuredContent.stdout.length, big.structuredContent.stdoutBytes], [32768, 100000],
+            'each stream is cut past half of --max-output (65536)');
+        const slow = await call(S.main, 'exec', { name: 'dev', command: ['sleep', '30'], timeoutSeconds: 1 });
+        assert.deepEqual([slow.structuredContent.timedOut, slow.structuredContent.exitCode], [true, -1]);
         const no = await call(S.plain, 'exec', { name: 'dev', command: ['echo', 'hi'] });
         assert.match(refusal(no, 'Forbidden').message, /--allow-exec/);
-        return `stdout ${JSON.stringify(sc.stdout)}, stderr ${JSON.stringify(sc.stderr)}, exit ${sc.exitCode}; refused without --allow-exec`;
+        return `stdout ${JSON.stringify(sc.stdout)}, stderr ${JSON.stringify(sc.stderr)}, exit ${sc.exitCode}; 100000 bytes cut to 32768; sleep 30 timed out after 1 s; refused without --allow-exec`;
     },
 
     async delete() {
@@ -310,6 +315,10 @@ const scenarios = {
         assert.deepEqual(find('suspend', 'ok').objects, [{ kind: 'Job', name: 'train' }]);
         assert.ok(find('delete', 'NotFound'));
         assert.ok(find('exec', 'ok'));
+        // a write refused by a safety mode is audited too (on stderr without --audit-file)
+        const ro = S.ro.stderr().split('\n').filter((l) => l.startsWith('nodus-mcp audit: '))
+            .map((l) => JSON.parse(l.slice('nodus-mcp audit: '.length)));
+        assert.ok(ro.find((a) => a.tool === 'apply' && a.outcome === 'Forbidden'), `--read-only's refusal: ${JSON.stringify(ro)}`);
         return `${recs.length} lines; e.g. ${lines[0].slice(0, 160)}`;
     },
 };

@@ -205,7 +205,10 @@ static void on_tools_call(struct mcp_session *s, const struct mcp_message *m)
         snprintf(fix, sizeof fix, "name one of the projects nodus mcp was started with "
                                   "(--projects %s)", list);
         refuse(s, m, "Forbidden", fix, outside);
-    } else {
+    }
+    if ((no || bad || outside) && !(t->flags & MCP_T_READ)) /* a refused write is audited too */
+        mcp_audit(s->srv, s, t->name, args, NULL, bad ? "BadRequest" : "Forbidden");
+    if (!no && !bad && !outside) {
         json_t *token = json_object_get(json_object_get(m->params, "_meta"), "progressToken");
         if (!mcp_tool_start(s, m->id, t, args, token))
             fail(s, m, MCP_INTERNAL_ERROR, "could not start the call (fork failed)");
