@@ -61,6 +61,10 @@ teardown_file() {
     scenario precondition-failed
 }
 
+@test "mcp write: a manifest of several documents is reviewed as one; its etag names each priced document" {
+    scenario several-documents
+}
+
 @test "mcp write: --max-cost refuses a launch above it, saying the estimate and the bound" {
     scenario max-cost
 }

@@ -160,6 +160,25 @@ const scenarios = {
         return `PreconditionFailed with fresh etag ${st.details.etag}; launched with it`;
     },
 
+    async 'several-documents'() {
+        const manifest = [volume('shared'), job('first'), job('second', 1)].join('---\n');
+        const rev = await call(S.main, 'apply', { manifest });
+        const sc = rev.structuredContent;
+        assert.equal(sc.reviewOnly, true);
+        assert.deepEqual(sc.objects.map((o) => [o.kind, o.name, !!o.etag]),
+            [['Volume', 'shared', false], ['Job', 'first', true], ['Job', 'second', true]]);
+        assert.deepEqual(Object.keys(sc.etag), ['Job/first', 'Job/second']);
+        assert.equal((await emu('GET', `${API}/default/volumes/shared`)).code, 404, 'nothing written');
+        const one = await call(S.main, 'apply', { manifest, etag: sc.etag['Job/first'] });
+        refusal(one, 'BadRequest');
+        const r = await call(S.main, 'apply', { manifest, etag: sc.etag });
+        assert.ok(!r.isError, JSON.stringify(r));
+        assert.deepEqual(r.structuredContent.objects.map((o) => o.operation), ['created', 'created', 'created']);
+        for (const p of ['volumes/shared', 'jobs/first', 'jobs/second'])
+            assert.equal((await emu('GET', `${API}/default/${p}`)).code, 200, p);
+        return `etag ${JSON.stringify(sc.etag)}; a lone string refused; the map launched all three`;
+    },
+
     async 'max-cost'() {
         const r = await call(S.maxcost, 'apply', { manifest: job('costly', 8) });
         const st = refusal(r, 'Forbidden');

@@ -163,12 +163,7 @@ static int over_max_cost(struct apply *a)
         return 0;
     for (size_t i = 0; i < a->n; i++) {
         const struct doc *d = &a->docs[i];
-        int64_t expected;
-        if (!d->estimate || nd_money_parse(expected_cost(d), &expected, &a->c->st) < 0) {
-            nd_status_release(&a->c->st);
-            nd_status_init(&a->c->st);
-            continue;
-        }
+        int64_t expected = d->estimate ? nd_money_or(expected_cost(d), -1) : -1;
         if (expected <= cfg->max_cost_micros)
             continue;
         struct nd_buf line = ND_BUF_INIT;
