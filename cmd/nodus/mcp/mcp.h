@@ -29,7 +29,8 @@
  *     top      {what: pools|jobs, project?, allProjects?}   what costs money now
  *     can_i    {verb, kind, name?, project?, subresource?}
  *   write:
- *     apply    {manifest, project?, etag?}       review before you pay (see tool_apply.c)
+ *     apply    {manifest, project?, etag?}       review before you pay (see tool_apply.c);
+ *                                                etag: a string, or {"Kind/name": etag}
  *     suspend, resume, cancel, stop, start {kind, name, project?}
  *     request  {kind, name, action, project?}
  *     approve, reject {name, project?}           PoolActions
