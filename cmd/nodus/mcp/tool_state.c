@@ -155,8 +155,22 @@ static void run_verb(struct mcp_call *c, const char *verb, const char *action,
 static void set_state(struct mcp_call *c, const char *verb, const char *state)
 {
     const struct nd_kind *k = mcp_arg_kind(c, "kind");
-    if (k)
+    if (!k)
+        return;
+    if (nd_kind_state_valid(k, state)) {
         run_verb(c, verb, NULL, k, "state", state);
+        return;
+    }
+    /* said here as an agent needs it: which kinds the tool takes (the registry's) */
+    struct nd_buf kinds = ND_BUF_INIT;
+    for (size_t i = 0; i < nd_kind_count(); i++)
+        if (nd_kind_state_valid(&nd_kinds[i], state))
+            nd_buf_addf(&kinds, "%s%s", kinds.len ? ", " : "", nd_kinds[i].singular);
+    nd_status_set(&c->st, "BadRequest", NULL, "a %s has no spec.state %s: %s takes %s", k->kind,
+                  state, verb, kinds.data);
+    nd_status_set_fix(&c->st, "call %s on a %s, or see what a %s does: describe it", verb,
+                      kinds.data, k->kind);
+    nd_buf_release(&kinds);
 }
 
 static void run_suspend(struct mcp_call *c)
