@@ -24,30 +24,19 @@ static void add(struct nd_manifests *m, json_t *obj, const char *source, const s
     m->n++;
 }
 
-static int read_one(const char *path, struct nd_manifests *out, struct nd_status *st)
+int nd_manifests_parse(const char *data, size_t len, const char *source,
+                       struct nd_manifests *out, struct nd_status *st)
 {
-    struct nd_buf data;
-    nd_buf_init(&data, 64u * 1024 * 1024);
-    bool in = strcmp(path, "-") == 0;
-    const char *source = in ? "STDIN" : path;
-    int fd = in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return nd_status_set(st, "Usage", NULL, "the path \"%s\" does not exist", path);
-    int rc = nd_buf_read_fd(&data, fd);
-    if (!in)
-        close(fd);
-    if (rc < 0) {
-        nd_buf_release(&data);
-        return nd_status_set(st, "Usage", NULL, "cannot read %s", source);
-    }
     json_t *where = NULL;
-    json_t *objs = nd_manifest_load_all_where(data.data, data.len, in ? "-" : path, &where, st);
-    nd_buf_release(&data);
+    json_t *objs = nd_manifest_load_all_where(data, len, source, &where, st);
     if (!objs) {
         free(st->reason);
         st->reason = nd_xstrdup("Usage");
         return -1;
     }
+    if (!strcmp(source, "-"))
+        source = "STDIN";
+    int rc = 0;
     size_t i;
     json_t *obj;
     json_array_foreach(objs, i, obj) {
@@ -73,6 +62,26 @@ static int read_one(const char *path, struct nd_manifests *out, struct nd_status
     }
     json_decref(objs);
     json_decref(where);
+    return rc;
+}
+
+static int read_one(const char *path, struct nd_manifests *out, struct nd_status *st)
+{
+    struct nd_buf data;
+    nd_buf_init(&data, 64u * 1024 * 1024);
+    bool in = strcmp(path, "-") == 0;
+    int fd = in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return nd_status_set(st, "Usage", NULL, "the path \"%s\" does not exist", path);
+    int rc = nd_buf_read_fd(&data, fd);
+    if (!in)
+        close(fd);
+    if (rc < 0) {
+        nd_buf_release(&data);
+        return nd_status_set(st, "Usage", NULL, "cannot read %s", in ? "STDIN" : path);
+    }
+    rc = nd_manifests_parse(data.data, data.len, path, out, st);
+    nd_buf_release(&data);
     return rc;
 }
 

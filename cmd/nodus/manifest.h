@@ -28,6 +28,10 @@ struct nd_manifests {
 int nd_manifests_read(const struct nd_strings *files, bool recursive, struct nd_manifests *out,
                       struct nd_status *st);
 void nd_manifests_release(struct nd_manifests *m);
+/* The objects of one text (what one file holds) named source in messages ("-" is
+ * STDIN), appended to out. -1 with st (Usage; a malformed text names its line). */
+int nd_manifests_parse(const char *data, size_t len, const char *source,
+                       struct nd_manifests *out, struct nd_status *st);
 
 /* The project an object goes to: its metadata.namespace, else the command's project.
  * -1 with st (Usage) when -n was given and the object names another project, as

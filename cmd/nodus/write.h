@@ -158,6 +158,19 @@ void nd_print_estimate(const json_t *obj);
  * when obj has no estimate. */
 void nd_estimate_line(const json_t *obj, struct nd_buf *out);
 
+/* One server-side apply of manifest m to project ns ("" for cluster-scoped kinds), as
+ * `nodus apply` sends it (field manager nodus, strict validation; fields that only
+ * nodus's imperative verbs set are taken over): apply.c. */
+struct nd_apply_call {
+    bool dry;             /* a server dry run (dryRun=All) */
+    const char *if_match; /* sent as If-Match; NULL: none */
+    json_t **out;         /* the answer (NEW) */
+    char **etag;          /* its ETag (NEW or NULL); NULL: not wanted */
+    const char **op;      /* "created" or "serverside-applied"; NULL: not wanted */
+};
+int nd_apply_server_side(struct nd_ctx *ctx, const struct nd_manifest *m, const char *ns,
+                         const struct nd_apply_call *c, struct nd_status *st);
+
 /* A mkdtemp template "$TMPDIR/<prefix>-XXXXXX" ($TMPDIR, else /tmp). NEW string. */
 char *nd_tmpdir_template(const char *prefix);
 

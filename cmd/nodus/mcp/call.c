@@ -327,7 +327,7 @@ static void job_audit(struct mcp_job *j, const json_t *result)
                                             "reviewOnly"))) {
         outcome = "reviewed";
     }
-    mcp_audit(j->sess->srv, j->sess, j->tool->name, j->args, outcome);
+    mcp_audit(j->sess->srv, j->sess, j->tool->name, j->args, result, outcome);
 }
 
 static int job_line(void *cls, const char *line, size_t len)

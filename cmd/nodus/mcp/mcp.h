@@ -29,7 +29,8 @@
  *     top      {what?: pools|jobs, project?, allProjects?}   what costs money now
  *     can_i    {verb, kind, name?, project?, subresource?}
  *   write:
- *     apply    {manifest, project?, etag?}       review before you pay (see tool_apply.c)
+ *     apply    {manifest, project?, etag?}       review before you pay (see tool_apply.c);
+ *                                                etag: a string, or {"Kind/name": etag}
  *     suspend, resume, cancel, stop, start {kind, name, project?}
  *     request  {kind, name, action, project?}
  *     approve, reject {name, project?}           PoolActions
@@ -308,6 +309,11 @@ void mcp_schema_kind(json_t *schema, bool (*keep)(const struct nd_kind *k), bool
 /* Adds "project" (and "allProjects" when lists) to a schema. */
 void mcp_schema_project(json_t *schema, bool lists);
 
+/* An outputSchema (steals properties): those properties, the success's required ones
+ * (a NULL-terminated list). tools/list adds the "status" of an isError answer to every
+ * tool's outputSchema (mcp_tool_entry). */
+json_t *mcp_schema_output(json_t *properties, const char *const *required);
+
 /* The tool families (tool_*.c): each appends its tools to the table. */
 extern const struct mcp_tool mcp_tool_get, mcp_tool_describe;
 /* read (tool_list.c, tool_events.c, tool_explain.c, tool_top.c, tool_auth.c,
@@ -330,8 +336,15 @@ json_t *mcp_list_page(struct mcp_call *c, const struct nd_kind *k, const struct 
 int mcp_list_table(struct mcp_call *c, const struct nd_kind *k, const json_t *answer,
                    struct nd_table *t);
 
-/* Sends the audit line of a mutating call (srv->audit). */
+/* write (tool_apply.c, tool_state.c, tool_delete.c, tool_exec.c) */
+extern const struct mcp_tool mcp_tool_apply, mcp_tool_suspend, mcp_tool_resume, mcp_tool_cancel,
+    mcp_tool_stop, mcp_tool_start_state, mcp_tool_request, mcp_tool_approve, mcp_tool_reject,
+    mcp_tool_delete, mcp_tool_exec;
+
+/* Sends the audit line of a mutating call (srv->audit): `nodus-mcp audit: {"time",
+ * "client", "tool", "project", "objects": [{kind, name[, project]}], "arguments",
+ * "outcome"[, "requestId"]}`; the objects and requestId come from the call's result. */
 void mcp_audit(struct mcp_server *srv, const struct mcp_session *s, const char *tool,
-               const json_t *args, const char *outcome);
+               const json_t *args, const json_t *result, const char *outcome);
 
 #endif

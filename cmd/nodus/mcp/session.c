@@ -205,7 +205,10 @@ static void on_tools_call(struct mcp_session *s, const struct mcp_message *m)
         snprintf(fix, sizeof fix, "name one of the projects nodus mcp was started with "
                                   "(--projects %s)", list);
         refuse(s, m, "Forbidden", fix, outside);
-    } else {
+    }
+    if ((no || bad || outside) && !(t->flags & MCP_T_READ)) /* a refused write is audited too */
+        mcp_audit(s->srv, s, t->name, args, NULL, bad ? "BadRequest" : "Forbidden");
+    if (!no && !bad && !outside) {
         json_t *token = json_object_get(json_object_get(m->params, "_meta"), "progressToken");
         if (!mcp_tool_start(s, m->id, t, args, token))
             fail(s, m, MCP_INTERNAL_ERROR, "could not start the call (fork failed)");
@@ -286,8 +289,35 @@ void mcp_session_line(struct mcp_session *s, const char *line, size_t len)
     mcp_message_release(&m);
 }
 
+/* The objects a call changed, for its audit line: the answer's (apply's objects, or the
+ * one object of the others), else the arguments' kind and name. NEW array. */
+static json_t *audit_objects(const json_t *args, const json_t *answer)
+{
+    json_t *objs = json_array();
+    const json_t *list = json_object_get(answer, "objects");
+    const json_t *one = json_object_get(answer, "name") ? answer : args;
+    size_t i;
+    json_t *o;
+    if (json_is_array(list)) {
+        json_array_foreach(list, i, o)
+            json_array_append_new(objs, json_pack("{s:O*, s:O*, s:O*}", "kind",
+                                                  json_object_get(o, "kind"), "name",
+                                                  json_object_get(o, "name"), "project",
+                                                  json_object_get(o, "project")));
+    } else {
+        const json_t *details = json_object_get(json_object_get(answer, "status"), "details");
+        if (!json_object_get(one, "name") && json_object_get(details, "name"))
+            one = details; /* a failed apply: the object the server named */
+        if (json_object_get(one, "name"))
+            json_array_append_new(objs, json_pack("{s:O*, s:O*}", "kind",
+                                                  json_object_get(one, "kind"), "name",
+                                                  json_object_get(one, "name")));
+    }
+    return objs;
+}
+
 void mcp_audit(struct mcp_server *srv, const struct mcp_session *s, const char *tool,
-               const json_t *args, const char *outcome)
+               const json_t *args, const json_t *result, const char *outcome)
 {
     char when[32];
     time_t now = time(NULL);
@@ -304,9 +334,18 @@ void mcp_audit(struct mcp_server *srv, const struct mcp_session *s, const char *
     }
     const char *client =
         s->client_info ? json_string_value(json_object_get(s->client_info, "name")) : NULL;
-    json_t *line = json_pack("{s:s, s:s, s:s, s:o, s:s}", "time", when, "client",
-                             client ? client : "", "tool", tool, "arguments", shown, "outcome",
-                             outcome);
+    const json_t *answer = json_object_get(result, "structuredContent");
+    const char *project = json_string_value(json_object_get(args, "project"));
+    if (!project)
+        project = nd_ctx_project(srv->ctx);
+    json_t *line = json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:s}", "time", when, "client",
+                             client ? client : "", "tool", tool, "project", project ? project : "",
+                             "objects", audit_objects(args, answer), "arguments", shown,
+                             "outcome", outcome);
+    const char *rid = json_string_value(
+        json_object_get(json_object_get(answer, "status"), "requestId"));
+    if (rid)
+        json_object_set_new(line, "requestId", json_string(rid));
     char *text = json_dumps(line, JSON_COMPACT);
     fprintf(srv->audit, "nodus-mcp audit: %s\n", text);
     fflush(srv->audit);

@@ -19,7 +19,18 @@ static const struct mcp_tool *const table[] = {
     &mcp_tool_events,
     &mcp_tool_top,
     &mcp_tool_can_i,
-    /* write */
+    /* write (tool_apply.c, tool_state.c, tool_delete.c, tool_exec.c) */
+    &mcp_tool_apply,
+    &mcp_tool_suspend,
+    &mcp_tool_resume,
+    &mcp_tool_cancel,
+    &mcp_tool_stop,
+    &mcp_tool_start_state,
+    &mcp_tool_request,
+    &mcp_tool_approve,
+    &mcp_tool_reject,
+    &mcp_tool_delete,
+    &mcp_tool_exec,
     NULL,
 };
 
@@ -135,6 +146,15 @@ void mcp_schema_project(json_t *schema, bool lists)
                     "The project (namespace); the context's when absent", false);
     if (lists)
         mcp_schema_prop(schema, "allProjects", "boolean", "Every project (kubectl's -A)", false);
+}
+
+json_t *mcp_schema_output(json_t *properties, const char *const *required)
+{
+    json_t *req = json_array();
+    for (size_t i = 0; required && required[i]; i++)
+        json_array_append_new(req, json_string(required[i]));
+    return json_pack("{s:s, s:o, s:o}", "type", "object", "properties", properties, "required",
+                     req);
 }
 
 /* ---- argument check ---- */

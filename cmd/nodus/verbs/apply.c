@@ -202,6 +202,20 @@ static int server_side(struct nd_ctx *ctx, const struct apply_opts *opt,
     return rc;
 }
 
+int nd_apply_server_side(struct nd_ctx *ctx, const struct nd_manifest *m, const char *ns,
+                         const struct nd_apply_call *c, struct nd_status *st)
+{
+    const struct apply_opts opt = {0};
+    const char *op;
+    return server_side(ctx, &opt, m, ns,
+                       &(struct ssa_call){.dry = c->dry ? ND_DRY_SERVER : ND_DRY_NONE,
+                                          .if_match = c->if_match,
+                                          .etag = c->etag,
+                                          .out = c->out,
+                                          .op = c->op ? c->op : &op},
+                       st);
+}
+
 /* --review: a server dry run shows what the object would cost; after a yes, the real
  * apply carries the dry run's ETag as If-Match, so it does exactly what was reviewed
  * (a changed spec or price book fails PreconditionFailed). *declined when the answer

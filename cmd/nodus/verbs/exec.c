@@ -15,7 +15,9 @@
 
 #include "client/ws.h"
 #include "commands.h"
+#include "exec.h"
 #include "resolve.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 struct exec_opts {
@@ -121,6 +123,17 @@ static int write_all(int fd, const unsigned char *p, size_t n)
     return 0;
 }
 
+/* The Status the server sends on channel 3 when the command ends. NEW. */
+static json_t *channel_status(const unsigned char *data, size_t n)
+{
+    json_error_t e;
+    json_t *status = json_loadb((const char *)data, n, 0, &e);
+    if (!status)
+        status = json_pack("{ss ss ss}", "status", "Failure", "reason", "InternalError",
+                           "message", "the command's status is not JSON");
+    return status;
+}
+
 static int on_message(void *cls, bool binary, const unsigned char *data, size_t n)
 {
     struct session *s = cls;
@@ -133,11 +146,7 @@ static int on_message(void *cls, bool binary, const unsigned char *data, size_t 
             return 1;
         }
     } else if (ch == 3 && !s->status) {
-        json_error_t e;
-        s->status = json_loadb((const char *)data + 1, n - 1, 0, &e);
-        if (!s->status)
-            s->status = json_pack("{ss ss ss}", "status", "Failure", "reason", "InternalError",
-                                  "message", "the command's status is not JSON");
+        s->status = channel_status(data + 1, n - 1);
     }
     return 0;
 }
@@ -289,12 +298,12 @@ static int check_args(struct nd_ctx *ctx, const struct nd_opts *o)
 
 /* The exec subresource's path: the command's words, then which streams to attach. */
 static void exec_path(struct nd_ctx *ctx, const struct nd_kind *k, const char *name,
-                      const struct nd_opts *o, bool in, bool tty, struct nd_buf *path)
+                      const char *const *command, bool in, bool tty, struct nd_buf *path)
 {
     nd_kind_path(k, nd_ctx_project(ctx), name, "exec", path);
-    for (int i = 0; i < o->ndash; i++) {
+    for (int i = 0; command[i]; i++) {
         nd_buf_adds(path, i ? "&command=" : "?command=");
-        nd_buf_add_urlencoded(path, o->dash[i]);
+        nd_buf_add_urlencoded(path, command[i]);
     }
     nd_buf_addf(path, "%s&stdout=true%s%s", in ? "&stdin=true" : "", tty ? "" : "&stderr=true",
                 tty ? "&tty=true" : "");
@@ -374,7 +383,7 @@ int cmd_exec(int argc, char **argv, struct nd_ctx *ctx)
         rc = nd_cli_error(ctx, &st);
         goto out;
     }
-    exec_path(ctx, k, name, &o, in, tty, &path);
+    exec_path(ctx, k, name, (const char *const *)o.dash, in, tty, &path);
     protos = protocols();
     struct nd_ws_opts wo = {path.data, (const char *const *)protos};
     if (nd_ws_connect(c, &wo, &ws, &st) < 0) {
@@ -398,5 +407,95 @@ out:
     }
     nd_buf_release(&path);
     nd_status_release(&st);
+    return rc;
+}
+
+/* ---- without a terminal or stdin, the output kept (nodus mcp's exec tool) ---- */
+
+struct capture {
+    struct nd_exec_result *res;
+    size_t max;
+    json_t *status;
+};
+
+static int on_capture(void *cls, bool binary, const unsigned char *data, size_t n)
+{
+    struct capture *s = cls;
+    if (!binary || n == 0)
+        return 0;
+    unsigned char ch = data[0];
+    if (ch == 1 || ch == 2) {
+        struct nd_buf *b = ch == 1 ? &s->res->out : &s->res->err;
+        size_t *total = ch == 1 ? &s->res->out_total : &s->res->err_total;
+        size_t keep = b->len < s->max ? s->max - b->len : 0;
+        nd_buf_add(b, (const char *)data + 1, n - 1 < keep ? n - 1 : keep);
+        *total += n - 1;
+    } else if (ch == 3 && !s->status) {
+        s->status = channel_status(data + 1, n - 1);
+    }
+    return 0;
+}
+
+/* Pumps the session until it ends or the deadline passes (res->timed_out). */
+static int pump_until(struct nd_ws *ws, struct capture *s, int64_t deadline, struct nd_status *st)
+{
+    for (;;) {
+        if (s->status && !nd_ws_want_write(ws))
+            nd_ws_close(ws);
+        int64_t left = deadline - nd_time_now_ms();
+        if (left <= 0) {
+            s->res->timed_out = true;
+            return 0;
+        }
+        struct pollfd pf = {nd_ws_fd(ws), (short)(POLLIN | (nd_ws_want_write(ws) ? POLLOUT : 0)),
+                            0};
+        if (poll(&pf, 1, (int)(left < 1000 ? left : 1000)) < 0 && errno != EINTR)
+            return nd_status_set(st, "InternalError", NULL, "poll: %s", strerror(errno));
+        int r = nd_ws_pump(ws, on_capture, s, st);
+        if (r != 0)
+            return r < 0 ? -1 : 0;
+    }
+}
+
+int nd_exec_capture(struct nd_ctx *ctx, const struct nd_exec_req *r, struct nd_exec_result *res,
+                    struct nd_status *st)
+{
+    struct nd_buf path = ND_BUF_INIT;
+    struct nd_ws *ws = NULL;
+    struct capture s = {res, r->max_bytes ? r->max_bytes : 65536, NULL};
+    char **protos = NULL;
+    int rc = -1;
+    res->exit_code = -1;
+    struct nd_client *c = nd_ctx_client(ctx, st);
+    if (!c)
+        goto out;
+    exec_path(ctx, r->k, r->name, r->command, false, false, &path);
+    protos = protocols();
+    struct nd_ws_opts wo = {path.data, (const char *const *)protos};
+    if (nd_ws_connect(c, &wo, &ws, st) < 0 ||
+        pump_until(ws, &s, nd_time_now_ms() + r->timeout_ms, st) < 0)
+        goto out;
+    rc = 0;
+    if (res->timed_out)
+        goto out;
+    if (!s.status) {
+        rc = nd_status_set(st, "Unreachable", "Retry; if it persists, look at the server's logs.",
+                           "the server closed the session before the command's exit status came");
+        goto out;
+    }
+    res->exit_code = exit_code_of(s.status);
+    if (res->exit_code < 0) {
+        nd_status_from_json(st, s.status, 500);
+        rc = -1;
+    }
+out:
+    json_decref(s.status);
+    nd_ws_free(ws);
+    if (protos) {
+        for (char **p = protos; *p; p++)
+            free(*p);
+        free(protos);
+    }
+    nd_buf_release(&path);
     return rc;
 }

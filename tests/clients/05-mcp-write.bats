@@ -1,0 +1,125 @@
+#!/usr/bin/env bats
+# nodus mcp's write tools, review before you pay and the safety modes, driven by the
+# official MCP client (@modelcontextprotocol/sdk, pinned in package.json):
+# mcp-write.test.mjs runs every scenario once, in setup_file (one node process, several
+# `nodus mcp` with different flags), against this file's emulator (--speed 0). Each
+# scenario writes "ok NAME: <what it saw>" or, failing, what went wrong; each test below
+# checks one.
+
+load ../lib/common
+load ../lib/clients
+
+bats_require_minimum_version 1.5.0
+
+CLIENTS=$BATS_TEST_DIRNAME
+CLIENT_LOG=node.log
+
+setup_file() {
+    if ! command -v node >/dev/null; then
+        echo "node is not installed: make check installs it (scripts/install-deps.sh)" >&2
+        return 1
+    fi
+    if [ ! -d "$CLIENTS/node_modules/@modelcontextprotocol/sdk" ]; then
+        echo "the MCP SDK is not installed: run make check, or npm ci --prefix tests/clients" >&2
+        return 1
+    fi
+    start_emulator
+    export HOME=$BATS_FILE_TMPDIR/home
+    unset KUBECONFIG NODUS_CONFIG NODUS_TOKEN NODUS_EXEC_PROTOCOLS
+    mkdir -p "$HOME" "$BATS_FILE_TMPDIR/results"
+    # the exit status is the tests' business: each reads its own scenario's line
+    NODUS_BIN=$ND_BIN_DIR/nodus AUDIT_FILE=$BATS_FILE_TMPDIR/audit.log \
+        timeout 120 node "$CLIENTS/mcp-write.test.mjs" --out "$BATS_FILE_TMPDIR/results" \
+        >"$BATS_FILE_TMPDIR/node.log" 2>&1 || true
+}
+
+teardown_file() {
+    stop_emulator
+}
+
+@test "mcp write: every scenario of mcp-write.test.mjs has a test here" {
+    run -0 node "$CLIENTS/mcp-write.test.mjs" --list
+    local listed here
+    listed=$(printf '%s\n' "$output" | sort)
+    here=$(sed -n 's/^ *scenario \([a-z-]*\)$/\1/p' "$BATS_TEST_FILENAME" | sort)
+    assert_equal "$here" "$listed"
+}
+
+@test "mcp write: the write tools are listed with titles, schemas and annotations; exec only with --allow-exec" {
+    scenario tools-list
+}
+
+@test "mcp write: apply of work that costs money answers the estimate and an etag, and launches nothing" {
+    scenario review
+}
+
+@test "mcp write: apply with the review's etag launches exactly what was reviewed (If-Match)" {
+    scenario launch
+}
+
+@test "mcp write: after a price-book change the etag is PreconditionFailed with the fresh estimate and etag" {
+    scenario precondition-failed
+}
+
+@test "mcp write: a manifest of several documents is reviewed as one; its etag names each priced document" {
+    scenario several-documents
+}
+
+@test "mcp write: --max-cost refuses a launch above it, saying the estimate and the bound" {
+    scenario max-cost
+}
+
+@test "mcp write: apply of what costs nothing applies at once" {
+    scenario free-apply
+}
+
+@test "mcp write: a manifest that does not parse is BadRequest naming its line" {
+    scenario bad-manifest
+}
+
+@test "mcp write: suspend, resume and cancel set spec.state; a kind without that state is refused" {
+    scenario suspend-resume-cancel
+}
+
+@test "mcp write: request, stop and start on a Sandbox" {
+    scenario stop-start-request
+}
+
+@test "mcp write: approve and reject decide PoolActions" {
+    scenario approve-reject
+}
+
+@test "mcp write: exec answers stdout, stderr and the exit code, bounded in bytes and time; refused without --allow-exec" {
+    scenario exec
+}
+
+@test "mcp write: delete says what it deleted; a missing object is NotFound" {
+    scenario delete
+}
+
+@test "mcp write: --read-only lists and serves no write tool" {
+    scenario read-only
+}
+
+@test "mcp write: --disable-destructive leaves delete out and refuses it" {
+    scenario disable-destructive
+}
+
+@test "mcp write: --projects refuses other projects, in arguments and in manifests" {
+    scenario projects
+}
+
+@test "mcp write: one audit line per mutating call: time, client, tool, project, objects, outcome, requestId" {
+    scenario audit
+    # and the servers said nothing else on stderr (no sanitizer report under make asan)
+    run -0 cat "$BATS_FILE_TMPDIR/results/mcp-stderr.log"
+    run grep -v '^nodus-mcp audit: ' "$BATS_FILE_TMPDIR/results/mcp-stderr.log"
+    assert_output ""
+}
+
+@test "mcp write: the emulator stops cleanly, with no sanitizer report (under make asan)" {
+    stop_emulator
+    run grep -E "ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error" \
+        "$BATS_FILE_TMPDIR/emulator.err"
+    [ "$status" -eq 1 ]
+}
