@@ -86,6 +86,14 @@ teardown_file() {
     scenario spend-review
 }
 
+@test "mcp resources: a subscription resumes when the server drops its watch (restarted) and goes on" {
+    scenario subscribe-dropped
+}
+
+@test "mcp resources: no nodus mcp of this file wrote a sanitizer report (under make asan)" {
+    scenario no-sanitizer-report
+}
+
 # last: it resets the emulator
 @test "mcp resources: a subscription lists again after 410 Expired (emulator reset) and goes on" {
     scenario subscribe-expired

@@ -7,20 +7,49 @@
 // Each scenario works in projects of its own (made with the CLI); subscribe-expired resets
 // the emulator and runs last.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { ResourceUpdatedNotificationSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import { connect, runScenarios, serverEnv, NODUS } from './mcp-lib.mjs';
+import { connect as connectLib, runScenarios, serverEnv, NODUS } from './mcp-lib.mjs';
 
-// The CLI, against the emulator: what it printed.
-function nodus(args, input) {
-    return execFileSync(NODUS, args, { env: serverEnv(), input, encoding: 'utf8' });
+// Every server started, for the check of their stderr at the end.
+const servers = [];
+async function connect(args = [], env = {}) {
+    const c = await connectLib(args, env);
+    servers.push(c);
+    return c;
 }
 
-function volume(name, project, labels = {}) {
+// The CLI, against the emulator (or another server): what it printed.
+function nodus(args, input, server) {
+    return execFileSync(NODUS, args, { env: serverEnv(server ? { NODUS_SERVER: server } : {}), input, encoding: 'utf8' });
+}
+
+function volume(name, project, labels = {}, server = undefined) {
     nodus(['create', '-n', project, '-f', '-'], JSON.stringify({
         apiVersion: 'nodus.dev/v1', kind: 'Volume', metadata: { name, labels }, spec: { size: '1Gi' },
-    }));
+    }), server);
+}
+
+// An emulator of the scenario's own on state (port 0: a free one), for a scenario that
+// stops and starts it: its URL once it serves, and a stop that waits for its exit.
+async function ownEmulator(state, port = 0) {
+    const portFile = `${state}.port`;
+    rmSync(portFile, { force: true });
+    const bin = process.env.ND_BIN_DIR ? `${process.env.ND_BIN_DIR}/nodus-emulator` : 'nodus-emulator';
+    const p = spawn(bin, ['--state', state, '--listen', `127.0.0.1:${port}`, '--port-file', portFile,
+        '--fsync', 'never', '--quiet', '--speed', '0'], { stdio: 'ignore' });
+    const exited = new Promise((resolve) => p.on('exit', resolve));
+    const deadline = Date.now() + 15000;
+    while (!(existsSync(portFile) && readFileSync(portFile, 'utf8').trim())) {
+        if (Date.now() > deadline || p.exitCode !== null)
+            throw new Error(`the emulator on ${state} did not start`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const url = `http://127.0.0.1:${readFileSync(portFile, 'utf8').trim()}`;
+    return { url, port: Number(url.split(':')[2]), stop: async () => { p.kill('SIGTERM'); await exited; } };
 }
 
 function project(name) {
@@ -323,6 +352,37 @@ const scenarios = {
         } finally {
             await c.close();
         }
+    },
+
+    async 'subscribe-dropped'() {
+        const dir = mkdtempSync(`${tmpdir()}/mcp-drop-`);
+        let emu = await ownEmulator(`${dir}/state`);
+        volume('kept', 'default', {}, emu.url);
+        const c = await connect([], { NODUS_SERVER: emu.url });
+        const seen = updates(c);
+        try {
+            const uri = 'nodus://default/volumes/kept';
+            await c.subscribeResource({ uri });
+            // the server goes away under the open watch and comes back on the same port
+            // and state: the subscription resumes and sees the next change
+            await emu.stop();
+            emu = await ownEmulator(`${dir}/state`, emu.port);
+            nodus(['label', '-n', 'default', 'volume', 'kept', 'after=restart'], undefined, emu.url);
+            await seen.waitFor(uri);
+            return `updated after the server restarted under the watch (${seen.length})`;
+        } finally {
+            await c.close();
+            await emu.stop();
+            rmSync(dir, { recursive: true, force: true });
+        }
+    },
+
+    // after the others: what every nodus mcp of this file said on stderr
+    async 'no-sanitizer-report'() {
+        const reports = servers.map((c) => c.stderrText())
+            .filter((t) => /ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error/.test(t));
+        assert.equal(reports.length, 0, reports.join('\n----\n'));
+        return `${servers.length} servers, no sanitizer report (under make asan)`;
     },
 
     // last: it resets the emulator

@@ -194,7 +194,7 @@ static bool listed(const struct nd_kind *k)
  * and the server's continue token there. */
 struct cursor {
     size_t kind, project;
-    char cont[1024];
+    char cont[4096];
 };
 
 static size_t page_size(void)
@@ -307,11 +307,18 @@ static void run_list(int fd, void *cls)
         add_items(b, k, list, out);
         const char *cont =
             json_string_value(json_object_get(json_object_get(list, "metadata"), "continue"));
-        if (cont && *cont && strlen(cont) < sizeof c.cont)
+        if (cont && *cont && strlen(cont) >= sizeof c.cont)
+            nd_status_set(&st, "InternalError", "ask the server's operator: its continue tokens "
+                          "are too long for nodus mcp's cursors",
+                          "the server's continue token is %zu bytes; a cursor holds %zu",
+                          strlen(cont), sizeof c.cont - 1);
+        else if (cont && *cont)
             snprintf(c.cont, sizeof c.cont, "%s", cont);
         else
             more = next_scope(b, &c);
         json_decref(list);
+        if (nd_status_failed(&st))
+            break;
     }
     if (nd_status_failed(&st)) {
         child_fail(fd, MCP_INTERNAL_ERROR, NULL, &st);
