@@ -63,8 +63,8 @@ static int section(struct prompt_body *b, int fd, const char *title, const char 
     if (c.text.len > SECTION_MAX)
         nd_buf_addf(&t, "\n[cut: %d of %zu bytes shown]\n", SECTION_MAX, c.text.len);
     nd_buf_add(&t, c.notes.data, c.notes.len);
-    json_array_append_new(msgs, json_pack("{s:s, s:{s:s, s:s}}", "role", "user", "content",
-                                          "type", "text", "text", t.data));
+    json_array_append_new(msgs, json_pack("{s:s, s:{s:s, s:s}}", "role", "user", "content", "type",
+                                          "text", "text", t.data));
     if (st && nd_status_failed(&c.st))
         nd_status_move(st, &c.st);
     nd_buf_release(&t);
@@ -90,8 +90,8 @@ static void use_project(struct prompt_body *b)
 
 static void answer(int fd, const char *description, json_t *msgs)
 {
-    mcp_child_write(fd, json_pack("{s:{s:s, s:o}}", "result", "description", description,
-                                  "messages", msgs));
+    mcp_child_write(
+        fd, json_pack("{s:{s:s, s:o}}", "result", "description", description, "messages", msgs));
 }
 
 static void fail(int fd, int code, const struct nd_status *st)
@@ -211,12 +211,11 @@ void mcp_on_prompts_list(struct mcp_session *s, const struct mcp_message *m)
     for (const struct prompt *p = prompts; p->name; p++) {
         json_t *args = json_array();
         for (const struct prompt_arg *a = p->args; a->name; a++)
-            json_array_append_new(args, json_pack("{s:s, s:s, s:b}", "name", a->name,
-                                                  "description", a->description, "required",
-                                                  a->required));
-        json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:o}", "name", p->name, "title",
-                                             p->title, "description", p->description,
-                                             "arguments", args));
+            json_array_append_new(args, json_pack("{s:s, s:s, s:b}", "name", a->name, "description",
+                                                  a->description, "required", a->required));
+        json_array_append_new(out,
+                              json_pack("{s:s, s:s, s:s, s:o}", "name", p->name, "title", p->title,
+                                        "description", p->description, "arguments", args));
     }
     if (m->id)
         s->send(s, mcp_response(m->id, json_pack("{s:o}", "prompts", out)));
@@ -231,7 +230,8 @@ static const char *check_args(const struct prompt *p, const json_t *args, char *
         return "params.arguments must be an object of strings";
     const char *key;
     json_t *v;
-    json_object_foreach((json_t *)args, key, v) {
+    json_object_foreach((json_t *)args, key, v)
+    {
         const struct prompt_arg *a = p->args;
         while (a->name && strcmp(a->name, key))
             a++;
@@ -262,14 +262,17 @@ void mcp_on_prompts_get(struct mcp_session *s, const struct mcp_message *m)
     const json_t *args = json_object_get(m->params, "arguments");
     const char *bad = NULL;
     if (!name || !p->name) {
-        snprintf(why, sizeof why, "unknown prompt \"%.200s\": prompts/list names the prompts "
-                 "(why-failed, spend-review)", name ? name : "(none)");
+        snprintf(why, sizeof why,
+                 "unknown prompt \"%.200s\": prompts/list names the prompts "
+                 "(why-failed, spend-review)",
+                 name ? name : "(none)");
         bad = why;
     } else {
         bad = check_args(p, args, why, sizeof why);
     }
     const char *project = json_string_value(json_object_get(args, "project"));
-    if (!bad && !mcp_project_allowed(s->srv->cfg, project ? project : nd_ctx_project(s->srv->ctx))) {
+    if (!bad &&
+        !mcp_project_allowed(s->srv->cfg, project ? project : nd_ctx_project(s->srv->ctx))) {
         snprintf(why, sizeof why, "project \"%.200s\" is not one this server serves (--projects)",
                  project ? project : nd_ctx_project(s->srv->ctx));
         bad = why;
@@ -281,5 +284,6 @@ void mcp_on_prompts_get(struct mcp_session *s, const struct mcp_message *m)
     }
     struct prompt_body b = {s->srv, args, s->log_level};
     if (m->id && !mcp_job_start(s, m->id, NULL, p->run, &b))
-        s->send(s, mcp_error(m->id, MCP_INTERNAL_ERROR, "could not start the prompt (fork failed)"));
+        s->send(s,
+                mcp_error(m->id, MCP_INTERNAL_ERROR, "could not start the prompt (fork failed)"));
 }

@@ -19,8 +19,8 @@
 #include "yaml/yaml.h"
 
 #define PAGE_DEFAULT 100
-#define PAGE_MAX 1000
-#define URI_SCHEME "nodus://"
+#define PAGE_MAX     1000
+#define URI_SCHEME   "nodus://"
 
 /* ---- URIs ---- */
 
@@ -159,9 +159,9 @@ static void run_read(int fd, void *cls)
     if (nd_status_failed(&st))
         child_fail(fd, st.code == 404 ? MCP_RESOURCE_NOT_FOUND : MCP_INTERNAL_ERROR, b->uri, &st);
     else
-        child_answer(fd, json_pack("{s:[{s:s, s:s, s:s%}]}", "contents", "uri", b->uri,
-                                   "mimeType", b->u.json ? "application/json" : "application/yaml",
-                                   "text", text.data, text.len));
+        child_answer(fd, json_pack("{s:[{s:s, s:s, s:s%}]}", "contents", "uri", b->uri, "mimeType",
+                                   b->u.json ? "application/json" : "application/yaml", "text",
+                                   text.data, text.len));
     json_decref(obj);
     nd_status_release(&st);
     nd_buf_release(&path);
@@ -245,7 +245,8 @@ static void add_items(const struct list_body *b, const struct nd_kind *k, const 
 {
     size_t i;
     json_t *obj;
-    json_array_foreach(json_object_get(list, "items"), i, obj) {
+    json_array_foreach(json_object_get(list, "items"), i, obj)
+    {
         const json_t *md = json_object_get(obj, "metadata");
         const char *name = json_string_value(json_object_get(md, "name"));
         const char *ns = json_string_value(json_object_get(md, "namespace"));
@@ -257,9 +258,9 @@ static void add_items(const struct list_body *b, const struct nd_kind *k, const 
         nd_buf_addf(&title, "%s %s", k->kind, name);
         if (k->namespaced && ns)
             nd_buf_addf(&title, " (project %s)", ns);
-        json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s}", "uri", uri.data, "name",
-                                             id.data, "title", title.data, "mimeType",
-                                             "application/yaml"));
+        json_array_append_new(out,
+                              json_pack("{s:s, s:s, s:s, s:s}", "uri", uri.data, "name", id.data,
+                                        "title", title.data, "mimeType", "application/yaml"));
         nd_buf_release(&uri);
         nd_buf_release(&title);
         nd_buf_release(&id);
@@ -308,7 +309,8 @@ static void run_list(int fd, void *cls)
         const char *cont =
             json_string_value(json_object_get(json_object_get(list, "metadata"), "continue"));
         if (cont && *cont && strlen(cont) >= sizeof c.cont)
-            nd_status_set(&st, "InternalError", "ask the server's operator: its continue tokens "
+            nd_status_set(&st, "InternalError",
+                          "ask the server's operator: its continue tokens "
                           "are too long for nodus mcp's cursors",
                           "the server's continue token is %zu bytes; a cursor holds %zu",
                           strlen(cont), sizeof c.cont - 1);
@@ -370,9 +372,9 @@ void mcp_on_resources_templates(struct mcp_session *s, const struct mcp_message 
         nd_buf_addf(&t, URI_SCHEME "%s/%s/{name}{?format}", k->namespaced ? "{project}" : "",
                     k->plural);
         json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s, s:s}", "uriTemplate", t.data,
-                                             "name", k->singular, "title", k->kind,
-                                             "description", k->description ? k->description : "",
-                                             "mimeType", "application/yaml"));
+                                             "name", k->singular, "title", k->kind, "description",
+                                             k->description ? k->description : "", "mimeType",
+                                             "application/yaml"));
         nd_buf_release(&t);
     }
     if (m->id)

@@ -99,7 +99,8 @@ static void on_initialize(struct mcp_session *s, const struct mcp_message *m)
     s->initialized = true;
     json_t *caps = json_pack("{s:{s:b}, s:{}}", "tools", "listChanged", 0, "logging");
     /* resources.c, subscribe.c, prompts.c */
-    json_object_set_new(caps, "resources", json_pack("{s:b, s:b}", "subscribe", 1, "listChanged", 0));
+    json_object_set_new(caps, "resources",
+                        json_pack("{s:b, s:b}", "subscribe", 1, "listChanged", 0));
     json_object_set_new(caps, "prompts", json_pack("{s:b}", "listChanged", 0));
     answer(s, m,
            json_pack("{s:s, s:o, s:{s:s, s:s, s:s}, s:s}", "protocolVersion", chosen,

@@ -47,8 +47,8 @@ static int on_change(void *cls, const char *type, const json_t *obj, struct nd_s
 {
     (void)st;
     struct follow_state *f = cls;
-    const char *rv = json_string_value(
-        json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
+    const char *rv =
+        json_string_value(json_object_get(json_object_get(obj, "metadata"), "resourceVersion"));
     if (!rv || (type && !strcmp(type, "DELETED")))
         rv = "";
     if (!f->answered) {
@@ -67,11 +67,11 @@ static void warn(const struct follow_state *f, const struct nd_status *st, int d
     if (MCP_WARNING < f->b->log_level)
         return;
     char text[600];
-    snprintf(text, sizeof text, "the watch of %s failed (%s); watching it again in %d s",
-             f->b->uri, st->message ? st->message : "no answer", delay);
+    snprintf(text, sizeof text, "the watch of %s failed (%s); watching it again in %d s", f->b->uri,
+             st->message ? st->message : "no answer", delay);
     send_message(f->fd, mcp_notification("notifications/message",
-                                         json_pack("{s:s, s:s, s:s}", "level", "warning",
-                                                   "logger", "resources", "data", text)));
+                                         json_pack("{s:s, s:s, s:s}", "level", "warning", "logger",
+                                                   "resources", "data", text)));
 }
 
 static void run_subscription(int fd, void *cls)
@@ -82,8 +82,8 @@ static void run_subscription(int fd, void *cls)
     int delay = 1;
     for (;;) {
         struct nd_status st = ND_STATUS_INIT;
-        nd_watch_object(b->srv->ctx, b->u.k, b->u.k->namespaced ? b->u.project : NULL,
-                        b->u.name, &o, &st);
+        nd_watch_object(b->srv->ctx, b->u.k, b->u.k->namespaced ? b->u.project : NULL, b->u.name,
+                        &o, &st);
         if (!f.answered) { /* the object could not be read: the subscription's error */
             send_message(fd, mcp_status_error(b->id, MCP_INTERNAL_ERROR, b->uri, &st));
             nd_status_release(&st);
