@@ -303,7 +303,12 @@ static void run_list(int fd, void *cls)
         nd_buf_release(&path);
         if (rc < 0) {
             json_decref(list);
-            break;
+            if (st.code != 404 && st.code != 403)
+                break;
+            /* a kind this server does not serve, or does not let this token list */
+            nd_status_release(&st);
+            more = next_scope(b, &c);
+            continue;
         }
         add_items(b, k, list, out);
         const char *cont =
