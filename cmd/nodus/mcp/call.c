@@ -3,7 +3,7 @@
  * The parent forks after reading a request, so the child holds the parsed request and
  * the resolved context. The child writes JSON lines on a pipe: {"notify": MESSAGE} for
  * progress and log notifications (and a subscription's updates), then one
- * {"result": RESULT} or {"error": {code, message}} answering the request. Killing the
+ * {"result": RESULT} or {"error": {code, message, data?}} answering the request. Killing the
  * child cancels the call: its HTTP connections close with it. */
 #include <errno.h>
 #include <fcntl.h>
@@ -347,8 +347,11 @@ static int job_line(void *cls, const char *line, size_t len)
         job_send(j, mcp_response(j->id, json_incref(x)));
     } else if ((x = json_object_get(v, "error")) && j->id && !j->answered) {
         j->answered = true;
-        job_send(j, mcp_error(j->id, (int)json_integer_value(json_object_get(x, "code")),
-                              json_string_value(json_object_get(x, "message"))));
+        json_t *e = mcp_error(j->id, (int)json_integer_value(json_object_get(x, "code")),
+                              json_string_value(json_object_get(x, "message")));
+        if (json_object_get(x, "data")) /* e.g. the Status of resources/read's -32002 */
+            json_object_set(json_object_get(e, "error"), "data", json_object_get(x, "data"));
+        job_send(j, e);
     }
     json_decref(v);
     return 0;

@@ -15,6 +15,9 @@
  *   tools.c     the tool table: tools/list (filtered by the safety modes), the lookup and
  *               argument check of tools/call
  *   tool_*.c    the tools, one file per family (they run in the child)
+ *   resources.c resources/list, read and templates/list (nodus:// URIs)
+ *   subscribe.c resources/subscribe: a job whose child watches the object
+ *   prompts.c   prompts/list and get: why-failed, spend-review
  *
  * The tools (name: arguments; every namespaced tool takes "project", else the context's):
  *   read (readOnlyHint):
@@ -340,6 +343,35 @@ int mcp_list_table(struct mcp_call *c, const struct nd_kind *k, const json_t *an
 extern const struct mcp_tool mcp_tool_apply, mcp_tool_suspend, mcp_tool_resume, mcp_tool_cancel,
     mcp_tool_stop, mcp_tool_start_state, mcp_tool_request, mcp_tool_approve, mcp_tool_reject,
     mcp_tool_delete, mcp_tool_exec;
+
+/* ---- resources and prompts (resources.c, subscribe.c, prompts.c) ---- */
+
+/* An object as a resource: nodus://PROJECT/PLURAL/NAME, or nodus:///PLURAL/NAME for a
+ * cluster-scoped kind (projects: nodus:///namespaces/NAME); ?format=json reads it as
+ * JSON (YAML otherwise). Any name `nodus get` takes is accepted for PLURAL. */
+struct mcp_uri {
+    const struct nd_kind *k;
+    char project[254]; /* "" for a cluster-scoped kind */
+    char name[254];
+    bool json;
+};
+/* Parses uri and checks it against --projects: 0, or the JSON-RPC error's code
+ * (-32602: not such a URI; -32002: an unknown kind or a project not served) with st. */
+int mcp_uri_parse(const struct mcp_config *cfg, const char *uri, struct mcp_uri *u,
+                  struct nd_status *st);
+/* The JSON-RPC error {code, message, data: {uri, status}} answering id (uri may be NULL). */
+json_t *mcp_status_error(const json_t *id, int code, const char *uri, const struct nd_status *st);
+/* An object's path from u (nd_kind_path). */
+int mcp_uri_path(const struct mcp_uri *u, struct nd_buf *path);
+
+/* The methods (session.c's table). */
+void mcp_on_resources_list(struct mcp_session *s, const struct mcp_message *m);
+void mcp_on_resources_read(struct mcp_session *s, const struct mcp_message *m);
+void mcp_on_resources_templates(struct mcp_session *s, const struct mcp_message *m);
+void mcp_on_resources_subscribe(struct mcp_session *s, const struct mcp_message *m);
+void mcp_on_resources_unsubscribe(struct mcp_session *s, const struct mcp_message *m);
+void mcp_on_prompts_list(struct mcp_session *s, const struct mcp_message *m);
+void mcp_on_prompts_get(struct mcp_session *s, const struct mcp_message *m);
 
 /* Sends the audit line of a mutating call (srv->audit): `nodus-mcp audit: {"time",
  * "client", "tool", "project", "objects": [{kind, name[, project]}], "arguments",

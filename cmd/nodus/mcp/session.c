@@ -98,6 +98,10 @@ static void on_initialize(struct mcp_session *s, const struct mcp_message *m)
     s->client_info = json_deep_copy(json_object_get(m->params, "clientInfo"));
     s->initialized = true;
     json_t *caps = json_pack("{s:{s:b}, s:{}}", "tools", "listChanged", 0, "logging");
+    /* resources.c, subscribe.c, prompts.c */
+    json_object_set_new(caps, "resources",
+                        json_pack("{s:b, s:b}", "subscribe", 1, "listChanged", 0));
+    json_object_set_new(caps, "prompts", json_pack("{s:b}", "listChanged", 0));
     answer(s, m,
            json_pack("{s:s, s:o, s:{s:s, s:s, s:s}, s:s}", "protocolVersion", chosen,
                      "capabilities", caps, "serverInfo", "name", "nodus", "title",
@@ -244,7 +248,14 @@ static const struct method methods[] = {
     {"logging/setLevel", on_set_level, false},
     {"tools/list", on_tools_list, false},
     {"tools/call", on_tools_call, false},
-    /* resources and prompts: resources.c, prompts.c */
+    /* resources and prompts: resources.c, subscribe.c, prompts.c */
+    {"resources/list", mcp_on_resources_list, false},
+    {"resources/read", mcp_on_resources_read, false},
+    {"resources/templates/list", mcp_on_resources_templates, false},
+    {"resources/subscribe", mcp_on_resources_subscribe, false},
+    {"resources/unsubscribe", mcp_on_resources_unsubscribe, false},
+    {"prompts/list", mcp_on_prompts_list, false},
+    {"prompts/get", mcp_on_prompts_get, false},
     {NULL, NULL, false},
 };
 
