@@ -61,7 +61,7 @@ setup_file() {
     clock_advance 35s
     start_mcp plain
     NODUS_MCP_TOKEN=$TOKEN start_mcp tok
-    MCP_URL=$(url_of plain) MCP_TOKEN_URL=$(url_of tok) MCP_TOKEN=$TOKEN MCP_JOB=ticker \
+    EMU_URL=$EMU_URL MCP_URL=$(url_of plain) MCP_TOKEN_URL=$(url_of tok) MCP_TOKEN=$TOKEN MCP_JOB=ticker \
         timeout 60 node "$CLIENTS/mcp-http.test.mjs" --out "$BATS_FILE_TMPDIR/results" \
         >"$BATS_FILE_TMPDIR/node.log" 2>&1 || true
 }
@@ -136,6 +136,10 @@ open_session() {
 
 @test "mcp http: a call's progress comes on its event stream before its answer" {
     scenario_or_skip progress
+}
+
+@test "mcp http: notifications/cancelled ends the call's stream, without an answer" {
+    scenario_or_skip cancel-ends-stream
 }
 
 @test "mcp http: GET opens the session's event stream" {

@@ -97,6 +97,30 @@ const scenarios = {
         return `${seen.length} progress notifications on the call's stream, then its answer`;
     },
 
+    async 'cancel-ends-stream'() {
+        const { transport } = await session();
+        // the emulator holds the call's GET for 8 s (one request): cancelled, it ends at once
+        const fault = await fetch(`${process.env.EMU_URL}/emulator/v1/faults`, {
+            method: 'POST', headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify({ path: '/jobs/slowpoke$', verb: 'GET', status: 0, delayMs: 8000, count: 1 }),
+        });
+        assert.equal(fault.status, 201);
+        const headers = { 'Mcp-Session-Id': transport.sessionId, 'MCP-Protocol-Version': transport.protocolVersion };
+        const started = Date.now();
+        const call = await post(url, { jsonrpc: '2.0', id: 'slow', method: 'tools/call',
+            params: { name: 'get', arguments: { kind: 'job', name: 'slowpoke' } } }, headers);
+        assert.equal(call.status, 200);
+        assert.equal(call.headers.get('content-type'), 'text/event-stream');
+        const cancel = await post(url, { jsonrpc: '2.0', method: 'notifications/cancelled',
+            params: { requestId: 'slow', reason: 'test' } }, headers);
+        assert.equal(cancel.status, 202);
+        const text = await call.text(); // the stream's end
+        const ms = Date.now() - started;
+        assert.ok(ms < 6000, `the stream ended after ${ms} ms, not at the cancel`);
+        assert.doesNotMatch(text, /"result"|"error"/);
+        return 'the cancelled call\'s stream ended at once, without an answer';
+    },
+
     async 'get-stream'() {
         const { transport } = await session();
         const ac = new AbortController();

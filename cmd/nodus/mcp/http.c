@@ -272,6 +272,7 @@ static enum MHD_Result post_to_session(struct mcp_http *h, struct MHD_Connection
 {
     if (!m->id) {
         mcp_session_message(&hs->sess, m);
+        http_sse_settle(hs); /* a notifications/cancelled ends its call's stream */
         return reply_json(conn, MHD_HTTP_ACCEPTED, NULL, NULL);
     }
     struct mcp_http_capture c = {hs, m->id, NULL, json_array()};
@@ -300,12 +301,11 @@ static enum MHD_Result post_initialize(struct mcp_http *h, struct MHD_Connection
         return refuse(conn, 400, MCP_INVALID_REQUEST, "BadRequest",
                       "send initialize as a request (with an id) without Mcp-Session-Id",
                       "initialize starts a new session: it is a request and names none");
-    if (h->nsessions >= MCP_HTTP_MAX_SESSIONS)
-        http_sessions_reap(h, false);
-    if (h->nsessions >= MCP_HTTP_MAX_SESSIONS)
+    if (h->nsessions >= MCP_HTTP_MAX_SESSIONS && !http_sessions_make_room(h))
         return refuse(conn, 503, SERVER_ERROR, "ServiceUnavailable",
                       "end sessions you no longer use (DELETE with their Mcp-Session-Id)",
-                      "%u sessions are open, the most this server keeps", h->nsessions);
+                      "%u sessions are open and busy (a stream or a call each), the most this "
+                      "server keeps", h->nsessions);
     struct mcp_http_session *hs = http_session_new(h);
     json_t *answer = NULL;
     struct mcp_http_capture c = {hs, m->id, NULL, json_array()};
@@ -404,8 +404,9 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
     (void)cls;
-    (void)conn;
     (void)toe;
+    /* a stream's connection may idle again (http_sse.c turned its timeout off) */
+    MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, MCP_HTTP_IDLE_TIMEOUT_S);
     struct http_req *r = *con_cls;
     if (!r)
         return;
@@ -471,29 +472,6 @@ static void mhd_readable(void *cls, int fd, short revents)
     (void)revents;
     struct mcp_http *h = cls;
     MHD_run(h->d);
-}
-
-static int http_timeout(void *cls)
-{
-    struct mcp_http *h = cls;
-    if (h->kick)
-        return 0;
-    int64_t left = h->next_keepalive - nd_time_mono_ms();
-    MHD_UNSIGNED_LONG_LONG t;
-    if (MHD_get_timeout(h->d, &t) == MHD_YES && (int64_t)t < left)
-        left = (int64_t)t;
-    return left < 0 ? 0 : (int)left;
-}
-
-static void http_tick(void *cls)
-{
-    struct mcp_http *h = cls;
-    h->kick = false;
-    MHD_run(h->d); /* resumed connections, MHD's timeouts */
-    if (nd_time_mono_ms() >= h->next_keepalive) {
-        http_sse_keepalive(h);
-        h->next_keepalive = nd_time_mono_ms() + MCP_HTTP_KEEPALIVE_MS;
-    }
 }
 
 /* In a call's child: the sockets are the parent's alone (a connection it closes must
@@ -574,9 +552,13 @@ int mcp_serve_http(struct mcp_server *srv)
     h.loopback = nd_http_addr_is_loopback(h.host);
     h.token = cfg->listen_token;
     h.token_len = h.token ? strlen(h.token) : 0;
-    if (pipe(h.sig) < 0 || start_daemon(&h) < 0) {
+    if (pipe(h.sig) < 0)
+        return -1;
+    if (start_daemon(&h) < 0) {
         fprintf(stderr, "nodus mcp: cannot listen on %s: %s\n", cfg->listen,
                 errno ? strerror(errno) : "address in use or not available");
+        close(h.sig[0]);
+        close(h.sig[1]);
         return -1;
     }
     fcntl(h.sig[0], F_SETFL, O_NONBLOCK);

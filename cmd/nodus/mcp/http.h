@@ -18,7 +18,8 @@
 
 #define MCP_HTTP_PATH "/mcp"
 #define MCP_HTTP_MAX_CONNECTIONS 64u /* open at once: past it MHD refuses */
-#define MCP_HTTP_MAX_SESSIONS 32u    /* past it initialize answers 503 */
+#define MCP_HTTP_MAX_SESSIONS 32u    /* past it initialize ends the least recently used
+                                        idle one, or answers 503 */
 #define MCP_HTTP_IDLE_TIMEOUT_S 60u  /* a connection that sends nothing (not a stream) */
 #define MCP_HTTP_SESSION_IDLE_S 3600 /* a session with no request, stream or call ends */
 #define MCP_HTTP_KEEPALIVE_MS 15000  /* a comment on each stream: finds clients gone */
@@ -75,6 +76,8 @@ struct mcp_http_session *http_session_find(struct mcp_http *h, const char *id);
 void http_session_end(struct mcp_http_session *hs);
 /* Ends the sessions idle past MCP_HTTP_SESSION_IDLE_S (all of them when all). */
 void http_sessions_reap(struct mcp_http *h, bool all);
+/* Ends the least recently used session with no stream and no call: false when none is. */
+bool http_sessions_make_room(struct mcp_http *h);
 
 /* ---- streams (http_sse.c) ---- */
 
@@ -84,7 +87,13 @@ enum MHD_Result http_sse_open(struct mcp_http_session *hs, struct MHD_Connection
                               const json_t *id, json_t *before);
 /* A whole answer as a stream that ends after it (notifications came before it). */
 enum MHD_Result http_sse_answer(struct MHD_Connection *conn, json_t *before, json_t *answer);
-/* A comment on every stream (finds the clients gone) and the sessions' reaping. */
-void http_sse_keepalive(struct mcp_http *h);
+/* Ends the POST streams of hs whose call is gone without an answer (cancelled). */
+void http_sse_settle(struct mcp_http_session *hs);
+
+/* The loop's timer (srv->timeout_ms and srv->tick, cls the transport): runs MHD for its
+ * timeouts and resumed connections, and every MCP_HTTP_KEEPALIVE_MS writes a comment on
+ * every stream (finds the clients gone) and ends the sessions idle too long. */
+int http_timeout(void *cls);
+void http_tick(void *cls);
 
 #endif

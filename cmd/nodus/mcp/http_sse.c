@@ -278,19 +278,46 @@ void http_session_end(struct mcp_http_session *hs)
     free(hs);
 }
 
+static bool session_busy(const struct mcp_http_session *hs)
+{
+    return hs->get || hs->posts || hs->sess.jobs;
+}
+
 void http_sessions_reap(struct mcp_http *h, bool all)
 {
     int64_t now = nd_time_mono_ms();
     for (struct mcp_http_session *hs = h->sessions, *next; hs; hs = next) {
         next = hs->next;
-        bool idle = !hs->get && !hs->posts && !hs->sess.jobs &&
-                    now - hs->used > (int64_t)MCP_HTTP_SESSION_IDLE_S * 1000;
+        bool idle = !session_busy(hs) && now - hs->used > (int64_t)MCP_HTTP_SESSION_IDLE_S * 1000;
         if (all || idle)
             http_session_end(hs);
     }
 }
 
-void http_sse_keepalive(struct mcp_http *h)
+bool http_sessions_make_room(struct mcp_http *h)
+{
+    struct mcp_http_session *oldest = NULL;
+    for (struct mcp_http_session *hs = h->sessions; hs; hs = hs->next)
+        if (!session_busy(hs) && (!oldest || hs->used < oldest->used))
+            oldest = hs;
+    if (!oldest)
+        return false;
+    http_session_end(oldest);
+    return true;
+}
+
+void http_sse_settle(struct mcp_http_session *hs)
+{
+    for (struct mcp_sse *st = hs->posts, *next; st; st = next) {
+        next = st->next;
+        if (!mcp_job_find(hs->h->srv, &hs->sess, st->id)) { /* cancelled: no answer comes */
+            sse_unlink(st);
+            sse_end(st);
+        }
+    }
+}
+
+static void keepalive(struct mcp_http *h)
 {
     for (struct mcp_http_session *hs = h->sessions; hs; hs = hs->next) {
         if (hs->get)
@@ -299,4 +326,29 @@ void http_sse_keepalive(struct mcp_http *h)
             sse_add(st, NULL, "keepalive");
     }
     http_sessions_reap(h, false);
+}
+
+/* ---- the loop's timer: MHD's timeouts, resumed connections, the keepalive ---- */
+
+int http_timeout(void *cls)
+{
+    struct mcp_http *h = cls;
+    if (h->kick)
+        return 0;
+    int64_t left = h->next_keepalive - nd_time_mono_ms();
+    MHD_UNSIGNED_LONG_LONG t;
+    if (MHD_get_timeout(h->d, &t) == MHD_YES && (int64_t)t < left)
+        left = (int64_t)t;
+    return left < 0 ? 0 : (int)left;
+}
+
+void http_tick(void *cls)
+{
+    struct mcp_http *h = cls;
+    h->kick = false;
+    MHD_run(h->d); /* resumed connections, MHD's timeouts */
+    if (nd_time_mono_ms() >= h->next_keepalive) {
+        keepalive(h);
+        h->next_keepalive = nd_time_mono_ms() + MCP_HTTP_KEEPALIVE_MS;
+    }
 }
