@@ -263,10 +263,13 @@ open_session() {
     assert_output --partial "--listen-token is for --listen HOST:PORT"
 }
 
-@test "mcp http: SIGTERM ends it, exit 0" {
+@test "mcp http: SIGTERM ends it, exit 0, with no sanitizer report (under make asan)" {
     local pid
     pid=$(cat "$BATS_FILE_TMPDIR/plain.pid")
     kill -TERM "$pid"
     wait_until test -s "$BATS_FILE_TMPDIR/plain.rc"
     assert_equal "$(cat "$BATS_FILE_TMPDIR/plain.rc")" 0
+    run grep -E "ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error" \
+        "$BATS_FILE_TMPDIR/plain.err"
+    [ "$status" -eq 1 ]
 }

@@ -404,9 +404,10 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
     (void)cls;
-    (void)toe;
-    /* a stream's connection may idle again (http_sse.c turned its timeout off) */
-    MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, MCP_HTTP_IDLE_TIMEOUT_S);
+    /* a stream's connection that stays open may idle again (http_sse.c turned its
+     * timeout off) */
+    if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK)
+        MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, MCP_HTTP_IDLE_TIMEOUT_S);
     struct http_req *r = *con_cls;
     if (!r)
         return;
