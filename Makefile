@@ -15,9 +15,10 @@
 #   make clean
 #
 # Each library's flags come from pkg-config one package at a time, and only when a rule
-# needs them: each object and binary asks only for the libraries it uses (the emulator
-# alone libmicrohttpd, the CLI alone readline, the unit tests alone cmocka). A package
-# pkg-config cannot find stops make with its name and the apt-get line that installs it.
+# needs them: each object and binary asks only for the libraries it uses (the emulator and
+# nodus mcp's HTTP transport libmicrohttpd, the CLI alone readline, the unit tests alone
+# cmocka). A package pkg-config cannot find stops make with its name and the apt-get line
+# that installs it.
 # WERROR=1 (set by make check and make asan, so by CI) turns warnings into errors.
 
 CC       ?= cc
@@ -111,13 +112,16 @@ units: $(UNIT_BINS) $(HOSTILE_SEND)
 test-bins: units fuzz-bins $(KINDS_DOC)
 
 # The library headers each object includes: jansson everywhere pkg/ is included, libyaml
-# in pkg/yaml, curl in pkg/client, libmicrohttpd in the emulator (and bench/ceiling),
-# cmocka in the unit tests. A link line asks only for the libraries of its binary.
+# in pkg/yaml, curl in pkg/client, libmicrohttpd in the emulator and nodus mcp's HTTP
+# transport (and bench/ceiling), cmocka in the unit tests. A link line asks only for the
+# libraries of its binary.
 JANSSON_USERS := pkg cmd emulator tests/unit tests/fuzz
 $(JANSSON_USERS:%=$(BUILD)/%/%.o) $(BUILD)/bench/seed.o: PC_CFLAGS += $(JANSSON_CFLAGS)
 $(BUILD)/pkg/yaml/%.o: PC_CFLAGS += $(YAML_CFLAGS)
 $(BUILD)/pkg/client/%.o: PC_CFLAGS += $(CURL_CFLAGS)
 $(BUILD)/emulator/%.o $(BUILD)/bench/ceiling.o: PC_CFLAGS += $(MHD_CFLAGS)
+# nodus mcp --listen (cmd/nodus/mcp/http*.c): libmicrohttpd driven from the verb's loop
+$(BUILD)/cmd/nodus/mcp/http%.o: PC_CFLAGS += $(MHD_CFLAGS)
 $(BUILD)/tests/unit/%.o: PC_CFLAGS += $(CMOCKA_CFLAGS)
 
 # The layers, one direction of includes and of calls: pkg/ (-Ipkg, and build/gen) under
@@ -178,7 +182,7 @@ $(LIBNODUS): $(LIB_OBJS)
 $(BIN)/nodus: $(NODUS_OBJS) $(LIBNODUS)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(NODUS_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(PC_LIBS) $(RL_LIBS) $(WSLAY_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(NODUS_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(MHD_LIBS) $(PC_LIBS) $(RL_LIBS) $(WSLAY_LIBS)
 
 $(BIN)/nodus-emulator: $(EMU_OBJS) $(LIBNODUS)
 	@mkdir -p $(@D)
@@ -267,7 +271,7 @@ $(BUILD)/tests/unit/nodus_main.o: $(BUILD)/cmd/nodus/main.o
 	$(Q)objcopy --redefine-sym main=nodus_main $< $@
 $(UNIT_FLAGS_BIN): $(BUILD)/tests/unit/test_flags.o $(UNIT_FLAGS_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_FLAGS_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS) $(RL_LIBS) $(WSLAY_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_FLAGS_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(MHD_LIBS) $(PC_LIBS) $(RL_LIBS) $(WSLAY_LIBS)
 
 # Two servers in one process share no state (api/, sim/, http/): the emulator's library
 UNIT_SERVER_BIN := $(BUILD)/tests/unit/test_server_state

@@ -32,7 +32,7 @@ _nodus_flags()
     get) echo '--output -o --selector -l --field-selector --watch -w --watch-only --output-watch-events --sort-by --show-labels --label-columns -L --no-headers --chunk-size --show-kind --ignore-not-found --raw --show-managed-fields' ;;
     invoke) echo '--data -d --filename -f --content-type' ;;
     logs) echo '--follow -f --tail --since --since-time --timestamps --limit-bytes --selector -l --prefix --max-log-requests' ;;
-    mcp) echo '--read-only --disable-destructive --allow-exec --projects --max-cost --audit-file --max-output' ;;
+    mcp) echo '--read-only --disable-destructive --allow-exec --projects --max-cost --audit-file --max-output --listen --listen-token' ;;
     patch) echo '--patch -p --patch-file --type --dry-run --output -o --validate' ;;
     replace) echo '--filename -f --recursive -R --dry-run --output -o --validate' ;;
     run) echo '--image --gpu --max-cost --max-duration --env -e --volume --labels -l --annotations --sim-duration --dry-run --detach -d --output -o' ;;
@@ -198,6 +198,8 @@ _nodus_flag_value()
         --max-cost) _nodus_hint='none'; return 0 ;;
         --audit-file) _nodus_hint='files'; return 0 ;;
         --max-output) _nodus_hint='none'; return 0 ;;
+        --listen) _nodus_hint='none'; return 0 ;;
+        --listen-token) _nodus_hint='none'; return 0 ;;
         --read-only|--disable-destructive|--allow-exec) return 1 ;;
         esac ;;
     patch)

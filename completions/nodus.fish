@@ -136,7 +136,7 @@ function __nodus_flag_value --argument-names verb flag
         end
     case mcp
         switch $flag
-        case --projects --max-cost --audit-file --max-output
+        case --projects --max-cost --audit-file --max-output --listen --listen-token
             return 0
         case --read-only --disable-destructive --allow-exec
             return 1
@@ -278,7 +278,7 @@ complete -c nodus -n __nodus_needs_verb -a get -d 'Display one or many objects'
 complete -c nodus -n __nodus_needs_verb -a invoke -d 'Call a Function with a request body and print its answer'
 complete -c nodus -n __nodus_needs_verb -a label -d 'Set or remove labels of objects'
 complete -c nodus -n __nodus_needs_verb -a logs -d 'Print the log of a Job, Sandbox, Function or PoolAction'
-complete -c nodus -n __nodus_needs_verb -a mcp -d 'Serve the API as tools for coding agents (Model Context Protocol, on stdio)'
+complete -c nodus -n __nodus_needs_verb -a mcp -d 'Serve the API as tools for coding agents (Model Context Protocol, on stdio or HTTP)'
 complete -c nodus -n __nodus_needs_verb -a patch -d 'Change an object with a merge patch or a JSON patch'
 complete -c nodus -n __nodus_needs_verb -a reject -d 'Reject PoolActions that wait for a decision (spec.decision: Rejected)'
 complete -c nodus -n __nodus_needs_verb -a replace -d 'Replace objects with their manifests'
@@ -432,6 +432,8 @@ complete -c nodus -n '__nodus_using mcp' -l projects -x -a '(__nodus_complete)' 
 complete -c nodus -n '__nodus_using mcp' -l max-cost -x -d 'refuse to launch work whose expected cost is above USD'
 complete -c nodus -n '__nodus_using mcp' -l audit-file -r -F -d 'append one audit line per mutating call to FILE (default: stderr)'
 complete -c nodus -n '__nodus_using mcp' -l max-output -x -d 'cut a tool\'s text answer past BYTES (default 65536)'
+complete -c nodus -n '__nodus_using mcp' -l listen -x -d 'serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio (port 0: a free one)'
+complete -c nodus -n '__nodus_using mcp' -l listen-token -x -d 'the bearer token every HTTP request must carry (default: NODUS_MCP_TOKEN; required off loopback)'
 complete -c nodus -n '__nodus_using patch' -s p -l patch -x -d 'the patch, as JSON or YAML'
 complete -c nodus -n '__nodus_using patch' -l patch-file -r -F -d 'read the patch from a file'
 complete -c nodus -n '__nodus_using patch' -l type -x -a 'merge json strategic' -d 'merge (default), json, or strategic (projects only)'

@@ -151,15 +151,17 @@ const struct nd_command nd_commands[] = {
      "  nodus logs train-a\n  nodus logs -f job/train-a\n  nodus logs sandbox/dev --tail=20 "
      "--timestamps\n  nodus logs job/train-a --since=10m"},
     {"mcp", cmd_mcp, cmd_mcp_flags, "Nodus commands",
-     "Serve the API as tools for coding agents (Model Context Protocol, on stdio)",
+     "Serve the API as tools for coding agents (Model Context Protocol, on stdio or HTTP)",
      "mcp [--read-only] [--disable-destructive] [--allow-exec] [--projects P,...] "
-     "[--max-cost USD] [--audit-file FILE]",
+     "[--max-cost USD] [--audit-file FILE] [--listen HOST:PORT [--listen-token TOKEN]]",
      NULL,
      "Register it with an MCP host as a stdio server whose command is `nodus mcp` (see\n"
      "docs/mcp.md). It uses the current context, or --context, -n, NODUS_SERVER and\n"
-     "NODUS_TOKEN, as every verb does.\n\n"
+     "NODUS_TOKEN, as every verb does. With --listen it serves Streamable HTTP at\n"
+     "http://HOST:PORT/mcp instead; off loopback it needs a token (NODUS_MCP_TOKEN).\n\n"
      "Examples:\n  nodus mcp\n  nodus mcp --read-only --projects team-a\n"
-     "  nodus mcp --max-cost 50 --audit-file ~/.nodus/mcp-audit.log"},
+     "  nodus mcp --max-cost 50 --audit-file ~/.nodus/mcp-audit.log\n"
+     "  nodus mcp --listen 127.0.0.1:8808"},
     {"patch", cmd_patch, cmd_patch_flags, "Deploy and change",
      "Change an object with a merge patch or a JSON patch",
      "patch KIND NAME -p PATCH [--type merge|json|strategic]", "kinds names",

@@ -15,6 +15,7 @@
 #include "json/json.h"
 #include "protobuf.h"
 #include "route.h"
+#include "util/header.h"
 #include "util/xmalloc.h"
 #include "yaml/yaml.h"
 
@@ -179,14 +180,6 @@ out:
 
 /* Equal, by length and bytes, in a time that depends on alen only (not on where they
  * differ, nor on which token of the file is compared). */
-static bool same_secret(const char *a, size_t alen, const char *b, size_t blen)
-{
-    unsigned char diff = alen != blen;
-    for (size_t i = 0; i < alen; i++)
-        diff |= (unsigned char)a[i] ^ (unsigned char)b[i < blen ? i : 0];
-    return blen && !diff;
-}
-
 static bool in_list(const json_t *arr, const char *s)
 {
     size_t i;
@@ -221,7 +214,7 @@ static void identify(const struct em_server *srv, const struct em_req *req,
     /* every token is compared, to the end: no early exit to time */
     json_object_foreach(srv->tokens, tok, v) {
         size_t n = json_object_iter_key_len(json_object_key_to_iter(tok));
-        if (same_secret(given, len, tok, n)) {
+        if (nd_http_secret_equal(given, len, tok, n)) {
             entry = v;
             token = tok;
         }

@@ -11,6 +11,7 @@
 #include "errors.h"
 #include "route.h"
 #include "server.h"
+#include "util/header.h"
 #include "util/xmalloc.h"
 
 /* ---- rate limit: a token bucket per client address ---- */
@@ -101,7 +102,7 @@ static int take_token(struct em_frontdoor *fd, const char *addr)
 
 static bool is_loopback(const struct em_server *srv)
 {
-    return strncmp(srv->opt.listen_addr, "127.", 4) == 0;
+    return nd_http_addr_is_loopback(srv->opt.listen_addr);
 }
 
 static unsigned our_port(const struct em_server *srv)
@@ -118,24 +119,12 @@ static void refuse(struct em_server *srv, const struct em_req *req, struct em_re
     nd_status_release(&st);
 }
 
-/* The host part of a Host header value: "name", "name:port", "[v6]" or "[v6]:port". */
-static char *host_name(const char *host)
-{
-    if (host[0] == '[') {
-        const char *end = strchr(host, ']');
-        return end ? nd_xstrndup(host, (size_t)(end - host) + 1) : nd_xstrdup(host);
-    }
-    const char *colon = strchr(host, ':');
-    return colon ? nd_xstrndup(host, (size_t)(colon - host)) : nd_xstrdup(host);
-}
-
 static bool host_allowed(const struct em_server *srv, const char *host)
 {
-    if (!host || !*host) /* HTTP/1.0 sends none */
+    if (nd_http_host_is_local(host, srv->opt.listen_addr))
         return true;
-    char *name = host_name(host);
-    bool ok = strcasecmp(name, "127.0.0.1") == 0 || strcasecmp(name, "localhost") == 0 ||
-              strcmp(name, "[::1]") == 0 || strcmp(name, srv->opt.listen_addr) == 0;
+    char *name = nd_http_host_name(host);
+    bool ok = false;
     for (size_t i = 0; !ok && i < srv->opt.front.n_allow_hosts; i++)
         ok = strcasecmp(name, srv->opt.front.allow_hosts[i]) == 0;
     free(name);
@@ -146,23 +135,8 @@ static bool host_allowed(const struct em_server *srv, const char *host)
  * (and the Host header the request came with, already checked on loopback). */
 static bool own_origin(const struct em_server *srv, const struct em_req *req, const char *origin)
 {
-    const char *rest = strncasecmp(origin, "http://", 7) == 0    ? origin + 7
-                       : strncasecmp(origin, "https://", 8) == 0 ? origin + 8
-                                                                 : NULL;
-    if (!rest)
-        return false;
-    const char *host = em_req_header(req, "host");
-    if (host && *host && strcasecmp(rest, host) == 0)
-        return true;
-    const char *names[] = {srv->opt.listen_addr, "127.0.0.1", "localhost", "[::1]"};
-    size_t n = is_loopback(srv) ? 4 : 1;
-    bool ok = false;
-    for (size_t i = 0; i < n && !ok; i++) {
-        char *want = nd_xasprintf("%s:%u", names[i], our_port(srv));
-        ok = strcasecmp(rest, want) == 0;
-        free(want);
-    }
-    return ok;
+    return nd_http_origin_is_own(origin, em_req_header(req, "host"), srv->opt.listen_addr,
+                                 our_port(srv));
 }
 
 static bool flag_origin(const struct em_server *srv, const char *origin)

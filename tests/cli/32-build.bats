@@ -75,8 +75,10 @@ asked() { sort -u "$PC_LOG"; }
     run -0 asked
     assert_output "--cflags jansson
 --cflags libcurl
+--cflags libmicrohttpd
 --cflags yaml-0.1
 --libs jansson
+--libs libmicrohttpd
 --libs readline
 --libs yaml-0.1"
     : >"$PC_LOG"

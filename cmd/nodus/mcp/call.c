@@ -310,7 +310,9 @@ static void job_send(struct mcp_job *j, json_t *msg)
         json_decref(msg);
         return;
     }
+    j->sess->related = j->id;
     j->sess->send(j->sess, msg);
+    j->sess->related = NULL;
 }
 
 static void job_audit(struct mcp_job *j, const json_t *result)
@@ -444,6 +446,8 @@ static void child_close_parent_fds(struct mcp_server *srv, int keep)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     signal(SIGPIPE, SIG_IGN);
+    if (srv->at_fork)
+        srv->at_fork(srv->tick_cls);
     for (size_t i = 0; i < srv->nwatches; i++)
         if (srv->watches[i].fd != keep && srv->watches[i].fd > STDERR_FILENO)
             close(srv->watches[i].fd);

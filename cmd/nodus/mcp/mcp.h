@@ -138,6 +138,8 @@ struct mcp_session {
     char id[48];         /* Mcp-Session-Id (HTTP) */
     int jobs;            /* calls and subscriptions running for it */
     bool closing;        /* its client went away: answer nothing more */
+    const json_t *related; /* while a call's message is sent: the request it belongs to
+                              (HTTP sends it on that request's stream); NULL: none */
 };
 
 enum mcp_level { MCP_DEBUG, MCP_INFO, MCP_NOTICE, MCP_WARNING, MCP_ERROR, MCP_CRITICAL,
@@ -169,6 +171,8 @@ struct mcp_server {
     int (*timeout_ms)(void *cls);
     void (*tick)(void *cls);
     void *tick_cls;
+    /* in a call's child, right after the fork: closes the transport's sockets (HTTP) */
+    void (*at_fork)(void *cls);
 };
 
 void mcp_server_init(struct mcp_server *srv, struct nd_ctx *ctx, const struct mcp_config *cfg);
@@ -195,6 +199,8 @@ void mcp_session_log(struct mcp_session *s, int level, const char *logger, const
 int mcp_serve_stdio(struct mcp_server *srv);
 /* Serves Streamable HTTP on cfg->listen until interrupted (http.c). */
 int mcp_serve_http(struct mcp_server *srv);
+/* Checks cfg->listen (HOST:PORT) and the token it needs: NULL, or why not (in buf). */
+const char *mcp_http_config_check(const struct mcp_config *cfg, char *buf, size_t cap);
 
 /* ---- calls (call.c) ---- */
 

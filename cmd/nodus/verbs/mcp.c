@@ -1,8 +1,10 @@
-/* mcp: serve the API as tools for coding agents (the Model Context Protocol), on stdio.
+/* mcp: serve the API as tools for coding agents (the Model Context Protocol), on stdio or
+ * (--listen) over Streamable HTTP.
  * The server itself is cmd/nodus/mcp/ (mcp.h says which file holds what). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -26,6 +28,10 @@ const struct nd_flag cmd_mcp_flags[] = {
      "(default: stderr)", "files", TO(audit_file)},
     {"max-output", 0, ND_INT, "BYTES", "cut a tool's text answer past BYTES (default 65536)",
      NULL, TO(max_output)},
+    {"listen", 0, ND_STRING, "HOST:PORT", "serve Streamable HTTP at http://HOST:PORT/mcp "
+     "instead of stdio (port 0: a free one)", NULL, TO(listen)},
+    {"listen-token", 0, ND_STRING, "TOKEN", "the bearer token every HTTP request must carry "
+     "(default: NODUS_MCP_TOKEN; required off loopback)", NULL, TO(listen_token)},
     ND_FLAGS_END(struct mcp_config),
 };
 
@@ -40,6 +46,24 @@ static int open_audit(struct nd_ctx *ctx, struct mcp_server *srv, const char *pa
     }
     srv->audit = f;
     return 0;
+}
+
+/* --listen and its token (--listen-token, else NODUS_MCP_TOKEN). */
+static int check_listen(struct nd_ctx *ctx, struct mcp_config *cfg)
+{
+    if (!cfg->listen) {
+        if (cfg->listen_token)
+            return nd_cli_usage(ctx, "--listen-token is for --listen HOST:PORT (stdio needs "
+                                     "no token)");
+        return 0;
+    }
+    if (!cfg->listen_token) {
+        const char *env = getenv("NODUS_MCP_TOKEN");
+        cfg->listen_token = env && *env ? env : NULL;
+    }
+    char why[512];
+    const char *bad = mcp_http_config_check(cfg, why, sizeof why);
+    return bad ? nd_cli_usage(ctx, "%s", bad) : 0;
 }
 
 int cmd_mcp(int argc, char **argv, struct nd_ctx *ctx)
@@ -62,6 +86,8 @@ int cmd_mcp(int argc, char **argv, struct nd_ctx *ctx)
         rc = nd_cli_usage(ctx, "--max-output must be at least 1024 bytes");
         goto out;
     }
+    if ((rc = check_listen(ctx, &cfg)) != 0)
+        goto out;
     struct mcp_server srv;
     mcp_server_init(&srv, ctx, &cfg);
     if (cfg.audit_file && (rc = open_audit(ctx, &srv, cfg.audit_file)) != 0) {
@@ -77,7 +103,7 @@ int cmd_mcp(int argc, char **argv, struct nd_ctx *ctx)
         nd_buf_release(&b);
         nd_status_release(&st);
     }
-    rc = mcp_serve_stdio(&srv) < 0 ? 1 : 0;
+    rc = (cfg.listen ? mcp_serve_http(&srv) : mcp_serve_stdio(&srv)) < 0 ? 1 : 0;
     mcp_server_release(&srv);
 out:
     nd_status_release(&st);
