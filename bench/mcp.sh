@@ -5,12 +5,23 @@
 # on, holding N Jobs created through the API in project mcp-list; applies and deletes go
 # to project mcp-write. Appends rows to RES.
 #
+# Alone (make bench-mcp: RES unset) it makes its own WORK and RES and rewrites only the
+# section "nodus mcp vs kubernetes-mcp-server" of $BENCH_OUT/benchmarks.md (default docs).
+#
 # Environment: BIN (nodus, nodus-emulator), WORK (scratch), RES (results.tsv),
 # MCP_REPS (repetitions, default 30), MCP_STARTS (server starts, default 3), MCP_N (100),
 # MCP_LOG (a file: keep the emulator's request log there, to see what each call asks).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-: "${BIN:?}" "${WORK:?}" "${RES:?}" "${MCP_REPS:=30}" "${MCP_STARTS:=3}" "${MCP_N:=100}"
+ALONE=0
+if [ -z "${RES:-}" ]; then
+    ALONE=1
+    BIN=$(cd "${BIN:-${ND_BIN:-bin}}" && pwd)
+    WORK=$(mktemp -d "${TMPDIR:-/tmp}/nodus-bench-mcp.XXXXXX")
+    RES=$WORK/results.tsv
+    : >"$RES"
+fi
+: "${BIN:?}" "${WORK:?}" "${MCP_REPS:=30}" "${MCP_STARTS:=3}" "${MCP_N:=100}"
 say() { printf 'bench: %s\n' "$*" >&2; }
 rec() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$RES"; }
 
@@ -31,7 +42,11 @@ rm -rf "$S" "$S.port"
 EMU=""
 LOGARGS=(--quiet)
 [ -z "${MCP_LOG:-}" ] || LOGARGS=(--log-format json)
-trap '[ -z "$EMU" ] || { kill "$EMU" 2>/dev/null; wait "$EMU" 2>/dev/null; }' EXIT
+cleanup() {
+    [ -z "$EMU" ] || { kill "$EMU" 2>/dev/null; wait "$EMU" 2>/dev/null; }
+    [ "$ALONE" = 0 ] || rm -rf "$WORK"
+}
+trap cleanup EXIT
 "$BIN/nodus-emulator" --state "$S" --listen 127.0.0.1:0 --port-file "$S.port" \
     --fsync never "${LOGARGS[@]}" >/dev/null \
     2>"${MCP_LOG:-$WORK/mcp-emulator.err}" &
@@ -75,10 +90,21 @@ HOME=$H KUBECONFIG=$KC "$BIN/nodus" create -n mcp-list -f "$WORK/mcp-jobs.json" 
 
 rec mcp-version peer - - - version "$("$PEER" --version 2>/dev/null | head -n 1)"
 rec mcp-version nodus - - - version "$("$BIN/nodus" version --client 2>/dev/null | head -n 1 || true)"
+rec mcp-load before - - - loadavg "$(cut -d ' ' -f 1 /proc/loadavg)"
 BENCH_HOME=$H node bench/mcp/driver.mjs --nodus "$BIN/nodus" --peer "$PEER" --kubeconfig "$KC" \
     --server "$SERVER" --sdk "$SDK" --n "$MCP_N" --reps "$MCP_REPS" --starts "$MCP_STARTS" \
-    --out "$WORK/mcp.tsv"
+    --clk-tck "$(getconf CLK_TCK)" --out "$WORK/mcp.tsv"
+rec mcp-load after - - - loadavg "$(cut -d ' ' -f 1 /proc/loadavg)"
 cat "$WORK/mcp.tsv" >>"$RES"
 kill "$EMU"
 wait "$EMU" 2>/dev/null || true
 EMU=""
+
+if [ "$ALONE" = 1 ]; then
+    OUT=${BENCH_OUT:-docs}
+    mkdir -p "$OUT"
+    python3 bench/mcp/section.py "$RES" --splice "$OUT/benchmarks.md" \
+        --commit "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet HEAD -- cmd pkg 2>/dev/null || echo '+changes')" \
+        --machine "$(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)"
+    say "done: the section \"nodus mcp vs kubernetes-mcp-server\" of $OUT/benchmarks.md"
+fi

@@ -22,11 +22,11 @@
 //        [--sdk DIR] [--n 100] [--reps 30] [--starts 3] [--pace-ms 1200] [--burst 20]
 //        [--list-project P] [--write-project P]
 import http from 'node:http';
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { countNames, findEtag, quantile, row, sampleRows, textBytes } from './lib.mjs';
+import { countNames, findEtag, quantile, row, sampleRows, statCpuTicks, textBytes } from './lib.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const opt = {
@@ -35,6 +35,7 @@ const opt = {
     reps: 30,
     starts: 3,
     'pace-ms': 1200,
+    'clk-tck': 100,
     burst: 20,
     'list-project': 'mcp-list',
     'write-project': 'mcp-write',
@@ -65,6 +66,8 @@ const out = (s) => appendFileSync(opt.out, s);
 const sdkFile = (p) => pathToFileURL(join(opt.sdk, '@modelcontextprotocol/sdk/dist/esm/client', p)).href;
 const { Client } = await import(sdkFile('index.js'));
 const { StdioClientTransport } = await import(sdkFile('stdio.js'));
+const { ListToolsResultSchema } = await import(
+    pathToFileURL(join(opt.sdk, '@modelcontextprotocol/sdk/dist/esm/types.js')).href);
 
 const JOB_SPEC = {
     image: 'nodus/pytorch:2.8-cuda12.8',
@@ -122,8 +125,14 @@ class Server {
         this.transport.stderr?.on('data', (c) => (this.stderr = (this.stderr + c).slice(-4000)));
         this.client = new Client({ name: 'nodus-bench', version: '1' });
         await this.client.connect(this.transport);
-        const tools = await this.client.listTools();
+        // tools/list as it comes (start), then as the SDK takes it: it compiles a validator
+        // for each tool's outputSchema (the client's work, which the server's schemas size)
+        const raw = await this.client.request({ method: 'tools/list' }, ListToolsResultSchema);
         const ms = performance.now() - t0;
+        const t1 = performance.now();
+        const tools = await this.client.listTools();
+        this.sdkToolsMs = performance.now() - t1;
+        this.toolsBytes = Buffer.byteLength(JSON.stringify(raw));
         this.tools = new Set(tools.tools.map((t) => t.name));
         // the server's stdout, counted before the transport parses it
         this.bytes = 0;
@@ -142,7 +151,25 @@ class Server {
         return ms;
     }
 
-    async call(name, args) {
+    // CPU: the ticks used since the last call are that call's (the pause between calls
+    // lets a forked child be reaped); label: where they go, or null (not recorded)
+    settle(label) {
+        let now = null;
+        try {
+            now = statCpuTicks(readFileSync(`/proc/${this.transport._process.pid}/stat`, 'utf8'));
+        } catch {
+            return;
+        }
+        if (this.cpuLabel && this.cpuAt !== undefined) {
+            cpu[this.label] ??= {};
+            cpu[this.label][this.cpuLabel] = (cpu[this.label][this.cpuLabel] ?? 0) + now - this.cpuAt;
+        }
+        this.cpuAt = now;
+        this.cpuLabel = label;
+    }
+
+    async call(name, args, label = null) {
+        this.settle(label);
         this.sent = this.got = null;
         const t0 = performance.now();
         let result;
@@ -189,6 +216,7 @@ const errors = {};
 const firstError = {};
 const listNames = {};
 const notes = {};
+const cpu = {}; // cpu[server][task]: clock ticks over the recorded calls
 const addSample = (srv, task, s) => ((samples[srv] ??= {})[task] ??= []).push(s);
 function check(srv, task, r) {
     if (!r.result.isError) return true;
@@ -217,7 +245,7 @@ const peerArgs = {
 const writeName = (srv, rep) => `mcp-${srv[0]}-${rep < 0 ? 'w' : rep}`;
 
 async function nodusApply(name, record) {
-    const review = await nodus.call('apply', { manifest: manifest(name), project: WP });
+    const review = await nodus.call('apply', { manifest: manifest(name), project: WP }, record ? 'apply-review' : null);
     if (!check('nodus', 'apply', review)) return;
     const etag = findEtag(review.result);
     if (!etag) {
@@ -225,7 +253,8 @@ async function nodusApply(name, record) {
         if (record) addSample('nodus', 'apply', review);
         return;
     }
-    const launch = await nodus.call('apply', { manifest: manifest(name), project: WP, etag });
+    const launch = await nodus.call('apply', { manifest: manifest(name), project: WP, etag },
+        record ? 'apply-launch' : null);
     if (!check('nodus', 'apply', launch)) return;
     if (!record) return;
     addSample('nodus', 'apply-review', review);
@@ -262,7 +291,7 @@ async function runTask(srv, task, rep, record) {
     if (srv === 'nodus' && task === 'apply') return nodusApply(writeName(srv, rep), record);
     const name = task === 'get' ? pick() : writeName(srv, rep);
     const args = srv === 'nodus' ? nodusArgs[task](name) : peerArgs[task](name);
-    const r = await S.call(NEEDS[srv][task][0], args);
+    const r = await S.call(NEEDS[srv][task][0], args, record ? task : null);
     if (!check(srv, task, r)) return;
     if (task === 'list') {
         const k = countNames(r.result, /bench-\d{3}/g);
@@ -274,11 +303,13 @@ async function runTask(srv, task, rep, record) {
 // ---- the run -------------------------------------------------------------------------
 writeFileSync(opt.out, '');
 const starts = { nodus: [], peer: [] };
+const sdkTools = { nodus: [], peer: [] };
 for (let i = 0; i < Number(opt.starts); i++) {
     for (const S of i % 2 ? [peer, nodus] : [nodus, peer]) {
         if (i) await S.close();
         try {
             starts[S.label].push(await S.start());
+            sdkTools[S.label].push(S.sdkToolsMs);
         } catch (e) {
             say(`${S.label} did not start: ${e.message}; its stderr:\n${S.stderr}`);
             process.exit(1);
@@ -298,6 +329,9 @@ for (const srv of ['nodus', 'peer']) {
     const st = starts[srv];
     out(row(srv, N, 'start', 'p50_ms', quantile(st, 0.5).toFixed(3)));
     out(row(srv, N, 'start', 'calls', st.length));
+    out(row(srv, N, 'sdk-tools', 'p50_ms', quantile(sdkTools[srv], 0.5).toFixed(3)));
+    out(row(srv, N, 'tools', 'result_bytes', S.toolsBytes));
+    out(row(srv, N, 'tools', 'count', S.tools.size));
 }
 say(`${REPS} repetitions of ${TASKS.join(', ')} (after one not recorded), servers taking turns`);
 const sleep = (ms) => new Promise((ok) => setTimeout(ok, Math.max(0, ms)));
@@ -313,6 +347,7 @@ for (let rep = -1; rep < REPS; rep++) {
     await sleep(PACE - (performance.now() - t0));
 }
 // back to back: BURST gets in a row per server, the last half recorded
+for (const S of [nodus, peer]) S.settle(null);
 for (const S of [nodus, peer]) {
     const tool = NEEDS[S.label].get[0];
     if (!S.tools.has(tool)) continue;
@@ -321,6 +356,16 @@ for (const S of [nodus, peer]) {
         const name = listName((i * 7) % N);
         const r = await S.call(tool, S === nodus ? nodusArgs.get(name) : peerArgs.get(name));
         if (check(S.label, 'get-burst', r) && i >= BURST / 2) addSample(S.label, 'get-burst', r);
+    }
+}
+// CPU per call, in ms (apply as a task: its two calls)
+const TICK = 1000 / Number(opt['clk-tck']);
+if (cpu.nodus?.['apply-review'] !== undefined)
+    cpu.nodus.apply = cpu.nodus['apply-review'] + (cpu.nodus['apply-launch'] ?? 0);
+for (const srv of ['nodus', 'peer']) {
+    for (const [task, ticks] of Object.entries(cpu[srv] ?? {})) {
+        const calls = samples[srv]?.[task]?.length;
+        if (calls) out(row(srv, N, task, 'cpu_ms', ((ticks * TICK) / calls).toFixed(2)));
     }
 }
 for (const srv of ['nodus', 'peer', 'http']) {

@@ -60,6 +60,13 @@ export function quantile(xs, q) {
     return s[lo] + (s[hi] - s[lo]) * (pos - lo);
 }
 
+// The CPU a process used, with its reaped children (nodus mcp's calls run in forked
+// children): utime + stime + cutime + cstime of /proc/PID/stat, in clock ticks.
+export function statCpuTicks(stat) {
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return [11, 12, 13, 14].reduce((n, i) => n + Number(f[i]), 0);
+}
+
 // One row of bench/run.sh's results.tsv: section, server, N, connections, mode, metric,
 // value (tabs and newlines in the value become spaces).
 export function row(server, n, task, metric, value) {

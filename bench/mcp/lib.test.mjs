@@ -2,7 +2,7 @@
 // runs it before it measures).
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { countNames, findEtag, quantile, row, sampleRows, textBytes } from './lib.mjs';
+import { countNames, findEtag, quantile, row, sampleRows, statCpuTicks, textBytes } from './lib.mjs';
 
 const text = (...ts) => ({ content: ts.map((t) => ({ type: 'text', text: t })) });
 
@@ -49,4 +49,9 @@ test('rows: seven tab-separated fields, medians of the samples', () => {
         calls: '3', errors: '1', p50_ms: '2.000', p90_ms: '2.800', sdk_p50_ms: '3.000',
         wire_bytes: '20', result_bytes: '18', text_bytes: '2',
     });
+});
+
+test('statCpuTicks adds utime, stime, cutime and cstime (a name with spaces and parens)', () => {
+    const stat = '4242 (nodus (mcp) x) S 1 4242 4242 0 -1 4194560 500 0 0 0 7 3 20 11 20 0 1 0 100 1000 200';
+    assert.equal(statCpuTicks(stat), 41);
 });
