@@ -256,6 +256,12 @@ async function nodusApply(name, record) {
     const launch = await nodus.call('apply', { manifest: manifest(name), project: WP, etag },
         record ? 'apply-launch' : null);
     if (!check('nodus', 'apply', launch)) return;
+    if (launch.result.structuredContent?.reviewOnly === true) {
+        // the ETag did not launch it: count it as a failed task, with what it said
+        check('nodus', 'apply', { result: { isError: true, content: [{ type: 'text',
+            text: `the launch with the review's ETag was another review: ${launch.result.content?.[0]?.text}` }] } });
+        return;
+    }
     if (!record) return;
     addSample('nodus', 'apply-review', review);
     addSample('nodus', 'apply-launch', launch);
