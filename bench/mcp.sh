@@ -90,6 +90,7 @@ HOME=$H KUBECONFIG=$KC "$BIN/nodus" create -n mcp-list -f "$WORK/mcp-jobs.json" 
 
 rec mcp-version peer - - - version "$("$PEER" --version 2>/dev/null | head -n 1)"
 rec mcp-version nodus - - - version "$("$BIN/nodus" version --client 2>/dev/null | head -n 1 || true)"
+rec mcp-date run - - - date "$(date -u '+%Y-%m-%d %H:%M UTC')"
 rec mcp-load before - - - loadavg "$(cut -d ' ' -f 1 /proc/loadavg)"
 BENCH_HOME=$H node bench/mcp/driver.mjs --nodus "$BIN/nodus" --peer "$PEER" --kubeconfig "$KC" \
     --server "$SERVER" --sdk "$SDK" --n "$MCP_N" --reps "$MCP_REPS" --starts "$MCP_STARTS" \

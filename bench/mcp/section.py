@@ -89,6 +89,7 @@ def render(R, misses, when=None, machine=None, commit=None):
     w("")
     load = [next((v[-1] for k, v in R.items() if k[:2] == ("mcp-load", x)), "?") for x in ("before", "after")]
     run = f"{reps} repetitions; load average {load[0]} before, {load[1]} after"
+    when = next((v[-1] for k, v in R.items() if k[:2] == ("mcp-date", "run")), when)
     if when or machine or commit:
         run = f"{when or '?'}; commit `{commit or '?'}`; {run}{'; ' + machine if machine else ''}"
     w(f"This section's run: {run}.")
