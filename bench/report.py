@@ -393,6 +393,7 @@ w("")
 # ---------------------------------------------------------------- MCP (bench/mcp/section.py)
 import importlib.util
 
+sys.dont_write_bytecode = True  # no __pycache__ left in bench/mcp/
 _spec = importlib.util.spec_from_file_location(
     "mcp_section", os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp", "section.py"))
 mcp_section = importlib.util.module_from_spec(_spec)
