@@ -103,7 +103,7 @@ HOSTILE_SEND := $(BUILD)/tests/hostile/send
 KINDS_DOC := $(BUILD)/scripts/kinds-doc
 LIBNODUS  := $(BUILD)/libnodus.a
 
-.PHONY: all check check-run asan demo bench bench-tools install clean deps client-deps units \
+.PHONY: all check check-run asan demo bench bench-mcp bench-tools install clean deps client-deps units \
     test-bins completions conformance install-bats docs-kinds
 .DEFAULT_GOAL := all
 
@@ -373,8 +373,14 @@ bench/node_modules/.package-lock.json: bench/package.json
 
 bench:
 	@scripts/install-deps.sh bench
-	@$(MAKE) --no-print-directory all bench-tools bench/node_modules/.package-lock.json
+	@$(MAKE) --no-print-directory all bench-tools bench/node_modules/.package-lock.json client-deps
 	@ND_BUILD=$(BUILD) ND_BIN=$(BIN) bench/run.sh
+
+# one section alone: nodus mcp vs kubernetes-mcp-server (bench/mcp.sh rewrites only it)
+bench-mcp:
+	@scripts/install-deps.sh bench
+	@$(MAKE) --no-print-directory all bench/node_modules/.package-lock.json client-deps
+	@ND_BIN=$(BIN) bench/mcp.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \

@@ -390,6 +390,16 @@ for n in Ns("cli", "nodus"):
           f"{fnum(nr / 1024 if nr else None)} | {fnum(kr / 1024 if kr else None)} | {fnum(mr)} | {verdict(ok)} |")
 w("")
 
+# ---------------------------------------------------------------- MCP (bench/mcp/section.py)
+import importlib.util
+
+sys.dont_write_bytecode = True  # no __pycache__ left in bench/mcp/
+_spec = importlib.util.spec_from_file_location(
+    "mcp_section", os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp", "section.py"))
+mcp_section = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(mcp_section)
+md += mcp_section.render(R, misses)
+
 # ---------------------------------------------------------------- plots
 plots = os.path.join(a.out, "bench")
 os.makedirs(plots, exist_ok=True)

@@ -1,7 +1,8 @@
 #!/bin/bash
 # make bench: the emulator's storage and HTTP rows of issue 10 (GET, LIST, creates per
 # --fsync mode, start to ready, memory, watch fan-out, acked creates lost to kill -9), the
-# same load against json-server, and the CLI rows (nodus vs kubectl). Every emulator figure
+# same load against json-server, the CLI rows (nodus vs kubectl) and the MCP rows (nodus mcp
+# vs kubernetes-mcp-server, bench/mcp.sh; alone: make bench-mcp). Every emulator figure
 # sits beside a floor measured in the same run: bench/ceiling (libmicrohttpd in the
 # emulator's mode answering a fixed body) or bench/fsyncfloor (write + fdatasync).
 #
@@ -306,6 +307,9 @@ kill "$CEIL_PID"; wait "$CEIL_PID" 2>/dev/null || true
 
 # --- the CLI rows: nodus vs kubectl ----------------------------------------------------------
 CLI_RUNS=$CLI_RUNS CLI_NS=$CLI_NS WORK=$WORK RES=$RES BIN=$BIN bench/cli.sh
+
+# --- the MCP rows: nodus mcp vs kubernetes-mcp-server -----------------------------------------
+MCP_REPS=$([ "$QUICK" = 1 ] && echo 10 || echo 30) WORK=$WORK RES=$RES BIN=$BIN bench/mcp.sh
 
 # --- the report ---------------------------------------------------------------------------------
 T_END=$EPOCHREALTIME
