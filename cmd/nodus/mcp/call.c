@@ -210,22 +210,66 @@ static void bound_text(struct mcp_call *c)
                 cut, total);
 }
 
+/* The tools that do what a CLI command in a fix does: an agent calls the tool. */
+static const struct {
+    const char *cli, *tool;
+} fix_tools[] = {
+    {"nodus api-resources", "api_resources"}, {"nodus get ", "list (or get)"},
+    {"nodus describe ", "describe"},          {"nodus logs ", "logs"},
+    {"nodus events", "events"},               {"nodus explain ", "explain"},
+    {"nodus top ", "top"},                    {"nodus auth can-i", "can_i"},
+};
+
+/* A Status as an agent acts on it: the client's own errors get the API's reasons (an
+ * unknown kind is NotFound, a bad argument BadRequest, instead of the CLI's "Usage"),
+ * and a fix that names a CLI command also names the tool that does the same. */
+static void agent_status(struct nd_status *st)
+{
+    if (nd_status_is(st, ND_REASON_USAGE)) {
+        bool kind = st->message && strstr(st->message, "doesn't have a resource type");
+        free(st->reason);
+        st->reason = nd_xstrdup(kind ? "NotFound" : "BadRequest");
+        st->code = nd_reason_http_code(st->reason);
+    }
+    for (size_t i = 0; st->fix && i < sizeof fix_tools / sizeof *fix_tools; i++)
+        if (strstr(st->fix, fix_tools[i].cli)) {
+            char *was = nd_xstrdup(st->fix);
+            nd_status_set_fix(st, "%s (as a tool: call %s)", was, fix_tools[i].tool);
+            free(was);
+            break;
+        }
+}
+
+json_t *mcp_error_result(struct nd_ctx *ctx, struct nd_status *st)
+{
+    struct nd_buf b = ND_BUF_INIT;
+    agent_status(st);
+    if (st->request_id && *st->request_id) {
+        nd_cli_render(ctx, st, &b); /* the server's error, as kubectl shows it */
+    } else { /* nodus's own: not "Error from server" */
+        struct nd_status safe;
+        nd_cli_safe_status(st, &safe);
+        nd_buf_addf(&b, "error: %s\n", safe.message ? safe.message : "unknown error");
+        nd_cli_render_tail(ctx, &safe, &b);
+        nd_status_release(&safe);
+    }
+    nd_buf_addf(&b, "reason: %s (%d)\n", st->reason ? st->reason : "Unknown", st->code);
+    if (st->request_id && *st->request_id)
+        nd_buf_addf(&b, "requestId: %s\n", st->request_id);
+    /* the Status rides in _meta, not structuredContent: that must match the tool's
+     * outputSchema (the official client checks it on errors too) */
+    json_t *r = json_pack("{s:[{s:s, s:s}], s:b, s:{s:o}}", "content", "type", "text", "text",
+                          b.data, "isError", 1, "_meta", MCP_STATUS_META, nd_status_to_json(st));
+    nd_buf_release(&b);
+    return r;
+}
+
 /* The answer of a call: its text, structuredContent, or its Status as an isError. */
 static json_t *call_result(struct mcp_call *c)
 {
+    if (nd_status_failed(&c->st))
+        return mcp_error_result(c->ctx, &c->st);
     json_t *r = json_object();
-    if (nd_status_failed(&c->st)) {
-        struct nd_buf b = ND_BUF_INIT;
-        nd_cli_render(c->ctx, &c->st, &b);
-        if (c->st.request_id && *c->st.request_id)
-            nd_buf_addf(&b, "requestId: %s\n", c->st.request_id);
-        json_object_set_new(r, "content", json_pack("[{s:s, s:s}]", "type", "text", "text", b.data));
-        json_object_set_new(r, "structuredContent",
-                            json_pack("{s:o}", "status", nd_status_to_json(&c->st)));
-        json_object_set_new(r, "isError", json_true());
-        nd_buf_release(&b);
-        return r;
-    }
     if (c->notes.len) {
         if (c->text.len && c->text.data[c->text.len - 1] != '\n')
             nd_buf_addch(&c->text, '\n');

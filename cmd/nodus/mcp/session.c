@@ -138,12 +138,7 @@ static void refuse(struct mcp_session *s, const struct mcp_message *m, const cha
 {
     struct nd_status st = ND_STATUS_INIT;
     nd_status_set(&st, reason, fix, "%s", message);
-    struct nd_buf b = ND_BUF_INIT;
-    nd_buf_addf(&b, "error: %s\nfix: %s\n", message, fix);
-    answer(s, m,
-           json_pack("{s:[{s:s, s:s}], s:{s:o}, s:b}", "content", "type", "text", "text", b.data,
-                     "structuredContent", "status", nd_status_to_json(&st), "isError", 1));
-    nd_buf_release(&b);
+    answer(s, m, mcp_error_result(s->srv->ctx, &st));
     nd_status_release(&st);
 }
 
