@@ -178,7 +178,7 @@ $(LIBNODUS): $(LIB_OBJS)
 $(BIN)/nodus: $(NODUS_OBJS) $(LIBNODUS)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(NODUS_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(PC_LIBS) $(RL_LIBS) $(WSLAY_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(NODUS_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(PC_LIBS) $(RL_LIBS) $(WSLAY_LIBS) -lpthread
 
 $(BIN)/nodus-emulator: $(EMU_OBJS) $(LIBNODUS)
 	@mkdir -p $(@D)

@@ -134,33 +134,30 @@ static void read_back(FILE *f, struct nd_buf *into)
     fclose(f);
 }
 
-int mcp_call_verb(struct mcp_call *c, const char *const *argv)
+/* The verb's argv as it takes it (its own copies: a verb may reorder them). */
+static char **verb_argv(const char *const *argv, int *argc)
+{
+    *argc = 0;
+    while (argv[*argc])
+        (*argc)++;
+    char **av = nd_xcalloc((size_t)*argc + 1, sizeof *av);
+    for (int i = 0; i < *argc; i++)
+        av[i] = nd_xstrdup(argv[i]);
+    return av;
+}
+
+int mcp_call_verb_fd(struct mcp_call *c, const char *const *argv, int out, struct nd_buf *said)
 {
     const struct nd_command *cmd = nd_command_find(argv[0]);
-    if (!cmd) {
-        nd_status_set(&c->st, "InternalError", NULL, "no verb %s", argv[0]);
+    FILE *ferr = NULL;
+    int err = cmd ? scratch(&ferr) : -1;
+    if (!cmd || err < 0) {
+        nd_status_set(&c->st, "InternalError", cmd ? "free some space in TMPDIR" : NULL,
+                      "%s", cmd ? "no scratch file for the verb's errors" : "no such verb");
         return 1;
     }
-    int argc = 0;
-    while (argv[argc])
-        argc++;
-    char **av = nd_xcalloc((size_t)argc + 1, sizeof *av);
-    for (int i = 0; i < argc; i++)
-        av[i] = nd_xstrdup(argv[i]);
-    FILE *fout, *ferr;
-    int out = scratch(&fout), err = scratch(&ferr);
-    if (out < 0 || err < 0) {
-        nd_status_set(&c->st, "InternalError", "free some space in TMPDIR",
-                      "no scratch file for the verb's output: %s", strerror(errno));
-        if (fout)
-            fclose(fout);
-        if (ferr)
-            fclose(ferr);
-        for (int i = 0; i < argc; i++)
-            free(av[i]);
-        free(av);
-        return 1;
-    }
+    int argc;
+    char **av = verb_argv(argv, &argc);
     fflush(stdout);
     fflush(stderr);
     int save_out = dup(STDOUT_FILENO), save_err = dup(STDERR_FILENO);
@@ -177,17 +174,30 @@ int mcp_call_verb(struct mcp_call *c, const char *const *argv)
     dup2(save_err, STDERR_FILENO);
     close(save_out);
     close(save_err);
-    read_back(fout, &c->text);
+    read_back(ferr, said);
+    for (int i = 0; i < argc; i++)
+        free(av[i]);
+    free(av);
+    return rc;
+}
+
+int mcp_call_verb(struct mcp_call *c, const char *const *argv)
+{
+    FILE *fout;
+    int out = scratch(&fout);
+    if (out < 0) {
+        nd_status_set(&c->st, "InternalError", "free some space in TMPDIR",
+                      "no scratch file for the verb's output: %s", strerror(errno));
+        return 1;
+    }
     struct nd_buf said = ND_BUF_INIT;
-    read_back(ferr, &said);
+    int rc = mcp_call_verb_fd(c, argv, out, &said);
+    read_back(fout, &c->text);
     if (rc && !nd_status_failed(&c->st))
         nd_status_set(&c->st, "BadRequest", NULL, "%s", said.len ? said.data : "the verb failed");
     else if (!nd_status_failed(&c->st))
         nd_buf_add(&c->notes, said.data, said.len);
     nd_buf_release(&said);
-    for (int i = 0; i < argc; i++)
-        free(av[i]);
-    free(av);
     return rc;
 }
 
@@ -214,7 +224,7 @@ static void bound_text(struct mcp_call *c)
 static const struct {
     const char *cli, *tool;
 } fix_tools[] = {
-    {"nodus api-resources", "api_resources"}, {"nodus get ", "list (or get)"},
+    {"nodus api-resources", "api_resources"}, {"nodus get ", "list"},
     {"nodus describe ", "describe"},          {"nodus logs ", "logs"},
     {"nodus events", "events"},               {"nodus explain ", "explain"},
     {"nodus top ", "top"},                    {"nodus auth can-i", "can_i"},
@@ -283,6 +293,11 @@ static json_t *call_result(struct mcp_call *c)
     return r;
 }
 
+void mcp_call_answer(struct mcp_call *c)
+{
+    mcp_child_write(c->fd, json_pack("{s:o}", "result", call_result(c)));
+}
+
 /* The body of a tools/call child. */
 struct call_body {
     struct mcp_server *srv;
@@ -312,7 +327,7 @@ static void run_call(int fd, void *cls)
         c.ctx->project_flag = project;
     c.ctx->all_projects = json_is_true(json_object_get(b->args, "allProjects"));
     b->tool->run(&c);
-    mcp_child_write(fd, json_pack("{s:o}", "result", call_result(&c)));
+    mcp_call_answer(&c);
     json_decref(c.structured);
     nd_buf_release(&c.text);
     nd_buf_release(&c.notes);

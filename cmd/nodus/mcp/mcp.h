@@ -222,6 +222,12 @@ json_t *mcp_error_result(struct nd_ctx *ctx, struct nd_status *st);
  * stdout is appended to c->text, its first error (nd_cli_error, nd_cli_usage) lands in
  * c->st, other stderr lines in c->notes. Returns the verb's exit code. */
 int mcp_call_verb(struct mcp_call *c, const char *const *argv);
+/* The same with the verb's stdout on fd out (a pipe the tool reads as the verb writes: a
+ * followed log); what it said on stderr is appended to said, its first error lands in c->st. */
+int mcp_call_verb_fd(struct mcp_call *c, const char *const *argv, int out, struct nd_buf *said);
+/* Writes the call's answer (its text, structuredContent or Status) to the parent: once,
+ * by the tool's runner after the tool returned, or by a tool that ends its child early. */
+void mcp_call_answer(struct mcp_call *c);
 /* notifications/progress for the call (only when the client sent a progressToken). */
 void mcp_call_progress(struct mcp_call *c, double progress, double total, const char *message);
 /* notifications/message from the call (when at or above the session's level). */
@@ -313,6 +319,7 @@ void mcp_schema_project(json_t *schema, bool lists);
 
 /* The tool families (tool_*.c): each appends its tools to the table. */
 extern const struct mcp_tool mcp_tool_get, mcp_tool_describe;
+extern const struct mcp_tool mcp_tool_logs;
 
 /* Sends the audit line of a mutating call (srv->audit). */
 void mcp_audit(struct mcp_server *srv, const struct mcp_session *s, const char *tool,

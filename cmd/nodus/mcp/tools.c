@@ -13,6 +13,7 @@ static const struct mcp_tool *const table[] = {
     /* read (tool_get.c) */
     &mcp_tool_get,
     &mcp_tool_describe,
+    &mcp_tool_logs, /* tool_logs.c */
     /* write */
     NULL,
 };
