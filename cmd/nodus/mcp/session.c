@@ -243,6 +243,10 @@ static const struct method methods[] = {
 void mcp_session_message(struct mcp_session *s, const struct mcp_message *m)
 {
     if (m->error) {
+        /* a notification is never answered, not even its error; a message whose id could
+         * not be read is answered with id null, as JSON-RPC says */
+        if (!m->id && m->method && m->error == MCP_INVALID_PARAMS)
+            return;
         fail(s, &(struct mcp_message){.id = m->id ? m->id : json_null()}, m->error, m->why);
         return;
     }
