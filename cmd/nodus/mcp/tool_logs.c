@@ -146,6 +146,8 @@ static void follow(struct mcp_call *c, const struct nd_kind *k, const char *cons
         nd_status_set(&c->st, "InternalError", NULL, "no pipe for the log: %s", strerror(errno));
         return;
     }
+    mcp_call_log(c, MCP_DEBUG, "following %s/%s for at most %lld s", k->singular,
+                 mcp_arg_str(c, "name", ""), seconds);
     struct follow_reader r = {c, k, p[0], seconds};
     pthread_t th;
     if (pthread_create(&th, NULL, follow_read, &r) != 0) {
