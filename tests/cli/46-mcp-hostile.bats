@@ -5,7 +5,8 @@
 # is never answered; closing stdin mid-call lets the running call answer, then nodus mcp
 # exits 0; a client that closes stdout ends it without a crash; stdout carries nothing but
 # whole JSON-RPC lines. The emulator runs Jobs' commands (--runtime local): a Job that
-# prints a line and sleeps is a log to follow while stdin closes.
+# prints a line and sleeps is a log to follow while stdin closes, one that printed 5 MB
+# an answer past the 4 MiB bound of a message.
 
 load ../lib/common
 
@@ -20,8 +21,11 @@ setup_file() {
     mkdir -p "$HOME"
     job_json slow '{"command":["sh","-c","echo started; exec sleep 120"]}' |
         curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$EMU_URL$API/jobs" -d @-
+    job_json big '{"command":["sh","-c","yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 5000000"]}' |
+        curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$EMU_URL$API/jobs" -d @-
     clock_advance 35s
     wait_until running slow
+    wait_until phase_is big Succeeded
 }
 
 teardown_file() {
@@ -35,8 +39,12 @@ setup() {
     ERR=$BATS_TEST_TMPDIR/err
 }
 
+phase_is() { # JOB PHASE
+    [ "$(curl -sf "$EMU_URL$API/jobs/$1" | jq -r .status.phase)" = "$2" ]
+}
+
 running() {
-    [ "$(curl -sf "$EMU_URL$API/jobs/$1" | jq -r .status.phase)" = Running ]
+    phase_is "$1" Running
 }
 
 # mcp LINE...: initialize, then each LINE, into nodus mcp (stdin then closed); its stdout
@@ -182,4 +190,16 @@ only_jsonrpc_lines() {
     answer 4 '.result._meta["nodus.dev/status"].reason' NotFound
     run -0 jq -s 'length' "$OUT"
     assert_output 5
+}
+
+@test "mcp hostile: an answer past the 4 MiB bound of a message is -32603 saying to ask for less; the session goes on" {
+    RC=0
+    printf '%s\n' "$INIT" \
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"logs","arguments":{"name":"big"}}}' \
+        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"logs","arguments":{"name":"big","tail":1}}}' |
+        nodus mcp --max-output 8000000 >"$OUT" 2>"$ERR" || RC=$?
+    assert_equal "$RC" 0
+    answer 1 '.error | "\(.code) \(.message)"' "-32603 the call's answer passed 4194304 bytes: ask for less (a limit, a selector, a tail)"
+    answer 2 '.result.structuredContent.lines' 1
+    only_jsonrpc_lines
 }

@@ -379,8 +379,20 @@ static void job_audit(struct mcp_job *j, const json_t *result)
 static int job_line(void *cls, const char *line, size_t len)
 {
     struct mcp_job *j = cls;
-    if (!line)
-        return 0; /* a line past the bound: dropped (the byte bound below ends such a job) */
+    if (!line) { /* an answer past the message bound: the client could not take it */
+        if (j->id && !j->answered) {
+            j->answered = true;
+            char why[160];
+            snprintf(why, sizeof why,
+                     "the call's answer passed %u bytes: ask for less (a limit, a selector, "
+                     "a tail)",
+                     MCP_MAX_MESSAGE);
+            job_send(j, mcp_error(j->id, MCP_INTERNAL_ERROR, why));
+        }
+        if (j->id)
+            kill(j->pid, SIGKILL); /* (a subscription's update too large is dropped) */
+        return 0;
+    }
     json_t *v = json_loadb(line, len, 0, NULL);
     if (!v)
         return 0;
