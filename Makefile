@@ -468,7 +468,7 @@ fuzz:
 clean-fuzz:
 	rm -rf $(FUZZ_BUILD)
 
--include $(FUZZ_BINS:=.d) $(FUZZ_MAIN:.o=.d)
+-include $(FUZZ_BINS:=.d) $(FUZZ_MAIN:.o=.d) $(BUILD)/tests/fuzz/nodus_main.d
 # ---- end of fuzzing ---------------------------------------------------------------------
 
 -include $(LIB_OBJS:.o=.d) $(NODUS_OBJS:.o=.d) $(EMU_OBJS:.o=.d) $(UNIT_BINS:=.d) $(UNIT_HELP_OBJS:.o=.d) \

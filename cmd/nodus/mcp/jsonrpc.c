@@ -110,10 +110,9 @@ int mcp_message_parse(const char *line, size_t len, struct mcp_message *m)
         return fail(m, MCP_INVALID_REQUEST, "\"method\" must be a non-empty string");
     m->method = json_string_value(method);
     json_t *params = json_object_get(v, "params");
+    /* m->method is kept with this error: a notification's is not answered */
     if (params && !json_is_object(params))
-        return fail(m, MCP_INVALID_PARAMS, "\"params\" must be an object"); /* m->method
-                                                                 kept: a notification's error
-                                                                 is not answered */
+        return fail(m, MCP_INVALID_PARAMS, "\"params\" must be an object");
     m->params = params;
     return 0;
 }
