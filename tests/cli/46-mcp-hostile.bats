@@ -135,14 +135,16 @@ only_jsonrpc_lines() {
     answer 3 '.error.code' -32600
 }
 
-@test "mcp hostile: notifications need no answer (initialized, cancelled of nothing, a response to nothing)" {
+@test "mcp hostile: notifications need no answer (initialized, cancelled of nothing, a response to nothing); one sent with an id is -32600" {
     mcp '{"jsonrpc":"2.0","method":"notifications/initialized"}' \
         '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}' \
         '{"jsonrpc":"2.0","id":77,"result":{}}' \
-        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"logs","arguments":{"name":"slow","tail":1}}}'
-    run -0 jq -sc '[.[].id]' "$OUT"
-    assert_output '[0,1]'
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"logs","arguments":{"name":"slow","tail":1}}}' \
+        '{"jsonrpc":"2.0","id":2,"method":"notifications/cancelled","params":{"requestId":1}}'
+    run -0 jq -sc '[.[].id] | sort' "$OUT"
+    assert_output '[0,1,2]'
     answer 1 '.result.content[0].text' 'started'
+    answer 2 '.error.code' -32600
 }
 
 @test "mcp hostile: stdin closed mid-call: the running call answers, then a clean exit 0, whole lines only" {

@@ -263,6 +263,11 @@ void mcp_session_message(struct mcp_session *s, const struct mcp_message *m)
         }
         return;
     }
+    if (m->id && !strncmp(m->method, "notifications/", 14)) {
+        /* a request must be answered, and a notification's handler answers nothing */
+        fail(s, m, MCP_INVALID_REQUEST, "a notification has no \"id\": send it without one");
+        return;
+    }
     if (!s->initialized && !h->before_initialize) {
         fail(s, m, MCP_INVALID_REQUEST, "the session is not initialized: send initialize first");
         return;
