@@ -182,7 +182,7 @@ $(LIBNODUS): $(LIB_OBJS)
 $(BIN)/nodus: $(NODUS_OBJS) $(LIBNODUS)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(NODUS_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(MHD_LIBS) $(PC_LIBS) $(RL_LIBS) $(WSLAY_LIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(NODUS_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(MHD_LIBS) $(PC_LIBS) $(RL_LIBS) $(WSLAY_LIBS) -lpthread
 
 $(BIN)/nodus-emulator: $(EMU_OBJS) $(LIBNODUS)
 	@mkdir -p $(@D)
@@ -452,8 +452,20 @@ $(EMU_LIB): $(filter-out $(BUILD)/emulator/main.o,$(EMU_OBJS))
 
 $(FUZZ_BINS): $(BUILD)/tests/fuzz/%: $(BUILD)/tests/fuzz/%.o $(FUZZ_MAIN) $(EMU_LIB) $(LIBNODUS)
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(FUZZ_LINK) -o $@ $< $(FUZZ_MAIN) $(EMU_LIB) $(LIBNODUS) \
+	$(Q)$(CC) $(ALL_CFLAGS) $(FUZZ_LINK) -o $@ $< $(FUZZ_MAIN) $(FUZZ_EXTRA) $(EMU_LIB) $(LIBNODUS) \
 	    $(ALL_LDFLAGS) $(MHD_LIBS) $(PC_LIBS) $(WSLAY_LIBS) -lutil -lpthread
+
+# fuzz_mcp_message links nodus's objects: the MCP session and its tools (main.c's command
+# table with its main renamed, the driver has one)
+FUZZ_MCP := $(BUILD)/tests/fuzz/fuzz_mcp_message
+FUZZ_MCP_OBJS := $(filter-out $(BUILD)/cmd/nodus/main.o,$(NODUS_OBJS)) $(BUILD)/tests/fuzz/nodus_main.o
+$(FUZZ_MCP).o: ALL_CFLAGS += -Icmd/nodus -Icmd/nodus/mcp
+$(FUZZ_MCP): FUZZ_EXTRA = $(FUZZ_MCP_OBJS) $(RL_LIBS)
+$(FUZZ_MCP): $(FUZZ_MCP_OBJS)
+$(BUILD)/tests/fuzz/nodus_main.o: cmd/nodus/main.c
+	@mkdir -p $(@D)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Icmd/nodus -Dmain=nd_nodus_main -Wno-missing-prototypes -c -o $@ $<
 
 fuzz:
 	@scripts/install-deps.sh fuzz
@@ -466,7 +478,7 @@ fuzz:
 clean-fuzz:
 	rm -rf $(FUZZ_BUILD)
 
--include $(FUZZ_BINS:=.d) $(FUZZ_MAIN:.o=.d)
+-include $(FUZZ_BINS:=.d) $(FUZZ_MAIN:.o=.d) $(BUILD)/tests/fuzz/nodus_main.d
 # ---- end of fuzzing ---------------------------------------------------------------------
 
 -include $(LIB_OBJS:.o=.d) $(NODUS_OBJS:.o=.d) $(EMU_OBJS:.o=.d) $(UNIT_BINS:=.d) $(UNIT_HELP_OBJS:.o=.d) \

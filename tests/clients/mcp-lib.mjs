@@ -8,7 +8,9 @@
 //                            environment (a value undefined removes a variable). The
 //                            server's stderr is kept: client.stderrText() returns it.
 //                            client.transport.pid is the server's pid. Close with
-//                            client.close().
+//                            client.close(). connect(args, env, clientOptions, wrap):
+//                            the Client's options, and wrap(transport) returning the
+//                            transport the Client uses (to watch or change messages).
 //   runScenarios(scenarios)  the script's main: `node X.test.mjs --list` prints the
 //                            scenarios' names; `node X.test.mjs [--out DIR] [NAME...]` runs
 //                            them (all, in order, without names), each at most 30 s, and
@@ -39,7 +41,7 @@ export function serverEnv(env = {}) {
     return e;
 }
 
-export async function connect(args = [], env = {}, clientOptions = {}) {
+export async function connect(args = [], env = {}, clientOptions = {}, wrap = (t) => t) {
     const transport = new StdioClientTransport({
         command: NODUS,
         args: ['mcp', ...args],
@@ -50,7 +52,7 @@ export async function connect(args = [], env = {}, clientOptions = {}) {
     transport.stderr.on('data', (chunk) => { said += chunk; });
     const client = new Client({ name: 'nodus-tests', version: '1.0.0' }, clientOptions);
     client.stderrText = () => said;
-    await client.connect(transport);
+    await client.connect(wrap(transport));
     return client;
 }
 

@@ -147,33 +147,30 @@ static void read_back(FILE *f, struct nd_buf *into)
     fclose(f);
 }
 
-int mcp_call_verb(struct mcp_call *c, const char *const *argv)
+/* The verb's argv as it takes it (its own copies: a verb may reorder them). */
+static char **verb_argv(const char *const *argv, int *argc)
+{
+    *argc = 0;
+    while (argv[*argc])
+        (*argc)++;
+    char **av = nd_xcalloc((size_t)*argc + 1, sizeof *av);
+    for (int i = 0; i < *argc; i++)
+        av[i] = nd_xstrdup(argv[i]);
+    return av;
+}
+
+int mcp_call_verb_fd(struct mcp_call *c, const char *const *argv, int out, struct nd_buf *said)
 {
     const struct nd_command *cmd = nd_command_find(argv[0]);
-    if (!cmd) {
-        nd_status_set(&c->st, "InternalError", NULL, "no verb %s", argv[0]);
+    FILE *ferr = NULL;
+    int err = cmd ? scratch(&ferr) : -1;
+    if (!cmd || err < 0) {
+        nd_status_set(&c->st, "InternalError", cmd ? "free some space in TMPDIR" : NULL,
+                      "%s", cmd ? "no scratch file for the verb's errors" : "no such verb");
         return 1;
     }
-    int argc = 0;
-    while (argv[argc])
-        argc++;
-    char **av = nd_xcalloc((size_t)argc + 1, sizeof *av);
-    for (int i = 0; i < argc; i++)
-        av[i] = nd_xstrdup(argv[i]);
-    FILE *fout, *ferr;
-    int out = scratch(&fout), err = scratch(&ferr);
-    if (out < 0 || err < 0) {
-        nd_status_set(&c->st, "InternalError", "free some space in TMPDIR",
-                      "no scratch file for the verb's output: %s", strerror(errno));
-        if (fout)
-            fclose(fout);
-        if (ferr)
-            fclose(ferr);
-        for (int i = 0; i < argc; i++)
-            free(av[i]);
-        free(av);
-        return 1;
-    }
+    int argc;
+    char **av = verb_argv(argv, &argc);
     fflush(stdout);
     fflush(stderr);
     int save_out = dup(STDOUT_FILENO), save_err = dup(STDERR_FILENO);
@@ -190,17 +187,30 @@ int mcp_call_verb(struct mcp_call *c, const char *const *argv)
     dup2(save_err, STDERR_FILENO);
     close(save_out);
     close(save_err);
-    read_back(fout, &c->text);
+    read_back(ferr, said);
+    for (int i = 0; i < argc; i++)
+        free(av[i]);
+    free(av);
+    return rc;
+}
+
+int mcp_call_verb(struct mcp_call *c, const char *const *argv)
+{
+    FILE *fout;
+    int out = scratch(&fout);
+    if (out < 0) {
+        nd_status_set(&c->st, "InternalError", "free some space in TMPDIR",
+                      "no scratch file for the verb's output: %s", strerror(errno));
+        return 1;
+    }
     struct nd_buf said = ND_BUF_INIT;
-    read_back(ferr, &said);
+    int rc = mcp_call_verb_fd(c, argv, out, &said);
+    read_back(fout, &c->text);
     if (rc && !nd_status_failed(&c->st))
         nd_status_set(&c->st, "BadRequest", NULL, "%s", said.len ? said.data : "the verb failed");
     else if (!nd_status_failed(&c->st))
         nd_buf_add(&c->notes, said.data, said.len);
     nd_buf_release(&said);
-    for (int i = 0; i < argc; i++)
-        free(av[i]);
-    free(av);
     return rc;
 }
 
@@ -223,22 +233,66 @@ static void bound_text(struct mcp_call *c)
                 cut, total);
 }
 
+/* The tools that do what a CLI command in a fix does: an agent calls the tool. */
+static const struct {
+    const char *cli, *tool;
+} fix_tools[] = {
+    {"nodus api-resources", "api_resources"}, {"nodus get ", "list"},
+    {"nodus describe ", "describe"},          {"nodus logs ", "logs"},
+    {"nodus events", "events"},               {"nodus explain ", "explain"},
+    {"nodus top ", "top"},                    {"nodus auth can-i", "can_i"},
+};
+
+/* A Status as an agent acts on it: the client's own errors get the API's reasons (an
+ * unknown kind is NotFound, a bad argument BadRequest, instead of the CLI's "Usage"),
+ * and a fix that names a CLI command also names the tool that does the same. */
+static void agent_status(struct nd_status *st)
+{
+    if (nd_status_is(st, ND_REASON_USAGE)) {
+        bool kind = st->message && strstr(st->message, "doesn't have a resource type");
+        free(st->reason);
+        st->reason = nd_xstrdup(kind ? "NotFound" : "BadRequest");
+        st->code = nd_reason_http_code(st->reason);
+    }
+    for (size_t i = 0; st->fix && i < sizeof fix_tools / sizeof *fix_tools; i++)
+        if (strstr(st->fix, fix_tools[i].cli)) {
+            char *was = nd_xstrdup(st->fix);
+            nd_status_set_fix(st, "%s (as a tool: call %s)", was, fix_tools[i].tool);
+            free(was);
+            break;
+        }
+}
+
+json_t *mcp_error_result(struct nd_ctx *ctx, struct nd_status *st)
+{
+    struct nd_buf b = ND_BUF_INIT;
+    agent_status(st);
+    if (st->request_id && *st->request_id) {
+        nd_cli_render(ctx, st, &b); /* the server's error, as kubectl shows it */
+    } else { /* nodus's own: not "Error from server" */
+        struct nd_status safe;
+        nd_cli_safe_status(st, &safe);
+        nd_buf_addf(&b, "error: %s\n", safe.message ? safe.message : "unknown error");
+        nd_cli_render_tail(ctx, &safe, &b);
+        nd_status_release(&safe);
+    }
+    nd_buf_addf(&b, "reason: %s (%d)\n", st->reason ? st->reason : "Unknown", st->code);
+    if (st->request_id && *st->request_id)
+        nd_buf_addf(&b, "requestId: %s\n", st->request_id);
+    /* the Status rides in _meta, not structuredContent: that must match the tool's
+     * outputSchema (the official client checks it on errors too) */
+    json_t *r = json_pack("{s:[{s:s, s:s}], s:b, s:{s:o}}", "content", "type", "text", "text",
+                          b.data, "isError", 1, "_meta", MCP_STATUS_META, nd_status_to_json(st));
+    nd_buf_release(&b);
+    return r;
+}
+
 /* The answer of a call: its text, structuredContent, or its Status as an isError. */
 static json_t *call_result(struct mcp_call *c)
 {
+    if (nd_status_failed(&c->st))
+        return mcp_error_result(c->ctx, &c->st);
     json_t *r = json_object();
-    if (nd_status_failed(&c->st)) {
-        struct nd_buf b = ND_BUF_INIT;
-        nd_cli_render(c->ctx, &c->st, &b);
-        if (c->st.request_id && *c->st.request_id)
-            nd_buf_addf(&b, "requestId: %s\n", c->st.request_id);
-        json_object_set_new(r, "content", json_pack("[{s:s, s:s}]", "type", "text", "text", b.data));
-        json_object_set_new(r, "structuredContent",
-                            json_pack("{s:o}", "status", nd_status_to_json(&c->st)));
-        json_object_set_new(r, "isError", json_true());
-        nd_buf_release(&b);
-        return r;
-    }
     if (c->notes.len) {
         if (c->text.len && c->text.data[c->text.len - 1] != '\n')
             nd_buf_addch(&c->text, '\n');
@@ -250,6 +304,11 @@ static json_t *call_result(struct mcp_call *c)
     if (c->structured)
         json_object_set(r, "structuredContent", c->structured);
     return r;
+}
+
+void mcp_call_answer(struct mcp_call *c)
+{
+    mcp_child_write(c->fd, json_pack("{s:o}", "result", call_result(c)));
 }
 
 /* The body of a tools/call child. */
@@ -281,7 +340,7 @@ static void run_call(int fd, void *cls)
         c.ctx->project_flag = project;
     c.ctx->all_projects = json_is_true(json_object_get(b->args, "allProjects"));
     b->tool->run(&c);
-    mcp_child_write(fd, json_pack("{s:o}", "result", call_result(&c)));
+    mcp_call_answer(&c);
     json_decref(c.structured);
     nd_buf_release(&c.text);
     nd_buf_release(&c.notes);
@@ -335,8 +394,20 @@ static void job_audit(struct mcp_job *j, const json_t *result)
 static int job_line(void *cls, const char *line, size_t len)
 {
     struct mcp_job *j = cls;
-    if (!line)
-        return 0; /* a line past the bound: dropped (the byte bound below ends such a job) */
+    if (!line) { /* an answer past the message bound: the client could not take it */
+        if (j->id && !j->answered) {
+            j->answered = true;
+            char why[160];
+            snprintf(why, sizeof why,
+                     "the call's answer passed %u bytes: ask for less (a limit, a selector, "
+                     "a tail)",
+                     MCP_MAX_MESSAGE);
+            job_send(j, mcp_error(j->id, MCP_INTERNAL_ERROR, why));
+        }
+        if (j->id)
+            kill(j->pid, SIGKILL); /* (a subscription's update too large is dropped) */
+        return 0;
+    }
     json_t *v = json_loadb(line, len, 0, NULL);
     if (!v)
         return 0;

@@ -76,7 +76,8 @@ int mcp_message_parse(const char *line, size_t len, struct mcp_message *m)
 {
     memset(m, 0, sizeof *m);
     json_error_t jerr;
-    json_t *v = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+    /* any JSON value: a string or a number is valid JSON but not a message (-32600) */
+    json_t *v = json_loadb(line, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
     if (!v) {
         snprintf(m->why, sizeof m->why, "parse error: %.160s (at character %d)", jerr.text,
                  jerr.position);
@@ -109,6 +110,7 @@ int mcp_message_parse(const char *line, size_t len, struct mcp_message *m)
         return fail(m, MCP_INVALID_REQUEST, "\"method\" must be a non-empty string");
     m->method = json_string_value(method);
     json_t *params = json_object_get(v, "params");
+    /* m->method is kept with this error: a notification's is not answered */
     if (params && !json_is_object(params))
         return fail(m, MCP_INVALID_PARAMS, "\"params\" must be an object");
     m->params = params;

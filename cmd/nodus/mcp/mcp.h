@@ -221,10 +221,23 @@ struct mcp_call {
     struct nd_buf notes;         /* what a verb said on stderr that was not an error */
 };
 
+/* The _meta key of an isError result that carries its Status (reason, message, fix, docs,
+ * requestId, details with the causes). */
+#define MCP_STATUS_META "nodus.dev/status"
+/* An isError result: the Status rendered as text (a client-side error gets the API's
+ * reason: NotFound for an unknown kind, BadRequest for a bad argument; a fix naming a CLI
+ * command names the tool too) and the Status in _meta. Changes st so. New reference. */
+json_t *mcp_error_result(struct nd_ctx *ctx, struct nd_status *st);
 /* Runs a CLI verb in-process: argv[0] is the verb ("describe"), argv ends with NULL. Its
  * stdout is appended to c->text, its first error (nd_cli_error, nd_cli_usage) lands in
  * c->st, other stderr lines in c->notes. Returns the verb's exit code. */
 int mcp_call_verb(struct mcp_call *c, const char *const *argv);
+/* The same with the verb's stdout on fd out (a pipe the tool reads as the verb writes: a
+ * followed log); what it said on stderr is appended to said, its first error lands in c->st. */
+int mcp_call_verb_fd(struct mcp_call *c, const char *const *argv, int out, struct nd_buf *said);
+/* Writes the call's answer (its text, structuredContent or Status) to the parent: once,
+ * by the tool's runner after the tool returned, or by a tool that ends its child early. */
+void mcp_call_answer(struct mcp_call *c);
 /* notifications/progress for the call (only when the client sent a progressToken). */
 void mcp_call_progress(struct mcp_call *c, double progress, double total, const char *message);
 /* notifications/message from the call (when at or above the session's level). */
@@ -329,6 +342,7 @@ extern const struct mcp_tool mcp_tool_get, mcp_tool_describe;
  * tool_api_resources.c) */
 extern const struct mcp_tool mcp_tool_api_resources, mcp_tool_list, mcp_tool_explain,
     mcp_tool_events, mcp_tool_top, mcp_tool_can_i;
+extern const struct mcp_tool mcp_tool_logs; /* tool_logs.c */
 
 /* One page of a list (tool_list.c): selectors, the continue token, the rows a page, and
  * whether the rows carry whole objects (else their metadata). */

@@ -142,12 +142,7 @@ static void refuse(struct mcp_session *s, const struct mcp_message *m, const cha
 {
     struct nd_status st = ND_STATUS_INIT;
     nd_status_set(&st, reason, fix, "%s", message);
-    struct nd_buf b = ND_BUF_INIT;
-    nd_buf_addf(&b, "error: %s\nfix: %s\n", message, fix);
-    answer(s, m,
-           json_pack("{s:[{s:s, s:s}], s:{s:o}, s:b}", "content", "type", "text", "text", b.data,
-                     "structuredContent", "status", nd_status_to_json(&st), "isError", 1));
-    nd_buf_release(&b);
+    answer(s, m, mcp_error_result(s->srv->ctx, &st));
     nd_status_release(&st);
 }
 
@@ -262,6 +257,10 @@ static const struct method methods[] = {
 void mcp_session_message(struct mcp_session *s, const struct mcp_message *m)
 {
     if (m->error) {
+        /* a notification is never answered, not even its error; a message whose id could
+         * not be read is answered with id null, as JSON-RPC says */
+        if (!m->id && m->method && m->error == MCP_INVALID_PARAMS)
+            return;
         fail(s, &(struct mcp_message){.id = m->id ? m->id : json_null()}, m->error, m->why);
         return;
     }
@@ -276,6 +275,11 @@ void mcp_session_message(struct mcp_session *s, const struct mcp_message *m)
             snprintf(why, sizeof why, "method not found: %.120s", m->method);
             fail(s, m, MCP_METHOD_NOT_FOUND, why);
         }
+        return;
+    }
+    if (m->id && !strncmp(m->method, "notifications/", 14)) {
+        /* a request must be answered, and a notification's handler answers nothing */
+        fail(s, m, MCP_INVALID_REQUEST, "a notification has no \"id\": send it without one");
         return;
     }
     if (!s->initialized && !h->before_initialize) {

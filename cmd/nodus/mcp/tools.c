@@ -19,6 +19,7 @@ static const struct mcp_tool *const table[] = {
     &mcp_tool_events,
     &mcp_tool_top,
     &mcp_tool_can_i,
+    &mcp_tool_logs, /* tool_logs.c */
     /* write (tool_apply.c, tool_state.c, tool_delete.c, tool_exec.c) */
     &mcp_tool_apply,
     &mcp_tool_suspend,

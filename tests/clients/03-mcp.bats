@@ -1,0 +1,93 @@
+#!/usr/bin/env bats
+# nodus mcp's protocol core under the official MCP client (@modelcontextprotocol/sdk, pinned
+# in package.json): mcp-protocol.test.mjs runs every scenario once, in setup_file (one node
+# process: the SDK takes half a second to load), against this file's emulator; each test
+# below checks one scenario's line (tests/lib/clients.bash). The emulator runs Jobs'
+# commands (--runtime local): the Job "slow" prints "started" and sleeps, a log to follow.
+
+load ../lib/common
+load ../lib/clients
+
+bats_require_minimum_version 1.5.0
+
+CLIENTS=$BATS_TEST_DIRNAME
+CLIENT_LOG=node.log
+API=/apis/nodus.dev/v1/namespaces/default
+
+setup_file() {
+    if ! command -v node >/dev/null; then
+        echo "node is not installed: make check installs it (scripts/install-deps.sh)" >&2
+        return 1
+    fi
+    if [ ! -d "$CLIENTS/node_modules/@modelcontextprotocol/sdk" ]; then
+        echo "the MCP SDK is not installed: run make check, or npm ci --prefix tests/clients" >&2
+        return 1
+    fi
+    export HOME=$BATS_FILE_TMPDIR/home
+    mkdir -p "$HOME"
+    start_emulator --runtime local
+    job_json slow '{"command":["sh","-c","echo started; exec sleep 120"]}' |
+        curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$EMU_URL$API/jobs" -d @-
+    clock_advance 35s
+    wait_until running slow
+    mkdir -p "$BATS_FILE_TMPDIR/results"
+    # the exit status is the tests' business: each reads its own scenario's line
+    timeout 120 node "$CLIENTS/mcp-protocol.test.mjs" --out "$BATS_FILE_TMPDIR/results" \
+        >"$BATS_FILE_TMPDIR/node.log" 2>&1 || true
+}
+
+teardown_file() {
+    stop_emulator
+}
+
+running() {
+    [ "$(curl -sf "$EMU_URL$API/jobs/$1" | jq -r .status.phase)" = Running ]
+}
+
+@test "mcp: every scenario of mcp-protocol.test.mjs has a test here" {
+    run -0 node "$CLIENTS/mcp-protocol.test.mjs" --list
+    local listed here
+    listed=$(printf '%s\n' "$output" | sort)
+    here=$(sed -n 's/^ *scenario \([a-z0-9-]*\)$/\1/p' "$BATS_TEST_FILENAME" | sort)
+    assert_equal "$here" "$listed"
+}
+
+@test "mcp: initialize for 2025-11-25 answers 2025-11-25" {
+    scenario initialize-2025-11-25
+}
+
+@test "mcp: initialize for 2025-06-18 answers 2025-06-18" {
+    scenario initialize-2025-06-18
+}
+
+@test "mcp: initialize for 2025-03-26 answers 2025-03-26" {
+    scenario initialize-2025-03-26
+}
+
+@test "mcp: initialize for an unknown revision answers the newest (a raw client: the SDK sends none it does not know)" {
+    scenario initialize-unknown
+}
+
+@test "mcp: ping, also while a call runs" {
+    scenario ping
+}
+
+@test "mcp: logging/setLevel and notifications/message (at the level and above only); a bad level is -32602" {
+    scenario logging
+}
+
+@test "mcp: tools/list, and get and logs answers the SDK checks against their outputSchema" {
+    scenario tools-list
+}
+
+@test "mcp: a followed log sends notifications/progress per batch of lines and ends at followSeconds" {
+    scenario progress
+}
+
+@test "mcp: cancelling a follow (the SDK's AbortSignal) stops the call, its child is gone, later calls are answered" {
+    scenario cancellation
+}
+
+@test "mcp: errors are isError with the Status: NotFound and did-you-mean for a misspelt kind, BadRequest for a misspelt argument, requestId" {
+    scenario errors
+}
