@@ -38,6 +38,7 @@ setup() {
 @test "docs/kinds.md" { run_page docs/kinds.md; }
 @test "docs/kubernetes.md" { run_page docs/kubernetes.md; }
 @test "docs/logs.md" { run_page docs/logs.md; }
+@test "docs/mcp.md" { run_page docs/mcp.md; }
 @test "docs/money.md" { run_page docs/money.md; }
 @test "docs/pipelines.md" { run_page docs/pipelines.md; }
 @test "docs/pools.md" { run_page docs/pools.md; }

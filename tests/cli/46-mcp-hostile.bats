@@ -189,7 +189,7 @@ only_jsonrpc_lines() {
     answer 1 '.result.content[0].text | test("slow")' true
     answer 2 '.result.content[0].text' 'started'
     answer 3 '.result.isError' true
-    answer 4 '.result._meta["nodus.dev/status"].reason' NotFound
+    answer 4 '.result.structuredContent.status.reason' NotFound
     run -0 jq -s 'length' "$OUT"
     assert_output 5
 }

@@ -61,8 +61,8 @@ function rawSession(lines) {
 // The Status an isError result carries.
 function status(result) {
     assert.equal(result.isError, true, `not an error: ${JSON.stringify(result)}`);
-    const st = result._meta && result._meta['nodus.dev/status'];
-    assert.ok(st, `no Status in _meta: ${JSON.stringify(result)}`);
+    const st = result.structuredContent && result.structuredContent.status;
+    assert.ok(st, `no Status in structuredContent: ${JSON.stringify(result)}`);
     return st;
 }
 

@@ -279,10 +279,11 @@ json_t *mcp_error_result(struct nd_ctx *ctx, struct nd_status *st)
     nd_buf_addf(&b, "reason: %s (%d)\n", st->reason ? st->reason : "Unknown", st->code);
     if (st->request_id && *st->request_id)
         nd_buf_addf(&b, "requestId: %s\n", st->request_id);
-    /* the Status rides in _meta, not structuredContent: that must match the tool's
-     * outputSchema (the official client checks it on errors too) */
+    /* structuredContent {status}: every tool's outputSchema takes it (tools.c,
+     * output_or_status; the official client checks it on errors too) */
     json_t *r = json_pack("{s:[{s:s, s:s}], s:b, s:{s:o}}", "content", "type", "text", "text",
-                          b.data, "isError", 1, "_meta", MCP_STATUS_META, nd_status_to_json(st));
+                          b.data, "isError", 1, "structuredContent", "status",
+                          nd_status_to_json(st));
     nd_buf_release(&b);
     return r;
 }

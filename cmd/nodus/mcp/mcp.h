@@ -221,12 +221,10 @@ struct mcp_call {
     struct nd_buf notes;         /* what a verb said on stderr that was not an error */
 };
 
-/* The _meta key of an isError result that carries its Status (reason, message, fix, docs,
- * requestId, details with the causes). */
-#define MCP_STATUS_META "nodus.dev/status"
 /* An isError result: the Status rendered as text (a client-side error gets the API's
  * reason: NotFound for an unknown kind, BadRequest for a bad argument; a fix naming a CLI
- * command names the tool too) and the Status in _meta. Changes st so. New reference. */
+ * command names the tool too) and the Status in structuredContent.status. Changes st so.
+ * New reference. */
 json_t *mcp_error_result(struct nd_ctx *ctx, struct nd_status *st);
 /* Runs a CLI verb in-process: argv[0] is the verb ("describe"), argv ends with NULL. Its
  * stdout is appended to c->text, its first error (nd_cli_error, nd_cli_usage) lands in
