@@ -60,6 +60,7 @@ fill() {
     c=${c//'%s %s%s%s'/job fix}
     c=${c//'delete %s %s'/delete job fix}
     c=${c//'patch %s %s'/patch job fix}
+    c=${c//'explain %s%s'/explain jobs.spec}
     c=${c//'explain %s'/explain job}
     c=${c//'-n %s'/-n default}
     c=${c//'function/%s'/function/fix}

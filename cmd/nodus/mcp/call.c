@@ -94,7 +94,7 @@ const struct nd_kind *mcp_arg_kind(struct mcp_call *c, const char *key)
 {
     const char *name = mcp_arg_str(c, key, NULL);
     if (!name) {
-        nd_status_set(&c->st, "BadRequest", "name a kind, as `nodus get` takes it: job, jobs, ...",
+        nd_status_set(&c->st, "BadRequest", "name a kind (job, jobs, ...): the api_resources tool lists them",
                       "the argument \"%s\" is required", key);
         return NULL;
     }

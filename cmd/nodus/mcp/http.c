@@ -158,7 +158,7 @@ static bool guard_refused(struct mcp_http *h, struct MHD_Connection *conn, enum 
     const char *host = header(conn, "Host"), *origin = header(conn, "Origin");
     if (h->loopback && !nd_http_host_is_local(host, h->host)) {
         *ret = refuse(conn, 403, SERVER_ERROR, "Forbidden",
-                      "connect to http://127.0.0.1:PORT/mcp (the URL nodus mcp printed)",
+                      "connect to http://127.0.0.1:PORT/mcp (the URL this server printed when it started)",
                       "the Host %s is not this machine's: a web page may not reach nodus mcp "
                       "through a name of its own (DNS rebinding)", host);
         return true;
@@ -166,7 +166,7 @@ static bool guard_refused(struct mcp_http *h, struct MHD_Connection *conn, enum 
     if (origin && !nd_http_origin_is_own(origin, host, h->host, h->port)) {
         *ret = refuse(conn, 403, SERVER_ERROR, "Forbidden",
                       "use an MCP client (it sends no Origin): a web page may not drive "
-                      "nodus mcp",
+                      "this server",
                       "requests from web pages of origin %s are refused", origin);
         return true;
     }
@@ -177,7 +177,7 @@ static bool guard_refused(struct mcp_http *h, struct MHD_Connection *conn, enum 
     if (given && nd_http_secret_equal(given, strlen(given), h->token, h->token_len))
         return false;
     *ret = refuse(conn, 401, SERVER_ERROR, "Unauthorized",
-                  "send Authorization: Bearer TOKEN with the token nodus mcp was started with "
+                  "send Authorization: Bearer TOKEN with the token this server was started with "
                   "(--listen-token or NODUS_MCP_TOKEN)",
                   given ? "the bearer token is not the one nodus mcp was started with"
                         : "a bearer token is required");
@@ -190,7 +190,7 @@ static bool request_refused(struct MHD_Connection *conn, const char *method, con
 {
     if (strcmp(url, MCP_HTTP_PATH) != 0) {
         *ret = refuse(conn, 404, SERVER_ERROR, "NotFound",
-                      "use the endpoint nodus mcp printed when it started: http://HOST:PORT/mcp",
+                      "use the endpoint this server printed when it started: http://HOST:PORT/mcp",
                       "nothing is served at %s: the MCP endpoint is %s", url, MCP_HTTP_PATH);
         return true;
     }

@@ -83,7 +83,7 @@ int mcp_uri_parse(const struct mcp_config *cfg, const char *uri, struct mcp_uri 
     if (u->k->namespaced || nd_kind_is(u->k, ND_KIND_PROJECT))
         if (!mcp_project_allowed(cfg, project)) {
             nd_status_set(st, "Forbidden",
-                          "read the objects of the projects nodus mcp was started with "
+                          "read the objects of the projects this server was started with "
                           "(--projects); resources/list names them",
                           "project \"%s\" is not one this server serves", project);
             return MCP_RESOURCE_NOT_FOUND;
@@ -316,7 +316,7 @@ static void run_list(int fd, void *cls)
         if (cont && *cont && strlen(cont) >= sizeof c.cont)
             nd_status_set(&st, "InternalError",
                           "ask the server's operator: its continue tokens "
-                          "are too long for nodus mcp's cursors",
+                          "are too long for this server's cursors",
                           "the server's continue token is %zu bytes; a cursor holds %zu",
                           strlen(cont), sizeof c.cont - 1);
         else if (cont && *cont)

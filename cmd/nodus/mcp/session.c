@@ -190,7 +190,7 @@ static void on_tools_call(struct mcp_session *s, const struct mcp_message *m)
     char pbuf[256];
     const char *outside = no || bad ? NULL : project_refused(s, args, pbuf, sizeof pbuf);
     if (no) {
-        refuse(s, m, "Forbidden", "use a tool tools/list names, or restart nodus mcp without "
+        refuse(s, m, "Forbidden", "use a tool tools/list names, or restart this server without "
                                   "the flag that keeps this one out", no);
     } else if (bad) {
         snprintf(pbuf, sizeof pbuf, "tools/list has %s's inputSchema", t->name);
@@ -201,7 +201,7 @@ static void on_tools_call(struct mcp_session *s, const struct mcp_message *m)
             snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
                      s->srv->cfg->projects.v[i]);
         char fix[640];
-        snprintf(fix, sizeof fix, "name one of the projects nodus mcp was started with "
+        snprintf(fix, sizeof fix, "name one of the projects this server was started with "
                                   "(--projects %s)", list);
         refuse(s, m, "Forbidden", fix, outside);
     }

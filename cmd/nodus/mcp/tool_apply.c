@@ -116,7 +116,7 @@ static int place(struct apply *a)
         snprintf(d->label, sizeof d->label, "%s/%s", d->m->kind->kind, d->name);
         if (*d->ns && !mcp_project_allowed(c->cfg, d->ns))
             return nd_status_set(&c->st, "Forbidden",
-                                 "apply to a project nodus mcp was started with (--projects)",
+                                 "apply to a project this server was started with (--projects)",
                                  "%s: project \"%s\" is not one this server serves", d->label,
                                  d->ns);
     }
@@ -170,7 +170,7 @@ static int over_max_cost(struct apply *a)
         nd_estimate_line(d->preview, &line);
         nd_status_set(&a->c->st, "Forbidden",
                       "make it cost less (fewer or smaller GPUs, a shorter maxDuration, a lower "
-                      "maxCostUSD), or ask whoever runs nodus mcp to raise --max-cost",
+                      "maxCostUSD), or ask whoever runs this MCP server to raise --max-cost",
                       "%s: expected cost $%s is above this server's --max-cost $%s (%s); "
                       "nothing was launched",
                       d->label, expected_cost(d), cfg->max_cost, line.data);
@@ -355,7 +355,7 @@ static void run_apply(struct mcp_call *c)
         c->st.code = 400;
         if (!c->st.fix)
             nd_status_set_fix(&c->st, "send YAML or JSON objects with apiVersion, kind and "
-                                      "metadata.name; nodus explain KIND shows a kind's fields");
+                                      "metadata.name; the explain tool shows a kind's fields");
         goto out;
     }
     a.n = a.ms.n;
