@@ -9,9 +9,9 @@
 #   http METHOD PATH [BODY] [curl args...]
 #                               sets CODE (HTTP status), BODY (file holding the body) and
 #                               HDRS (file holding the headers); BODY "-" means none. With
-#                               only -H HEADER arguments the request goes from the shell
-#                               itself (_http_tcp: a curl costs ~50 ms of CPU here), else
-#                               through curl
+#                               only -H HEADER and -m SECONDS arguments the request goes
+#                               from the shell itself (_http_tcp: a curl costs ~50 ms of CPU
+#                               here), else through curl
 #   clock_advance D [URL]       moves the emulator's clock D (a Go duration) forward
 #   body_json FILTER            jq FILTER over the last body (raw output)
 #   json_get FILE FILTER...     one jq for several fields: JV[i] is FILTER i's output
@@ -212,8 +212,8 @@ http() {
     EMU_URL=http://127.0.0.1:$port
     local -a hs=()
     if _http_headers "$@" && [[ $data != @* && ${#data} -le 65536 ]]; then
-        # only headers: sent from this shell (a curl a request was a good part of the
-        # suites' CPU); anything else of curl's (a time limit, -I, a file to send) takes curl
+        # only headers and a time limit: sent from this shell (a curl a request was a good
+        # part of the suites' CPU); anything else (-I, a file to send, an upgrade) takes curl
         if [ "$data" != "-" ]; then
             case " $* " in
             *"Content-Type"*) ;;
@@ -234,12 +234,17 @@ http() {
     CODE=$(curl "${args[@]}" "$@" "$EMU_URL$path")
 }
 
-# _http_headers ARGS...: true when curl's ARGS are only -H HEADER pairs (not -H @FILE);
-# their headers in HTTP_HEADERS
+# _http_headers ARGS...: true when curl's ARGS are only -H HEADER pairs (not -H @FILE, nor
+# an Upgrade) and -m SECONDS: the headers in HTTP_HEADERS, the seconds in HTTP_MAX_TIME
 _http_headers() {
-    HTTP_HEADERS=()
-    while [ $# -ge 2 ] && [ "$1" = -H ] && [[ $2 != @* ]]; do
-        HTTP_HEADERS+=("$2")
+    HTTP_HEADERS=() HTTP_MAX_TIME=
+    while [ $# -ge 2 ]; do
+        case $1:$2 in
+        -H:@* | -H:[Uu]pgrade:*) return 1 ;;
+        -H:*) HTTP_HEADERS+=("$2") ;;
+        -m:*) HTTP_MAX_TIME=$2 ;;
+        *) return 1 ;;
+        esac
         shift 2
     done
     [ $# = 0 ]
@@ -251,9 +256,11 @@ _http_headers() {
 # it; "Name:" takes a header away, "Name;" sends it empty; DATA "-": no body). Sets CODE
 # (000: no answer) and writes the answer's head to HDRS and its body to BODY, as curl -D
 # and -o do. A body that may hold a NUL (not JSON, YAML or text/*) or comes in chunks (a
-# stream) is read by perl.
+# stream) is read by perl. HTTP_MAX_TIME (seconds) bounds each read, and the body's.
 _http_tcp() {
     local LC_ALL=C port=$1 method=$2 path=$3 data=$4 fd line h req status len= chunked= type=
+    local -a t=()
+    [ -n "${HTTP_MAX_TIME:-}" ] && t=(-t "$HTTP_MAX_TIME")
     shift 4
     local host="Host: 127.0.0.1:$port" agent="User-Agent: curl/7.88.1" accept="Accept: */*" extra=
     : >"$HDRS"
@@ -280,9 +287,9 @@ _http_tcp() {
     req+=$extra
     [ "$data" != - ] && req+="Content-Length: ${#data}"$'\r\n'$'\r\n'"$data" || req+=$'\r\n'
     printf '%s' "$req" >&"$fd" 2>/dev/null
-    if IFS= read -r status <&"$fd"; then
+    if IFS= read -r "${t[@]}" status <&"$fd"; then
         printf '%s\n' "$status" >"$HDRS"
-        while IFS= read -r line <&"$fd"; do
+        while IFS= read -r "${t[@]}" line <&"$fd"; do
             printf '%s\n' "$line" >>"$HDRS"
             [ "$line" = $'\r' ] && break
             line=${line%$'\r'}
@@ -299,17 +306,20 @@ _http_tcp() {
             if [ -z "$chunked" ] && [ -n "$len" ] &&
                 [[ $type == *json* || $type == *yaml* || $type == *text/* ]]; then
                 line=
-                [ "$len" -gt 0 ] && IFS= read -r -d '' -N "$len" line <&"$fd"
+                [ "$len" -gt 0 ] && IFS= read -r "${t[@]}" -d '' -N "$len" line <&"$fd"
                 printf '%s' "$line" >"$BODY"
             else
-                perl -e 'binmode STDIN; binmode STDOUT; my ($chunked, $len) = @ARGV;
+                perl -e 'use Time::HiRes qw(alarm); binmode STDIN; binmode STDOUT; $| = 1;
+                    my ($chunked, $len, $max) = @ARGV; $SIG{ALRM} = sub { exit 0 };
+                    alarm $max if $max ne "";
                     if ($chunked) {
                         while (defined(my $size = <STDIN>)) {
                             my $n = hex $size; last if !$n;
                             read(STDIN, my $b, $n); print $b; <STDIN>;
                         }
                     } elsif ($len ne "") { read(STDIN, my $b, $len); print $b; }
-                    else { local $/; print <STDIN>; }' "$chunked" "$len" <&"$fd" >"$BODY"
+                    else { local $/; print <STDIN>; }' "$chunked" "$len" "${HTTP_MAX_TIME:-}" \
+                    <&"$fd" >"$BODY"
             fi
             ;;
         esac
