@@ -12,6 +12,8 @@
 #                               only -H HEADER and -m SECONDS arguments the request goes
 #                               from the shell itself (_http_tcp: a curl costs ~50 ms of CPU
 #                               here), else through curl
+#   untraced CMD...             runs CMD without bats' trace of every command (~0.2 ms
+#                               each here): for a helper that loops over many requests
 #   clock_advance D [URL]       moves the emulator's clock D (a Go duration) forward
 #   body_json FILTER            jq FILTER over the last body (raw output)
 #   json_get FILE FILTER...     one jq for several fields: JV[i] is FILTER i's output
@@ -220,7 +222,7 @@ http() {
             *) hs+=('Content-Type: application/json') ;;
             esac
         fi
-        _untraced _http_tcp "$port" "$method" "$path" "$data" "${HTTP_HEADERS[@]}" "${hs[@]}"
+        untraced _http_tcp "$port" "$method" "$path" "$data" "${HTTP_HEADERS[@]}" "${hs[@]}"
         return 0
     fi
     local args=(-sS -X "$method" -o "$BODY" -D "$HDRS" -w '%{http_code}')
@@ -286,7 +288,9 @@ _http_tcp() {
     [ -n "$accept" ] && req+="$accept"$'\r\n'
     req+=$extra
     [ "$data" != - ] && req+="Content-Length: ${#data}"$'\r\n'$'\r\n'"$data" || req+=$'\r\n'
+    trap '' PIPE # (the server may close before it read all; untraced sets it back)
     printf '%s' "$req" >&"$fd" 2>/dev/null
+    trap - PIPE
     if IFS= read -r "${t[@]}" status <&"$fd"; then
         printf '%s\n' "$status" >"$HDRS"
         while IFS= read -r "${t[@]}" line <&"$fd"; do
@@ -328,18 +332,15 @@ _http_tcp() {
     return 0
 }
 
-# _untraced CMD...: runs CMD without bats' DEBUG trap (a function bats runs before every
-# command of a test, a good part of a loop's time) and with SIGPIPE ignored (a server may
-# close before reading all), then sets both back as they were (read through a file: no
-# subshell)
-_untraced() {
+# untraced CMD...: runs CMD without bats' DEBUG trap (a function bats runs before every
+# command of a test, a good part of a loop's time), then sets it back as it was, and
+# SIGPIPE's too (read through a file: no subshell)
+untraced() {
     local _ut_file=${BATS_TEST_TMPDIR:-$BATS_FILE_TMPDIR}/.traps.$BASHPID _ut_traps=
     trap -p DEBUG PIPE >"$_ut_file"
     trap - DEBUG
-    trap '' PIPE
     "$@"
     local _ut_rc=$?
-    trap - PIPE
     IFS= read -r -d '' _ut_traps <"$_ut_file" || true # (no NUL: it ends at the end)
     eval "$_ut_traps"
     return $_ut_rc
