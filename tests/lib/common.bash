@@ -194,6 +194,16 @@ clock_advance() {
         read -r port <"$BATS_FILE_TMPDIR/port" # (emu_url, without its subshell)
         url=http://127.0.0.1:$port
     fi
+    if [[ $url =~ ^http://127\.0\.0\.1:([0-9]+)/?$ ]]; then
+        # from the shell (see http), into files of its own: the last answer stays the test's
+        local BODY=${BATS_TEST_TMPDIR:-$BATS_FILE_TMPDIR}/clock.$$ CODE
+        local HDRS=$BODY.headers
+        local HTTP_MAX_TIME=
+        untraced _http_tcp "${BASH_REMATCH[1]}" POST /emulator/v1/clock "{\"advance\":\"$1\"}" \
+            'Content-Type: application/json'
+        [[ $CODE == 2?? ]] || { cat "$BODY" >&2; return 1; }
+        return 0
+    fi
     curl -sf -o /dev/null -X POST "$url/emulator/v1/clock" \
         -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
 }
@@ -207,8 +217,8 @@ emu_url() {
 http() {
     local method=$1 path=$2 data=${3:--}
     shift 3 2>/dev/null || shift $#
-    BODY=$BATS_TEST_TMPDIR/body.$$
-    HDRS=$BATS_TEST_TMPDIR/headers.$$
+    BODY=${BATS_TEST_TMPDIR:-$BATS_FILE_TMPDIR}/body.$$ # (setup_file has no test's)
+    HDRS=${BATS_TEST_TMPDIR:-$BATS_FILE_TMPDIR}/headers.$$
     local port
     read -r port <"$BATS_FILE_TMPDIR/port" # (emu_url, without its two processes)
     EMU_URL=http://127.0.0.1:$port
