@@ -241,7 +241,8 @@ kc_show_last() {
 emu_get() {
     local path=/apis/nodus.dev/v1/namespaces/$1/$2/$3 got
     if [[ $EMU_URL =~ ^http://127\.0\.0\.1:([0-9]+)$ ]]; then
-        local BODY=${BATS_TEST_TMPDIR:-$BATS_FILE_TMPDIR}/emu_get CODE HDRS=$BODY.headers
+        local BODY=${BATS_TEST_TMPDIR:-$BATS_FILE_TMPDIR}/emu_get CODE
+        local HDRS=$BODY.headers
         local HTTP_MAX_TIME=
         untraced _http_tcp "${BASH_REMATCH[1]}" GET "$path" -
         EMU_CODE=$CODE EMU_OBJ=
