@@ -185,23 +185,23 @@ walk() {
 }
 
 @test "table: REST verbs on a namespaced kind, own and other project" {
-    walk rest
+    untraced walk rest
 }
 
 @test "table: subresources log, exec (WebSocket upgrade), files GET/PUT, invoke" {
-    walk sub
+    untraced walk sub
 }
 
 @test "table: namespaces get, list, watch, create, patch, delete, deletecollection" {
-    walk namespaces
+    untraced walk namespaces
 }
 
 @test "table: Events and cluster-wide lists and watches, project nodus" {
-    walk cluster
+    untraced walk cluster
 }
 
 @test "table: discovery, OpenAPI, version, health and /docs" {
-    walk discovery
+    untraced walk discovery
 }
 
 @test "a read token cannot exec: the upgrade is 403 and no process runs" {
@@ -411,5 +411,5 @@ walk() {
 
 # Last: the control endpoints (their admin rows snapshot, restore and reset the state).
 @test "table: control endpoints (clock, stats, price book, faults, snapshots, reset)" {
-    walk control
+    untraced walk control
 }

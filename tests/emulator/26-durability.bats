@@ -26,41 +26,53 @@ start() {
     URL="http://127.0.0.1:$(cat "$PORTFILE")"
 }
 
-# writer ID ROUND: creates volumes until the emulator is gone; prints each acked name
+# writer ID ROUND: creates the volumes rROUND-wID-1, -2, ... one after the other on one
+# connection of one curl (a curl a request was most of this file's CPU), until the
+# emulator is gone (each request left then fails at once); prints each acknowledged (201)
+# name when curl ends (its output comes in blocks: the round counts the object files)
 writer() {
-    local id=$1 round=$2 i=0 code
-    while :; do
-        i=$((i + 1))
-        code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -X POST \
-            -H 'Content-Type: application/json' \
-            -d "{\"metadata\":{\"name\":\"r$round-w$id-$i\"},\"spec\":{\"size\":\"1Gi\"}}" \
-            "$URL/apis/nodus.dev/v1/namespaces/default/volumes") || break
-        [ "$code" = 201 ] && echo "r$round-w$id-$i"
-        [ "$code" = 000 ] && break
-    done
+    local id=$1 round=$2 cfg=$BATS_TEST_TMPDIR/writer.$1
+    # one request of the config (printf's format: %d the request's number)
+    local one='url = "URL/apis/nodus.dev/v1/namespaces/default/volumes"
+request = "POST"
+header = "Content-Type: application/json"
+data = {"metadata":{"name":"NAME%d"},"spec":{"size":"1Gi"}}
+output = "/dev/null"
+max-time = 5
+write-out = "%%{http_code}\\n"
+next
+'
+    one=${one/URL/$URL}
+    printf "${one/NAME/r$round-w$id-}" {1..1000} >"$cfg"
+    curl -s -K "$cfg" 2>/dev/null | awk -v name="r$round-w$id-" '$0 == 201 { print name NR }'
 }
 
-acked_at_least() { # FILE N
-    [ "$(wc -l <"$1")" -ge "$2" ]
+# files_at_least N ROUND: the state holds N object files of the round's volumes (a create
+# writes its file before it answers: at most one a writer more than were acknowledged)
+files_at_least() {
+    local f=("$STATE/objects/default/volumes/r$2-"*.json)
+    [ -e "${f[0]}" ] && [ "${#f[@]}" -ge "$1" ]
 }
 
-# one round: 8 writers, a SIGKILL once at least $1 creates were acked, a restart
+# kill_round MODE ROUND WANT: 8 writers, a SIGKILL once WANT creates (and 8 more, see
+# files_at_least) were made, a restart; every acknowledged create must be there
 kill_round() {
     local mode=$1 round=$2 want=$3 w
     start --fsync "$mode"
     local acked=$BATS_TEST_TMPDIR/acked.$round
-    : >"$acked"
     local pids=()
     for w in 1 2 3 4 5 6 7 8; do
-        writer "$w" "$round" >>"$acked" &
+        writer "$w" "$round" >"$acked.w$w" & # a file each: no two writes interleave
         pids+=($!)
     done
-    # 60 s: 8 writers under a loaded machine or the sanitizers can take more than 10
-    wait_until -t 60 acked_at_least "$acked" "$want" || true # the count is checked below
+    # 60 s: 8 writers under a loaded machine or the sanitizers can take more than 10; 8
+    # files more than wanted, as the answers of the last ones may be on their way
+    wait_until -t 60 files_at_least "$((want + 8))" "$round" || true # the count is checked below
     kill -KILL "$PID"
     wait "$PID" 2>/dev/null || true
     wait "${pids[@]}" 2>/dev/null || true
     PID=
+    cat "$acked".w* >"$acked"
     [ "$(wc -l <"$acked")" -ge "$want" ] || { echo "only $(wc -l <"$acked") acked" >&2; return 1; }
     start --fsync "$mode"
     curl -sf "$URL/apis/nodus.dev/v1/namespaces/default/volumes" |

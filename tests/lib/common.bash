@@ -8,7 +8,12 @@
 #   start_extra NAME [flags...] another emulator (sets XPORT, XURL); stop_extras stops them
 #   http METHOD PATH [BODY] [curl args...]
 #                               sets CODE (HTTP status), BODY (file holding the body) and
-#                               HDRS (file holding the headers); BODY "-" means none
+#                               HDRS (file holding the headers); BODY "-" means none. With
+#                               only -H HEADER and -m SECONDS arguments the request goes
+#                               from the shell itself (_http_tcp: a curl costs ~50 ms of CPU
+#                               here), else through curl
+#   untraced CMD...             runs CMD without bats' trace of every command (~0.2 ms
+#                               each here): for a helper that loops over many requests
 #   clock_advance D [URL]       moves the emulator's clock D (a Go duration) forward
 #   body_json FILTER            jq FILTER over the last body (raw output)
 #   json_get FILE FILTER...     one jq for several fields: JV[i] is FILTER i's output
@@ -189,6 +194,16 @@ clock_advance() {
         read -r port <"$BATS_FILE_TMPDIR/port" # (emu_url, without its subshell)
         url=http://127.0.0.1:$port
     fi
+    if [[ $url =~ ^http://127\.0\.0\.1:([0-9]+)/?$ ]]; then
+        # from the shell (see http), into files of its own: the last answer stays the test's
+        local BODY=${BATS_TEST_TMPDIR:-$BATS_FILE_TMPDIR}/clock.$$ CODE
+        local HDRS=$BODY.headers
+        local HTTP_MAX_TIME=
+        untraced _http_tcp "${BASH_REMATCH[1]}" POST /emulator/v1/clock "{\"advance\":\"$1\"}" \
+            'Content-Type: application/json'
+        [[ $CODE == 2?? ]] || { cat "$BODY" >&2; return 1; }
+        return 0
+    fi
     curl -sf -o /dev/null -X POST "$url/emulator/v1/clock" \
         -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
 }
@@ -202,8 +217,24 @@ emu_url() {
 http() {
     local method=$1 path=$2 data=${3:--}
     shift 3 2>/dev/null || shift $#
-    BODY=$BATS_TEST_TMPDIR/body.$$
-    HDRS=$BATS_TEST_TMPDIR/headers.$$
+    BODY=${BATS_TEST_TMPDIR:-$BATS_FILE_TMPDIR}/body.$$ # (setup_file has no test's)
+    HDRS=${BATS_TEST_TMPDIR:-$BATS_FILE_TMPDIR}/headers.$$
+    local port
+    read -r port <"$BATS_FILE_TMPDIR/port" # (emu_url, without its two processes)
+    EMU_URL=http://127.0.0.1:$port
+    local -a hs=()
+    if _http_headers "$@" && [[ $data != @* && ${#data} -le 65536 ]]; then
+        # only headers and a time limit: sent from this shell (a curl a request was a good
+        # part of the suites' CPU); anything else (-I, a file to send, an upgrade) takes curl
+        if [ "$data" != "-" ]; then
+            case " $* " in
+            *"Content-Type"*) ;;
+            *) hs+=('Content-Type: application/json') ;;
+            esac
+        fi
+        untraced _http_tcp "$port" "$method" "$path" "$data" "${HTTP_HEADERS[@]}" "${hs[@]}"
+        return 0
+    fi
     local args=(-sS -X "$method" -o "$BODY" -D "$HDRS" -w '%{http_code}')
     if [ "$data" != "-" ]; then
         args+=(--data-binary "$data")
@@ -212,10 +243,117 @@ http() {
         *) args+=(-H 'Content-Type: application/json') ;;
         esac
     fi
-    local port
-    read -r port <"$BATS_FILE_TMPDIR/port" # (emu_url, without its two processes)
-    EMU_URL=http://127.0.0.1:$port
     CODE=$(curl "${args[@]}" "$@" "$EMU_URL$path")
+}
+
+# _http_headers ARGS...: true when curl's ARGS are only -H HEADER pairs (not -H @FILE, nor
+# an Upgrade) and -m SECONDS: the headers in HTTP_HEADERS, the seconds in HTTP_MAX_TIME
+_http_headers() {
+    HTTP_HEADERS=() HTTP_MAX_TIME=
+    while [ $# -ge 2 ]; do
+        case $1:$2 in
+        -H:@* | -H:[Uu]pgrade:*) return 1 ;;
+        -H:*) HTTP_HEADERS+=("$2") ;;
+        -m:*) HTTP_MAX_TIME=$2 ;;
+        *) return 1 ;;
+        esac
+        shift 2
+    done
+    [ $# = 0 ]
+}
+
+# _http_tcp PORT METHOD PATH DATA HEADER...: one HTTP/1.1 request to 127.0.0.1:PORT over
+# bash's /dev/tcp, with the head curl sends (Host, curl's User-Agent, from which the
+# emulator names the field manager and launched-by, and Accept, each unless a HEADER gives
+# it; "Name:" takes a header away, "Name;" sends it empty; DATA "-": no body). Sets CODE
+# (000: no answer) and writes the answer's head to HDRS and its body to BODY, as curl -D
+# and -o do. A body that may hold a NUL (not JSON, YAML or text/*) or comes in chunks (a
+# stream) is read by perl. HTTP_MAX_TIME (seconds) bounds each read, and the body's.
+_http_tcp() {
+    local LC_ALL=C port=$1 method=$2 path=$3 data=$4 fd line h req status len= chunked= type=
+    local -a t=()
+    [ -n "${HTTP_MAX_TIME:-}" ] && t=(-t "$HTTP_MAX_TIME")
+    shift 4
+    local host="Host: 127.0.0.1:$port" agent="User-Agent: curl/7.88.1" accept="Accept: */*" extra=
+    : >"$HDRS"
+    : >"$BODY"
+    CODE=000
+    exec {fd}<>"/dev/tcp/127.0.0.1/$port" ||
+        { echo "http: cannot connect to 127.0.0.1:$port" >&2; return 0; }
+    for h; do
+        case ${h%%[:;]*} in
+        [Hh]ost) host= ;;
+        [Uu]ser-[Aa]gent) agent= ;;
+        [Aa]ccept) accept= ;;
+        esac
+        case $h in
+        *:) ;;
+        *\;) extra+="${h%;}:"$'\r\n' ;;
+        *) extra+="$h"$'\r\n' ;;
+        esac
+    done
+    req="$method $path HTTP/1.1"$'\r\n'
+    [ -n "$host" ] && req+="$host"$'\r\n'
+    [ -n "$agent" ] && req+="$agent"$'\r\n'
+    [ -n "$accept" ] && req+="$accept"$'\r\n'
+    req+=$extra
+    [ "$data" != - ] && req+="Content-Length: ${#data}"$'\r\n'$'\r\n'"$data" || req+=$'\r\n'
+    trap '' PIPE # (the server may close before it read all; untraced sets it back)
+    printf '%s' "$req" >&"$fd" 2>/dev/null
+    trap - PIPE
+    if IFS= read -r "${t[@]}" status <&"$fd"; then
+        printf '%s\n' "$status" >"$HDRS"
+        while IFS= read -r "${t[@]}" line <&"$fd"; do
+            printf '%s\n' "$line" >>"$HDRS"
+            [ "$line" = $'\r' ] && break
+            line=${line%$'\r'}
+            case ${line,,} in
+            content-length:*) len=${line#*:} len=${len// /} ;;
+            transfer-encoding:*chunked*) chunked=1 ;;
+            content-type:*) type=${line,,} ;;
+            esac
+        done
+        CODE=${status:9:3}
+        case $method:$CODE in
+        HEAD:* | *:1?? | *:204 | *:304) ;;
+        *)
+            if [ -z "$chunked" ] && [ -n "$len" ] &&
+                [[ $type == *json* || $type == *yaml* || $type == *text/* ]]; then
+                line=
+                [ "$len" -gt 0 ] && IFS= read -r "${t[@]}" -d '' -N "$len" line <&"$fd"
+                printf '%s' "$line" >"$BODY"
+            else
+                perl -e 'use Time::HiRes qw(alarm); binmode STDIN; binmode STDOUT; $| = 1;
+                    my ($chunked, $len, $max) = @ARGV; $SIG{ALRM} = sub { exit 0 };
+                    alarm $max if $max ne "";
+                    if ($chunked) {
+                        while (defined(my $size = <STDIN>)) {
+                            my $n = hex $size; last if !$n;
+                            read(STDIN, my $b, $n); print $b; <STDIN>;
+                        }
+                    } elsif ($len ne "") { read(STDIN, my $b, $len); print $b; }
+                    else { local $/; print <STDIN>; }' "$chunked" "$len" "${HTTP_MAX_TIME:-}" \
+                    <&"$fd" >"$BODY"
+            fi
+            ;;
+        esac
+    fi
+    exec {fd}<&-
+    return 0
+}
+
+# untraced CMD...: runs CMD without bats' DEBUG trap (a function bats runs before every
+# command of a test, a good part of a loop's time), then sets it back as it was, and
+# SIGPIPE's too (read through a file: no subshell)
+untraced() {
+    local _ut_file=${BATS_TEST_TMPDIR:-$BATS_FILE_TMPDIR}/.traps.$BASHPID _ut_traps=
+    trap -p DEBUG PIPE >"$_ut_file"
+    trap - DEBUG
+    "$@"
+    local _ut_rc=$?
+    IFS= read -r -d '' _ut_traps <"$_ut_file" || true # (no NUL: it ends at the end)
+    eval "$_ut_traps"
+    return $_ut_rc
 }
 
 body_json() {

@@ -1,7 +1,7 @@
 # Helpers for the kubectl suite (tests/kubectl/): run the REAL kubectl binaries of the
 # machine against this file's emulator. Load after ../lib/common. Every kubectl run costs
 # about 0.12 s of CPU, and a test may run for several versions: check what a
-# write stored with curl (emu_get), not with another kubectl run.
+# write stored over HTTP (emu_get), not with another kubectl run.
 #
 #   kubectl_setup           in setup_file, after start_emulator: finds the kubectl
 #                           versions, writes a kubeconfig into BATS_FILE_TMPDIR
@@ -28,9 +28,9 @@
 #   job_file NAME [SED...]  writes fixtures/job-min.yaml named NAME (through SED...) to
 #                           $BATS_TEST_TMPDIR/NAME.yaml and prints that path
 #   emu_apply_yaml NS PLURAL YAML
-#                           POSTs a YAML manifest with curl (fails unless 201)
-#   emu_namespace NAME      creates a project with curl
-#   emu_get NS PLURAL NAME  GETs an object with curl: EMU_CODE (HTTP status), EMU_OBJ
+#                           POSTs a YAML manifest (fails unless 201)
+#   emu_namespace NAME      creates a project
+#   emu_get NS PLURAL NAME  GETs an object: EMU_CODE (HTTP status), EMU_OBJ
 #                           (the body); checks of what kubectl wrote use it, so they
 #                           cost no kubectl run
 
@@ -197,29 +197,31 @@ job_file() {
     echo "$BATS_TEST_TMPDIR/$name.yaml"
 }
 
-emu_apply_yaml() {
-    local ns=$1 plural=$2 yaml=$3 code
-    code=$(printf '%s\n' "$yaml" | curl -sS -o "$BATS_FILE_TMPDIR/emu_apply.out" -w '%{http_code}' \
-        -X POST -H 'Content-Type: application/yaml' --data-binary @- \
-        "$EMU_URL/apis/nodus.dev/v1/namespaces/$ns/$plural")
-    if [ "$code" != 201 ]; then
-        echo "POST $ns/$plural answered $code:" >&2
-        cat "$BATS_FILE_TMPDIR/emu_apply.out" >&2
+# emu_post PATH TYPE BODY: POSTs BODY to this file's emulator (from the shell, see http in
+# common.bash, unless EMU_URL is not plain http on 127.0.0.1); fails unless 201
+emu_post() {
+    local path=$1 type=$2 data=$3 BODY=$BATS_FILE_TMPDIR/emu_apply.out CODE
+    local HDRS=$BODY.headers HTTP_MAX_TIME=
+    if [[ $EMU_URL =~ ^http://127\.0\.0\.1:([0-9]+)$ ]]; then
+        untraced _http_tcp "${BASH_REMATCH[1]}" POST "$path" "$data" "Content-Type: $type"
+    else
+        CODE=$(curl -sS -o "$BODY" -w '%{http_code}' -X POST -H "Content-Type: $type" \
+            --data-binary "$data" "$EMU_URL$path")
+    fi
+    if [ "$CODE" != 201 ]; then
+        echo "POST $path answered $CODE:" >&2
+        cat "$BODY" >&2
         return 1
     fi
 }
 
+emu_apply_yaml() {
+    emu_post "/apis/nodus.dev/v1/namespaces/$1/$2" application/yaml "$3"$'\n'
+}
+
 emu_namespace() {
-    local code
-    code=$(curl -sS -o "$BATS_FILE_TMPDIR/emu_apply.out" -w '%{http_code}' -X POST \
-        -H 'Content-Type: application/json' \
-        --data-binary "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$1\"}}" \
-        "$EMU_URL/api/v1/namespaces")
-    if [ "$code" != 201 ]; then
-        echo "POST namespace $1 answered $code:" >&2
-        cat "$BATS_FILE_TMPDIR/emu_apply.out" >&2
-        return 1
-    fi
+    emu_post /api/v1/namespaces application/json \
+        "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$1\"}}"
 }
 
 # For teardown: when the test failed, shows what the last `run` captured (bats prints
@@ -237,8 +239,17 @@ kc_show_last() {
 }
 
 emu_get() {
-    local ns=$1 plural=$2 name=$3 got
-    got=$(curl -sS -w '\n%{http_code}' "$EMU_URL/apis/nodus.dev/v1/namespaces/$ns/$plural/$name")
+    local path=/apis/nodus.dev/v1/namespaces/$1/$2/$3 got
+    if [[ $EMU_URL =~ ^http://127\.0\.0\.1:([0-9]+)$ ]]; then
+        local BODY=${BATS_TEST_TMPDIR:-$BATS_FILE_TMPDIR}/emu_get CODE
+        local HDRS=$BODY.headers
+        local HTTP_MAX_TIME=
+        untraced _http_tcp "${BASH_REMATCH[1]}" GET "$path" -
+        EMU_CODE=$CODE EMU_OBJ=
+        IFS= read -r -d '' EMU_OBJ <"$BODY" || true
+        return 0
+    fi
+    got=$(curl -sS -w '\n%{http_code}' "$EMU_URL$path")
     EMU_CODE=${got##*$'\n'}
     EMU_OBJ=${got%$'\n'*}
 }
