@@ -18,15 +18,7 @@ setup_file() {
 prepare() {
     local ex=$ND_ROOT/examples
     # three Jobs in default (two app=trainer, one app=eval), one in project lab, a Pool
-    {
-        cat "$ex/job.yaml"
-        printf -- '---\n'
-        sed 's/train-a/train-b/' "$ex/job.yaml"
-        printf -- '---\n'
-        sed 's/train-a/train-c/; s/app: trainer/app: eval/' "$ex/job.yaml"
-        printf -- '---\n'
-        cat "$ex/pool.yaml"
-    } | nodus apply -f - >/dev/null
+    { train_jobs; printf -- '---\n'; cat "$ex/pool.yaml"; } | nodus apply -f - >/dev/null
     nodus create project lab >/dev/null
     sed 's/train-a/probe/' "$ex/job.yaml" | nodus apply -n lab -f - >/dev/null
     nodus create project empty >/dev/null

@@ -15,14 +15,7 @@ setup_file() {
 }
 
 prepare() {
-    local ex=$ND_ROOT/examples
-    {
-        cat "$ex/job.yaml"
-        printf -- '---\n'
-        sed 's/train-a/train-b/' "$ex/job.yaml"
-        printf -- '---\n'
-        sed 's/train-a/train-c/' "$ex/job.yaml"
-    } | nodus apply -f - >/dev/null
+    train_jobs | nodus apply -f - >/dev/null
     clock_advance 10m
 }
 

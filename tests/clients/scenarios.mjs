@@ -8,7 +8,7 @@
 //       `node X.test.mjs [--out DIR] [NAME...]` runs them (all, in order, without names),
 //       each at most `seconds` (30), and writes "ok NAME: <what it returned>",
 //       "skip NAME: <why>" (it returned skip(why)) or "FAILED NAME: <why>" to DIR/NAME.out
-//       and stdout (stderr when failed). before() runs first (a failure fails every
+//       and stdout (stderr when failed), and the names to DIR/scenarios.list. before() runs first (a failure fails every
 //       scenario), after() last, with DIR. Exits 1 when one failed.
 //   skip(why)   what a scenario returns when it cannot run here
 import { writeFileSync } from 'node:fs';
@@ -48,6 +48,8 @@ export async function runScenarios(scenarios, { before, after, seconds = 30 } = 
         console.error('EMU_URL is not set: the bats file starts the emulator and sets it');
         process.exit(2);
     }
+    if (out) // for the bats file's check that each has its test
+        writeFileSync(`${out}/scenarios.list`, Object.keys(scenarios).join('\n') + '\n');
     const chosen = args.length ? args : Object.keys(scenarios);
     const unknown = chosen.filter((n) => !scenarios[n]);
     if (unknown.length) {

@@ -13,8 +13,11 @@
 #   mcp_setup_file SCRIPT [EMULATOR-FLAGS...]
 #                    the same for an MCP script (the official SDK), with no user
 #                    configuration (KUBECONFIG, NODUS_CONFIG, NODUS_TOKEN) left to read
-#   scenarios_listed every scenario SCRIPT --list names has its test in this file (a line
-#                    `scenario NAME` or `scenario_or_skip NAME`), and no other
+#   scenarios_listed every scenario of SCRIPT (the list its run wrote, results/scenarios.list:
+#                    no second node process) has its test in this file (a line `scenario
+#                    NAME` or `scenario_or_skip NAME`), and no other
+#   train_jobs       the Job of examples/job.yaml three times, train-a, train-b and train-c
+#                    (app=eval), as one manifest on stdout
 #   scenario NAME    the scenario ran and passed (else prints what it, or the runner, said)
 
 CLIENTS=$ND_ROOT/tests/clients
@@ -49,11 +52,24 @@ mcp_setup_file() {
 }
 
 scenarios_listed() {
-    run -0 node "$CLIENTS/$CLIENT_SCRIPT" --list
-    local listed here
-    listed=$(printf '%s\n' "$output" | sort)
+    local list=$BATS_FILE_TMPDIR/results/scenarios.list listed here
+    if [ ! -f "$list" ]; then
+        echo "$CLIENT_SCRIPT did not run; it said:" >&2
+        head -n 20 "$BATS_FILE_TMPDIR/$CLIENT_LOG" >&2
+        return 1
+    fi
+    listed=$(sort "$list")
     here=$(sed -n 's/^ *scenario\(_or_skip\)\{0,1\} \([a-z0-9-]*\)$/\2/p' "$BATS_TEST_FILENAME" | sort)
     assert_equal "$here" "$listed"
+}
+
+train_jobs() {
+    local job=$ND_ROOT/examples/job.yaml
+    cat "$job"
+    printf -- '---\n'
+    sed 's/train-a/train-b/' "$job"
+    printf -- '---\n'
+    sed 's/train-a/train-c/; s/app: trainer/app: eval/' "$job"
 }
 
 scenario() {
