@@ -4,8 +4,8 @@
 # and checks that each host registration it gives starts `nodus mcp` as written and that
 # each tool example marked `<!-- mcp-example: ... -->` answers what the page shows, against
 # this file's emulator holding what the page says: the Job of examples/job.yaml three times
-# (train-a, train-b, train-c), running for ten minutes. The page's console blocks are
-# tests/cli/25-docs.bats's.
+# (train-a, train-b, train-c), running for ten minutes, and the current context of a
+# fresh ~/.nodus/config naming it. The page's console blocks are tests/cli/25-docs.bats's.
 
 load ../lib/common
 load ../lib/clients
@@ -16,6 +16,10 @@ setup_file() {
 
 prepare() {
     train_jobs | nodus apply -f - >/dev/null
+    # the current context of ~/.nodus/config, for a registration that names no server
+    nodus config set-cluster emulator --server "$EMU_URL" >/dev/null
+    nodus config set-context emulator --cluster emulator --namespace default >/dev/null
+    nodus config use-context emulator >/dev/null
     clock_advance 10m
 }
 

@@ -224,20 +224,21 @@ async function runExamples(section) {
 }
 
 // A host's registration, started as the host would: the command, args and env it names
-// (the command is this tree's nodus, the server this file's emulator).
+// (the command is this tree's nodus; a NODUS_SERVER it names is this file's emulator;
+// without one, nodus finds the emulator in the current context of ~/.nodus/config).
 async function register(name, { command, args = [], env = {} }, where) {
     assert.ok(/(^|\/)nodus$/.test(command), `${where}: the command is nodus, not ${command}`);
     assert.equal(args[0], 'mcp', `${where}: the args start with mcp`);
-    const e = serverEnv({ ...env });
-    if ('NODUS_SERVER' in env)
-        e.NODUS_SERVER = EMU;
+    const e = serverEnv({ ...env, NODUS_SERVER: 'NODUS_SERVER' in env ? EMU : undefined });
     const transport = new StdioClientTransport({ command: NODUS, args, env: e, stderr: 'pipe' });
     const client = new Client({ name: `docs-${name}`, version: '1.0.0' });
     try {
         await client.connect(transport);
         assert.equal(client.getServerVersion().name, 'nodus', where);
         const { tools } = await client.listTools();
-        return `${name}: ${args.join(' ')} serves ${tools.length} tools`;
+        const r = await client.callTool({ name: 'list', arguments: { kind: 'jobs' } });
+        assert.equal(r.structuredContent.items?.length, 3, `${where}: the emulator's Jobs: ${r.content[0].text}`);
+        return `${name}: ${args.join(' ')}${'NODUS_SERVER' in env ? ' (env NODUS_SERVER)' : ''} serves ${tools.length} tools`;
     } finally {
         await client.close();
     }
