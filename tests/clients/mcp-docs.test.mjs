@@ -6,13 +6,14 @@
 //   node mcp-docs.test.mjs [--out DIR] [SCENARIO...]   (mcp-lib.mjs's runScenarios)
 //
 // The page marks an example with an HTML comment a reader does not see:
-//   <!-- mcp-example: TOOL [ARGS-JSON] -->
+//   <!-- mcp-example: TOOL [given NAME] [FLAG...] [ARGS-JSON] -->
 // followed by fenced blocks separated by blank lines only: the call's arguments (a json
 // block, unless ARGS-JSON is in the comment), then its answer: a text block is the text
 // content, a json block the structuredContent. A line `...` in a text block stands for
 // any lines; `, ...]` in JSON for more elements, `{"...": "..."}` for any value. An
-// argument "...the same..." is the previous call's value; an `etag` argument is the
-// etag of the last review. Compared after masking what differs from run to run (times,
+// argument "...the same..." is the previous call's value (of the same tool); an `etag`
+// argument is the etag of the last review. FLAGs are those of the `nodus mcp` that
+// answers (--allow-exec when none), NAME what GIVEN makes first. Compared after masking what differs from run to run (times,
 // ages, requestIds, ports, etags, continue tokens) and the padding between columns.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -37,7 +38,11 @@ function blocks() {
             section = h[1];
         const m = l.match(/^<!-- mcp-example: (\S+)\s*(.*?)\s*-->$/);
         if (m) {
-            marker = { tool: m[1], args: m[2] ? JSON.parse(m[2]) : undefined, line: i + 1 };
+            const brace = m[2].indexOf('{');
+            const words = (brace < 0 ? m[2] : m[2].slice(0, brace)).split(/\s+/).filter(Boolean);
+            const given = words[0] === 'given' ? words.splice(0, 2)[1] : undefined;
+            marker = { tool: m[1], given, flags: words, line: i + 1,
+                args: brace < 0 ? undefined : JSON.parse(m[2].slice(brace)) };
             continue;
         }
         const f = l.match(/^(\s*)```(\S*)\s*$/);
@@ -65,7 +70,7 @@ function examples() {
             continue;
         let e = ex[ex.length - 1];
         if (!e || e.marker !== b.marker) {
-            e = { marker: b.marker, tool: b.marker.tool, args: b.marker.args, line: b.marker.line };
+            e = { ...b.marker, marker: b.marker };
             ex.push(e);
             if (e.args === undefined) {
                 assert.equal(b.lang, 'json', `docs/mcp.md:${b.line}: the call's arguments`);
@@ -174,36 +179,55 @@ const GIVEN = {
     async exec() { // dev runs again after its restart (the request example)
         await emu('POST', '/emulator/v1/clock', { advance: '1m' });
     },
+    async 'no-train'() { // the Job train is gone (it was launched), so apply creates it
+        await fetch(`${EMU}${API}/jobs/train`, { method: 'DELETE' });
+        for (let i = 0; i < 100; i++) {
+            await emu('POST', '/emulator/v1/clock', { advance: '1m' }); // its final charge
+            if ((await fetch(`${EMU}${API}/jobs/train`)).status === 404)
+                return;
+        }
+        throw new Error('the Job train is not gone');
+    },
     async data() { // a Volume data
         await emu('POST', `${API}/volumes`, { apiVersion: 'nodus.dev/v1', kind: 'Volume',
             metadata: { name: 'data' }, spec: { size: '1Gi' } });
     },
 };
 
-// Runs the examples of a section through one `nodus mcp --allow-exec`.
-async function runExamples(section) {
-    const ex = examples().filter((e) => BLOCKS.find((b) => b.marker === e.marker).section.startsWith(section));
-    assert.ok(ex.length > 0, `no example marked in "${section}"`);
-    const c = await connect(['--allow-exec', '--audit-file', '/dev/null']);
+// Runs the examples of the sections named through `nodus mcp --allow-exec` (or the
+// flags an example names: one server per set of flags).
+async function runExamples(...sections) {
+    const ex = examples().filter((e) => sections.some((s) =>
+        BLOCKS.find((b) => b.marker === e.marker).section.startsWith(s)));
+    assert.ok(ex.length > 0, `no example marked in "${sections}"`);
+    const servers = new Map();
+    const server = async (flags) => {
+        const key = (flags.length ? flags : ['--allow-exec']).join(' ');
+        if (!servers.has(key))
+            servers.set(key, await connect([...key.split(' '), '--audit-file', '/dev/null']));
+        return servers.get(key);
+    };
     const made = new Set();
-    let last = {}, etag;
+    const last = {};
+    let etag;
     try {
         for (const e of ex) {
             const where = `docs/mcp.md:${e.line} (${e.tool})`;
+            const c = await server(e.flags);
             const args = { ...e.args };
             for (const [k, v] of Object.entries(args))
                 if (v === '...the same...')
-                    args[k] = last[k];
+                    args[k] = last[e.tool][k];
             if ('etag' in args)
                 args.etag = etag;
-            for (const name of [args.name, e.tool].filter((n) => GIVEN[n] && !made.has(n))) {
+            for (const name of [args.name, e.tool, e.given].filter((n) => GIVEN[n] && !made.has(n))) {
                 made.add(name);
-                await GIVEN[name](c);
+                await GIVEN[name](await server([]));
             }
             const r = await c.callTool({ name: e.tool, arguments: args });
             if (r.structuredContent?.reviewOnly)
                 etag = r.structuredContent.etag;
-            last = args;
+            last[e.tool] = args;
             assert.ok(e.text !== undefined || e.json !== undefined, `${where}: no answer shown`);
             if (e.text !== undefined)
                 sameText(e.text, r.content[0].text, where);
@@ -218,7 +242,7 @@ async function runExamples(section) {
             }
         }
     } finally {
-        await c.close();
+        await Promise.all([...servers.values()].map((c) => c.close()));
     }
     return `${ex.length} examples answer what the page shows (${ex.map((e) => e.tool).join(', ')})`;
 }
@@ -278,7 +302,7 @@ const scenarios = {
         return runExamples('Read tools');
     },
     async 'write-tools'() {
-        return runExamples('Write tools');
+        return runExamples('Write tools', 'Safety modes');
     },
 };
 
