@@ -43,6 +43,6 @@ teardown_file() {
     scenario read-tools
 }
 
-@test "mcp docs: each write tool example answers what the page shows (review, launch with the etag, state tools, delete, exec, a --max-cost refusal)" {
+@test "mcp docs: each write tool example answers what the page shows (review, launch with the etag, PreconditionFailed after a price change, state tools, delete, exec, a --max-cost refusal)" {
     scenario write-tools
 }

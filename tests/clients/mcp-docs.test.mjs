@@ -188,6 +188,22 @@ const GIVEN = {
         }
         throw new Error('the Job train is not gone');
     },
+    // a review of the manifest `apply` last sent, then a change of the price book: its
+    // etag no longer matches (the price book is put back by `train`)
+    async 'price-change'(c, ctx) {
+        await GIVEN['no-train']();
+        const rev = await c.callTool({ name: 'apply', arguments: { manifest: ctx.last.apply.manifest } });
+        ctx.etag = rev.structuredContent.etag;
+        ctx.book = await (await fetch(`${EMU}/emulator/v1/pricebook`)).json();
+        await emu('PUT', '/emulator/v1/pricebook', { ...ctx.book, cpuCoreHourUSD: '0.05' });
+    },
+    async train(c, ctx) { // the price book as it was, and the Job train launched again
+        if (ctx.book)
+            await emu('PUT', '/emulator/v1/pricebook', ctx.book);
+        const manifest = ctx.last.apply.manifest;
+        const rev = await c.callTool({ name: 'apply', arguments: { manifest } });
+        await c.callTool({ name: 'apply', arguments: { manifest, etag: rev.structuredContent.etag } });
+    },
     async data() { // a Volume data
         await emu('POST', `${API}/volumes`, { apiVersion: 'nodus.dev/v1', kind: 'Volume',
             metadata: { name: 'data' }, spec: { size: '1Gi' } });
@@ -208,8 +224,7 @@ async function runExamples(...sections) {
         return servers.get(key);
     };
     const made = new Set();
-    const last = {};
-    let etag;
+    const ctx = { last: {} }; // the last arguments of each tool, the last review's etag
     try {
         for (const e of ex) {
             const where = `docs/mcp.md:${e.line} (${e.tool})`;
@@ -217,17 +232,17 @@ async function runExamples(...sections) {
             const args = { ...e.args };
             for (const [k, v] of Object.entries(args))
                 if (v === '...the same...')
-                    args[k] = last[e.tool][k];
+                    args[k] = ctx.last[e.tool][k];
             if ('etag' in args)
-                args.etag = etag;
+                args.etag = ctx.etag;
             for (const name of [args.name, e.tool, e.given].filter((n) => GIVEN[n] && !made.has(n))) {
                 made.add(name);
-                await GIVEN[name](await server([]));
+                await GIVEN[name](await server([]), ctx);
             }
             const r = await c.callTool({ name: e.tool, arguments: args });
             if (r.structuredContent?.reviewOnly)
-                etag = r.structuredContent.etag;
-            last[e.tool] = args;
+                ctx.etag = r.structuredContent.etag;
+            ctx.last[e.tool] = args;
             assert.ok(e.text !== undefined || e.json !== undefined, `${where}: no answer shown`);
             if (e.text !== undefined)
                 sameText(e.text, r.content[0].text, where);
