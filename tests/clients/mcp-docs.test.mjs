@@ -13,8 +13,9 @@
 // any lines; `, ...]` in JSON for more elements, `{"...": "..."}` for any value. An
 // argument "...the same..." is the previous call's value (of the same tool); an `etag`
 // argument is the etag of the last review. FLAGs are those of the `nodus mcp` that
-// answers (--allow-exec when none), NAME what GIVEN makes first. Compared after masking what differs from run to run (times,
-// ages, requestIds, ports, etags, continue tokens) and the padding between columns.
+// answers (--allow-exec when none), NAME what GIVEN makes first. Compared after masking
+// what differs from run to run (times, ages, requestIds, ports, etags, continue tokens)
+// and the padding between columns. Every json block of the sections run is an example.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -216,6 +217,10 @@ async function runExamples(...sections) {
     const ex = examples().filter((e) => sections.some((s) =>
         BLOCKS.find((b) => b.marker === e.marker).section.startsWith(s)));
     assert.ok(ex.length > 0, `no example marked in "${sections}"`);
+    const unmarked = BLOCKS.filter((b) => b.lang === 'json' && !b.marker
+        && sections.some((s) => b.section.startsWith(s)));
+    assert.deepEqual(unmarked.map((b) => `docs/mcp.md:${b.line}`), [],
+        'json blocks that are no example: mark each <!-- mcp-example: TOOL ... -->');
     const servers = new Map();
     const server = async (flags) => {
         const key = (flags.length ? flags : ['--allow-exec']).join(' ');
