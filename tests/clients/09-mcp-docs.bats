@@ -46,3 +46,10 @@ teardown_file() {
 @test "mcp docs: each write tool example answers what the page shows (review, launch with the etag, PreconditionFailed after a price change, state tools, delete, exec, a --max-cost refusal)" {
     scenario write-tools
 }
+
+@test "mcp docs: nodus mcp and the emulator said no sanitizer report (under make asan)" {
+    stop_emulator
+    run grep -E "ERROR: AddressSanitizer|ERROR: LeakSanitizer|runtime error" \
+        "$BATS_FILE_TMPDIR/node.log" "$BATS_FILE_TMPDIR/emulator.err"
+    [ "$status" -eq 1 ]
+}

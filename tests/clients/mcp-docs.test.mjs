@@ -263,6 +263,9 @@ async function runExamples(...sections) {
         }
     } finally {
         await Promise.all([...servers.values()].map((c) => c.close()));
+        // what the servers said (a sanitizer's report, under make asan) goes to node.log
+        for (const c of servers.values())
+            process.stderr.write(c.stderrText());
     }
     return `${ex.length} examples answer what the page shows (${ex.map((e) => e.tool).join(', ')})`;
 }
@@ -274,7 +277,7 @@ async function register(name, { command, args = [], env = {} }, where) {
     assert.ok(/(^|\/)nodus$/.test(command), `${where}: the command is nodus, not ${command}`);
     assert.equal(args[0], 'mcp', `${where}: the args start with mcp`);
     const e = serverEnv({ ...env, NODUS_SERVER: 'NODUS_SERVER' in env ? EMU : undefined });
-    const transport = new StdioClientTransport({ command: NODUS, args, env: e, stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: NODUS, args, env: e, stderr: 'inherit' });
     const client = new Client({ name: `docs-${name}`, version: '1.0.0' });
     try {
         await client.connect(transport);
