@@ -10,30 +10,17 @@ load ../lib/clients
 
 bats_require_minimum_version 1.5.0
 
-CLIENTS=$BATS_TEST_DIRNAME
-CLIENT_LOG=node.log
 API=/apis/nodus.dev/v1/namespaces/default
 
 setup_file() {
-    if ! command -v node >/dev/null; then
-        echo "node is not installed: make check installs it (scripts/install-deps.sh)" >&2
-        return 1
-    fi
-    if [ ! -d "$CLIENTS/node_modules/@modelcontextprotocol/sdk" ]; then
-        echo "the MCP SDK is not installed: run make check, or npm ci --prefix tests/clients" >&2
-        return 1
-    fi
-    export HOME=$BATS_FILE_TMPDIR/home
-    mkdir -p "$HOME"
-    start_emulator --runtime local
+    mcp_setup_file mcp-protocol.test.mjs --runtime local
+}
+
+prepare() {
     job_json slow '{"command":["sh","-c","echo started; exec sleep 120"]}' |
         curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$EMU_URL$API/jobs" -d @-
     clock_advance 35s
     wait_until running slow
-    mkdir -p "$BATS_FILE_TMPDIR/results"
-    # the exit status is the tests' business: each reads its own scenario's line
-    timeout 120 node "$CLIENTS/mcp-protocol.test.mjs" --out "$BATS_FILE_TMPDIR/results" \
-        >"$BATS_FILE_TMPDIR/node.log" 2>&1 || true
 }
 
 teardown_file() {
@@ -45,11 +32,7 @@ running() {
 }
 
 @test "mcp: every scenario of mcp-protocol.test.mjs has a test here" {
-    run -0 node "$CLIENTS/mcp-protocol.test.mjs" --list
-    local listed here
-    listed=$(printf '%s\n' "$output" | sort)
-    here=$(sed -n 's/^ *scenario \([a-z0-9-]*\)$/\1/p' "$BATS_TEST_FILENAME" | sort)
-    assert_equal "$here" "$listed"
+    scenarios_listed
 }
 
 @test "mcp: initialize for 2025-11-25 answers 2025-11-25" {

@@ -10,39 +10,19 @@ load ../lib/clients
 
 bats_require_minimum_version 1.5.0
 
-CLIENTS=$BATS_TEST_DIRNAME
-CLIENT_LOG=node.log
 
 setup_file() {
-    if ! command -v node >/dev/null; then
-        echo "node is not installed: make check installs it (scripts/install-deps.sh)" >&2
-        return 1
-    fi
-    if [ ! -d "$CLIENTS/node_modules/@modelcontextprotocol/sdk" ]; then
-        echo "the MCP SDK is not installed: run make check, or npm ci --prefix tests/clients" >&2
-        return 1
-    fi
-    start_emulator
-    export HOME=$BATS_FILE_TMPDIR/home NODUS_SERVER=$EMU_URL
-    mkdir -p "$HOME" "$BATS_FILE_TMPDIR/results"
+    mcp_setup_file mcp-read.test.mjs
+}
+
+prepare() {
     local ex=$ND_ROOT/examples
     # three Jobs in default (two app=trainer, one app=eval), one in project lab, a Pool
-    {
-        cat "$ex/job.yaml"
-        printf -- '---\n'
-        sed 's/train-a/train-b/' "$ex/job.yaml"
-        printf -- '---\n'
-        sed 's/train-a/train-c/; s/app: trainer/app: eval/' "$ex/job.yaml"
-        printf -- '---\n'
-        cat "$ex/pool.yaml"
-    } | nodus apply -f - >/dev/null
+    { train_jobs; printf -- '---\n'; cat "$ex/pool.yaml"; } | nodus apply -f - >/dev/null
     nodus create project lab >/dev/null
     sed 's/train-a/probe/' "$ex/job.yaml" | nodus apply -n lab -f - >/dev/null
     nodus create project empty >/dev/null
     clock_advance 10m # every Job Running, with a cost and its Events
-    # the exit status is the tests' business: each reads its own scenario's line
-    timeout 60 node "$CLIENTS/mcp-read.test.mjs" --out "$BATS_FILE_TMPDIR/results" \
-        >"$BATS_FILE_TMPDIR/node.log" 2>&1 || true
 }
 
 teardown_file() {
@@ -50,11 +30,7 @@ teardown_file() {
 }
 
 @test "mcp read: every scenario of mcp-read.test.mjs has a test here" {
-    run -0 node "$CLIENTS/mcp-read.test.mjs" --list
-    local listed here
-    listed=$(printf '%s\n' "$output" | sort)
-    here=$(sed -n 's/^ *scenario \([a-z-]*\)$/\1/p' "$BATS_TEST_FILENAME" | sort)
-    assert_equal "$here" "$listed"
+    scenarios_listed
 }
 
 @test "mcp read: tools/list has every read tool with its title, schemas and readOnlyHint" {

@@ -11,26 +11,13 @@ load ../lib/clients
 
 bats_require_minimum_version 1.5.0
 
-CLIENTS=$BATS_TEST_DIRNAME
-CLIENT_LOG=node.log
 
 setup_file() {
-    if ! command -v node >/dev/null; then
-        echo "node is not installed: make check installs it (scripts/install-deps.sh)" >&2
-        return 1
-    fi
-    if [ ! -d "$CLIENTS/node_modules/@modelcontextprotocol/sdk" ]; then
-        echo "the MCP SDK is not installed: run make check, or npm ci --prefix tests/clients" >&2
-        return 1
-    fi
-    start_emulator
-    export HOME=$BATS_FILE_TMPDIR/home
-    unset KUBECONFIG NODUS_CONFIG NODUS_TOKEN NODUS_EXEC_PROTOCOLS
-    mkdir -p "$HOME" "$BATS_FILE_TMPDIR/results"
-    # the exit status is the tests' business: each reads its own scenario's line
-    NODUS_BIN=$ND_BIN_DIR/nodus AUDIT_FILE=$BATS_FILE_TMPDIR/audit.log \
-        timeout 120 node "$CLIENTS/mcp-write.test.mjs" --out "$BATS_FILE_TMPDIR/results" \
-        >"$BATS_FILE_TMPDIR/node.log" 2>&1 || true
+    mcp_setup_file mcp-write.test.mjs
+}
+
+prepare() {
+    export AUDIT_FILE=$BATS_FILE_TMPDIR/audit.log
 }
 
 teardown_file() {
@@ -38,11 +25,7 @@ teardown_file() {
 }
 
 @test "mcp write: every scenario of mcp-write.test.mjs has a test here" {
-    run -0 node "$CLIENTS/mcp-write.test.mjs" --list
-    local listed here
-    listed=$(printf '%s\n' "$output" | sort)
-    here=$(sed -n 's/^ *scenario \([a-z-]*\)$/\1/p' "$BATS_TEST_FILENAME" | sort)
-    assert_equal "$here" "$listed"
+    scenarios_listed
 }
 
 @test "mcp write: the write tools are listed with titles, schemas and annotations; exec only with --allow-exec" {

@@ -11,23 +11,9 @@ load ../lib/clients
 
 bats_require_minimum_version 1.5.0
 
-CLIENTS=$BATS_TEST_DIRNAME
-CLIENT_LOG=node.log
 
 setup_file() {
-    if ! command -v node >/dev/null; then
-        echo "node is not installed: make check installs it (scripts/install-deps.sh)" >&2
-        return 1
-    fi
-    if [ ! -d "$CLIENTS/node_modules/@modelcontextprotocol/sdk" ]; then
-        echo "the MCP client is not installed: run make check, or npm ci --prefix tests/clients" >&2
-        return 1
-    fi
-    start_emulator
-    mkdir -p "$BATS_FILE_TMPDIR/results"
-    # the exit status is the tests' business: each reads its own scenario's line
-    timeout 120 node "$CLIENTS/mcp-resources.test.mjs" --out "$BATS_FILE_TMPDIR/results" \
-        >"$BATS_FILE_TMPDIR/node.log" 2>&1 || true
+    mcp_setup_file mcp-resources.test.mjs
 }
 
 teardown_file() {
@@ -35,11 +21,7 @@ teardown_file() {
 }
 
 @test "mcp resources: every scenario of mcp-resources.test.mjs has a test here" {
-    run -0 node "$CLIENTS/mcp-resources.test.mjs" --list
-    local listed here
-    listed=$(printf '%s\n' "$output" | sort)
-    here=$(sed -n 's/^ *scenario \([a-z-]*\)$/\1/p' "$BATS_TEST_FILENAME" | sort)
-    assert_equal "$here" "$listed"
+    scenarios_listed
 }
 
 @test "mcp resources: initialize advertises resources (subscribe) and prompts" {

@@ -10,8 +10,6 @@ load ../lib/clients
 
 bats_require_minimum_version 1.5.0
 
-CLIENTS=$BATS_TEST_DIRNAME
-CLIENT_LOG=node.log
 TOKEN=nodus-test-token-0123456789abcdef
 ACCEPT='Accept: application/json, text/event-stream'
 
@@ -44,26 +42,19 @@ stop_mcp() {
 }
 
 setup_file() {
-    if ! command -v node >/dev/null; then
-        echo "node is not installed: make check installs it (scripts/install-deps.sh)" >&2
-        return 1
-    fi
-    if [ ! -d "$CLIENTS/node_modules/@modelcontextprotocol/sdk" ]; then
-        echo "the MCP SDK is not installed: run make check, or npm ci --prefix tests/clients" >&2
-        return 1
-    fi
-    start_emulator
-    export HOME=$BATS_FILE_TMPDIR/home NODUS_SERVER=$EMU_URL
-    mkdir -p "$HOME" "$BATS_FILE_TMPDIR/results"
+    mcp_setup_file mcp-http.test.mjs
+}
+
+prepare() {
     # a running Job, for the logs tool's follow (when this build has it)
     job_json ticker | curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' \
         "$EMU_URL/apis/nodus.dev/v1/namespaces/default/jobs" -d @-
     clock_advance 35s
     start_mcp plain
     NODUS_MCP_TOKEN=$TOKEN start_mcp tok
-    EMU_URL=$EMU_URL MCP_URL=$(url_of plain) MCP_TOKEN_URL=$(url_of tok) MCP_TOKEN=$TOKEN MCP_JOB=ticker \
-        timeout 60 node "$CLIENTS/mcp-http.test.mjs" --out "$BATS_FILE_TMPDIR/results" \
-        >"$BATS_FILE_TMPDIR/node.log" 2>&1 || true
+    export MCP_URL MCP_TOKEN_URL MCP_TOKEN=$TOKEN MCP_JOB=ticker
+    MCP_URL=$(url_of plain)
+    MCP_TOKEN_URL=$(url_of tok)
 }
 
 teardown_file() {
@@ -111,11 +102,7 @@ open_session() {
 }
 
 @test "mcp http: every scenario of mcp-http.test.mjs has a test here" {
-    run -0 node "$CLIENTS/mcp-http.test.mjs" --list
-    local listed here
-    listed=$(printf '%s\n' "$output" | sort)
-    here=$(sed -n 's/^ *scenario_or_skip \([a-z-]*\)$/\1/p' "$BATS_TEST_FILENAME" | sort)
-    assert_equal "$here" "$listed"
+    scenarios_listed
 }
 
 @test "mcp http: the SDK's transport initializes a session (newest revision, an Mcp-Session-Id)" {

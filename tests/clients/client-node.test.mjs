@@ -1,18 +1,14 @@
 // The @kubernetes/client-node part of the client matrix: scenarios run in one process (node
 // and client-node take a second to load), against the emulator at EMU_URL (started by 01-client-node.bats with --speed 0).
 //
-//   node client-node.test.mjs [--out DIR] [SCENARIO...]
-//       runs the scenarios (all, in order, without names) and prints one line each, "ok
-//       NAME: <what it saw>" or "FAILED NAME: <what it expected and got>"; with --out, also
-//       into DIR/NAME.out. Exits 1 when one failed.
-//   node client-node.test.mjs --list      the scenarios
+//   node client-node.test.mjs [--out DIR] [SCENARIO...]   (scenarios.mjs's runScenarios)
 //
 // Each scenario works in a project of its own (created with CoreV1Api), so they can run
 // in any order; informer-expired resets the emulator and runs last.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import * as k8s from '@kubernetes/client-node';
+import { runScenarios } from './scenarios.mjs';
 // Not exported from the package's index in 1.x; object.js uses this very module.
 import { ObjectSerializer } from '@kubernetes/client-node/dist/serializer.js';
 
@@ -530,44 +526,4 @@ const scenarios = {
     },
 };
 
-// Runs one scenario, at most 30 s; its line: "ok NAME: ..." or "FAILED NAME: ...".
-async function run(name) {
-    let timer;
-    try {
-        const said = await Promise.race([scenarios[name](), new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error('timed out after 30 s')), 30000);
-        })]);
-        return [true, `ok ${name}: ${said}`];
-    } catch (err) {
-        return [false, `FAILED ${name}: ${err && err.stack ? err.stack : err}`];
-    } finally {
-        clearTimeout(timer);
-    }
-}
-
-const args = process.argv.slice(2);
-if (args[0] === '--list') {
-    console.log(Object.keys(scenarios).join('\n'));
-    process.exit(0);
-}
-let out = null;
-if (args[0] === '--out') {
-    out = args[1];
-    args.splice(0, 2);
-}
-const chosen = args.length ? args : Object.keys(scenarios);
-const unknown = chosen.filter((n) => !scenarios[n]);
-if (unknown.length) {
-    console.error(`no scenario ${unknown.join(' ')}; they are: ${Object.keys(scenarios).join(' ')}`);
-    process.exit(2);
-}
-let failed = 0;
-for (const name of chosen) {
-    const [ok, line] = await run(name);
-    if (!ok)
-        failed++;
-    if (out)
-        writeFileSync(`${out}/${name}.out`, line + '\n');
-    (ok ? console.log : console.error)(line);
-}
-process.exit(failed ? 1 : 0);
+await runScenarios(scenarios);

@@ -2,15 +2,11 @@
 // pinned in package.json): its StreamableHTTPClientTransport against `nodus mcp --listen`,
 // started by 07-mcp-http.bats (MCP_URL: no token; MCP_TOKEN_URL: with MCP_TOKEN).
 //
-//   node mcp-http.test.mjs [--out DIR] [SCENARIO...]
-//       runs the scenarios (all, in order, without names) and prints one line each: "ok
-//       NAME: <what it saw>", "skip NAME: <why>" or "FAILED NAME: <what it expected and
-//       got>"; with --out, also into DIR/NAME.out. Exits 1 when one failed.
-//   node mcp-http.test.mjs --list      the scenarios
+//   node mcp-http.test.mjs [--out DIR] [SCENARIO...]   (scenarios.mjs's runScenarios)
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { runScenarios, skip } from './mcp-lib.mjs';
 
 const url = process.env.MCP_URL;
 const tokenUrl = process.env.MCP_TOKEN_URL;
@@ -19,9 +15,6 @@ if ((!url || !tokenUrl || !token) && process.argv[2] !== '--list') {
     console.error('MCP_URL, MCP_TOKEN_URL and MCP_TOKEN are not set: 07-mcp-http.bats sets them');
     process.exit(2);
 }
-
-const SKIP = Symbol('skip');
-const skip = (why) => ({ [SKIP]: why });
 
 // A connected client (its transport with the given fetch options).
 async function connect(to = url, requestInit = undefined) {
@@ -188,48 +181,10 @@ const scenarios = {
     },
 };
 
-// Runs one scenario, at most 15 s; its line: "ok NAME: ...", "skip NAME: ..." or "FAILED NAME: ...".
-async function run(name) {
-    let timer;
-    try {
-        const said = await Promise.race([scenarios[name](), new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error('timed out after 15 s')), 15000);
-        })]);
-        if (said && said[SKIP])
-            return [true, `skip ${name}: ${said[SKIP]}`];
-        return [true, `ok ${name}: ${said}`];
-    } catch (err) {
-        return [false, `FAILED ${name}: ${err && err.stack ? err.stack : err}`];
-    } finally {
-        clearTimeout(timer);
-    }
-}
-
-const args = process.argv.slice(2);
-if (args[0] === '--list') {
-    console.log(Object.keys(scenarios).join('\n'));
-    process.exit(0);
-}
-let out = null;
-if (args[0] === '--out') {
-    out = args[1];
-    args.splice(0, 2);
-}
-const chosen = args.length ? args : Object.keys(scenarios);
-const unknown = chosen.filter((n) => !scenarios[n]);
-if (unknown.length) {
-    console.error(`no scenario ${unknown.join(' ')}; they are: ${Object.keys(scenarios).join(' ')}`);
-    process.exit(2);
-}
-let failed = 0;
-for (const name of chosen) {
-    const [ok, line] = await run(name);
-    if (!ok)
-        failed++;
-    if (out)
-        writeFileSync(`${out}/${name}.out`, line + '\n');
-    (ok ? console.log : console.error)(line);
-}
-if (shared)
-    await shared.client.close();
-process.exit(failed ? 1 : 0);
+await runScenarios(scenarios, {
+    seconds: 15,
+    async after() {
+        if (shared)
+            await shared.client.close();
+    },
+});

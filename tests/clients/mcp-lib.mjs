@@ -11,15 +11,11 @@
 //                            client.close(). connect(args, env, clientOptions, wrap):
 //                            the Client's options, and wrap(transport) returning the
 //                            transport the Client uses (to watch or change messages).
-//   runScenarios(scenarios)  the script's main: `node X.test.mjs --list` prints the
-//                            scenarios' names; `node X.test.mjs [--out DIR] [NAME...]` runs
-//                            them (all, in order, without names), each at most 30 s, and
-//                            writes "ok NAME: <what it returned>" or "FAILED NAME: <why>"
-//                            to DIR/NAME.out and stdout (stderr when failed). Exits 1 when
-//                            one failed.
-import { writeFileSync } from 'node:fs';
+//   runScenarios, skip       the runner of scenarios.mjs (one result line per scenario)
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+export { runScenarios, skip } from './scenarios.mjs';
 
 // The nodus of the bats file's tree (common.bash puts ND_BIN_DIR first on PATH).
 export const NODUS = process.env.ND_BIN_DIR ? `${process.env.ND_BIN_DIR}/nodus` : 'nodus';
@@ -54,52 +50,4 @@ export async function connect(args = [], env = {}, clientOptions = {}, wrap = (t
     client.stderrText = () => said;
     await client.connect(wrap(transport));
     return client;
-}
-
-// Runs one scenario, at most 30 s; its line: "ok NAME: ..." or "FAILED NAME: ...".
-async function runOne(scenarios, name) {
-    let timer;
-    try {
-        const said = await Promise.race([scenarios[name](), new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error('timed out after 30 s')), 30000);
-        })]);
-        return [true, `ok ${name}: ${said}`];
-    } catch (err) {
-        return [false, `FAILED ${name}: ${err && err.stack ? err.stack : err}`];
-    } finally {
-        clearTimeout(timer);
-    }
-}
-
-export async function runScenarios(scenarios) {
-    const args = process.argv.slice(2);
-    if (args[0] === '--list') {
-        console.log(Object.keys(scenarios).join('\n'));
-        process.exit(0);
-    }
-    let out = null;
-    if (args[0] === '--out') {
-        out = args[1];
-        args.splice(0, 2);
-    }
-    if (!process.env.EMU_URL) {
-        console.error('EMU_URL is not set: the bats file starts the emulator and sets it');
-        process.exit(2);
-    }
-    const chosen = args.length ? args : Object.keys(scenarios);
-    const unknown = chosen.filter((n) => !scenarios[n]);
-    if (unknown.length) {
-        console.error(`no scenario ${unknown.join(' ')}; they are: ${Object.keys(scenarios).join(' ')}`);
-        process.exit(2);
-    }
-    let failed = 0;
-    for (const name of chosen) {
-        const [ok, line] = await runOne(scenarios, name);
-        if (!ok)
-            failed++;
-        if (out)
-            writeFileSync(`${out}/${name}.out`, line + '\n');
-        (ok ? console.log : console.error)(line);
-    }
-    process.exit(failed ? 1 : 0);
 }

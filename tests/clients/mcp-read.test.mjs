@@ -4,32 +4,17 @@
 // checked against what the CLI prints for the same thing. The SDK checks each
 // structuredContent against the tool's outputSchema (errors too).
 //
-//   node mcp-read.test.mjs [--out DIR] [SCENARIO...]
-//       runs the scenarios (all, in order) and prints one line each, "ok NAME: <what it
-//       saw>" or "FAILED NAME: <what went wrong>"; with --out, also into DIR/NAME.out.
-//   node mcp-read.test.mjs --list      the scenarios
+//   node mcp-read.test.mjs [--out DIR] [SCENARIO...]   (scenarios.mjs's runScenarios)
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { NODUS, connect, runScenarios } from './mcp-lib.mjs';
 
-const NODUS = process.env.NODUS_BIN || 'nodus';
 const READ_TOOLS = ['api_resources', 'list', 'get', 'describe', 'explain', 'events', 'top',
     'can_i'];
 
 // What the CLI prints (stdout) for args, with the same environment as `nodus mcp`.
 function cli(...args) {
     return execFileSync(NODUS, args, { encoding: 'utf8', env: process.env });
-}
-
-async function connect(args = []) {
-    const transport = new StdioClientTransport({
-        command: NODUS, args: ['mcp', ...args], env: { ...process.env }, stderr: 'inherit',
-    });
-    const client = new Client({ name: 'mcp-read-test', version: '1.0.0' });
-    await client.connect(transport);
-    return client;
 }
 
 let client;
@@ -224,35 +209,13 @@ const scenarios = {
     },
 };
 
-const argv = process.argv.slice(2);
-if (argv[0] === '--list') {
-    console.log(Object.keys(scenarios).join('\n'));
-    process.exit(0);
-}
-let out = null;
-if (argv[0] === '--out') {
-    out = argv[1];
-    argv.splice(0, 2);
-}
-const chosen = argv.length ? argv : Object.keys(scenarios);
-let bad = 0;
-try {
-    client = await connect();
-} catch (e) {
-    console.error(`nodus mcp did not start: ${e.message}`);
-    process.exit(2);
-}
-for (const name of chosen) {
-    let line;
-    try {
-        line = `ok ${name}: ${await scenarios[name]()}`;
-    } catch (e) {
-        bad++;
-        line = `FAILED ${name}: ${e.message}`;
-    }
-    console.log(line);
-    if (out)
-        writeFileSync(`${out}/${name}.out`, `${line}\n`);
-}
-await client.close();
-process.exit(bad ? 1 : 0);
+await runScenarios(scenarios, {
+    async before() {
+        client = await connect();
+    },
+    async after() {
+        await client?.close();
+        // what the server said (a sanitizer's report, under make asan) goes to node.log
+        process.stderr.write(client?.stderrText() ?? '');
+    },
+});

@@ -3,38 +3,24 @@
 // scenario in order against the emulator at EMU_URL (started by 05-mcp-write.bats with
 // --speed 0), through several `nodus mcp` servers started with different flags.
 //
-//   node mcp-write.test.mjs --out DIR    runs the scenarios, one line each, "ok NAME: <what
-//                                        it saw>" or "FAILED NAME: <what went wrong>", also
-//                                        into DIR/NAME.out. Exits 1 when one failed.
-//   node mcp-write.test.mjs --list       the scenarios
+//   node mcp-write.test.mjs [--out DIR] [SCENARIO...]   (scenarios.mjs's runScenarios)
 //
 // The SDK checks each structuredContent against the tool's outputSchema, so a call that
 // answers does so in the shape tools/list promised.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { connect as connectLib, runScenarios } from './mcp-lib.mjs';
 
 const EMU = process.env.EMU_URL;
-const NODUS = process.env.NODUS_BIN || 'nodus';
 const API = '/apis/nodus.dev/v1/namespaces';
 const WRITE_TOOLS = ['apply', 'suspend', 'resume', 'cancel', 'stop', 'start', 'request',
     'approve', 'reject', 'delete', 'exec'];
 
 // A `nodus mcp` with these flags (the emulator's project "default" is the context's).
-async function connect(flags, name = 'mcp-write-test') {
-    const transport = new StdioClientTransport({
-        command: NODUS,
-        args: ['mcp', ...flags],
-        env: { ...process.env, NODUS_SERVER: EMU, NO_COLOR: '1' },
-        stderr: 'pipe',
-    });
-    const client = new Client({ name, version: '1.0.0' });
-    let stderr = '';
-    transport.stderr?.on('data', (d) => { stderr += d; });
-    await client.connect(transport);
+async function connect(flags) {
+    const client = await connectLib(flags, { NO_COLOR: '1' });
     const tools = (await client.listTools()).tools; // also caches the output validators
-    return { client, tools, names: tools.map((t) => t.name), stderr: () => stderr };
+    return { client, tools, names: tools.map((t) => t.name), stderr: client.stderrText };
 }
 
 async function emu(method, path, body) {
@@ -320,7 +306,7 @@ const scenarios = {
         });
         for (const a of recs) {
             assert.match(a.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-            assert.equal(a.client, 'mcp-write-test');
+            assert.equal(a.client, 'nodus-tests');
             assert.ok(WRITE_TOOLS.includes(a.tool), `only mutating calls: ${a.tool}`);
             assert.equal(a.project, 'default');
         }
@@ -342,45 +328,23 @@ const scenarios = {
     },
 };
 
-if (process.argv[2] === '--list') {
-    console.log(Object.keys(scenarios).join('\n'));
-    process.exit(0);
-}
-const outIdx = process.argv.indexOf('--out');
-const out = outIdx > 0 ? process.argv[outIdx + 1] : null;
-if (out)
-    mkdirSync(out, { recursive: true });
-let failed = 0;
-const report = (name, line) => {
-    console.log(line);
-    if (out)
-        writeFileSync(`${out}/${name}.out`, line + '\n');
-};
-try {
-    const [main, plain, ro, nodestroy, proj, maxcost] = await Promise.all([
-        connect(['--allow-exec', '--audit-file', process.env.AUDIT_FILE]),
-        connect([]),
-        connect(['--read-only']),
-        connect(['--disable-destructive']),
-        connect(['--projects', 'team-a', '-n', 'team-a']),
-        connect(['--max-cost', '1.00']),
-    ]);
-    S = { main, plain, ro, nodestroy, proj, maxcost };
-} catch (e) {
-    for (const name of Object.keys(scenarios))
-        report(name, `FAILED ${name}: could not start nodus mcp: ${e.message}`);
-    process.exit(1);
-}
-for (const [name, fn] of Object.entries(scenarios)) {
-    try {
-        report(name, `ok ${name}: ${await fn()}`);
-    } catch (e) {
-        failed++;
-        report(name, `FAILED ${name}: ${e.message}`);
-    }
-}
-await Promise.all(Object.values(S).map((s) => s.client.close()));
-// what the servers said on stderr (a sanitizer's report, under make asan)
-if (out)
-    writeFileSync(`${out}/mcp-stderr.log`, Object.values(S).map((s) => s.stderr()).join(''));
-process.exit(failed ? 1 : 0);
+await runScenarios(scenarios, {
+    async before() {
+        const [main, plain, ro, nodestroy, proj, maxcost] = await Promise.all([
+            connect(['--allow-exec', '--audit-file', process.env.AUDIT_FILE]),
+            connect([]),
+            connect(['--read-only']),
+            connect(['--disable-destructive']),
+            connect(['--projects', 'team-a', '-n', 'team-a']),
+            connect(['--max-cost', '1.00']),
+        ]);
+        S = { main, plain, ro, nodestroy, proj, maxcost };
+    },
+    async after(out) {
+        const servers = Object.values(S ?? {});
+        await Promise.all(servers.map((s) => s.client.close()));
+        // what the servers said on stderr (a sanitizer's report, under make asan)
+        if (out)
+            writeFileSync(`${out}/mcp-stderr.log`, servers.map((s) => s.stderr()).join(''));
+    },
+});
