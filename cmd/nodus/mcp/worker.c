@@ -47,15 +47,18 @@ static json_t *next_call(int in, struct mcp_reader *r)
 }
 
 /* What a call may change in the context, put back: the context as the worker was forked
- * with, but the connection (and the configuration it was made from) it made since. */
+ * with, but the connection it made since. The target (server, token, project) was
+ * resolved before the first call, with no call's project: resolved during a call (the
+ * configuration is broken), it holds that call's project, and goes with its connection. */
 static void restore_ctx(struct nd_ctx *ctx, const struct nd_ctx *forked)
 {
     struct nd_ctx now = *ctx;
     *ctx = *forked;
     ctx->config = now.config;
-    ctx->target = now.target;
-    ctx->client = now.client;
-    ctx->color = now.color;
+    if (forked->target) {
+        ctx->client = now.client;
+        ctx->color = now.color;
+    }
 }
 
 static void restore_fd(int saved, int fd)
@@ -66,6 +69,7 @@ static void restore_fd(int saved, int fd)
 
 static _Noreturn void worker_main(struct mcp_server *srv, int in, int out)
 {
+    (void)nd_ctx_project(srv->ctx); /* resolves the target before any call's project */
     const struct nd_ctx forked = *srv->ctx;
     int save_out = dup(STDOUT_FILENO), save_err = dup(STDERR_FILENO);
     struct mcp_reader r;
