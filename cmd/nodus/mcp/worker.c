@@ -25,8 +25,10 @@
 static int take_line(void *cls, const char *line, size_t len)
 {
     json_t **call = cls;
-    if (line && !*call)
-        *call = json_loadb(line, len, 0, NULL);
+    if (!*call) /* a line past the bound (or not JSON) is no call: json null */
+        *call = line ? json_loadb(line, len, 0, NULL) : NULL;
+    if (!*call)
+        *call = json_null();
     return 0;
 }
 
@@ -86,7 +88,7 @@ static _Noreturn void worker_main(struct mcp_server *srv, int in, int out)
         restore_ctx(srv->ctx, &forked);
         restore_fd(save_out, STDOUT_FILENO);
         restore_fd(save_err, STDERR_FILENO);
-        if (!t) /* the parent waits for an answer: none comes, so end (it says why) */
+        if (!t) /* the parent waits for an answer: none comes, so end (it says so) */
             _exit(3);
     }
     _exit(0);
