@@ -26,7 +26,7 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { countNames, findEtag, quantile, row, sampleRows, statCpuTicks, textBytes } from './lib.mjs';
+import { countNames, findEtag, quantile, row, sampleRows, textBytes, treeCpuTicks } from './lib.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const opt = {
@@ -156,7 +156,7 @@ class Server {
     settle(label) {
         let now = null;
         try {
-            now = statCpuTicks(readFileSync(`/proc/${this.transport._process.pid}/stat`, 'utf8'));
+            now = treeCpuTicks(this.transport._process.pid, readFileSync);
         } catch {
             return;
         }

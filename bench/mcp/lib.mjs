@@ -67,6 +67,25 @@ export function statCpuTicks(stat) {
     return [11, 12, 13, 14].reduce((n, i) => n + Number(f[i]), 0);
 }
 
+// The CPU ticks of process pid and of its live children too (nodus mcp's warm workers
+// live from call to call: their ticks reach the server's own only when reaped), read
+// with readFile (node:fs's readFileSync).
+export function treeCpuTicks(pid, readFile) {
+    let n = statCpuTicks(readFile(`/proc/${pid}/stat`, 'utf8'));
+    let kids = '';
+    try {
+        kids = readFile(`/proc/${pid}/task/${pid}/children`, 'utf8');
+    } catch {
+        return n;
+    }
+    for (const kid of kids.split(' ').filter(Boolean)) {
+        try {
+            n += statCpuTicks(readFile(`/proc/${kid}/stat`, 'utf8'));
+        } catch { /* it ended meanwhile: its ticks are the parent's now */ }
+    }
+    return n;
+}
+
 // One row of bench/run.sh's results.tsv: section, server, N, connections, mode, metric,
 // value (tabs and newlines in the value become spaces).
 export function row(server, n, task, metric, value) {

@@ -112,6 +112,7 @@ struct nd_ctx {
     long long verbosity;
     bool no_color;
     bool help;
+    const char *user_agent; /* the requests' User-Agent; NULL: nodus/VERSION */
     /* resolved lazily (ctx.c) */
     struct nd_config *config;
     void *target; /* struct nd_target */

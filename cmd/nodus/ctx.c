@@ -70,6 +70,7 @@ struct nd_client *nd_ctx_client(struct nd_ctx *ctx, struct nd_status *st)
         .timeout_ms = ctx->request_timeout_ms,
         .max_response_bytes = ctx->max_response_bytes,
         .idle_timeout_ms = ctx->read_idle_ms,
+        .user_agent = ctx->user_agent,
     };
     ctx->client = nd_client_new(&o, st);
     return ctx->client;

@@ -312,7 +312,34 @@ void mcp_call_answer(struct mcp_call *c)
     mcp_child_write(c->fd, json_pack("{s:o}", "result", call_result(c)));
 }
 
-/* The body of a tools/call child. */
+void mcp_call_run(struct mcp_server *srv, const struct mcp_tool *t, const json_t *args,
+                  json_t *progress_token, int log_level, int fd)
+{
+    struct mcp_call c;
+    memset(&c, 0, sizeof c);
+    c.ctx = srv->ctx;
+    c.cfg = srv->cfg;
+    c.tool = t;
+    c.args = args;
+    c.progress_token = progress_token;
+    c.log_level = log_level;
+    c.fd = fd;
+    nd_buf_init(&c.text, 0);
+    nd_buf_init(&c.notes, 0);
+    nd_status_init(&c.st);
+    const char *project = json_string_value(json_object_get(args, "project"));
+    if (project)
+        c.ctx->project_flag = project;
+    c.ctx->all_projects = json_is_true(json_object_get(args, "allProjects"));
+    t->run(&c);
+    mcp_call_answer(&c);
+    json_decref(c.structured);
+    nd_buf_release(&c.text);
+    nd_buf_release(&c.notes);
+    nd_status_release(&c.st);
+}
+
+/* The body of a tools/call child of its own. */
 struct call_body {
     struct mcp_server *srv;
     const struct mcp_tool *tool;
@@ -324,35 +351,19 @@ struct call_body {
 static void run_call(int fd, void *cls)
 {
     struct call_body *b = cls;
-    struct mcp_call c;
-    memset(&c, 0, sizeof c);
-    c.ctx = b->srv->ctx;
-    c.cfg = b->srv->cfg;
-    c.tool = b->tool;
-    c.args = b->args;
-    c.progress_token = b->progress_token;
-    c.log_level = b->log_level;
-    c.fd = fd;
-    nd_buf_init(&c.text, 0);
-    nd_buf_init(&c.notes, 0);
-    nd_status_init(&c.st);
-    const char *project = json_string_value(json_object_get(b->args, "project"));
-    if (project)
-        c.ctx->project_flag = project;
-    c.ctx->all_projects = json_is_true(json_object_get(b->args, "allProjects"));
-    b->tool->run(&c);
-    mcp_call_answer(&c);
-    json_decref(c.structured);
-    nd_buf_release(&c.text);
-    nd_buf_release(&c.notes);
-    nd_status_release(&c.st);
+    mcp_call_run(b->srv, b->tool, b->args, b->progress_token, b->log_level, fd);
 }
 
 struct mcp_job *mcp_tool_start(struct mcp_session *s, const json_t *id, const struct mcp_tool *t,
                                const json_t *args, json_t *progress_token)
 {
-    struct call_body b = {s->srv, t, args, progress_token, s->log_level};
-    struct mcp_job *j = mcp_job_start(s, id, NULL, run_call, &b);
+    /* a followed log ends its child when its bound comes (tool_logs.c): a child of its own */
+    bool own = t == &mcp_tool_logs && json_is_true(json_object_get(args, "follow"));
+    struct mcp_job *j = own ? NULL : mcp_worker_call(s, id, t, args, progress_token);
+    if (!j) {
+        struct call_body b = {s->srv, t, args, progress_token, s->log_level};
+        j = mcp_job_start(s, id, NULL, run_call, &b);
+    }
     if (j) {
         j->tool = t;
         j->args = json_deep_copy(args);
@@ -363,6 +374,7 @@ struct mcp_job *mcp_tool_start(struct mcp_session *s, const json_t *id, const st
 /* ---- the parent's side ---- */
 
 static void job_finish(struct mcp_job *j);
+static void job_free(struct mcp_job *j);
 
 static void job_send(struct mcp_job *j, json_t *msg)
 {
@@ -405,8 +417,10 @@ static int job_line(void *cls, const char *line, size_t len)
                      MCP_MAX_MESSAGE);
             job_send(j, mcp_error(j->id, MCP_INTERNAL_ERROR, why));
         }
-        if (j->id)
+        if (j->id) {
             kill(j->pid, SIGKILL); /* (a subscription's update too large is dropped) */
+            j->worker_free = false;
+        }
         return 0;
     }
     json_t *v = json_loadb(line, len, 0, NULL);
@@ -417,10 +431,12 @@ static int job_line(void *cls, const char *line, size_t len)
         job_send(j, json_incref(x));
     } else if ((x = json_object_get(v, "result")) && j->id && !j->answered) {
         j->answered = true;
+        j->worker_free = j->worker != NULL;
         job_audit(j, x);
         job_send(j, mcp_response(j->id, json_incref(x)));
     } else if ((x = json_object_get(v, "error")) && j->id && !j->answered) {
         j->answered = true;
+        j->worker_free = j->worker != NULL;
         json_t *e = mcp_error(j->id, (int)json_integer_value(json_object_get(x, "code")),
                               json_string_value(json_object_get(x, "message")));
         if (json_object_get(x, "data")) /* e.g. the Status of resources/read's -32002 */
@@ -446,6 +462,8 @@ static void job_readable(void *cls, int fd, short revents)
             return;
         }
         mcp_reader_feed(&j->in, buf, (size_t)n, job_line, j); /* bounded as messages */
+        if (j->worker_free)
+            job_free(j); /* the worker waits for its next call */
         return;
     }
     (void)revents;
@@ -465,7 +483,10 @@ static void job_free(struct mcp_job *j)
 {
     struct mcp_server *srv = j->sess->srv;
     mcp_loop_unwatch(srv, j->fd);
-    close(j->fd);
+    if (!j->worker_free)
+        close(j->fd);
+    if (j->worker)
+        mcp_worker_done(srv, j->worker, j->worker_free);
     unlink_job(j);
     j->sess->jobs--;
     json_decref(j->id);
@@ -514,7 +535,7 @@ struct mcp_job *mcp_job_find(struct mcp_server *srv, const struct mcp_session *s
 }
 
 /* In the child: nothing of the parent's but the pipe and stderr stays open. */
-static void child_close_parent_fds(struct mcp_server *srv, int keep)
+void mcp_child_setup(struct mcp_server *srv, int keep)
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     signal(SIGPIPE, SIG_IGN);
@@ -523,6 +544,7 @@ static void child_close_parent_fds(struct mcp_server *srv, int keep)
     for (size_t i = 0; i < srv->nwatches; i++)
         if (srv->watches[i].fd != keep && srv->watches[i].fd > STDERR_FILENO)
             close(srv->watches[i].fd);
+    mcp_workers_close_fds(srv);
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (null >= 0) {
         dup2(null, STDIN_FILENO);
@@ -548,18 +570,24 @@ struct mcp_job *mcp_job_start(struct mcp_session *s, const json_t *id, const cha
     }
     if (pid == 0) {
         close(p[0]);
-        child_close_parent_fds(s->srv, p[1]);
+        mcp_child_setup(s->srv, p[1]);
         body(p[1], cls);
         fflush(NULL);
         _exit(0);
     }
     close(p[1]);
+    return mcp_job_new(s, id, uri, pid, p[0]);
+}
+
+struct mcp_job *mcp_job_new(struct mcp_session *s, const json_t *id, const char *uri,
+                            pid_t pid, int fd)
+{
     struct mcp_job *j = nd_xcalloc(1, sizeof *j);
     j->sess = s;
     j->id = id ? json_deep_copy(id) : NULL;
     j->uri = uri ? nd_xstrdup(uri) : NULL;
     j->pid = pid;
-    j->fd = p[0];
+    j->fd = fd;
     mcp_reader_init(&j->in);
     j->next = s->srv->jobs;
     s->srv->jobs = j;

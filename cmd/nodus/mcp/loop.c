@@ -23,6 +23,7 @@ void mcp_server_release(struct mcp_server *srv)
 {
     while (srv->jobs)
         mcp_job_cancel(srv->jobs);
+    mcp_workers_release(srv);
     free(srv->watches);
     if (srv->audit && srv->audit != stderr)
         fclose(srv->audit);

@@ -173,6 +173,7 @@ struct mcp_server {
     void *tick_cls;
     /* in a call's child, right after the fork: closes the transport's sockets (HTTP) */
     void (*at_fork)(void *cls);
+    struct mcp_worker *workers; /* the warm workers (worker.c) */
 };
 
 void mcp_server_init(struct mcp_server *srv, struct nd_ctx *ctx, const struct mcp_config *cfg);
@@ -265,8 +266,51 @@ struct mcp_job {
     json_t *args;      /* and its arguments */
     size_t forwarded;  /* bytes sent on to the client */
     bool answered;
+    struct mcp_worker *worker; /* the warm worker running it (worker.c); NULL: a child of
+                                  its own, which ends with the job */
+    bool worker_free;  /* the worker answered the call and waits for the next */
     struct mcp_job *next;
 };
+
+/* The parent's side of a new job: its child pid writes on fd (the job reads and closes
+ * it). Links and watches it. */
+struct mcp_job *mcp_job_new(struct mcp_session *s, const json_t *id, const char *uri,
+                            pid_t pid, int fd);
+/* In a child, right after the fork: closes the parent's fds but keep (the transports',
+ * the calls' pipes, the warm workers'), stdin and stdout on /dev/null. */
+void mcp_child_setup(struct mcp_server *srv, int keep);
+/* Runs tool t on args in this process and writes its answer on fd (the body of a call's
+ * child or worker). */
+void mcp_call_run(struct mcp_server *srv, const struct mcp_tool *t, const json_t *args,
+                  json_t *progress_token, int log_level, int fd);
+
+/* ---- warm workers (worker.c) ---- */
+
+/* At most this many workers stay forked between calls; a call past them runs in a child
+ * of its own. */
+#define MCP_WARM_WORKERS 4
+
+/* A worker: forked once, it runs call after call read from its pipe (keeping its HTTP
+ * connection to the server); it is killed when its call is cancelled or breaks a bound. */
+struct mcp_worker {
+    pid_t pid;
+    int in;    /* the parent's end of the pipe it reads calls from */
+    int out;   /* the parent's end of the pipe it answers on (the job's fd while busy) */
+    bool busy; /* a job runs on it */
+    struct mcp_worker *next;
+};
+/* Starts tools/call of t on an idle warm worker (forked when fewer than MCP_WARM_WORKERS
+ * run). NULL when none could take it: the caller forks a child of its own. */
+struct mcp_job *mcp_worker_call(struct mcp_session *s, const json_t *id,
+                                const struct mcp_tool *t, const json_t *args,
+                                json_t *progress_token);
+/* A job on w ended. keep: its call was answered and w waits for the next; else w is
+ * gone (killed and reaped by the job): its pipes close. */
+void mcp_worker_done(struct mcp_server *srv, struct mcp_worker *w, bool keep);
+/* In a child: closes the parent's ends of every worker's pipes. */
+void mcp_workers_close_fds(struct mcp_server *srv);
+/* Ends every idle worker (mcp_server_release). */
+void mcp_workers_release(struct mcp_server *srv);
 
 /* Starts body in a forked child for session s; the child writes JSON lines on fd:
  * {"notify": MESSAGE} (sent on as it is) and one {"result": RESULT} (the answer to id).

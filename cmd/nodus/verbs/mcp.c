@@ -88,6 +88,9 @@ int cmd_mcp(int argc, char **argv, struct nd_ctx *ctx)
     }
     if ((rc = check_listen(ctx, &cfg)) != 0)
         goto out;
+    /* an agent's requests say so: a server (the emulator's launched-by label) tells its
+     * writes from a person's */
+    ctx->user_agent = "nodus-mcp/" ND_VERSION;
     struct mcp_server srv;
     mcp_server_init(&srv, ctx, &cfg);
     if (cfg.audit_file && (rc = open_audit(ctx, &srv, cfg.audit_file)) != 0) {
