@@ -69,6 +69,9 @@ enum {
 
 /* The largest message read (a longer line is answered -32600 and skipped). */
 #define MCP_MAX_MESSAGE (4u << 20)
+/* The most requests answered by children (tools/call, resources/list and read,
+ * prompts/get) running at once in a server: past it a call is refused (TooManyRequests). */
+#define MCP_MAX_CALLS 16u
 /* The default bound of a tool's text (--max-output): longer text is cut, with a note. */
 #define MCP_DEFAULT_MAX_OUTPUT (64 * 1024)
 
