@@ -134,3 +134,14 @@ answer() {
     [[ "$fds" != *"$audit"* ]]
     answer 1 '.result.structuredContent.ended' 'followed for followSeconds'
 }
+
+@test "mcp bounds: exec is destructiveHint (it runs any command): --disable-destructive leaves it out and refuses it" {
+    MCP_FLAGS=(--allow-exec)
+    mcp '{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
+    answer 1 '.result.tools[] | select(.name == "exec") | .annotations | "\(.destructiveHint) \(.idempotentHint) \(.readOnlyHint)"' 'true false false'
+    MCP_FLAGS=(--allow-exec --disable-destructive)
+    mcp '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' \
+        "$(call 2 exec '{"name":"slow","command":["rm","-rf","/data"]}')"
+    answer 1 '[.result.tools[].name] | index("exec")' null
+    answer 2 '.result.structuredContent.status.reason' Forbidden
+}
