@@ -145,3 +145,17 @@ answer() {
     answer 1 '[.result.tools[].name] | index("exec")' null
     answer 2 '.result.structuredContent.status.reason' Forbidden
 }
+
+@test "mcp bounds: a resource URI with . or .. for its project, kind or name is -32602, never a moved URL" {
+    local i=0 uri lines=()
+    for uri in nodus://../jobs/slow nodus://default/jobs/.. nodus://default/../slow \
+        nodus://./jobs/slow nodus:///namespaces/..; do
+        i=$((i + 1))
+        lines+=("{\"jsonrpc\":\"2.0\",\"id\":$i,\"method\":\"resources/read\",\"params\":{\"uri\":\"$uri\"}}")
+    done
+    mcp "${lines[@]}" '{"jsonrpc":"2.0","id":9,"method":"resources/read","params":{"uri":"nodus://default/jobs/slow?format=json"}}'
+    for id in 1 2 3 4 5; do
+        answer $id '.error | "\(.code) \(.message | test("empty, [.] or [.][.], or holds a character"))"' '-32602 true'
+    done
+    answer 9 '.result.contents[0].text | fromjson | .metadata.name' slow
+}
