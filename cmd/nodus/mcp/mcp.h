@@ -320,6 +320,12 @@ json_t *mcp_tool_entry(const struct mcp_tool *t);
  * the message of the -32602 error (static or in buf). */
 const char *mcp_tool_check_args(const struct mcp_tool *t, const json_t *args, char *buf,
                                 size_t cap);
+/* The arguments that reach a verb's argv as words or a URL as a segment (session.c): a
+ * "project" must be a project's name (never "../x" or "a?b"); a word (kind, name, field,
+ * verb, action ...) may not start with '-' (a verb would take it as a flag: --server ...),
+ * hold a control character or ',' (a field selector's separator), nor be longer than any
+ * name. NULL, or why not (in buf). */
+const char *mcp_args_refused(const json_t *args, char *buf, size_t cap);
 /* Whether project may be used (--projects); NULL for every project (allProjects). */
 bool mcp_project_allowed(const struct mcp_config *cfg, const char *project);
 

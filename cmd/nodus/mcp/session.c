@@ -167,10 +167,17 @@ static const char *project_refused(struct mcp_session *s, const json_t *args, ch
     return buf;
 }
 
-/* The arguments that reach a verb's argv as words or a URL as a segment: a project must be
- * a project's name (never "../x" or "a?b"), and a word may not start with '-' (the verb
- * would take it as a flag: --server, --kubeconfig ...) nor be longer than any name. */
-static const char *argument_refused(const json_t *args, char *buf, size_t cap)
+/* Whether w (n bytes of JSON) is a word: no NUL or other control character, no ',' (a
+ * field selector's separator). */
+static bool word_chars_ok(const char *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)w[i] < 0x20 || w[i] == ',')
+            return false;
+    return true;
+}
+
+const char *mcp_args_refused(const json_t *args, char *buf, size_t cap)
 {
     static const char *const words[] = {"kind",    "name",   "field",       "verb", "action",
                                         "what",    "since",  "subresource", "cascade"};
@@ -182,13 +189,13 @@ static const char *argument_refused(const json_t *args, char *buf, size_t cap)
         return buf;
     }
     for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
-        const char *w = json_string_value(json_object_get(args, words[i]));
-        size_t n = w ? strlen(w) : 0;
-        if (n > ND_DNS_SUBDOMAIN_MAX || (w && w[0] == '-') || n != json_string_length(
-                                                                  json_object_get(args, words[i]))) {
+        const json_t *v = json_object_get(args, words[i]);
+        const char *w = json_string_value(v);
+        size_t n = json_string_length(v);
+        if (w && (n > ND_DNS_SUBDOMAIN_MAX || w[0] == '-' || !word_chars_ok(w, n))) {
             snprintf(buf, cap, "argument \"%s\" (\"%.40s%s\") is not a name: at most %d bytes, "
-                     "no NUL, not starting with '-'", words[i], w, n > 40 ? "..." : "",
-                     ND_DNS_SUBDOMAIN_MAX);
+                     "no control character or ',', not starting with '-'", words[i], w,
+                     n > 40 ? "..." : "", ND_DNS_SUBDOMAIN_MAX);
             return buf;
         }
     }
@@ -218,7 +225,7 @@ static void on_tools_call(struct mcp_session *s, const struct mcp_message *m)
     const char *bad = no ? NULL : mcp_tool_check_args(t, args, why, sizeof why);
     bool word = false;
     if (!no && !bad)
-        word = (bad = argument_refused(args, why, sizeof why)) != NULL;
+        word = (bad = mcp_args_refused(args, why, sizeof why)) != NULL;
     char pbuf[256];
     const char *outside = no || bad ? NULL : project_refused(s, args, pbuf, sizeof pbuf);
     if (no) {
