@@ -165,3 +165,12 @@ answer() {
     answer 2 '.error | "\(.code) \(.message | test("no control character or .,."))"' '-32602 true'
     answer 3 '.result.structuredContent.status.reason' BadRequest
 }
+
+@test "mcp bounds: apply of a manifest of 10,000 documents is refused before any dry run (at most 100 a call)" {
+    local args
+    args=$(jq -nc '{manifest: ([range(10000) | "---\n{\"apiVersion\":\"nodus.dev/v1\",\"kind\":\"Volume\",\"metadata\":{\"name\":\"v\(.)\"},\"spec\":{\"size\":\"1Gi\"}}\n"] | join(""))}')
+    mcp "$(call 1 apply "$args")"
+    answer 1 '.result.structuredContent.status | "\(.reason): \(.message)"' 'BadRequest: the manifest holds 10000 objects; one call applies at most 100'
+    run -0 curl -sf "$EMU_URL$API/volumes"
+    [ "$(jq '.items | length' <<<"$output")" = 0 ]
+}
