@@ -42,6 +42,7 @@ running() {
 mcp() {
     RC=0
     printf '%s\n' "$INIT" "$@" | nodus mcp "${MCP_FLAGS[@]}" >"$OUT" 2>"$ERR" || RC=$?
+    ! grep -E "Sanitizer|runtime error" "$ERR" # (under make asan)
 }
 
 # call ID TOOL ARGS: a tools/call line.
