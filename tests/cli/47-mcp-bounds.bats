@@ -169,7 +169,8 @@ answer() {
 
 @test "mcp bounds: apply of a manifest of 10,000 documents is refused before any dry run (at most 100 a call)" {
     local args
-    args=$(jq -nc '{manifest: ([range(10000) | "---\n{\"apiVersion\":\"nodus.dev/v1\",\"kind\":\"Volume\",\"metadata\":{\"name\":\"v\(.)\"},\"spec\":{\"size\":\"1Gi\"}}\n"] | join(""))}')
+    args=$(awk 'BEGIN { for (i = 0; i < 10000; i++) printf "---\n{\"apiVersion\":\"nodus.dev/v1\",\"kind\":\"Volume\",\"metadata\":{\"name\":\"v%d\"},\"spec\":{\"size\":\"1Gi\"}}\n", i }' |
+        jq -Rsc '{manifest: .}')
     mcp "$(call 1 apply "$args")"
     answer 1 '.result.structuredContent.status | "\(.reason): \(.message)"' 'BadRequest: the manifest holds 10000 objects; one call applies at most 100'
     run -0 curl -sf "$EMU_URL$API/volumes"
