@@ -61,13 +61,15 @@ answer() {
         "$(call 2 list '{"kind":"job","project":"a?watch=1"}')" \
         "$(call 3 describe '{"kind":"job","name":"slow","project":"default/../x"}')" \
         "$(call 4 delete '{"kind":"job","name":"slow","project":"a%2Fb"}')" \
-        "$(call 5 get '{"kind":"job","name":"slow","project":"default"}')"
+        "$(call 5 get '{"kind":"job","name":"slow","project":"default"}')" \
+        "$(call 6 get '{"kind":"job","name":"slow","project":""}')"
     assert_equal "$RC" 0
     for id in 1 2 3 4; do
         answer $id '.result | "\(.isError) \(.structuredContent.status.reason)"' 'true BadRequest'
         answer $id '.result.structuredContent.status.message | test("is not a project.s name")' true
     done
     answer 5 '.result.structuredContent.object.metadata.name // .result.isError' slow
+    answer 6 '.result.structuredContent.object.metadata.name // .result.isError' slow # (the context's)
     running slow
 }
 

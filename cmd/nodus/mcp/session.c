@@ -182,7 +182,7 @@ const char *mcp_args_refused(const json_t *args, char *buf, size_t cap)
     static const char *const words[] = {"kind",    "name",   "field",       "verb", "action",
                                         "what",    "since",  "subresource", "cascade"};
     const char *p = json_string_value(json_object_get(args, "project"));
-    if (p && !nd_is_dns_label(p)) {
+    if (p && *p && !nd_is_dns_label(p)) { /* ("": the context's, as before) */
         snprintf(buf, cap, "project \"%.80s%s\" is not a project's name (1 to 63 of a-z, 0-9 "
                  "and '-', starting and ending with a letter or digit)", p,
                  strlen(p) > 80 ? "..." : "");
