@@ -90,7 +90,7 @@ const scenarios = {
             assert.ok(t[n], `${n} listed`);
             assert.ok(t[n].title && t[n].outputSchema && t[n].inputSchema, `${n}: title, schemas`);
             assert.equal(t[n].annotations.readOnlyHint, false, n);
-            assert.equal(t[n].annotations.destructiveHint, n === 'delete', `${n} destructiveHint`);
+            assert.equal(t[n].annotations.destructiveHint, n === 'delete' || n === 'exec', `${n} destructiveHint`);
         }
         assert.equal(t.suspend.annotations.idempotentHint, true);
         assert.equal(t.request.annotations.idempotentHint, false);
@@ -99,7 +99,7 @@ const scenarios = {
         assert.doesNotMatch(kinds, /sandbox/, 'a Sandbox has no Suspended state');
         assert.match(t.stop.inputSchema.properties.kind.description, /sandbox/);
         assert.ok(!S.plain.names.includes('exec'), 'exec only with --allow-exec');
-        return `${WRITE_TOOLS.length} write tools; delete alone destructive; exec needs --allow-exec`;
+        return `${WRITE_TOOLS.length} write tools; delete and exec destructive; exec needs --allow-exec`;
     },
 
     async review() {

@@ -3,7 +3,8 @@
  * is parsed by mcp_message_parse and dispatched to a session (session.c) whose send
  * function checks that every answer is one JSON-RPC 2.0 object that dumps as one line.
  * Only the methods that answer in place are dispatched: a tools/call would fork its
- * call, so its arguments go to the check tools/call makes (mcp_tool_check_args) instead.
+ * call, so its arguments go to the checks tools/call makes (mcp_tool_check_args,
+ * mcp_args_refused) instead, and a resources/ method's uri to mcp_uri_parse.
  * Invariants: a line never exceeds MCP_MAX_MESSAGE; a parse either fails with a code and
  * no method or gives a message; every request (an id and a method) is answered once. */
 #include <stdio.h>
@@ -68,8 +69,19 @@ static int on_line(void *cls, const char *line, size_t len)
         const struct mcp_tool *t = name ? mcp_tool_find(name) : NULL;
         json_t *args = json_object_get(m.params, "arguments");
         char buf[512];
-        if (t && json_is_object(args))
-            mcp_tool_check_args(t, args, buf, sizeof buf);
+        if (t && json_is_object(args) && !mcp_tool_check_args(t, args, buf, sizeof buf))
+            mcp_args_refused(args, buf, sizeof buf);
+    } else if (rc == 0 && m.method && !strncmp(m.method, "resources/", 10) &&
+               json_is_string(json_object_get(m.params, "uri"))) {
+        /* a resource's URI: parsed (and checked) as resources/read parses it */
+        static const struct mcp_config none = {.max_cost_micros = -1};
+        struct mcp_uri u;
+        struct nd_status st = ND_STATUS_INIT;
+        int code = mcp_uri_parse(&none, json_string_value(json_object_get(m.params, "uri")),
+                                 &u, &st);
+        FZ_ASSERT(code == 0 ? u.k != NULL && strcmp(u.name, "..") && !strchr(u.name, '/')
+                            : nd_status_failed(&st));
+        nd_status_release(&st);
     } else if (rc != 0 || !m.method || in_place(m.method)) {
         int before = answers;
         mcp_session_message(s, &m);

@@ -541,6 +541,10 @@ void mcp_child_setup(struct mcp_server *srv, int keep)
     signal(SIGPIPE, SIG_IGN);
     if (srv->at_fork)
         srv->at_fork(srv->tick_cls);
+    if (srv->audit && srv->audit != stderr) { /* the parent writes the audit lines */
+        fclose(srv->audit);
+        srv->audit = NULL;
+    }
     for (size_t i = 0; i < srv->nwatches; i++)
         if (srv->watches[i].fd != keep && srv->watches[i].fd > STDERR_FILENO)
             close(srv->watches[i].fd);

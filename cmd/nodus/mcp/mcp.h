@@ -69,6 +69,9 @@ enum {
 
 /* The largest message read (a longer line is answered -32600 and skipped). */
 #define MCP_MAX_MESSAGE (4u << 20)
+/* The most requests answered by children (tools/call, resources/list and read,
+ * prompts/get) running at once in a server: past it a call is refused (TooManyRequests). */
+#define MCP_MAX_CALLS 16u
 /* The default bound of a tool's text (--max-output): longer text is cut, with a note. */
 #define MCP_DEFAULT_MAX_OUTPUT (64 * 1024)
 
@@ -361,6 +364,12 @@ json_t *mcp_tool_entry(const struct mcp_tool *t);
  * the message of the -32602 error (static or in buf). */
 const char *mcp_tool_check_args(const struct mcp_tool *t, const json_t *args, char *buf,
                                 size_t cap);
+/* The arguments that reach a verb's argv as words or a URL as a segment (session.c): a
+ * "project" must be a project's name (never "../x" or "a?b"); a word (kind, name, field,
+ * verb, action ...) may not start with '-' (a verb would take it as a flag: --server ...),
+ * hold a control character or ',' (a field selector's separator), nor be longer than any
+ * name. NULL, or why not (in buf). */
+const char *mcp_args_refused(const json_t *args, char *buf, size_t cap);
 /* Whether project may be used (--projects); NULL for every project (allProjects). */
 bool mcp_project_allowed(const struct mcp_config *cfg, const char *project);
 

@@ -270,6 +270,8 @@ void mcp_on_prompts_get(struct mcp_session *s, const struct mcp_message *m)
     } else {
         bad = check_args(p, args, why, sizeof why);
     }
+    if (!bad)
+        bad = mcp_args_refused(args, why, sizeof why);
     const char *project = json_string_value(json_object_get(args, "project"));
     if (!bad &&
         !mcp_project_allowed(s->srv->cfg, project ? project : nd_ctx_project(s->srv->ctx))) {

@@ -26,8 +26,8 @@
 
 static bool name_ok(const char *s, size_t n)
 {
-    if (!n || n >= 254)
-        return false;
+    if (!n || n >= 254 || (s[0] == '.' && (n == 1 || (n == 2 && s[1] == '.'))))
+        return false; /* "." and ".." would move the object's URL (nodus://../jobs/x) */
     for (size_t i = 0; i < n; i++) {
         unsigned char ch = (unsigned char)s[i];
         if (ch <= ' ' || ch >= 0x7f || strchr("/?#%\\\"'<>{}|^`[]@", ch))
@@ -66,8 +66,8 @@ int mcp_uri_parse(const struct mcp_config *cfg, const char *uri, struct mcp_uri 
         return bad_uri(st, "a resource has three parts: nodus://PROJECT/PLURAL/NAME");
     size_t np = (size_t)(s1 - p), nk = (size_t)(s2 - s1 - 1), nn = (size_t)(end - s2 - 1);
     if ((np && !name_ok(p, np)) || !name_ok(s1 + 1, nk) || !name_ok(s2 + 1, nn))
-        return bad_uri(st, "a project, kind or name of the URI is empty or holds a character "
-                           "names never hold");
+        return bad_uri(st, "a project, kind or name of the URI is empty, . or .., or holds a "
+                           "character names never hold");
     char kind[254];
     snprintf(kind, sizeof kind, "%.*s", (int)nk, s1 + 1);
     snprintf(u->project, sizeof u->project, "%.*s", (int)np, p);

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "mcp.h"
+#include "util/validate.h"
 
 const char *const mcp_revisions[] = {MCP_REVISION_NEWEST, "2025-06-18", "2025-03-26", NULL};
 
@@ -166,6 +167,41 @@ static const char *project_refused(struct mcp_session *s, const json_t *args, ch
     return buf;
 }
 
+/* Whether w (n bytes of JSON) is a word: no NUL or other control character, no ',' (a
+ * field selector's separator). */
+static bool word_chars_ok(const char *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)w[i] < 0x20 || w[i] == ',')
+            return false;
+    return true;
+}
+
+const char *mcp_args_refused(const json_t *args, char *buf, size_t cap)
+{
+    static const char *const words[] = {"kind",    "name",   "field",       "verb", "action",
+                                        "what",    "since",  "subresource", "cascade"};
+    const char *p = json_string_value(json_object_get(args, "project"));
+    if (p && *p && !nd_is_dns_label(p)) { /* ("": the context's, as before) */
+        snprintf(buf, cap, "project \"%.80s%s\" is not a project's name (1 to 63 of a-z, 0-9 "
+                 "and '-', starting and ending with a letter or digit)", p,
+                 strlen(p) > 80 ? "..." : "");
+        return buf;
+    }
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        const json_t *v = json_object_get(args, words[i]);
+        const char *w = json_string_value(v);
+        size_t n = json_string_length(v);
+        if (w && (n > ND_DNS_SUBDOMAIN_MAX || w[0] == '-' || !word_chars_ok(w, n))) {
+            snprintf(buf, cap, "argument \"%s\" (\"%.40s%s\") is not a name: at most %d bytes, "
+                     "no control character or ',', not starting with '-'", words[i], w,
+                     n > 40 ? "..." : "", ND_DNS_SUBDOMAIN_MAX);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
 static void on_tools_call(struct mcp_session *s, const struct mcp_message *m)
 {
     const char *name = json_string_value(json_object_get(m->params, "name"));
@@ -187,13 +223,18 @@ static void on_tools_call(struct mcp_session *s, const struct mcp_message *m)
         args = empty;
     const char *no = mcp_tool_refused(s->srv->cfg, t);
     const char *bad = no ? NULL : mcp_tool_check_args(t, args, why, sizeof why);
+    bool word = false;
+    if (!no && !bad)
+        word = (bad = mcp_args_refused(args, why, sizeof why)) != NULL;
     char pbuf[256];
     const char *outside = no || bad ? NULL : project_refused(s, args, pbuf, sizeof pbuf);
     if (no) {
         refuse(s, m, "Forbidden", "use a tool tools/list names, or restart this server without "
                                   "the flag that keeps this one out", no);
     } else if (bad) {
-        snprintf(pbuf, sizeof pbuf, "tools/list has %s's inputSchema", t->name);
+        snprintf(pbuf, sizeof pbuf, word ? "give the name as `nodus get` shows it (the list "
+                                           "tool lists them)"
+                                         : "tools/list has %s's inputSchema", t->name);
         refuse(s, m, "BadRequest", pbuf, bad);
     } else if (outside) {
         char list[512] = "";
@@ -233,6 +274,7 @@ struct method {
     const char *name;
     void (*fn)(struct mcp_session *s, const struct mcp_message *m);
     bool before_initialize;
+    bool forks; /* answered by a child (a job): bounded by MCP_MAX_CALLS */
 };
 
 static const struct method methods[] = {
@@ -242,17 +284,46 @@ static const struct method methods[] = {
     {"notifications/cancelled", on_cancelled, true},
     {"logging/setLevel", on_set_level, false},
     {"tools/list", on_tools_list, false},
-    {"tools/call", on_tools_call, false},
+    {"tools/call", on_tools_call, false, true},
     /* resources and prompts: resources.c, subscribe.c, prompts.c */
-    {"resources/list", mcp_on_resources_list, false},
-    {"resources/read", mcp_on_resources_read, false},
+    {"resources/list", mcp_on_resources_list, false, true},
+    {"resources/read", mcp_on_resources_read, false, true},
     {"resources/templates/list", mcp_on_resources_templates, false},
     {"resources/subscribe", mcp_on_resources_subscribe, false},
     {"resources/unsubscribe", mcp_on_resources_unsubscribe, false},
     {"prompts/list", mcp_on_prompts_list, false},
-    {"prompts/get", mcp_on_prompts_get, false},
+    {"prompts/get", mcp_on_prompts_get, false, true},
     {NULL, NULL, false},
 };
+
+/* Whether a request answered by a child must wait: its id is a running request's (an id
+ * is used once), or MCP_MAX_CALLS children answer requests already (of every session).
+ * Answers it then. */
+static bool busy(struct mcp_session *s, const struct mcp_message *m)
+{
+    if (!m->id)
+        return false;
+    if (mcp_job_find(s->srv, s, m->id)) {
+        fail(s, m, MCP_INVALID_REQUEST, "this id is a running request's: give each request "
+                                        "its own id");
+        return true;
+    }
+    unsigned running = 0;
+    for (const struct mcp_job *j = s->srv->jobs; j; j = j->next)
+        running += j->id != NULL;
+    if (running < MCP_MAX_CALLS)
+        return false;
+    char why[200];
+    snprintf(why, sizeof why, "%u requests are running already, the most this server runs "
+             "at once", MCP_MAX_CALLS);
+    if (strcmp(m->method, "tools/call")) {
+        fail(s, m, MCP_INTERNAL_ERROR, why);
+        return true;
+    }
+    refuse(s, m, "TooManyRequests", "wait for a running call to answer, or cancel one "
+                                    "(notifications/cancelled), then call again", why);
+    return true;
+}
 
 void mcp_session_message(struct mcp_session *s, const struct mcp_message *m)
 {
@@ -286,7 +357,8 @@ void mcp_session_message(struct mcp_session *s, const struct mcp_message *m)
         fail(s, m, MCP_INVALID_REQUEST, "the session is not initialized: send initialize first");
         return;
     }
-    h->fn(s, m);
+    if (!(h->forks && busy(s, m)))
+        h->fn(s, m);
 }
 
 void mcp_session_line(struct mcp_session *s, const char *line, size_t len)
@@ -334,6 +406,8 @@ static json_t *audit_objects(const json_t *args, const json_t *answer)
 void mcp_audit(struct mcp_server *srv, const struct mcp_session *s, const char *tool,
                const json_t *args, const json_t *result, const char *outcome)
 {
+    if (!srv->audit) /* a call's child: the parent audits */
+        return;
     char when[32];
     time_t now = time(NULL);
     struct tm tm;

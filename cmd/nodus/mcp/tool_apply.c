@@ -23,6 +23,9 @@
 #include "util/xmalloc.h"
 #include "write.h"
 
+/* The most objects one call applies (a dry run and a write each). */
+#define APPLY_MAX_OBJECTS 100
+
 static json_t *apply_input(void)
 {
     json_t *s = mcp_schema_object();
@@ -356,6 +359,12 @@ static void run_apply(struct mcp_call *c)
         if (!c->st.fix)
             nd_status_set_fix(&c->st, "send YAML or JSON objects with apiVersion, kind and "
                                       "metadata.name; the explain tool shows a kind's fields");
+        goto out;
+    }
+    if (a.ms.n > APPLY_MAX_OBJECTS) { /* each is a dry run, then a write: bound the work */
+        nd_status_set(&c->st, "BadRequest", "split the manifest: apply at most 100 objects a call",
+                      "the manifest holds %zu objects; one call applies at most %d",
+                      (size_t)a.ms.n, APPLY_MAX_OBJECTS);
         goto out;
     }
     a.n = a.ms.n;

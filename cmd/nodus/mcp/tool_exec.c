@@ -157,7 +157,7 @@ const struct mcp_tool mcp_tool_exec = {
     "Run a command in a Running Sandbox (or Job), like `nodus exec NAME -- COMMAND`: not "
     "interactive (no stdin, no terminal), ended after timeoutSeconds; the answer holds its "
     "stdout, stderr and exit code, each stream cut past half of --max-output.",
-    MCP_T_PROJECT | MCP_T_EXEC,
+    MCP_T_PROJECT | MCP_T_EXEC | MCP_T_DESTRUCTIVE, /* any command: it may remove anything */
     exec_input,
     exec_output,
     run_exec,
