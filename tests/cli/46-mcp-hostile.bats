@@ -9,22 +9,16 @@
 # an answer past the 4 MiB bound of a message.
 
 load ../lib/common
+load ../lib/mcp
 
 bats_require_minimum_version 1.5.0
-
-API=/apis/nodus.dev/v1/namespaces/default
-INIT='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bats","version":"1"}}}'
 
 setup_file() {
     start_emulator --runtime local
     export HOME=$BATS_FILE_TMPDIR/home
     mkdir -p "$HOME"
-    job_json slow '{"command":["sh","-c","echo started; exec sleep 120"]}' |
-        curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$EMU_URL$API/jobs" -d @-
-    job_json big '{"command":["sh","-c","yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 5000000"]}' |
-        curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$EMU_URL$API/jobs" -d @-
-    clock_advance 35s
-    wait_until running slow
+    mcp_job big '["sh","-c","yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 5000000"]'
+    mcp_slow_job
     wait_until phase_is big Succeeded
 }
 
@@ -33,31 +27,7 @@ teardown_file() {
 }
 
 setup() {
-    unset NODUS_TOKEN NODUS_CONFIG KUBECONFIG NODUS_TRACE
-    export NODUS_SERVER=$EMU_URL
-    OUT=$BATS_TEST_TMPDIR/out
-    ERR=$BATS_TEST_TMPDIR/err
-}
-
-phase_is() { # JOB PHASE
-    [ "$(curl -sf "$EMU_URL$API/jobs/$1" | jq -r .status.phase)" = "$2" ]
-}
-
-running() {
-    phase_is "$1" Running
-}
-
-# mcp LINE...: initialize, then each LINE, into nodus mcp (stdin then closed); its stdout
-# in $OUT, stderr in $ERR, its exit status in $RC.
-mcp() {
-    RC=0
-    printf '%s\n' "$INIT" "$@" | nodus mcp >"$OUT" 2>"$ERR" || RC=$?
-}
-
-# answer ID FILTER VALUE: the answer to request ID (one, exactly) has FILTER == VALUE.
-answer() {
-    run -0 jq -rs --argjson id "$1" "[.[] | select(.id == \$id)] | if length == 1 then .[0] | $2 else \"\\(length) answers to \\(\$id)\" end" "$OUT"
-    assert_output "$3"
+    mcp_test_setup
 }
 
 # Every line of $OUT is one JSON-RPC 2.0 object, and the output ends with a newline.

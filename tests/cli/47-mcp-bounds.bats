@@ -7,20 +7,15 @@
 # audit file is the parent's). Lines are printed into `nodus mcp`, answers checked with jq.
 
 load ../lib/common
+load ../lib/mcp
 
 bats_require_minimum_version 1.5.0
-
-API=/apis/nodus.dev/v1/namespaces/default
-INIT='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bats","version":"1"}}}'
 
 setup_file() {
     start_emulator --runtime local
     export HOME=$BATS_FILE_TMPDIR/home
     mkdir -p "$HOME"
-    job_json slow '{"command":["sh","-c","echo started; exec sleep 120"]}' |
-        curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$EMU_URL$API/jobs" -d @-
-    clock_advance 35s
-    wait_until running slow
+    mcp_slow_job
 }
 
 teardown_file() {
@@ -28,32 +23,7 @@ teardown_file() {
 }
 
 setup() {
-    unset NODUS_TOKEN NODUS_CONFIG KUBECONFIG NODUS_TRACE
-    export NODUS_SERVER=$EMU_URL
-    OUT=$BATS_TEST_TMPDIR/out
-    ERR=$BATS_TEST_TMPDIR/err
-}
-
-running() {
-    [ "$(curl -sf "$EMU_URL$API/jobs/$1" | jq -r .status.phase)" = Running ]
-}
-
-# mcp LINE...: initialize, then each LINE, into nodus mcp (stdin then closed).
-mcp() {
-    RC=0
-    printf '%s\n' "$INIT" "$@" | nodus mcp "${MCP_FLAGS[@]}" >"$OUT" 2>"$ERR" || RC=$?
-    ! grep -E "Sanitizer|runtime error" "$ERR" # (under make asan)
-}
-
-# call ID TOOL ARGS: a tools/call line.
-call() {
-    printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"%s","arguments":%s}}' "$1" "$2" "$3"
-}
-
-# answer ID FILTER VALUE: the answer to request ID (one, exactly) has FILTER == VALUE.
-answer() {
-    run -0 jq -rs --argjson id "$1" "[.[] | select(.id == \$id)] | if length == 1 then .[0] | $2 else \"\\(length) answers to \\(\$id)\" end" "$OUT"
-    assert_output "$3"
+    mcp_test_setup
 }
 
 @test "mcp bounds: a project that is not a project's name never reaches a URL (../, ?, /, %2F)" {

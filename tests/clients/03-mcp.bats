@@ -7,28 +7,20 @@
 
 load ../lib/common
 load ../lib/clients
+load ../lib/mcp
 
 bats_require_minimum_version 1.5.0
-
-API=/apis/nodus.dev/v1/namespaces/default
 
 setup_file() {
     mcp_setup_file mcp-protocol.test.mjs --runtime local
 }
 
 prepare() {
-    job_json slow '{"command":["sh","-c","echo started; exec sleep 120"]}' |
-        curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$EMU_URL$API/jobs" -d @-
-    clock_advance 35s
-    wait_until running slow
+    mcp_slow_job
 }
 
 teardown_file() {
     stop_emulator
-}
-
-running() {
-    [ "$(curl -sf "$EMU_URL$API/jobs/$1" | jq -r .status.phase)" = Running ]
 }
 
 @test "mcp: every scenario of mcp-protocol.test.mjs has a test here" {

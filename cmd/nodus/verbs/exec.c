@@ -197,6 +197,13 @@ static char **protocols(void)
     return v;
 }
 
+static void protocols_free(char **protos)
+{
+    for (char **p = protos; p && *p; p++)
+        free(*p);
+    free(protos);
+}
+
 /* Pumps the session until it ends: 0 with s->status (or without, when the server went
  * away first), -1 with st, or 128 + a signal that ended it. */
 static int run_session(struct nd_ws *ws, bool in, bool tty, struct session *s, struct nd_status *st)
@@ -400,11 +407,7 @@ out:
     }
     json_decref(s.status);
     nd_ws_free(ws);
-    if (protos) {
-        for (char **p = protos; *p; p++)
-            free(*p);
-        free(protos);
-    }
+    protocols_free(protos);
     nd_buf_release(&path);
     nd_status_release(&st);
     return rc;
@@ -491,11 +494,7 @@ int nd_exec_capture(struct nd_ctx *ctx, const struct nd_exec_req *r, struct nd_e
 out:
     json_decref(s.status);
     nd_ws_free(ws);
-    if (protos) {
-        for (char **p = protos; *p; p++)
-            free(*p);
-        free(protos);
-    }
+    protocols_free(protos);
     nd_buf_release(&path);
     return rc;
 }
