@@ -120,9 +120,12 @@ fresh() { # TOOL ARGS: the answer of a fresh server to this one call
     local old
     old=$(workers)
     [ -n "$old" ]
-    # the call and its cancel in one write: the server reads both before the worker answers
-    printf '%s\n%s\n' "$(call_line 2 list '{"kind":"volumes","allProjects":true}')" \
-        '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}' >&"$TO"
+    # a call that is still running when its cancel comes: the emulator holds its GET 8 s
+    # (a fault), whenever the server reads the cancel (bash writes line by line)
+    curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$EMU_URL/emulator/v1/faults" \
+        -d '{"path":"/volumes/held$","verb":"GET","status":0,"delayMs":8000,"count":1}'
+    call_line 2 get '{"kind":"volume","name":"held","project":"alpha"}' >&"$TO"
+    echo '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}' >&"$TO"
     wait_until pid_gone "$old"
     call_line 3 get '{"kind":"volume","name":"vb","project":"beta"}' >&"$TO"
     run -0 answer 3
