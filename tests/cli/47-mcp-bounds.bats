@@ -12,9 +12,7 @@ load ../lib/mcp
 bats_require_minimum_version 1.5.0
 
 setup_file() {
-    start_emulator --runtime local
-    export HOME=$BATS_FILE_TMPDIR/home
-    mkdir -p "$HOME"
+    mcp_start_emulator
     mcp_slow_job
 }
 

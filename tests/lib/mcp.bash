@@ -5,6 +5,14 @@
 API=/apis/nodus.dev/v1/namespaces/default
 INIT='{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bats","version":"1"}}}'
 
+# mcp_start_emulator: the file's emulator, running Jobs' commands (--runtime local), and a
+# HOME of the file's own (no user configuration).
+mcp_start_emulator() {
+    start_emulator --runtime local
+    export HOME=$BATS_FILE_TMPDIR/home
+    mkdir -p "$HOME"
+}
+
 # mcp_job NAME COMMAND_JSON: creates Job NAME running COMMAND (an emulator started with
 # --runtime local runs it).
 mcp_job() {
