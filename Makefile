@@ -96,7 +96,7 @@ GEN_SRCS  := $(BUILD)/gen/kind_schema_files.c
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(GEN_SRCS:%.c=%.o)
 NODUS_OBJS:= $(NODUS_SRCS:%.c=$(BUILD)/%.o)
-EMU_OBJS  := $(EMU_SRCS:%.c=$(BUILD)/%.o)
+EMU_OBJS  := $(EMU_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/console_files.o
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 UNIT_HELP_OBJS := $(UNIT_HELP:%.c=$(BUILD)/%.o)
 HOSTILE_SEND := $(BUILD)/tests/hostile/send
@@ -164,6 +164,15 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(call say,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# The console's files (emulator/console/, its vendored libraries in vendor/), compiled
+# into nodus-emulator only (emulator/api/console.c serves them at /console/NAME).
+EMBED_CONSOLE := $(sort $(wildcard $(addprefix emulator/console/,*.html *.css *.js *.svg) \
+    $(addprefix emulator/console/vendor/,*.css *.js)))
+$(BUILD)/gen/console_files.c: $(EMBED_CONSOLE) scripts/embed.sh
+	@mkdir -p $(@D)
+	$(call say,EMBED,$@)
+	$(Q)scripts/embed.sh em_console_files $(EMBED_CONSOLE) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/gen/kind_schema_files.c: $(EMBED_KINDS) scripts/embed.sh
 	@mkdir -p $(@D)

@@ -48,6 +48,7 @@ static const char usage[] =
     "                         M G T); a larger one is refused with 413 and nothing written\n"
     "  --log-format FORMAT    text (default) or json: one line per request on stderr\n"
     "  --quiet                no request log\n"
+    "  --no-console           do not serve the console (the web page at / and /console/)\n"
     "  --allow-origin ORIGIN  let web pages of ORIGIN (scheme://host:port, exactly; * for any)\n"
     "                         call the API; other origins are refused (repeatable)\n"
     "  --allow-host NAME      also accept Host: NAME on a loopback listener (repeatable;\n"
@@ -237,7 +238,7 @@ static int front_flag(struct em_frontdoor_opts *f, int c, const char *arg)
 }
 
 enum { O_STATE = 256, O_LISTEN, O_PORT_FILE, O_TOKEN_FILE, O_SPEED, O_RUNTIME, O_FSYNC,
-       O_SEED, O_RESET, O_LOG_FORMAT, O_QUIET, O_VERSION, O_NO_SIM,
+       O_SEED, O_RESET, O_LOG_FORMAT, O_QUIET, O_VERSION, O_NO_SIM, O_NO_CONSOLE,
        O_EXEC_KEEPALIVE, O_TLS_CERT, O_TLS_KEY, O_MAX_UPLOAD, O_EXEC_ISOLATION };
 static const struct option longopts[] = {
     {"state", required_argument, NULL, O_STATE},
@@ -254,6 +255,7 @@ static const struct option longopts[] = {
     {"log-format", required_argument, NULL, O_LOG_FORMAT},
     {"quiet", no_argument, NULL, O_QUIET},
     {"no-simulation", no_argument, NULL, O_NO_SIM},
+    {"no-console", no_argument, NULL, O_NO_CONSOLE},
     {"allow-origin", required_argument, NULL, O_ALLOW_ORIGIN},
     {"allow-host", required_argument, NULL, O_ALLOW_HOST},
     {"max-connections", required_argument, NULL, O_MAX_CONN},
@@ -394,6 +396,7 @@ static int one_flag(struct em_options *opt, int c, const char *arg, char **argv)
     case O_TLS_KEY: opt->tls_key = arg; return 0;
     case O_SEED: opt->seed_dir = arg; return 0;
     case O_NO_SIM: opt->no_simulation = true; return 0;
+    case O_NO_CONSOLE: opt->no_console = true; return 0;
     case O_RESET: opt->reset = true; return 0;
     case O_QUIET: opt->quiet = true; return 0;
     case O_SPEED:

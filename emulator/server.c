@@ -282,6 +282,8 @@ static int go_live(struct em_server *srv, struct nd_buf *err)
         return -1;
     }
     printf("listening on %s\n", srv->base_url);
+    if (!srv->opt.no_console)
+        printf("console: %s/\n", srv->base_url);
     fflush(stdout);
     return 0;
 }

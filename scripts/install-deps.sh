@@ -4,7 +4,8 @@
 # client matrix runs @kubernetes/client-node, tests/clients, and python3-kubernetes the
 # Python client, for Debian's /usr/bin/python3; bubblewrap: the emulator runs exec
 # sessions and local Jobs in it, docs/exec-files.md; pmccabe: scripts/long-functions.sh
-# measures the functions, a check make check runs).
+# measures the functions, a check make check runs; chromium: the console's tests drive it
+# headless through playwright-core, tests/clients, which downloads no browser).
 # Quick when everything is present: one dpkg-query, no network.
 #   install-deps.sh        what make check and make demo need
 #   install-deps.sh fuzz   what make fuzz needs (clang, for libFuzzer) as well
@@ -16,7 +17,7 @@ set -eu
 PACKAGES="build-essential pkg-config libcurl4-openssl-dev libyaml-dev libjansson-dev
 libreadline-dev libmicrohttpd-dev libwslay-dev libcmocka-dev bats bats-support bats-assert
 curl perl python3 python3-kubernetes jq groff-base hyperfine time openssl iproute2 zsh fish
-bash-completion bubblewrap pmccabe"
+bash-completion bubblewrap pmccabe chromium"
 FUZZ_PACKAGES="clang"
 [ "${1:-}" = fuzz ] && PACKAGES="$PACKAGES $FUZZ_PACKAGES"
 # node and npm by command, not package: a node from elsewhere (NodeSource ships npm inside

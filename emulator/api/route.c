@@ -18,6 +18,9 @@ const struct em_nonresource em_nonresources[] = {
     {"/readyz", EM_TO_READY, GET},
     {"/docs", EM_TO_DOCS, GET},
     {"/docs/*", EM_TO_DOCS, GET},
+    {"/", EM_TO_CONSOLE, GET},
+    {"/console", EM_TO_CONSOLE, GET},
+    {"/console/*", EM_TO_CONSOLE, GET},
     /* any valid token: discovery (what under /api and /apis names a resource or a review
      * is routed there instead: em_route_make) */
     {"/api", EM_TO_DISCOVERY, GET},
@@ -37,6 +40,7 @@ const struct em_nonresource em_nonresources[] = {
 /* Where the control endpoints are, under /emulator/; where the docs are */
 #define CONTROL_PREFIX "/emulator/v1/"
 #define DOCS_PREFIX "/docs"
+#define CONSOLE_PREFIX "/console/"
 
 const struct em_nonresource *em_route_nonresource(const char *path)
 {
@@ -131,6 +135,9 @@ void em_route_make(struct em_route *rt, const char *method, const char *path,
     rt->target = row ? row->target : EM_TO_OTHER;
     if (rt->target == EM_TO_DOCS) {
         rt->docs_page = path + strlen(DOCS_PREFIX);
+    } else if (rt->target == EM_TO_CONSOLE) {
+        size_t n = strlen(CONSOLE_PREFIX);
+        rt->console_file = strncmp(path, CONSOLE_PREFIX, n) == 0 ? path + n : "";
     } else if (rt->target == EM_TO_CONTROL) {
         if (strncmp(path, CONTROL_PREFIX, strlen(CONTROL_PREFIX)) == 0)
             rt->control = path + strlen(CONTROL_PREFIX);
@@ -152,7 +159,8 @@ void em_route_release(struct em_route *rt)
 
 bool em_route_open(const struct em_route *rt)
 {
-    return rt->target == EM_TO_HEALTH || rt->target == EM_TO_READY || rt->target == EM_TO_DOCS;
+    return rt->target == EM_TO_HEALTH || rt->target == EM_TO_READY || rt->target == EM_TO_DOCS ||
+           rt->target == EM_TO_CONSOLE;
 }
 
 bool em_route_is_sub(const struct em_route *rt, const char *sub)

@@ -20,6 +20,8 @@ enum em_target {
     EM_TO_HEALTH,    /* /healthz, /livez: "ok" (open) */
     EM_TO_READY,     /* /readyz (open) */
     EM_TO_DOCS,      /* /docs, /docs/...: the served pages (open) */
+    EM_TO_CONSOLE,   /* /, /console, /console/...: the console's files (open: the page
+                      * holds no data; what it shows comes from the API, with a token) */
     EM_TO_CONTROL,   /* /emulator, /emulator/...: admin; the endpoints are under
                       * /emulator/v1/ (admin.c; rt->control), any other is NotFound */
     EM_TO_DISCOVERY, /* /api, /apis, what under them names no resource, /openapi,
@@ -73,6 +75,8 @@ struct em_route {
     const char *control;
     /* EM_TO_DOCS: the page, the path after /docs ("" or "/...") */
     const char *docs_page;
+    /* EM_TO_CONSOLE: the file, the path after /console/ ("": the page itself) */
+    const char *console_file;
     /* EM_TO_REVIEW: which review */
     const struct em_review *review;
 };
@@ -82,7 +86,7 @@ struct em_route {
 void em_route_make(struct em_route *rt, const char *method, const char *path,
                    const json_t *query);
 void em_route_release(struct em_route *rt);
-/* Served to anyone, tokens or not (health, readiness, docs). */
+/* Served to anyone, tokens or not (health, readiness, docs, the console's files). */
 bool em_route_open(const struct em_route *rt);
 /* Whether rt reaches the subresource sub of an API object. */
 bool em_route_is_sub(const struct em_route *rt, const char *sub);

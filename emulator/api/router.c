@@ -11,6 +11,7 @@
 #include "admin.h"
 #include "api.h"
 #include "auth_review.h"
+#include "console.h"
 #include "authz.h"
 #include "discovery.h"
 #include "errors.h"
@@ -170,6 +171,10 @@ static void handle_locked(struct em_server *srv, struct em_req *req, const struc
     }
     if (rt->target == EM_TO_DOCS) {
         em_docs_handle(srv, req, rt->docs_page, resp);
+        return;
+    }
+    if (rt->target == EM_TO_CONSOLE) {
+        em_console_handle(srv, req, rt->console_file, resp);
         return;
     }
     if (srv->stopping) {

@@ -51,6 +51,7 @@ struct em_options {
     bool log_json;
     bool quiet;
     bool no_simulation; /* --no-simulation: no controller runs */
+    bool no_console;    /* --no-console: / and /console/ are NotFound */
     struct em_frontdoor_opts front; /* origins, hosts, connection and rate limits */
     unsigned exec_keepalive_s; /* --exec-keepalive: seconds between exec sessions' pings */
     const char *exec_isolation; /* --exec-isolation: "bwrap" (default) or "none" */

@@ -55,6 +55,11 @@ static const struct route_case cases[] = {
     TO("GET",    "/docs/errors", EM_TO_DOCS,  false),
     TO("GET",    "/docsx",       EM_TO_OTHER, false),
     TO("GET",    "/docsX/a",     EM_TO_OTHER, false),
+    /* the console: /, /console and what is under /console/, at a slash only */
+    TO("GET",    "/console",        EM_TO_CONSOLE, false),
+    TO("GET",    "/console/",       EM_TO_CONSOLE, false),
+    TO("GET",    "/console/app.js", EM_TO_CONSOLE, false),
+    TO("GET",    "/consolex",       EM_TO_OTHER,   false),
     /* the control endpoints: everything under /emulator is admin's; the endpoints are
      * under /emulator/v1/ */
     CTL("GET",    "/emulator/v1/stats",        "stats",        false),
@@ -180,7 +185,7 @@ static const struct route_case cases[] = {
     API("GET",    "/apis/nodus.dev/v2/namespaces/p1/jobs", false, JOBS, "list", "p1", NULL,
         false),
     /* anything else */
-    TO("GET",    "/",            EM_TO_OTHER, false),
+    TO("GET",    "/",            EM_TO_CONSOLE, false),
     TO("GET",    "",             EM_TO_OTHER, false),
     TO("GET",    "/favicon.ico", EM_TO_OTHER, false),
     TO("DELETE", "/nothing",     EM_TO_OTHER, true),
@@ -216,6 +221,11 @@ static void check_case(const struct route_case *c)
     assert_str(rt.sub, want == EM_TO_API ? c->sub : NULL, c, "subresource");
     assert_str(rt.control, c->control, c, "control endpoint");
     assert_str(rt.docs_page, rt.target == EM_TO_DOCS ? c->path + 5 : NULL, c, "docs page");
+    assert_str(rt.console_file,
+               rt.target != EM_TO_CONSOLE        ? NULL
+               : !strncmp(c->path, "/console/", 9) ? c->path + 9
+                                                   : "",
+               c, "console file");
     if ((rt.target == EM_TO_REVIEW) != (rt.review != NULL))
         fail_msg("%s %s: review row %p for target %d", c->method, c->path, (void *)rt.review,
                  rt.target);

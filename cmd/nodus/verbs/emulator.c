@@ -266,6 +266,15 @@ static int check_passthrough(struct nd_ctx *ctx, const struct nd_opts *o, int *r
     return 0;
 }
 
+/* After start: where the console is, unless it was turned off (-- --no-console). */
+static void say_console(const struct nd_opts *o, const struct nd_emu *e)
+{
+    for (int i = 0; i < o->ndash; i++)
+        if (strcmp(o->dash[i], "--no-console") == 0)
+            return;
+    printf("console: %s/ (open it in a browser)\n", e->url);
+}
+
 /* After start: name is the current context; the one current until then may still reach
  * its emulator, and the environment may override name. */
 static void announce(struct nd_ctx *ctx, const struct nd_emu *e, const char *name, const char *prev)
@@ -447,6 +456,7 @@ static int start(struct nd_ctx *ctx, const struct nd_opts *o, const struct emula
         goto out;
     }
     printf("emulator started: %s (pid %ld, state %s)\n", e->url, (long)e->pid, e->dir);
+    say_console(o, e);
     announce(ctx, e, name, prev);
 out:
     free(name);

@@ -1,0 +1,7 @@
+// view-object.js: #/object (not built yet).
+import { h, fill } from './dom.js';
+
+export default function render(el) {
+    fill(el, h('p.muted', 'This page is not built yet.'));
+    return null;
+}

@@ -1,0 +1,130 @@
+// The console's shell in a real browser (Debian's chromium, headless, driven by
+// playwright-core), run once by 10-console.bats against its emulators: EMU_URL (no
+// tokens; the demo's Pool and Jobs created through the API, the clock stopped) and
+// TOKEN_URL (--token-file; TOKEN a token it knows). Each scenario saves a screenshot in
+// SHOTS.
+import { runScenarios } from './scenarios.mjs';
+import { launch, openConsole, clean, shot, emu, EMU_URL } from './console-lib.mjs';
+
+let browser;
+
+// The text of the Jobs table's row NAME, by column: {NAME, STATE, PHASE, ...}.
+async function row(page, name) {
+    const heads = await page.locator('table.objects thead th').allInnerTexts();
+    const cells = await page.locator(`table.objects tbody tr[data-name="${name}"] td`).allInnerTexts();
+    return Object.fromEntries(heads.map((hd, i) => [hd.replace(/[ ▲▼]+$/, ''), cells[i]]));
+}
+
+const scenarios = {
+    // The page, its scripts and styles load; nothing logs an error and nothing is asked
+    // of any host but the emulator.
+    'loads-clean': async () => {
+        const p = await openConsole(browser);
+        await p.page.waitForSelector('ul.kinds li .count');
+        const nav = await p.page.locator('#nav a').allInnerTexts();
+        if (!nav.includes('Job') || !nav.includes('Money')) throw new Error(`nav: ${nav.join(' ')}`);
+        const clock = await p.page.locator('#clock').innerText();
+        if (!/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC/.test(clock)) throw new Error(`clock: ${clock}`);
+        await shot(p.page, 'loads-clean');
+        clean(p);
+        await p.context.close();
+        return `nav ${nav.length} links, clock ${clock}, no errors, no outside requests`;
+    },
+    // The demo's objects, created through the API, are listed with their columns.
+    'lists-demo': async () => {
+        const p = await openConsole(browser, { hash: '#/k/jobs' });
+        await p.page.waitForSelector('table.objects tr[data-name="train"]');
+        const r = await row(p.page, 'train');
+        if (r.PHASE === undefined || r.GPU !== '8xH100' || r['MAX-COST'] !== '$50.00')
+            throw new Error(`row train: ${JSON.stringify(r)}`);
+        await p.page.goto(`${EMU_URL}/#/k/pools`);
+        await p.page.waitForSelector('table.objects tr[data-name="lab"]');
+        await shot(p.page, 'lists-demo');
+        clean(p);
+        await p.context.close();
+        return `train: ${JSON.stringify(r)}; pool lab listed`;
+    },
+    // A clock advance moves a Job's phase in its row, with no reload of the page.
+    'phase-live': async () => {
+        const p = await openConsole(browser, { hash: '#/k/jobs' });
+        await p.page.waitForSelector('table.objects tr[data-name="eval"] td a');
+        await p.page.evaluate(() => { window.__sameDocument = true; });
+        const before = (await row(p.page, 'eval')).PHASE;
+        await emu('/emulator/v1/clock', { method: 'POST', body: { advance: '2m' } });
+        await p.page.waitForFunction((b) => {
+            const td = document.querySelector('table.objects tr[data-name="eval"] td[data-col="PHASE"]');
+            return td && td.textContent !== b;
+        }, before, { timeout: 10000 });
+        const after = (await row(p.page, 'eval')).PHASE;
+        if (!(await p.page.evaluate(() => window.__sameDocument === true))) throw new Error('the page reloaded');
+        await shot(p.page, 'phase-live');
+        clean(p);
+        await p.context.close();
+        return `eval ${before} -> ${after}, same document`;
+    },
+    // With tokens on, the page without a token shows its sign-in and no data; with one it
+    // shows the objects.
+    'tokens-login': async () => {
+        const url = process.env.TOKEN_URL;
+        const p = await openConsole(browser, { url: `${url}/`, hash: '#/k/jobs', wait: 'dialog#login[open]' });
+        const body = await p.page.locator('#view').innerText();
+        const rows = await p.page.locator('table.objects tbody tr').count();
+        if (rows || /secret-job/.test(body)) throw new Error(`data shown without a token: ${body}`);
+        await shot(p.page, 'tokens-login');
+        await p.page.fill('#login-token', 'not-a-token-0123456789');
+        await p.page.click('#login-form button[type=submit]');
+        await p.page.waitForSelector('#login-error:not([hidden])');
+        await p.page.fill('#login-token', process.env.TOKEN);
+        await p.page.click('#login-form button[type=submit]');
+        await p.page.waitForSelector('table.objects tr[data-name="secret-job"]');
+        const stored = await p.page.evaluate(() => sessionStorage.getItem('nodus-token'));
+        if (stored !== process.env.TOKEN) throw new Error('the token is not in sessionStorage');
+        await shot(p.page, 'tokens-signed-in');
+        await p.context.close();
+        return 'sign-in shown and no rows without a token; a wrong token refused; the right one lists secret-job';
+    },
+    // The CSP blocks inline script and inline style on the console's page.
+    'csp-blocks-inline': async () => {
+        const p = await openConsole(browser);
+        const said = await p.page.evaluate(async () => {
+            const seen = [];
+            document.addEventListener('securitypolicyviolation', (e) => seen.push(e.violatedDirective));
+            const s = document.createElement('script');
+            s.textContent = 'window.__inline = 1';
+            document.body.append(s);
+            document.body.insertAdjacentHTML('beforeend', '<img id="x" src="data:," onerror="window.__handler = 1">');
+            const st = document.createElement('style');
+            st.textContent = 'body { background: rgb(1, 2, 3) !important }';
+            document.head.append(st);
+            await new Promise((r) => setTimeout(r, 300));
+            return { inline: window.__inline, handler: window.__handler, bg: getComputedStyle(document.body).backgroundColor, seen };
+        });
+        await shot(p.page, 'csp-blocks-inline');
+        await p.context.close();
+        if (said.inline || said.handler || said.bg === 'rgb(1, 2, 3)')
+            throw new Error(`inline code ran: ${JSON.stringify(said)}`);
+        if (!said.seen.some((d) => d.startsWith('script-src')) || !said.seen.some((d) => d.startsWith('style-src')))
+            throw new Error(`no violation reported: ${JSON.stringify(said.seen)}`);
+        return `blocked: ${[...new Set(said.seen)].join(', ')}`;
+    },
+    // A phone's width in the dark scheme: the page does not scroll sideways (tables do,
+    // inside their box), and the colours are the dark ones.
+    'phone-dark': async () => {
+        const p = await openConsole(browser, { hash: '#/k/jobs', viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
+        await p.page.waitForSelector('table.objects tr[data-name="train"]');
+        const m = await p.page.evaluate(() => ({ sw: document.documentElement.scrollWidth, w: innerWidth,
+                                                 bg: getComputedStyle(document.body).backgroundColor }));
+        await shot(p.page, 'phone-dark');
+        clean(p);
+        await p.context.close();
+        if (m.sw > m.w) throw new Error(`the page is ${m.sw}px wide in a ${m.w}px window`);
+        if (m.bg === 'rgb(255, 255, 255)') throw new Error('light colours in the dark scheme');
+        return `width ${m.sw} <= ${m.w}, background ${m.bg}`;
+    },
+};
+
+await runScenarios(scenarios, {
+    seconds: 40,
+    before: async () => { browser = await launch(); },
+    after: async () => { await browser?.close(); },
+});
