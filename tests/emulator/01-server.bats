@@ -13,7 +13,9 @@ teardown_file() {
 
 @test "the first line of output names the address, and the port file holds the port" {
     run cat "$BATS_FILE_TMPDIR/emulator.out"
-    assert_output "listening on $EMU_URL"
+    assert_line --index 0 "listening on $EMU_URL"
+    assert_line --index 1 "console: $EMU_URL/"
+    assert_equal "${#lines[@]}" 2
 }
 
 @test "healthz, livez and readyz answer ok" {

@@ -273,6 +273,7 @@ static void say_console(const struct nd_opts *o, const struct nd_emu *e)
         if (strcmp(o->dash[i], "--no-console") == 0)
             return;
     printf("console: %s/ (open it in a browser)\n", e->url);
+    fflush(stdout);
 }
 
 /* After start: name is the current context; the one current until then may still reach
@@ -456,8 +457,8 @@ static int start(struct nd_ctx *ctx, const struct nd_opts *o, const struct emula
         goto out;
     }
     printf("emulator started: %s (pid %ld, state %s)\n", e->url, (long)e->pid, e->dir);
-    say_console(o, e);
     announce(ctx, e, name, prev);
+    say_console(o, e);
 out:
     free(name);
     free(prev);
