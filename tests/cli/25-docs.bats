@@ -33,6 +33,7 @@ setup() {
 @test "docs/api.md" { run_page docs/api.md; }
 @test "docs/benchmarks.md" { run_page docs/benchmarks.md; }
 @test "docs/conformance.md" { run_page docs/conformance.md; }
+@test "docs/console.md" { run_page docs/console.md; }
 @test "docs/emulator.md" { run_page docs/emulator.md; }
 @test "docs/exec-files.md" { run_page docs/exec-files.md; }
 @test "docs/kinds.md" { run_page docs/kinds.md; }
@@ -151,6 +152,7 @@ EOF
 ```console
 $ bin/nodus-emulator --state /tmp/emu --listen 127.0.0.1:0 --port-file /tmp/emu/port --quiet &
 listening on http://127.0.0.1:41827
+console: http://127.0.0.1:41827/
 $ export NODUS_SERVER=http://127.0.0.1:$(cat /tmp/emu/port)
 $ curl -s $NODUS_SERVER/emulator/v1/clock | jq -r .speed
 0
