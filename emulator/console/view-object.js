@@ -81,7 +81,7 @@ export default function render(el, { parts, query }, shell) {
     function drawHead() {
         const phase = obj?.status?.phase || '';
         fill(phaseEl, phase ? h('span', { class: `badge phase-${phase}` }, phase) : null,
-             deleted ? h('span.badge.deleted', 'deleted') : null);
+             deleted ? h('span.badge.deleted', { title: 'deleted: the page shows its last state' }, 'deleted') : null);
         fill(actions, obj && !deleted ? actionBar(kind, obj, shell) : null);
     }
 
@@ -132,7 +132,6 @@ export default function render(el, { parts, query }, shell) {
 
     const changed = () => {
         drawHead(); drawTabs(); drawPanel();
-        if (deleted) { state.textContent = 'deleted'; state.className = 'live obj-state error'; }
     };
     const wObj = api.watch(api.collection(kind, ns), {
         params: { fieldSelector: `metadata.name=${name}` },
@@ -151,8 +150,8 @@ export default function render(el, { parts, query }, shell) {
             changed();
         },
         onState: (s, err) => {
-            state.textContent = deleted ? 'deleted' : s === 'live' ? '● live' : s;
-            state.className = `live obj-state ${deleted ? 'error' : s}`;
+            state.textContent = s === 'live' ? '● live' : s;
+            state.className = `live obj-state ${s}`;
             fill(problem, err ? errorBox(err) : null);
         },
     });

@@ -136,8 +136,8 @@ const scenarios = {
         await emu(`${JOBS}/doomed`, { method: 'DELETE' });
         await advance('1m');
         await p.page.waitForSelector('.phase .badge.deleted', { timeout: 10000 });
-        const state = await p.page.locator('.obj-state').innerText();
-        if (state !== 'deleted') throw new Error(`state ${state}`);
+        const badge = await p.page.locator('.phase .badge.deleted').innerText();
+        if (badge !== 'deleted') throw new Error(`badge ${badge}`);
         await p.page.click('#tab-overview');
         await p.page.waitForSelector('dd[data-field="spec.image"]');
         await shot(p.page, 'deleted');
