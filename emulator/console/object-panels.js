@@ -64,7 +64,13 @@ export function overview(obj, shell) {
     const m = obj.metadata || {};
     const st = obj.status || {};
     const owners = m.ownerReferences || [];
+    const about = obj.involvedObject; // an Event's own fields
     return [
+        about ? [h('h2', 'Event'), fields([['Type', obj.type, 'type'], ['Reason', obj.reason, 'reason'],
+            ['Message', obj.message, 'message'], ['About', about.kind ? linkTo(shell, about.kind, about.namespace, about.name) : null, 'involvedObject'],
+            ['Count', obj.count, 'count'], ['First seen', when(obj.firstTimestamp), 'firstTimestamp'],
+            ['Last seen', when(obj.lastTimestamp), 'lastTimestamp'],
+            ['Source', obj.source?.component || obj.reportingComponent, 'source.component']], 'Event')] : null,
         h('h2', 'Status'),
         fields([['Phase', st.phase, 'status.phase'], ['Reason', st.reason, 'status.reason'],
                 ['Message', st.message, 'status.message'], ['Created', when(m.creationTimestamp), 'metadata.creationTimestamp'],

@@ -31,6 +31,7 @@ export default function render(el, { parts, query }, shell) {
     let mounted = '', stopMounted = null, log = null, termSlot = null;
     let showManaged = false;
     const events = new Map();
+    let evErr = null;
 
     const phaseEl = h('span.phase');
     const state = h('span.live.obj-state', { role: 'status' }, 'connecting…');
@@ -38,7 +39,7 @@ export default function render(el, { parts, query }, shell) {
     const problem = h('div.problem');
     const tabs = h('div.tabs', { role: 'tablist', 'aria-label': `${what} sections` });
     const panel = h('div.tabpanel', { role: 'tabpanel', id: 'object-panel', tabindex: 0 });
-    fill(el, h('p.crumbs', h('a', { href: `#/k/${plural}` }, kind.kind === 'Event' ? 'Events' : `${kind.kind}s`),
+    fill(el, h('p.crumbs', h('a', { href: `#/k/${plural}` }, plural),
                ns ? ` / ${ns}` : ' (cluster-wide)'),
          h('div.head', h('h1', h('span.muted', kind.kind, ' '), name), ns ? h('span.muted', `in ${ns}`) : null, phaseEl, state),
          actions, problem, tabs, panel);
@@ -46,7 +47,8 @@ export default function render(el, { parts, query }, shell) {
     const available = () => Object.keys(TABS).filter((t) =>
         t === 'money' ? !obj || hasMoney(obj) || tab === 'money'
             : t === 'logs' ? kind.subs.includes('log')
-                : t === 'terminal' ? kind.subs.includes('exec') : true);
+                : t === 'terminal' ? kind.subs.includes('exec')
+                    : t === 'events' ? !!kind.group : true);
     const ours = (e) => !obj?.metadata?.uid || !e.involvedObject?.uid || e.involvedObject.uid === obj.metadata.uid;
     const eventList = () => [...events.values()].filter(ours);
 
@@ -115,7 +117,7 @@ export default function render(el, { parts, query }, shell) {
         }
         if (tab === 'overview') fill(panel, overview(obj, shell));
         else if (tab === 'money') fill(panel, money(obj));
-        else if (tab === 'events') fill(panel, eventsTable(eventList()));
+        else if (tab === 'events') fill(panel, evErr ? errorBox(evErr) : null, eventsTable(eventList()));
         else if (tab === 'yaml') drawYaml();
     }
     function drawYaml() {
@@ -171,6 +173,11 @@ export default function render(el, { parts, query }, shell) {
             else events.set(key, ev.object);
             drawTabs();
             if (tab === 'events') drawPanel();
+        },
+        onState: (s, err) => {
+            const was = evErr;
+            evErr = err || null;
+            if ((was || evErr) && tab === 'events') drawPanel();
         },
     }) : null;
     changed();

@@ -61,6 +61,10 @@ teardown_file() {
     scenario events-link
 }
 
+@test "at a phone's width in the dark scheme no tab of the page scrolls sideways" {
+    scenario phone-dark
+}
+
 @test "each scenario saved its screenshot" {
     local name
     for name in $(cat "$BATS_FILE_TMPDIR/results/scenarios.list"); do

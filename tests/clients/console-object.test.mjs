@@ -105,9 +105,13 @@ const scenarios = {
         const steps = after.filter((l) => /^step \d+/.test(l));
         if (new Set(after).size !== after.length) throw new Error(`a line shown twice:\n${after.join('\n')}`);
         await shot(p.page, 'log-streams');
+        // leaving the tab ends the stream (the browser reports the request aborted)
+        const aborted = p.page.waitForEvent('requestfailed', { predicate: (r) => r.url().includes('/train/log?'), timeout: 5000 });
+        await p.page.click('#tab-overview');
+        await aborted;
         clean(p);
         await p.context.close();
-        return `${before.length} lines, then ${after.length}; last: ${steps.at(-1)}`;
+        return `${before.length} lines, then ${after.length}; last: ${steps.at(-1)}; the stream ended on leaving the tab`;
     },
     // A Job not started yet: the Logs tab shows the server's Status and its fix, then the
     // log once the clock has moved it to Running.
@@ -162,6 +166,24 @@ const scenarios = {
         clean(p);
         await p.context.close();
         return `${Object.keys(odd).length} odd annotations read back alike`;
+    },
+    // At a phone's width in the dark scheme no tab makes the page scroll sideways.
+    'phone-dark': async () => {
+        const p = await openConsole(browser, { hash: '#/o/jobs/default/train', viewport: { width: 390, height: 844 },
+                                               colorScheme: 'dark', wait: 'table.conditions' });
+        const widths = [];
+        for (const t of ['overview', 'money', 'yaml', 'events', 'logs']) {
+            await p.page.click(`#tab-${t}`);
+            await p.page.waitForSelector(`#tab-${t}[aria-selected="true"]`);
+            if (t === 'logs') await p.page.waitForFunction(() => /step \d+/.test(document.querySelector('pre.log')?.textContent || ''));
+            const m = await p.page.evaluate(() => ({ sw: document.documentElement.scrollWidth, w: innerWidth }));
+            if (m.sw > m.w) throw new Error(`the ${t} tab is ${m.sw}px wide in a ${m.w}px window`);
+            widths.push(`${t} ${m.sw}`);
+        }
+        await shot(p.page, 'phone-dark');
+        clean(p);
+        await p.context.close();
+        return widths.join(', ');
     },
     // The Events table links each Event to the object it is about.
     'events-link': async () => {
