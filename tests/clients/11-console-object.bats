@@ -45,6 +45,10 @@ teardown_file() {
     scenario log-streams
 }
 
+@test "a log stream the server ends while the Job runs is asked for again from its last line" {
+    scenario log-resumes
+}
+
 @test "a Job not started yet: the Logs tab shows the server's Status with its fix, then the log" {
     scenario log-not-started
 }

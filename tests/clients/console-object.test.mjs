@@ -113,6 +113,31 @@ const scenarios = {
         await p.context.close();
         return `${before.length} lines, then ${after.length}; last: ${steps.at(-1)}; the stream ended on leaving the tab`;
     },
+    // A stream the server ends while the Job still runs is asked for again from its last
+    // line's time, and no line shows twice. The first answer is cut short here (route).
+    'log-resumes': async () => {
+        const full = (await emu(`${JOBS}/train/log?timestamps=true`)).trim().split('\n');
+        const p = await openConsole(browser, { hash: '#/o/jobs/default/train', wait: '#tab-logs' });
+        const asked = [];
+        await p.page.route('**/jobs/train/log?*', (route) => {
+            asked.push(route.request().url());
+            if (asked.length > 1) return route.continue();
+            return route.fulfill({ status: 200, contentType: 'text/plain', body: `${full.slice(0, 3).join('\n')}\n` });
+        });
+        await p.page.click('#tab-logs');
+        await p.page.waitForFunction((n) => (document.querySelector('pre.log')?.textContent.trim().split('\n').length || 0) >= n,
+                                     full.length, { timeout: 10000 });
+        const shown = (await p.page.locator('pre.log').innerText()).trim().split('\n');
+        const want = full.map((l) => l.slice(l.indexOf(' ') + 1));
+        if (shown.slice(0, want.length).join('\n') !== want.join('\n')) throw new Error(`shown:\n${shown.join('\n')}\nwant:\n${want.join('\n')}`);
+        const again = new URL(asked[1]).searchParams;
+        if (again.get('sinceTime') !== full[2].split(' ')[0] || again.get('follow') !== 'true')
+            throw new Error(`asked again as ${asked[1]}`);
+        await shot(p.page, 'log-resumes');
+        clean(p);
+        await p.context.close();
+        return `cut after 3 lines, asked again with sinceTime=${again.get('sinceTime')}; ${shown.length} lines, none twice`;
+    },
     // A Job not started yet: the Logs tab shows the server's Status and its fix, then the
     // log once the clock has moved it to Running.
     'log-not-started': async () => {
