@@ -62,8 +62,16 @@ export default function render(el, { parts, query }, shell) {
                  return h('tr', { dataset: { name: m.name || '', project: m.namespace || '' } },
                      showNs ? h('td', m.namespace || '') : null,
                      columns.map((c, i) => h('td', { dataset: { col: c.name } },
-                         i === 0 ? h('a', { href }, cellText(row, i)) : cellText(row, i))));
+                         i === 0 ? h('a', { href }, cellText(row, i))
+                             : kind.kind === 'Event' && c.name === 'OBJECT' ? involved(cellText(row, i), m.namespace)
+                                 : cellText(row, i))));
              }) : h('tr', h('td.muted', { colspan: columns.length + (showNs ? 1 : 0) || 1 }, 'No objects.'))));
+    };
+    // an Event's OBJECT cell (job/train-a) links to that object's page
+    const involved = (text, ns) => {
+        const [singular, name] = text.split('/');
+        const k = name && shell.kinds.all().find((x) => x.kind.toLowerCase() === singular);
+        return k ? h('a', { href: `#/o/${k.plural}/${k.namespaced ? ns : '-'}/${encodeURIComponent(name)}` }, text) : text;
     };
     const restart = () => {
         w?.stop();
