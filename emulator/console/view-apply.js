@@ -186,6 +186,7 @@ export default function render(el, params, shell) {
         } catch (err) {
             docs = [];
             draw();
+            note.textContent = 'Nothing was reviewed.';
             banner(errorBox(err));
             return;
         }

@@ -32,6 +32,10 @@ teardown_file() {
     scenario apply-pricebook-changed
 }
 
+@test "a manifest file of two documents loaded with the file input: both reviewed, nothing created" {
+    scenario apply-file
+}
+
 @test "an apply the server refuses shows the Status and its fix, and launches nothing" {
     scenario apply-shows-status
 }

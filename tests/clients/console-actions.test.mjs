@@ -138,6 +138,28 @@ const scenarios = {
             await p.context.close();
         }
     },
+    // A file of two documents, loaded with the file input: each reviewed, its own estimate
+    // (a Budget costs nothing to launch), nothing created.
+    'apply-file': async () => {
+        const p = await openConsole(browser, { hash: '#/apply', wait: '#manifest' });
+        const { readFileSync } = await import('node:fs');
+        const budget = readFileSync(new URL('../../examples/budget.yaml', import.meta.url), 'utf8');
+        await p.page.setInputFiles('#manifest-file', { name: 'two.yaml', mimeType: 'application/yaml',
+                                                        buffer: Buffer.from(`${jobYaml('from-file')}---\n${budget}`) });
+        await p.page.waitForSelector('article.apply-doc[data-state=reviewed] >> nth=1');
+        const cards = await p.page.locator('article.apply-doc').evaluateAll((as) => as.map((a) => `${a.dataset.kind}/${a.dataset.name}`));
+        const free = await p.page.locator('article.apply-doc[data-kind=Budget] .free').count();
+        const expected = await field(p.page, 'from-file', 'expected');
+        if (cards.join() !== 'Job/from-file,Budget/team-monthly' || free !== 1 || !/^\$/.test(expected))
+            throw new Error(`cards ${cards.join()}, free ${free}, expected ${expected}`);
+        if (!/name: from-file/.test(await p.page.inputValue('#manifest'))) throw new Error('the file is not in the text box');
+        if (await exists(`${JOBS}/from-file`) || await exists('/apis/nodus.dev/v1/namespaces/default/budgets/team-monthly'))
+            throw new Error('the review created an object');
+        await shot(p.page, 'apply-file');
+        clean(p);
+        await p.context.close();
+        return `${cards.join(', ')} reviewed from the file (Job expected ${expected}, Budget free); nothing created`;
+    },
     // A manifest with an error: its Status (reason, fix) on the page, nothing created.
     'apply-shows-status': async () => {
         const p = await openConsole(browser, { hash: '#/apply', wait: '#manifest' });
@@ -262,7 +284,7 @@ const scenarios = {
 };
 
 await runScenarios(scenarios, {
-    seconds: 30,
+    seconds: 40,
     before: async () => { browser = await launch(); },
     after: async () => { await browser?.close(); },
 });
