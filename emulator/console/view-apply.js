@@ -12,9 +12,12 @@ import * as api from './api.js';
 import * as clock from './clock.js';
 import { h, fill, banner, errorBox } from './dom.js';
 import { idempotencyKey } from './actions.js';
-import { loadAll } from './js-yaml.js';
+import { loadAll, CORE_SCHEMA, types } from './js-yaml.js';
 
 const MAX_DOCS = 100; // as the MCP apply tool: each is a dry run, then a write
+// YAML 1.2's core schema with merge keys, as the CLI reads manifests (pkg/yaml): a date
+// stays a string, yes/no stay strings, `<<: *base` merges.
+const SCHEMA = CORE_SCHEMA.extend({ implicit: [types.merge] });
 
 // An error of the page's own, shown like the API's Status (reason, message, fix).
 function refusal(reason, message, fix) {
@@ -27,7 +30,7 @@ function refusal(reason, message, fix) {
 export function parse(text, shell) {
     let raw;
     try {
-        raw = loadAll(text);
+        raw = loadAll(text, null, { schema: SCHEMA });
     } catch (err) {
         throw refusal('BadRequest', `the manifest is not YAML or JSON: ${err.reason || err.message}` +
                       (err.mark ? ` (line ${err.mark.line + 1}, column ${err.mark.column + 1})` : ''),

@@ -32,7 +32,7 @@ teardown_file() {
     scenario apply-pricebook-changed
 }
 
-@test "a manifest file of two documents loaded with the file input: both reviewed, nothing created" {
+@test "a manifest file of two documents loaded with the file input: both reviewed, nothing created (phone width)" {
     scenario apply-file
 }
 

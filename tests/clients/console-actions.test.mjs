@@ -139,9 +139,10 @@ const scenarios = {
         }
     },
     // A file of two documents, loaded with the file input: each reviewed, its own estimate
-    // (a Budget costs nothing to launch), nothing created.
+    // (a Budget costs nothing to launch), nothing created; at a phone's width in the dark
+    // scheme, the page does not scroll sideways.
     'apply-file': async () => {
-        const p = await openConsole(browser, { hash: '#/apply', wait: '#manifest' });
+        const p = await openConsole(browser, { hash: '#/apply', wait: '#manifest', viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
         const { readFileSync } = await import('node:fs');
         const budget = readFileSync(new URL('../../examples/budget.yaml', import.meta.url), 'utf8');
         await p.page.setInputFiles('#manifest-file', { name: 'two.yaml', mimeType: 'application/yaml',
@@ -155,6 +156,8 @@ const scenarios = {
         if (!/name: from-file/.test(await p.page.inputValue('#manifest'))) throw new Error('the file is not in the text box');
         if (await exists(`${JOBS}/from-file`) || await exists('/apis/nodus.dev/v1/namespaces/default/budgets/team-monthly'))
             throw new Error('the review created an object');
+        const m = await p.page.evaluate(() => ({ sw: document.documentElement.scrollWidth, w: innerWidth }));
+        if (m.sw > m.w) throw new Error(`the page is ${m.sw}px wide in a ${m.w}px window`);
         await shot(p.page, 'apply-file');
         clean(p);
         await p.context.close();
