@@ -76,7 +76,7 @@ export async function dependents(obj, kinds, signal) {
 
 // The delete dialog: names what cascades, Cancel deletes nothing, Delete sends the
 // DELETE with the policy chosen. Resolves when the dialog closes.
-function confirmDelete(kind, obj, shell, done) {
+function confirmDelete(kind, obj, shell, trigger, done) {
     const name = obj.metadata?.name;
     const what = h('div.cascade', { 'aria-live': 'polite' }, h('p.muted', 'Looking for the objects it owns…'));
     const policy = (value, text, checked) => h('label.radio',
@@ -92,9 +92,11 @@ function confirmDelete(kind, obj, shell, done) {
         obj.metadata?.namespace ? h('p.muted', 'In project ', obj.metadata.namespace, '.') : null,
         what, policies, h('div.actions', cancel, go));
     const ctl = new AbortController();
-    const close = () => { ctl.abort(); dlg.close(); dlg.remove(); };
+    // closed, the focus goes back to the button that opened it (keyboard users)
+    const back = () => { if (trigger.isConnected && !trigger.disabled) trigger.focus(); };
+    const close = () => { ctl.abort(); dlg.close(); dlg.remove(); back(); };
     cancel.addEventListener('click', close);
-    dlg.addEventListener('cancel', () => { ctl.abort(); dlg.remove(); }); // Escape
+    dlg.addEventListener('cancel', () => { ctl.abort(); dlg.remove(); back(); }); // Escape
     go.addEventListener('click', async () => {
         const propagationPolicy = policies.querySelector('input:checked')?.value || 'Background';
         go.disabled = true;
@@ -188,7 +190,7 @@ export function actionBar(kind, obj, shell) {
         if (kind.verbs.includes('delete')) {
             const b = h('button.danger', { type: 'button', dataset: { action: 'delete' }, disabled: gone,
                                            title: gone ? 'being deleted' : 'asks first' }, 'Delete…');
-            b.addEventListener('click', () => confirmDelete(kind, o, shell, () => draw({ ...o, metadata: { ...o.metadata, deletionTimestamp: 'now' } })));
+            b.addEventListener('click', () => confirmDelete(kind, o, shell, b, () => draw({ ...o, metadata: { ...o.metadata, deletionTimestamp: 'now' } })));
             buttons.push(b);
         }
         fill(bar, buttons);

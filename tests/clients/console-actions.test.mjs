@@ -269,6 +269,8 @@ const scenarios = {
         await shot(p.page, 'delete-asks-first');
         await p.page.click('dialog.confirm-delete button:text-is("Cancel")');
         await p.page.waitForSelector('dialog.confirm-delete', { state: 'detached' });
+        if (!(await p.page.evaluate(() => document.activeElement?.dataset?.action === 'delete')))
+            throw new Error('the focus did not go back to Delete…');
         if (writes.length || !(await exists(pipe)) || (await owned()).length !== jobs.length)
             throw new Error(`Cancel deleted something (${writes.map((w) => w.method).join()})`);
         await p.page.click('.action-bar button[data-action=delete]');
