@@ -207,20 +207,17 @@ static int protocol_token(const struct em_req *req, struct nd_buf *out)
     if (!nd_http_has_token(em_req_header(req, "upgrade"), "websocket"))
         return 0;
     int found = 0;
-    for (const char *p = em_req_header(req, "sec-websocket-protocol"); p && *p;) {
-        p += strspn(p, " \t,");
-        size_t n = strcspn(p, ",");
-        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-            n--;
-        if (n >= plen && strncmp(p, EM_BEARER_PROTOCOL, plen) == 0) {
-            const char *enc = p + plen;
-            size_t elen = n - plen;
-            if (found || elen > EM_BEARER_PROTOCOL_MAX || strspn(enc, b64url) < elen ||
-                nd_base64_decode(enc, elen, out) < 0)
-                return -1;
-            found = 1;
-        }
-        p += strcspn(p, ",");
+    const char *list = em_req_header(req, "sec-websocket-protocol");
+    size_t n;
+    for (const char *p; (p = nd_http_list_next(&list, &n));) {
+        if (n < plen || strncmp(p, EM_BEARER_PROTOCOL, plen) != 0)
+            continue;
+        const char *enc = p + plen;
+        size_t elen = n - plen;
+        if (found || elen > EM_BEARER_PROTOCOL_MAX || strspn(enc, b64url) < elen ||
+            nd_base64_decode(enc, elen, out) < 0)
+            return -1;
+        found = 1;
     }
     return found && out->len ? 1 : -found;
 }

@@ -132,15 +132,10 @@ static bool ws_key_valid(const char *key)
 static void shown_protocols(const char *offered, struct nd_buf *out)
 {
     const size_t plen = strlen(EM_BEARER_PROTOCOL);
-    for (const char *p = offered; p && *p;) {
-        p += strspn(p, " \t,");
-        size_t n = strcspn(p, ",");
-        while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-            n--;
-        if (n && (n < plen || strncmp(p, EM_BEARER_PROTOCOL, plen) != 0))
+    size_t n;
+    for (const char *p; (p = nd_http_list_next(&offered, &n));)
+        if (n < plen || strncmp(p, EM_BEARER_PROTOCOL, plen) != 0)
             nd_buf_addf(out, "%s%.*s", out->len ? ", " : "", (int)n, p);
-        p += strcspn(p, ",");
-    }
 }
 
 static int websocket_request(struct em_api *a, const char **protocol)
