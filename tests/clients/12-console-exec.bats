@@ -53,7 +53,7 @@ teardown_file() {
     scenario terminal-runs
 }
 
-@test "with tokens on, the terminal works with the tab's token (the bearer subprotocol)" {
+@test "with tokens on, the terminal works with the tab's token (the bearer subprotocol), at a phone's width" {
     scenario terminal-token
 }
 

@@ -25,8 +25,8 @@ async function run(page, line, want) {
 
 // Opens dev's terminal (on url, with token in sessionStorage when given), runs the
 // command of the issue, and returns {p, screen}.
-async function hello(url, token) {
-    const p = await openConsole(browser, { url: `${url}/`, hash: PAGE, token, wait: '.term-input:not([disabled])' });
+async function hello(url, token, more = {}) {
+    const p = await openConsole(browser, { url: `${url}/`, hash: PAGE, token, wait: '.term-input:not([disabled])', ...more });
     await run(p.page, 'echo hello-$((6*7))', /^hello-42\s*$/);
     return { p, screen: await p.page.locator('.term-screen').innerText() };
 }
@@ -59,17 +59,22 @@ const scenarios = {
         return 'hello-42 printed, exit 3 shown, reconnected, history recalled';
     },
     // With tokens on, the terminal works with the tab's token: a browser's WebSocket
-    // cannot carry Authorization, so it goes as the bearer subprotocol.
+    // cannot carry Authorization, so it goes as the bearer subprotocol. At a phone's
+    // width in the dark scheme, the page does not scroll sideways.
     'terminal-token': async () => {
-        const { p } = await hello(process.env.TOKEN_URL, process.env.TOKEN);
+        const { p } = await hello(process.env.TOKEN_URL, process.env.TOKEN,
+                                  { viewport: { width: 390, height: 844 }, colorScheme: 'dark' });
         const stored = await p.page.evaluate(() => sessionStorage.getItem('nodus-token'));
         if (stored !== process.env.TOKEN) throw new Error('the token is not in sessionStorage');
+        await run(p.page, 'echo a-long-line-$(printf "%060d" 0)', /^a-long-line-0{60}\s*$/);
+        const m = await p.page.evaluate(() => ({ sw: document.documentElement.scrollWidth, w: innerWidth }));
+        if (m.sw > m.w) throw new Error(`the page is ${m.sw}px wide in a ${m.w}px window`);
         await shot(p.page, 'terminal-token');
         // (console-lib's EMU_URL is the other emulator: this one is not outside)
         clean({ ...p, outside: p.outside.filter((u) => !u.startsWith(`${process.env.TOKEN_URL}/`) &&
                                                        !u.startsWith(`${process.env.TOKEN_URL.replace(/^http/, 'ws')}/`)) });
         await p.context.close();
-        return 'hello-42 printed on the emulator with tokens';
+        return `hello-42 printed on the emulator with tokens; ${m.sw}px wide in ${m.w}px`;
     },
 };
 
