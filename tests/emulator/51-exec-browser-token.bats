@@ -16,6 +16,14 @@ READER=browser-reader-token-0123456789
 # the shell computes 42: the answer is not an echo of the request
 RUN="command=sh&command=-c&command=echo+hello-\$((6*7))&stdout=true"
 
+running_sandbox() { # URL: the Sandbox dev, Running (Pending 2 s, Starting 10 s)
+    curl -sf -o /dev/null -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' \
+        -d '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"dev"},"spec":{"image":"nodus/pytorch:2.8-cuda12.8","maxCostUSD":"10.00"}}' \
+        "$1$NS/sandboxes" || return 1
+    curl -sf -o /dev/null -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' \
+        -d '{"advance":"15s"}' "$1/emulator/v1/clock"
+}
+
 setup_file() {
     printf '{"tokens": {"%s": {"identity": "root", "scopes": ["admin"]},
       "%s": {"identity": "walt", "projects": ["default"], "scopes": ["write"]},
@@ -23,18 +31,15 @@ setup_file() {
         "$ADMIN" "$WRITER" "$READER" >"$BATS_FILE_TMPDIR/tokens.json"
     chmod 600 "$BATS_FILE_TMPDIR/tokens.json"
     start_emulator --token-file "$BATS_FILE_TMPDIR/tokens.json"
-    curl -sf -o /dev/null -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' \
-        -d '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"dev"},"spec":{"image":"nodus/pytorch:2.8-cuda12.8","maxCostUSD":"10.00"}}' \
-        "$EMU_URL$NS/sandboxes"
-    # Running: Pending 2 s, Starting 10 s
-    curl -sf -o /dev/null -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' \
-        -d '{"advance":"15s"}' "$EMU_URL/emulator/v1/clock"
+    running_sandbox "$EMU_URL"
 }
 
 teardown_file() {
     stop_extras
     stop_emulator
-    ! grep -E "ERROR: AddressSanitizer|runtime error|LeakSanitizer" "$BATS_FILE_TMPDIR/emulator.err"
+    # the sanitizer builds report here
+    ! grep -sE "ERROR: AddressSanitizer|runtime error|LeakSanitizer" "$BATS_FILE_TMPDIR/emulator.err" \
+        "$BATS_FILE_TMPDIR/logged/err"
 }
 
 setup() {
@@ -150,11 +155,7 @@ no_secret() { # TOKEN
     echo $! >"$BATS_FILE_TMPDIR/extra-logged.pid"
     wait_until test -s "$dir/port"
     local url=http://127.0.0.1:$(cat "$dir/port")
-    curl -sf -o /dev/null -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' \
-        -d '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"dev"},"spec":{"image":"nodus/pytorch:2.8-cuda12.8","maxCostUSD":"10.00"}}' \
-        "$url$NS/sandboxes"
-    curl -sf -o /dev/null -H "Authorization: Bearer $ADMIN" -H 'Content-Type: application/json' \
-        -d '{"advance":"15s"}' "$url/emulator/v1/clock"
+    running_sandbox "$url"
     ws "$url$NS/sandboxes/dev/exec?$RUN" "v5.channel.k8s.io, $(bearer "$WRITER")"
     [ "$CODE" = 101 ]
     ws "$url$NS/sandboxes/dev/exec?$RUN" "v5.channel.k8s.io, $(bearer not-a-token-0123456789)"
