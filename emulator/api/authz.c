@@ -15,6 +15,7 @@
 #include "json/json.h"
 #include "protobuf.h"
 #include "route.h"
+#include "util/base64.h"
 #include "util/header.h"
 #include "util/xmalloc.h"
 #include "yaml/yaml.h"
@@ -192,6 +193,35 @@ static bool in_list(const json_t *arr, const char *s)
     return false;
 }
 
+/* A browser cannot set Authorization on a WebSocket; it offers the token as a
+ * subprotocol instead, as kube-apiserver reads it: EM_BEARER_PROTOCOL followed by the
+ * token in base64url without padding, beside the protocol it speaks. Only for a
+ * WebSocket upgrade without an Authorization header. 1 with the token in out, 0 when
+ * none was offered, -1 when one was but cannot be a token (too long, not base64url, two
+ * of them): then it is unknown. */
+static int protocol_token(const struct em_req *req, struct nd_buf *out)
+{
+    static const char b64url[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const size_t plen = strlen(EM_BEARER_PROTOCOL);
+    if (!nd_http_has_token(em_req_header(req, "upgrade"), "websocket"))
+        return 0;
+    int found = 0;
+    const char *list = em_req_header(req, "sec-websocket-protocol");
+    size_t n;
+    for (const char *p; (p = nd_http_list_next(&list, &n));) {
+        if (n < plen || strncmp(p, EM_BEARER_PROTOCOL, plen) != 0)
+            continue;
+        const char *enc = p + plen;
+        size_t elen = n - plen;
+        if (found || elen > EM_BEARER_PROTOCOL_MAX || strspn(enc, b64url) < elen ||
+            nd_base64_decode(enc, elen, out) < 0)
+            return -1;
+        found = 1;
+    }
+    return found && out->len ? 1 : -found;
+}
+
 static void identify(const struct em_server *srv, const struct em_req *req,
                      struct em_identity *who)
 {
@@ -201,13 +231,22 @@ static void identify(const struct em_server *srv, const struct em_req *req,
     }
     memset(who, 0, sizeof *who);
     const char *auth = em_req_header(req, "authorization");
-    who->token_sent = auth != NULL;
-    if (!auth || strncasecmp(auth, "Bearer ", 7) != 0)
-        return;
-    const char *given = auth + 7, *token = NULL;
-    size_t len = strlen(given);
-    if (token_bad_byte(given, len) >= 0)
-        return; /* not a token this file can hold: unknown */
+    struct nd_buf offered = ND_BUF_INIT; /* a secret: released, never logged */
+    int in_protocol = auth ? 0 : protocol_token(req, &offered);
+    who->token_sent = auth != NULL || in_protocol != 0;
+    const char *given = NULL, *token = NULL;
+    size_t len = 0;
+    if (auth && strncasecmp(auth, "Bearer ", 7) == 0) {
+        given = auth + 7;
+        len = strlen(given);
+    } else if (in_protocol > 0) {
+        given = offered.data;
+        len = offered.len;
+    }
+    if (!given || token_bad_byte(given, len) >= 0) {
+        nd_buf_release(&offered);
+        return; /* none, or not a token this file can hold: unknown */
+    }
     const json_t *entry = NULL;
     const char *tok;
     json_t *v;
@@ -219,6 +258,7 @@ static void identify(const struct em_server *srv, const struct em_req *req,
             token = tok;
         }
     }
+    nd_buf_release(&offered);
     if (!entry)
         return;
     who->token = token;

@@ -1,6 +1,8 @@
 /* authz.h: who may do what, decided once for every request.
  *
- * em_authz_request is the only code that reads the Authorization header. It finds the
+ * em_authz_request is the only code that reads the Authorization header (and, for a
+ * WebSocket upgrade without one, the token a browser offers as a subprotocol,
+ * EM_BEARER_PROTOCOL). It finds the
  * caller's identity (struct em_identity) and asks em_authz_decide of what the request
  * does (its struct em_route, route.h: target, verb, project, kind, subresource), which
  * answers allowed (0) or a Status: 401 Unauthorized for a missing or unknown token, 403 Forbidden for a scope or project the token does not have. The
@@ -39,13 +41,20 @@
 #define EM_SCOPE_ADMIN 8u
 #define EM_SCOPE_ALL 15u
 
+/* A browser's WebSocket cannot carry Authorization: it offers the subprotocol
+ * EM_BEARER_PROTOCOL + base64url(token) (no padding) beside v5.channel.k8s.io, as
+ * kube-apiserver takes it. Never chosen, echoed or logged; at most
+ * EM_BEARER_PROTOCOL_MAX characters of base64 (a longer one is an unknown token). */
+#define EM_BEARER_PROTOCOL "base64url.bearer.authorization.k8s.io."
+#define EM_BEARER_PROTOCOL_MAX 4096u
+
 /* The caller. Strings and projects are borrowed from the token file (srv->tokens), which
  * lives until em_router_release, after every stream has ended. */
 struct em_identity {
     const char *name;       /* nodus.dev/created-by; NULL: no token, or an unknown one */
     unsigned scopes;        /* EM_SCOPE_* */
     const json_t *projects; /* the token's "projects"; NULL: every project */
-    bool token_sent;        /* an Authorization header came */
+    bool token_sent;        /* an Authorization header came, or a subprotocol token */
     const char *token;      /* the token that matched (a secret: never log or store it);
                              * NULL: no token file (the operator) or none matched */
 };

@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "authz.h"
 #include "clock.h"
 #include "controllers/controllers.h"
 #include "files.h"
@@ -126,6 +127,17 @@ static bool ws_key_valid(const char *key)
     return strlen(key) == 24 && strspn(key, b64) == 22 && strcmp(key + 22, "==") == 0;
 }
 
+/* The subprotocols offered, as a message may show them: without a browser's token
+ * (EM_BEARER_PROTOCOL), which is a secret. */
+static void shown_protocols(const char *offered, struct nd_buf *out)
+{
+    const size_t plen = strlen(EM_BEARER_PROTOCOL);
+    size_t n;
+    for (const char *p; (p = nd_http_list_next(&offered, &n));)
+        if (n < plen || strncmp(p, EM_BEARER_PROTOCOL, plen) != 0)
+            nd_buf_addf(out, "%s%.*s", out->len ? ", " : "", (int)n, p);
+}
+
 static int websocket_request(struct em_api *a, const char **protocol)
 {
     const char *conn = em_req_header(a->req, "connection");
@@ -151,12 +163,16 @@ static int websocket_request(struct em_api *a, const char **protocol)
         *protocol = "v5.channel.k8s.io";
     else if (nd_http_has_token(offered, "v4.channel.k8s.io"))
         *protocol = "v4.channel.k8s.io";
-    else
-        return nd_status_set(&a->st, "BadRequest",
-                             "offer Sec-WebSocket-Protocol: v5.channel.k8s.io",
-                             "no supported subprotocol in \"%s\": this server speaks "
-                             "v5.channel.k8s.io and v4.channel.k8s.io",
-                             offered ? offered : "");
+    else {
+        struct nd_buf shown = ND_BUF_INIT;
+        shown_protocols(offered, &shown);
+        nd_status_set(&a->st, "BadRequest", "offer Sec-WebSocket-Protocol: v5.channel.k8s.io",
+                      "no supported subprotocol in \"%s\": this server speaks "
+                      "v5.channel.k8s.io and v4.channel.k8s.io",
+                      shown.len ? shown.data : "");
+        nd_buf_release(&shown);
+        return -1;
+    }
     return 0;
 }
 

@@ -6,20 +6,26 @@
 
 #include "util/xmalloc.h"
 
+const char *nd_http_list_next(const char **cursor, size_t *len)
+{
+    const char *p = *cursor;
+    if (!p)
+        return NULL;
+    p += strspn(p, " \t,");
+    size_t n = strcspn(p, ",");
+    *cursor = p + n;
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+        n--;
+    *len = n;
+    return n ? p : NULL;
+}
+
 bool nd_http_has_token(const char *list, const char *tok)
 {
-    size_t tl = strlen(tok);
-    for (const char *p = list; p && *p;) {
-        while (*p == ' ' || *p == '\t' || *p == ',')
-            p++;
-        size_t n = strcspn(p, ",");
-        size_t m = n;
-        while (m && (p[m - 1] == ' ' || p[m - 1] == '\t'))
-            m--;
-        if (m == tl && strncasecmp(p, tok, tl) == 0)
+    size_t tl = strlen(tok), n;
+    for (const char *p; (p = nd_http_list_next(&list, &n));)
+        if (n == tl && strncasecmp(p, tok, tl) == 0)
             return true;
-        p += n;
-    }
     return false;
 }
 

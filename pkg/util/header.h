@@ -11,6 +11,12 @@
  * compared without regard to case and to the blanks around it. */
 bool nd_http_has_token(const char *list, const char *tok);
 
+/* The next element of a comma-separated list, without the blanks around it: its first
+ * byte, its length in *len, and *cursor moved past it; NULL after the last. *cursor
+ * starts at the list (NULL counts as empty):
+ *   for (const char *e; (e = nd_http_list_next(&list, &n));) ... */
+const char *nd_http_list_next(const char **cursor, size_t *len);
+
 /* True when an Accept value (NULL: none sent) takes the media type type ("text/event-stream"):
  * the type itself, its "text/ *" range or "* / *" (parameters are ignored; a q=0 refuses). */
 bool nd_http_accepts(const char *accept, const char *type);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +39,30 @@ static void test_has_token(void **state)
         if (nd_http_has_token(rows[i].list, rows[i].tok) != rows[i].has)
             fail_msg("row %zu: \"%s\" has \"%s\": want %d", i,
                      rows[i].list ? rows[i].list : "(null)", rows[i].tok, rows[i].has);
+    }
+}
+
+static void test_list_next(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *list, *want; /* the elements, joined by "|" */
+    } rows[] = {
+        {"v5.channel.k8s.io, base64url.bearer.x", "v5.channel.k8s.io|base64url.bearer.x"},
+        {" \ta ,\tb c \t,,", "a|b c"},
+        {",,", ""},
+        {"", ""},
+        {NULL, ""},
+    };
+    for (size_t i = 0; i < N(rows); i++) {
+        char got[128] = "";
+        const char *cur = rows[i].list, *e;
+        size_t n, used = 0;
+        while ((e = nd_http_list_next(&cur, &n)))
+            used += (size_t)snprintf(got + used, sizeof got - used, "%s%.*s", used ? "|" : "",
+                                     (int)n, e);
+        if (strcmp(got, rows[i].want) != 0)
+            fail_msg("row %zu: got \"%s\", want \"%s\"", i, got, rows[i].want);
     }
 }
 
@@ -122,6 +147,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_has_token),
+        cmocka_unit_test(test_list_next),
         cmocka_unit_test(test_accepts),
         cmocka_unit_test(test_host_and_origin),
         cmocka_unit_test(test_secret_equal),
