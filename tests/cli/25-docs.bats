@@ -33,6 +33,7 @@ setup() {
 @test "docs/api.md" { run_page docs/api.md; }
 @test "docs/benchmarks.md" { run_page docs/benchmarks.md; }
 @test "docs/conformance.md" { run_page docs/conformance.md; }
+@test "docs/console.md" { run_page docs/console.md; }
 @test "docs/emulator.md" { run_page docs/emulator.md; }
 @test "docs/exec-files.md" { run_page docs/exec-files.md; }
 @test "docs/kinds.md" { run_page docs/kinds.md; }
