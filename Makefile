@@ -12,6 +12,8 @@
 #   make conformance  the conformance kit against NODUS_SERVER (docs/conformance.md)
 #   make completions  regenerate completions/ from bin/nodus (a test fails when stale)
 #   make docs-kinds   regenerate docs/kinds.md's tables from the registry (a test fails when stale)
+#   make screenshots  regenerate docs/console.png (and console-phone.png): the console after
+#                     the README's first session, in Debian's chromium (scripts/screenshots.sh)
 #   make clean
 #
 # Each library's flags come from pkg-config one package at a time, and only when a rule
@@ -103,7 +105,7 @@ HOSTILE_SEND := $(BUILD)/tests/hostile/send
 KINDS_DOC := $(BUILD)/scripts/kinds-doc
 LIBNODUS  := $(BUILD)/libnodus.a
 
-.PHONY: all check check-run asan demo bench bench-mcp bench-tools install clean deps client-deps units \
+.PHONY: all check check-run asan demo screenshots bench bench-mcp bench-tools install clean deps client-deps units \
     test-bins completions conformance install-bats docs-kinds
 .DEFAULT_GOAL := all
 
@@ -347,6 +349,11 @@ asan: deps
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh
+
+# make screenshots: docs/console.png and docs/console-phone.png, taken of the console after
+# the README's first session by Debian's chromium through tests/clients' playwright-core.
+screenshots: all client-deps
+	@scripts/screenshots.sh docs
 
 # make bench: the tools of bench/ (C, built here), json-server from npm under bench/
 # (pinned in bench/package.json; not a dependency of nodus), then bench/run.sh.

@@ -3,7 +3,10 @@
 # advanced instead of waited for. A Pool with Hosts, pool-routed and market Jobs, a
 # Pipeline, costs, a Budget that suspends work, suspend and resume, logs, exec into a
 # Sandbox, files in and out, snapshots. Run by `make demo` (which installs and builds
-# first); the manifests are in examples/workflow/. Under a minute.
+# first); the manifests are in examples/workflow/. Under a minute. The console's URL is
+# printed first: it follows every step live. On a terminal (or with DEMO_KEEP=1) the
+# emulator is left running at the end, its clock at 60x, until Enter; in CI and pipes it
+# stops at once.
 set -eu
 cd "$(dirname "$0")/.."
 BIN=$(cd "${ND_BIN:-bin}" && pwd)
@@ -38,6 +41,8 @@ advance() { run nodus emulator clock advance "$1"; }
 
 say "Start an emulator in the background; its clock stands still until we move it"
 run nodus emulator start --speed 0
+URL=$(nodus emulator env | sed 's/^export NODUS_SERVER=//')
+printf '\n%sOpen the console: %s/ \342\200\224 it follows every step live%s\n' "$B" "$URL" "$R"
 
 say "What would a Job cost? A server-side dry run answers with an estimate"
 run nodus apply -f examples/workflow/03-jobs.yaml --dry-run=server
@@ -93,8 +98,15 @@ run nodus cp dev:/work "$TMP/back"
 run ls "$TMP/back"
 
 say "A snapshot of the whole state, to come back to"
-run curl -s --json '{}' "$(nodus emulator env | sed 's/^export NODUS_SERVER=//')/emulator/v1/snapshots/after-demo"
+run curl -s --json '{}' "$URL/emulator/v1/snapshots/after-demo"
 echo
+
+if [ "${DEMO_KEEP:-}" = 1 ] || { [ -t 0 ] && [ -t 1 ]; }; then
+    say "Leave the emulator running, its clock 60 times faster than real time"
+    run nodus emulator clock speed 60
+    printf '\nThe emulator keeps running at 60x so you can watch the Jobs move and cost money in the console at %s/; press Enter to stop\n' "$URL"
+    read -r _ || true
+fi
 
 say "Stop the emulator"
 run nodus emulator stop

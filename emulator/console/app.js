@@ -9,6 +9,7 @@
 import * as api from './api.js';
 import * as clock from './clock.js';
 import * as kinds from './kinds.js';
+import * as keys from './keys.js';
 import { h, fill, banner, errorBox } from './dom.js';
 import home from './view-home.js';
 import kindView from './view-kind.js';
@@ -123,6 +124,7 @@ function signIn() {
 
 async function main() {
     $('logout').addEventListener('click', () => { api.setToken(''); location.reload(); });
+    keys.start(); // the shortcuts (keys.js); ? lists them
     // a call refused mid-session (a token removed from the file): sign in again
     api.onUnauthorized(() => { if (!$('login').open) signIn().then(() => location.reload()); });
     for (;;) {

@@ -24,6 +24,7 @@ teardown() {
     run -0 --separate-stderr nodus emulator start --speed 0
     assert_line -n 0 --regexp '^emulator started: http://127\.0\.0\.1:[0-9]+ '
     assert_line -n 1 'context "emulator-emu" is current'
+    assert_line -n 2 --regexp '^console: http://127\.0\.0\.1:[0-9]+/ \(open it in a browser\)$'
     [ "$stderr" = 'warning: NODUS_SERVER=http://127.0.0.1:9 overrides the context "emulator-emu" for every command; unset NODUS_SERVER to use it' ]
     # a second start (already running) says it again
     run -0 --separate-stderr nodus emulator start

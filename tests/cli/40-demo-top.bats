@@ -76,6 +76,9 @@ EOF
     command -v curl >/dev/null || skip "the demo needs curl"
     run -0 env ND_BIN="$ND_BIN_DIR" TMPDIR="$BATS_TEST_TMPDIR" NODUS_SERVER= timeout 120 scripts/demo.sh
     local out=$output
+    # the console's URL, and no wait at the end (not a terminal, no DEMO_KEEP)
+    assert_line --regexp '^Open the console: http://127\.0\.0\.1:[0-9]+/ — it follows every step live$'
+    refute_line --partial 'press Enter to stop'
     # what a user can paste back into a shell
     assert_line "\$ nodus patch budget vision --type merge -p '{\"spec\":{\"limitUSD\":\"10.00\"}}'"
     assert_line "\$ nodus exec dev -- sh -c 'echo \"hello from \$(pwd)\"; uname -s'"
@@ -90,4 +93,36 @@ EOF
     local rows=("${lines[@]}")
     [ "${#rows[@]}" -le 15 ] || { printf '%s\n' "${rows[@]}"; false; }
     run -0 awk 'NR > 1 { row = $1 " " $2 " " $3; if (last[$1] == row) { print "repeated: " $0; bad = 1 } last[$1] = row } END { exit bad }' <<<"$(printf '%s\n' "${rows[@]}")"
+}
+
+@test "make demo: the console's URL first, reachable; DEMO_KEEP=1 leaves it running at 60x until Enter" {
+    command -v curl >/dev/null || skip "the demo needs curl"
+    local out=$BATS_TEST_TMPDIR/demo.out enter=$BATS_TEST_TMPDIR/enter pid url
+    mkfifo "$enter"
+    env ND_BIN="$ND_BIN_DIR" TMPDIR="$BATS_TEST_TMPDIR" NODUS_SERVER= DEMO_KEEP=1 \
+        timeout 120 scripts/demo.sh <"$enter" >"$out" 2>&1 3>&- &
+    pid=$!
+    exec 4>"$enter" # Enter, once written
+    # until it waits for Enter, or has ended without waiting
+    wait_until -t 100 sh -c 'grep -q "press Enter to stop$" "$1" || ! kill -0 "$2"' _ "$out" "$pid"
+    grep -q 'press Enter to stop$' "$out" || { cat "$out"; exec 4>&-; false; }
+    # the URL comes right after the start, before the first step
+    run -0 grep -n -m1 '^Open the console: ' "$out"
+    assert_output --regexp '^[0-9]+:Open the console: http://127\.0\.0\.1:[0-9]+/ — it follows every step live$'
+    url=$(sed -n 's/^Open the console: \(http[^ ]*\) .*/\1/p' "$out")
+    [ "${output%%:*}" -lt "$(grep -n -m1 'What would a Job cost' "$out" | cut -d: -f1)" ]
+    # at the end it is still served, the clock running at 60x
+    run -0 grep -F "The emulator keeps running at 60x so you can watch the Jobs move and cost money in the console at $url; press Enter to stop" "$out"
+    run -0 curl -s -o /dev/null -w '%{http_code} %{content_type}' "$url"
+    assert_output '200 text/html; charset=utf-8'
+    run -0 curl -s "${url}emulator/v1/clock"
+    assert_output --partial '"speed":60'
+    # Enter stops it
+    echo >&4
+    exec 4>&-
+    wait "$pid"
+    run -0 tail -n 1 "$out"
+    assert_output 'Done. The same steps by hand: README.md ("A GPU workflow, offline").'
+    run curl -s -o /dev/null "$url"
+    assert_failure
 }
