@@ -90,8 +90,14 @@ static int admit(struct em_api *a, const json_t *old, json_t *obj)
     return em_admit(&ad, old, obj);
 }
 
-static const char *launched_by(const char *ua)
+/* Where a create came from, by its User-Agent; a browser cannot set one, so a request
+ * of a page of the emulator's own origin (the console: a browser's Sec-Fetch-Site, which
+ * a page cannot set) is the console's. */
+static const char *launched_by(const char *ua, const char *fetch_site)
 {
+    if (fetch_site && strcmp(fetch_site, "same-origin") == 0 && ua &&
+        strncmp(ua, "Mozilla/", 8) == 0)
+        return "console";
     if (!ua)
         return "api";
     if (strstr(ua, "kubectl"))
@@ -377,7 +383,8 @@ static void stamp_created(struct em_api *a, json_t *obj, const char *name)
         char *who = label_safe(a->identity);
         set_label(meta, "nodus.dev/created-by", who);
         free(who);
-        set_label(meta, "nodus.dev/launched-by", launched_by(em_req_header(a->req, "user-agent")));
+        set_label(meta, "nodus.dev/launched-by", launched_by(em_req_header(a->req, "user-agent"),
+                                                                em_req_header(a->req, "sec-fetch-site")));
     }
     if (nd_kind_is(k, ND_KIND_BILLED) && !em_obj_has_finalizer(obj, EM_FINALIZER_BILLING)) {
         json_t *fins = json_object_get(meta, "finalizers");

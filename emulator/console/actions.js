@@ -111,7 +111,7 @@ function confirmDelete(kind, obj, shell, trigger, done) {
             banner(h('span', `${label(kind, obj)} deleted`,
                 n ? (propagationPolicy === 'Orphan' ? `; its ${n} dependent${n > 1 ? 's were' : ' was'} kept`
                                                      : `, with its ${n} dependent${n > 1 ? 's' : ''}`) : '',
-                '. ', h('a', { href: `#/k/${kind.plural}` }, `All ${kind.kind}s`)), 'ok');
+                '. ', h('a', { href: `#/k/${kind.plural}` }, `All ${shell.kinds.title(kind)}`)), 'ok');
             done?.();
         } catch (err) {
             close();

@@ -29,5 +29,11 @@ export async function load() {
 export function all() { return kinds; }
 export function byPlural(plural) { return kinds.find((k) => k.plural === plural); }
 export function byKind(kind) { return kinds.find((k) => k.kind === kind && k.group === 'nodus.dev') || kinds.find((k) => k.kind === kind); }
+// A kind's name in the plural, as a heading: Jobs, Sandboxes, PoolActions, Events (the
+// plural's ending after the kind's own letters).
+export function title(k) {
+    const low = k.kind.toLowerCase();
+    return k.plural.startsWith(low) ? k.kind + k.plural.slice(low.length) : `${k.kind}s`;
+}
 // The nodus.dev kinds a user lists (what the nav shows).
 export function listed() { return kinds.filter((k) => k.group === 'nodus.dev' && k.verbs.includes('list')); }

@@ -25,7 +25,7 @@ export default function render(el, { parts, query }, shell) {
     const form = h('form.filters', { on: { submit: (ev) => { ev.preventDefault(); restart(); } } },
         h('label', 'Labels ', labelSel), h('label', 'Fields ', fieldSel),
         h('button', { type: 'submit' }, 'Filter'));
-    fill(el, h('div.head', h('h1', kind.kind === 'Event' ? 'Events' : `${kind.kind}s`),
+    fill(el, h('div.head', h('h1', shell.kinds.title(kind)),
                h('span.muted', kind.namespaced ? (project ? ` in ${project}` : ' in every project') : ' (cluster-wide)'),
                state),
          form, h('div.scroll', table));

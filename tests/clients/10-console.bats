@@ -122,3 +122,19 @@ teardown_file() {
     refute_line --partial 'console:'
     HOME=$home run "$ND_BIN_DIR/nodus" emulator stop
 }
+
+@test "a create from a page of the emulator's own origin is launched-by console; curl's is api" {
+    local body='{"apiVersion":"nodus.dev/v1","kind":"Volume","metadata":{"name":"NAME"},"spec":{"size":"1Gi"}}'
+    run curl -s -X POST "$EMU_URL/apis/nodus.dev/v1/namespaces/default/volumes" \
+        -H 'Content-Type: application/json' -H 'User-Agent: Mozilla/5.0 (X11; Linux x86_64)' \
+        -H 'Sec-Fetch-Site: same-origin' -d "${body/NAME/from-page}"
+    assert_output --partial '"nodus.dev/launched-by":"console"'
+    # a browser on another site (were it allowed) is not the console
+    run curl -s -X POST "$EMU_URL/apis/nodus.dev/v1/namespaces/default/volumes" \
+        -H 'Content-Type: application/json' -H 'User-Agent: Mozilla/5.0 (X11; Linux x86_64)' \
+        -H 'Sec-Fetch-Site: cross-site' -d "${body/NAME/from-elsewhere}"
+    assert_output --partial '"nodus.dev/launched-by":"api"'
+    run curl -s -X POST "$EMU_URL/apis/nodus.dev/v1/namespaces/default/volumes" \
+        -H 'Content-Type: application/json' -d "${body/NAME/from-curl}"
+    assert_output --partial '"nodus.dev/launched-by":"api"'
+}

@@ -94,11 +94,13 @@ const scenarios = {
         if (real[0].headers['if-match'] !== etag) throw new Error(`If-Match ${real[0].headers['if-match']}, review's ETag ${etag}`);
         if (!/^[0-9a-f]{32}$/.test(real[0].headers['idempotency-key'] || '')) throw new Error('no Idempotency-Key on the launch');
         const job = await emu(`${JOBS}/reviewed`);
+        const by = job.metadata.labels?.['nodus.dev/launched-by'];
+        if (by !== 'console') throw new Error(`launched-by ${by}, not console`);
         await p.page.waitForSelector('#banner.ok:not([hidden])');
         await shot(p.page, 'apply-review-launch');
         clean(p);
         await p.context.close();
-        return `review: ${rate}, expected ${expected}, nothing created; launch If-Match ${etag}; job ${job.metadata.name} ${job.status?.phase}`;
+        return `review: ${rate}, expected ${expected}, nothing created; launch If-Match ${etag}; job ${job.metadata.name} ${job.status?.phase}, launched-by console`;
     },
     // The price book changes between review and launch: PreconditionFailed, the fresh
     // estimate beside the reviewed one, still nothing created; Launch again creates it.
