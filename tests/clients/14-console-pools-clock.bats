@@ -2,16 +2,23 @@
 # The console's Pools page (#/pools) and clock page (#/clock), and the header's clock, in
 # a real browser (Debian's chromium, headless, driven by playwright-core).
 # console-pools-clock.test.mjs runs every scenario once in setup_file against this file's
-# emulator (the demo's Pool, Hosts and Jobs applied with bin/nodus, the clock stopped);
+# emulator (the demo's Pool, Hosts and Jobs applied with bin/nodus, the clock stopped) and
+# a second one with tokens (READ_TOKEN: read only);
 # each test below checks one scenario's line. Screenshots: $BATS_FILE_TMPDIR/shots.
 
 load ../lib/common
 load ../lib/clients
 
+READ_TOKEN=console-reader-token-0123456789
+
 prepare() {
     "$ND_BIN_DIR/nodus" apply -f "$ND_ROOT/examples/workflow/01-pool.yaml" \
         -f "$ND_ROOT/examples/workflow/03-jobs.yaml" >/dev/null || return 1
-    export SHOTS=$BATS_FILE_TMPDIR/shots
+    printf '{"tokens": {"%s": {"identity": "reader", "projects": ["*"], "scopes": ["read"]}}}\n' \
+        "$READ_TOKEN" >"$BATS_FILE_TMPDIR/tokens.json"
+    chmod 600 "$BATS_FILE_TMPDIR/tokens.json"
+    start_extra tok --token-file "$BATS_FILE_TMPDIR/tokens.json" || return 1
+    export TOKEN_URL=$XURL READ_TOKEN SHOTS=$BATS_FILE_TMPDIR/shots
 }
 
 setup_file() {
@@ -19,6 +26,7 @@ setup_file() {
 }
 
 teardown_file() {
+    stop_extras
     stop_emulator
 }
 
@@ -44,6 +52,10 @@ teardown_file() {
 
 @test "the header's clock follows an advance made outside the page, no reload" {
     scenario header-outside
+}
+
+@test "without admin the clock page shows the 403 with its fix, and the header says it uses the browser's clock" {
+    scenario clock-forbidden
 }
 
 @test "each scenario saved its screenshot" {

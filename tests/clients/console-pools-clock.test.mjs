@@ -134,6 +134,22 @@ const scenarios = {
         await p.context.close();
         return `header at ${new Date(before + 7200000).toISOString()} after an advance of 2h`;
     },
+    // A token without admin: the clock page shows the 403 with the fix, and the header
+    // says it shows the browser's clock. (The page's only console errors are the 403s.)
+    'clock-forbidden': async () => {
+        const p = await openConsole(browser, { url: `${process.env.TOKEN_URL}/`, hash: '#/clock', token: process.env.READ_TOKEN });
+        await p.page.waitForSelector('.said .error', { timeout: 10000 });
+        const said = await p.page.locator('.said').innerText();
+        if (!/Forbidden/.test(said) || !/Fix: /.test(said) || !/admin/.test(said)) throw new Error(`the page said: ${said}`);
+        await p.page.waitForSelector('#snapshots .error', { timeout: 10000 });
+        const header = await p.page.locator('#clock').innerText();
+        if (!/browser clock/.test(header)) throw new Error(`header: ${header}`);
+        await shot(p.page, 'clock-forbidden');
+        const other = p.errors.filter((e) => !/status of 403/.test(e));
+        if (other.length) throw new Error(`the page logged errors: ${other.join(' | ')}`);
+        await p.context.close();
+        return `said "${said.replace(/\s+/g, ' ')}"; header ${header}`;
+    },
 };
 
 await runScenarios(scenarios, {
