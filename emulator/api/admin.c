@@ -12,6 +12,7 @@
 #include "pricebook.h"
 #include "route.h"
 #include "sim.h"
+#include "util/buf.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
 
@@ -162,6 +163,85 @@ static json_t *clock_json(struct em_server *srv)
                      (json_int_t)em_clock_now_ms(&srv->clock), "speed", srv->clock.speed);
 }
 
+/* GET clock?watch=true: a stream of clock lines, the clock first and then again
+ * whenever it changes other than by flowing at its speed (clock.gen: an advance, a speed
+ * change, a reset, a snapshot restore). A reader that falls behind is never queued for:
+ * it gets the newest clock once (one line is all a stream holds). Ends at shutdown or
+ * when the client goes away. */
+struct clock_watch {
+    struct em_server *srv;
+    uint64_t gen_sent;
+    bool started;
+    struct nd_buf pending;
+    size_t sent;
+    struct em_stream *stream;
+};
+
+static ssize_t clock_watch_read(void *cls, char *buf, size_t max)
+{
+    struct clock_watch *w = cls;
+    struct em_server *srv = w->srv;
+    ssize_t n = 0;
+    pthread_mutex_lock(&srv->lock);
+    for (;;) {
+        if ((n = (ssize_t)nd_buf_take(&w->pending, &w->sent, buf, max)) > 0)
+            break;
+        if (srv->stopping)
+            break;
+        if (!w->started || w->gen_sent != srv->clock.gen) {
+            w->started = true;
+            w->gen_sent = srv->clock.gen;
+            json_t *j = clock_json(srv);
+            char *line = json_dumps(j, JSON_COMPACT);
+            nd_buf_adds(&w->pending, line);
+            nd_buf_addch(&w->pending, '\n');
+            free(line);
+            json_decref(j);
+            continue;
+        }
+        if (em_stream_client_gone(w->stream))
+            break;
+        struct timespec ts; /* 1 s at most: a client that went away is noticed */
+        nd_time_deadline(&ts, 1000);
+        pthread_cond_timedwait(&srv->changed, &srv->lock, &ts);
+    }
+    pthread_mutex_unlock(&srv->lock);
+    return n;
+}
+
+static void clock_watch_free(void *cls)
+{
+    struct clock_watch *w = cls;
+    nd_buf_release(&w->pending);
+    free(w);
+}
+
+/* watch=true|1: a stream (0); false|0 or absent: not (1); anything else: -1 with st. */
+static int clock_watch_start(struct em_server *srv, const struct em_req *req,
+                             struct em_resp *resp, struct nd_status *st)
+{
+    const char *v = em_req_query(req, "watch");
+    if (!v || !strcmp(v, "false") || !strcmp(v, "0"))
+        return 1;
+    if (strcmp(v, "true") != 0 && strcmp(v, "1") != 0)
+        return nd_status_set(st, "BadRequest", "send watch=true, or leave it out",
+                             "invalid value for query parameter watch: \"%s\" (want true or "
+                             "false)", v);
+    struct clock_watch *w = nd_xcalloc(1, sizeof *w);
+    w->srv = srv;
+    nd_buf_init(&w->pending, 0);
+    struct em_stream *s = nd_xcalloc(1, sizeof *s);
+    s->read = clock_watch_read;
+    s->free = clock_watch_free;
+    s->cls = w;
+    s->fd = -1;
+    w->stream = s;
+    resp->stream = s;
+    resp->code = 200;
+    em_resp_set_type(resp, "application/json");
+    return 0;
+}
+
 /* POST clock: {"advance": "2h"} jumps the clock; {"speed": 10} changes its rate. */
 static int clock_post(struct em_server *srv, const struct em_req *req, struct nd_status *st)
 {
@@ -228,6 +308,11 @@ void em_admin_handle(struct em_server *srv, const struct em_req *req, struct em_
         em_resp_json(resp, 200, j);
         json_decref(j);
     } else if (to == EM_CONTROL_CLOCK) {
+        int w = get ? clock_watch_start(srv, req, resp, &st) : 1;
+        if (w < 0)
+            goto fail;
+        if (w == 0)
+            goto done;
         if (post && clock_post(srv, req, &st) < 0)
             goto fail;
         json_t *j = clock_json(srv);
@@ -281,6 +366,7 @@ void em_admin_handle(struct em_server *srv, const struct em_req *req, struct em_
                       "no control endpoint %s", req->path);
         goto fail;
     }
+done:
     nd_status_release(&st);
     return;
 fail:

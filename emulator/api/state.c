@@ -48,6 +48,7 @@ int em_reset_state(struct em_server *srv, struct nd_status *st)
     em_history_clear(&srv->history, em_store_next_revision(&srv->store));
     em_feed_reset(srv);
     em_idem_clear(srv);
+    srv->clock.gen++; /* a clock watch says the clock again after a reset */
     pthread_cond_broadcast(&srv->changed);
     return em_builtin_ensure(srv, st);
 }

@@ -1,8 +1,9 @@
 // clock.js: the emulator's clock in the page. Times are shown on it, not on the
 // browser's: its now is {nowMs, speed} as the emulator last said, carried forward at its
-// speed. GET /emulator/v1/clock (an admin endpoint: without admin the page uses the
-// browser's time and says so).
-import { get } from './api.js';
+// speed. GET /emulator/v1/clock?watch=true streams the clock: once, then at each advance,
+// speed change, reset or snapshot restore; a dropped stream is opened again. It is an
+// admin endpoint: without admin the page uses the browser's time and says so.
+import { lines, ApiError } from './api.js';
 
 const state = { nowMs: Date.now(), speed: 1, at: performance.now(), known: false };
 const listeners = new Set();
@@ -24,12 +25,42 @@ export function set(c) {
 }
 export function subscribe(fn) { listeners.add(fn); return () => listeners.delete(fn); }
 
-export async function start() {
-    try {
-        set(await get('/emulator/v1/clock'));
-    } catch {
-        state.known = false;
-    }
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+let started = null;
+let refused = null; // the ApiError of a 401/403: the stream is not tried again
+
+// Why the page has no clock of the emulator's (an ApiError), or null.
+export function error() { return refused; }
+
+// Opens the clock's stream (once); resolves when the first clock came or it failed.
+export function start() {
+    if (started) return started;
+    started = new Promise((ready) => {
+        (async () => {
+            let delay = 500;
+            for (;;) {
+                try {
+                    await lines('/emulator/v1/clock?watch=true', (line) => {
+                        set(JSON.parse(line));
+                        delay = 500;
+                        ready();
+                    });
+                } catch (err) {
+                    if (err instanceof ApiError && (err.code === 401 || err.code === 403)) {
+                        state.known = false;
+                        refused = err;
+                        for (const fn of listeners) fn(state);
+                        ready();
+                        return;
+                    }
+                }
+                ready(); // (a stream that ended or failed: the page goes on meanwhile)
+                await sleep(delay);
+                delay = Math.min(delay * 2, 10000);
+            }
+        })();
+    });
+    return started;
 }
 
 // An ISO time on the emulator's clock as "12m ago" (or "in 5m").

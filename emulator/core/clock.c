@@ -40,6 +40,7 @@ int64_t em_clock_offset_ms(const struct em_clock *c)
 void em_clock_advance(struct em_clock *c, int64_t ms)
 {
     c->base_emu_ms += ms;
+    c->gen++;
 }
 
 void em_clock_set_speed(struct em_clock *c, double speed)
@@ -48,6 +49,7 @@ void em_clock_set_speed(struct em_clock *c, double speed)
     c->base_real_ms = em_real_now_ms();
     c->base_emu_ms = now;
     c->speed = speed >= 0 ? speed : 1.0;
+    c->gen++;
 }
 
 int64_t em_clock_real_delay_ms(const struct em_clock *c, int64_t emu_ms)

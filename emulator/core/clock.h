@@ -15,6 +15,7 @@ struct em_clock {
     int64_t base_real_ms; /* CLOCK_REALTIME at the last re-base */
     int64_t base_emu_ms;  /* emulated time at the last re-base */
     double speed;         /* >= 0; 0: stands still but for advances */
+    uint64_t gen;         /* bumped by every change but flowing (advance, speed, restore) */
 };
 
 /* Starts at real time (offset_ms = 0) or at real time + offset_ms (a saved clock). */

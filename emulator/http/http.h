@@ -85,6 +85,10 @@ struct em_stream {
     int fd; /* the client's socket, filled by the HTTP layer for disconnect checks; -1 */
 };
 
+/* Whether the client of a stream hung up (its socket read end closed or failed); false
+ * while the socket is unknown. Never blocks. */
+bool em_stream_client_gone(const struct em_stream *s);
+
 /* Called on the raw socket after a 101 Switching Protocols; owns the socket until it
  * returns. `extra` holds bytes the client sent after its request. */
 typedef void (*em_upgrade_fn)(void *cls, int fd, const char *extra, size_t extra_len);
