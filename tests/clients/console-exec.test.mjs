@@ -7,7 +7,7 @@ import { runScenarios } from './scenarios.mjs';
 import { launch, openConsole, clean, shot } from './console-lib.mjs';
 
 let browser;
-const PAGE = '#/o/sandboxes/default/dev';
+const PAGE = '#/o/sandboxes/default/dev?tab=terminal'; // the object page's Terminal tab
 
 // Types line into the terminal and waits until its output has a line matching want.
 async function run(page, line, want) {
