@@ -242,6 +242,9 @@ void em_admin_handle(struct em_server *srv, const struct em_req *req, struct em_
         snprintf(v, sizeof v, "\"%lld\"", (long long)em_pricebook_version(srv));
         em_resp_set_header(resp, "ETag", v);
         em_resp_json(resp, 200, em_pricebook(srv));
+    } else if (to == EM_CONTROL_SPEND) {
+        if (em_spend_handle(srv, req, resp, &st) < 0)
+            goto fail;
     } else if (to == EM_CONTROL_SNAPSHOTS) {
         if (em_snapshot_handle(srv, req, resp, rest + 9, &st) < 0)
             goto fail;
