@@ -162,10 +162,12 @@ export default function render(el, _params, shell) {
          h('h2', 'Budgets', project ? ` in ${project}` : ''), h('div.scroll', budgetsTable),
          h('h2', 'Price book'), prices);
 
-    const samples = new Map(); // seq -> sample
+    // timeMs -> sample: a sample that replaces one at the same emulated time (the clock
+    // had not moved) comes again with a new seq
+    const samples = new Map();
     let spend = { totals: [], totalUSD: '0' };
     const redraw = () => {
-        drawChart(chartBox, legend, [...samples.values()].sort((a, b) => a.seq - b.seq));
+        drawChart(chartBox, legend, [...samples.values()].sort((a, b) => a.timeMs - b.timeMs));
         drawTotals(totals, spend);
     };
     // the totals of a sample streamed: what the newest sample holds
@@ -183,20 +185,21 @@ export default function render(el, _params, shell) {
                 const s = await api.get('/emulator/v1/spend', { signal: ctl.signal });
                 spend = s;
                 samples.clear();
-                for (const x of s.samples || []) samples.set(x.seq, x);
+                for (const x of s.samples || []) samples.set(x.timeMs, x);
                 fill(spendErr);
                 redraw();
                 state.textContent = '● live';
                 state.className = 'live live';
                 let expired = false;
+                let newestSeq = Math.max(0, ...(s.samples || []).map((x) => x.seq));
                 await api.lines('/emulator/v1/spend?watch=true', (line) => {
                     const ev = JSON.parse(line);
                     if (ev.type === 'ERROR') { expired = true; return; }
                     if (ev.type !== 'SAMPLE') return;
-                    const newest = Math.max(0, ...samples.keys());
-                    samples.set(ev.object.seq, ev.object);
+                    const o = ev.object;
+                    if (o.seq > newestSeq) { newestSeq = o.seq; spend = totalsOf(o); }
+                    samples.set(o.timeMs, o);
                     while (samples.size > (s.maxSamples || 1000)) samples.delete(Math.min(...samples.keys()));
-                    if (ev.object.seq >= newest) spend = totalsOf(ev.object);
                     redraw();
                 }, { signal: ctl.signal });
                 if (!expired) await sleep(delay, ctl.signal);
