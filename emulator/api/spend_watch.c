@@ -145,13 +145,13 @@ int em_spend_handle(struct em_server *srv, const struct em_req *req, struct em_r
     int64_t timeout_s;
     if (spend_query(req, &watch, &timeout_s, st) < 0)
         return -1;
-    json_t *j = em_spend_json(srv); /* counts what is new first */
     if (!watch) {
+        json_t *j = em_spend_json(srv); /* counts what is new first */
         em_resp_json(resp, 200, j);
         json_decref(j);
         return 0;
     }
-    json_decref(j);
+    em_spend_publish(srv); /* what is new first */
     struct spend_stream *w = nd_xcalloc(1, sizeof *w);
     w->srv = srv;
     w->after = em_spend_start(srv); /* the newest sample first */
