@@ -309,12 +309,7 @@ static void collect(struct follow *f)
 
 static bool client_gone(struct follow *f)
 {
-    int fd = f->stream ? f->stream->fd : -1;
-    if (fd < 0)
-        return false;
-    char c;
-    ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+    return em_stream_gone(f->stream);
 }
 
 static ssize_t follow_read(void *cls, char *buf, size_t max)

@@ -66,16 +66,6 @@ static void collect(struct spend_stream *w)
     json_decref(samples);
 }
 
-static bool client_gone(const struct spend_stream *w)
-{
-    int fd = w->stream ? w->stream->fd : -1;
-    if (fd < 0)
-        return false;
-    char c;
-    ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
-}
-
 static ssize_t spend_read(void *cls, char *buf, size_t max)
 {
     struct spend_stream *w = cls;
@@ -93,7 +83,7 @@ static ssize_t spend_read(void *cls, char *buf, size_t max)
         collect(w);
         if (w->pending.len)
             continue;
-        if (client_gone(w))
+        if (em_stream_gone(w->stream))
             break;
         int64_t ms = 1000; /* at most a second: to notice a client that went away */
         if (w->deadline_real_ms && w->deadline_real_ms - real_now < ms)

@@ -174,12 +174,7 @@ static void collect(struct watch *w)
 
 static bool client_gone(struct watch *w)
 {
-    int fd = w->stream ? w->stream->fd : -1;
-    if (fd < 0)
-        return false;
-    char c;
-    ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+    return em_stream_gone(w->stream);
 }
 
 /* How long a stream waits for a change: at most 1 s (to notice a client that went away),
