@@ -12,6 +12,7 @@
 #include "authz.h"
 #include "exec.h"
 #include "feed.h"
+#include "spend.h"
 #include "frontdoor.h"
 #include "fsutil.h"
 #include "idempotency.h"
@@ -355,6 +356,7 @@ static int shut_down(struct em_server *srv, enum em_up up, int status, struct nd
         em_frontdoor_free(srv->frontdoor);
         srv->frontdoor = NULL;
         em_feed_free(srv->feed);
+        em_spend_free(srv);
         srv->feed = NULL;
         em_pricebook_release(srv);
     }

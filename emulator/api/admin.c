@@ -199,7 +199,7 @@ static ssize_t clock_watch_read(void *cls, char *buf, size_t max)
             json_decref(j);
             continue;
         }
-        if (em_stream_client_gone(w->stream))
+        if (em_stream_gone(w->stream))
             break;
         struct timespec ts; /* 1 s at most: a client that went away is noticed */
         nd_time_deadline(&ts, 1000);
@@ -327,6 +327,9 @@ void em_admin_handle(struct em_server *srv, const struct em_req *req, struct em_
         snprintf(v, sizeof v, "\"%lld\"", (long long)em_pricebook_version(srv));
         em_resp_set_header(resp, "ETag", v);
         em_resp_json(resp, 200, em_pricebook(srv));
+    } else if (to == EM_CONTROL_SPEND) {
+        if (em_spend_handle(srv, req, resp, &st) < 0)
+            goto fail;
     } else if (to == EM_CONTROL_SNAPSHOTS) {
         if (em_snapshot_handle(srv, req, resp, rest + 9, &st) < 0)
             goto fail;

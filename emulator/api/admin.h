@@ -26,5 +26,9 @@ int em_snapshot_handle(struct em_server *srv, const struct em_req *req, struct e
 /* Hooks the admin endpoints call into the rest of the emulator. */
 int em_reset_state(struct em_server *srv, struct nd_status *st);
 json_t *em_stats_json(struct em_server *srv); /* NEW */
+/* GET /emulator/v1/spend[?watch=true] (spend_watch.c): 0 (resp filled, a stream when
+ * watched), or -1 with st set. */
+int em_spend_handle(struct em_server *srv, const struct em_req *req, struct em_resp *resp,
+                    struct nd_status *st);
 
 #endif

@@ -309,7 +309,7 @@ static void collect(struct follow *f)
 
 static bool client_gone(struct follow *f)
 {
-    return em_stream_client_gone(f->stream);
+    return em_stream_gone(f->stream);
 }
 
 static ssize_t follow_read(void *cls, char *buf, size_t max)

@@ -185,9 +185,11 @@ enum em_control em_route_control(const char *method, const char *rest)
         return EM_CONTROL_SNAPSHOTS;
     if (strcmp(rest, "faults") == 0 && (post || get || del))
         return EM_CONTROL_FAULTS;
+    if (strcmp(rest, "spend") == 0 && get)
+        return EM_CONTROL_SPEND;
     if (strcmp(rest, "stats") == 0 || strcmp(rest, "reset") == 0 ||
         strcmp(rest, "faults") == 0 || strcmp(rest, "clock") == 0 ||
-        strcmp(rest, "pricebook") == 0)
+        strcmp(rest, "pricebook") == 0 || strcmp(rest, "spend") == 0)
         return EM_CONTROL_METHOD;
     return EM_CONTROL_NONE;
 }

@@ -103,6 +103,7 @@ enum em_control {
     EM_CONTROL_PRICEBOOK, /* GET, PUT pricebook */
     EM_CONTROL_SNAPSHOTS, /* any method: snapshots[/...] (snapshot.c decides) */
     EM_CONTROL_FAULTS,    /* GET, POST, DELETE faults */
+    EM_CONTROL_SPEND,     /* GET spend[?watch=true] */
     EM_CONTROL_METHOD,    /* a known endpoint, another method: MethodNotAllowed */
     EM_CONTROL_NONE,      /* no such endpoint: NotFound */
 };

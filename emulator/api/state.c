@@ -3,6 +3,7 @@
 
 #include "admin.h"
 #include "feed.h"
+#include "spend.h"
 #include "idempotency.h"
 #include "router.h"
 #include "runtime.h"
@@ -47,6 +48,7 @@ int em_reset_state(struct em_server *srv, struct nd_status *st)
     /* Watchers resuming from before the reset must list again. */
     em_history_clear(&srv->history, em_store_next_revision(&srv->store));
     em_feed_reset(srv);
+    em_spend_reset(srv);
     em_idem_clear(srv);
     srv->clock.gen++; /* a clock watch says the clock again after a reset */
     pthread_cond_broadcast(&srv->changed);

@@ -174,7 +174,7 @@ static void collect(struct watch *w)
 
 static bool client_gone(struct watch *w)
 {
-    return em_stream_client_gone(w->stream);
+    return em_stream_gone(w->stream);
 }
 
 /* How long a stream waits for a change: at most 1 s (to notice a client that went away),

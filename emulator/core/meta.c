@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "feed.h"
+#include "spend.h"
 
 /* emulator.json's revision counter (into the store) and clock. A stopped clock
  * (--speed 0) stands where it stood at the stop (clockMs), however long the emulator was
@@ -69,6 +70,7 @@ void em_server_housekeep(struct em_server *srv)
 
 void em_server_publish(struct em_server *srv)
 {
+    em_spend_publish(srv);
     em_feed_publish(srv);
     pthread_cond_broadcast(&srv->changed);
 }

@@ -62,6 +62,7 @@ struct em_options {
 struct em_faults;
 struct em_runtime;
 struct em_feed;
+struct em_spend;
 struct em_prices;
 struct em_money_index;
 struct em_discovery;
@@ -101,6 +102,7 @@ struct em_server {
     struct em_runtime *runtime; /* --runtime local's processes (runtime.h) */
     struct em_frontdoor *frontdoor; /* rate limiter state (frontdoor.h) */
     struct em_feed *feed; /* durable changes for watch streams (feed.h) */
+    struct em_spend *spend; /* spend per project and kind over the clock (spend.h) */
     struct em_prices *prices; /* the price book (sim/pricebook.c) */
     struct em_discovery *discovery; /* discovery and OpenAPI documents (api/discovery.c) */
     struct em_exec_registry *exec;  /* open exec sessions (api/exec.c) */

@@ -731,12 +731,3 @@ void em_http_stop(struct em_http *h)
     free(h);
 }
 
-bool em_stream_client_gone(const struct em_stream *s)
-{
-    int fd = s ? s->fd : -1;
-    if (fd < 0)
-        return false;
-    char c;
-    ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
-}

@@ -85,9 +85,9 @@ struct em_stream {
     int fd; /* the client's socket, filled by the HTTP layer for disconnect checks; -1 */
 };
 
-/* Whether the client of a stream hung up (its socket read end closed or failed); false
- * while the socket is unknown. Never blocks. */
-bool em_stream_client_gone(const struct em_stream *s);
+/* The client of stream s (NULL: none) closed its end or its socket failed: a peek at the
+ * socket, without waiting. False while the socket is not known (fd -1). */
+bool em_stream_gone(const struct em_stream *s);
 
 /* Called on the raw socket after a 101 Switching Protocols; owns the socket until it
  * returns. `extra` holds bytes the client sent after its request. */

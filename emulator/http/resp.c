@@ -2,8 +2,10 @@
  * http.c sends it. */
 #include "http.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "util/xmalloc.h"
 
@@ -76,4 +78,14 @@ void em_resp_text(struct em_resp *resp, int code, const char *content_type, cons
     nd_buf_reset(&resp->body);
     nd_buf_adds(&resp->body, text);
     em_resp_set_type(resp, content_type);
+}
+
+bool em_stream_gone(const struct em_stream *s)
+{
+    int fd = s ? s->fd : -1;
+    if (fd < 0)
+        return false;
+    char c;
+    ssize_t n = recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
 }

@@ -38,6 +38,8 @@ static void test_control(void **state)
         {"GET", "pricebook", EM_CONTROL_PRICEBOOK},
         {"PUT", "pricebook", EM_CONTROL_PRICEBOOK},
         {"POST", "pricebook", EM_CONTROL_METHOD},
+        {"GET", "spend", EM_CONTROL_SPEND},
+        {"POST", "spend", EM_CONTROL_METHOD},
         {"GET", "snapshots", EM_CONTROL_SNAPSHOTS},
         {"POST", "snapshots/s1", EM_CONTROL_SNAPSHOTS},
         {"DELETE", "snapshots/s1", EM_CONTROL_SNAPSHOTS},

@@ -67,6 +67,7 @@ static const struct route_case cases[] = {
     CTL("POST",   "/emulator/v1/clock",        "clock",        true),
     CTL("PUT",    "/emulator/v1/pricebook",    "pricebook",    true),
     CTL("DELETE", "/emulator/v1/faults",       "faults",       true),
+    CTL("GET",    "/emulator/v1/spend",        "spend",        false),
     CTL("POST",   "/emulator/v1/snapshots/s1", "snapshots/s1", true),
     CTL("GET",    "/emulator/v1/",             "",             false),
     CTL("GET",    "/emulator/v1",              NULL,           false),
