@@ -730,4 +730,3 @@ void em_http_stop(struct em_http *h)
     pthread_cond_destroy(&h->upgrades_done);
     free(h);
 }
-
