@@ -9,8 +9,11 @@ import { launch, openConsole, clean, shot } from './console-lib.mjs';
 let browser;
 const PAGE = '#/o/sandboxes/default/dev?tab=terminal'; // the object page's Terminal tab
 
-// Types line into the terminal and waits until its output has a line matching want.
+// Types line into the terminal and waits until its output has a line matching want (after
+// the shell's prompt, "# ", when the line was typed before the prompt came: a new session's
+// shell prints it once it is up).
 async function run(page, line, want) {
+    want = new RegExp(want.source.replace(/^\^/, '^(?:# )?'));
     await page.fill('.term-input', line);
     await page.press('.term-input', 'Enter');
     try {
