@@ -41,18 +41,29 @@ done
 
 # The longest files start first (on 2 cores, by prove --timer), so that the last ones to
 # end are short: a long file started late would run on alone. The rest keep their order.
-SLOW_FIRST="tests/hostile/run.sh tests/emulator/32-conformance.bats tests/emulator/13-pools.bats
-    tests/emulator/12-jobs.bats tests/emulator/17-logs.bats
-    tests/emulator/14-budgets.bats tests/emulator/23-authz.bats tests/emulator/07-list.bats
-    tests/cli/32-build.bats tests/cli/25-docs.bats tests/cli/07-completion.bats
+# Longest first, by a clean clone's make check; a pattern is expanded here (the browser
+# tests of the console, tests/clients/1N-console*.bats: chromium, ~20 s each).
+SLOW_FIRST="tests/hostile/run.sh tests/cli/25-docs.bats tests/emulator/32-conformance.bats
+    tests/emulator/23-authz.bats tests/emulator/13-pools.bats
+    tests/emulator/34-exec-clients.bats tests/cli/34-emulator-context.bats
+    tests/emulator/28-pools-act.bats tests/emulator/45-legacy-watch.bats
+    tests/emulator/30-query-params.bats tests/cli/05-explain-discovery.bats
+    tests/clients/1[0-9]-console*.bats
+    tests/cli/29-bats-helper.bats tests/emulator/17-logs.bats tests/cli/22-fixes.bats
+    tests/cli/28-crds.bats tests/emulator/18-exec.bats tests/cli/27-readme.bats
+    tests/emulator/29-auth-review.bats tests/cli/07-completion.bats
+    tests/cli/30-delete-wait.bats tests/cli/01-get.bats tests/cli/21-cp-stream.bats
+    tests/emulator/25-front-door.bats tests/cli/44-names.bats tests/emulator/24-bounds.bats
+    tests/cli/33-hostile-server.bats tests/emulator/12-jobs.bats
+    tests/emulator/37-slow-clients.bats tests/cli/03-transport.bats tests/emulator/07-list.bats
+    tests/emulator/26-durability.bats tests/emulator/04-update.bats tests/cli/19-change.bats
+    tests/emulator/08-watch.bats tests/emulator/46-resource-version.bats
+    tests/cli/31-tls-emulator.bats tests/emulator/14-budgets.bats
     tests/emulator/15-pipelines.bats tests/emulator/16-volumes-functions.bats
-    tests/emulator/24-bounds.bats tests/emulator/28-pools-act.bats
-    tests/emulator/34-exec-clients.bats
-    tests/emulator/30-query-params.bats tests/emulator/25-front-door.bats
-    tests/cli/34-emulator-context.bats tests/emulator/39-priced-fields.bats
+    tests/emulator/39-priced-fields.bats tests/cli/32-build.bats
     tests/kubectl/02-write.bats tests/kubectl/01-get.bats tests/kubectl/03-apply.bats
     tests/kubectl/10-can-i-list.bats tests/kubectl/11-events-for.bats
-    tests/kubectl/04-delete-wait.bats tests/emulator/45-legacy-watch.bats"
+    tests/kubectl/04-delete-wait.bats"
 first="" rest=""
 for f in $SLOW_FIRST; do
     case " $files " in *" $f "*) first="$first $f" ;; esac

@@ -211,6 +211,11 @@ fix: name its state directory instead: nodus emulator status --state DIR; or giv
     local pid=$!
     wait_until -t 20 grep -q '^ok 1 quick' "$BATS_TEST_TMPDIR/out" ||
         { cat "$BATS_TEST_TMPDIR/out"; return 1; }
+    # and Ctrl-C only once the long test is in its sleep: bats traps SIGINT in a test
+    # before it runs the test's body and only records one that comes then, so the body's
+    # `sleep 60` would run to its end and outlive the summary (the group not gone in 10 s)
+    wait_until -t 20 pgrep -g "$pid" -x sleep >/dev/null ||
+        { ps -o pid,stat,args -g "$pid"; return 1; }
     kill -INT -- "-$pid"
     local rc=0
     wait "$pid" || rc=$?
