@@ -105,7 +105,7 @@ HOSTILE_SEND := $(BUILD)/tests/hostile/send
 KINDS_DOC := $(BUILD)/scripts/kinds-doc
 LIBNODUS  := $(BUILD)/libnodus.a
 
-.PHONY: all check check-run asan demo screenshots bench bench-mcp bench-tools install clean deps client-deps units \
+.PHONY: all check check-run asan demo screenshots browser-deps bench bench-mcp bench-tools install clean deps client-deps units \
     test-bins completions conformance install-bats docs-kinds
 .DEFAULT_GOAL := all
 
@@ -300,6 +300,12 @@ $(HOSTILE_SEND): $(BUILD)/tests/hostile/send.o
 deps:
 	@scripts/install-deps.sh
 
+# Debian's chromium, for the console's browser tests (tests/clients/1x-console*) and make
+# screenshots; make check installs it beside the build (the download is off the critical
+# path), after deps (one apt-get at a time).
+browser-deps: | deps
+	@scripts/install-deps.sh browser
+
 # The client matrix's packages (tests/clients: @kubernetes/client-node, pinned by its lock;
 # never a dependency of nodus): npm ci only when node_modules is missing or the lock changed.
 CLIENTS_STAMP := tests/clients/node_modules/.package-lock.json
@@ -320,8 +326,9 @@ $(CLIENTS_STAMP): tests/clients/package.json tests/clients/package-lock.json | d
 CHECK_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
 check: deps
 	@$(MAKE) --no-print-directory client-deps & npm=$$!; \
+	$(MAKE) --no-print-directory browser-deps & browser=$$!; \
 	$(MAKE) $(CHECK_JOBS) --no-print-directory WERROR=1 all test-bins; rc=$$?; \
-	wait $$npm && [ $$rc = 0 ]
+	wait $$npm && wait $$browser && [ $$rc = 0 ]
 	@$(MAKE) --no-print-directory check-run
 
 check-run:
@@ -342,8 +349,9 @@ ASAN_VARS := BUILD=build-asan BIN=build-asan/bin OPT=-O1 \
     EXTRA_LDFLAGS="-fsanitize=address,undefined"
 asan: deps
 	@$(MAKE) --no-print-directory client-deps & npm=$$!; \
+	$(MAKE) --no-print-directory browser-deps & browser=$$!; \
 	$(MAKE) $(CHECK_JOBS) --no-print-directory $(ASAN_VARS) WERROR=1 all test-bins; rc=$$?; \
-	wait $$npm && [ $$rc = 0 ]
+	wait $$npm && wait $$browser && [ $$rc = 0 ]
 	@$(MAKE) --no-print-directory $(ASAN_VARS) check-run
 
 demo: deps
@@ -352,7 +360,7 @@ demo: deps
 
 # make screenshots: docs/console.png and docs/console-phone.png, taken of the console after
 # the README's first session by Debian's chromium through tests/clients' playwright-core.
-screenshots: all client-deps
+screenshots: all client-deps browser-deps
 	@scripts/screenshots.sh docs
 
 # make bench: the tools of bench/ (C, built here), json-server from npm under bench/

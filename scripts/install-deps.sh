@@ -8,6 +8,9 @@
 # headless through playwright-core, tests/clients, which downloads no browser).
 # Quick when everything is present: one dpkg-query, no network.
 #   install-deps.sh        what make check and make demo need
+#   install-deps.sh browser  only chromium, for the console's browser tests and make
+#                          screenshots (make check installs it beside the build, since the
+#                          build does not need it; make demo never does)
 #   install-deps.sh fuzz   what make fuzz needs (clang, for libFuzzer) as well
 #   install-deps.sh bench  what make bench needs (json-server runs on node too, wrk,
 #                          gnuplot for the plots) as well
@@ -17,9 +20,10 @@ set -eu
 PACKAGES="build-essential pkg-config libcurl4-openssl-dev libyaml-dev libjansson-dev
 libreadline-dev libmicrohttpd-dev libwslay-dev libcmocka-dev bats bats-support bats-assert
 curl perl python3 python3-kubernetes jq groff-base hyperfine time openssl iproute2 zsh fish
-bash-completion bubblewrap pmccabe chromium"
+bash-completion bubblewrap pmccabe"
 FUZZ_PACKAGES="clang"
 [ "${1:-}" = fuzz ] && PACKAGES="$PACKAGES $FUZZ_PACKAGES"
+[ "${1:-}" = browser ] && PACKAGES="chromium"
 # node and npm by command, not package: a node from elsewhere (NodeSource ships npm inside
 # its nodejs package, which conflicts with Debian's npm) is fine
 command -v node >/dev/null 2>&1 || PACKAGES="$PACKAGES nodejs"

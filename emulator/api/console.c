@@ -51,8 +51,8 @@ void em_console_handle(struct em_server *srv, const struct em_req *req, const ch
     if (srv->opt.no_console) {
         struct nd_status st = ND_STATUS_INIT;
         nd_status_set(&st, "NotFound",
-                      "start the emulator without --no-console to serve it (nodus emulator "
-                      "start; docs/console.md)",
+                      "start the emulator without the --no-console flag to serve the console "
+                      "(docs/console.md)",
                       "the console is turned off on this emulator (--no-console)");
         em_resp_status(srv, req, resp, &st);
         nd_status_release(&st);

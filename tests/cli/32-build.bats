@@ -141,9 +141,11 @@ asked() { sort -u "$PC_LOG"; }
     # their builds run in fresh makes (only echoed here), after install-deps.sh
     PC_FAIL=jansson run -0 mk -n check MAKE="echo SUBMAKE"
     assert_line "scripts/install-deps.sh"
-    # on every core unless -j was given, with the client packages fetched beside it
+    # on every core unless -j was given, with the client packages and chromium (the
+    # browser tests') fetched beside it
     assert_line --regexp '^SUBMAKE -j[0-9]+ --no-print-directory WERROR=1 all test-bins$'
     assert_line "SUBMAKE --no-print-directory client-deps"
+    assert_line "SUBMAKE --no-print-directory browser-deps"
     PC_FAIL=jansson run -0 mk -n asan MAKE="echo SUBMAKE"
     assert_line "scripts/install-deps.sh"
     run -0 cat "$PC_LOG"

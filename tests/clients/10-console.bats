@@ -64,6 +64,10 @@ teardown_file() {
     scenario phone-dark
 }
 
+@test "a table's watch lists again after a 410 and resumes from its resourceVersion after a dropped stream" {
+    scenario watch-relist-resume
+}
+
 @test "each scenario saved its screenshot" {
     local name
     for name in $(cat "$BATS_FILE_TMPDIR/results/scenarios.list"); do
@@ -96,7 +100,7 @@ teardown_file() {
     start_extra off --no-console
     run curl -s -w '\n%{http_code}' "$XURL/"
     assert_line --index 1 404
-    assert_line --index 0 --partial '"fix":"start the emulator without --no-console'
+    assert_line --index 0 --partial '"fix":"start the emulator without the --no-console flag'
     run curl -s -o /dev/null -w '%{http_code}' "$XURL/console/app.js"
     assert_output 404
     run curl -s -o /dev/null -w '%{http_code}' "$XURL/apis/nodus.dev/v1/jobs"

@@ -4,9 +4,35 @@
 // TOKEN_URL (--token-file; TOKEN a token it knows). Each scenario saves a screenshot in
 // SHOTS.
 import { runScenarios } from './scenarios.mjs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { launch, openConsole, clean, shot, emu, EMU_URL } from './console-lib.mjs';
 
 let browser;
+
+// An emulator of the scenario's own (in a temp dir, the clock stopped), which it can
+// restart on the same port: {url, restart(), stop()}.
+async function ownEmulator() {
+    const dir = mkdtempSync(`${tmpdir()}/console-watch-`);
+    const bin = `${process.env.ND_BIN_DIR}/nodus-emulator`;
+    const start = async (listen) => {
+        rmSync(`${dir}/port`, { force: true });
+        const child = spawn(bin, ['--state', `${dir}/state`, '--listen', listen, '--port-file', `${dir}/port`,
+                                  '--fsync', 'never', '--quiet', '--speed', '0'], { stdio: 'ignore' });
+        for (let i = 0; i < 200 && !existsSync(`${dir}/port`); i++) await new Promise((r) => setTimeout(r, 25));
+        const port = readFileSync(`${dir}/port`, 'utf8').trim();
+        if (!port) throw new Error('the emulator did not start');
+        return [child, port];
+    };
+    let [child, port] = await start('127.0.0.1:0');
+    const stopChild = () => new Promise((resolve) => { child.once('exit', resolve); child.kill('SIGTERM'); });
+    return {
+        url: `http://127.0.0.1:${port}`,
+        restart: async () => { await stopChild(); [child] = await start(`127.0.0.1:${port}`); },
+        stop: async () => { await stopChild(); rmSync(dir, { recursive: true, force: true }); },
+    };
+}
 
 // The text of the Jobs table's row NAME, by column: {NAME, STATE, PHASE, ...}.
 async function row(page, name) {
@@ -106,6 +132,50 @@ const scenarios = {
         if (!said.seen.some((d) => d.startsWith('script-src')) || !said.seen.some((d) => d.startsWith('style-src')))
             throw new Error(`no violation reported: ${JSON.stringify(said.seen)}`);
         return `blocked: ${[...new Set(said.seen)].join(', ')}`;
+    },
+    // The watch behind a table lists again after a 410 (Expired: a reset empties the
+    // history), and resumes from the last resourceVersion when the stream drops (the
+    // emulator restarted on the same port): the rows follow both with no reload.
+    'watch-relist-resume': async () => {
+        const emu2 = await ownEmulator();
+        const url = emu2.url;
+        const api = (path, opts) => fetch(url + path, { headers: { 'Content-Type': 'application/json' }, ...opts });
+        const job = (name) => JSON.stringify({ apiVersion: 'nodus.dev/v1', kind: 'Job', metadata: { name },
+            spec: { image: 'nodus/pytorch:2.8-cuda12.8', command: ['python', 'x.py'], resources: { gpu: { model: 'L40S', count: 1 } }, maxCostUSD: '5.00' } });
+        await api('/apis/nodus.dev/v1/namespaces/default/jobs', { method: 'POST', body: job('before-reset') });
+        const p = await openConsole(browser, { url: `${url}/`, hash: '#/k/jobs' });
+        const reqs = [];
+        p.page.on('request', (r) => { if (r.url().includes('/jobs')) reqs.push(r.url()); });
+        await p.page.waitForSelector('table.objects tr[data-name="before-reset"]');
+        await p.page.evaluate(() => { window.__sameDocument = true; });
+        // 410: a reset empties the state and its history; the page lists again
+        await api('/emulator/v1/reset', { method: 'POST', body: '{}' });
+        await p.page.waitForSelector('table.objects tr[data-name="before-reset"]', { state: 'detached', timeout: 10000 });
+        const relisted = reqs.filter((u) => !/[?&]watch=/.test(u)).length;
+        if (!relisted) throw new Error(`no list after the 410: ${reqs.join(' ')}`);
+        await api('/apis/nodus.dev/v1/namespaces/default/jobs', { method: 'POST', body: job('after-reset') });
+        await p.page.waitForSelector('table.objects tr[data-name="after-reset"]', { timeout: 10000 });
+        // a dropped stream: the emulator restarts on the same port; the page resumes
+        const rv = (await (await api('/apis/nodus.dev/v1/jobs')).json()).metadata.resourceVersion;
+        const lists = reqs.filter((u) => !/[?&]watch=/.test(u)).length;
+        const n = reqs.length;
+        await emu2.restart();
+        await api('/apis/nodus.dev/v1/namespaces/default/jobs', { method: 'POST', body: job('after-restart') });
+        await p.page.waitForSelector('table.objects tr[data-name="after-restart"]', { timeout: 15000 });
+        const again = reqs.slice(n);
+        if (!again.some((u) => /[?&]watch=/.test(u) && u.includes(`resourceVersion=${rv}`)))
+            throw new Error(`no watch resumed from ${rv}: ${again.join(' ')}`);
+        if (reqs.filter((u) => !/[?&]watch=/.test(u)).length !== lists)
+            throw new Error(`the page listed again instead of resuming: ${again.join(' ')}`);
+        if (!(await p.page.evaluate(() => window.__sameDocument === true))) throw new Error('the page reloaded');
+        await shot(p.page, 'watch-relist-resume');
+        // the browser's own lines for the dropped stream and the refused reconnects
+        p.outside = p.outside.filter((u) => !u.startsWith(`${url}/`)); // this scenario's own emulator
+        p.errors = p.errors.filter((e) => !/net::ERR_(CONNECTION_REFUSED|INCOMPLETE_CHUNKED_ENCODING|EMPTY_RESPONSE|CONNECTION_RESET)/.test(e));
+        clean(p);
+        await p.context.close();
+        await emu2.stop();
+        return `relisted after the reset's 410; resumed from ${rv} after the restart; no reload`;
     },
     // A phone's width in the dark scheme: the page does not scroll sideways (tables do,
     // inside their box), and the colours are the dark ones.
