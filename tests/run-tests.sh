@@ -2,9 +2,9 @@
 # Runs every suite through prove (TAP) and ends with one line: N passed, N failed[, N skipped].
 #   ND_BUILD  build directory holding tests/unit/ binaries (default build)
 #   ND_BIN    directory holding nodus and nodus-emulator (default bin)
-#   ND_JOBS   test files run at once (default: two more than the cores, at least 4: a
-#             file spends part of its time waiting on its emulator or its browser, and
-#             with one more the cores stood idle for 18% of a run); each file starts its
+#   ND_JOBS   test files run at once (default: one more than the cores, at least 3: a
+#             file spends part of its time waiting on its emulator, so one file more
+#             keeps the cores busy; two more only added contention); each file starts its
 #             own emulator on port 0 in its own directory
 #   ND_SUITES space-separated list of suites to run (default: unit fuzz emulator hostile
 #             kubectl clients cli; fuzz replays the fuzz targets' seeds and regression
@@ -91,7 +91,7 @@ trap 'interrupted=TERM' TERM
 # diagnostics beside the test that wrote them.
 # Files run ND_JOBS at a time; prove prints each file's lines together, when it ends.
 # tee -i goes on through Ctrl-C, so all prove printed is in the log and counted.
-ND_JOBS=${ND_JOBS:-$(n=$(nproc 2>/dev/null || echo 2); [ "$n" -ge 2 ] && echo $((n + 2)) || echo 4)}
+ND_JOBS=${ND_JOBS:-$(n=$(nproc 2>/dev/null || echo 2); [ "$n" -ge 2 ] && echo $((n + 1)) || echo 3)}
 prove -j"$ND_JOBS" --timer -v --merge --exec tests/lib/tap-exec $files 2>&1 | tee -i "$log"
 prove_rc=$(tail -n 1 "$log" | grep -q '^Result: PASS' && echo 0 || echo 1)
 
