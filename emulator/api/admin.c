@@ -230,15 +230,7 @@ static int clock_watch_start(struct em_server *srv, const struct em_req *req,
     struct clock_watch *w = nd_xcalloc(1, sizeof *w);
     w->srv = srv;
     nd_buf_init(&w->pending, 0);
-    struct em_stream *s = nd_xcalloc(1, sizeof *s);
-    s->read = clock_watch_read;
-    s->free = clock_watch_free;
-    s->cls = w;
-    s->fd = -1;
-    w->stream = s;
-    resp->stream = s;
-    resp->code = 200;
-    em_resp_set_type(resp, "application/json");
+    w->stream = em_resp_stream(resp, "application/json", clock_watch_read, clock_watch_free, w);
     return 0;
 }
 

@@ -401,14 +401,6 @@ int em_logs_serve(struct em_api *a, const char *verb)
     f->first = true;
     nd_buf_init(&f->pending, 0);
     collect(f); /* what is there now goes out with the headers */
-    struct em_stream *s = nd_xcalloc(1, sizeof *s);
-    s->read = follow_read;
-    s->free = follow_free;
-    s->cls = f;
-    s->fd = -1;
-    f->stream = s;
-    a->resp->stream = s;
-    a->resp->code = 200;
-    em_resp_set_type(a->resp, "text/plain");
+    f->stream = em_resp_stream(a->resp, "text/plain", follow_read, follow_free, f);
     return 0;
 }

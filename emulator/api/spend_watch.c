@@ -150,14 +150,6 @@ int em_spend_handle(struct em_server *srv, const struct em_req *req, struct em_r
     nd_buf_init(&w->pending, 0);
     srv->stats.watches_open++;
     srv->stats.watches_total++;
-    struct em_stream *s = nd_xcalloc(1, sizeof *s);
-    s->read = spend_read;
-    s->free = spend_free;
-    s->cls = w;
-    s->fd = -1;
-    w->stream = s;
-    resp->stream = s;
-    resp->code = 200;
-    em_resp_set_type(resp, "application/json");
+    w->stream = em_resp_stream(resp, "application/json", spend_read, spend_free, w);
     return 0;
 }

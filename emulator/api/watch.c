@@ -385,19 +385,13 @@ int em_api_watch(struct em_api *a)
     }
     srv->stats.watches_open++;
     srv->stats.watches_total++;
-    struct em_stream *s = nd_xcalloc(1, sizeof *s);
-    s->read = watch_read;
-    s->free = watch_free;
-    s->cls = w;
-    s->fd = -1;
-    w->stream = s;
-    a->resp->stream = s;
-    a->resp->code = 200;
     const char *accept = em_req_header(a->req, "accept");
-    em_resp_set_type(a->resp, accept && strstr(accept, "application/x-ndjson") &&
-                                      w->accept.repr == EM_REPR_OBJECT
-                                  ? "application/x-ndjson"
-                                  : "application/json");
+    w->stream = em_resp_stream(a->resp,
+                               accept && strstr(accept, "application/x-ndjson") &&
+                                       w->accept.repr == EM_REPR_OBJECT
+                                   ? "application/x-ndjson"
+                                   : "application/json",
+                               watch_read, watch_free, w);
     return 0;
 fail:
     nd_select_release(&w->sel);

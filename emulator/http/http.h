@@ -85,6 +85,13 @@ struct em_stream {
     int fd; /* the client's socket, filled by the HTTP layer for disconnect checks; -1 */
 };
 
+struct em_resp;
+/* Makes resp a 200 stream of content_type whose body read() writes (free(cls) runs once
+ * when it ends); returns the stream (its fd is the HTTP layer's to fill). */
+struct em_stream *em_resp_stream(struct em_resp *resp, const char *content_type,
+                                 ssize_t (*read)(void *cls, char *buf, size_t max),
+                                 void (*free_fn)(void *cls), void *cls);
+
 /* The client of stream s (NULL: none) closed its end or its socket failed: a peek at the
  * socket, without waiting. False while the socket is not known (fd -1). */
 bool em_stream_gone(const struct em_stream *s);

@@ -80,6 +80,21 @@ void em_resp_text(struct em_resp *resp, int code, const char *content_type, cons
     em_resp_set_type(resp, content_type);
 }
 
+struct em_stream *em_resp_stream(struct em_resp *resp, const char *content_type,
+                                 ssize_t (*read)(void *cls, char *buf, size_t max),
+                                 void (*free_fn)(void *cls), void *cls)
+{
+    struct em_stream *s = nd_xcalloc(1, sizeof *s);
+    s->read = read;
+    s->free = free_fn;
+    s->cls = cls;
+    s->fd = -1;
+    resp->stream = s;
+    resp->code = 200;
+    em_resp_set_type(resp, content_type);
+    return s;
+}
+
 bool em_stream_gone(const struct em_stream *s)
 {
     int fd = s ? s->fd : -1;

@@ -14,10 +14,7 @@ TOKEN=console-test-token-0123456789
 prepare() {
     "$ND_BIN_DIR/nodus" apply -f "$ND_ROOT/examples/workflow/01-pool.yaml" \
         -f "$ND_ROOT/examples/workflow/03-jobs.yaml" >/dev/null || return 1
-    printf '{"tokens": {"%s": {"identity": "ci", "projects": ["*"], "scopes": ["admin"]}}}\n' \
-        "$TOKEN" >"$BATS_FILE_TMPDIR/tokens.json"
-    chmod 600 "$BATS_FILE_TMPDIR/tokens.json"
-    start_extra tok --token-file "$BATS_FILE_TMPDIR/tokens.json" || return 1
+    start_token_extra "$TOKEN" ci admin || return 1
     NODUS_TOKEN=$TOKEN "$ND_BIN_DIR/nodus" --server "$XURL" apply -f - >/dev/null <<'YAML' || return 1
 apiVersion: nodus.dev/v1
 kind: Job
@@ -69,10 +66,7 @@ teardown_file() {
 }
 
 @test "each scenario saved its screenshot" {
-    local name
-    for name in $(cat "$BATS_FILE_TMPDIR/results/scenarios.list"); do
-        [ -s "$BATS_FILE_TMPDIR/shots/$name.png" ] || { echo "no screenshot of $name" >&2; return 1; }
-    done
+    screenshots_saved
 }
 
 @test "GET / serves the page with a strict CSP, nosniff and no framing" {

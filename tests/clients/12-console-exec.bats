@@ -24,10 +24,7 @@ prepare() {
     "$ND_BIN_DIR/nodus" apply -f "$ND_ROOT/examples/workflow/05-sandbox.yaml" >/dev/null || return 1
     clock_advance 1m || return 1
     wait_until running "$EMU_URL" || return 1
-    printf '{"tokens": {"%s": {"identity": "ci", "projects": ["*"], "scopes": ["admin"]}}}\n' \
-        "$TOKEN" >"$BATS_FILE_TMPDIR/tokens.json"
-    chmod 600 "$BATS_FILE_TMPDIR/tokens.json"
-    start_extra tok --token-file "$BATS_FILE_TMPDIR/tokens.json" --speed 0 || return 1
+    start_token_extra "$TOKEN" ci admin --speed 0 || return 1
     NODUS_TOKEN=$TOKEN "$ND_BIN_DIR/nodus" --server "$XURL" apply \
         -f "$ND_ROOT/examples/workflow/05-sandbox.yaml" >/dev/null || return 1
     curl -sf -o /dev/null "${auth[@]}" -H 'Content-Type: application/json' \
@@ -58,8 +55,5 @@ teardown_file() {
 }
 
 @test "each scenario saved its screenshot" {
-    local name
-    for name in terminal-exited $(cat "$BATS_FILE_TMPDIR/results/scenarios.list"); do
-        [ -s "$BATS_FILE_TMPDIR/shots/$name.png" ] || { echo "no screenshot of $name" >&2; return 1; }
-    done
+    screenshots_saved terminal-exited
 }

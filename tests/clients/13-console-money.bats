@@ -12,10 +12,7 @@ prepare() {
     "$ND_BIN_DIR/nodus" apply -f "$ND_ROOT/examples/workflow/01-pool.yaml" \
         -f "$ND_ROOT/examples/workflow/02-budget.yaml" \
         -f "$ND_ROOT/examples/workflow/03-jobs.yaml" >/dev/null || return 1
-    printf '{"tokens": {"t-read-0123456789": {"identity": "rita", "projects": ["*"], "scopes": ["read"]}}}\n' \
-        >"$BATS_FILE_TMPDIR/tokens.json"
-    chmod 600 "$BATS_FILE_TMPDIR/tokens.json"
-    start_extra tok --token-file "$BATS_FILE_TMPDIR/tokens.json" || return 1
+    start_token_extra t-read-0123456789 rita read || return 1
     export TOKEN_URL=$XURL READ_TOKEN=t-read-0123456789 SHOTS=$BATS_FILE_TMPDIR/shots
 }
 
@@ -49,8 +46,5 @@ teardown_file() {
 }
 
 @test "each scenario saved its screenshot" {
-    local name
-    for name in $(cat "$BATS_FILE_TMPDIR/results/scenarios.list"); do
-        [ -s "$BATS_FILE_TMPDIR/shots/$name.png" ] || { echo "no screenshot of $name" >&2; return 1; }
-    done
+    screenshots_saved
 }

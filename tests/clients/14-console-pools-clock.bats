@@ -14,10 +14,7 @@ READ_TOKEN=console-reader-token-0123456789
 prepare() {
     "$ND_BIN_DIR/nodus" apply -f "$ND_ROOT/examples/workflow/01-pool.yaml" \
         -f "$ND_ROOT/examples/workflow/03-jobs.yaml" >/dev/null || return 1
-    printf '{"tokens": {"%s": {"identity": "reader", "projects": ["*"], "scopes": ["read"]}}}\n' \
-        "$READ_TOKEN" >"$BATS_FILE_TMPDIR/tokens.json"
-    chmod 600 "$BATS_FILE_TMPDIR/tokens.json"
-    start_extra tok --token-file "$BATS_FILE_TMPDIR/tokens.json" || return 1
+    start_token_extra "$READ_TOKEN" reader read || return 1
     export TOKEN_URL=$XURL READ_TOKEN SHOTS=$BATS_FILE_TMPDIR/shots
 }
 
@@ -59,8 +56,5 @@ teardown_file() {
 }
 
 @test "each scenario saved its screenshot" {
-    local name
-    for name in $(cat "$BATS_FILE_TMPDIR/results/scenarios.list"); do
-        [ -s "$BATS_FILE_TMPDIR/shots/$name.png" ] || { echo "no screenshot of $name" >&2; return 1; }
-    done
+    screenshots_saved
 }

@@ -57,10 +57,7 @@ teardown_file() {
 }
 
 @test "each scenario saved its screenshot" {
-    local name
-    for name in $(cat "$BATS_FILE_TMPDIR/results/scenarios.list"); do
-        [ -s "$BATS_FILE_TMPDIR/shots/$name.png" ] || { echo "no screenshot of $name" >&2; return 1; }
-    done
+    screenshots_saved
 }
 
 @test "js-yaml is served from the console's files, the npm release as it is, its licence beside it" {

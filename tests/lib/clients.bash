@@ -16,6 +16,12 @@
 #   scenarios_listed every scenario of SCRIPT (the list its run wrote, results/scenarios.list:
 #                    no second node process) has its test in this file (a line `scenario
 #                    NAME` or `scenario_or_skip NAME`), and no other
+#   start_token_extra TOKEN IDENTITY SCOPE [FLAGS...]
+#                    start_extra tok: an emulator with --token-file, knowing TOKEN only
+#                    (IDENTITY, every project, SCOPE: read, write, admin ...); XURL
+#   screenshots_saved [NAME...]
+#                    every scenario of the run (and each NAME) saved its screenshot,
+#                    $BATS_FILE_TMPDIR/shots/NAME.png (the console's browser tests)
 #   train_jobs       the Job of examples/job.yaml three times, train-a, train-b and train-c
 #                    (app=eval), as one manifest on stdout
 #   scenario NAME    the scenario ran and passed (else prints what it, or the runner, said)
@@ -61,6 +67,22 @@ scenarios_listed() {
     listed=$(sort "$list")
     here=$(sed -n 's/^ *scenario\(_or_skip\)\{0,1\} \([a-z0-9-]*\)$/\2/p' "$BATS_TEST_FILENAME" | sort)
     assert_equal "$here" "$listed"
+}
+
+start_token_extra() {
+    local token=$1 identity=$2 scope=$3 file=$BATS_FILE_TMPDIR/tokens.json
+    shift 3
+    printf '{"tokens": {"%s": {"identity": "%s", "projects": ["*"], "scopes": ["%s"]}}}\n' \
+        "$token" "$identity" "$scope" >"$file"
+    chmod 600 "$file"
+    start_extra tok --token-file "$file" "$@"
+}
+
+screenshots_saved() {
+    local name
+    for name in "$@" $(cat "$BATS_FILE_TMPDIR/results/scenarios.list"); do
+        [ -s "$BATS_FILE_TMPDIR/shots/$name.png" ] || { echo "no screenshot of $name" >&2; return 1; }
+    done
 }
 
 train_jobs() {
