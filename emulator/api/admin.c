@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "errors.h"
+#include "line_stream.h"
 #include "objects.h"
 #include "pricebook.h"
 #include "route.h"
@@ -166,71 +167,36 @@ static json_t *clock_json(struct em_server *srv)
 /* GET clock?watch=true: a stream of clock lines, the clock first and then again
  * whenever it changes other than by flowing at its speed (clock.gen: an advance, a speed
  * change, a reset, a snapshot restore). A reader that falls behind is never queued for:
- * it gets the newest clock once (one line is all a stream holds). Ends at shutdown or
- * when the client goes away. */
+ * it gets the newest clock once. Ends at shutdown, at timeoutSeconds, or when the client
+ * goes away (line_stream.h). */
 struct clock_watch {
-    struct em_server *srv;
     uint64_t gen_sent;
     bool started;
-    struct nd_buf pending;
-    size_t sent;
-    struct em_stream *stream;
 };
 
-static ssize_t clock_watch_read(void *cls, char *buf, size_t max)
+static void clock_fill(struct em_line_stream *ls, void *cls)
 {
     struct clock_watch *w = cls;
-    struct em_server *srv = w->srv;
-    ssize_t n = 0;
-    pthread_mutex_lock(&srv->lock);
-    for (;;) {
-        if ((n = (ssize_t)nd_buf_take(&w->pending, &w->sent, buf, max)) > 0)
-            break;
-        if (srv->stopping)
-            break;
-        if (!w->started || w->gen_sent != srv->clock.gen) {
-            w->started = true;
-            w->gen_sent = srv->clock.gen;
-            json_t *j = clock_json(srv);
-            char *line = json_dumps(j, JSON_COMPACT);
-            nd_buf_adds(&w->pending, line);
-            nd_buf_addch(&w->pending, '\n');
-            free(line);
-            json_decref(j);
-            continue;
-        }
-        if (em_stream_gone(w->stream))
-            break;
-        struct timespec ts; /* 1 s at most: a client that went away is noticed */
-        nd_time_deadline(&ts, 1000);
-        pthread_cond_timedwait(&srv->changed, &srv->lock, &ts);
-    }
-    pthread_mutex_unlock(&srv->lock);
-    return n;
+    if (w->started && w->gen_sent == ls->srv->clock.gen)
+        return;
+    w->started = true;
+    w->gen_sent = ls->srv->clock.gen;
+    em_line_stream_add(ls, NULL, clock_json(ls->srv));
 }
 
-static void clock_watch_free(void *cls)
-{
-    struct clock_watch *w = cls;
-    nd_buf_release(&w->pending);
-    free(w);
-}
-
-/* watch=true|1: a stream (0); false|0 or absent: not (1); anything else: -1 with st. */
+/* watch=true (any ParseBool true): a stream (0); false or absent: not (1); anything else:
+ * -1 with st. */
 static int clock_watch_start(struct em_server *srv, const struct em_req *req,
                              struct em_resp *resp, struct nd_status *st)
 {
-    const char *v = em_req_query(req, "watch");
-    if (!v || !strcmp(v, "false") || !strcmp(v, "0"))
+    bool watch;
+    int64_t timeout_s;
+    if (em_line_stream_query(req, &watch, &timeout_s, st) < 0)
+        return -1;
+    if (!watch)
         return 1;
-    if (strcmp(v, "true") != 0 && strcmp(v, "1") != 0)
-        return nd_status_set(st, "BadRequest", "send watch=true, or leave it out",
-                             "invalid value for query parameter watch: \"%s\" (want true or "
-                             "false)", v);
     struct clock_watch *w = nd_xcalloc(1, sizeof *w);
-    w->srv = srv;
-    nd_buf_init(&w->pending, 0);
-    w->stream = em_resp_stream(resp, "application/json", clock_watch_read, clock_watch_free, w);
+    em_line_stream_start(srv, resp, timeout_s, clock_fill, w, free);
     return 0;
 }
 

@@ -104,3 +104,12 @@ post_clock() { post clock "$1"; }
     stop_extras
     wait_until pid_gone "$WATCH_PID"
 }
+
+@test "timeoutSeconds ends a clock watch after its first line, as it ends the spend stream" {
+    run curl -sN -m 20 -w '\n%{http_code}' "${ROOT[@]}" \
+        "$(emu_url)/emulator/v1/clock?watch=true&timeoutSeconds=1"
+    assert_success # ended by the server, well before curl's 20 s
+    assert_equal "${#lines[@]}" 2
+    assert_line --index 1 200
+    [ "$(jq -r '.nowMs | type' <<<"${lines[0]}")" = number ]
+}
