@@ -365,7 +365,8 @@ screenshots: all client-deps browser-deps
 
 # make bench: the tools of bench/ (C, built here), json-server from npm under bench/
 # (pinned in bench/package.json; not a dependency of nodus), then bench/run.sh.
-# BENCH_QUICK=1 for a ~2-minute subset; BENCH_OUT=DIR to write the report elsewhere.
+# BENCH_QUICK=1 for a ~2-minute subset; BENCH_OUT=DIR to write the report elsewhere;
+# BENCH_ONLY=GROUP,... for some groups of rows alone (bench/run.sh lists them).
 BENCH_TOOLS := $(addprefix $(BUILD)/bench/,ceiling load fsyncfloor watchers seed waitready)
 
 $(BUILD)/bench/%.o: bench/%.c

@@ -5,9 +5,13 @@
 # memory with GNU time (highest of 3 runs). Appends rows to RES.
 #
 # Environment: BIN (nodus, nodus-emulator), WORK (scratch), RES (results.tsv), CLI_NS,
-# CLI_RUNS.
+# CLI_RUNS; CLI_SIM=1: the emulator with the simulation on (default off), its rows in
+# section CLI_SECTION (default cli).
 set -euo pipefail
-: "${BIN:?}" "${WORK:?}" "${RES:?}" "${CLI_NS:=100 1000}" "${CLI_RUNS:=10}"
+: "${BIN:?}" "${WORK:?}" "${RES:?}" "${CLI_NS:=100 1000}" "${CLI_RUNS:=10}" "${CLI_SIM:=0}"
+: "${CLI_SECTION:=cli}"
+SIM=(--no-simulation)
+[ "$CLI_SIM" = 0 ] || SIM=()
 rec() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$RES"; }
 
 KUBECTL=""
@@ -25,15 +29,15 @@ job_yaml() { # NAME
 }
 
 for N in $CLI_NS; do
-    echo "bench: CLI rows, $N Jobs" >&2
-    S=$WORK/cli-$N
+    echo "bench: CLI rows, $N Jobs, simulation $([ "$CLI_SIM" = 0 ] && echo off || echo on)" >&2
+    S=$WORK/$CLI_SECTION-$N
     rm -rf "$S" "$S.port"
     "$BIN/nodus-emulator" --state "$S" --listen 127.0.0.1:0 --port-file "$S.port" \
-        --fsync never --no-simulation --quiet >/dev/null 2>&1 &
+        --fsync never "${SIM[@]}" --quiet >/dev/null 2>&1 &
     EMU=$!
     while [ ! -s "$S.port" ]; do sleep 0.02; done
     SERVER="http://127.0.0.1:$(cat "$S.port")"
-    export NODUS_SERVER="$SERVER" HOME="$WORK/cli-home-$N"
+    export NODUS_SERVER="$SERVER" HOME="$WORK/$CLI_SECTION-home-$N"
     mkdir -p "$HOME"
     i=0
     while [ $i -lt "$N" ]; do
@@ -44,7 +48,7 @@ for N in $CLI_NS; do
     NAME=$(printf 'bench-%04d' $((N / 2)))
     job_yaml applied-nodus >"$WORK/apply-nodus.yaml"
     job_yaml applied-kubectl >"$WORK/apply-kubectl.yaml"
-    K="$KUBECTL --server $SERVER --cache-dir $WORK/kube-cache-$N"
+    K="$KUBECTL --server $SERVER --cache-dir $WORK/kube-cache-$CLI_SECTION-$N"
     for row in get get-json get-name apply describe; do
         case $row in
         get) n="$BIN/nodus get jobs"; k="$K get jobs.nodus.dev" ;;
@@ -63,14 +67,14 @@ for N in $CLI_NS; do
             [ "$tool" = nodus ] || [ -n "$KUBECTL" ] || continue
             cmd=$n
             [ "$tool" = nodus ] || cmd=$k
-            rec cli "$tool" "$N" - "$row" mean_ms "$(jq -r --arg t "$tool" '.results[] | select(.command == $t) | .mean * 1000' "$WORK/h.json")"
-            rec cli "$tool" "$N" - "$row" sd_ms "$(jq -r --arg t "$tool" '.results[] | select(.command == $t) | .stddev * 1000' "$WORK/h.json")"
+            rec "$CLI_SECTION" "$tool" "$N" - "$row" mean_ms "$(jq -r --arg t "$tool" '.results[] | select(.command == $t) | .mean * 1000' "$WORK/h.json")"
+            rec "$CLI_SECTION" "$tool" "$N" - "$row" sd_ms "$(jq -r --arg t "$tool" '.results[] | select(.command == $t) | .stddev * 1000' "$WORK/h.json")"
             best=0
             for _ in 1 2 3; do
                 kb=$(/usr/bin/time -f '%M' $cmd 2>&1 >/dev/null | tail -n 1)
                 [ "$kb" -gt "$best" ] && best=$kb
             done
-            rec cli "$tool" "$N" - "$row" rss_kb "$best"
+            rec "$CLI_SECTION" "$tool" "$N" - "$row" rss_kb "$best"
         done
     done
     kill "$EMU"
