@@ -419,7 +419,7 @@ for srv, lab in states("one-create"):
           f"{fnum(get('one-create', srv, n, 1, 'always', 'p99_ms'))} | "
           f"{fnum(get('cascade', srv, n, 5, '-', 'delete_ms'))} | {fnum(get('cascade', srv, n, 5, '-', 'gone_ms'))} |")
 w("")
-big = [n for n in Ns("start", "emulator") if n >= 1000000]
+big = Ns("seed", "emulator")  # the N of the million rows (BENCH_MILLION_N)
 if big or Ns("skipped", "million"):
     w("## A million objects")
     w("")

@@ -106,6 +106,7 @@ API=/apis/nodus.dev/v1/namespaces
 EMU_PID=""; EMU_WPID=""; EMU_PORT=""; READY_MS=""
 EMU_WRAP=0  # 1: run the emulator under GNU time, for the bytes it writes (EMU_TIME)
 EMU_TIME=$WORK/emulator.time
+READY_TIMEOUT=600 # seconds (the million rows allow an hour)
 
 # emu_start STATE MODE [sim]: starts the emulator (with the simulation when sim, else
 # --no-simulation), sets EMU_PID (the emulator), EMU_WPID (what to wait for), EMU_PORT,
@@ -123,7 +124,7 @@ emu_start() {
     EMU_PID=$EMU_WPID
     PIDS+=("$EMU_WPID")
     local out
-    out=$("$TOOLS/waitready" --since "$t0" --port-file "$1.port" --timeout 600) || {
+    out=$("$TOOLS/waitready" --since "$t0" --port-file "$1.port" --timeout "$READY_TIMEOUT") || {
         echo "bench: the emulator did not get ready on $1; its stderr:" >&2
         tail -n 20 "$WORK/emulator.err" >&2
         exit 1
@@ -416,6 +417,7 @@ if want million; then
         rec seed emulator "$N" - - secs "$(echo "$t0 $EPOCHREALTIME" | awk '{printf "%.1f", $2 - $1}')"
         OBJ=$(obj_path "$(printf 'bench-%06d' $((N / 2)))")
         say "N=$N: start, GET, LIST, one create, a watch, a cascade delete"
+        READY_TIMEOUT=3600
         emu_start "$S" always
         rec start emulator "$N" - always first_ms "$READY_MS"
         read_rows emulator "$N" "$OBJ"
