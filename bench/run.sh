@@ -209,16 +209,19 @@ fi
 # through the API, simulation on); the floors measured beside emulator-sim rows have it in
 # their mode column (fm), those beside the seeded rows "-"
 fm() { if [ "$1" = emulator ]; then echo -; else echo "$1"; fi; }
+# floors SRV: whether to measure the floors beside SRV's rows (a quick run with the seeded
+# rows measured takes theirs, of the same N in the same run, for the API state's rows too)
+floors() { [ "$1" = emulator ] || [ "$QUICK" = 0 ] || ! want seeded; }
 
 # read_rows SRV N OBJ: GET at 1 and 16 connections and LIST 500, each beside the ceiling
 read_rows() {
     local c list="$API/bench/jobs?limit=500"
     curl -sf -o /dev/null "http://127.0.0.1:$EMU_PORT$3" || { echo "bench: $3 is not served" >&2; exit 1; }
     for c in 1 16; do
-        rec_load get ceiling "$2" "$c" "$(fm "$1")" "$(load --port "$CEIL_PORT" --mode get --path "$3" -c $c -d $D)"
+        ! floors "$1" || rec_load get ceiling "$2" "$c" "$(fm "$1")" "$(load --port "$CEIL_PORT" --mode get --path "$3" -c $c -d $D)"
         rec_load get "$1" "$2" "$c" - "$(load --port "$EMU_PORT" --mode get --path "$3" -c $c -d $D)"
     done
-    rec_load list ceiling "$2" 1 "$(fm "$1")" "$(load --port "$CEIL_PORT" --mode list --path "$list" -c 1 -d $LD)"
+    ! floors "$1" || rec_load list ceiling "$2" 1 "$(fm "$1")" "$(load --port "$CEIL_PORT" --mode list --path "$list" -c 1 -d $LD)"
     rec_load list "$1" "$2" 1 - "$(load --port "$EMU_PORT" --mode list --path "$list" -c 1 -d $LD)"
 }
 # mem_rows SRV N WHEN STATE
@@ -275,7 +278,7 @@ create_rows() {
             emu_stop
             emu_start "$3" "$mode" "${4:-}"
         fi
-        if [ "$mode" = always ]; then
+        if [ "$mode" = always ] && floors "$1"; then
             rec floor fsync "$2" 1 "$(fm "$1")" ops_per_s "$(kv "$("$TOOLS/fsyncfloor" "$WORK" "$FD")" ops_per_s)"
             rec floor files "$2" 1 "$(fm "$1")" ops_per_s "$(kv "$("$TOOLS/fsyncfloor" "$WORK" "$FD" files)" ops_per_s)"
             rec floor files-nosync "$2" 1 "$(fm "$1")" ops_per_s "$(kv "$("$TOOLS/fsyncfloor" "$WORK" "$FD" files-nosync)" ops_per_s)"
