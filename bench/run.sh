@@ -17,6 +17,7 @@
 #                   kill, cli, mcp; the report then goes to /tmp/nodus-bench-only/ unless
 #                   BENCH_OUT says otherwise
 #   BENCH_MILLION_N the N of the million group (default 1000000; smaller to try it)
+#   BENCH_API_NS    the N of the API-created states (default: those of the seeded ones)
 #   BENCH_OUT=DIR   write DIR/benchmarks.md and DIR/bench/ (default: docs)
 #   ND_BIN, ND_BUILD  where the binaries and build/bench/ tools are (bin, build)
 #
