@@ -2,6 +2,7 @@
 #include "table_cells.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +32,7 @@ struct em_table_cells {
     struct entry **buckets;
     size_t nbuckets; /* a power of two */
     size_t count, size, max;
+    uint64_t made, reused;
     struct entry *newest, *oldest;
 };
 
@@ -85,6 +87,18 @@ size_t em_table_cells_count(struct em_table_cells *c)
 size_t em_table_cells_size(struct em_table_cells *c)
 {
     return c->size;
+}
+
+json_t *em_table_cells_stats(struct em_table_cells *c)
+{
+    if (!c)
+        return json_pack("{sisisisi}", "kept", 0, "bytes", 0, "made", 0, "reused", 0);
+    pthread_mutex_lock(&c->mu);
+    json_t *j = json_pack("{sIsIsIsI}", "kept", (json_int_t)c->count, "bytes",
+                          (json_int_t)c->size, "made", (json_int_t)c->made, "reused",
+                          (json_int_t)c->reused);
+    pthread_mutex_unlock(&c->mu);
+    return j;
 }
 
 static size_t bucket_of(const struct em_table_cells *c, const struct nd_kind *k,
@@ -184,24 +198,29 @@ static struct entry *make(const struct nd_kind *k, const struct em_table_obj *o)
     return e;
 }
 
-/* The entry of o (made and kept when missing), or NULL when o is not cached: then
- * *made is a NEW entry the caller frees. */
+/* The entry of o, made (and kept, unless too big or o has no bytes) when missing; when
+ * not kept, *made is that NEW entry, for the caller to free. again: a second look for the
+ * same row (its metadata), not counted in the stats. */
 static struct entry *lookup(struct em_table_cells *c, const struct nd_kind *k,
-                            const struct em_table_obj *o, struct entry **made)
+                            const struct em_table_obj *o, bool again, struct entry **made)
 {
     *made = NULL;
     if (!c || !o->rev) {
+        if (c && !again)
+            c->made++;
         *made = make(k, o);
         return *made;
     }
     size_t b = bucket_of(c, k, o->rev);
     for (struct entry *e = c->buckets[b]; e; e = e->chain)
         if (e->rev == o->rev && e->kind == k) {
+            c->reused += !again;
             unlink_recency(c, e);
             push_newest(c, e);
             return e;
         }
     struct entry *e = make(k, o);
+    c->made += !again;
     if (e->cost > c->max) { /* never kept: it would evict everything */
         *made = e;
         return e;
@@ -223,7 +242,7 @@ void em_table_cells_row(struct em_table_cells *c, const struct nd_kind *k,
                         const struct em_table_obj *o, int64_t now_unix, struct nd_buf *out)
 {
     struct entry *made;
-    struct entry *e = lookup(c, k, o, &made);
+    struct entry *e = lookup(c, k, o, false, &made);
     nd_buf_addch(out, '[');
     uint32_t start = 0;
     for (size_t i = 0; i < e->ncols; i++) {
@@ -262,7 +281,7 @@ void em_table_cells_meta(struct em_table_cells *c, const struct nd_kind *k,
                          const struct em_table_obj *o, struct nd_buf *out)
 {
     struct entry *made;
-    struct entry *e = lookup(c, k, o, &made);
+    struct entry *e = lookup(c, k, o, true, &made);
     if (!e->meta) {
         e->meta = meta_text(o->obj, &e->meta_len);
         if (!made) {

@@ -47,7 +47,8 @@ struct em_table_obj {
  * not NULL. */
 void em_table_cells_row(struct em_table_cells *c, const struct nd_kind *k,
                         const struct em_table_obj *o, int64_t now_unix, struct nd_buf *out);
-/* Appends o's metadata without managedFields as a JSON object (compact). As above. */
+/* Appends o's metadata without managedFields as a JSON object (compact). As above; the
+ * stats count a row once, by em_table_cells_row. */
 void em_table_cells_meta(struct em_table_cells *c, const struct nd_kind *k,
                          const struct em_table_obj *o, struct nd_buf *out);
 
@@ -57,5 +58,10 @@ void em_table_cells_unlock(struct em_table_cells *c);
 /* What c holds: entries and the bytes counted against its bound. */
 size_t em_table_cells_count(struct em_table_cells *c);
 size_t em_table_cells_size(struct em_table_cells *c);
+/* The stats endpoint's tableRows (NEW): {kept, bytes, made, reused}: the rows kept and the
+ * bytes counted against the bound now, and since start the rows made (a revision not
+ * kept, or with no bytes to key it by, is made for each answer) and the rows an answer
+ * took as they were kept. c may be NULL (all 0). */
+json_t *em_table_cells_stats(struct em_table_cells *c);
 
 #endif
