@@ -17,10 +17,10 @@
 #   make clean
 #
 # Each library's flags come from pkg-config one package at a time, and only when a rule
-# needs them: each object and binary asks only for the libraries it uses (the emulator and
-# nodus mcp's HTTP transport libmicrohttpd, the CLI alone readline, the unit tests alone
-# cmocka). A package pkg-config cannot find stops make with its name and the apt-get line
-# that installs it.
+# needs them: each object and binary asks only for the libraries it uses (the emulator
+# libmicrohttpd, which nodus mcp's HTTP transport loads with dlopen: cmd/nodus/mcp/mhd.h;
+# the CLI alone readline, the unit tests alone cmocka). A package pkg-config cannot find
+# stops make with its name and the apt-get line that installs it.
 # WERROR=1 (set by make check and make asan, so by CI) turns warnings into errors.
 
 CC       ?= cc
@@ -123,7 +123,7 @@ $(BUILD)/pkg/yaml/%.o: PC_CFLAGS += $(YAML_CFLAGS)
 $(BUILD)/pkg/client/%.o: PC_CFLAGS += $(CURL_CFLAGS)
 $(BUILD)/emulator/%.o $(BUILD)/bench/ceiling.o: PC_CFLAGS += $(MHD_CFLAGS)
 # nodus mcp --listen (cmd/nodus/mcp/http*.c): libmicrohttpd driven from the verb's loop
-$(BUILD)/cmd/nodus/mcp/http%.o: PC_CFLAGS += $(MHD_CFLAGS)
+$(BUILD)/cmd/nodus/mcp/http%.o $(BUILD)/cmd/nodus/mcp/mhd.o: PC_CFLAGS += $(MHD_CFLAGS)
 $(BUILD)/tests/unit/%.o: PC_CFLAGS += $(CMOCKA_CFLAGS)
 
 # The layers, one direction of includes and of calls: pkg/ (-Ipkg, and build/gen) under
@@ -193,7 +193,7 @@ $(LIBNODUS): $(LIB_OBJS)
 $(BIN)/nodus: $(NODUS_OBJS) $(LIBNODUS)
 	@mkdir -p $(@D)
 	$(call say,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(NODUS_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(MHD_LIBS) $(PC_LIBS) $(RL_LIBS) $(WSLAY_LIBS) -lpthread
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(NODUS_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(PC_LIBS) $(RL_LIBS) $(WSLAY_LIBS) -lpthread
 
 $(BIN)/nodus-emulator: $(EMU_OBJS) $(LIBNODUS)
 	@mkdir -p $(@D)
@@ -206,7 +206,7 @@ UNIT_PARAMS_BIN := $(BUILD)/tests/unit/test_params
 UNIT_EMU_BINS := $(BUILD)/tests/unit/test_budget_math $(BUILD)/tests/unit/test_pricebook \
     $(BUILD)/tests/unit/test_route $(BUILD)/tests/unit/test_route_table \
     $(BUILD)/tests/unit/test_server_state $(BUILD)/tests/unit/test_due \
-    $(BUILD)/tests/unit/test_money_record
+    $(BUILD)/tests/unit/test_money_record $(BUILD)/tests/unit/test_table_cells
 UNIT_FLAGS_BIN := $(BUILD)/tests/unit/test_flags
 STORE_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(sort $(wildcard emulator/store/*.c)))
 
@@ -249,6 +249,14 @@ $(BUILD)/tests/unit/test_money_record.o: ALL_CFLAGS += $(EM_INC_SIM)
 $(UNIT_MONEY_BIN): $(BUILD)/tests/unit/test_money_record.o $(UNIT_MONEY_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_MONEY_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS)
+
+# Each revision's Table row (api/table_cells.c), with the bytes it keys on
+UNIT_CELLS_BIN := $(BUILD)/tests/unit/test_table_cells
+UNIT_CELLS_OBJS := $(BUILD)/emulator/api/table_cells.o $(BUILD)/emulator/store/bytes.o
+$(BUILD)/tests/unit/test_table_cells.o: ALL_CFLAGS += $(EM_INC_API)
+$(UNIT_CELLS_BIN): $(BUILD)/tests/unit/test_table_cells.o $(UNIT_CELLS_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_CELLS_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS) -lpthread
 
 # The scheduler's due queue (sim/due.c) and the index it keys objects with
 UNIT_DUE_BIN := $(BUILD)/tests/unit/test_due

@@ -125,9 +125,13 @@ void em_api_answer(struct em_api *a, int code, const json_t *obj)
         return;
     }
     if (a->accept.repr == EM_REPR_TABLE) {
-        json_t *items = json_pack("[O]", obj);
-        out = em_table_build(a->srv, a->kind, items, a->req, a->accept.version, NULL);
-        json_decref(items);
+        struct em_table_row row = {.o = {.obj = obj}};
+        em_table_answer(a->srv, a->kind, &row, 1,
+                        &(struct em_table_opts){.req = a->req, .version = a->accept.version,
+                                                .with_columns = true},
+                        a->resp);
+        a->resp->code = code;
+        return;
     } else if (a->accept.repr == EM_REPR_META) {
         out = em_partial_object(obj, a->accept.version);
     }

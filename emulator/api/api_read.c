@@ -307,12 +307,42 @@ static void list_walk(struct em_api *a, struct walk *w, const char *start, int64
     free(start_ns);
 }
 
-/* A page: up to limit objects keep keeps, into page (to convert: a Table, metadata) or
- * as JSON text into items. Returns how many; *last is the last one taken. */
-static size_t list_page(struct em_api *a, struct walk *w, const struct keep *keep, long limit,
-                        json_t *page, struct nd_buf *items, const json_t **last)
+/* What a page collects: the Table's rows, the objects to convert (metadata), or the
+ * items' JSON text. */
+struct page {
+    struct em_table_row *rows; /* each holds a reference to its object and bytes */
+    size_t nrows;
+    json_t *objs;
+    struct nd_buf items;
+};
+
+static void page_add_row(struct page *pg, json_t *seen, struct em_bytes *rev, bool view)
 {
-    bool convert = a->accept.repr != EM_REPR_OBJECT;
+    if ((pg->nrows & (pg->nrows - 1)) == 0) /* 0, 1, 2, 4 ... full: double */
+        pg->rows = nd_xrealloc(pg->rows, (pg->nrows ? pg->nrows * 2 : 1) * sizeof *pg->rows);
+    pg->rows[pg->nrows++] = (struct em_table_row){
+        .o = {.obj = json_incref(seen), .rev = em_bytes_ref(rev)},
+        .obj_bytes = view ? NULL : rev};
+}
+
+static void page_release(struct page *pg)
+{
+    for (size_t i = 0; i < pg->nrows; i++) {
+        json_decref((json_t *)pg->rows[i].o.obj);
+        em_bytes_unref(pg->rows[i].o.rev);
+    }
+    free(pg->rows);
+    json_decref(pg->objs);
+    nd_buf_release(&pg->items);
+}
+
+/* A page: up to limit objects keep keeps, into pg (as the answer's representation needs
+ * them). Returns how many; *last is the last one taken. */
+static size_t list_page(struct em_api *a, struct walk *w, const struct keep *keep, long limit,
+                        struct page *pg, const json_t **last)
+{
+    enum em_repr repr = a->accept.repr;
+    bool view = a->kind->from_stored != NULL;
     size_t taken = 0;
     json_t *o;
     struct em_bytes *json;
@@ -320,11 +350,13 @@ static size_t list_page(struct em_api *a, struct walk *w, const struct keep *kee
         if (!keep->all && !keeps(keep, o))
             continue;
         /* a view's items: the stored objects converted */
-        json_t *seen = a->kind->from_stored ? a->kind->from_stored(o) : json_incref(o);
-        if (convert)
-            json_array_append(page, seen);
+        json_t *seen = view ? a->kind->from_stored(o) : json_incref(o);
+        if (repr == EM_REPR_TABLE)
+            page_add_row(pg, seen, json, view);
+        else if (repr != EM_REPR_OBJECT)
+            json_array_append(pg->objs, seen);
         else
-            add_item(items, taken == 0, seen, a->kind->from_stored ? NULL : json);
+            add_item(&pg->items, taken == 0, seen, view ? NULL : json);
         json_decref(seen);
         *last = o;
         taken++;
@@ -346,10 +378,10 @@ static size_t list_remaining(struct walk *w, const struct keep *keep)
     return remaining;
 }
 
-/* The answer: the list of the page (objects in page or their text in items), at rv, with
+/* The answer: the list of the page (what pg collected), at rv, with
  * a continue token after last when remaining. */
 static void list_answer(struct em_api *a, int64_t rv, size_t remaining, const json_t *last,
-                        json_t *page, const struct nd_buf *items)
+                        const struct page *pg)
 {
     char rvs[24];
     snprintf(rvs, sizeof rvs, "%lld", (long long)rv);
@@ -360,11 +392,13 @@ static void list_answer(struct em_api *a, int64_t rv, size_t remaining, const js
         free(token);
         json_object_set_new(meta, "remainingItemCount", json_integer((json_int_t)remaining));
     }
-    if (a->accept.repr != EM_REPR_OBJECT) {
-        json_t *body = a->accept.repr == EM_REPR_TABLE
-                           ? em_table_build(a->srv, a->kind, page, a->req, a->accept.version,
-                                            meta)
-                           : em_partial_list(page, meta, a->accept.version);
+    if (a->accept.repr == EM_REPR_TABLE) {
+        em_table_answer(a->srv, a->kind, pg->rows, pg->nrows,
+                        &(struct em_table_opts){.req = a->req, .version = a->accept.version,
+                                                .list_meta = meta, .with_columns = true},
+                        a->resp);
+    } else if (a->accept.repr != EM_REPR_OBJECT) {
+        json_t *body = em_partial_list(pg->objs, meta, a->accept.version);
         em_resp_json(a->resp, 200, body);
         json_decref(body);
     } else {
@@ -375,7 +409,7 @@ static void list_answer(struct em_api *a, int64_t rv, size_t remaining, const js
         nd_buf_reset(b);
         nd_buf_addf(b, "{\"apiVersion\":\"%s\",\"kind\":\"%s\",\"metadata\":%s,\"items\":[",
                     a->kind->api_version, a->kind->list_kind, m);
-        nd_buf_add(b, items->data, items->len);
+        nd_buf_add(b, pg->items.data, pg->items.len);
         nd_buf_adds(b, "]}\n");
         em_resp_set_type(a->resp, "application/json");
         free(m);
@@ -393,14 +427,12 @@ int em_api_list(struct em_api *a)
     if (parse_limit(a, &limit) == 0 && list_from(a, &keep, &rv, &start) == 0) {
         struct walk w;
         list_walk(a, &w, start, rv);
-        json_t *page = json_array();
-        struct nd_buf items = ND_BUF_INIT;
+        struct page pg = {.objs = json_array(), .items = ND_BUF_INIT};
         const json_t *last = NULL;
-        size_t taken = list_page(a, &w, &keep, limit, page, &items, &last);
+        size_t taken = list_page(a, &w, &keep, limit, &pg, &last);
         size_t remaining = (long)taken == limit ? list_remaining(&w, &keep) : 0;
-        list_answer(a, rv, remaining, last, page, &items);
-        nd_buf_release(&items);
-        json_decref(page);
+        list_answer(a, rv, remaining, last, &pg);
+        page_release(&pg);
         walk_release(&w);
         rc = 0;
     }

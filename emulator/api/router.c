@@ -23,12 +23,14 @@
 #include "objects.h"
 #include "route.h"
 #include "sim.h"
+#include "table_cells.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
 
 int em_router_init(struct em_server *srv, struct nd_buf *err)
 {
     em_idem_load(srv);
+    srv->table_cells = em_table_cells_new(EM_TABLE_CELLS_MAX_BYTES);
     return em_discovery_init(srv, err);
 }
 
@@ -377,6 +379,8 @@ void em_router_stop(struct em_server *srv)
 void em_router_release(struct em_server *srv)
 {
     em_discovery_release(srv);
+    em_table_cells_free(srv->table_cells);
+    srv->table_cells = NULL;
     em_exec_release(srv);
     em_faults_release(srv);
     json_decref(srv->idempotency);

@@ -8,6 +8,7 @@
 
 #include "kinds/registry.h"
 #include "server.h"
+#include "table_cells.h"
 
 /* How a Table is made. */
 struct em_table_opts {
@@ -18,16 +19,27 @@ struct em_table_opts {
                                * first event) */
 };
 
-/* A Table of items with the kind's printer columns (every column, with its priority:
- * kubectl shows priority 1 only with -o wide), cells rendered as a person reads them
- * (ages, money). Each row's `object` follows ?includeObject= : Metadata (default) a
- * PartialObjectMetadata (without managedFields), Object the whole object, None nothing.
- * NEW. */
-json_t *em_table_build_ex(struct em_server *srv, const struct nd_kind *k, const json_t *items,
-                          const struct em_table_opts *o);
-/* The same with columns, list_meta may be NULL. NEW. */
-json_t *em_table_build(struct em_server *srv, const struct nd_kind *k, const json_t *items,
-                       const struct em_req *req, const char *version, const json_t *list_meta);
+/* One row of a Table: its object, the cache's key (table_cells.h), and the object's
+ * own compact JSON when made (obj_bytes; NULL: dumped from o.obj when the row carries
+ * the object). */
+struct em_table_row {
+    struct em_table_obj o;
+    struct em_bytes *obj_bytes;
+};
+
+/* Appends a Table (compact JSON, no newline) of the n rows with the kind's printer
+ * columns (every column, with its priority: kubectl shows priority 1 only with -o wide),
+ * cells rendered as a person reads them (ages, money): each revision's cells are made once
+ * and kept in srv->table_cells (NULL: made for this answer), ages rendered against the
+ * emulator's clock now. Each row's `object` follows ?includeObject= : Metadata (default)
+ * a PartialObjectMetadata (without managedFields), Object the whole object, None
+ * nothing. */
+void em_table_write(struct em_server *srv, const struct nd_kind *k, const struct em_table_row *rows,
+                    size_t n, const struct em_table_opts *o, struct nd_buf *out);
+/* em_table_write as resp's 200 answer (application/json, a newline after it). */
+void em_table_answer(struct em_server *srv, const struct nd_kind *k,
+                     const struct em_table_row *rows, size_t n, const struct em_table_opts *o,
+                     struct em_resp *resp);
 
 /* The PartialObjectMetadata of obj in meta.k8s.io/version: kind, apiVersion and the whole
  * metadata (managedFields too, as kube-apiserver sends it). NEW. */

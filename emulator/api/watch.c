@@ -79,15 +79,18 @@ static void emit(struct watch *w, const char *type, const json_t *obj)
     json_t *payload;
     bool error = strcmp(type, "ERROR") == 0;
     if (w->accept.repr == EM_REPR_TABLE && !error && strcmp(type, "BOOKMARK") != 0) {
-        json_t *items = json_pack("[O]", obj);
-        payload = em_table_build_ex(w->srv, w->kind, items,
-                                    &(struct em_table_opts){.req = &w->req_copy,
-                                                            .version = w->accept.version,
-                                                            .with_columns =
-                                                                !w->table_columns_sent});
+        struct em_table_row row = {.o = {.obj = obj}};
+        nd_buf_addf(&w->pending, "{\"type\":\"%s\",\"object\":", type);
+        em_table_write(w->srv, w->kind, &row, 1,
+                       &(struct em_table_opts){.req = &w->req_copy,
+                                               .version = w->accept.version,
+                                               .with_columns = !w->table_columns_sent},
+                       &w->pending);
+        nd_buf_adds(&w->pending, "}\n");
         w->table_columns_sent = true;
-        json_decref(items);
-    } else if (w->accept.repr == EM_REPR_META && !error) {
+        return;
+    }
+    if (w->accept.repr == EM_REPR_META && !error) {
         /* bookmarks too, as kube-apiserver converts them */
         payload = em_partial_object(obj, w->accept.version);
     } else {

@@ -67,6 +67,7 @@ struct em_prices;
 struct em_money_index;
 struct em_discovery;
 struct em_exec_registry;
+struct em_table_cells;
 struct em_server;
 struct em_due;
 
@@ -106,6 +107,7 @@ struct em_server {
     struct em_prices *prices; /* the price book (sim/pricebook.c) */
     struct em_discovery *discovery; /* discovery and OpenAPI documents (api/discovery.c) */
     struct em_exec_registry *exec;  /* open exec sessions (api/exec.c) */
+    struct em_table_cells *table_cells; /* each revision's Table row (api/table_cells.h) */
     bool upload_stage_ready; /* files/.uploads emptied of a previous run's (api/files.c) */
     char base_url[80];
     /* the simulation (sim.h) */

@@ -176,9 +176,14 @@ static void newline(struct nd_buf *b, int flags, int level)
         nd_buf_adds(b, "    ");
 }
 
-static int cmp_keys(const void *a, const void *b)
+struct member {
+    const char *key;
+    const json_t *val;
+};
+
+static int cmp_members(const void *a, const void *b)
 {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
+    return strcmp(((const struct member *)a)->key, ((const struct member *)b)->key);
 }
 
 static int dump(const json_t *v, struct nd_buf *b, int flags, int level);
@@ -190,26 +195,32 @@ static int dump_object(const json_t *v, struct nd_buf *b, int flags, int level)
         nd_buf_adds(b, "{}");
         return 0;
     }
-    const char **keys = nd_xmalloc(n * sizeof *keys);
+    /* each key with its value: sorting them together spares a lookup per key */
+    struct member local[16];
+    struct member *m = n <= 16 ? local : nd_xmalloc(n * sizeof *m);
     size_t i = 0;
     const char *k;
     json_t *val;
-    json_object_foreach((json_t *)v, k, val) keys[i++] = k;
+    json_object_foreach((json_t *)v, k, val) {
+        m[i].key = k;
+        m[i++].val = val;
+    }
     if (flags & ND_JSON_SORT_KEYS)
-        qsort(keys, n, sizeof *keys, cmp_keys);
+        qsort(m, n, sizeof *m, cmp_members);
     int rc = 0;
     nd_buf_addch(b, '{');
     for (i = 0; i < n && rc == 0; i++) {
         if (i)
             nd_buf_addch(b, ',');
         newline(b, flags, level + 1);
-        add_string(b, keys[i], strlen(keys[i]), flags);
+        add_string(b, m[i].key, strlen(m[i].key), flags);
         nd_buf_adds(b, (flags & ND_JSON_PRETTY) ? ": " : ":");
-        rc = dump(json_object_get(v, keys[i]), b, flags, level + 1);
+        rc = dump(m[i].val, b, flags, level + 1);
     }
     newline(b, flags, level);
     nd_buf_addch(b, '}');
-    free(keys);
+    if (n > 16)
+        free(m);
     return rc;
 }
 

@@ -89,15 +89,31 @@ static void render_raw(const struct nd_column *c, const json_t *obj, struct nd_b
     json_decref(all);
 }
 
-static void render_age(const json_t *v, int64_t now, struct nd_buf *out)
+/* The time an AGE cell counts from (v an RFC 3339 string), or ND_COLUMN_NO_TIME. */
+static int64_t age_from(const json_t *v)
 {
     struct nd_status st = ND_STATUS_INIT;
     int64_t t;
-    if (json_is_string(v) && nd_time_parse(json_string_value(v), &t, &st) == 0)
-        nd_human_age(now - t, out);
-    else
-        nd_buf_adds(out, "<unknown>");
+    if (!json_is_string(v) || nd_time_parse(json_string_value(v), &t, &st) < 0)
+        t = ND_COLUMN_NO_TIME;
     nd_status_release(&st);
+    return t;
+}
+
+void nd_column_render_age(int64_t from, int64_t now_unix, struct nd_buf *out)
+{
+    if (from == ND_COLUMN_NO_TIME)
+        nd_buf_adds(out, "<unknown>");
+    else
+        nd_human_age(now_unix - from, out);
+}
+
+bool nd_column_age_from(const struct nd_column *c, const json_t *obj, int64_t *from)
+{
+    if (c->render != ND_RENDER_AGE)
+        return false;
+    *from = age_from(value_at(obj, c->jsonpath));
+    return true;
 }
 
 static void render_money(const json_t *v, const char *suffix, struct nd_buf *out)
@@ -212,7 +228,7 @@ int nd_column_render(const struct nd_column *c, const json_t *obj, int64_t now_u
         render_raw(c, obj, out);
         break;
     case ND_RENDER_AGE:
-        render_age(v, now_unix, out);
+        nd_column_render_age(age_from(v), now_unix, out);
         break;
     case ND_RENDER_MONEY:
         render_money(v, "", out);

@@ -242,6 +242,15 @@ bool nd_phase_terminal(enum nd_family f, const char *phase);
  * is the clock ages are measured against. Returns 0, or -1 when out's cap is reached. */
 int nd_column_render(const struct nd_column *c, const json_t *obj, int64_t now_unix,
                      struct nd_buf *out);
+/* The cells of ND_RENDER_AGE are the only ones that depend on the clock: what they count
+ * from is in the object (a cache of cells keeps it, and renders the age per answer).
+ * nd_column_age_from: true for such a column, with *from the time (unix seconds) it
+ * counts from, or ND_COLUMN_NO_TIME when the object has none that parses; false for any
+ * other column. nd_column_render_age appends the cell ("5m", "<unknown>") as
+ * nd_column_render does. */
+#define ND_COLUMN_NO_TIME INT64_MIN
+bool nd_column_age_from(const struct nd_column *c, const json_t *obj, int64_t *from);
+void nd_column_render_age(int64_t from, int64_t now_unix, struct nd_buf *out);
 /* The Table columnDefinition of c ({name, type, format, description, priority}). NEW. */
 json_t *nd_column_definition(const struct nd_column *c);
 

@@ -78,7 +78,6 @@ asked() { sort -u "$PC_LOG"; }
 --cflags libmicrohttpd
 --cflags yaml-0.1
 --libs jansson
---libs libmicrohttpd
 --libs readline
 --libs yaml-0.1"
     : >"$PC_LOG"

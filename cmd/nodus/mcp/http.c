@@ -553,6 +553,12 @@ int mcp_serve_http(struct mcp_server *srv)
     h.loopback = nd_http_addr_is_loopback(h.host);
     h.token = cfg->listen_token;
     h.token_len = h.token ? strlen(h.token) : 0;
+    struct nd_status st = ND_STATUS_INIT;
+    if (mcp_mhd_load(&st) < 0) {
+        fprintf(stderr, "nodus mcp: %s\nfix: %s\n", st.message, st.fix);
+        nd_status_release(&st);
+        return -1;
+    }
     if (pipe(h.sig) < 0)
         return -1;
     if (start_daemon(&h) < 0) {

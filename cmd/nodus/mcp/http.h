@@ -11,10 +11,10 @@
 #ifndef ND_MCP_HTTP_H
 #define ND_MCP_HTTP_H
 
-#include <microhttpd.h>
 #include <stdint.h>
 
 #include "mcp.h"
+#include "mhd.h"
 
 #define MCP_HTTP_PATH "/mcp"
 #define MCP_HTTP_MAX_CONNECTIONS 64u /* open at once: past it MHD refuses */

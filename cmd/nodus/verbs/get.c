@@ -374,6 +374,13 @@ static void print_all_objects(struct get_run *g, const struct nd_res_list *res, 
         json_t *obj;
         json_array_foreach(all, i, obj)
         {
+            json_t *meta = json_object_get(obj, "metadata");
+            if (!json_object_get(meta, "managedFields"))
+                continue;
+            if (obj->refcount == 1) { /* only all holds it (the answers are gone) */
+                json_object_del(meta, "managedFields");
+                continue;
+            }
             json_t *copy = json_deep_copy(obj);
             json_object_del(json_object_get(copy, "metadata"), "managedFields");
             json_array_set_new(all, i, copy);
