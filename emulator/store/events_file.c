@@ -230,7 +230,6 @@ static void take_line(struct ev_load *l, size_t file, size_t lineno, const char 
         ln->obj = j;
         ln->text = l->files[file].legacy ? json_dumps(j, JSON_COMPACT) : nd_xstrndup(text, len);
     } else {
-        json_decref(j);
         ln->text = nd_xstrndup(text, len);
     }
     ln->len = strlen(ln->text);
@@ -250,6 +249,8 @@ static void take_line(struct ev_load *l, size_t file, size_t lineno, const char 
             n->best = l->nlines; /* the newest line wins; on a tie, the later */
     }
     l->nlines++;
+    if (!event)
+        json_decref(j); /* (name was its) */
 }
 
 /* Reads one file's lines; a torn last line (no newline) is cut off, or ended when it parses. */
