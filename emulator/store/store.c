@@ -810,6 +810,7 @@ int em_store_clear(struct em_store *s, struct nd_status *st)
         }
     }
     undo_clear(s); /* the log was rewritten: every change before is settled */
+    json_object_clear(s->events_live);
     /* the kinds go too: their order (em_store_kinds) starts again */
     for (size_t i = 0; i < s->nkinds; i++)
         em_index_free(s->kinds[i].ix, entry_free);
