@@ -13,7 +13,8 @@
  * place or appended by hand keeps or repeats its resourceVersion, and wins); a winning
  * deletion line means the Event is gone. A line that does not parse, or is neither an Event
  * nor a deletion, is reported and skipped (the rest of its file loads; the file is left as
- * it is). A torn last line (no newline: a crash in the middle of an append) is cut off.
+ * it is). A last line without its newline gets one when it parses; else it is torn (a crash
+ * in the middle of an append) and cut off.
  * A start tidies a project's files when it must or when it is worth it: an Event whose
  * lines sit in more than one file or outside its hour's file (a hand edit), or a legacy
  * one-file-per-Event <name>.json, makes it rewrite the project's hour files with one line
