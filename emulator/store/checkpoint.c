@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "events_file.h"
 #include "fsutil.h"
 #include "util/xmalloc.h"
 
@@ -309,8 +310,8 @@ int em_checkpoint_write(struct em_store *s)
     cw.out.len = HEADER_LEN; /* filled last */
     for (long i = next_kind(s, NULL); i >= 0; i = next_kind(s, s->kinds[i].kind->plural)) {
         cw.plural = s->kinds[i].kind->plural;
-        if (strpbrk(cw.plural, "\t\n/"))
-            continue;
+        if (strpbrk(cw.plural, "\t\n/") || em_events_kind(s->kinds[i].kind))
+            continue; /* Events: a few hour files a start reads whole (events_file.h) */
         em_index_foreach(s->kinds[i].ix, add_entry, &cw);
     }
     int64_t lsize, lmtime;

@@ -127,3 +127,57 @@ int em_copy_tree(const char *from, const char *to)
         errno = err; /* what failed first, for the caller's message */
     return rc;
 }
+
+static int append_open(const char *path)
+{
+    int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0 && errno == ENOENT) {
+        char *dir = nd_xstrdup(path);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        em_mkdir_p(dir);
+        free(dir);
+        fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    }
+    return fd;
+}
+
+int em_append_line(const char *path, const char *data, size_t len)
+{
+    int fd = append_open(path);
+    if (fd < 0)
+        return -1;
+    struct stat sb;
+    char last = '\n';
+    if (fstat(fd, &sb) < 0 || (sb.st_size > 0 && pread(fd, &last, 1, sb.st_size - 1) != 1)) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    size_t off = 0;
+    int rc = 0;
+    if (last != '\n' && write(fd, "\n", 1) != 1)
+        rc = -1;
+    while (rc == 0 && off < len) {
+        ssize_t n = write(fd, data + off, len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            rc = -1;
+            break;
+        }
+        off += (size_t)n;
+    }
+    int e = errno;
+    if (rc < 0 && ftruncate(fd, sb.st_size) < 0) {
+        /* a torn last line: the next start cuts it off */
+    }
+    if (close(fd) < 0 && rc == 0) {
+        rc = -1;
+        e = errno;
+    }
+    errno = e;
+    return rc;
+}

@@ -2,6 +2,8 @@
 #ifndef EM_FSUTIL_H
 #define EM_FSUTIL_H
 
+#include <stddef.h>
+
 #include "util/buf.h"
 
 /* Removes path and, for a directory, everything under it (symbolic links are removed,
@@ -12,5 +14,10 @@ int em_mkdir_p(const char *path);
 /* Copies the tree at from to to: directories, regular files (with their modes) and
  * symbolic links (as links, never followed). 0 also when from does not exist. */
 int em_copy_tree(const char *from, const char *to);
+
+/* Appends data (whole lines) to path, creating it and its directory; when the file does
+ * not end with a newline (edited by hand), one goes first. A failed write is cut back off.
+ * 0 or -1 with errno set. Not flushed. */
+int em_append_line(const char *path, const char *data, size_t len);
 
 #endif

@@ -136,10 +136,10 @@ static int apply_ops(struct em_journal *w, struct em_journal_op *ops, size_t n, 
     int err = 0;
     for (size_t i = 0; i < total; i++) {
         struct em_journal_op *op = &all[i];
-        /* a later write of the same file makes this one moot */
+        /* a later write (not an append) of the same file makes this one moot */
         bool superseded = false;
         for (size_t j = i + 1; j < total && (j < i + 64 || i < nretry); j++) {
-            if (strcmp(all[j].path, op->path) == 0) {
+            if (!(all[j].append && all[j].data) && strcmp(all[j].path, op->path) == 0) {
                 superseded = true;
                 break;
             }
@@ -147,6 +147,8 @@ static int apply_ops(struct em_journal *w, struct em_journal_op *ops, size_t n, 
         int rc = 0;
         if (superseded)
             rc = 0;
+        else if (op->data && op->append)
+            rc = em_append_line(op->path, op->data, op->len);
         else if (op->data)
             rc = em_write_atomic(op->path, op->data, op->len, false);
         else if (unlink(op->path) < 0 && errno != ENOENT)

@@ -53,11 +53,12 @@
 enum em_fsync { EM_FSYNC_ALWAYS, EM_FSYNC_BATCH, EM_FSYNC_NEVER };
 
 /* A file write that follows a record: data written to path (or path unlinked when
- * data is NULL). */
+ * data is NULL), or with append, data appended to it (em_append_line). */
 struct em_journal_op {
     char *path;
     char *data;
     size_t len;
+    bool append;
 };
 
 struct em_journal_counters {

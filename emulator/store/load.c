@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "events_file.h"
 #include "fsutil.h"
 #include "util/xmalloc.h"
 
@@ -21,6 +22,7 @@
 #define BLOCK 32
 
 struct job {
+    bool done;       /* loaded already (an Event of an hour file) */
     const char *src; /* the checkpoint's compact JSON, or NULL: read the file */
     size_t len;
     const char *dirpath; /* DIR/objects/<ns dir>/<plural> */
@@ -93,6 +95,8 @@ static void load_from_file(struct em_loaded *it)
 
 static void load_one(struct em_loaded *it, const struct job *j)
 {
+    if (j->done)
+        return;
     if (j->src) {
         json_t *obj = json_loadb(j->src, j->len, JSON_REJECT_DUPLICATES, NULL);
         if (obj && !check_obj(obj, it->name)) {
@@ -198,11 +202,38 @@ static void scan_file(struct scan *sc, int dfd, const char *pdir, const char *fn
     }
 }
 
+/* What events_file.c found: an item loaded already. */
+struct ev_sink {
+    struct scan *sc;
+    const char *plural, *ns;
+};
+
+static void event_item(void *ctx, char *name, json_t *obj, char *path, char *why)
+{
+    struct ev_sink *es = ctx;
+    struct job *j;
+    struct em_loaded *it = add_item(es->sc, &j);
+    *j = (struct job){.done = true};
+    it->plural = es->plural;
+    it->ns = es->ns;
+    it->name = name;
+    it->obj = obj;
+    it->path = path;
+    it->why = why;
+}
+
 /* The object files of one kind directory DIR/objects/<nsdirname>/<plural>. */
 static void scan_kind_dir(struct scan *sc, const char *nsdir, const char *dname,
                           const char *nsdirname, const char *ns)
 {
     char *pdir = nd_xasprintf("%s/%s", nsdir, dname);
+    if (em_events_kind(nd_kind_by_plural(NULL, dname)) && *ns) {
+        /* one file per project and hour (events_file.h) */
+        struct ev_sink es = {sc, keep_dir(sc->out, nd_xstrdup(dname)), ns};
+        em_events_load_dir(pdir, ns, event_item, &es);
+        free(pdir);
+        return;
+    }
     DIR *d3 = opendir(pdir);
     if (!d3) {
         free(pdir);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "events_file.h"
 #include "fsutil.h"
 #include "index.h"
 #include "util/xmalloc.h"
@@ -208,15 +209,19 @@ static void set_entry(struct em_store *s, const struct nd_kind *k, const char *n
     char kb[EM_STORE_KEY_MAX];
     ix_key(ns, name, kb, sizeof kb);
     struct em_index *ix = kind_index(s, k, true);
+    struct em_entry *old;
     if (obj) {
         struct em_entry *e = nd_xmalloc(sizeof *e);
         e->obj = json_incref(obj);
         e->json = em_bytes_ref(json);
         e->stamp = stamp ? *stamp : (struct em_stamp){0};
-        entry_free(em_index_put(ix, kb, e));
+        old = em_index_put(ix, kb, e);
     } else {
-        entry_free(em_index_del(ix, kb));
+        old = em_index_del(ix, kb);
     }
+    if (em_events_kind(k))
+        em_events_count(s->events_live, ns, old ? old->obj : NULL, obj);
+    entry_free(old);
 }
 
 static void set_obj(struct em_store *s, const struct nd_kind *k, const char *ns, const char *name,
@@ -320,7 +325,9 @@ static void repair(struct em_store *s, struct nd_buf *report)
         free(bkey);
         if (broken)
             continue;
-        char *path = obj_file(s, plural, ns, name);
+        bool events = em_events_kind(k);
+        json_t *robj = events ? json_loadb(r->json->data, r->json->len, 0, NULL) : NULL;
+        char *path = events ? em_events_path(s->dir, ns, robj) : obj_file(s, plural, ns, name);
         struct stat sb;
         bool present = stat(path, &sb) == 0;
         int64_t mtime_us = present ? (int64_t)sb.st_mtim.tv_sec * 1000000 +
@@ -329,7 +336,14 @@ static void repair(struct em_store *s, struct nd_buf *report)
         json_t *cur = em_store_get(s, k, ns, name);
         bool deleted = strcmp(r->type, "DELETED") == 0;
         bool stale = !present ? !deleted : obj_rv(cur) < rev && mtime_us < r->wall_us;
-        if (stale && deleted) {
+        if (events && deleted && !cur)
+            stale = false; /* gone already */
+        if (stale && events) {
+            if (em_events_repair(s->dir, s->events_live, r, cur, robj, report) == 0) {
+                add_loaded(s, k, ns, name, deleted ? NULL : json_incref(robj));
+                s->repaired++;
+            }
+        } else if (stale && deleted) {
             if (unlink(path) == 0) {
                 set_obj(s, k, ns, name, NULL, NULL);
                 nd_buf_addf(report, "state: %s: removed, as revision %lld of the journal says "
@@ -351,6 +365,7 @@ static void repair(struct em_store *s, struct nd_buf *report)
             free(text);
             json_decref(obj);
         }
+        json_decref(robj);
         free(path);
     }
     json_decref(newest);
@@ -365,6 +380,8 @@ static int open_refused(struct em_store *s)
     s->lock_fd = -1;
     json_decref(s->broken);
     s->broken = NULL;
+    json_decref(s->events_live);
+    s->events_live = NULL;
     free(s->dir);
     s->dir = NULL;
     return -1;
@@ -379,6 +396,7 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
     s->dir = nd_xstrdup(dir);
     s->fsync_mode = mode;
     s->broken = json_object();
+    s->events_live = json_object();
     if (em_mkdir_p(dir) < 0) {
         nd_buf_addf(err, "cannot create state directory %s: %s", dir, strerror(errno));
         return open_refused(s);
@@ -483,6 +501,7 @@ void em_store_close(struct em_store *s)
         em_index_free(s->kinds[i].ix, entry_free);
     free(s->kinds);
     json_decref(s->broken);
+    json_decref(s->events_live);
     free(s->dir);
     memset(s, 0, sizeof *s);
     s->lock_fd = -1;
@@ -574,11 +593,16 @@ static struct em_bytes *log_change(struct em_store *s, const struct nd_kind *k, 
     struct em_bytes *json = em_bytes_take(json_dumps(obj, JSON_COMPACT));
     size_t llen;
     char *line = em_store_record_line_bytes(rev, time_ms, type, plural, json->data, &llen);
-    struct em_journal_op op = {.path = obj_file(s, plural, ns, name)};
-    if (!remove)
-        op.data = file_text(obj, &op.len);
+    const struct em_entry *cur = em_store_entry(s, k, ns, name);
+    struct em_journal_op op = {0};
+    if (em_events_kind(k)) {
+        em_events_op(s->dir, s->events_live, ns, cur ? cur->obj : NULL, obj, json, remove, &op);
+    } else {
+        op.path = obj_file(s, plural, ns, name);
+        if (!remove)
+            op.data = file_text(obj, &op.len);
+    }
     if (s->journal.path) {
-        const struct em_entry *cur = em_store_entry(s, k, ns, name);
         uint64_t ticket = em_journal_append(&s->journal, rev, line, llen, &op);
         undo_push(s, ticket, rev, k, ns, name, cur);
     } else {
@@ -776,7 +800,9 @@ int em_store_clear(struct em_store *s, struct nd_status *st)
         while ((e = em_store_next(&c))) {
             const char *ns = meta_str(e->obj, "namespace");
             char *path =
-                obj_file(s, s->kinds[i].kind->plural, ns ? ns : "", meta_str(e->obj, "name"));
+                em_events_kind(s->kinds[i].kind)
+                    ? em_events_path(s->dir, ns ? ns : "", e->obj)
+                    : obj_file(s, s->kinds[i].kind->plural, ns ? ns : "", meta_str(e->obj, "name"));
             if (unlink(path) < 0 && errno != ENOENT && rc == 0)
                 rc = nd_status_set(st, "InternalError", NULL, "cannot remove %s: %s", path,
                                    strerror(errno));
@@ -784,6 +810,7 @@ int em_store_clear(struct em_store *s, struct nd_status *st)
         }
     }
     undo_clear(s); /* the log was rewritten: every change before is settled */
+    json_object_clear(s->events_live);
     /* the kinds go too: their order (em_store_kinds) starts again */
     for (size_t i = 0; i < s->nkinds; i++)
         em_index_free(s->kinds[i].ix, entry_free);

@@ -55,6 +55,10 @@ enum nd_kind_flag {
      * one is Active at once, and deleting one deletes what it holds (default and nodus
      * are never deleted). */
     ND_KIND_PROJECT = 1u << 4,
+    /* Its objects are many, small and written once (Event): the store keeps them as lines
+     * of one append-only file per project and hour, not a file each
+     * (emulator/store/events_file.h). */
+    ND_KIND_HOUR_FILES = 1u << 5,
 };
 
 /* How a printer column turns the value at its JSONPath into a cell. The value is read

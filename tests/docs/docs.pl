@@ -227,6 +227,7 @@ sub mask {
     s/\b[a-z][a-z0-9]*_[0-9a-hjkmnp-tv-z]{26}\b/<id>/g;                      # uids, requestIds
     s/\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)/<time>/g;   # RFC 3339
     s/(?<![\d.])1\d{12}(?![\d.])/<ms-time>/g;                                  # epoch ms
+    s/\b\d{4}-\d\d-\d\dT\d\d(?=\.ndjson\b)/<hour>/g;                            # hour files
     s/\b(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT\b/<time>/g;
     s/((?:127\.0\.0\.1|localhost|\[::1\]|0\.0\.0\.0):)\d+/$1<port>/g;            # ports
     s/\bpid \d+/pid <pid>/g;

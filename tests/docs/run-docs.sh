@@ -40,7 +40,8 @@
 #   (`job_01m8...`, `req_01m8...`; the 8 hex digits ending a generated name such as a
 #   PoolAction's `lab-burst-88c76c64`, the 5 characters generateName adds, `batch-4wctl`,
 #   the 16 hex digits of an Event's name, `datasets.001a2289b791e001`), resourceVersions,
-#   times (RFC 3339, and 13-digit milliseconds since 1970), ports of 127.0.0.1 and
+#   times (RFC 3339, 13-digit milliseconds since 1970, and the hour naming an Event file,
+#   `2026-12-01T23.ndjson`), ports of 127.0.0.1 and
 #   localhost, `pid N`, latencies (`5.6ms`), ages (`39s`, `3h31m`, in any column) and so
 #   the padding between columns. Blank lines at the end of an output are not compared.
 #   Nothing else.

@@ -262,7 +262,8 @@ static void flag_words(unsigned flags, char *out, size_t cap)
                  {ND_KIND_COMPUTE, "compute"},
                  {ND_KIND_OWNER, "owner"},
                  {ND_KIND_OWNED, "owned"},
-                 {ND_KIND_PROJECT, "project"}};
+                 {ND_KIND_PROJECT, "project"},
+                 {ND_KIND_HOUR_FILES, "hour-files"}};
     out[0] = '\0';
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
         if (!(flags & words[i].flag))
@@ -296,7 +297,7 @@ static void test_kind_flags(void **state)
         {"Host", "", ND_FAMILY_LONG, false, NULL},
         {"Image", "", ND_FAMILY_CATALOGUE, false, NULL},
         {"Namespace", "project", ND_FAMILY_NONE, false, "projects/project"},
-        {"Event", "", ND_FAMILY_NONE, false, NULL},
+        {"Event", "hour-files", ND_FAMILY_NONE, false, NULL},
     };
     assert_int_equal(sizeof rows / sizeof rows[0], nd_kind_count());
     for (size_t i = 0; i < nd_kind_count(); i++) {
