@@ -33,10 +33,13 @@ if [ "${1:-}" = bench ]; then
     command -v gnuplot >/dev/null 2>&1 || PACKAGES="$PACKAGES gnuplot-nox"
 fi
 
+# one dpkg-query for them all (one a package took a second of CPU on every make check):
+# the installed ones, one a line; a package it does not know is not among them
+installed=" $(dpkg-query -W -f='${Package} ${db:Status-Status}\n' $PACKAGES 2>/dev/null |
+    awk '$2 == "installed" { printf "%s ", $1 }')"
 missing=""
 for p in $PACKAGES; do
-    status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
-    [ "$status" = "installed" ] || missing="$missing $p"
+    case $installed in *" $p "*) ;; *) missing="$missing $p" ;; esac
 done
 
 [ -z "$missing" ] && exit 0
