@@ -66,6 +66,7 @@ looked_at_most() {
     local before=$1 max=$2 now
     now=$(visited)
     echo "cascadeVisited: $before -> $now (at most $max more)"
+    [[ $before =~ ^[0-9]+$ && $now =~ ^[0-9]+$ ]] # (a count, not null)
     [ "$((now - before))" -le "$max" ]
 }
 
