@@ -8,6 +8,9 @@
 #include "store.h"
 #include "util/xmalloc.h"
 
+/* Keys up to this long are built on the stack. */
+#define EM_OWNERS_KEY_BUF 512
+
 /* What an object was recorded with: its uid (when it has one) and its owners' uids, each
  * NUL-terminated, one after the other in data. */
 struct rec {
@@ -55,6 +58,29 @@ static bool rec_same(const struct rec *a, const struct rec *b)
            memcmp(a->data, b->data, a->len) == 0;
 }
 
+/* A key: parts joined by "\x01", into buf when it fits (no allocation on the hot path),
+ * else NEW; free it with key_free(key, buf). */
+static char *key_join(char *buf, size_t cap, const char *const *parts, size_t n)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(parts[i]) + 1;
+    char *key = len <= cap ? buf : nd_xmalloc(len), *p = key;
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(parts[i]);
+        memcpy(p, parts[i], l);
+        p += l;
+        *p++ = i + 1 < n ? '\x01' : '\0';
+    }
+    return key;
+}
+
+static void key_free(char *key, const char *buf)
+{
+    if (key != buf)
+        free(key);
+}
+
 /* Adds (add) or removes the uid and dependents keys of rec, the object (plural, ns, name). */
 static void rec_keys(struct em_owners *o, const struct rec *rec, const char *plural,
                      const char *ns, const char *name, bool add)
@@ -63,7 +89,8 @@ static void rec_keys(struct em_owners *o, const struct rec *rec, const char *plu
     for (uint32_t i = 0; i < rec->nowners + (rec->has_uid ? 1u : 0u); i++) {
         bool is_uid = rec->has_uid && i == 0;
         struct em_index **ix = is_uid ? &o->uids : &o->dependents;
-        char *key = nd_xasprintf("%s\x01%s\x01%s\x01%s", p, ns, plural, name);
+        char buf[EM_OWNERS_KEY_BUF];
+        char *key = key_join(buf, sizeof buf, (const char *const[]){p, ns, plural, name}, 4);
         if (add) {
             if (!*ix)
                 *ix = em_index_new();
@@ -71,7 +98,7 @@ static void rec_keys(struct em_owners *o, const struct rec *rec, const char *plu
         } else if (*ix) {
             em_index_del(*ix, key);
         }
-        free(key);
+        key_free(key, buf);
         p += strlen(p) + 1;
     }
 }
@@ -80,11 +107,12 @@ void em_owners_set(struct em_owners *o, const struct nd_kind *k, const char *ns,
                    const char *name, const json_t *obj)
 {
     struct rec *rec = obj ? rec_of(obj) : NULL;
-    char *key = nd_xasprintf("%s\x01%s\x01%s", k->plural, ns, name);
+    char buf[EM_OWNERS_KEY_BUF];
+    char *key = key_join(buf, sizeof buf, (const char *const[]){k->plural, ns, name}, 3);
     struct rec *old = o->objects ? em_index_get(o->objects, key) : NULL;
     if (rec_same(old, rec)) { /* most writes: nothing the index holds changed */
         free(rec);
-        free(key);
+        key_free(key, buf);
         return;
     }
     if (old) {
@@ -97,7 +125,7 @@ void em_owners_set(struct em_owners *o, const struct nd_kind *k, const char *ns,
         em_index_put(o->objects, key, rec);
         rec_keys(o, rec, k->plural, ns, name, true);
     }
-    free(key);
+    key_free(key, buf);
 }
 
 void em_owners_clear(struct em_owners *o)
