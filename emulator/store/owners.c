@@ -20,33 +20,21 @@ struct rec {
     char data[];
 };
 
-/* NEW record of obj, or NULL when obj has neither a uid nor an owner. */
-static struct rec *rec_of(const json_t *obj)
+/* NEW record of uid (NULL: none) and the n owner uids, or NULL when there is nothing. */
+static struct rec *rec_make(const char *uid, const char *const *owners, size_t n)
 {
-    const json_t *meta = json_object_get(obj, "metadata");
-    const char *uid = json_string_value(json_object_get(meta, "uid"));
-    const json_t *refs = json_object_get(meta, "ownerReferences");
-    size_t len = uid ? strlen(uid) + 1 : 0, n = 0, i;
-    json_t *r;
-    json_array_foreach(refs, i, r) {
-        const char *u = json_string_value(json_object_get(r, "uid"));
-        if (u) {
-            len += strlen(u) + 1;
-            n++;
-        }
-    }
     if (!uid && !n)
         return NULL;
+    size_t len = uid ? strlen(uid) + 1 : 0;
+    for (size_t i = 0; i < n; i++)
+        len += strlen(owners[i]) + 1;
     struct rec *rec = nd_xmalloc(sizeof *rec + len);
     *rec = (struct rec){.nowners = (uint32_t)n, .len = (uint32_t)len, .has_uid = uid != NULL};
     char *p = rec->data;
     if (uid)
         p = stpcpy(p, uid) + 1;
-    json_array_foreach(refs, i, r) {
-        const char *u = json_string_value(json_object_get(r, "uid"));
-        if (u)
-            p = stpcpy(p, u) + 1;
-    }
+    for (size_t i = 0; i < n; i++)
+        p = stpcpy(p, owners[i]) + 1;
     return rec;
 }
 
@@ -106,7 +94,30 @@ static void rec_keys(struct em_owners *o, const struct rec *rec, const char *plu
 void em_owners_set(struct em_owners *o, const struct nd_kind *k, const char *ns,
                    const char *name, const json_t *obj)
 {
-    struct rec *rec = obj ? rec_of(obj) : NULL;
+    const json_t *meta = json_object_get(obj, "metadata");
+    const json_t *refs = json_object_get(meta, "ownerReferences");
+    const char *few[8], **owners = few;
+    size_t n = 0, i;
+    if (json_array_size(refs) > sizeof few / sizeof *few)
+        owners = nd_xmalloc(json_array_size(refs) * sizeof *owners);
+    json_t *r;
+    json_array_foreach(refs, i, r) {
+        const char *u = json_string_value(json_object_get(r, "uid"));
+        if (u)
+            owners[n++] = u;
+    }
+    em_owners_put(o, &(struct em_owners_obj){.kind = k, .ns = ns, .name = name, .present = obj,
+                                             .uid = json_string_value(json_object_get(meta, "uid")),
+                                             .owners = owners, .nowners = n});
+    if (owners != few)
+        free(owners);
+}
+
+void em_owners_put(struct em_owners *o, const struct em_owners_obj *ob)
+{
+    const struct nd_kind *k = ob->kind;
+    const char *ns = ob->ns, *name = ob->name;
+    struct rec *rec = ob->present ? rec_make(ob->uid, ob->owners, ob->nowners) : NULL;
     char buf[EM_OWNERS_KEY_BUF];
     char *key = key_join(buf, sizeof buf, (const char *const[]){k->plural, ns, name}, 3);
     struct rec *old = o->objects ? em_index_get(o->objects, key) : NULL;

@@ -24,6 +24,7 @@
 #define EM_STORE_OWNERS_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +42,18 @@ struct em_owners {
  * metadata.uid and metadata.ownerReferences[].uid. */
 void em_owners_set(struct em_owners *o, const struct nd_kind *k, const char *ns,
                    const char *name, const json_t *obj);
+/* The same from what the object's fields say, for a store that keeps them without a
+ * tree: present false (the object is gone), else its uid (NULL: none) and the uids of its
+ * owner references, in their order. */
+struct em_owners_obj {
+    const struct nd_kind *kind;
+    const char *ns, *name;
+    bool present;
+    const char *uid;
+    const char *const *owners;
+    size_t nowners;
+};
+void em_owners_put(struct em_owners *o, const struct em_owners_obj *obj);
 /* Forgets every object (the maps are freed; o is empty again). */
 void em_owners_clear(struct em_owners *o);
 

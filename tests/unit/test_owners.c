@@ -154,6 +154,38 @@ static void test_uids_are_exact(void **state)
     em_owners_clear(&o);
 }
 
+/* From the fields alone (em_owners_put), as from the tree; more owners than fit on the
+ * stack. */
+static void test_put_from_fields(void **state)
+{
+    (void)state;
+    struct em_owners o = {0};
+    const char *owners[12];
+    char uids[12][8];
+    for (int i = 0; i < 12; i++) {
+        snprintf(uids[i], sizeof uids[i], "o%02d", i);
+        owners[i] = uids[i];
+    }
+    em_owners_put(&o, &(struct em_owners_obj){.kind = JOBS, .ns = "p", .name = "j",
+                                               .present = true, .uid = "u-j",
+                                               .owners = owners, .nowners = 12});
+    ASSERT_FOUND(deps(&o, "p", "o11"), "jobs/j");
+    ASSERT_FOUND(holders(&o, "p", "u-j"), "jobs/j");
+    /* the same object from its tree: nothing changes */
+    json_t *refs = json_array();
+    for (int i = 0; i < 12; i++)
+        json_array_append_new(refs, json_pack("{ss}", "uid", uids[i]));
+    json_t *obj = json_pack("{s{ss ss so}}", "metadata", "name", "j", "uid", "u-j",
+                            "ownerReferences", refs);
+    em_owners_set(&o, JOBS, "p", "j", obj);
+    json_decref(obj);
+    assert_int_equal(em_owners_references(&o), 12);
+    em_owners_put(&o, &(struct em_owners_obj){.kind = JOBS, .ns = "p", .name = "j"});
+    ASSERT_FOUND(deps(&o, "p", "o00"), "");
+    assert_int_equal(em_owners_objects(&o), 0);
+    em_owners_clear(&o);
+}
+
 /* ---- as the store keeps it ---- */
 
 static void open_store(struct em_store *s, const char *dir)
@@ -335,6 +367,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_replace_delete_clear),
         cmocka_unit_test(test_uids_are_exact),
+        cmocka_unit_test(test_put_from_fields),
         cmocka_unit_test(test_store_keeps_it),
         cmocka_unit_test(test_rollback_restores_it),
         cmocka_unit_test(test_lookup_does_not_walk),
