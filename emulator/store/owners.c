@@ -252,7 +252,8 @@ static void find_hits(struct em_store *s, const char *ns, const char *uid, bool 
         em_owners_holders(&s->owners, ns, uid, add_hit, h);
     else
         em_owners_dependents(&s->owners, ns, uid, add_hit, h);
-    qsort(h->v, h->n, sizeof *h->v, hit_cmp);
+    if (h->n > 1) /* (qsort takes no NULL, even for nothing) */
+        qsort(h->v, h->n, sizeof *h->v, hit_cmp);
 }
 
 int em_store_dependents(struct em_store *s, const char *ns, const char *uid, em_store_walk_fn fn,
