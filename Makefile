@@ -200,7 +200,8 @@ $(BIN)/nodus-emulator: $(EMU_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(EMU_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(MHD_LIBS) $(PC_LIBS) $(WSLAY_LIBS) -lutil -lpthread
 
-UNIT_STORE_BINS := $(filter $(BUILD)/tests/unit/test_store_% $(BUILD)/tests/unit/test_events_%,$(UNIT_BINS))
+UNIT_STORE_BINS := $(filter $(BUILD)/tests/unit/test_store_% $(BUILD)/tests/unit/test_events_% \
+    $(BUILD)/tests/unit/test_owners $(BUILD)/tests/unit/test_owners_%,$(UNIT_BINS))
 UNIT_PARAMS_BIN := $(BUILD)/tests/unit/test_params
 # the emulator tests below link the objects they test (and no server)
 UNIT_EMU_BINS := $(BUILD)/tests/unit/test_budget_math $(BUILD)/tests/unit/test_pricebook \
@@ -216,6 +217,7 @@ $(filter-out $(UNIT_STORE_BINS) $(UNIT_PARAMS_BIN) $(UNIT_EMU_BINS) $(UNIT_FLAGS
 
 # the store layer's tests drive emulator/store/ directly, without HTTP
 $(BUILD)/tests/unit/test_store_%.o $(BUILD)/tests/unit/test_events_%.o: ALL_CFLAGS += -Iemulator/store
+$(BUILD)/tests/unit/test_owners.o $(BUILD)/tests/unit/test_owners_%.o: ALL_CFLAGS += -Iemulator/store
 $(UNIT_STORE_BINS): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(STORE_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(STORE_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS) -lpthread

@@ -32,12 +32,13 @@ json_t *em_stats_json(struct em_server *srv)
     const char *runtime = srv->opt.no_simulation ? "none"
                           : em_runtime_local(srv) ? "local"
                                                   : "simulate";
-    return json_pack("{sosIsIsIsIsIsIsIs{sIsI}ssso}", "objects", objects, "objectsTotal",
+    return json_pack("{sosIsIsIsIsIsIsIsIs{sIsI}ssso}", "objects", objects, "objectsTotal",
                      (json_int_t)total, "watchesOpen", (json_int_t)srv->stats.watches_open,
                      "watchesTotal", (json_int_t)srv->stats.watches_total, "readsWaiting",
                      (json_int_t)srv->stats.reads_waiting, "requests",
                      (json_int_t)srv->stats.requests, "revision", (json_int_t)srv->store.revision,
-                     "historyEvents", (json_int_t)srv->history.len, "clock", "nowMs",
+                     "historyEvents", (json_int_t)srv->history.len, "cascadeVisited",
+                     (json_int_t)srv->store.owners.visited, "clock", "nowMs",
                      (json_int_t)em_clock_now_ms(&srv->clock), "speedPermille",
                      (json_int_t)(srv->clock.speed * 1000), "runtime", runtime, "tableRows",
                      em_table_cells_stats(srv->table_cells));

@@ -189,62 +189,26 @@ int em_obj_update(struct em_server *srv, const struct nd_kind *k, json_t *old, j
     return rc;
 }
 
-static bool owned_by(const json_t *obj, const char *uid)
-{
-    json_t *refs = json_object_get(json_object_get(obj, "metadata"), "ownerReferences");
-    size_t i;
-    json_t *r;
-    json_array_foreach(refs, i, r) {
-        const char *u = json_string_value(json_object_get(r, "uid"));
-        if (u && strcmp(u, uid) == 0)
-            return true;
-    }
-    return false;
-}
-
-struct uid_walk {
-    const char *uid;
-    json_t *out;                /* dependents: [plural, object] pairs */
-    const struct nd_kind *kind; /* find_by_uid: the match */
-    json_t *obj;
-};
-
 static int add_dependent(const struct nd_kind *k, const struct em_entry *e, void *ctx)
 {
-    struct uid_walk *w = ctx;
-    if (owned_by(e->obj, w->uid))
-        json_array_append_new(w->out, json_pack("[sO]", k->plural, e->obj));
+    json_array_append_new(ctx, json_pack("[sO]", k->plural, e->obj));
     return 0;
 }
 
 /* NEW array of [kind-plural, object] pairs of the objects in ns owned by uid (kind by
- * kind, each in name order). */
+ * kind, each in name order), from the store's owner index: no walk of the project. */
 static json_t *dependents(struct em_server *srv, const char *ns, const char *uid)
 {
-    struct uid_walk w = {.uid = uid, .out = json_array()};
-    em_store_walk(&srv->store, NULL, ns, add_dependent, &w);
-    return w.out;
-}
-
-static int match_uid(const struct nd_kind *k, const struct em_entry *e, void *ctx)
-{
-    struct uid_walk *w = ctx;
-    const char *u = json_string_value(json_object_get(json_object_get(e->obj, "metadata"), "uid"));
-    if (!u || strcmp(u, w->uid) != 0)
-        return 0;
-    w->kind = k;
-    w->obj = e->obj;
-    return 1;
+    json_t *out = json_array();
+    em_store_dependents(&srv->store, ns, uid, add_dependent, out);
+    return out;
 }
 
 static json_t *find_by_uid(struct em_server *srv, const char *ns, const char *uid,
                            const struct nd_kind **kind)
 {
-    struct uid_walk w = {.uid = uid};
-    if (!em_store_walk(&srv->store, NULL, ns, match_uid, &w))
-        return NULL;
-    *kind = w.kind;
-    return w.obj;
+    const struct em_entry *e = em_store_by_uid(&srv->store, ns, uid, kind);
+    return e ? e->obj : NULL;
 }
 
 /* An owner waiting in foreground deletion goes once its last dependent is gone. */

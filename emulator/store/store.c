@@ -210,6 +210,7 @@ static void set_entry(struct em_store *s, const struct nd_kind *k, const char *n
     ix_key(ns, name, kb, sizeof kb);
     struct em_index *ix = kind_index(s, k, true);
     struct em_entry *old;
+    em_owners_set(&s->owners, k, ns, name, obj);
     if (obj) {
         struct em_entry *e = nd_xmalloc(sizeof *e);
         e->obj = json_incref(obj);
@@ -500,6 +501,7 @@ void em_store_close(struct em_store *s)
     for (size_t i = 0; i < s->nkinds; i++)
         em_index_free(s->kinds[i].ix, entry_free);
     free(s->kinds);
+    em_owners_clear(&s->owners);
     json_decref(s->broken);
     json_decref(s->events_live);
     free(s->dir);
@@ -815,6 +817,7 @@ int em_store_clear(struct em_store *s, struct nd_status *st)
     for (size_t i = 0; i < s->nkinds; i++)
         em_index_free(s->kinds[i].ix, entry_free);
     free(s->kinds);
+    em_owners_clear(&s->owners);
     s->kinds = NULL;
     s->nkinds = 0;
     return rc;

@@ -31,6 +31,7 @@
 #include "util/buf.h"
 #include "util/status.h"
 #include "journal.h"
+#include "owners.h"
 
 /* Longest index key: a project (63) and a name (253), a separator and a NUL. */
 #define EM_STORE_KEY_MAX 320
@@ -90,6 +91,7 @@ struct em_store {
     json_t *events_live; /* live Events per hour file (events_file.h) */
     struct em_undo *undo; /* changes whose journal write may still fail, oldest first */
     size_t nundo, capundo;
+    struct em_owners owners; /* uids and owner references of the objects (owners.h) */
 };
 
 /* Opens (creating) the state directory, takes its lock, empties it first when reset
@@ -199,6 +201,16 @@ int em_store_kinds(struct em_store *s, em_store_kind_fn fn, void *ctx);
 typedef int (*em_store_walk_fn)(const struct nd_kind *k, const struct em_entry *e, void *ctx);
 int em_store_walk(struct em_store *s, const struct nd_kind *k, const char *ns, em_store_walk_fn fn,
                   void *ctx);
+/* Through the owner index (owners.h), O(log N) plus what is found, not a walk:
+ * fn(kind, entry, ctx) for each object of project ns ("" for cluster-scoped ones) whose
+ * metadata.ownerReferences name uid, in em_store_walk's order; as a walk's, fn must not
+ * change the store, and a nonzero return stops it and is its result. */
+int em_store_dependents(struct em_store *s, const char *ns, const char *uid, em_store_walk_fn fn,
+                        void *ctx);
+/* The first object of project ns in em_store_walk's order whose metadata.uid is uid
+ * (BORROWED), its kind in *k; NULL when none. */
+const struct em_entry *em_store_by_uid(struct em_store *s, const char *ns, const char *uid,
+                                       const struct nd_kind **k);
 /* Removes every object (and file) of every kind. */
 int em_store_clear(struct em_store *s, struct nd_status *st);
 /* Path helpers: NEW strings. */
