@@ -212,8 +212,8 @@ struct uid_walk {
 static int add_dependent(const struct nd_kind *k, const struct em_entry *e, void *ctx)
 {
     struct uid_walk *w = ctx;
-    if (owned_by(e->obj, w->uid))
-        json_array_append_new(w->out, json_pack("[sO]", k->plural, e->obj));
+    if (owned_by(em_entry_rec(e), w->uid)) /* the record holds the owners */
+        json_array_append_new(w->out, json_pack("[sO]", k->plural, em_entry_obj(e)));
     return 0;
 }
 
@@ -229,11 +229,11 @@ static json_t *dependents(struct em_server *srv, const char *ns, const char *uid
 static int match_uid(const struct nd_kind *k, const struct em_entry *e, void *ctx)
 {
     struct uid_walk *w = ctx;
-    const char *u = json_string_value(json_object_get(json_object_get(e->obj, "metadata"), "uid"));
+    const char *u = json_string_value(json_object_get(json_object_get(em_entry_rec(e), "metadata"), "uid"));
     if (!u || strcmp(u, w->uid) != 0)
         return 0;
     w->kind = k;
-    w->obj = e->obj;
+    w->obj = em_entry_obj(e);
     return 1;
 }
 

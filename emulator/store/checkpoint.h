@@ -31,9 +31,9 @@ struct em_loaded {
     const char *ns;     /* "" for cluster-scoped */
     char *name;
     char *path;         /* the file (NULL when it came from the checkpoint) */
-    json_t *obj;        /* NEW when loaded; NULL when broken */
+    json_t *rec;        /* its record (entry.h), NEW when loaded; NULL when broken */
     char *why;          /* why it is broken */
-    struct em_bytes *json; /* its compact JSON when the checkpoint gave it (NEW), or NULL */
+    struct em_bytes *json; /* its compact JSON (NEW) when loaded */
     struct em_stamp stamp; /* the file's, when loaded */
     bool from_checkpoint;
 };
@@ -60,7 +60,9 @@ int em_checkpoint_write(struct em_store *s);
 struct em_ckpt_rec {
     const char *plural, *ns, *name; /* ns as in the path: "_cluster" for cluster-scoped */
     struct em_stamp st;
-    const char *json;
+    const char *rec;  /* the object's record (entry.h), compact JSON */
+    size_t rec_len;
+    const char *json; /* the object, compact JSON */
     size_t len;
 };
 
