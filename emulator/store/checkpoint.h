@@ -1,11 +1,13 @@
 /* checkpoint.h: how a start loads the object files fast.
  *
  * A clean stop (em_store_close, after the log's final commit) writes DIR/history/checkpoint:
- * every stored object's compact JSON with its file's stamp (size, mtime, ctime, inode) and
- * the log's size and mtime then. The next start reads it once and deletes it (a crash
- * later leaves none), walks the object directories as always and stats each file: an
- * object whose file still has the recorded stamp is parsed from the checkpoint's compact
- * JSON instead of opening, reading and parsing the file; any other file (changed, new, or
+ * every stored object's compact JSON and record (entry.h) with its file's stamp (size,
+ * mtime, ctime, inode) and the log's size and mtime then. The next start reads it once and
+ * deletes it (a crash later leaves none), walks the object directories as always and
+ * stats each file: an object whose file still has the recorded stamp is taken from the
+ * checkpoint, its bytes as they are and only its small record parsed (no tree of the
+ * object is built), instead of opening, reading and parsing the file; a file read is
+ * parsed, its compact JSON and record kept and its tree dropped; any other file (changed, new, or
  * stamped within the checkpoint's own clock tick, where a later edit could keep its
  * mtime) is read as before. The files are the truth: files gone are dropped, broken ones
  * reported. A checkpoint that is torn, fails its checksum, or was written for another

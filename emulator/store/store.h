@@ -1,6 +1,7 @@
 /* store.h: the emulator's flat-JSON object store.
  *
- * Every object lives in memory and in one pretty-printed file
+ * Every object lives in memory (as its compact JSON and a small record, its tree built
+ * on demand: entry.h) and in one pretty-printed file
  * DIR/objects/<project>/<plural>/<name>.json (cluster-scoped objects under the project
  * directory "_cluster"). A change is first a record in the write-ahead log
  * (DIR/history/journal.ndjson, journal.h); its file is written, atomically, once the record
