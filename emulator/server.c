@@ -271,6 +271,7 @@ static int go_live(struct em_server *srv, struct nd_buf *err)
     em_store_commit(&srv->store, em_store_ticket(&srv->store));
     pthread_mutex_lock(&srv->lock);
     em_sim_init(srv);
+    em_store_trim(&srv->store); /* a safe point (entry.h): what the start built */
     srv->ready = true;
     pthread_mutex_unlock(&srv->lock);
     if (em_sim_start(srv) < 0) {

@@ -23,13 +23,13 @@ int em_api_get(struct em_api *a)
     if (!e)
         return em_api_not_found(a, a->path.name);
     if (a->kind->from_stored) { /* a view: the stored object converted */
-        json_t *seen = a->kind->from_stored(e->obj);
+        json_t *seen = a->kind->from_stored(em_entry_obj(e));
         em_api_answer(a, 200, seen);
         json_decref(seen);
         return 0;
     }
     if (a->accept.repr != EM_REPR_OBJECT) {
-        em_api_answer(a, 200, e->obj);
+        em_api_answer(a, 200, em_entry_obj(e));
         return 0;
     }
     /* the bytes made once for this revision */
@@ -113,9 +113,10 @@ static void walk_init(struct walk *w, struct em_server *srv, const struct nd_kin
     free(start);
 }
 
-/* The next object (BORROWED) and its bytes when it is the stored revision (else NULL);
- * NULL at the end. */
-static json_t *walk_next(struct walk *w, struct em_bytes **json)
+/* The next object (BORROWED) and its entry when it is the stored revision (else NULL);
+ * NULL at the end. For a stored revision the object is its record (entry.h: what
+ * selectors and the continue token read), else the whole object as it was then. */
+static const json_t *walk_next(struct walk *w, const struct em_entry **ent)
 {
     for (;;) {
         const struct em_entry *e = em_store_peek(&w->c);
@@ -126,8 +127,8 @@ static json_t *walk_next(struct walk *w, struct em_bytes **json)
         int c = !ck ? 1 : !ok ? -1 : strcmp(ck, ok);
         if (c < 0) {
             em_store_next(&w->c);
-            *json = em_store_entry_json(e);
-            return e->obj;
+            *ent = e;
+            return em_entry_rec(e);
         }
         /* the key changed since: the object as it was then, if it was */
         w->k++;
@@ -135,7 +136,7 @@ static json_t *walk_next(struct walk *w, struct em_bytes **json)
             em_store_next(&w->c);
         json_t *then = json_object_get(w->then, ok);
         if (!json_is_null(then)) {
-            *json = NULL;
+            *ent = NULL;
             return then;
         }
     }
@@ -344,20 +345,29 @@ static size_t list_page(struct em_api *a, struct walk *w, const struct keep *kee
     enum em_repr repr = a->accept.repr;
     bool view = a->kind->from_stored != NULL;
     size_t taken = 0;
-    json_t *o;
-    struct em_bytes *json;
-    while ((long)taken < limit && (o = walk_next(w, &json))) {
-        if (!keep->all && !keeps(keep, o))
+    const json_t *o;
+    const struct em_entry *e;
+    while ((long)taken < limit && (o = walk_next(w, &e))) {
+        /* a view selects on its own fields of the stored object: the whole of it */
+        json_t *full = e && view ? em_entry_obj(e) : e ? NULL : (json_t *)o;
+        if (!keep->all && !keeps(keep, full ? full : o))
             continue;
-        /* a view's items: the stored objects converted */
-        json_t *seen = view ? a->kind->from_stored(o) : json_incref(o);
-        if (repr == EM_REPR_TABLE)
-            page_add_row(pg, seen, json, view);
-        else if (repr != EM_REPR_OBJECT)
-            json_array_append(pg->objs, seen);
-        else
-            add_item(&pg->items, taken == 0, seen, view ? NULL : json);
-        json_decref(seen);
+        struct em_bytes *json = e ? em_store_entry_json(e) : NULL; /* the revision's */
+        if (repr == EM_REPR_OBJECT && !view) { /* the bytes, or the old object's */
+            add_item(&pg->items, taken == 0, full, json);
+        } else {
+            if (!full)
+                full = em_entry_obj(e);
+            /* a view's items: the stored objects converted */
+            json_t *seen = view ? a->kind->from_stored(full) : json_incref(full);
+            if (repr == EM_REPR_TABLE)
+                page_add_row(pg, seen, json, view);
+            else if (repr != EM_REPR_OBJECT)
+                json_array_append(pg->objs, seen);
+            else
+                add_item(&pg->items, taken == 0, seen, NULL);
+            json_decref(seen);
+        }
         *last = o;
         taken++;
     }
@@ -371,10 +381,11 @@ static size_t list_remaining(struct walk *w, const struct keep *keep)
     if (keep->all && !w->nkeys)
         return em_store_remaining(&w->c);
     size_t remaining = 0;
-    json_t *o;
-    struct em_bytes *json;
-    while ((o = walk_next(w, &json)))
-        remaining += keep->all || keeps(keep, o);
+    const json_t *o;
+    const struct em_entry *e;
+    while ((o = walk_next(w, &e)))
+        remaining += keep->all ||
+                     keeps(keep, e && keep->kind->from_stored ? em_entry_obj(e) : o);
     return remaining;
 }
 

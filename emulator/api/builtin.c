@@ -62,7 +62,7 @@ static json_t *image_object(struct em_server *srv, const struct image_row *r, co
 static int ensure_project(struct em_server *srv, const char *name, const char *now,
                           struct nd_status *st)
 {
-    if (em_store_get(&srv->store, nd_kind_by_plural(NULL, "namespaces"), "", name))
+    if (em_store_entry(&srv->store, nd_kind_by_plural(NULL, "namespaces"), "", name))
         return 0;
     const struct nd_kind *k = nd_kind_by_plural("", "namespaces");
     char *uid = nd_uid_new(k->uid_prefix);
@@ -85,7 +85,7 @@ int em_builtin_ensure(struct em_server *srv, struct nd_status *st)
         return -1;
     const struct nd_kind *ik = nd_kind_by_plural("nodus.dev", "images");
     for (size_t i = 0; i < sizeof catalogue / sizeof catalogue[0]; i++) {
-        if (em_store_get(&srv->store, nd_kind_by_plural(NULL, "images"), "nodus",
+        if (em_store_entry(&srv->store, nd_kind_by_plural(NULL, "images"), "nodus",
                          catalogue[i].name))
             continue;
         json_t *img = image_object(srv, &catalogue[i], now);

@@ -97,9 +97,10 @@ void em_exec_session_closed(struct em_exec_session *s)
 bool em_exec_target_running(struct em_server *srv, const struct nd_kind *k, const char *ns,
                             const char *name, const char *uid)
 {
-    json_t *obj = em_store_get(&srv->store, k, ns, name);
-    if (!obj)
+    const struct em_entry *e = em_store_entry(&srv->store, k, ns, name);
+    if (!e)
         return false;
+    const json_t *obj = em_entry_rec(e); /* uid, phase and deletion: the record holds them */
     const json_t *meta = json_object_get(obj, "metadata");
     const char *u = json_string_value(json_object_get(meta, "uid"));
     return u && strcmp(u, uid) == 0 && nd_phase_of(obj) == ND_PHASE_RUNNING &&

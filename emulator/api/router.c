@@ -296,6 +296,8 @@ static void serve(struct em_server *srv, struct em_req *req, const struct em_rou
         uint64_t before = em_store_ticket(&srv->store);
         handle_locked(srv, req, rt, resp, &who);
         uint64_t ticket = em_store_ticket(&srv->store);
+        /* a safe point (entry.h): no tree the request borrowed lives past its lock */
+        em_store_trim(&srv->store);
         pthread_mutex_unlock(&srv->lock);
         /* the answer goes once what the request changed is on disk: its journal records
          * share one flush with whatever else is committing now (store.h) */

@@ -35,7 +35,7 @@ static const char *const trees[] = {"files", "logs", NULL};
 
 static int add_object(const struct nd_kind *k, const struct em_entry *e, void *out)
 {
-    json_array_append_new(out, json_pack("{sssO}", "plural", k->plural, "object", e->obj));
+    json_array_append_new(out, json_pack("{sssO}", "plural", k->plural, "object", em_entry_obj(e)));
     return 0;
 }
 

@@ -32,7 +32,12 @@ json_t *em_stats_json(struct em_server *srv)
     const char *runtime = srv->opt.no_simulation ? "none"
                           : em_runtime_local(srv) ? "local"
                                                   : "simulate";
-    return json_pack("{sosIsIsIsIsIsIsIsIs{sIsI}ssso}", "objects", objects, "objectsTotal",
+    /* the trees built from stored bytes (store/entry.h), and those kept hot */
+    struct em_entry_stats ts;
+    em_entry_stats(&ts);
+    json_t *trees = json_pack("{sIsIsI}", "built", (json_int_t)ts.built, "hot",
+                              (json_int_t)ts.hot, "bound", (json_int_t)ts.bound);
+    return json_pack("{sosIsIsIsIsIsIsIsIs{sIsI}sssoso}", "objects", objects, "objectsTotal",
                      (json_int_t)total, "watchesOpen", (json_int_t)srv->stats.watches_open,
                      "watchesTotal", (json_int_t)srv->stats.watches_total, "readsWaiting",
                      (json_int_t)srv->stats.reads_waiting, "requests",
@@ -41,7 +46,7 @@ json_t *em_stats_json(struct em_server *srv)
                      (json_int_t)srv->store.owners.visited, "clock", "nowMs",
                      (json_int_t)em_clock_now_ms(&srv->clock), "speedPermille",
                      (json_int_t)(srv->clock.speed * 1000), "runtime", runtime, "tableRows",
-                     em_table_cells_stats(srv->table_cells));
+                     em_table_cells_stats(srv->table_cells), "trees", trees);
 }
 
 int em_reset_state(struct em_server *srv, struct nd_status *st)

@@ -371,9 +371,12 @@ int em_api_watch(struct em_api *a)
         struct em_store_cursor c;
         em_store_seek(&srv->store, a->kind, *a->ns ? a->ns : NULL, NULL, NULL, &c);
         const struct em_entry *e;
+        /* the records select (entry.h); a tree only for a view or a conversion */
+        bool whole = w->kind->from_stored || w->accept.repr != EM_REPR_OBJECT;
         while ((e = em_store_next(&c))) {
-            if (matches(w, e->obj))
-                emit_bytes(w, "ADDED", e->obj,
+            const json_t *o = w->kind->from_stored ? em_entry_obj(e) : em_entry_rec(e);
+            if (matches(w, o))
+                emit_bytes(w, "ADDED", whole ? em_entry_obj(e) : o,
                            w->accept.repr != EM_REPR_OBJECT ? NULL : em_store_entry_json(e));
         }
         /* then, for a streaming list (client-go's WatchList, kubectl 1.30+), where they end */

@@ -191,7 +191,7 @@ int em_obj_update(struct em_server *srv, const struct nd_kind *k, json_t *old, j
 
 static int add_dependent(const struct nd_kind *k, const struct em_entry *e, void *ctx)
 {
-    json_array_append_new(ctx, json_pack("[sO]", k->plural, e->obj));
+    json_array_append_new(ctx, json_pack("[sO]", k->plural, em_entry_obj(e)));
     return 0;
 }
 
@@ -208,7 +208,7 @@ static json_t *find_by_uid(struct em_server *srv, const char *ns, const char *ui
                            const struct nd_kind **kind)
 {
     const struct em_entry *e = em_store_by_uid(&srv->store, ns, uid, kind);
-    return e ? e->obj : NULL;
+    return e ? em_entry_obj(e) : NULL;
 }
 
 /* An owner waiting in foreground deletion goes once its last dependent is gone. */

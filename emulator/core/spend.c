@@ -108,7 +108,7 @@ static void count_store(struct em_server *srv, struct em_spend *sp)
         em_store_seek(&srv->store, k, NULL, NULL, NULL, &c);
         const struct em_entry *e;
         while ((e = em_store_next(&c)))
-            add(sp, k, e->obj, cost_of(e->obj));
+            add(sp, k, em_entry_rec(e), cost_of(em_entry_rec(e))); /* the record holds both */
     }
     sp->seen_rev = srv->store.revision;
     sp->ready = true;

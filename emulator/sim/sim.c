@@ -64,7 +64,7 @@ void em_sim_touch_related(struct em_server *srv, const struct nd_kind *k, const 
         em_store_seek(&srv->store, budgets, ns, NULL, NULL, &c);
         const struct em_entry *b;
         while ((b = em_store_next(&c)))
-            touch_name(srv, budgets, ns, em_obj_name(b->obj));
+            touch_name(srv, budgets, ns, em_obj_name(em_entry_rec(b)));
     }
     pthread_cond_signal(&srv->sim_wake);
 }
@@ -88,7 +88,7 @@ static void consume(struct em_server *srv)
 
 static int touch_entry(const struct nd_kind *k, const struct em_entry *e, void *srv)
 {
-    em_sim_touch(srv, k, e->obj);
+    em_sim_touch(srv, k, em_entry_rec(e));
     return 0;
 }
 
@@ -105,8 +105,8 @@ static int touch_kind(const struct nd_kind *k, size_t count, void *srv)
  * run-to-completion kinds: due now, so its controller adds them. */
 static int touch_ended(const struct nd_kind *k, const struct em_entry *e, void *srv)
 {
-    if (em_ctl_lacks_end_condition(k, e->obj))
-        em_sim_touch(srv, k, e->obj);
+    if (em_ctl_lacks_end_condition(k, em_entry_rec(e)))
+        em_sim_touch(srv, k, em_entry_rec(e));
     return 0;
 }
 
@@ -160,7 +160,7 @@ struct sched_walk {
 static int save_entry(const struct nd_kind *k, const struct em_entry *e, void *ctx)
 {
     struct sched_walk *w = ctx;
-    const char *ns = em_obj_ns(e->obj), *name = em_obj_name(e->obj);
+    const char *ns = em_obj_ns(em_entry_rec(e)), *name = em_obj_name(em_entry_rec(e));
     if (!name || strpbrk(name, "\t\n") || strpbrk(ns, "\t\n")) {
         w->differs = true;
         return 1;
@@ -175,7 +175,7 @@ static int save_entry(const struct nd_kind *k, const struct em_entry *e, void *c
 static int check_entry(const struct nd_kind *k, const struct em_entry *e, void *ctx)
 {
     struct sched_walk *w = ctx;
-    char *key = nd_xasprintf("%s\n%s/%s", k->plural, em_obj_ns(e->obj), em_obj_name(e->obj));
+    char *key = nd_xasprintf("%s\n%s/%s", k->plural, em_obj_ns(em_entry_rec(e)), em_obj_name(em_entry_rec(e)));
     json_t *rec = json_object_get(w->saved, key);
     free(key);
     w->count++;
@@ -426,6 +426,7 @@ static void *sim_main(void *arg)
         }
         /* while the disk is full the controllers wait (a second at a time) */
         int64_t next = writable ? em_sim_run(srv, now) : now + 1000;
+        em_store_trim(&srv->store); /* a safe point (entry.h): the round is over */
         uint64_t ticket = em_store_ticket(&srv->store);
         if (ticket != committed) {
             committed = ticket;

@@ -1,11 +1,13 @@
 /* The start's loader and the clean stop's checkpoint; see checkpoint.h.
  *
  * The checkpoint file: one header line
- *   nodus-checkpoint 1 <count> <log size> <log mtime ns> <payload bytes> <hash>
+ *   nodus-checkpoint 2 <count> <log size> <log mtime ns> <payload bytes> <hash>
  * (fixed width), then per object
  *   <plural> TAB <project or _cluster> TAB <name> TAB <size> TAB <mtime ns> TAB <ctime ns>
- *   TAB <inode> TAB <json bytes> LF <compact JSON> LF
- * The hash covers the payload (every byte after the header). The loader is load.c. */
+ *   TAB <inode> TAB <record bytes> TAB <json bytes> LF <record> LF <compact JSON> LF
+ * where the record is the object's (entry.h) as compact JSON. The hash covers the payload
+ * (every byte after the header). A checkpoint of another version (1 carried no records)
+ * is not sound. The loader is load.c. */
 #include "checkpoint.h"
 
 #include <errno.h>
@@ -22,8 +24,8 @@
 #include "util/xmalloc.h"
 
 #define CLUSTER_DIR "_cluster"
-#define MAGIC "nodus-checkpoint 1 "
-#define HEADER_FMT "nodus-checkpoint 1 %020llu %020llu %020llu %020llu %016llx\n"
+#define MAGIC "nodus-checkpoint 2 "
+#define HEADER_FMT "nodus-checkpoint 2 %020llu %020llu %020llu %020llu %016llx\n"
 #define HEADER_LEN (sizeof MAGIC - 1 + 4 * 21 + 17)
 
 void em_stamp_of(const struct stat *sb, struct em_stamp *st)
@@ -97,6 +99,17 @@ void em_ckpt_free(struct em_ckpt *ck)
     memset(ck, 0, sizeof *ck);
 }
 
+/* The next len bytes and their LF, NUL-terminated in place, into *out. */
+static bool blob(char **p, char *end, size_t len, const char **out)
+{
+    if (len >= (size_t)(end - *p) || (*p)[len] != '\n')
+        return false;
+    *out = *p;
+    (*p)[len] = '\0';
+    *p += len + 1;
+    return true;
+}
+
 static bool ck_parse(struct em_ckpt *ck, size_t size, const char *dir)
 {
     char *p = ck->buf, *end = ck->buf + size;
@@ -126,27 +139,25 @@ static bool ck_parse(struct em_ckpt *ck, size_t size, const char *dir)
     ck->mask = cap - 1;
     for (size_t i = 0; i < count; i++) {
         struct em_ckpt_rec *r = &ck->recs[i];
-        int64_t v[5];
+        int64_t v[6];
         r->plural = field(&p, end, '\t');
         r->ns = field(&p, end, '\t');
         r->name = field(&p, end, '\t');
-        char *f[5];
-        for (int k = 0; k < 4; k++)
+        char *f[6];
+        for (int k = 0; k < 5; k++)
             f[k] = field(&p, end, '\t');
-        f[4] = field(&p, end, '\n');
+        f[5] = field(&p, end, '\n');
         if (!r->name)
             return false;
-        for (int k = 0; k < 5; k++) {
+        for (int k = 0; k < 6; k++) {
             if (!num(f[k], &v[k]) || v[k] < 0)
                 return false;
         }
         r->st = (struct em_stamp){true, v[0], v[1], v[2], (uint64_t)v[3]};
-        if ((size_t)v[4] >= (size_t)(end - p) || p[v[4]] != '\n')
+        if (!blob(&p, end, (size_t)v[4], &r->rec) || !blob(&p, end, (size_t)v[5], &r->json))
             return false;
-        r->json = p;
-        r->len = (size_t)v[4];
-        p[v[4]] = '\0';
-        p += v[4] + 1;
+        r->rec_len = (size_t)v[4];
+        r->len = (size_t)v[5];
         size_t at = key_hash(r->plural, r->ns, r->name) & ck->mask;
         while (ck->slots[at])
             at = (at + 1) & ck->mask;
@@ -217,8 +228,9 @@ struct ck_write {
     int64_t newest_mtime;
 };
 
-/* Whether the file at path holds obj's pretty text (what the store wrote); its stamp. */
-static bool file_holds(const char *path, const json_t *obj, struct em_stamp *st)
+/* Whether the file at path holds e's pretty text (what the store wrote: by its hash when
+ * the store knows it, else the text made again); its stamp. */
+static bool file_holds(const char *path, const struct em_entry *e, struct em_stamp *st)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -227,8 +239,11 @@ static bool file_holds(const char *path, const json_t *obj, struct em_stamp *st)
     struct nd_buf data = ND_BUF_INIT;
     bool ok = fstat(fd, &sb) == 0 && nd_buf_read_fd(&data, fd) == 0;
     close(fd);
-    if (ok) {
-        char *text = json_dumps(obj, JSON_INDENT(2));
+    if (ok && e->text_hash) {
+        ok = em_hash64(data.data ? data.data : "", data.len, EM_TEXT_SEED) == e->text_hash;
+        em_stamp_of(&sb, st);
+    } else if (ok) {
+        char *text = json_dumps(em_entry_obj(e), JSON_INDENT(2));
         size_t n = text ? strlen(text) : 0;
         ok = text && data.len == n + 1 && memcmp(data.data, text, n) == 0 &&
              data.data[n] == '\n';
@@ -244,7 +259,7 @@ static int add_entry(const char *key, void *value, void *arg)
     struct ck_write *cw = arg;
     struct em_entry *e = value;
     const char *sep = strchr(key, '\x01');
-    if (!e || !e->obj || !sep)
+    if (!e || !e->json || !sep)
         return 0;
     char ns[EM_STORE_KEY_MAX];
     snprintf(ns, sizeof ns, "%.*s", (int)(sep - key), key);
@@ -264,15 +279,20 @@ static int add_entry(const char *key, void *value, void *arg)
         ok = ok && em_stamp_eq(&st, &e->stamp);
     } else {
         /* written while running: the file must hold what the store wrote */
-        ok = file_holds(path, e->obj, &st);
+        ok = file_holds(path, e, &st);
     }
     free(path);
     if (!ok)
         return 0;
     struct em_bytes *json = em_store_entry_json(e);
-    nd_buf_addf(&cw->out, "%s\t%s\t%s\t%lld\t%lld\t%lld\t%llu\t%zu\n", cw->plural, nsdir, name,
-                (long long)st.size, (long long)st.mtime_ns, (long long)st.ctime_ns,
-                (unsigned long long)st.ino, json->len);
+    char *rec = json_dumps(em_entry_rec(e), JSON_COMPACT);
+    size_t rec_len = strlen(rec);
+    nd_buf_addf(&cw->out, "%s\t%s\t%s\t%lld\t%lld\t%lld\t%llu\t%zu\t%zu\n", cw->plural, nsdir,
+                name, (long long)st.size, (long long)st.mtime_ns, (long long)st.ctime_ns,
+                (unsigned long long)st.ino, rec_len, json->len);
+    nd_buf_add(&cw->out, rec, rec_len);
+    nd_buf_addch(&cw->out, '\n');
+    free(rec);
     nd_buf_add(&cw->out, json->data, json->len);
     nd_buf_addch(&cw->out, '\n');
     cw->count++;

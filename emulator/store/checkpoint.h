@@ -1,11 +1,13 @@
 /* checkpoint.h: how a start loads the object files fast.
  *
  * A clean stop (em_store_close, after the log's final commit) writes DIR/history/checkpoint:
- * every stored object's compact JSON with its file's stamp (size, mtime, ctime, inode) and
- * the log's size and mtime then. The next start reads it once and deletes it (a crash
- * later leaves none), walks the object directories as always and stats each file: an
- * object whose file still has the recorded stamp is parsed from the checkpoint's compact
- * JSON instead of opening, reading and parsing the file; any other file (changed, new, or
+ * every stored object's compact JSON and record (entry.h) with its file's stamp (size,
+ * mtime, ctime, inode) and the log's size and mtime then. The next start reads it once and
+ * deletes it (a crash later leaves none), walks the object directories as always and
+ * stats each file: an object whose file still has the recorded stamp is taken from the
+ * checkpoint, its bytes as they are and only its small record parsed (no tree of the
+ * object is built), instead of opening, reading and parsing the file; a file read is
+ * parsed, its compact JSON and record kept and its tree dropped; any other file (changed, new, or
  * stamped within the checkpoint's own clock tick, where a later edit could keep its
  * mtime) is read as before. The files are the truth: files gone are dropped, broken ones
  * reported. A checkpoint that is torn, fails its checksum, or was written for another
@@ -31,9 +33,9 @@ struct em_loaded {
     const char *ns;     /* "" for cluster-scoped */
     char *name;
     char *path;         /* the file (NULL when it came from the checkpoint) */
-    json_t *obj;        /* NEW when loaded; NULL when broken */
+    json_t *rec;        /* its record (entry.h), NEW when loaded; NULL when broken */
     char *why;          /* why it is broken */
-    struct em_bytes *json; /* its compact JSON when the checkpoint gave it (NEW), or NULL */
+    struct em_bytes *json; /* its compact JSON (NEW) when loaded */
     struct em_stamp stamp; /* the file's, when loaded */
     bool from_checkpoint;
 };
@@ -60,7 +62,9 @@ int em_checkpoint_write(struct em_store *s);
 struct em_ckpt_rec {
     const char *plural, *ns, *name; /* ns as in the path: "_cluster" for cluster-scoped */
     struct em_stamp st;
-    const char *json;
+    const char *rec;  /* the object's record (entry.h), compact JSON */
+    size_t rec_len;
+    const char *json; /* the object, compact JSON */
     size_t len;
 };
 

@@ -75,7 +75,7 @@ static void compact(struct em_history *j)
             json_decref(e->prev);
             e->prev = NULL;
         }
-        if (e->obj && e->obj->refcount == 1) { /* nobody else (store, feed) holds it */
+        if (e->obj) { /* the store keeps bytes too (entry.h): the tree is built again */
             em_change_json(e);
             json_decref(e->obj);
             e->obj = NULL;
@@ -115,26 +115,22 @@ static const struct em_entry *shared(struct em_store *store, const struct em_jou
         return NULL;
     const struct em_entry *e =
         em_store_entry(store, nd_kind_by_plural(NULL, r->plural), r->ns, r->name);
-    const char *crv = e ? meta_str(e->obj, "resourceVersion") : NULL;
+    const char *crv = e ? meta_str(em_entry_rec(e), "resourceVersion") : NULL;
     return crv && strcmp(r->rv, crv) == 0 ? e : NULL;
 }
 
-/* An event from a record read back: the store's tree and bytes when the record is the
- * object's current revision, else the record's bytes alone (a reader makes the tree
- * when it needs it); prev, the key's record before it, the same way. */
+/* An event from a record read back: the store's bytes when the record is the object's
+ * current revision, else the record's (a reader makes the tree when it needs it); prev,
+ * the key's record before it, the same way. */
 static void push_record(struct em_history *j, const struct em_journal_record *r,
                         const struct em_journal_record *prev)
 {
     const struct em_entry *se = shared(j->store, r);
-    push(j, r->rev, r->time_ms, r->type, r->plural, se ? se->obj : NULL, NULL,
-         se ? se->json : r->json);
+    push(j, r->rev, r->time_ms, r->type, r->plural, NULL, NULL, se ? se->json : r->json);
     struct em_change *e = &j->ev[j->len - 1];
     if (prev) {
         const struct em_entry *pe = shared(j->store, prev);
-        if (pe)
-            e->prev = json_incref(pe->obj);
-        else
-            e->prev_json = em_bytes_ref(prev->json);
+        e->prev_json = em_bytes_ref(pe ? pe->json : prev->json);
     }
 }
 

@@ -23,9 +23,9 @@
 
 struct job {
     bool done;       /* loaded already (an Event of an hour file) */
-    const char *src; /* the checkpoint's compact JSON, or NULL: read the file */
-    size_t len;
+    const struct em_ckpt_rec *ck; /* the checkpoint's record, or NULL: read the file */
     const char *dirpath; /* DIR/objects/<ns dir>/<plural> */
+    const struct nd_kind *kind; /* the directory's kind (NULL: none) */
 };
 
 struct work {
@@ -52,7 +52,15 @@ static const char *check_obj(const json_t *obj, const char *name)
     return NULL;
 }
 
-static void load_from_file(struct em_loaded *it)
+/* Keeps what the store keeps of obj (its compact bytes and its record) and drops it. */
+static void keep_bytes(struct em_loaded *it, const struct nd_kind *k, json_t *obj)
+{
+    it->json = em_bytes_take(json_dumps(obj, JSON_COMPACT));
+    it->rec = em_rec_of(k, obj);
+    json_decref(obj);
+}
+
+static void load_from_file(struct em_loaded *it, const struct nd_kind *k)
 {
     struct nd_buf data = ND_BUF_INIT;
     int fd = open(it->path, O_RDONLY | O_CLOEXEC);
@@ -89,34 +97,40 @@ static void load_from_file(struct em_loaded *it)
     /* A hand-edited file may omit the namespace: the directory says it. */
     if (*it->ns)
         json_object_set_new(json_object_get(obj, "metadata"), "namespace", json_string(it->ns));
-    it->obj = obj;
+    keep_bytes(it, k, obj);
     em_stamp_of(&sb, &it->stamp);
+}
+
+/* From the checkpoint: the bytes as they are and the record parsed (no tree of the
+ * object); false when the record does not name the object where its file is. */
+static bool load_checkpointed(struct em_loaded *it, const struct em_ckpt_rec *r)
+{
+    json_t *rec = json_loadb(r->rec, r->rec_len, JSON_REJECT_DUPLICATES, NULL);
+    const char *mname = meta_str(rec, "name"), *mns = meta_str(rec, "namespace");
+    bool same = mname && !strcmp(mname, it->name) &&
+                (*it->ns ? mns && strcmp(mns, it->ns) == 0 : true);
+    if (!same || r->len < 2 || r->json[0] != '{') {
+        json_decref(rec);
+        return false;
+    }
+    it->rec = rec;
+    it->json = em_bytes_new(r->json, r->len);
+    return true;
 }
 
 static void load_one(struct em_loaded *it, const struct job *j)
 {
     if (j->done)
         return;
-    if (j->src) {
-        json_t *obj = json_loadb(j->src, j->len, JSON_REJECT_DUPLICATES, NULL);
-        if (obj && !check_obj(obj, it->name)) {
-            const char *mns = meta_str(obj, "namespace");
-            bool same = *it->ns ? mns && strcmp(mns, it->ns) == 0 : true;
-            if (!same)
-                json_object_set_new(json_object_get(obj, "metadata"), "namespace",
-                                    json_string(it->ns));
-            else
-                it->json = em_bytes_new(j->src, j->len);
-            it->obj = obj;
+    if (j->ck) {
+        if (load_checkpointed(it, j->ck))
             return;
-        }
-        json_decref(obj);
         /* not what it should be: the file decides */
         it->from_checkpoint = false;
         it->stamp.valid = false;
         it->path = nd_xasprintf("%s/%s.json", j->dirpath, it->name);
     }
-    load_from_file(it);
+    load_from_file(it, j->kind);
 }
 
 static void *worker(void *arg)
@@ -174,11 +188,12 @@ static struct em_loaded *add_item(struct scan *sc, struct job **j)
 /* One object file fname of the kind directory pdir (open as dfd): its item, read from the
  * checkpoint when the file is exactly as the checkpoint saw it, else from the file. */
 static void scan_file(struct scan *sc, int dfd, const char *pdir, const char *fname,
-                      const char *plural, const char *nsdirname, const char *ns)
+                      const char *plural, const struct nd_kind *kind, const char *nsdirname,
+                      const char *ns)
 {
     struct job *j;
     struct em_loaded *it = add_item(sc, &j);
-    *j = (struct job){.dirpath = pdir};
+    *j = (struct job){.dirpath = pdir, .kind = kind};
     it->plural = plural;
     it->ns = ns;
     it->name = nd_xstrndup(fname, strlen(fname) - 5);
@@ -193,8 +208,7 @@ static void scan_file(struct scan *sc, int dfd, const char *pdir, const char *fn
             r = NULL;
     }
     if (r) {
-        j->src = r->json;
-        j->len = r->len;
+        j->ck = r;
         it->from_checkpoint = true;
     } else {
         it->stamp.valid = false;
@@ -217,7 +231,8 @@ static void event_item(void *ctx, char *name, json_t *obj, char *path, char *why
     it->plural = es->plural;
     it->ns = es->ns;
     it->name = name;
-    it->obj = obj;
+    if (obj) /* its bytes and record, as for a file */
+        keep_bytes(it, nd_kind_by_plural(NULL, es->plural), obj);
     it->path = path;
     it->why = why;
 }
@@ -241,6 +256,8 @@ static void scan_kind_dir(struct scan *sc, const char *nsdir, const char *dname,
     }
     keep_dir(sc->out, pdir);
     const char *plural = keep_dir(sc->out, nd_xstrdup(dname));
+    /* the edge where a plural (a directory's name) becomes a kind: its records' fields */
+    const struct nd_kind *kind = nd_kind_by_plural(NULL, plural);
     int dfd = dirfd(d3);
     struct dirent *e3;
     while ((e3 = readdir(d3))) {
@@ -250,7 +267,7 @@ static void scan_kind_dir(struct scan *sc, const char *nsdir, const char *dname,
         }
         if (e3->d_name[0] == '.' || !ends_with(e3->d_name, ".json"))
             continue;
-        scan_file(sc, dfd, pdir, e3->d_name, plural, nsdirname, ns);
+        scan_file(sc, dfd, pdir, e3->d_name, plural, kind, nsdirname, ns);
     }
     closedir(d3);
 }
@@ -320,7 +337,7 @@ void em_load_free(struct em_load *l)
         free(it->name);
         free(it->path);
         free(it->why);
-        json_decref(it->obj);
+        json_decref(it->rec);
         em_bytes_unref(it->json);
     }
     free(l->items);

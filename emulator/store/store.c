@@ -82,15 +82,20 @@ int em_store_reserve(struct em_store *s, struct nd_status *st)
     return e ? em_store_io_status(s, st, e, s->journal.path) : 0;
 }
 
+/* A NEW entry holding what e holds (its bytes and record, not its tree). */
+static struct em_entry *entry_copy(const struct em_entry *e)
+{
+    struct em_entry *c = em_entry_new(em_bytes_ref(e->json), json_incref(e->rec), NULL);
+    c->stamp = e->stamp;
+    c->text_hash = e->text_hash;
+    return c;
+}
+
 static void undo_release(struct em_undo *u)
 {
     free(u->ns);
     free(u->name);
-    if (u->prev) {
-        json_decref(u->prev->obj);
-        em_bytes_unref(u->prev->json);
-        free(u->prev);
-    }
+    em_entry_free(u->prev);
 }
 
 /* Remembers how to undo the change of ticket (before it is made), and forgets the
@@ -115,12 +120,8 @@ static void undo_push(struct em_store *s, uint64_t ticket, int64_t rev, const st
     struct em_undo *u = &s->undo[s->nundo++];
     *u = (struct em_undo){
         .ticket = ticket, .rev = rev, .kind = k, .ns = nd_xstrdup(ns), .name = nd_xstrdup(name)};
-    if (cur) {
-        u->prev = nd_xmalloc(sizeof *u->prev);
-        u->prev->obj = json_incref(cur->obj);
-        u->prev->json = em_bytes_ref(cur->json);
-        u->prev->stamp = cur->stamp;
-    }
+    if (cur)
+        u->prev = entry_copy(cur);
 }
 
 static void undo_clear(struct em_store *s)
@@ -192,51 +193,26 @@ static struct em_index *kind_index(struct em_store *s, const struct nd_kind *k, 
 
 static void entry_free(void *v)
 {
-    struct em_entry *e = v;
-    if (!e)
-        return;
-    json_decref(e->obj);
-    em_bytes_unref(e->json);
-    free(e);
+    em_entry_free(v);
 }
 
-/* Sets (obj, taking a new reference, with its compact bytes when known) or removes (obj
- * NULL) an object in the kind's index; stamp: its file's, when the start loaded it
- * (checkpoint.h). */
+/* Sets (e, taken) or removes (e NULL) an object in the kind's index. */
 static void set_entry(struct em_store *s, const struct nd_kind *k, const char *ns, const char *name,
-                      json_t *obj, struct em_bytes *json, const struct em_stamp *stamp)
+                      struct em_entry *e)
 {
     char kb[EM_STORE_KEY_MAX];
     ix_key(ns, name, kb, sizeof kb);
     struct em_index *ix = kind_index(s, k, true);
-    struct em_entry *old;
-    em_owners_set(&s->owners, k, ns, name, obj);
-    if (obj) {
-        struct em_entry *e = nd_xmalloc(sizeof *e);
-        e->obj = json_incref(obj);
-        e->json = em_bytes_ref(json);
-        e->stamp = stamp ? *stamp : (struct em_stamp){0};
-        old = em_index_put(ix, kb, e);
-    } else {
-        old = em_index_del(ix, kb);
-    }
+    struct em_entry *old = e ? em_index_put(ix, kb, e) : em_index_del(ix, kb);
+    em_owners_set(&s->owners, k, ns, name, e ? e->rec : NULL); /* the record holds both */
     if (em_events_kind(k))
-        em_events_count(s->events_live, ns, old ? old->obj : NULL, obj);
+        em_events_count(s->events_live, ns, old ? old->rec : NULL, e ? e->rec : NULL);
     entry_free(old);
 }
 
-static void set_obj(struct em_store *s, const struct nd_kind *k, const char *ns, const char *name,
-                    json_t *obj, struct em_bytes *json)
+static void note_rev(struct em_store *s, const json_t *rec)
 {
-    set_entry(s, k, ns, name, obj, json, NULL);
-}
-
-static void add_loaded(struct em_store *s, const struct nd_kind *k, const char *ns,
-                       const char *name, json_t *obj)
-{
-    set_obj(s, k, ns, name, obj, NULL);
-    json_decref(obj);
-    int64_t rv = obj_rv(obj);
+    int64_t rv = obj_rv(rec);
     if (rv > s->revision)
         s->revision = rv;
 }
@@ -260,19 +236,21 @@ static void load_all(struct em_store *s, struct nd_buf *report)
         struct em_loaded *it = &l.items[i];
         /* the edge where a plural (a directory's name) becomes a kind */
         const struct nd_kind *k = nd_kind_by_plural(NULL, it->plural);
-        if (!it->obj || !k) {
+        if (!it->rec || !k) {
             char *path = it->path ? NULL : obj_file(s, it->plural, it->ns, it->name);
-            char *why = it->obj ? nd_xasprintf("the directory %s names no kind", it->plural) : NULL;
+            char *why = it->rec ? nd_xasprintf("the directory %s names no kind", it->plural) : NULL;
             report_broken(s, report, it->plural, it->ns, it->name, path ? path : it->path,
                           why ? why : it->why);
             free(path);
             free(why);
             continue;
         }
-        set_entry(s, k, it->ns, it->name, it->obj, it->json, &it->stamp);
-        int64_t rv = obj_rv(it->obj);
-        if (rv > s->revision)
-            s->revision = rv;
+        note_rev(s, it->rec);
+        struct em_entry *e = em_entry_new(it->json, it->rec, NULL);
+        it->json = NULL;
+        it->rec = NULL;
+        e->stamp = it->stamp;
+        set_entry(s, k, it->ns, it->name, e);
         if (it->from_checkpoint)
             s->loaded_checkpoint++;
         else
@@ -334,19 +312,24 @@ static void repair(struct em_store *s, struct nd_buf *report)
         int64_t mtime_us = present ? (int64_t)sb.st_mtim.tv_sec * 1000000 +
                                          sb.st_mtim.tv_nsec / 1000
                                    : 0;
-        json_t *cur = em_store_get(s, k, ns, name);
+        const struct em_entry *cur = em_store_entry(s, k, ns, name);
         bool deleted = strcmp(r->type, "DELETED") == 0;
-        bool stale = !present ? !deleted : obj_rv(cur) < rev && mtime_us < r->wall_us;
+        bool stale = !present ? !deleted : obj_rv(cur ? cur->rec : NULL) < rev && mtime_us < r->wall_us;
         if (events && deleted && !cur)
             stale = false; /* gone already */
         if (stale && events) {
-            if (em_events_repair(s->dir, s->events_live, r, cur, robj, report) == 0) {
-                add_loaded(s, k, ns, name, deleted ? NULL : json_incref(robj));
+            if (em_events_repair(s->dir, s->events_live, r, cur ? cur->rec : NULL, robj,
+                                 report) == 0) {
+                struct em_entry *e =
+                    deleted ? NULL : em_entry_new(em_bytes_ref(r->json), em_rec_of(k, robj), NULL);
+                if (e)
+                    note_rev(s, e->rec);
+                set_entry(s, k, ns, name, e);
                 s->repaired++;
             }
         } else if (stale && deleted) {
             if (unlink(path) == 0) {
-                set_obj(s, k, ns, name, NULL, NULL);
+                set_entry(s, k, ns, name, NULL);
                 nd_buf_addf(report, "state: %s: removed, as revision %lld of the journal says "
                                     "(a write the last stop interrupted)\n",
                             path, (long long)rev);
@@ -357,7 +340,11 @@ static void repair(struct em_store *s, struct nd_buf *report)
             size_t len = 0;
             char *text = obj ? file_text(obj, &len) : NULL;
             if (text && em_write_atomic(path, text, len, false) == 0) {
-                add_loaded(s, k, ns, name, json_incref(obj));
+                struct em_entry *e =
+                    em_entry_new(em_bytes_ref(r->json), em_rec_of(k, obj), NULL);
+                e->text_hash = em_hash64(text, len, EM_TEXT_SEED);
+                note_rev(s, e->rec);
+                set_entry(s, k, ns, name, e);
                 nd_buf_addf(report, "state: %s: brought up to revision %lld from the journal "
                                     "(a write the last stop interrupted)\n",
                             path, (long long)rev);
@@ -532,9 +519,8 @@ int64_t em_store_rollback(struct em_store *s)
     int64_t rev = -1;
     while (s->nundo && s->undo[s->nundo - 1].ticket >= from) {
         struct em_undo *u = &s->undo[--s->nundo];
-        struct em_entry *p = u->prev;
-        set_entry(s, u->kind, u->ns, u->name, p ? p->obj : NULL, p ? p->json : NULL,
-                  p ? &p->stamp : NULL);
+        set_entry(s, u->kind, u->ns, u->name, u->prev); /* taken */
+        u->prev = NULL;
         rev = u->rev - 1;
         undo_release(u);
     }
@@ -561,15 +547,18 @@ const struct em_entry *em_store_entry(struct em_store *s, const struct nd_kind *
 json_t *em_store_get(struct em_store *s, const struct nd_kind *k, const char *ns, const char *name)
 {
     const struct em_entry *e = em_store_entry(s, k, ns, name);
-    return e ? e->obj : NULL;
+    return e ? em_entry_obj(e) : NULL;
 }
 
 struct em_bytes *em_store_entry_json(const struct em_entry *e)
 {
-    struct em_entry *m = (struct em_entry *)e; /* the cache fills on first use */
-    if (!m->json)
-        m->json = em_bytes_take(json_dumps(m->obj, JSON_COMPACT));
-    return m->json;
+    return e->json;
+}
+
+void em_store_trim(struct em_store *s)
+{
+    (void)s;
+    em_entry_trim();
 }
 
 static int check_broken(struct em_store *s, const struct nd_kind *k, const char *ns,
@@ -584,25 +573,28 @@ static int check_broken(struct em_store *s, const struct nd_kind *k, const char 
                          "the state file %s is broken and was left untouched", path);
 }
 
-/* Logs a change and queues its file write (the file goes when remove); the object's
- * compact JSON, NEW. */
+/* Logs a change and queues its file write (the file goes when text_hash is NULL, else
+ * *text_hash is the hash of the text written); the object's compact JSON, NEW. */
 static struct em_bytes *log_change(struct em_store *s, const struct nd_kind *k, const char *ns,
                                    const char *name, const char *type, int64_t time_ms,
-                                   const json_t *obj, bool remove)
+                                   const json_t *obj, uint64_t *text_hash)
 {
     const char *plural = k->plural; /* the log's and the file's name of the kind */
     int64_t rev = obj_rv(obj);
     struct em_bytes *json = em_bytes_take(json_dumps(obj, JSON_COMPACT));
     size_t llen;
     char *line = em_store_record_line_bytes(rev, time_ms, type, plural, json->data, &llen);
+    bool remove = text_hash == NULL; /* a deletion: no file text */
     const struct em_entry *cur = em_store_entry(s, k, ns, name);
     struct em_journal_op op = {0};
     if (em_events_kind(k)) {
-        em_events_op(s->dir, s->events_live, ns, cur ? cur->obj : NULL, obj, json, remove, &op);
+        em_events_op(s->dir, s->events_live, ns, cur ? cur->rec : NULL, obj, json, remove, &op);
     } else {
         op.path = obj_file(s, plural, ns, name);
-        if (!remove)
+        if (!remove) {
             op.data = file_text(obj, &op.len);
+            *text_hash = em_hash64(op.data, op.len, EM_TEXT_SEED);
+        }
     }
     if (s->journal.path) {
         uint64_t ticket = em_journal_append(&s->journal, rev, line, llen, &op);
@@ -636,8 +628,11 @@ int em_store_put(struct em_store *s, const struct nd_kind *k, json_t *obj, const
         return nd_status_set(st, "InternalError", NULL, "object without metadata.name");
     if (!(k = write_kind(k, st)) || check_broken(s, k, ns, name, st) < 0)
         return -1;
-    struct em_bytes *b = log_change(s, k, ns, name, type, time_ms, obj, false);
-    set_obj(s, k, ns, name, obj, b);
+    uint64_t text_hash = 0;
+    struct em_bytes *b = log_change(s, k, ns, name, type, time_ms, obj, &text_hash);
+    struct em_entry *e = em_entry_new(em_bytes_ref(b), em_rec_of(k, obj), obj);
+    e->text_hash = text_hash;
+    set_entry(s, k, ns, name, e);
     if (json)
         *json = b;
     else
@@ -656,10 +651,10 @@ int em_store_delete(struct em_store *s, const struct nd_kind *k, const json_t *g
         return nd_status_set(st, "InternalError", NULL, "object without metadata.name");
     if (!(k = write_kind(k, st)) || check_broken(s, k, ns, name, st) < 0)
         return -1;
-    if (!em_store_get(s, k, ns, name))
+    if (!em_store_entry(s, k, ns, name))
         return 0;
-    struct em_bytes *b = log_change(s, k, ns, name, "DELETED", time_ms, gone, true);
-    set_obj(s, k, ns, name, NULL, NULL);
+    struct em_bytes *b = log_change(s, k, ns, name, "DELETED", time_ms, gone, NULL);
+    set_entry(s, k, ns, name, NULL);
     if (json)
         *json = b;
     else
@@ -731,7 +726,7 @@ json_t *em_store_list(struct em_store *s, const struct nd_kind *k, const char *n
     em_store_seek(s, k, ns, NULL, NULL, &c);
     const struct em_entry *e;
     while ((e = em_store_next(&c)))
-        json_array_append(arr, e->obj);
+        json_array_append(arr, em_entry_obj(e));
     return arr;
 }
 
@@ -800,11 +795,11 @@ int em_store_clear(struct em_store *s, struct nd_status *st)
         em_store_seek(s, s->kinds[i].kind, NULL, NULL, NULL, &c);
         const struct em_entry *e;
         while ((e = em_store_next(&c))) {
-            const char *ns = meta_str(e->obj, "namespace");
+            const char *ns = meta_str(e->rec, "namespace");
             char *path =
                 em_events_kind(s->kinds[i].kind)
-                    ? em_events_path(s->dir, ns ? ns : "", e->obj)
-                    : obj_file(s, s->kinds[i].kind->plural, ns ? ns : "", meta_str(e->obj, "name"));
+                    ? em_events_path(s->dir, ns ? ns : "", e->rec)
+                    : obj_file(s, s->kinds[i].kind->plural, ns ? ns : "", meta_str(e->rec, "name"));
             if (unlink(path) < 0 && errno != ENOENT && rc == 0)
                 rc = nd_status_set(st, "InternalError", NULL, "cannot remove %s: %s", path,
                                    strerror(errno));

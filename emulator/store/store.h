@@ -1,6 +1,7 @@
 /* store.h: the emulator's flat-JSON object store.
  *
- * Every object lives in memory and in one pretty-printed file
+ * Every object lives in memory (as its compact JSON and a small record, its tree built
+ * on demand: entry.h) and in one pretty-printed file
  * DIR/objects/<project>/<plural>/<name>.json (cluster-scoped objects under the project
  * directory "_cluster"). A change is first a record in the write-ahead log
  * (DIR/history/journal.ndjson, journal.h); its file is written, atomically, once the record
@@ -26,6 +27,7 @@
 #include <stdint.h>
 
 #include "bytes.h"
+#include "entry.h"
 #include "index.h"
 #include "kinds/registry.h"
 #include "util/buf.h"
@@ -35,22 +37,6 @@
 
 /* Longest index key: a project (63) and a name (253), a separator and a NUL. */
 #define EM_STORE_KEY_MAX 320
-
-/* A file's identity as loaded (checkpoint.h): valid false when the object changed
- * since the start read it. */
-struct em_stamp {
-    bool valid;
-    int64_t size, mtime_ns, ctime_ns;
-    uint64_t ino;
-};
-
-/* A stored object: the tree (never changed in place) and its compact JSON (filled on
- * first use; the same bytes the journal logged). */
-struct em_entry {
-    json_t *obj;
-    struct em_bytes *json;
-    struct em_stamp stamp; /* its file's, when loaded at start and unchanged since */
-};
 
 /* A position in a kind's objects, in (project, name) order (em_store_seek). */
 struct em_store_cursor {
@@ -117,7 +103,8 @@ int64_t em_store_next_revision(struct em_store *s);
  * nd_kinds[] with its plural. NULL for NULL. */
 const struct nd_kind *em_store_kind(const struct nd_kind *k);
 
-/* BORROWED object or NULL. ns is "" for cluster-scoped kinds. */
+/* BORROWED object or NULL. ns is "" for cluster-scoped kinds. Its tree is built from the
+ * stored bytes when it is not hot (entry.h): valid until the next em_store_trim. */
 json_t *em_store_get(struct em_store *s, const struct nd_kind *k, const char *ns, const char *name);
 /* Stores obj (the store takes a new reference) and logs the change: type "ADDED" or
  * "MODIFIED" at emulated time time_ms; the file follows once the log is flushed. The
@@ -164,8 +151,11 @@ char *em_store_record_line_bytes(int64_t rev, int64_t time_ms, const char *type,
 /* BORROWED entry of an object, or NULL. */
 const struct em_entry *em_store_entry(struct em_store *s, const struct nd_kind *k, const char *ns,
                                       const char *name);
-/* An entry's compact JSON (BORROWED: made once, kept until the object changes). */
+/* An entry's compact JSON (BORROWED: kept until the object changes). */
 struct em_bytes *em_store_entry_json(const struct em_entry *e);
+/* The safe point of the trees built on demand (entry.h): call it with the lock held where
+ * no borrowed tree lives; it drops the least recently asked beyond the bound. */
+void em_store_trim(struct em_store *s);
 /* Positions c at the first object of kind k in project ns (every project when NULL),
  * or at the first after (after_ns, after_name) when after_name is given. O(log N).
  * A cursor is valid until the next change to the kind. */

@@ -223,7 +223,7 @@ static int name_of(const struct nd_kind *k, const struct em_entry *e, void *ctx)
 {
     struct nd_buf *b = ctx;
     nd_buf_addf(b, "%s%s/%s", b->len ? "," : "", k->plural,
-                json_string_value(json_object_get(json_object_get(e->obj, "metadata"), "name")));
+                json_string_value(json_object_get(json_object_get(em_entry_rec(e), "metadata"), "name")));
     return 0;
 }
 

@@ -147,7 +147,7 @@ static void test_clean_stop_loads_from_checkpoint(void **state)
         assert_true(json_equal(f, em_store_get(&s, VOLUMES, "default", name)));
         /* and its compact bytes are the object's */
         const struct em_entry *e = em_store_entry(&s, VOLUMES, "default", name);
-        char *c = json_dumps(e->obj, JSON_COMPACT);
+        char *c = json_dumps(em_entry_obj(e), JSON_COMPACT);
         assert_string_equal(em_store_entry_json(e)->data, c);
         free(c);
         json_decref(f);

@@ -141,7 +141,7 @@ static int see_object(const struct nd_kind *k, const struct em_entry *e, void *c
 {
     struct seen *w = ctx;
     assert_ptr_equal(k, core_events()); /* the stored kind, even when walked by the view */
-    assert_non_null(e->obj);
+    assert_non_null(em_entry_obj(e));
     w->objects++;
     return 0;
 }

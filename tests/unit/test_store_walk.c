@@ -102,7 +102,7 @@ static int see_kind(const struct nd_kind *k, size_t count, void *ctx)
 static int see_object(const struct nd_kind *k, const struct em_entry *e, void *ctx)
 {
     struct seen *w = ctx;
-    const json_t *meta = json_object_get(e->obj, "metadata");
+    const json_t *meta = json_object_get(em_entry_obj(e), "metadata");
     const char *ns = json_string_value(json_object_get(meta, "namespace"));
     nd_buf_addf(&w->b, "%s:%s/%s\n", k->plural, ns ? ns : "",
                 json_string_value(json_object_get(meta, "name")));

@@ -1,0 +1,194 @@
+/* A stored object's bytes, record and hot tree; see entry.h. */
+#include "entry.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/xmalloc.h"
+
+static struct {
+    struct em_entry *first, *last; /* least recently asked first */
+    size_t n, bound;
+    uint64_t built;
+} hot = {.bound = EM_ENTRY_HOT};
+
+/* ---- the record ---- */
+
+static const char *const rec_meta[] = {
+    "name",           "namespace",         "uid",        "resourceVersion",   "labels",
+    "ownerReferences", "deletionTimestamp", "finalizers", "creationTimestamp", NULL};
+
+/* Sets rec's value at the dotted path (its parents made as objects) to obj's there, when
+ * obj has one. */
+static void copy_path(json_t *rec, const json_t *obj, const char *path)
+{
+    char seg[128];
+    const json_t *from = obj;
+    json_t *to = rec;
+    for (const char *p = path; from && *p;) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        if (n == 0 || n >= sizeof seg || !json_is_object(from))
+            return;
+        memcpy(seg, p, n);
+        seg[n] = '\0';
+        from = json_object_get(from, seg);
+        if (!from)
+            return;
+        if (!dot) {
+            json_object_set(to, seg, (json_t *)from);
+            return;
+        }
+        json_t *next = json_object_get(to, seg);
+        if (!json_is_object(next)) {
+            next = json_object();
+            json_object_set_new(to, seg, next);
+        }
+        to = next;
+        p = dot + 1;
+    }
+}
+
+json_t *em_rec_of(const struct nd_kind *k, const json_t *obj)
+{
+    json_t *rec = json_object();
+    const json_t *meta = json_object_get(obj, "metadata");
+    json_t *m = json_object();
+    for (int i = 0; rec_meta[i]; i++) {
+        json_t *v = json_object_get(meta, rec_meta[i]);
+        if (v)
+            json_object_set(m, rec_meta[i], v);
+    }
+    json_object_set_new(rec, "metadata", m);
+    const json_t *status = json_object_get(obj, "status");
+    const json_t *phase = json_object_get(status, "phase");
+    json_t *conds = NULL;
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(status, "conditions"), i, c) {
+        const char *t = json_string_value(json_object_get(c, "type"));
+        if (t && (!strcmp(t, "Complete") || !strcmp(t, "Failed"))) {
+            if (!conds)
+                conds = json_array();
+            json_array_append(conds, c);
+        }
+    }
+    if (phase || conds) {
+        json_t *s = json_object();
+        if (phase)
+            json_object_set(s, "phase", (json_t *)phase);
+        if (conds)
+            json_object_set_new(s, "conditions", conds);
+        json_object_set_new(rec, "status", s);
+    }
+    if (k && nd_kind_is(k, ND_KIND_BILLED)) /* what the spend counts (core/spend.c) */
+        copy_path(rec, obj, "status.costUSD");
+    for (const char *const *f = k ? k->field_selectors : NULL; f && *f; f++) {
+        const char *eq = strchr(*f, '=');
+        const char *path = eq ? eq + 1 : *f;
+        if (strncmp(path, "metadata.", 9) != 0 && strcmp(path, "status.phase") != 0)
+            copy_path(rec, obj, path);
+    }
+    return rec;
+}
+
+/* ---- the hot list ---- */
+
+static void hot_unlink(struct em_entry *e)
+{
+    if (!e->tree)
+        return;
+    if (e->hot_prev)
+        e->hot_prev->hot_next = e->hot_next;
+    else
+        hot.first = e->hot_next;
+    if (e->hot_next)
+        e->hot_next->hot_prev = e->hot_prev;
+    else
+        hot.last = e->hot_prev;
+    e->hot_prev = e->hot_next = NULL;
+    hot.n--;
+}
+
+static void hot_append(struct em_entry *e)
+{
+    e->hot_prev = hot.last;
+    e->hot_next = NULL;
+    if (hot.last)
+        hot.last->hot_next = e;
+    else
+        hot.first = e;
+    hot.last = e;
+    hot.n++;
+}
+
+struct em_entry *em_entry_new(struct em_bytes *json, json_t *rec, json_t *tree)
+{
+    struct em_entry *e = nd_xcalloc(1, sizeof *e);
+    e->json = json;
+    e->rec = rec;
+    if (tree) {
+        e->tree = json_incref(tree);
+        hot_append(e);
+    }
+    return e;
+}
+
+void em_entry_free(struct em_entry *e)
+{
+    if (!e)
+        return;
+    hot_unlink(e);
+    json_decref(e->tree);
+    json_decref(e->rec);
+    em_bytes_unref(e->json);
+    free(e);
+}
+
+json_t *em_entry_obj(const struct em_entry *ce)
+{
+    struct em_entry *e = (struct em_entry *)ce; /* the cache changes, the object does not */
+    if (e->tree) {
+        if (e != hot.last) { /* asked again: the most recent */
+            hot_unlink(e);
+            hot_append(e);
+        }
+        return e->tree;
+    }
+    if (!e->json)
+        return NULL;
+    json_t *t = json_loadb(e->json->data, e->json->len, 0, NULL);
+    if (!t)
+        return NULL;
+    hot.built++;
+    e->tree = t;
+    hot_append(e);
+    return t;
+}
+
+const json_t *em_entry_rec(const struct em_entry *e)
+{
+    return e->rec;
+}
+
+void em_entry_trim(void)
+{
+    while (hot.n > hot.bound && hot.first) {
+        struct em_entry *e = hot.first;
+        hot_unlink(e);
+        json_decref(e->tree);
+        e->tree = NULL;
+    }
+}
+
+void em_entry_set_bound(size_t bound)
+{
+    hot.bound = bound;
+}
+
+void em_entry_stats(struct em_entry_stats *out)
+{
+    out->built = hot.built;
+    out->hot = hot.n;
+    out->bound = hot.bound;
+}

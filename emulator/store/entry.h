@@ -1,0 +1,83 @@
+/* entry.h: one stored object as the store keeps it: the compact JSON of its current
+ * revision (struct em_bytes, shared with the journal and every answer), a small record of
+ * the fields the indexes, selectors and controllers ask for, and, only while it is hot,
+ * the whole jansson tree.
+ *
+ * The record (em_rec_of) is a small JSON object in the shape of the object itself, so
+ * the code that reads metadata and selects (em_obj_ns, nd_select_matches, authz) reads it
+ * as it would the object: metadata.{name, namespace, uid, resourceVersion, labels,
+ * ownerReferences, deletionTimestamp, finalizers, creationTimestamp (the hour file of an
+ * Event: events_file.h)}, status.phase, status.conditions of type
+ * Complete or Failed, status.costUSD of a billed kind, and every path of the kind's field
+ * selectors. Its values are
+ * shared with the tree it came from (references, not copies).
+ *
+ * The tree is built from the bytes on demand (em_entry_obj), counted, and kept in one
+ * bounded list of hot trees (least recently asked first). A tree the caller borrowed stays
+ * valid until the next safe point, em_entry_trim, which the server calls with its lock held
+ * where no borrowed pointer lives (the end of a request's locked section, of a controller
+ * round); what keeps a tree longer takes a reference (json_incref). Not thread-safe: the
+ * server's lock guards it, as the store. */
+#ifndef EM_STORE_ENTRY_H
+#define EM_STORE_ENTRY_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bytes.h"
+#include "kinds/registry.h"
+
+/* A file's identity as loaded (checkpoint.h): valid false when the object changed
+ * since the start read it. */
+struct em_stamp {
+    bool valid;
+    int64_t size, mtime_ns, ctime_ns;
+    uint64_t ino;
+};
+
+/* A stored object. Read the tree through em_entry_obj, never tree directly. */
+struct em_entry {
+    struct em_bytes *json; /* the current revision's compact JSON (always set) */
+    json_t *rec;           /* its record (em_rec_of) */
+    json_t *tree;          /* the whole object while hot, else NULL */
+    struct em_entry *hot_prev, *hot_next; /* the hot list, while tree is set */
+    uint64_t text_hash;    /* em_hash64 of the file text the store wrote (0: unknown) */
+    struct em_stamp stamp; /* its file's, when loaded at start and unchanged since */
+};
+
+/* The seed of em_hash64 over a file's text (text_hash). */
+#define EM_TEXT_SEED 11
+
+/* Trees kept hot after a safe point (em_entry_trim) by default. */
+#define EM_ENTRY_HOT 1024
+
+/* NEW record of obj, an object of kind k (NULL: no field selectors). */
+json_t *em_rec_of(const struct nd_kind *k, const json_t *obj);
+
+/* A NEW entry of bytes json and record rec (both taken: the caller's references move in),
+ * with tree (a new reference is taken; NULL: none yet) hot. */
+struct em_entry *em_entry_new(struct em_bytes *json, json_t *rec, json_t *tree);
+void em_entry_free(struct em_entry *e);
+
+/* The whole object (BORROWED; valid until the next em_entry_trim): the hot tree, or one
+ * built from the bytes now (counted in em_entry_stats). NULL only when the bytes do not
+ * parse (never for what the store wrote). */
+json_t *em_entry_obj(const struct em_entry *e);
+/* The record (BORROWED, lives as long as the entry). */
+const json_t *em_entry_rec(const struct em_entry *e);
+
+/* The safe point: drops the trees of the least recently asked entries beyond the bound
+ * (EM_ENTRY_HOT, or em_entry_set_bound's). */
+void em_entry_trim(void);
+void em_entry_set_bound(size_t bound);
+
+struct em_entry_stats {
+    uint64_t built;  /* trees built from bytes since the process began */
+    size_t hot;      /* trees held now */
+    size_t bound;    /* how many a safe point keeps */
+};
+void em_entry_stats(struct em_entry_stats *out);
+
+#endif

@@ -1,0 +1,99 @@
+#!/usr/bin/env bats
+# The store holds bytes (docs/emulator.md, "Memory"): each object is kept as its compact
+# JSON and a small record of the fields selectors read; a tree is built only for what
+# works on one object, and /emulator/v1/stats counts them (trees.built). A restart from
+# the checkpoint of a clean stop, then GET, LIST (plain, by label, by field), a watch
+# with its initial events and a Table's rows of bytes... builds no tree.
+
+load ../lib/common
+
+N=120
+
+setup_file() {
+    start_emulator --no-simulation
+    export T=$BATS_FILE_TMPDIR
+    http POST /api/v1/namespaces '{"metadata":{"name":"b"}}'
+    [ "$CODE" = 201 ]
+    local i url
+    url=$(emu_url)/apis/nodus.dev/v1/namespaces/b/jobs
+    for i in $(seq -w 1 $N); do
+        [ "$i" = 001 ] || printf 'next\n'
+        printf 'url = "%s"\nrequest = "POST"\nheader = "Content-Type: application/json"\ndata = %s\nwrite-out = "%%{http_code}\\n"\noutput = /dev/null\n' \
+            "$url" "$(job_json "j$i" | jq -c --arg t $((10#$i % 2)) '.metadata.labels = {tier: $t} | tojson')"
+    done >"$T/creates.cfg"
+    curl -s --no-progress-meter --parallel --parallel-max 8 -K "$T/creates.cfg" >"$T/codes"
+    [ "$(grep -c '^201$' "$T/codes")" = "$N" ]
+}
+
+teardown_file() { stop_emulator; }
+
+trees() { curl -sf "$(emu_url)/emulator/v1/stats" | jq -c "$@" .trees; }
+built() { curl -sf "$(emu_url)/emulator/v1/stats" | jq -e .trees.built; }
+
+restart() {
+    stop_emulator
+    start_emulator --no-simulation --listen "127.0.0.1:$(cat "$BATS_FILE_TMPDIR/port")"
+}
+
+@test "stats count the trees built and the hot ones, with the bound" {
+    run trees -e
+    assert_success
+    run jq -e '.built >= 0 and .hot >= 0 and .bound > 0' <<<"$output"
+    assert_success
+}
+
+@test "a restart from the checkpoint, then GET, LIST, selectors and a watch build no tree" {
+    restart
+    run built
+    assert_output 0
+    url=$(emu_url)/apis/nodus.dev/v1/namespaces/b/jobs
+    run curl -sf "$url/j007"
+    assert_success
+    [ "$(jq -r .metadata.name <<<"$output")" = j007 ]
+    run curl -sf "$url?limit=50"
+    [ "$(jq '.items | length' <<<"$output")" = 50 ]
+    [ "$(jq -r .metadata.remainingItemCount <<<"$output")" = $((N - 50)) ]
+    run curl -sf "$url?labelSelector=tier%3D1"
+    [ "$(jq '.items | length' <<<"$output")" = $((N / 2)) ]
+    [ "$(jq -r '[.items[].metadata.labels.tier] | unique | join(",")' <<<"$output")" = 1 ]
+    run curl -sf "$url?fieldSelector=metadata.name%3Dj042"
+    [ "$(jq -r '[.items[].metadata.name] | join(",")' <<<"$output")" = j042 ]
+    run curl -sf "$(emu_url)/apis/nodus.dev/v1/jobs?fieldSelector=metadata.namespace%3Db&limit=500"
+    [ "$(jq '.items | length' <<<"$output")" = $N ]
+    # a watch from now: every object ADDED first, from its bytes
+    curl -sfN "$url?watch=1&timeoutSeconds=1" >"$BATS_TEST_TMPDIR/w"
+    [ "$(jq -s '[.[] | select(.type == "ADDED")] | length' "$BATS_TEST_TMPDIR/w")" = $N ]
+    run built
+    assert_output 0
+}
+
+@test "a write builds the tree of the object it changes, and reads see the change" {
+    restart
+    url=$(emu_url)/apis/nodus.dev/v1/namespaces/b/jobs
+    run curl -sf -X PATCH -H 'Content-Type: application/merge-patch+json' \
+        -d '{"metadata":{"labels":{"tier":"9"}}}' "$url/j003"
+    assert_success
+    run built
+    assert_success
+    [ "$output" -ge 1 ] && [ "$output" -le 3 ]
+    run curl -sf "$url?labelSelector=tier%3D9"
+    [ "$(jq -r '[.items[].metadata.name] | join(",")' <<<"$output")" = j003 ]
+    run trees -e
+    run jq -e '.hot <= .bound' <<<"$output"
+    assert_success
+}
+
+@test "a restart without a checkpoint (after a crash) loads the files and keeps no tree" {
+    kill -KILL "$(cat "$BATS_FILE_TMPDIR/emulator.pid")"
+    wait_until pid_gone "$(cat "$BATS_FILE_TMPDIR/emulator.pid")"
+    rm -f "$BATS_FILE_TMPDIR/emulator.pid"
+    start_emulator --no-simulation --listen "127.0.0.1:$(cat "$BATS_FILE_TMPDIR/port")"
+    run trees -e
+    assert_success
+    run jq -e '.built == 0 and .hot == 0' <<<"$output"
+    assert_success
+    run curl -sf "$(emu_url)/apis/nodus.dev/v1/namespaces/b/jobs?labelSelector=tier%3D9"
+    [ "$(jq -r '[.items[].metadata.name] | join(",")' <<<"$output")" = j003 ]
+    run built
+    assert_output 0
+}

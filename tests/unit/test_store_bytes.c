@@ -1,0 +1,219 @@
+/* Unit tests of the store's entries (emulator/store/entry.h): an object is kept as its
+ * compact bytes and a small record (the fields selectors, indexes and controllers read);
+ * its tree is built on demand, counted, kept in a bounded hot list and dropped at the safe
+ * point; a start from the checkpoint builds no tree. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "entry.h"
+#include "fsutil.h"
+#include "selector/selector.h"
+#include "store.h"
+#include "store_tmpdir.h"
+#include "util/xmalloc.h"
+
+#define JOBS nd_kind_by_plural(NULL, "jobs")
+
+static json_t *job(const char *name, int64_t rv)
+{
+    char rvs[24];
+    snprintf(rvs, sizeof rvs, "%lld", (long long)rv);
+    return json_pack(
+        "{ss ss s{ss ss ss ss s{ss} s[{ssssss}] ss s[s]} s{ss s{ss} s{s{si}}} "
+        "s{ss ss s[{ssss}{ssss}{ssss}]}}",
+        "apiVersion", "nodus.dev/v1", "kind", "Job", "metadata", "name", name, "namespace", "p",
+        "uid", "u-1", "resourceVersion", rvs, "labels", "app", "web", "ownerReferences", "kind",
+        "Pipeline", "name", "pipe", "uid", "u-0", "deletionTimestamp", "2026-01-01T00:00:00Z",
+        "finalizers", "nodus.dev/x", "spec", "state", "Running", "placement", "pool", "gpu-a",
+        "resources", "gpu", "count", 1, "status", "phase", "Succeeded", "costUSD", "1.50",
+        "conditions", "type", "Ready", "status", "False", "type", "Complete", "status", "True",
+        "type", "Progressing", "status", "False");
+}
+
+static void put(struct em_store *s, json_t *obj)
+{
+    struct nd_status st = ND_STATUS_INIT;
+    assert_int_equal(em_store_put(s, JOBS, obj, "ADDED", 1000, NULL, &st), 0);
+    nd_status_release(&st);
+    json_decref(obj);
+}
+
+static uint64_t built(void)
+{
+    struct em_entry_stats ts;
+    em_entry_stats(&ts);
+    return ts.built;
+}
+
+static size_t hot(void)
+{
+    struct em_entry_stats ts;
+    em_entry_stats(&ts);
+    return ts.hot;
+}
+
+/* The record holds what is asked of it, shared with the object, and nothing else. */
+static void test_record_fields(void **state)
+{
+    (void)state;
+    json_t *o = job("a", 7);
+    json_t *rec = em_rec_of(JOBS, o);
+    const json_t *m = json_object_get(rec, "metadata");
+    assert_string_equal(json_string_value(json_object_get(m, "name")), "a");
+    assert_string_equal(json_string_value(json_object_get(m, "namespace")), "p");
+    assert_string_equal(json_string_value(json_object_get(m, "uid")), "u-1");
+    assert_string_equal(json_string_value(json_object_get(m, "resourceVersion")), "7");
+    assert_ptr_equal(json_object_get(m, "labels"),
+                     json_object_get(json_object_get(o, "metadata"), "labels"));
+    assert_non_null(json_object_get(m, "ownerReferences"));
+    assert_non_null(json_object_get(m, "deletionTimestamp"));
+    assert_non_null(json_object_get(m, "finalizers"));
+    const json_t *st = json_object_get(rec, "status");
+    assert_string_equal(json_string_value(json_object_get(st, "phase")), "Succeeded");
+    assert_string_equal(json_string_value(json_object_get(st, "costUSD")), "1.50");
+    /* of the conditions, only the end conditions the scheduler asks about */
+    assert_int_equal(json_array_size(json_object_get(st, "conditions")), 1);
+    /* the kind's selectable fields, and no other part of spec */
+    const json_t *spec = json_object_get(rec, "spec");
+    assert_string_equal(json_string_value(json_object_get(spec, "state")), "Running");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(spec, "placement"), "pool")), "gpu-a");
+    assert_null(json_object_get(spec, "resources"));
+    assert_null(json_object_get(rec, "kind"));
+    /* selectors read the record as they read the object */
+    struct nd_select sel;
+    struct nd_status ss = ND_STATUS_INIT;
+    assert_int_equal(nd_select_parse(&sel, "app=web", "spec.state=Running,status.phase=Succeeded",
+                                     JOBS->field_selectors, ND_SELECT_READ, &ss),
+                     0);
+    assert_true(nd_select_matches(&sel, rec));
+    assert_true(nd_select_matches(&sel, o));
+    nd_select_release(&sel);
+    json_decref(rec);
+    json_decref(o);
+}
+
+/* Trees are built when asked, counted, and a safe point keeps at most the bound. */
+static void test_hot_trees_bounded(void **state)
+{
+    (void)state;
+    char *dir = store_tmpdir("bytes");
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT, err = ND_BUF_INIT;
+    assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
+    em_entry_set_bound(3);
+    for (int i = 0; i < 10; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "j%d", i);
+        put(&s, job(name, i + 1));
+    }
+    /* what a write stored is hot until the safe point */
+    assert_int_equal(hot(), 10);
+    em_store_trim(&s);
+    assert_int_equal(hot(), 3);
+    uint64_t b0 = built();
+    /* the bytes and the record need no tree */
+    const struct em_entry *e = em_store_entry(&s, JOBS, "p", "j0");
+    assert_non_null(strstr(em_store_entry_json(e)->data, "\"name\":\"j0\""));
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(em_entry_rec(e), "metadata"), "name")),
+                        "j0");
+    assert_int_equal(built(), b0);
+    /* a cold object's tree is built from its bytes, once until it is dropped */
+    json_t *t = em_store_get(&s, JOBS, "p", "j0");
+    json_t *want = job("j0", 1);
+    assert_true(json_equal(t, want));
+    json_decref(want);
+    assert_int_equal(built(), b0 + 1);
+    assert_ptr_equal(em_store_get(&s, JOBS, "p", "j0"), t);
+    assert_int_equal(built(), b0 + 1);
+    /* every tree asked: all hot until the safe point, then the bound, the newest kept */
+    for (int i = 0; i < 10; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "j%d", i);
+        assert_non_null(em_store_get(&s, JOBS, "p", name));
+    }
+    assert_int_equal(hot(), 10);
+    json_t *held = json_incref(em_store_get(&s, JOBS, "p", "j1")); /* kept past the point */
+    em_store_trim(&s);
+    assert_int_equal(hot(), 3);
+    assert_non_null(em_store_entry(&s, JOBS, "p", "j1")); /* its tree is dropped, ... */
+    assert_string_equal(json_string_value(json_object_get(json_object_get(held, "metadata"), "name")),
+                        "j1"); /* ... the reference still good */
+    json_decref(held);
+    uint64_t b1 = built();
+    assert_non_null(em_store_get(&s, JOBS, "p", "j9")); /* among the newest */
+    assert_int_equal(built(), b1);
+    em_entry_set_bound(EM_ENTRY_HOT);
+    em_store_close(&s);
+    assert_int_equal(hot(), 0);
+    em_rm_rf(dir);
+    free(dir);
+    nd_buf_release(&report);
+    nd_buf_release(&err);
+}
+
+/* A start from the checkpoint builds no tree: bytes and records come from it. */
+static void test_checkpoint_start_builds_no_tree(void **state)
+{
+    (void)state;
+    char *dir = store_tmpdir("bytes");
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT, err = ND_BUF_INIT;
+    assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
+    for (int i = 0; i < 20; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "j%d", i);
+        put(&s, job(name, i + 1));
+    }
+    char *bytes5 = nd_xstrdup(em_store_entry_json(em_store_entry(&s, JOBS, "p", "j5"))->data);
+    em_store_close(&s);
+    uint64_t b0 = built();
+    assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
+    assert_int_equal(s.loaded_checkpoint, 20);
+    assert_int_equal(s.revision, 20);
+    assert_int_equal(built(), b0);
+    assert_int_equal(hot(), 0);
+    const struct em_entry *e = em_store_entry(&s, JOBS, "p", "j5");
+    assert_string_equal(em_store_entry_json(e)->data, bytes5);
+    const json_t *m = json_object_get(em_entry_rec(e), "metadata");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(m, "labels"), "app")),
+                        "web");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(em_entry_rec(e), "status"), "phase")),
+        "Succeeded");
+    assert_int_equal(built(), b0);
+    em_store_close(&s);
+    /* from the files (no checkpoint: it is used once), no tree is kept either */
+    char *ck = nd_xasprintf("%s/history/checkpoint", dir);
+    unlink(ck);
+    free(ck);
+    assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
+    assert_int_equal(s.loaded_files, 20);
+    assert_int_equal(hot(), 0);
+    assert_string_equal(em_store_entry_json(em_store_entry(&s, JOBS, "p", "j5"))->data, bytes5);
+    em_store_close(&s);
+    free(bytes5);
+    em_rm_rf(dir);
+    free(dir);
+    nd_buf_release(&report);
+    nd_buf_release(&err);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_record_fields),
+        cmocka_unit_test(test_hot_trees_bounded),
+        cmocka_unit_test(test_checkpoint_start_builds_no_tree),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
