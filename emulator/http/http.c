@@ -540,9 +540,9 @@ static void raise_fd_limit(void)
     }
 }
 
-/* MHD's own limit: past it MHD 0.9.75 (thread per connection) accepts a connection and
- * closes it at once, unanswered. Ours is well below, so that a flood of idle connections
- * (each one a thread, its stack and MHD's pool reserved but mostly untouched; those past
+/* MHD's own limit: past it MHD 0.9.75 accepts a connection and closes it at once,
+ * unanswered. Ours is well below, so that a flood of idle connections (each one MHD's
+ * pool, reserved but mostly untouched; those past
  * ours closed after 2 s without a request) still leaves room to accept a new client and
  * answer it 503; the file limit decides how far. */
 static unsigned hard_connection_limit(unsigned max_conns)
