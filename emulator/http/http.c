@@ -579,6 +579,17 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     pthread_mutex_unlock(&h->log_lock);
 }
 
+/* libmicrohttpd's loop: a few threads with suspended connections; epoll (else poll), not
+ * select(): a connection's socket may be past FD_SETSIZE. */
+static unsigned loop_flags(void)
+{
+    unsigned wait = MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES  ? MHD_USE_EPOLL
+                    : MHD_is_feature_supported(MHD_FEATURE_POLL) == MHD_YES ? MHD_USE_POLL
+                                                                            : 0;
+    return MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_ALLOW_UPGRADE |
+           MHD_USE_ITC | wait;
+}
+
 struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_http_tls *tls,
                               const struct em_http_limits *limits, em_handler_fn handler,
                               void *cls, struct nd_buf *err)
@@ -605,12 +616,7 @@ struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_h
     pthread_cond_init(&h->upgrades_done, NULL);
     struct nd_buf tls_log = ND_BUF_INIT;
     h->start_log = &tls_log;
-    /* epoll (else poll), not select(): a connection's socket may be past FD_SETSIZE */
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME |
-                     MHD_ALLOW_UPGRADE | MHD_USE_ITC |
-                     (MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES ? MHD_USE_EPOLL
-                      : MHD_is_feature_supported(MHD_FEATURE_POLL) == MHD_YES ? MHD_USE_POLL
-                                                                               : 0);
+    unsigned flags = loop_flags();
     raise_fd_limit();
     /* TLS 1.2 and 1.3 only; an empty array when plain */
     struct MHD_OptionItem tls_opts[] = {
