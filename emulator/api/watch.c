@@ -1,10 +1,13 @@
 /* Watch streams: every change after a resourceVersion, in order, from the history.
  *
- * A stream is a blocking reader (struct em_stream) that MHD calls whenever the socket
- * can take bytes; it takes the server lock, turns the history's changes into lines and, when
- * there is nothing to send, waits on srv->changed (also woken by clock jumps and by
- * shutdown). It ends on timeoutSeconds, on shutdown, or when the client goes away; it
- * never ends early otherwise (kubectl's get -w exits when a watch ends).
+ * A stream is a non-blocking reader (struct em_stream) that the HTTP layer's event loop
+ * calls whenever the socket can take bytes; it turns the feed's or the history's changes
+ * into lines and, when there is nothing to send, registers with the feed (em_feed_wait:
+ * woken by the next publish, reset or shutdown) and names when it must be looked at
+ * again (its timeout, its next bookmark), costing no thread while it waits. It ends on
+ * timeoutSeconds, on shutdown, or when the client goes away (the HTTP layer looks at the
+ * socket once a second); it never ends early otherwise (kubectl's get -w exits when a
+ * watch ends).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -41,6 +44,7 @@ struct watch {
     struct nd_buf pending;
     size_t sent;              /* bytes of pending already handed out */
     struct em_stream *stream; /* for the socket */
+    struct em_feed_waiter waiter;
 };
 
 static bool matches(struct watch *w, const json_t *obj)
@@ -175,39 +179,45 @@ static void collect(struct watch *w)
     }
 }
 
-static bool client_gone(struct watch *w)
+/* When a stream waiting for a change must be looked at again without one (real ms, 0:
+ * never): its timeout or (slow path, server lock held) its next bookmark, whichever is
+ * nearer; at most a second ahead while it sends bookmarks, for a clock that jumps. */
+static int64_t wake_at(const struct watch *w, int64_t real_now)
 {
-    return em_stream_gone(w->stream);
-}
-
-/* How long a stream waits for a change: at most 1 s (to notice a client that went away),
- * less when its timeout or (slow path, lock held) its next bookmark is nearer. */
-static int64_t wait_ms(const struct watch *w, int64_t real_now)
-{
-    int64_t ms = 1000;
-    if (w->deadline_real_ms && w->deadline_real_ms - real_now < ms)
-        ms = w->deadline_real_ms - real_now;
+    int64_t at = w->deadline_real_ms;
     if (w->bookmarks) {
         int64_t d = em_clock_real_delay_ms(&w->srv->clock, w->next_bookmark_ms);
-        if (d < ms)
-            ms = d;
+        int64_t b = real_now + (d < 1 ? 1 : d > 1000 ? 1000 : d);
+        if (!at || b < at)
+            at = b;
     }
-    return ms < 1 ? 1 : ms;
+    return at;
 }
 
-/* Hands out what is pending; 0 when nothing is. */
+/* Hands out what is pending; 0 when nothing is. A caught-up stream keeps at most 16 KiB
+ * of buffer: ten thousand of them that once sent a long list hold no more. */
 static ssize_t take_pending(struct watch *w, char *buf, size_t max)
 {
-    return (ssize_t)nd_buf_take(&w->pending, &w->sent, buf, max);
+    ssize_t n = (ssize_t)nd_buf_take(&w->pending, &w->sent, buf, max);
+    if (!w->pending.len && w->pending.cap > 16 * 1024) {
+        nd_buf_release(&w->pending);
+        nd_buf_init(&w->pending, 0);
+    }
+    return n;
 }
 
-/* Waits on cv (its mutex mu held) for news, the stream's timeout or its next bookmark. */
-static void wait_for_news(struct watch *w, pthread_cond_t *cv, pthread_mutex_t *mu,
-                          int64_t real_now)
+/* Nothing to send (feed lock held): woken by the next publish, or when its timeout or
+ * its next bookmark is due. */
+static ssize_t wait_for_news(struct watch *w, int64_t real_now)
 {
-    struct timespec ts;
-    nd_time_deadline(&ts, wait_ms(w, real_now));
-    pthread_cond_timedwait(cv, mu, &ts);
+    em_feed_wait(w->srv->feed, &w->waiter);
+    w->stream->wake_at_ms = wake_at(w, real_now);
+    return EM_STREAM_AGAIN;
+}
+
+static bool client_gone_now(struct watch *w)
+{
+    return __atomic_load_n(&w->stream->gone, __ATOMIC_RELAXED);
 }
 
 /* The events of the feed's ring after last_rev, as collect() makes them from the
@@ -229,7 +239,7 @@ static void collect_feed(struct watch *w, struct em_feed *f)
 
 /* The fast path of a caught-up JSON stream without bookmarks: the feed (feed.h), not the
  * server lock; the history under the server lock only when the stream is behind the
- * ring. */
+ * ring. Never waits: EM_STREAM_AGAIN when there is nothing. */
 static ssize_t watch_read_feed(struct watch *w, char *buf, size_t max)
 {
     struct em_server *srv = w->srv;
@@ -259,9 +269,9 @@ static ssize_t watch_read_feed(struct watch *w, char *buf, size_t max)
             if (w->pending.len)
                 continue;
         }
-        if (client_gone(w))
-            break;
-        wait_for_news(w, &f->cv, &f->mu, real_now);
+        if (!client_gone_now(w))
+            n = wait_for_news(w, real_now);
+        break;
     }
     pthread_mutex_unlock(&f->mu);
     return n;
@@ -271,7 +281,9 @@ static ssize_t watch_read(void *cls, char *buf, size_t max)
 {
     struct watch *w = cls;
     struct em_server *srv = w->srv;
-    if (srv->feed && w->accept.repr == EM_REPR_OBJECT && !w->bookmarks)
+    if (!srv->feed) /* not serving: what is pending, then the end */
+        return take_pending(w, buf, max);
+    if (w->accept.repr == EM_REPR_OBJECT && !w->bookmarks)
         return watch_read_feed(w, buf, max);
     pthread_mutex_lock(&srv->lock);
     ssize_t n = 0;
@@ -292,9 +304,13 @@ static ssize_t watch_read(void *cls, char *buf, size_t max)
             w->next_bookmark_ms = emu_now + BOOKMARK_MS;
             continue;
         }
-        if (client_gone(w))
+        if (client_gone_now(w))
             break;
-        wait_for_news(w, &srv->changed, &srv->lock, real_now);
+        /* publishes are made under the server lock: none is missed */
+        pthread_mutex_lock(&srv->feed->mu);
+        n = wait_for_news(w, real_now);
+        pthread_mutex_unlock(&srv->feed->mu);
+        break;
     }
     pthread_mutex_unlock(&srv->lock);
     return n;
@@ -303,6 +319,11 @@ static ssize_t watch_read(void *cls, char *buf, size_t max)
 static void watch_free(void *cls)
 {
     struct watch *w = cls;
+    if (w->srv->feed) {
+        pthread_mutex_lock(&w->srv->feed->mu);
+        em_feed_unwait(w->srv->feed, &w->waiter);
+        pthread_mutex_unlock(&w->srv->feed->mu);
+    }
     pthread_mutex_lock(&w->srv->lock);
     w->srv->stats.watches_open--;
     pthread_mutex_unlock(&w->srv->lock);
@@ -398,6 +419,8 @@ int em_api_watch(struct em_api *a)
                                    ? "application/x-ndjson"
                                    : "application/json",
                                watch_read, watch_free, w);
+    w->stream->nonblocking = true;
+    w->waiter.s = w->stream;
     return 0;
 fail:
     nd_select_release(&w->sel);

@@ -41,6 +41,44 @@ void em_feed_free(struct em_feed *f)
     free(f);
 }
 
+void em_feed_wait(struct em_feed *f, struct em_feed_waiter *w)
+{
+    if (w->linked)
+        return;
+    w->linked = true;
+    w->prev = NULL;
+    w->next = f->waiters;
+    if (f->waiters)
+        f->waiters->prev = w;
+    f->waiters = w;
+}
+
+void em_feed_unwait(struct em_feed *f, struct em_feed_waiter *w)
+{
+    if (!w->linked)
+        return;
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        f->waiters = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    w->linked = false;
+}
+
+/* Feed lock held: every waiter woken, the list emptied. */
+static void wake_waiters(struct em_feed *f)
+{
+    struct em_feed_waiter *w = f->waiters;
+    f->waiters = NULL;
+    while (w) {
+        struct em_feed_waiter *next = w->next;
+        w->linked = false;
+        em_stream_wake(w->s);
+        w = next;
+    }
+}
+
 void em_feed_publish(struct em_server *srv)
 {
     struct em_feed *f = srv->feed;
@@ -77,6 +115,7 @@ void em_feed_publish(struct em_server *srv)
     if (j->oldest_rev > f->min_rev)
         f->min_rev = j->oldest_rev;
     pthread_cond_broadcast(&f->cv);
+    wake_waiters(f);
     pthread_mutex_unlock(&f->mu);
 }
 
@@ -89,6 +128,7 @@ void em_feed_reset(struct em_server *srv)
     drop_all(f);
     f->published_rev = f->min_rev = srv->history.oldest_rev;
     pthread_cond_broadcast(&f->cv);
+    wake_waiters(f);
     pthread_mutex_unlock(&f->mu);
 }
 
@@ -99,5 +139,6 @@ void em_feed_stop(struct em_feed *f)
     pthread_mutex_lock(&f->mu);
     f->stopping = true;
     pthread_cond_broadcast(&f->cv);
+    wake_waiters(f);
     pthread_mutex_unlock(&f->mu);
 }

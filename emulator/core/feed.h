@@ -10,6 +10,10 @@
  * the ring (resuming from an old revision), one that sends Tables or bookmarks, reads
  * the history under the server lock as before.
  *
+ * A stream with nothing to send registers a waiter (em_feed_wait) and costs no thread
+ * until the next publish, reset or stop wakes it (em_stream_wake: its connection is
+ * resumed on the HTTP layer's loop).
+ *
  * Lock order: the server lock, then the feed's; a stream never takes the server lock
  * while it holds the feed's.
  */
@@ -22,6 +26,7 @@
 #include <stdint.h>
 
 #include "bytes.h"
+#include "http.h"
 
 #define EM_FEED_CAP 4096
 
@@ -35,6 +40,13 @@ struct em_feed_ev {
     struct em_bytes *json;
 };
 
+/* A stream waiting for the next publish (feed lock held to change it). */
+struct em_feed_waiter {
+    struct em_feed_waiter *prev, *next;
+    struct em_stream *s;
+    bool linked;
+};
+
 struct em_feed {
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -43,6 +55,7 @@ struct em_feed {
     int64_t published_rev; /* the history's changes up to this were published */
     int64_t min_rev;       /* a stream at last_rev >= this finds what follows in the ring */
     bool stopping;
+    struct em_feed_waiter *waiters;
 };
 
 /* A feed starting at the store's current revision (server start). */
@@ -54,5 +67,9 @@ void em_feed_publish(struct em_server *srv);
 void em_feed_reset(struct em_server *srv);
 /* Wakes every stream for good (shutdown). */
 void em_feed_stop(struct em_feed *f);
+/* Feed lock held: w->s is woken once, at the next publish, reset or stop (a waiter
+ * already linked stays). em_feed_unwait takes it back (before the stream is freed). */
+void em_feed_wait(struct em_feed *f, struct em_feed_waiter *w);
+void em_feed_unwait(struct em_feed *f, struct em_feed_waiter *w);
 
 #endif

@@ -1,4 +1,4 @@
-/* The emulator's HTTP layer: libmicrohttpd in thread-per-connection mode. */
+/* The emulator's HTTP layer: libmicrohttpd's epoll loop, handlers on workers (loop.h). */
 #include "http.h"
 
 #include <arpa/inet.h>
@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "guard.h"
+#include "loop.h"
 #include "util/id.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
@@ -30,6 +31,7 @@
 #define EM_HTTP_MEMORY_LIMIT (160u * 1024u)
 #define OVER_LIMIT_TIMEOUT_S 2u /* a connection past max_conns that sends nothing */
 #define HARD_MARGIN 1024u
+#define EM_HTTP_LOOPS 2u /* libmicrohttpd's epoll threads */
 
 struct em_http {
     struct MHD_Daemon *daemon;
@@ -42,6 +44,7 @@ struct em_http {
     pthread_mutex_t log_lock;
     struct nd_buf *start_log; /* MHD's first complaint while starting, else NULL */
     struct em_guard *guard;   /* classes, deadlines and refusals of connections (guard.h) */
+    struct em_loop *loop;     /* workers, live streams, the ticker (loop.h) */
     struct em_http_limits limits; /* em_http_start's (max_connections at least 1) */
     /* Upgraded connections' threads still running: MHD_upgrade_action must not be called
      * once the daemon is stopped, so em_http_stop waits for them. */
@@ -52,6 +55,7 @@ struct em_http {
 
 /* Per-request state kept in MHD's con_cls (made when the request line is read). */
 struct conn_req {
+    struct em_http *h;
     struct em_req req;
     struct em_resp resp;
     char *method;
@@ -63,6 +67,8 @@ struct conn_req {
     bool untimed; /* a stream: the idle timeout is off until the response ends */
     bool streaming; /* the body goes to req.sink */
     bool sink_done; /* the sink took no more */
+    bool finish;    /* the worker runs the sink's finish, not the handler */
+    bool ready;     /* the worker filled resp: send it when resumed */
     char remote[64];
 };
 
@@ -185,27 +191,6 @@ int em_req_socket(const struct em_req *req)
     return ci ? ci->connect_fd : -1;
 }
 
-/* Streams: MHD asks for bytes when the socket can take them; the stream blocks. */
-static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-    (void)pos;
-    struct em_stream *s = cls;
-    ssize_t n = s->read(s->cls, buf, max);
-    if (n == 0)
-        return MHD_CONTENT_READER_END_OF_STREAM;
-    if (n < 0)
-        return MHD_CONTENT_READER_END_WITH_ERROR;
-    return n;
-}
-
-static void stream_free(void *cls)
-{
-    struct em_stream *s = cls;
-    if (s->free)
-        s->free(s->cls);
-    free(s);
-}
-
 struct upgrade_job {
     em_upgrade_fn fn;
     void *cls;
@@ -305,9 +290,10 @@ static enum MHD_Result send_response(struct em_http *h, struct MHD_Connection *c
         const union MHD_ConnectionInfo *ci =
             MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
         resp->stream->fd = ci ? ci->connect_fd : -1;
-        mr = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, stream_read,
-                                               resp->stream, stream_free);
-        resp->stream = NULL; /* MHD owns it now */
+        struct em_live *lv = em_live_new(h->loop, resp->stream, c);
+        resp->stream = NULL; /* the live stream owns it now, and MHD that */
+        mr = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, em_live_read, lv,
+                                               em_live_free);
     } else {
         size_t len = resp->body.len;
         char *data = nd_buf_detach(&resp->body);
@@ -379,6 +365,29 @@ static bool body_follows(const struct em_req *req)
     return (cl && strtoull(cl, NULL, 10) > 0) || em_req_header(req, "transfer-encoding");
 }
 
+/* On a worker: the handler (or the sink's finish) fills the answer; the loop sends it. */
+static void run_handler(void *cls)
+{
+    struct conn_req *r = cls;
+    struct em_http *h = r->h;
+    if (r->finish)
+        r->req.sink->finish(r->req.sink->cls, &r->req, &r->resp);
+    else
+        h->handler(h->cls, &r->req, &r->resp);
+    r->ready = true;
+    MHD_resume_connection(r->req.conn);
+}
+
+/* The request is in (or answered before its body): its answer is made on a worker. */
+static enum MHD_Result answer(struct em_http *h, struct MHD_Connection *c, struct conn_req *r,
+                              bool finish)
+{
+    r->handled = true;
+    r->finish = finish;
+    em_guard_answering(h->guard, slot_of(c));
+    return em_loop_dispatch(h->loop, c, run_handler, r) ? MHD_YES : MHD_NO;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
                                   const char *method, const char *version,
                                   const char *upload_data, size_t *upload_data_size,
@@ -387,10 +396,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     (void)version;
     struct em_http *h = cls;
     struct conn_req *r = *con_cls;
+    if (r && r->ready) { /* resumed: the worker's answer */
+        r->ready = false;
+        return send_response(h, c, r);
+    }
     if (!r || !r->started) {
         if (!r)
             r = nd_xcalloc(1, sizeof *r);
         r->started = true;
+        r->h = h;
         peer_address(h, c, r);
         clock_gettime(CLOCK_MONOTONIC, &r->start);
         r->method = nd_xstrdup(method);
@@ -424,10 +438,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         if (cl && strtoull(cl, NULL, 10) > EM_MAX_BODY) {
             /* Answer now, without reading the body; MHD closes the connection after. */
             r->req.body_too_large = true;
-            r->handled = true;
-            em_guard_answering(h->guard, slot_of(c));
-            h->handler(h->cls, &r->req, &r->resp);
-            return send_response(h, c, r);
+            return answer(h, c, r, false);
         }
         return MHD_YES;
     }
@@ -443,10 +454,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         }
         if (r->handled)
             return MHD_NO;
-        r->handled = true;
-        em_guard_answering(h->guard, slot_of(c));
-        r->req.sink->finish(r->req.sink->cls, &r->req, &r->resp);
-        return send_response(h, c, r);
+        return answer(h, c, r, true);
     }
     if (*upload_data_size) {
         if (!r->req.body_too_large && nd_buf_add(&r->req.body, upload_data, *upload_data_size) < 0)
@@ -456,10 +464,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     }
     if (r->handled)
         return MHD_NO;
-    r->handled = true;
-    em_guard_answering(h->guard, slot_of(c));
-    h->handler(h->cls, &r->req, &r->resp);
-    return send_response(h, c, r);
+    return answer(h, c, r, false);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -535,9 +540,9 @@ static void raise_fd_limit(void)
     }
 }
 
-/* MHD's own limit: past it MHD 0.9.75 (thread per connection) accepts a connection and
- * closes it at once, unanswered. Ours is well below, so that a flood of idle connections
- * (each one a thread, its stack and MHD's pool reserved but mostly untouched; those past
+/* MHD's own limit: past it MHD 0.9.75 accepts a connection and closes it at once,
+ * unanswered. Ours is well below, so that a flood of idle connections (each one MHD's
+ * pool, reserved but mostly untouched; those past
  * ours closed after 2 s without a request) still leaves room to accept a new client and
  * answer it 503; the file limit decides how far. */
 static unsigned hard_connection_limit(unsigned max_conns)
@@ -574,6 +579,17 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
     pthread_mutex_unlock(&h->log_lock);
 }
 
+/* libmicrohttpd's loop: a few threads with suspended connections; epoll (else poll), not
+ * select(): a connection's socket may be past FD_SETSIZE. */
+static unsigned loop_flags(void)
+{
+    unsigned wait = MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES  ? MHD_USE_EPOLL
+                    : MHD_is_feature_supported(MHD_FEATURE_POLL) == MHD_YES ? MHD_USE_POLL
+                                                                            : 0;
+    return MHD_USE_INTERNAL_POLLING_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_ALLOW_UPGRADE |
+           MHD_USE_ITC | wait;
+}
+
 struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_http_tls *tls,
                               const struct em_http_limits *limits, em_handler_fn handler,
                               void *cls, struct nd_buf *err)
@@ -600,10 +616,7 @@ struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_h
     pthread_cond_init(&h->upgrades_done, NULL);
     struct nd_buf tls_log = ND_BUF_INIT;
     h->start_log = &tls_log;
-    /* poll(), not select(): a connection's socket may be past FD_SETSIZE */
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-                     MHD_ALLOW_UPGRADE | MHD_USE_ITC |
-                     (MHD_is_feature_supported(MHD_FEATURE_POLL) == MHD_YES ? MHD_USE_POLL : 0);
+    unsigned flags = loop_flags();
     raise_fd_limit();
     /* TLS 1.2 and 1.3 only; an empty array when plain */
     struct MHD_OptionItem tls_opts[] = {
@@ -621,6 +634,7 @@ struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_h
                                                     .min_body_rate = h->limits.min_body_rate,
                                                     .body_window_ms = h->limits.body_window_ms},
                             tls != NULL);
+    h->loop = em_loop_new();
     h->daemon = MHD_start_daemon(flags, port, NULL, NULL, on_request, h, MHD_OPTION_SOCK_ADDR, &sa,
                                  MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
                                  MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
@@ -629,18 +643,21 @@ struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_h
                                  MHD_OPTION_CONNECTION_LIMIT, hard_connection_limit(max_conns),
                                  MHD_OPTION_CONNECTION_TIMEOUT, h->limits.idle_timeout_s,
                                  MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
+                                 MHD_OPTION_THREAD_POOL_SIZE, EM_HTTP_LOOPS,
                                  MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
                                  MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
     pthread_mutex_lock(&h->log_lock);
     h->start_log = NULL;
     pthread_mutex_unlock(&h->log_lock);
-    if (h->daemon && em_guard_start(h->guard) < 0) {
+    if (h->daemon && (em_guard_start(h->guard) < 0 || em_loop_start(h->loop) < 0)) {
+        em_loop_stop(h->loop);
         MHD_stop_daemon(h->daemon);
         h->daemon = NULL;
         errno = EAGAIN;
     }
     if (!h->daemon) {
         em_guard_free(h->guard);
+        em_loop_free(h->loop);
         if (tls_log.len) {
             /* "GnuTLS failed to setup x509 certificate/key: <why>." */
             const char *why = strchr(tls_log.data, ':');
@@ -723,7 +740,14 @@ void em_http_stop(struct em_http *h)
                         "waiting for it\n");
         return;
     }
+    /* every stream ends and every handler returns: nothing is left suspended */
+    if (!em_loop_stop(h->loop)) {
+        fprintf(stderr, "nodus-emulator: a request's handler did not end; exiting without "
+                        "waiting for it\n");
+        return;
+    }
     MHD_stop_daemon(h->daemon);
+    em_loop_free(h->loop);
     em_guard_free(h->guard); /* every connection's slot is gone with the daemon */
     pthread_mutex_destroy(&h->log_lock);
     pthread_mutex_destroy(&h->upgrades_lock);

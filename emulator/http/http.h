@@ -5,8 +5,10 @@
  * that the begin hook sets: em_http_set_body_hook), hands it to one handler function, and
  * writes back the struct em_resp the handler filled: a whole body, a stream produced
  * by a blocking callback (watches, followed logs), or a protocol upgrade (exec).
- * Every response carries X-Request-Id and X-Content-Type-Options: nosniff. One thread
- * serves each connection, so a stream blocks only its own connection.
+ * Every response carries X-Request-Id and X-Content-Type-Options: nosniff. A few event
+ * loop threads serve every connection; a handler runs on a worker thread (it may wait)
+ * while its connection is suspended, and a watch waiting for news is a suspended
+ * connection, no thread (loop.h).
  */
 #ifndef EM_HTTP_H
 #define EM_HTTP_H
@@ -77,13 +79,26 @@ struct em_http_limits {
 unsigned em_http_reserve(unsigned max_connections);
 
 /* A streamed body: read() blocks until it has bytes (returns their count), the stream
- * ended (returns 0) or failed (-1). free() is called once when the connection is done. */
+ * ended (returns 0) or failed (-1). free() is called once when the connection is done.
+ * A blocking stream is read by a thread of its own (loop.h). A non-blocking one (its
+ * maker sets `nonblocking`: a watch) is read on the event loop and never waits: when it
+ * has nothing it returns EM_STREAM_AGAIN, having arranged that em_stream_wake(s) is
+ * called when it may have (and set wake_at_ms, real ms, for a deadline of its own; 0:
+ * none); it then costs no thread until woken. */
+struct em_live;
 struct em_stream {
     ssize_t (*read)(void *cls, char *buf, size_t max);
     void (*free)(void *cls);
     void *cls;
     int fd; /* the client's socket, filled by the HTTP layer for disconnect checks; -1 */
+    bool nonblocking;
+    int64_t wake_at_ms;
+    bool gone;            /* set (atomically) by the HTTP layer: the client went away */
+    struct em_live *live; /* the HTTP layer's */
 };
+#define EM_STREAM_AGAIN (-2)
+/* Any thread: the stream s may have bytes now; its read is called again soon. */
+void em_stream_wake(struct em_stream *s);
 
 struct em_resp;
 /* Makes resp a 200 stream of content_type whose body read() writes (free(cls) runs once

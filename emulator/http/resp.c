@@ -97,6 +97,8 @@ struct em_stream *em_resp_stream(struct em_resp *resp, const char *content_type,
 
 bool em_stream_gone(const struct em_stream *s)
 {
+    if (s && __atomic_load_n(&s->gone, __ATOMIC_RELAXED))
+        return true;
     int fd = s ? s->fd : -1;
     if (fd < 0)
         return false;

@@ -1,0 +1,91 @@
+#!/usr/bin/env bats
+# Issue 25, item 4: watches on one loop. A watch waiting for news is a suspended
+# connection of libmicrohttpd's event loop, not a thread (emulator/http/loop.h): two
+# thousand open watches keep the emulator's threads few and its memory per watch small,
+# each still gets every change in order, one that stops reading stalls no other, and a
+# stop with all of them open is prompt.
+
+load ../lib/common
+
+bats_require_minimum_version 1.5.0
+
+N=2000
+MANY=$BATS_TEST_DIRNAME/fixtures/manywatch.py
+JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
+
+setup_file() {
+    start_emulator --no-simulation --max-connections 3000 --max-connections-per-client 0
+}
+
+teardown_file() {
+    stop_emulator
+}
+
+teardown() {
+    [ -z "${CLIENT_PID:-}" ] || kill "$CLIENT_PID" 2>/dev/null || true
+    [ -z "${HOLD_PID:-}" ] || kill "$HOLD_PID" 2>/dev/null || true
+}
+
+threads() { awk '/^Threads:/ {print $2}' "/proc/$EMU_PID/status"; }
+rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$EMU_PID/status"; }
+watches_open() { curl -s "$(emu_url)/emulator/v1/stats" | jq -r .watchesOpen; }
+port_of() { cat "$BATS_FILE_TMPDIR/port"; }
+open_at_least() { [ "$(watches_open)" -ge "$1" ]; }
+threads_below() { [ "$(threads)" -lt "$1" ]; }
+
+# many_bg OUT ARGS...: manywatch.py in the background (its stdin held open by a sleep, so
+# that it keeps its connections until the test ends); waits for its streams.
+many_bg() {
+    local out=$1
+    shift
+    local fifo=$BATS_TEST_TMPDIR/hold
+    mkfifo "$fifo"
+    sleep 600 >"$fifo" 3>&- &
+    HOLD_PID=$!
+    python3 "$MANY" "$@" <"$fifo" >"$out" 2>&1 3>&- &
+    CLIENT_PID=$!
+    wait_until -t 60 grep -qx ready "$out"
+}
+
+@test "2,000 open watches: few threads, bounded memory, every change in order; a stalled one stalls none" {
+    local rv base_rss base_threads i
+    base_rss=$(rss_kb)
+    base_threads=$(threads)
+    http GET "$JOBS?limit=1"
+    rv=$(body_json .metadata.resourceVersion)
+    # the first one never reads after its headers
+    many_bg "$BATS_TEST_TMPDIR/out" "$(port_of)" "$JOBS?watch=1&resourceVersion=$rv" "$N" 5 --stalled 1
+    wait_until open_at_least "$N"
+    # a thread per watch would be 2,000 more; the loop adds a handful (idle workers leave)
+    wait_until threads_below $((base_threads + 100))
+    for i in 1 2 3 4 5; do
+        http POST "$JOBS" "$(job_json "w$i")"
+        [ "$CODE" = 201 ]
+    done
+    wait_until -t 60 grep -qx done "$BATS_TEST_TMPDIR/out"
+    run cat "$BATS_TEST_TMPDIR/out"
+    assert_line "ordered $((N - 1))"
+    assert_line "complete $((N - 1))"
+    threads_below $((base_threads + 100))
+    # memory per open watch: its connection's buffers and its state, not a thread's stack
+    local per=$((($(rss_kb) - base_rss) / N))
+    echo "RSS per watch: $per KiB" >&3
+    [ "$per" -lt 160 ] # under the 160 KiB libmicrohttpd may hold of a connection
+}
+
+@test "a stop with 2,000 watches open is prompt, and they end cleanly" {
+    local rv
+    http GET "$JOBS?limit=1"
+    rv=$(body_json .metadata.resourceVersion)
+    many_bg "$BATS_TEST_TMPDIR/out" "$(port_of)" "$JOBS?watch=1&resourceVersion=$rv" "$N" 1 --secs 120
+    wait_until open_at_least "$N"
+    local base=$(threads)
+    [ "$base" -lt 150 ]
+    local start=$SECONDS
+    kill -TERM "$EMU_PID"
+    wait_until -t 20 pid_gone "$EMU_PID"
+    [ $((SECONDS - start)) -le 10 ]
+    # every stream was ended by the server (the client saw each end): it stops waiting
+    wait_until -t 20 grep -qx done "$BATS_TEST_TMPDIR/out"
+    rm -f "$BATS_FILE_TMPDIR/emulator.pid"
+}
