@@ -12,6 +12,7 @@
 #include "checkpoint.h"
 #include "fsutil.h"
 #include "index.h"
+#include "torture.h"
 #include "util/xmalloc.h"
 
 #define CLUSTER_DIR "_cluster"
@@ -427,6 +428,8 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
             if (s->history[i].rev > s->revision)
                 s->revision = s->history[i].rev;
         }
+        if (EM_TORTURE_RV_LOW && s->revision > 5)
+            s->revision -= 5;
         rc = em_journal_open(&s->journal, log, mode, s->revision, err);
     }
     if (rc == 0 && em_journal_start_thread(&s->journal) < 0) {
@@ -495,6 +498,8 @@ uint64_t em_store_ticket(struct em_store *s)
 
 int64_t em_store_durable_rev(struct em_store *s)
 {
+    if (EM_TORTURE_WATCH_EARLY)
+        return s->revision;
     return s->journal.path ? em_journal_durable_rev(&s->journal) : s->revision;
 }
 
