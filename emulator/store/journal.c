@@ -212,7 +212,8 @@ static void *late_main(void *arg)
         if (w->appended > w->flushed && !w->flushing) {
             uint64_t seen = w->appended;
             pthread_mutex_unlock(&w->lock);
-            sleep_us(LATE_COMMIT_US); /* the writer usually commits it itself first */
+            /* the writer usually commits it itself first */
+            sleep_us(EM_TORTURE_ACK_EARLY ? 200000 : LATE_COMMIT_US);
             em_journal_commit(w, seen);
             if (w->notify)
                 w->notify(w->notify_ctx);

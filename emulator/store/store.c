@@ -428,8 +428,8 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
             if (s->history[i].rev > s->revision)
                 s->revision = s->history[i].rev;
         }
-        if (EM_TORTURE_RV_LOW && s->revision > 5)
-            s->revision -= 5;
+        if (EM_TORTURE_RV_LOW && s->revision > 100)
+            s->revision -= 100;
         rc = em_journal_open(&s->journal, log, mode, s->revision, err);
     }
     if (rc == 0 && em_journal_start_thread(&s->journal) < 0) {

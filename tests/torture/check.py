@@ -15,8 +15,9 @@ them) and prints every anomaly, one line each, then a summary line:
   watch-skip          a watch stream passed an acknowledged change without sending it
   watch-repeat        a watch stream sent a change twice (or went back)
   watch-unconfirmed   a watch stream sent a change nothing confirms: not acknowledged, no
-                      read showed it, and no watch after the next restart sent it again
-                      (or it contradicts what was acknowledged at that revision)
+                      read showed it, and no watch opened after the first restart after its
+                      write began sent it (or it contradicts what was acknowledged at that
+                      revision)
   failed-write-visible  a write answered with a refusal (4xx) is seen
 
 A write's outcome: a 2xx answer is acknowledged; a 4xx a refusal (it did nothing); no
@@ -233,8 +234,8 @@ class Checker:
         sent = {sk: {(e["key"], e["rv"], e["tok"]) for e in evs} for sk, evs in self.evs.items()}
 
         def sent_after(t, at):
-            """Whether a watch opened after the first kill after `at` sent t (after the last
-            kill no client writes: what a watch sends then was read from the journal)."""
+            """Whether a watch opened after the first kill after `at` (when the write began)
+            sent t: it came from the journal (after the last kill no client writes)."""
             i = bisect.bisect_right(self.kills, at)
             if i == len(self.kills):
                 return True
@@ -276,7 +277,7 @@ class Checker:
         if t in self.confirmed:
             return
         ack = self.acked_rvs.get(e["rv"])
-        if ack is None and sent_after(t, e["at"]):
+        if ack is None and sent_after(t, e["at"] if w is None else w["start"]):
             return
         self.anomaly("watch-unconfirmed", "watch w%s seg %s sent rv %d (%s %s %s)%s" % (
             sk[0], sk[1], e["rv"], e["type"], e["key"], e["tok"],
