@@ -7,6 +7,10 @@ set -u
 emu=$1 out=$2
 seconds=${TORTURE_SECONDS:-600}
 here=$(dirname "$0")
+# a copy: a rebuild during the run does not change the binary between two starts
+mkdir -p "$out"
+cp "$emu" "$out/nodus-emulator.run" || exit 1
+emu=$out/nodus-emulator.run
 rc=0
 summary=
 for mode in ${TORTURE_MODES:-always batch}; do
