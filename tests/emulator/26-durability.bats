@@ -54,6 +54,19 @@ files_at_least() {
     [ -e "${f[0]}" ] && [ "${#f[@]}" -ge "$1" ]
 }
 
+# volume_names: every Volume's name, page after page (a list stops at 500 unless `limit`
+# says more, and a round can leave more than that)
+volume_names() {
+    local page=$BATS_TEST_TMPDIR/page cont=
+    while :; do
+        curl -sfG --data limit=1000 ${cont:+--data-urlencode "continue=$cont"} \
+            "$URL/apis/nodus.dev/v1/namespaces/default/volumes" >"$page" || return 1
+        jq -r '.items[].metadata.name' "$page"
+        cont=$(jq -r '.metadata.continue // empty' "$page")
+        [ -n "$cont" ] || return 0
+    done
+}
+
 # kill_round MODE ROUND WANT: 8 writers, a SIGKILL once WANT creates (and 8 more, see
 # files_at_least) were made, a restart; every acknowledged create must be there
 kill_round() {
@@ -75,8 +88,7 @@ kill_round() {
     cat "$acked".w* >"$acked"
     [ "$(wc -l <"$acked")" -ge "$want" ] || { echo "only $(wc -l <"$acked") acked" >&2; return 1; }
     start --fsync "$mode"
-    curl -sf "$URL/apis/nodus.dev/v1/namespaces/default/volumes" |
-        jq -r '.items[].metadata.name' | sort >"$BATS_TEST_TMPDIR/present.$round"
+    volume_names | sort >"$BATS_TEST_TMPDIR/present.$round"
     # every acknowledged create is there, as an object and as a file
     local missing
     missing=$(sort "$acked" | comm -23 - "$BATS_TEST_TMPDIR/present.$round")
