@@ -452,8 +452,6 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
             if (s->history[i].rev > s->revision)
                 s->revision = s->history[i].rev;
         }
-        if (EM_TORTURE_RV_LOW && s->revision > 100)
-            s->revision -= 100;
         rc = em_journal_open(&s->journal, log, mode, s->revision, err);
     }
     if (rc == 0 && em_journal_start_thread(&s->journal) < 0) {
@@ -553,6 +551,10 @@ int64_t em_store_rollback(struct em_store *s)
 
 int64_t em_store_next_revision(struct em_store *s)
 {
+    if (EM_TORTURE_RV_LOW && !s->torture_lowered) {
+        s->torture_lowered = true; /* the first revision of this run: 100 too low */
+        s->revision = s->revision > 100 ? s->revision - 100 : 0;
+    }
     return ++s->revision;
 }
 

@@ -7,7 +7,7 @@
  *   1 ack-early    em_journal_commit answers at once; the journal's thread writes the
  *                  record up to 200 ms later (a kill in between loses acknowledged
  *                  writes: lost-write)
- *   2 rv-low       a start hands out revisions from 100 below the last one
+ *   2 rv-low       the first revision a run hands out is 100 below the last one
  *                  (rv-backwards)
  *   3 watch-skip   a watch stream drops every 50th change it would send (watch-skip)
  *   4 watch-repeat a watch stream sends every 50th change twice (watch-repeat)
