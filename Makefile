@@ -8,6 +8,9 @@
 #   make demo       install, build, run the offline demo
 #   make fuzz       fuzz every parser (clang, libFuzzer; FUZZ_SECONDS, FUZZ_TARGETS)
 #   make bench      run the benchmarks, ~10 min (docs/benchmarks.md; BENCH_QUICK=1: ~2 min)
+#   make torture    the history check: clients against an emulator killed every few seconds,
+#                   10 min per --fsync mode (docs/torture.md; TORTURE_SECONDS to shorten)
+#   make torture-selftest  each deliberately broken build, and the anomaly the check names
 #   make install    PREFIX=/usr/local DESTDIR= (builds only what it installs)
 #   make conformance  the conformance kit against NODUS_SERVER (docs/conformance.md)
 #   make completions  regenerate completions/ from bin/nodus (a test fails when stale)
@@ -106,7 +109,7 @@ KINDS_DOC := $(BUILD)/scripts/kinds-doc
 LIBNODUS  := $(BUILD)/libnodus.a
 
 .PHONY: all check check-run asan demo screenshots browser-deps bench bench-mcp bench-tools install clean deps client-deps units \
-    test-bins completions conformance install-bats docs-kinds
+    test-bins completions conformance install-bats docs-kinds torture torture-selftest
 .DEFAULT_GOAL := all
 
 all: $(BIN)/nodus $(BIN)/nodus-emulator
@@ -416,6 +419,36 @@ bench-mcp:
 	@scripts/install-deps.sh bench
 	@$(MAKE) --no-print-directory all bench/node_modules/.package-lock.json client-deps
 	@ND_BIN=$(BIN) bench/mcp.sh
+
+# make torture: the history check of tests/torture (docs/torture.md): run.py drives 16
+# clients against the emulator, killed with SIGKILL every few seconds, for TORTURE_SECONDS
+# in each of TORTURE_MODES; check.py names every anomaly of the recorded history.
+# make torture-selftest: the emulator built once per break of emulator/store/torture.h
+# (journal.c, store.c and watch.c again with -DEM_TORTURE_BREAK=N, in $(BUILD)/torture-break-N/),
+# each run briefly, and the anomaly the check must name.
+TORTURE_SECONDS ?= 600
+TORTURE_MODES ?= always batch
+TORTURE_OUT ?= $(BUILD)/torture
+TORTURE_BREAK_SRCS := emulator/store/journal.c emulator/store/store.c emulator/api/watch.c
+TORTURE_BREAK_BINS := $(foreach n,1 2 3 4 5,$(BUILD)/torture-break-$(n)/nodus-emulator)
+
+torture: all
+	@TORTURE_SECONDS=$(TORTURE_SECONDS) TORTURE_MODES="$(TORTURE_MODES)" \
+	    tests/torture/torture.sh $(BIN)/nodus-emulator $(TORTURE_OUT)
+
+torture-selftest: $(TORTURE_BREAK_BINS)
+	@tests/torture/selftest.sh $(BUILD) $(TORTURE_OUT)
+
+$(BUILD)/torture-break-%/nodus-emulator: $(EMU_OBJS) $(LIBNODUS) $(TORTURE_BREAK_SRCS) \
+    emulator/store/torture.h
+	@mkdir -p $(@D)
+	$(call say,LINK,$@)
+	$(Q)for s in $(TORTURE_BREAK_SRCS); do \
+	    $(CC) $(ALL_CFLAGS) $(EM_INC_API) $(JANSSON_CFLAGS) $(MHD_CFLAGS) -DEM_TORTURE_BREAK=$* \
+	        -c -o $(@D)/$$(basename $$s .c).o $$s || exit 1; done
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(filter-out $(TORTURE_BREAK_SRCS:%.c=$(BUILD)/%.o),$(EMU_OBJS)) \
+	    $(addprefix $(@D)/,$(notdir $(TORTURE_BREAK_SRCS:.c=.o))) $(LIBNODUS) $(ALL_LDFLAGS) \
+	    $(MHD_LIBS) $(PC_LIBS) $(WSLAY_LIBS) -lutil -lpthread
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \

@@ -20,6 +20,7 @@
 #include "objects.h"
 #include "selector/selector.h"
 #include "table.h"
+#include "torture.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
 
@@ -45,6 +46,7 @@ struct watch {
     size_t sent;              /* bytes of pending already handed out */
     struct em_stream *stream; /* for the socket */
     struct em_feed_waiter waiter;
+    unsigned torture_n;       /* changes emitted (a broken build's counter: torture.h) */
 };
 
 static bool matches(struct watch *w, const json_t *obj)
@@ -111,6 +113,11 @@ static void emit(struct watch *w, const char *type, const json_t *obj)
 static void emit_bytes(struct watch *w, const char *type, const json_t *obj,
                        const struct em_bytes *json)
 {
+    if ((EM_TORTURE_WATCH_SKIP || EM_TORTURE_WATCH_REPEAT) && ++w->torture_n % 50 == 0) {
+        if (EM_TORTURE_WATCH_SKIP)
+            return;
+        emit_bytes(w, type, obj, json); /* and once more below */
+    }
     if (w->kind->from_stored) { /* a view: the stored object converted */
         json_t *seen = w->kind->from_stored(obj);
         emit(w, type, seen);

@@ -15,6 +15,8 @@
 #include "util/time.h"
 #include "util/xmalloc.h"
 
+#include "torture.h"
+
 /* POSIX (XSI) sync(); unistd.h declares it only outside strict POSIX */
 void sync(void);
 
@@ -212,7 +214,8 @@ static void *late_main(void *arg)
         if (w->appended > w->flushed && !w->flushing) {
             uint64_t seen = w->appended;
             pthread_mutex_unlock(&w->lock);
-            sleep_us(LATE_COMMIT_US); /* the writer usually commits it itself first */
+            /* the writer usually commits it itself first */
+            sleep_us(EM_TORTURE_ACK_EARLY ? 200000 : LATE_COMMIT_US);
             em_journal_commit(w, seen);
             if (w->notify)
                 w->notify(w->notify_ctx);
@@ -435,6 +438,8 @@ static void lead(struct em_journal *w)
     struct batch b;
     take_batch(w, &b);
     pthread_mutex_unlock(&w->lock);
+    if (EM_TORTURE_WATCH_EARLY)
+        sleep_us(20000);
 
     int err = b.doomed ? 0 : write_batch(w, &b);
     bool synced = false;
@@ -458,7 +463,7 @@ int em_journal_commit(struct em_journal *w, uint64_t ticket)
 {
     pthread_mutex_lock(&w->lock);
     w->waiters++;
-    while (w->durable < ticket) {
+    while (w->durable < ticket && !EM_TORTURE_ACK_EARLY) {
         if (w->flushing || w->flushed >= ticket) {
             /* another leader has it (flushing it, or writing its files) */
             pthread_cond_wait(&w->cond, &w->lock);

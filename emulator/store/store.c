@@ -13,6 +13,7 @@
 #include "events_file.h"
 #include "fsutil.h"
 #include "index.h"
+#include "torture.h"
 #include "util/xmalloc.h"
 
 #define CLUSTER_DIR "_cluster"
@@ -275,10 +276,32 @@ static int reset_dir(struct em_store *s, struct nd_buf *err)
     return 0;
 }
 
+/* Whether cur, an object as its file holds it, is the journal's own record of cur's
+ * revision: the emulator wrote that file. A batch's files are written while the next
+ * batch flushes, so the file of an earlier revision may be newer than a later record's
+ * marker without anyone having edited it. */
+static bool journal_wrote(const struct em_store *s, const struct em_journal_record *r,
+                          const json_t *cur)
+{
+    int64_t rv = obj_rv(cur);
+    for (size_t i = 0; i < s->nhistory; i++) {
+        const struct em_journal_record *o = &s->history[i];
+        if (o->rev != rv || !o->name || strcmp(o->plural, r->plural) != 0 ||
+            strcmp(o->ns, r->ns) != 0 || strcmp(o->name, r->name) != 0)
+            continue;
+        json_t *obj = json_loadb(o->json->data, o->json->len, 0, NULL);
+        bool same = obj && json_equal(obj, cur);
+        json_decref(obj);
+        return same;
+    }
+    return false;
+}
+
 /* The newest record of each object among the log's tail (the records whose file
  * write a crash may have cut off) brings its file up to date: a missing or older file
  * is written (or, for DELETED, removed) unless it changed after the record was written
- * (a hand edit wins) or it is broken (left alone). */
+ * and is not a revision the journal itself wrote (a hand edit wins) or it is broken
+ * (left alone). */
 static void repair(struct em_store *s, struct nd_buf *report)
 {
     json_t *newest = json_object(); /* "plural\nns/name" -> index into history */
@@ -314,7 +337,10 @@ static void repair(struct em_store *s, struct nd_buf *report)
                                    : 0;
         const struct em_entry *cur = em_store_entry(s, k, ns, name);
         bool deleted = strcmp(r->type, "DELETED") == 0;
-        bool stale = !present ? !deleted : obj_rv(cur ? cur->rec : NULL) < rev && mtime_us < r->wall_us;
+        bool stale = !present ? !deleted
+                              : obj_rv(cur ? cur->rec : NULL) < rev &&
+                                    (mtime_us < r->wall_us ||
+                                     (cur && journal_wrote(s, r, em_entry_obj(cur))));
         if (events && deleted && !cur)
             stale = false; /* gone already */
         if (stale && events) {
@@ -503,6 +529,8 @@ uint64_t em_store_ticket(struct em_store *s)
 
 int64_t em_store_durable_rev(struct em_store *s)
 {
+    if (EM_TORTURE_WATCH_EARLY)
+        return s->revision;
     return s->journal.path ? em_journal_durable_rev(&s->journal) : s->revision;
 }
 
@@ -531,6 +559,10 @@ int64_t em_store_rollback(struct em_store *s)
 
 int64_t em_store_next_revision(struct em_store *s)
 {
+    if (EM_TORTURE_RV_LOW && !s->torture_lowered) {
+        s->torture_lowered = true; /* the first revision of this run: 100 too low */
+        s->revision = s->revision > 100 ? s->revision - 100 : 0;
+    }
     return ++s->revision;
 }
 

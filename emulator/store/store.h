@@ -60,6 +60,7 @@ struct em_store {
     enum em_fsync fsync_mode;
     int lock_fd;
     int64_t revision;   /* last revision handed out */
+    bool torture_lowered; /* a broken build's one-shot (torture.h: rv-low) */
     struct {
         const struct nd_kind *kind; /* a kind of nd_kinds[] (a view's is the stored one) */
         struct em_index *ix; /* project "\x01" name -> struct em_entry */

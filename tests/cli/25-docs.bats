@@ -46,6 +46,7 @@ setup() {
 @test "docs/security.md" { run_page docs/security.md; }
 @test "docs/simulation.md" { run_page docs/simulation.md; }
 @test "docs/testing.md" { run_page docs/testing.md; }
+@test "docs/torture.md" { run_page docs/torture.md; }
 
 # The runner itself, on small pages of its own.
 
