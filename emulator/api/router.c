@@ -296,9 +296,15 @@ static void serve(struct em_server *srv, struct em_req *req, const struct em_rou
         uint64_t before = em_store_ticket(&srv->store);
         handle_locked(srv, req, rt, resp, &who);
         uint64_t ticket = em_store_ticket(&srv->store);
+        /* a read answers from memory, which may hold changes of other requests not yet
+         * on disk: it waits for them as their writers do, so no answer shows a change a
+         * crash could still undo (make torture's flip and rv-backwards) */
+        bool unsettled = ticket == before && !em_store_settled(&srv->store, ticket);
         /* a safe point (entry.h): no tree the request borrowed lives past its lock */
         em_store_trim(&srv->store);
         pthread_mutex_unlock(&srv->lock);
+        if (unsettled && em_store_commit(&srv->store, ticket) < 0)
+            commit_failed(srv, req, rt, resp, &who, errno); /* what it read was undone */
         /* the answer goes once what the request changed is on disk: its journal records
          * share one flush with whatever else is committing now (store.h) */
         if (ticket != before) {

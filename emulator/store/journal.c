@@ -481,6 +481,14 @@ int em_journal_commit(struct em_journal *w, uint64_t ticket)
     return rc;
 }
 
+bool em_journal_settled(struct em_journal *w, uint64_t ticket)
+{
+    pthread_mutex_lock(&w->lock);
+    bool done = w->durable >= ticket;
+    pthread_mutex_unlock(&w->lock);
+    return done;
+}
+
 int64_t em_journal_durable_rev(struct em_journal *w)
 {
     pthread_mutex_lock(&w->lock);

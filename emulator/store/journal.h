@@ -154,6 +154,8 @@ void em_journal_fail_range(struct em_journal *w, uint64_t lo, uint64_t hi);
 
 /* The highest revision whose record is flushed (and its file written). */
 int64_t em_journal_durable_rev(struct em_journal *w);
+/* Whether every record up to ticket is settled: on disk, or failed. */
+bool em_journal_settled(struct em_journal *w, uint64_t ticket);
 /* Replaces the log with data (whole lines, kept records) after committing everything:
  * a temporary file, flushed, renamed, and the directory flushed. */
 int em_journal_rewrite(struct em_journal *w, const char *data, size_t len);

@@ -539,6 +539,11 @@ int em_store_commit(struct em_store *s, uint64_t ticket)
     return s->journal.path ? em_journal_commit(&s->journal, ticket) : 0;
 }
 
+bool em_store_settled(struct em_store *s, uint64_t ticket)
+{
+    return !s->journal.path || em_journal_settled(&s->journal, ticket);
+}
+
 int64_t em_store_rollback(struct em_store *s)
 {
     uint64_t from = s->journal.path ? em_journal_recover(&s->journal) : 0;

@@ -123,6 +123,9 @@ uint64_t em_store_ticket(struct em_store *s);
 /* Called WITHOUT the caller's lock: returns once every change up to ticket is on disk
  * (per --fsync) and its file written. -1 when the disk refused a write. */
 int em_store_commit(struct em_store *s, uint64_t ticket);
+/* Whether every change up to ticket is settled (on disk, or its write failed): a read
+ * that saw the store at ticket need not wait. */
+bool em_store_settled(struct em_store *s, uint64_t ticket);
 /* After a commit failed (-1 from em_store_commit): undoes, in memory, every change whose
  * journal write failed, newest first, as if it never happened, revision counter included.
  * Returns the revision the store is back at (the caller drops its events after it), or
