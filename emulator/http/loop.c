@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 
 #include "util/time.h"
 #include "util/xmalloc.h"
@@ -49,11 +51,13 @@ struct em_loop {
     struct em_live *lives;
     bool stopping, ticking;
     pthread_t ticker;
+    int hangups; /* epoll of the streams' sockets, for a client's hang-up (-1: none) */
 };
 
 struct em_loop *em_loop_new(void)
 {
     struct em_loop *l = nd_xcalloc(1, sizeof *l);
+    l->hangups = epoll_create1(EPOLL_CLOEXEC);
     pthread_mutex_init(&l->mu, NULL);
     pthread_cond_init(&l->work, NULL);
     pthread_cond_init(&l->settled, NULL);
@@ -103,9 +107,21 @@ static void *ticker(void *arg)
     struct em_loop *l = arg;
     pthread_mutex_lock(&l->mu);
     while (!l->stopping) {
-        struct timespec ts;
-        nd_time_deadline(&ts, TICK_MS);
-        pthread_cond_timedwait(&l->tick, &l->mu, &ts);
+        struct epoll_event ev[64];
+        int n = 0;
+        if (l->hangups >= 0) { /* a hang-up is looked at now, not at its next peek */
+            pthread_mutex_unlock(&l->mu);
+            n = epoll_wait(l->hangups, ev, 64, TICK_MS);
+            pthread_mutex_lock(&l->mu);
+        } else {
+            struct timespec ts;
+            nd_time_deadline(&ts, TICK_MS);
+            pthread_cond_timedwait(&l->tick, &l->mu, &ts);
+        }
+        for (int i = 0; i < n; i++)
+            for (struct em_live *lv = l->lives; lv; lv = lv->next)
+                if (lv->s->fd == ev[i].data.fd)
+                    lv->next_peek_ms = 0;
         int64_t now = nd_time_now_ms();
         for (struct em_live *lv = l->lives; lv; lv = lv->next)
             if (lv->suspended)
@@ -156,6 +172,8 @@ void em_loop_free(struct em_loop *l)
 {
     if (!l)
         return;
+    if (l->hangups >= 0)
+        close(l->hangups);
     pthread_cond_destroy(&l->tick);
     pthread_cond_destroy(&l->settled);
     pthread_cond_destroy(&l->work);
@@ -265,6 +283,13 @@ struct em_live *em_live_new(struct em_loop *l, struct em_stream *s, struct MHD_C
     nd_buf_init(&lv->ahead, 0);
     pthread_mutex_lock(&l->mu);
     lv->next_peek_ms = nd_time_now_ms() + PEEK_MS;
+    if (l->hangups >= 0 && s->fd >= 0) {
+        /* edge-triggered: once per hang-up; the registration goes when the socket
+         * closes, so a number reused by a new socket is added again */
+        struct epoll_event ev = {.events = EPOLLRDHUP | EPOLLET, .data.fd = s->fd};
+        if (epoll_ctl(l->hangups, EPOLL_CTL_ADD, s->fd, &ev) < 0 && errno == EEXIST)
+            epoll_ctl(l->hangups, EPOLL_CTL_MOD, s->fd, &ev);
+    }
     lv->next = l->lives;
     if (l->lives)
         l->lives->prev = lv;

@@ -128,9 +128,9 @@ int em_copy_tree(const char *from, const char *to)
     return rc;
 }
 
-static int append_open(const char *path)
+int em_open_making_dir(const char *path, int flags)
 {
-    int fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(path, flags, 0644);
     if (fd < 0 && errno == ENOENT) {
         char *dir = nd_xstrdup(path);
         char *slash = strrchr(dir, '/');
@@ -138,14 +138,14 @@ static int append_open(const char *path)
             *slash = '\0';
         em_mkdir_p(dir);
         free(dir);
-        fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        fd = open(path, flags, 0644);
     }
     return fd;
 }
 
 int em_append_line(const char *path, const char *data, size_t len)
 {
-    int fd = append_open(path);
+    int fd = em_open_making_dir(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC);
     if (fd < 0)
         return -1;
     struct stat sb;

@@ -15,6 +15,9 @@ int em_mkdir_p(const char *path);
  * symbolic links (as links, never followed). 0 also when from does not exist. */
 int em_copy_tree(const char *from, const char *to);
 
+/* open(path, flags, 0644), making path's directory first when it is missing. */
+int em_open_making_dir(const char *path, int flags);
+
 /* Appends data (whole lines) to path, creating it and its directory; when the file does
  * not end with a newline (edited by hand), one goes first. A failed write is cut back off.
  * 0 or -1 with errno set. Not flushed. */

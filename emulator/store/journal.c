@@ -78,16 +78,7 @@ int em_write_atomic(const char *path, const char *data, size_t len, bool flush)
 {
     static unsigned long seq; /* callers hold a lock (the server's or the log's) */
     char *tmp = nd_xasprintf("%s.tmp-%ld-%lu", path, (long)getpid(), ++seq);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0 && errno == ENOENT) {
-        char *dir = nd_xstrdup(path);
-        char *slash = strrchr(dir, '/');
-        if (slash)
-            *slash = '\0';
-        em_mkdir_p(dir);
-        free(dir);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    }
+    int fd = em_open_making_dir(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC);
     if (fd < 0)
         goto fail;
     if (write_all(fd, data, len) < 0 || (flush && fsync(fd) < 0)) {

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "client/internal.h"
+#include "util/dl.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
 
@@ -75,10 +76,7 @@ static int load(struct nd_status *st)
     if (!h)
         return nd_status_set(st, "Unreachable", INSTALL_FIX,
                              "https:// needs libcurl, which could not be loaded: %s", dlerror());
-    static const struct {
-        const char *name;
-        size_t off;
-    } syms[] = {
+    static const struct nd_dl_sym syms[] = {
 #define SYM(field, name) {name, offsetof(struct curl_api, field)}
         SYM(global_init, "curl_global_init"),   SYM(easy_init, "curl_easy_init"),
         SYM(easy_setopt, "curl_easy_setopt"),   SYM(easy_perform, "curl_easy_perform"),
@@ -88,17 +86,11 @@ static int load(struct nd_status *st)
         SYM(easy_send, "curl_easy_send"),       SYM(easy_recv, "curl_easy_recv"),
 #undef SYM
     };
-    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-        void *f = dlsym(h, syms[i].name);
-        if (!f) {
-            dlclose(h);
-            return nd_status_set(st, "Unreachable", INSTALL_FIX,
-                                 "https:// needs libcurl, which could not be loaded: %s has no %s",
-                                 soname, syms[i].name);
-        }
-        /* POSIX guarantees a function pointer survives the trip through void * */
-        memcpy((char *)&api + syms[i].off, &f, sizeof f);
-    }
+    const char *missing = nd_dl_bind(h, syms, sizeof syms / sizeof syms[0], &api);
+    if (missing)
+        return nd_status_set(st, "Unreachable", INSTALL_FIX,
+                             "https:// needs libcurl, which could not be loaded: %s has no %s",
+                             soname, missing);
     if (api.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
         dlclose(h);
         return nd_status_set(st, "Unreachable", INSTALL_FIX,

@@ -181,9 +181,16 @@ const scenarios = {
                       lines: 'one\ntwo\n', space: ' lead', empty: '', dash: '- x', star: '*ref', quote: '"q\'', uni: 'é 中 \u2028',
                       'emulator.nodus.dev/duration': '1h' };
         await emu(JOBS, { method: 'POST', body: job('odd', { labels: { app: 'odd', n: '007' }, annotations: odd }) });
-        const api = await emu(`${JOBS}/odd`);
-        const p = await openConsole(browser, { hash: '#/o/jobs/default/odd?tab=yaml', wait: 'pre.yaml' });
-        const back = yaml.load(await p.page.locator('pre.yaml').textContent());
+        // the simulation moves the new Job on (queued, priced) while the page opens: compare
+        // the page with the API at the same resourceVersion, opening it again when they differ
+        let p, back, api;
+        for (let i = 0; i < 10; i++) {
+            p = await openConsole(browser, { hash: '#/o/jobs/default/odd?tab=yaml', wait: 'pre.yaml' });
+            back = yaml.load(await p.page.locator('pre.yaml').textContent());
+            api = await emu(`${JOBS}/odd`);
+            if (back.metadata.resourceVersion === api.metadata.resourceVersion) break;
+            await p.context.close();
+        }
         delete api.metadata.managedFields;
         if (JSON.stringify(back) !== JSON.stringify(api))
             throw new Error(`the YAML reads back as ${JSON.stringify(back)}\nthe API has ${JSON.stringify(api)}`);

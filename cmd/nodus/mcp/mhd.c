@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "util/dl.h"
+
 struct mcp_mhd_api mcp_mhd;
 
 static const char *INSTALL_FIX =
@@ -20,10 +22,7 @@ int mcp_mhd_load(struct nd_status *st)
         return nd_status_set(st, "Unreachable", INSTALL_FIX,
                              "nodus mcp --listen needs libmicrohttpd, which could not be loaded: %s",
                              dlerror());
-    static const struct {
-        const char *name;
-        size_t off;
-    } syms[] = {
+    static const struct nd_dl_sym syms[] = {
 #define SYM(field) {"MHD_" #field, offsetof(struct mcp_mhd_api, field)}
         SYM(lookup_connection_value), SYM(create_response_from_buffer),
         SYM(create_response_from_callback), SYM(add_response_header), SYM(queue_response),
@@ -32,17 +31,11 @@ int mcp_mhd_load(struct nd_status *st)
         SYM(suspend_connection), SYM(get_timeout),
 #undef SYM
     };
-    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-        void *f = dlsym(h, syms[i].name);
-        if (!f) {
-            dlclose(h);
-            return nd_status_set(st, "Unreachable", INSTALL_FIX,
-                                 "nodus mcp --listen needs libmicrohttpd: its library has no %s",
-                                 syms[i].name);
-        }
-        /* POSIX guarantees a function pointer survives the trip through void * */
-        memcpy((char *)&mcp_mhd + syms[i].off, &f, sizeof f);
-    }
+    const char *missing = nd_dl_bind(h, syms, sizeof syms / sizeof syms[0], &mcp_mhd);
+    if (missing)
+        return nd_status_set(st, "Unreachable", INSTALL_FIX,
+                             "nodus mcp --listen needs libmicrohttpd: its library has no %s",
+                             missing);
     mcp_mhd.lib = h; /* kept for the life of the process */
     return 0;
 }
