@@ -161,7 +161,7 @@ static void test_put_from_fields(void **state)
     (void)state;
     struct em_owners o = {0};
     const char *owners[12];
-    char uids[12][8];
+    char uids[12][16];
     for (int i = 0; i < 12; i++) {
         snprintf(uids[i], sizeof uids[i], "o%02d", i);
         owners[i] = uids[i];
