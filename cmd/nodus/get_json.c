@@ -21,8 +21,8 @@
 struct pages {
     struct nd_buf *body; /* each page's answer, kept for the tree path */
     size_t n;
-    struct nd_buf items; /* the items written, each after ",\n" and its indent */
-    size_t nitems;
+    struct nd_buf items; /* each page's items written, after a comma */
+    size_t nitems;       /* pages with items */
     size_t bytes;
     bool tree;           /* an answer needs the tree path */
 };
@@ -39,8 +39,7 @@ static int page_items(struct get_run *g, struct pages *pg, const struct nd_buf *
                       char **cont)
 {
     struct nd_json_member *m = NULL;
-    struct nd_json_span *el = NULL;
-    size_t n = 0, nel = 0;
+    size_t n = 0;
     json_t *meta = NULL;
     const struct nd_json_member *items = NULL;
     int rc = -1;
@@ -73,34 +72,39 @@ static int page_items(struct get_run *g, struct pages *pg, const struct nd_buf *
         if (table)
             goto out;
     }
-    if (!items || nd_json_array_elements(items->val.p, items->val.n, &el, &nel) < 0)
+    if (!items)
         goto out;
     const char *c = json_string_value(json_object_get(meta, "continue"));
     struct nd_json_reformat o = {
         .flags = ND_JSON_PRETTY | ND_JSON_SORT_KEYS | ND_JSON_ESCAPE_HTML,
-        .level = 2,
-        .max_depth = ND_JSON_MAX_DEPTH - 2, /* the answer and its items hold each item */
+        .level = 1,
+        .max_depth = ND_JSON_MAX_DEPTH - 1, /* the answer holds the array */
+        .each = 1,
     };
     if (!g->opt->show_managed_fields) {
         o.drop[0] = "metadata";
         o.drop[1] = "managedFields";
     }
-    size_t before = pg->items.len;
-    for (size_t i = 0; i < nel; i++) {
-        nd_buf_adds(&pg->items, ",\n        ");
-        if (nd_json_reformat(el[i].p, el[i].n, &o, &pg->items) < 0) {
-            nd_buf_truncate(&pg->items, before);
-            goto out;
-        }
+    /* the array written at level 1: "[\n        ITEM,\n        ITEM\n    ]", or "[]";
+     * kept without its brackets, after a comma: the pages' items joined */
+    struct nd_buf arr = ND_BUF_INIT;
+    if (nd_json_reformat(items->val.p, items->val.n, &o, &arr) < 0) {
+        nd_buf_release(&arr);
+        goto out;
     }
-    pg->nitems += nel;
+    static const char tail[] = "\n    ]";
+    if (arr.len > 2) {
+        nd_buf_addch(&pg->items, ',');
+        nd_buf_add(&pg->items, arr.data + 1, arr.len - 1 - (sizeof tail - 1));
+        pg->nitems++;
+    }
+    nd_buf_release(&arr);
     if (c && *c)
         *cont = nd_xstrdup(c);
     rc = 0;
 out:
     json_decref(meta);
     free(m);
-    free(el);
     return rc;
 }
 
@@ -170,7 +174,7 @@ int get_json_list(struct get_run *g, const struct nd_kind *k, json_t **table, js
         goto out;
     }
     nd_buf_adds(out, "{\n    \"apiVersion\": \"v1\",\n    \"items\": [");
-    nd_buf_add(out, pg.items.data + 1, pg.items.len - 1); /* the first's comma left out */
+    nd_buf_add(out, pg.items.data + 1, pg.items.len - 1); /* the first page's comma out */
     nd_buf_adds(out, "\n    ],\n    \"kind\": \"List\",\n    \"metadata\": {\n"
                      "        \"resourceVersion\": \"\"\n    }\n}\n");
     *printed = true;

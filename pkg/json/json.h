@@ -93,6 +93,7 @@ struct nd_json_reformat {
     int max_depth;      /* nesting allowed inside the value (a scalar 0, [] 1) */
     const char *drop[2]; /* when both set: leave out member drop[1] of the object in
                           * member drop[0] of the value (metadata.managedFields) */
+    int each;            /* when the value is an array, drop applies to each element */
 };
 /* Appends the value in text (white space around it is fine) as nd_json_dump(o->flags)
  * writes what nd_json_load reads of it, at indent level o->level. Returns 0, or -1 with
@@ -108,8 +109,6 @@ int nd_json_reformat(const char *text, size_t len, const struct nd_json_reformat
  * object as far as that shows. */
 int nd_json_object_members(const char *text, size_t len, struct nd_json_member **members,
                            size_t *n);
-/* The elements of the array in text, the same way. */
-int nd_json_array_elements(const char *text, size_t len, struct nd_json_span **elems, size_t *n);
 
 /* Nesting depth: 0 for a scalar, 1 for [] or {"a":1}, 2 for [[1]] ... */
 size_t nd_json_depth(const json_t *v);

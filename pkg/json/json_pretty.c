@@ -22,6 +22,8 @@ struct rf {
     struct nd_buf *out;
     int flags;
     int max_depth;
+    bool each;          /* the drop path applies to the elements of the top array */
+    struct nd_buf tmp;  /* an object's members while they are put in order */
 };
 
 static void ws(struct rf *r)
@@ -113,11 +115,16 @@ static int scan_string(struct rf *r, const char **s, size_t *n, bool *esc)
 /* Past the string whose opening quote is at p; NULL when it does not end before e. */
 static const char *skip_string(const char *p, const char *e)
 {
-    for (p++; p < e; p++) {
-        if (*p == '\\')
-            p++;
-        else if (*p == '"')
-            return p + 1;
+    for (p++; p < e;) {
+        const char *q = memchr(p, '"', (size_t)(e - p));
+        if (!q)
+            return NULL;
+        const char *b = q; /* the quote is escaped by an odd run of backslashes */
+        while (b > p && b[-1] == '\\')
+            b--;
+        if (((q - b) & 1) == 0)
+            return q + 1;
+        p = q + 1;
     }
     return NULL;
 }
@@ -196,7 +203,7 @@ static int collect_members(struct rf *r, int depth, struct nd_json_member **m, s
         mb.val.n = (size_t)(r->p - mb.val.p);
         if (*n == cap) {
             cap = cap ? cap * 2 : 16;
-            if (*m == local) {
+            if (local && *m == local) {
                 struct nd_json_member *g = nd_xmalloc(cap * sizeof *g);
                 if (*n)
                     memcpy(g, local, *n * sizeof *g);
@@ -228,28 +235,7 @@ static int cmp_keys(const struct nd_json_span *x, const struct nd_json_span *y)
     return x->n < y->n ? -1 : x->n > y->n;
 }
 
-static int cmp_members(const void *a, const void *b)
-{
-    return cmp_keys(&((const struct nd_json_member *)a)->key,
-                    &((const struct nd_json_member *)b)->key);
-}
-
 static int emit_value(struct rf *r, int level, int depth, const char *const *drop, int ndrop);
-
-/* Sorts m by key (byte order, as strcmp: keys hold no NUL); -1 on a duplicate key. */
-static int sort_members(struct nd_json_member *m, size_t n)
-{
-    bool sorted = true;
-    for (size_t i = 1; i < n && sorted; i++)
-        sorted = cmp_keys(&m[i - 1].key, &m[i].key) < 0;
-    if (sorted)
-        return 0;
-    qsort(m, n, sizeof *m, cmp_members);
-    for (size_t i = 1; i < n; i++)
-        if (cmp_keys(&m[i - 1].key, &m[i].key) == 0)
-            return -1;
-    return 0;
-}
 
 static bool key_is(const struct nd_json_span *k, const char *s)
 {
@@ -257,57 +243,114 @@ static bool key_is(const struct nd_json_span *k, const char *s)
     return k->n == n && memcmp(k->p, s, n) == 0;
 }
 
-/* Writes value m.val into out (or, when out is NULL, only checks it); -1 if it does not
- * end where its extent said. */
-static int emit_member_value(struct rf *r, const struct nd_json_member *m, struct nd_buf *out,
-                             int level, int depth, const char *const *drop, int ndrop)
+/* A member as written: its key, and where its text (",", the line break and indent, the
+ * key, the value) is in out; from == to when it is left out. */
+struct seg {
+    struct nd_json_span key;
+    size_t from, to;
+};
+
+static int cmp_segs(const void *a, const void *b)
 {
-    struct nd_buf scratch = ND_BUF_INIT, *keep = r->out;
-    r->out = out ? out : &scratch;
-    r->p = m->val.p;
-    int rc = emit_value(r, level, depth, drop, ndrop);
-    r->out = keep;
-    nd_buf_release(&scratch);
-    return rc < 0 || r->p != m->val.p + m->val.n ? -1 : 0;
+    return cmp_keys(&((const struct seg *)a)->key, &((const struct seg *)b)->key);
 }
 
+/* Puts the members written from start in key order; -1 on a duplicate key. */
+static int order(struct rf *r, struct seg *m, size_t n, size_t start)
+{
+    struct nd_buf *b = r->out;
+    qsort(m, n, sizeof *m, cmp_segs);
+    for (size_t i = 1; i < n; i++)
+        if (cmp_keys(&m[i - 1].key, &m[i].key) == 0)
+            return -1;
+    nd_buf_reset(&r->tmp);
+    nd_buf_add(&r->tmp, b->data + start, b->len - start);
+    nd_buf_truncate(b, start);
+    for (size_t i = 0; i < n; i++)
+        nd_buf_add(b, r->tmp.data + (m[i].from - start), m[i].to - m[i].from);
+    return 0;
+}
+
+/* The object at r->p, its members written as they come (each value once), then put in
+ * key order unless they came in it. */
 static int emit_object(struct rf *r, int level, int depth, const char *const *drop, int ndrop)
 {
-    struct nd_json_member local[LOCAL], *m = local;
-    size_t n;
-    int rc = -1;
-    if (depth + 1 > r->max_depth ||
-        collect_members(r, depth + 1, &m, &n, local, LOCAL, false) < 0 || sort_members(m, n) < 0)
-        goto out;
-    const char *after = r->p;
+    struct seg local[LOCAL], *m = local;
+    size_t n = 0, cap = LOCAL;
     struct nd_buf *b = r->out;
-    size_t written = 0, start = b->len;
-    bool pretty = r->flags & ND_JSON_PRETTY;
-    nd_buf_addch(b, '{');
-    for (size_t i = 0; i < n; i++) {
-        bool on_path = ndrop && key_is(&m[i].key, drop[0]);
+    size_t start = b->len;
+    bool pretty = r->flags & ND_JSON_PRETTY, sorted = true;
+    int rc = -1;
+    if (depth + 1 > r->max_depth)
+        return -1;
+    r->p++;
+    ws(r);
+    if (r->p < r->end && *r->p == '}') {
+        r->p++;
+        nd_buf_adds(b, "{}");
+        return 0;
+    }
+    for (;;) {
+        struct seg sg;
+        bool esc;
+        if (r->p >= r->end || *r->p != '"' || scan_string(r, &sg.key.p, &sg.key.n, &esc) < 0 ||
+            esc)
+            goto out;
+        ws(r);
+        if (r->p >= r->end || *r->p != ':')
+            goto out;
+        r->p++;
+        ws(r);
+        bool on_path = ndrop && key_is(&sg.key, drop[0]);
+        sg.from = b->len;
         if (on_path && ndrop == 1) { /* left out, but checked as the tree's loader would */
-            if (emit_member_value(r, &m[i], NULL, 0, depth + 1, NULL, 0) < 0)
+            if (emit_value(r, 0, depth + 1, NULL, 0) < 0)
                 goto out;
+            nd_buf_truncate(b, sg.from);
+        } else {
+            nd_buf_addch(b, ',');
+            newline(b, r->flags, level + 1);
+            nd_json_add_string(b, sg.key.p, sg.key.n, r->flags);
+            nd_buf_adds(b, pretty ? ": " : ":");
+            if (emit_value(r, level + 1, depth + 1, on_path ? drop + 1 : NULL,
+                           on_path ? ndrop - 1 : 0) < 0)
+                goto out;
+        }
+        sg.to = b->len;
+        if (n && sorted && cmp_keys(&m[n - 1].key, &sg.key) >= 0)
+            sorted = false;
+        if (n == cap) {
+            cap *= 2;
+            if (m == local) {
+                m = nd_xmalloc(cap * sizeof *m);
+                memcpy(m, local, n * sizeof *m);
+            } else {
+                m = nd_xrealloc(m, cap * sizeof *m);
+            }
+        }
+        m[n++] = sg;
+        ws(r);
+        if (r->p < r->end && *r->p == ',') {
+            r->p++;
+            ws(r);
             continue;
         }
-        if (written++)
-            nd_buf_addch(b, ',');
-        newline(b, r->flags, level + 1);
-        nd_json_add_string(b, m[i].key.p, m[i].key.n, r->flags);
-        nd_buf_adds(b, pretty ? ": " : ":");
-        if (emit_member_value(r, &m[i], b, level + 1, depth + 1, on_path ? drop + 1 : NULL,
-                              on_path ? ndrop - 1 : 0) < 0)
-            goto out;
+        if (r->p < r->end && *r->p == '}') {
+            r->p++;
+            break;
+        }
+        goto out;
     }
-    if (written) {
-        newline(b, r->flags, level);
-        nd_buf_addch(b, '}');
-    } else {
+    if (!sorted && order(r, m, n, start) < 0)
+        goto out;
+    if (b->len == start || b->overflow) { /* every member left out */
         nd_buf_truncate(b, start);
         nd_buf_adds(b, "{}");
+    } else {
+        b->data[start] = '{'; /* the first member's comma */
+        newline(b, r->flags, level);
+        nd_buf_addch(b, '}');
     }
-    r->p = after;
     rc = 0;
 out:
     if (m != local)
@@ -315,7 +358,7 @@ out:
     return rc;
 }
 
-static int emit_array(struct rf *r, int level, int depth)
+static int emit_array(struct rf *r, int level, int depth, const char *const *drop, int ndrop)
 {
     if (depth + 1 > r->max_depth)
         return -1;
@@ -332,7 +375,8 @@ static int emit_array(struct rf *r, int level, int depth)
         if (i)
             nd_buf_addch(b, ',');
         newline(b, r->flags, level + 1);
-        if (emit_value(r, level + 1, depth + 1, NULL, 0) < 0)
+        bool each = r->each && depth == 0;
+        if (emit_value(r, level + 1, depth + 1, each ? drop : NULL, each ? ndrop : 0) < 0)
             return -1;
         ws(r);
         if (r->p < r->end && *r->p == ',') {
@@ -425,7 +469,7 @@ static int emit_value(struct rf *r, int level, int depth, const char *const *dro
     case '{':
         return emit_object(r, level, depth, drop, ndrop);
     case '[':
-        return emit_array(r, level, depth);
+        return emit_array(r, level, depth, drop, ndrop);
     case '"': {
         const char *s, *q = r->p;
         size_t n;
@@ -454,13 +498,14 @@ int nd_json_reformat(const char *text, size_t len, const struct nd_json_reformat
     if (!(o->flags & ND_JSON_SORT_KEYS)) /* jansson's order of members is its own */
         return -1;
     struct rf r = {.p = text, .end = text + len, .out = out, .flags = o->flags,
-                   .max_depth = o->max_depth};
+                   .max_depth = o->max_depth, .each = o->each, .tmp = ND_BUF_INIT};
     int ndrop = o->drop[0] && o->drop[1] ? 2 : 0;
     size_t start = out->len;
     ws(&r);
     int rc = emit_value(&r, o->level, 0, o->drop, ndrop);
     if (rc == 0)
         ws(&r);
+    nd_buf_release(&r.tmp);
     if (rc < 0 || r.p != r.end || out->overflow) {
         nd_buf_truncate(out, start);
         return -1;
@@ -483,52 +528,6 @@ int nd_json_object_members(const char *text, size_t len, struct nd_json_member *
 fail:
     free(*members);
     *members = NULL;
-    *n = 0;
-    return -1;
-}
-
-int nd_json_array_elements(const char *text, size_t len, struct nd_json_span **elems, size_t *n)
-{
-    struct rf r = {.p = text, .end = text + len, .max_depth = ND_JSON_MAX_DEPTH};
-    size_t cap = 0;
-    *elems = NULL;
-    *n = 0;
-    ws(&r);
-    if (r.p >= r.end || *r.p != '[')
-        goto fail;
-    r.p++;
-    ws(&r);
-    if (r.p < r.end && *r.p == ']') {
-        r.p++;
-    } else {
-        for (;;) {
-            const char *s = r.p;
-            if (skip_value(&r, 1) < 0)
-                goto fail;
-            if (*n == cap) {
-                cap = cap ? cap * 2 : 64;
-                *elems = nd_xrealloc(*elems, cap * sizeof **elems);
-            }
-            (*elems)[(*n)++] = (struct nd_json_span){s, (size_t)(r.p - s)};
-            ws(&r);
-            if (r.p < r.end && *r.p == ',') {
-                r.p++;
-                ws(&r);
-                continue;
-            }
-            if (r.p < r.end && *r.p == ']') {
-                r.p++;
-                break;
-            }
-            goto fail;
-        }
-    }
-    ws(&r);
-    if (r.p == r.end)
-        return 0;
-fail:
-    free(*elems);
-    *elems = NULL;
     *n = 0;
     return -1;
 }

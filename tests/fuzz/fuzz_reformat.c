@@ -2,8 +2,9 @@
  * writes from the bytes, against the tree path it stands in for: whatever text it takes,
  * nd_json_load must take too and nd_json_dump must write the same bytes (managedFields
  * left out of metadata as get -o json leaves it out). The first input byte picks the
- * flags and whether managedFields goes; the rest is the text. nd_json_object_members and
- * nd_json_array_elements run on it too (they must only not crash). */
+ * flags, the indent level, whether managedFields goes and whether from each element of
+ * an array; the rest is the text. nd_json_object_members runs on it too (it must only
+ * not crash). */
 #include <stdio.h>
 
 #include "fuzz.h"
@@ -33,6 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         o.drop[0] = "metadata";
         o.drop[1] = "managedFields";
     }
+    o.each = (pick & 0x20) != 0;
     struct nd_buf fast = ND_BUF_INIT;
     if (nd_json_reformat(text, len, &o, &fast) == 0) {
         struct nd_status st = ND_STATUS_INIT;
@@ -42,8 +44,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     (int)fast.len, fast.data);
             FZ_ASSERT(!"reformat took text the loader refuses");
         }
-        if (pick & 4)
+        if ((pick & 4) && o.each && json_is_array(v)) {
+            size_t i;
+            json_t *el;
+            json_array_foreach(v, i, el) drop_managed(el);
+        } else if (pick & 4) {
             drop_managed(v);
+        }
         struct nd_buf tree = ND_BUF_INIT, want = ND_BUF_INIT;
         FZ_ASSERT(nd_json_dump(v, &tree, o.flags) == 0);
         /* at level L every line break is followed by 4L more spaces (a string's own
@@ -66,11 +73,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     nd_buf_release(&fast);
 
     struct nd_json_member *m;
-    struct nd_json_span *el;
     size_t n;
     if (nd_json_object_members(text, len, &m, &n) == 0)
         free(m);
-    if (nd_json_array_elements(text, len, &el, &n) == 0)
-        free(el);
     return 0;
 }
