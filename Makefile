@@ -255,9 +255,11 @@ $(UNIT_MONEY_BIN): $(BUILD)/tests/unit/test_money_record.o $(UNIT_MONEY_OBJS) $(
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(UNIT_MONEY_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS)
 
-# Each revision's Table row (api/table_cells.c), with the bytes it keys on
+# Each revision's Table row (api/table_cells.c), with the bytes it keys on and the
+# entries whose trees a row not cached is made from
 UNIT_CELLS_BIN := $(BUILD)/tests/unit/test_table_cells
-UNIT_CELLS_OBJS := $(BUILD)/emulator/api/table_cells.o $(BUILD)/emulator/store/bytes.o
+UNIT_CELLS_OBJS := $(BUILD)/emulator/api/table_cells.o $(BUILD)/emulator/store/bytes.o \
+    $(BUILD)/emulator/store/entry.o
 $(BUILD)/tests/unit/test_table_cells.o: ALL_CFLAGS += $(EM_INC_API)
 $(UNIT_CELLS_BIN): $(BUILD)/tests/unit/test_table_cells.o $(UNIT_CELLS_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)

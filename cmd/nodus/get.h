@@ -39,6 +39,7 @@ struct get_run {
     bool table;            /* a table format */
     bool events;           /* --output-watch-events */
     const char **label_columns;
+    bool json_bytes;       /* -o json of one kind's list: from the answers' bytes */
 };
 
 /* Appends the query of a list or watch (selectors and extra terms) to path. */
@@ -47,6 +48,26 @@ void get_query(const struct get_run *g, struct nd_buf *path, const char *extra);
  * other answers' objects appended to objects; *rv the list's resourceVersion. */
 int get_list(struct get_run *g, const struct nd_kind *k, json_t **table, json_t *objects,
              char **rv, struct nd_status *st);
+/* get_list from the page after continue token from (NULL: the first), bytes already
+ * read by the pages before. */
+int get_list_from(struct get_run *g, const struct nd_kind *k, const char *from, size_t bytes,
+                  json_t **table, json_t *objects, char **rv, struct nd_status *st);
+/* The path of one page of k's list (chunk size, continue token cont, selectors). */
+void get_list_path(const struct get_run *g, const struct nd_kind *k, const char *cont,
+                   struct nd_buf *path);
+/* One GET of path into resp (initialised by the caller); a non-2xx answer becomes st
+ * (-1). */
+int get_fetch(struct get_run *g, const char *path, struct nd_response *resp,
+              struct nd_status *st);
+/* Adds an answer (a Table, a list or one object) to what was collected: rows appended
+ * to *table (NEW when it was NULL), objects to objects. */
+void get_collect(json_t **table, json_t *objects, json_t *answer);
+/* get -o json of one kind's whole list written from the answers' bytes (get_json.c): the
+ * List document appended to out and *printed set; or, when an answer needs the tree
+ * (not a list, a key with an escape, not JSON ...), what get_list collects instead.
+ * -1 with st filled when the list failed. */
+int get_json_list(struct get_run *g, const struct nd_kind *k, json_t **table, json_t *objects,
+                  struct nd_buf *out, bool *printed, struct nd_status *st);
 /* Watches one kind and prints every event until interrupted (get_watch.c). rv: where
  * the list left off ("" to start with the current objects). table (a Table answer) or
  * objects (an array): what the list found, both BORROWED and either may be NULL;

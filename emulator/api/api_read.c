@@ -326,6 +326,15 @@ static void page_add_row(struct page *pg, json_t *seen, struct em_bytes *rev, bo
         .obj_bytes = view ? NULL : rev};
 }
 
+/* A row of a stored object (not a view) by its entry: no tree asked for yet. */
+static void page_add_entry(struct page *pg, const struct em_entry *e, struct em_bytes *rev)
+{
+    if ((pg->nrows & (pg->nrows - 1)) == 0)
+        pg->rows = nd_xrealloc(pg->rows, (pg->nrows ? pg->nrows * 2 : 1) * sizeof *pg->rows);
+    pg->rows[pg->nrows++] = (struct em_table_row){
+        .o = {.rev = em_bytes_ref(rev), .entry = e}, .obj_bytes = rev};
+}
+
 static void page_release(struct page *pg)
 {
     for (size_t i = 0; i < pg->nrows; i++) {
@@ -355,6 +364,9 @@ static size_t list_page(struct em_api *a, struct walk *w, const struct keep *kee
         struct em_bytes *json = e ? em_store_entry_json(e) : NULL; /* the revision's */
         if (repr == EM_REPR_OBJECT && !view) { /* the bytes, or the old object's */
             add_item(&pg->items, taken == 0, full, json);
+        } else if (repr == EM_REPR_TABLE && !view && e) {
+            /* the row from the cache: the tree only if the row must be made */
+            page_add_entry(pg, e, json);
         } else {
             if (!full)
                 full = em_entry_obj(e);

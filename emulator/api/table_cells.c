@@ -172,9 +172,16 @@ static void add_cell(struct nd_buf *out, const char *s)
     json_decref(j);
 }
 
+/* The object of o (its tree built from the stored bytes when o holds none). */
+static const json_t *obj_of(const struct em_table_obj *o)
+{
+    return o->obj ? o->obj : o->entry ? em_entry_obj(o->entry) : NULL;
+}
+
 /* A NEW entry of o's row (not in the cache yet). */
 static struct entry *make(const struct nd_kind *k, const struct em_table_obj *o)
 {
+    const json_t *obj = obj_of(o);
     struct entry *e = nd_xcalloc(1, sizeof *e);
     e->kind = k;
     e->rev = em_bytes_ref(o->rev);
@@ -183,11 +190,11 @@ static struct entry *make(const struct nd_kind *k, const struct em_table_obj *o)
         size_t i = e->ncols++;
         if (i)
             nd_buf_addch(&text, ',');
-        if (nd_column_age_from(col, o->obj, &e->from[i])) {
+        if (nd_column_age_from(col, obj, &e->from[i])) {
             e->age[i] = 1;
         } else {
             nd_buf_reset(&cell);
-            nd_column_render(col, o->obj, 0, &cell);
+            nd_column_render(col, obj, 0, &cell);
             add_cell(&text, cell.data ? cell.data : "");
         }
         e->end[i] = (uint32_t)text.len;
@@ -283,7 +290,7 @@ void em_table_cells_meta(struct em_table_cells *c, const struct nd_kind *k,
     struct entry *made;
     struct entry *e = lookup(c, k, o, true, &made);
     if (!e->meta) {
-        e->meta = meta_text(o->obj, &e->meta_len);
+        e->meta = meta_text(obj_of(o), &e->meta_len);
         if (!made) {
             e->cost += e->meta_len;
             c->size += e->meta_len;

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "bytes.h"
+#include "entry.h"
 #include "kinds/registry.h"
 #include "util/buf.h"
 
@@ -37,9 +38,13 @@ void em_table_cells_free(struct em_table_cells *c);
 
 /* One row's object, as the Table shows it. */
 struct em_table_obj {
-    const json_t *obj;     /* the object as served (a view's: converted) */
+    const json_t *obj;     /* the object as served (a view's: converted); NULL: entry's */
     struct em_bytes *rev;  /* the stored revision's bytes, the cache's key; NULL: not
                             * cached (an older revision from the history, one object) */
+    const struct em_entry *entry; /* when obj is NULL: the stored object, its tree asked
+                                   * for (em_entry_obj, the server lock held) only when
+                                   * the row is not cached: a list of cached rows builds
+                                   * no tree */
 };
 
 /* Appends the cells of o's row, a JSON array (["a","b",...]), ages against now_unix.

@@ -69,6 +69,47 @@ enum {
  * not finite or out is capped and full. */
 int nd_json_dump(const json_t *v, struct nd_buf *out, int flags);
 
+/* Appends the n bytes of s (UTF-8, no NUL) as a JSON string, escaped as nd_json_dump
+ * escapes with flags (ND_JSON_ESCAPE_HTML). */
+void nd_json_add_string(struct nd_buf *out, const char *s, size_t n, int flags);
+
+/* Reformatting JSON text without building a tree (json_pretty.c): what nd_json_dump
+ * writes of the value nd_json_load reads from the same text, made from the bytes.
+ * A span of the text: */
+struct nd_json_span {
+    const char *p;
+    size_t n;
+};
+/* A member of an object: its key (as written, between the quotes; escaped says it holds
+ * a backslash) and its value (the text of it). */
+struct nd_json_member {
+    struct nd_json_span key, val;
+    int escaped;
+};
+/* What nd_json_reformat does. */
+struct nd_json_reformat {
+    int flags;          /* nd_json_dump's */
+    int level;          /* the indent level the value starts at (ND_JSON_PRETTY) */
+    int max_depth;      /* nesting allowed inside the value (a scalar 0, [] 1) */
+    const char *drop[2]; /* when both set: leave out member drop[1] of the object in
+                          * member drop[0] of the value (metadata.managedFields) */
+    int each;            /* when the value is an array, drop applies to each element */
+};
+/* Appends the value in text (white space around it is fine) as nd_json_dump(o->flags)
+ * writes what nd_json_load reads of it, at indent level o->level. Returns 0, or -1 with
+ * nothing appended when the text is not JSON or holds what this does not do alone: a
+ * key with an escape, duplicate keys, nesting past o->max_depth, out capped and full.
+ * A caller falls back on nd_json_load and nd_json_dump, which then say what is wrong.
+ * Any text it takes, it writes byte for byte as they do (tests/fuzz/fuzz_reformat.c). */
+int nd_json_reformat(const char *text, size_t len, const struct nd_json_reformat *o,
+                     struct nd_buf *out);
+/* The members of the object in text (white space around it is fine), in the order
+ * written, into *members (NEW: free it), *n of them; values are checked only for their
+ * extent (read them with nd_json_reformat or nd_json_load). -1 when text is not one
+ * object as far as that shows. */
+int nd_json_object_members(const char *text, size_t len, struct nd_json_member **members,
+                           size_t *n);
+
 /* Nesting depth: 0 for a scalar, 1 for [] or {"a":1}, 2 for [[1]] ... */
 size_t nd_json_depth(const json_t *v);
 

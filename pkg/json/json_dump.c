@@ -112,8 +112,7 @@ int nd_json_add_real_g(struct nd_buf *out, double v)
     return 0;
 }
 
-/* Appends s as a JSON string. */
-static void add_string(struct nd_buf *b, const char *s, size_t n, int flags)
+void nd_json_add_string(struct nd_buf *b, const char *s, size_t n, int flags)
 {
     static const char hex[] = "0123456789abcdef";
     nd_buf_addch(b, '"');
@@ -213,7 +212,7 @@ static int dump_object(const json_t *v, struct nd_buf *b, int flags, int level)
         if (i)
             nd_buf_addch(b, ',');
         newline(b, flags, level + 1);
-        add_string(b, m[i].key, strlen(m[i].key), flags);
+        nd_json_add_string(b, m[i].key, strlen(m[i].key), flags);
         nd_buf_adds(b, (flags & ND_JSON_PRETTY) ? ": " : ":");
         rc = dump(m[i].val, b, flags, level + 1);
     }
@@ -248,7 +247,7 @@ static int dump(const json_t *v, struct nd_buf *b, int flags, int level)
         return 0;
     }
     case JSON_STRING:
-        add_string(b, json_string_value(v), json_string_length(v), flags);
+        nd_json_add_string(b, json_string_value(v), json_string_length(v), flags);
         return 0;
     case JSON_INTEGER:
         nd_buf_addf(b, "%" JSON_INTEGER_FORMAT, json_integer_value(v));

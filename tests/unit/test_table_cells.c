@@ -1,8 +1,8 @@
 /* Unit tests of emulator/api/table_cells.c, each revision's Table row made once: a row
  * comes from its revision (the same bytes, the same cells; new bytes, new cells), the AGE
  * cells follow the clock on every call, the cache stays within its bound by dropping the
- * least recently used rows (and the references they held), and a row too big to keep is
- * still answered. */
+ * least recently used rows (and the references they held), a row too big to keep is
+ * still answered, and a cached row of a stored object asks for no tree. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -158,6 +158,45 @@ static void test_too_big_to_keep(void **state)
     json_decref(o);
 }
 
+/* A stored object's row by its entry (no tree given): the tree is built from the bytes
+ * only to make the row; a row already cached asks for no tree, even a cold one (what a
+ * list of 1,000 cached rows must not do: build 1,000 trees). */
+static void test_cached_row_builds_no_tree(void **state)
+{
+    (void)state;
+    struct em_table_cells *c = em_table_cells_new(EM_TABLE_CELLS_MAX_BYTES);
+    json_t *o = job("a", "Running");
+    struct em_bytes *rev = bytes_of(o);
+    struct em_entry *e = em_entry_new(em_bytes_ref(rev), json_object(), NULL);
+    struct em_entry_stats st0, st1, st2;
+    em_entry_stats(&st0);
+    struct em_table_obj to = {.rev = rev, .entry = e};
+    struct nd_buf first = ND_BUF_INIT, again = ND_BUF_INIT;
+    em_table_cells_lock(c);
+    em_table_cells_row(c, jobs(), &to, T0 + 60, &first);
+    em_table_cells_unlock(c);
+    em_entry_stats(&st1);
+    assert_int_equal(st1.built, st0.built + 1); /* made: from the tree */
+    char *want = row(c, o, rev, T0 + 60);
+    assert_string_equal(first.data, want);
+    em_entry_set_bound(0);
+    em_entry_trim(); /* the tree is dropped: the entry is cold */
+    em_table_cells_lock(c);
+    em_table_cells_row(c, jobs(), &to, T0 + 60, &again);
+    em_table_cells_unlock(c);
+    em_entry_stats(&st2);
+    assert_int_equal(st2.built, st1.built); /* cached: no tree */
+    assert_string_equal(again.data, want);
+    em_entry_set_bound(EM_ENTRY_HOT);
+    free(want);
+    nd_buf_release(&first);
+    nd_buf_release(&again);
+    em_entry_free(e);
+    em_bytes_unref(rev);
+    json_decref(o);
+    em_table_cells_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -165,6 +204,7 @@ int main(void)
         cmocka_unit_test(test_metadata_without_managed_fields),
         cmocka_unit_test(test_bound),
         cmocka_unit_test(test_too_big_to_keep),
+        cmocka_unit_test(test_cached_row_builds_no_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,24 +60,32 @@ void get_query(const struct get_run *g, struct nd_buf *path, const char *extra)
         nd_buf_addf(path, "%c%s", sep, extra);
 }
 
+int get_fetch(struct get_run *g, const char *path, struct nd_response *resp,
+              struct nd_status *st)
+{
+    struct nd_request req = {.method = "GET", .path = path,
+                             .accept = g->table ? ND_TABLE_ACCEPT : "application/json"};
+    if (nd_client_do(g->client, &req, resp, st) < 0)
+        return -1;
+    nd_cli_warnings(resp->headers);
+    if (resp->code < 200 || resp->code > 299) {
+        nd_status_parse(st, resp->body.data, resp->body.len, resp->code);
+        return -1;
+    }
+    return 0;
+}
+
 /* One GET; a non-2xx answer becomes st. NEW answer in *out; *bytes (may be NULL) gets
  * the size of its body added. */
 static int fetch_sized(struct get_run *g, const char *path, json_t **out, size_t *bytes,
                        struct nd_status *st)
 {
-    struct nd_request req = {.method = "GET", .path = path,
-                             .accept = g->table ? ND_TABLE_ACCEPT : "application/json"};
     struct nd_response resp;
     nd_response_init(&resp);
     int rc = -1;
     *out = NULL;
-    if (nd_client_do(g->client, &req, &resp, st) < 0)
+    if (get_fetch(g, path, &resp, st) < 0)
         goto out;
-    nd_cli_warnings(resp.headers);
-    if (resp.code < 200 || resp.code > 299) {
-        nd_status_parse(st, resp.body.data, resp.body.len, resp.code);
-        goto out;
-    }
     if (bytes)
         *bytes += resp.body.len;
     *out = nd_json_load(resp.body.data, resp.body.len, "answer", st);
@@ -98,9 +106,7 @@ static bool is_table(const json_t *answer)
     return kind && strcmp(kind, "Table") == 0;
 }
 
-/* Adds an answer (a Table, a list or one object) to what was collected: rows appended
- * to *table, objects to objects. */
-static void collect(json_t **table, json_t *objects, json_t *answer)
+void get_collect(json_t **table, json_t *objects, json_t *answer)
 {
     if (is_table(answer)) {
         if (!*table) {
@@ -117,41 +123,51 @@ static void collect(json_t **table, json_t *objects, json_t *answer)
         json_array_append(objects, answer);
 }
 
-/* Lists one kind page by page. Fills *table or objects; *rv the list's version. */
+void get_list_path(const struct get_run *g, const struct nd_kind *k, const char *cont,
+                   struct nd_buf *path)
+{
+    nd_kind_path(k, k->namespaced ? g->ns : NULL, NULL, NULL, path);
+    struct nd_buf extra = ND_BUF_INIT;
+    if (g->chunk > 0)
+        nd_buf_addf(&extra, "limit=%ld", g->chunk);
+    if (cont) {
+        nd_buf_addf(&extra, "%scontinue=", extra.len ? "&" : "");
+        nd_buf_add_urlencoded(&extra, cont);
+    }
+    if (g->table && g->opt->sort_by)
+        nd_buf_addf(&extra, "%sincludeObject=Object", extra.len ? "&" : "");
+    else if (g->table && !g->popts.show_labels && !g->popts.label_columns &&
+             !g->ctx->all_projects)
+        /* the rows' objects serve only labels and projects: leave them out */
+        nd_buf_addf(&extra, "%sincludeObject=None", extra.len ? "&" : "");
+    get_query(g, path, extra.data);
+    nd_buf_release(&extra);
+}
+
 int get_list(struct get_run *g, const struct nd_kind *k, json_t **table, json_t *objects,
              char **rv, struct nd_status *st)
 {
-    char *cont = NULL;
+    return get_list_from(g, k, NULL, 0, table, objects, rv, st);
+}
+
+int get_list_from(struct get_run *g, const struct nd_kind *k, const char *from, size_t bytes,
+                  json_t **table, json_t *objects, char **rv, struct nd_status *st)
+{
+    char *cont = from ? nd_xstrdup(from) : NULL;
     int rc = 0;
-    size_t bytes = 0; /* of every page: a server's continue tokens may never end */
     do {
         if (bytes > nd_client_max_response(g->client)) {
             rc = nd_client_too_large("the list (all its pages)", g->client, st);
             break;
         }
         struct nd_buf path = ND_BUF_INIT;
-        nd_kind_path(k, k->namespaced ? g->ns : NULL, NULL, NULL, &path);
-        struct nd_buf extra = ND_BUF_INIT;
-        if (g->chunk > 0)
-            nd_buf_addf(&extra, "limit=%ld", g->chunk);
-        if (cont) {
-            nd_buf_addf(&extra, "%scontinue=", extra.len ? "&" : "");
-            nd_buf_add_urlencoded(&extra, cont);
-        }
-        if (g->table && g->opt->sort_by)
-            nd_buf_addf(&extra, "%sincludeObject=Object", extra.len ? "&" : "");
-        else if (g->table && !g->popts.show_labels && !g->popts.label_columns &&
-                 !g->ctx->all_projects)
-            /* the rows' objects serve only labels and projects: leave them out */
-            nd_buf_addf(&extra, "%sincludeObject=None", extra.len ? "&" : "");
-        get_query(g, &path, extra.data);
-        nd_buf_release(&extra);
+        get_list_path(g, k, cont, &path);
         json_t *answer = NULL;
         rc = fetch_sized(g, path.data, &answer, &bytes, st);
         nd_buf_release(&path);
         if (rc < 0)
             break;
-        collect(table, objects, answer);
+        get_collect(table, objects, answer);
         json_t *meta = json_object_get(answer, "metadata");
         free(cont);
         cont = NULL;
@@ -297,7 +313,7 @@ out:
 /* The objects of one resource argument: each name fetched (a missing one reported), or
  * the list of its kind; -1 (reported) when the list failed. */
 static int gather(struct get_run *g, const struct nd_res *r, json_t **answer, json_t *objects,
-                  int *worst)
+                  int *worst, struct nd_buf *out, bool *printed)
 {
     struct nd_status st = ND_STATUS_INIT;
     size_t nn = json_array_size(r->names);
@@ -306,13 +322,14 @@ static int gather(struct get_run *g, const struct nd_res *r, json_t **answer, js
         if (fetch_one(g, r->k, json_string_value(json_array_get(r->names, j)), &one, &st) < 0)
             report(g, &st, worst);
         else
-            collect(answer, objects, one);
+            get_collect(answer, objects, one);
         json_decref(one);
     }
     if (nn)
         return 0;
     char *rv = NULL;
-    int lrc = get_list(g, r->k, answer, objects, &rv, &st);
+    int lrc = g->json_bytes ? get_json_list(g, r->k, answer, objects, out, printed, &st)
+                            : get_list(g, r->k, answer, objects, &rv, &st);
     free(rv);
     if (lrc < 0)
         report(g, &st, worst);
@@ -417,11 +434,15 @@ static int get_all(struct get_run *g, const struct nd_res_list *res)
     int worst = 0;
     json_t *all_objects = json_array();
     size_t total_names = 0, printed = 0;
+    bool json_printed = false;
     struct nd_buf out = ND_BUF_INIT;
+    /* kubectl -o json of one list, as it comes: written from the answer's bytes */
+    g->json_bytes = !g->table && g->popts.output == ND_OUTPUT_JSON && !g->opt->sort_by &&
+                    res->n == 1 && !json_array_size(res->v[0].names);
     for (size_t i = 0; i < res->n; i++) {
         json_t *answer = NULL, *objects = json_array();
         total_names += json_array_size(res->v[i].names);
-        int rc = gather(g, &res->v[i], &answer, objects, &worst);
+        int rc = gather(g, &res->v[i], &answer, objects, &worst, &out, &json_printed);
         if (rc == 0 && g->table)
             printed += add_table(g, res->v[i].k, answer, objects, printed, &out, &worst);
         else if (rc == 0)
@@ -431,7 +452,7 @@ static int get_all(struct get_run *g, const struct nd_res_list *res)
         if (rc < 0)
             goto done; /* nothing printed */
     }
-    if (!g->table)
+    if (!g->table && !json_printed)
         print_all_objects(g, res, total_names, all_objects, &out, &worst);
     nd_out(&out);
     fflush(stdout);
