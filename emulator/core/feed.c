@@ -106,14 +106,16 @@ static void flush(struct em_feed *f, bool after_answer)
         }
         if (!n)
             break;
-        /* with the feed's lock held: no stream is freed meanwhile (em_feed_unwait) */
-        em_stream_wake_many(batch, n);
+        /* marked with the feed's lock held (no stream is freed meanwhile: em_feed_unwait),
+         * resumed without it: the streams just woken read the feed */
+        void *resume[WAKE_BATCH];
+        size_t k = em_stream_wake_mark(batch, n, resume);
         if (after_answer)
             f->woken_after_answer += n;
         else
             f->woken_at_once += n;
-        /* the streams just woken read the feed: let them have its lock */
         pthread_mutex_unlock(&f->mu);
+        em_stream_wake_resume(resume, k);
         pthread_mutex_lock(&f->mu);
     }
     pthread_mutex_unlock(&f->mu);

@@ -117,9 +117,10 @@ void em_stream_wake(struct em_stream *s)
     em_stream_wake_many(&s, 1);
 }
 
-void em_stream_wake_many(struct em_stream *const *s, size_t n)
+size_t em_stream_wake_mark(struct em_stream *const *s, size_t n, void **resume)
 {
     struct em_loop *l = NULL;
+    size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         struct em_live *lv = s[i] ? s[i]->live : NULL;
         if (!lv)
@@ -130,10 +131,34 @@ void em_stream_wake_many(struct em_stream *const *s, size_t n)
             l = lv->l;
             pthread_mutex_lock(&l->mu);
         }
-        wake_locked(lv);
+        lv->woken = true;
+        timed_remove(lv);
+        if (lv->suspended && !lv->closed) {
+            /* ours to resume: a suspended connection is neither read nor freed */
+            lv->suspended = false;
+            resume[k++] = lv->c;
+        }
     }
     if (l)
         pthread_mutex_unlock(&l->mu);
+    return k;
+}
+
+void em_stream_wake_resume(void *const *resume, size_t k)
+{
+    for (size_t i = 0; i < k; i++)
+        MHD_resume_connection(resume[i]);
+}
+
+void em_stream_wake_many(struct em_stream *const *s, size_t n)
+{
+    void *resume[64];
+    while (n) {
+        size_t m = n < 64 ? n : 64;
+        em_stream_wake_resume(resume, em_stream_wake_mark(s, m, resume));
+        s += m;
+        n -= m;
+    }
 }
 
 /* What a job's handler asked to run after its answer (em_http_after_answer). */
