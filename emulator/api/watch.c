@@ -5,8 +5,8 @@
  * into lines and, when there is nothing to send, registers with the feed (em_feed_wait:
  * woken by the next publish, reset or shutdown) and names when it must be looked at
  * again (its timeout, its next bookmark), costing no thread while it waits. It ends on
- * timeoutSeconds, on shutdown, or when the client goes away (the HTTP layer looks at the
- * socket once a second); it never ends early otherwise (kubectl's get -w exits when a
+ * timeoutSeconds, on shutdown, or when the client goes away (the HTTP layer sees its
+ * hang-up: loop.h); it never ends early otherwise (kubectl's get -w exits when a
  * watch ends).
  */
 #include <errno.h>
