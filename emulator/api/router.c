@@ -296,6 +296,8 @@ static void serve(struct em_server *srv, struct em_req *req, const struct em_rou
         uint64_t before = em_store_ticket(&srv->store);
         handle_locked(srv, req, rt, resp, &who);
         uint64_t ticket = em_store_ticket(&srv->store);
+        if (ticket != before) /* it publishes below: the journal's thread need not */
+            srv->writers_publishing++;
         /* a read answers from memory, which may hold changes of other requests not yet
          * on disk: it waits for them as their writers do, so no answer shows a change a
          * crash could still undo (make torture's flip and rv-backwards) */
@@ -312,7 +314,7 @@ static void serve(struct em_server *srv, struct em_req *req, const struct em_rou
                 commit_failed(srv, req, rt, resp, &who, errno);
             /* watches show what is on disk: this may be news to them */
             pthread_mutex_lock(&srv->lock);
-            em_server_publish(srv);
+            em_server_publish_write(srv);
             pthread_mutex_unlock(&srv->lock);
         }
     }

@@ -37,7 +37,18 @@ json_t *em_stats_json(struct em_server *srv)
     em_entry_stats(&ts);
     json_t *trees = json_pack("{sIsIsI}", "built", (json_int_t)ts.built, "hot",
                               (json_int_t)ts.hot, "bound", (json_int_t)ts.bound);
-    return json_pack("{sosIsIsIsIsIsIsIsIs{sIsI}sssoso}", "objects", objects, "objectsTotal",
+    /* the watch streams a publish woke: after a writer's answer was on its way (feed.h),
+     * or where it was made (the journal's thread, the simulation, a reset) */
+    uint64_t after = 0, at_once = 0;
+    if (srv->feed) {
+        pthread_mutex_lock(&srv->feed->mu);
+        after = srv->feed->woken_after_answer;
+        at_once = srv->feed->woken_at_once;
+        pthread_mutex_unlock(&srv->feed->mu);
+    }
+    json_t *wakes = json_pack("{sIsI}", "afterAnswer", (json_int_t)after, "atOnce",
+                              (json_int_t)at_once);
+    return json_pack("{sosIsIsIsIsIsIsIsIs{sIsI}sssososo}", "objects", objects, "objectsTotal",
                      (json_int_t)total, "watchesOpen", (json_int_t)srv->stats.watches_open,
                      "watchesTotal", (json_int_t)srv->stats.watches_total, "readsWaiting",
                      (json_int_t)srv->stats.reads_waiting, "requests",
@@ -46,7 +57,8 @@ json_t *em_stats_json(struct em_server *srv)
                      (json_int_t)srv->store.owners.visited, "clock", "nowMs",
                      (json_int_t)em_clock_now_ms(&srv->clock), "speedPermille",
                      (json_int_t)(srv->clock.speed * 1000), "runtime", runtime, "tableRows",
-                     em_table_cells_stats(srv->table_cells), "trees", trees);
+                     em_table_cells_stats(srv->table_cells), "trees", trees, "watchWakes",
+                     wakes);
 }
 
 int em_reset_state(struct em_server *srv, struct nd_status *st)

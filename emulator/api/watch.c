@@ -5,8 +5,8 @@
  * into lines and, when there is nothing to send, registers with the feed (em_feed_wait:
  * woken by the next publish, reset or shutdown) and names when it must be looked at
  * again (its timeout, its next bookmark), costing no thread while it waits. It ends on
- * timeoutSeconds, on shutdown, or when the client goes away (the HTTP layer looks at the
- * socket once a second); it never ends early otherwise (kubectl's get -w exits when a
+ * timeoutSeconds, on shutdown, or when the client goes away (the HTTP layer sees its
+ * hang-up: loop.h); it never ends early otherwise (kubectl's get -w exits when a
  * watch ends).
  */
 #include <errno.h>
@@ -231,10 +231,18 @@ static bool client_gone_now(struct watch *w)
  * history (feed lock held). */
 static void collect_feed(struct watch *w, struct em_feed *f)
 {
-    for (uint64_t s = f->first; s < f->next && w->pending.len < 256 * 1024; s++) {
+    /* the ring is in revision order: the first event after last_rev by halving, not a
+     * walk of up to EM_FEED_CAP events by each of ten thousand streams */
+    uint64_t lo = f->first, hi = f->next;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (f->ring[mid % EM_FEED_CAP].rev <= w->last_rev)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (uint64_t s = lo; s < f->next && w->pending.len < 256 * 1024; s++) {
         const struct em_feed_ev *e = &f->ring[s % EM_FEED_CAP];
-        if (e->rev <= w->last_rev)
-            continue;
         w->last_rev = e->rev;
         if (strcmp(e->plural, w->kind->plural) != 0)
             continue;

@@ -7,11 +7,18 @@
 #include "server.h"
 #include "util/xmalloc.h"
 
+static void list_init(struct em_feed_link *l)
+{
+    l->prev = l->next = l;
+}
+
 struct em_feed *em_feed_new(int64_t rev)
 {
     struct em_feed *f = nd_xcalloc(1, sizeof *f);
     pthread_mutex_init(&f->mu, NULL);
     pthread_cond_init(&f->cv, NULL);
+    list_init(&f->waiting);
+    list_init(&f->due);
     f->published_rev = f->min_rev = rev;
     return f;
 }
@@ -41,42 +48,107 @@ void em_feed_free(struct em_feed *f)
     free(f);
 }
 
+static void list_add(struct em_feed_link *l, struct em_feed_waiter *w)
+{
+    w->linked = true;
+    w->link.prev = l->prev;
+    w->link.next = l;
+    l->prev->next = &w->link;
+    l->prev = &w->link;
+}
+
+static void list_remove(struct em_feed_waiter *w)
+{
+    w->link.prev->next = w->link.next;
+    w->link.next->prev = w->link.prev;
+    w->linked = false;
+}
+
+/* from's waiters go at the end of to's: no work per waiter */
+static void list_move(struct em_feed_link *to, struct em_feed_link *from)
+{
+    if (from->next == from)
+        return;
+    struct em_feed_link *first = from->next, *last = from->prev;
+    first->prev = to->prev;
+    to->prev->next = first;
+    last->next = to;
+    to->prev = last;
+    list_init(from);
+}
+
 void em_feed_wait(struct em_feed *f, struct em_feed_waiter *w)
 {
-    if (w->linked)
-        return;
-    w->linked = true;
-    w->prev = NULL;
-    w->next = f->waiters;
-    if (f->waiters)
-        f->waiters->prev = w;
-    f->waiters = w;
+    if (!w->linked)
+        list_add(&f->waiting, w);
 }
 
 void em_feed_unwait(struct em_feed *f, struct em_feed_waiter *w)
 {
-    if (!w->linked)
-        return;
-    if (w->prev)
-        w->prev->next = w->next;
-    else
-        f->waiters = w->next;
-    if (w->next)
-        w->next->prev = w->prev;
-    w->linked = false;
+    (void)f;
+    if (w->linked)
+        list_remove(w);
 }
 
-/* Feed lock held: every waiter woken, the list emptied. */
-static void wake_waiters(struct em_feed *f)
+#define WAKE_BATCH 64 /* streams woken under one hold of the feed's lock */
+
+/* Wakes every stream due, counted as woken after an answer or at once. */
+static void flush(struct em_feed *f, bool after_answer)
 {
-    struct em_feed_waiter *w = f->waiters;
-    f->waiters = NULL;
-    while (w) {
-        struct em_feed_waiter *next = w->next;
-        w->linked = false;
-        em_stream_wake(w->s);
-        w = next;
+    pthread_mutex_lock(&f->mu);
+    for (;;) {
+        struct em_stream *batch[WAKE_BATCH];
+        size_t n = 0;
+        while (n < WAKE_BATCH && f->due.next != &f->due) {
+            struct em_feed_waiter *w = (struct em_feed_waiter *)(void *)f->due.next;
+            list_remove(w);
+            batch[n++] = w->s;
+        }
+        if (!n)
+            break;
+        /* marked with the feed's lock held (no stream is freed meanwhile: em_feed_unwait),
+         * resumed without it: the streams just woken read the feed */
+        void *resume[WAKE_BATCH];
+        size_t k = em_stream_wake_mark(batch, n, resume);
+        if (after_answer)
+            f->woken_after_answer += n;
+        else
+            f->woken_at_once += n;
+        pthread_mutex_unlock(&f->mu);
+        em_stream_wake_resume(resume, k);
+        pthread_mutex_lock(&f->mu);
     }
+    pthread_mutex_unlock(&f->mu);
+}
+
+void em_feed_flush(struct em_feed *f)
+{
+    if (f)
+        flush(f, false);
+}
+
+static void flush_after_answer(void *cls)
+{
+    struct em_feed *f = cls;
+    pthread_mutex_lock(&f->mu);
+    f->flush_asked = false;
+    pthread_mutex_unlock(&f->mu);
+    flush(f, true);
+}
+
+/* Feed lock held: every stream waiting is due. True when the caller must flush now (the
+ * feed's lock let go); else a flush is asked for after the answer of the request making
+ * this publish, or one already is. */
+static bool make_due(struct em_feed *f)
+{
+    list_move(&f->due, &f->waiting);
+    if (f->due.next == &f->due || f->flush_asked)
+        return false;
+    if (em_http_after_answer(flush_after_answer, f)) {
+        f->flush_asked = true;
+        return false;
+    }
+    return true;
 }
 
 void em_feed_publish(struct em_server *srv)
@@ -87,6 +159,8 @@ void em_feed_publish(struct em_server *srv)
     struct em_history *j = &srv->history;
     int64_t upto = em_store_durable_rev(&srv->store);
     pthread_mutex_lock(&f->mu);
+    uint64_t had = f->next;
+    int64_t min_was = f->min_rev;
     for (size_t i = em_history_after(j, f->published_rev); i < j->len && j->ev[i].rev <= upto;
          i++) {
         struct em_change *e = &j->ev[i];
@@ -115,8 +189,12 @@ void em_feed_publish(struct em_server *srv)
     if (j->oldest_rev > f->min_rev)
         f->min_rev = j->oldest_rev;
     pthread_cond_broadcast(&f->cv);
-    wake_waiters(f);
+    /* no event and no stream sent to the history: no news for anyone (the journal's
+     * thread publishes after each writer that committed first) */
+    bool now = (f->next != had || f->min_rev != min_was) && make_due(f);
     pthread_mutex_unlock(&f->mu);
+    if (now)
+        flush(f, false);
 }
 
 void em_feed_reset(struct em_server *srv)
@@ -128,8 +206,10 @@ void em_feed_reset(struct em_server *srv)
     drop_all(f);
     f->published_rev = f->min_rev = srv->history.oldest_rev;
     pthread_cond_broadcast(&f->cv);
-    wake_waiters(f);
+    bool now = make_due(f);
     pthread_mutex_unlock(&f->mu);
+    if (now)
+        flush(f, false);
 }
 
 void em_feed_stop(struct em_feed *f)
@@ -139,6 +219,7 @@ void em_feed_stop(struct em_feed *f)
     pthread_mutex_lock(&f->mu);
     f->stopping = true;
     pthread_cond_broadcast(&f->cv);
-    wake_waiters(f);
+    list_move(&f->due, &f->waiting);
     pthread_mutex_unlock(&f->mu);
+    em_feed_flush(f);
 }

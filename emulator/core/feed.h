@@ -12,7 +12,12 @@
  *
  * A stream with nothing to send registers a waiter (em_feed_wait) and costs no thread
  * until the next publish, reset or stop wakes it (em_stream_wake: its connection is
- * resumed on the HTTP layer's loop).
+ * resumed on the HTTP layer's loop). A publish only moves the waiters to a list of those
+ * due (no work per stream under the server lock); em_feed_flush wakes them, a batch at a
+ * time under the feed's lock alone. A publish made in a request's handler (a write)
+ * flushes once that request's answer is on its way (em_http_after_answer): ten thousand
+ * watches resumed never hold the writer's answer back; any other publish (the journal's
+ * thread, the simulation) flushes at once.
  *
  * Lock order: the server lock, then the feed's; a stream never takes the server lock
  * while it holds the feed's.
@@ -40,9 +45,14 @@ struct em_feed_ev {
     struct em_bytes *json;
 };
 
-/* A stream waiting for the next publish (feed lock held to change it). */
+/* A stream waiting for the next publish (feed lock held to change it). The lists are
+ * rings around a head of their own: a waiter leaves one without knowing which. */
+struct em_feed_link {
+    struct em_feed_link *prev, *next;
+};
+
 struct em_feed_waiter {
-    struct em_feed_waiter *prev, *next;
+    struct em_feed_link link; /* on the feed's waiting or due list while linked */
     struct em_stream *s;
     bool linked;
 };
@@ -55,20 +65,28 @@ struct em_feed {
     int64_t published_rev; /* the history's changes up to this were published */
     int64_t min_rev;       /* a stream at last_rev >= this finds what follows in the ring */
     bool stopping;
-    struct em_feed_waiter *waiters;
+    struct em_feed_link waiting; /* until the next publish */
+    struct em_feed_link due;     /* published to, not yet woken */
+    bool flush_asked;            /* a flush is asked for after a request's answer */
+    uint64_t woken_after_answer; /* streams woken once a writer's answer was on its way */
+    uint64_t woken_at_once;      /* streams woken where the publish was made */
 };
 
 /* A feed starting at the store's current revision (server start). */
 struct em_feed *em_feed_new(int64_t rev);
 void em_feed_free(struct em_feed *f);
-/* Server lock held: publishes the history's changes now on disk and wakes the streams. */
+/* Server lock held: publishes the history's changes now on disk; the streams waiting
+ * are due, and woken after the answer of the request making it, else at once. */
 void em_feed_publish(struct em_server *srv);
+/* No lock held but possibly the server's: wakes every stream due, a batch at a time. */
+void em_feed_flush(struct em_feed *f);
 /* Server lock held: the journal was emptied (reset): so is the ring. */
 void em_feed_reset(struct em_server *srv);
 /* Wakes every stream for good (shutdown). */
 void em_feed_stop(struct em_feed *f);
 /* Feed lock held: w->s is woken once, at the next publish, reset or stop (a waiter
- * already linked stays). em_feed_unwait takes it back (before the stream is freed). */
+ * already waiting or due stays). em_feed_unwait takes it back (before the stream is
+ * freed: a flush wakes a stream with the feed's lock held). */
 void em_feed_wait(struct em_feed *f, struct em_feed_waiter *w);
 void em_feed_unwait(struct em_feed *f, struct em_feed_waiter *w);
 

@@ -71,6 +71,17 @@ void em_server_housekeep(struct em_server *srv)
 void em_server_publish(struct em_server *srv)
 {
     em_spend_publish(srv);
+    /* a request that wrote publishes what is on disk once its own write is, after its
+     * answer; until then the watches wait for it (feed.h) */
+    if (!srv->writers_publishing)
+        em_feed_publish(srv);
+    pthread_cond_broadcast(&srv->changed);
+}
+
+void em_server_publish_write(struct em_server *srv)
+{
+    srv->writers_publishing--;
+    em_spend_publish(srv);
     em_feed_publish(srv);
     pthread_cond_broadcast(&srv->changed);
 }

@@ -95,6 +95,10 @@ struct em_server {
     struct em_history history;
     struct em_clock clock;
     struct em_stats stats;
+    /* requests that wrote and will publish once on disk (router.c): other publishes
+     * (the journal's thread, the simulation) leave the feed to them, so that the watches
+     * wake after the writers' answers */
+    unsigned writers_publishing;
     json_t *idempotency; /* key -> saved first response (see idempotency.h) */
     struct em_faults *faults; /* injected faults (admin.c) */
     json_t *tokens;      /* token -> identity (when --token-file) */
@@ -132,8 +136,12 @@ int em_server_save_meta(struct em_server *srv);
 /* Housekeeping due at the current time: the history's expiry, and once a minute the
  * hooks' (idempotency keys). Lock held. */
 void em_server_housekeep(struct em_server *srv);
-/* Publishes the journal's durable events to the feed and wakes every waiting stream.
+/* Publishes the journal's durable events to the feed and wakes every waiting stream;
+ * the feed is left alone while a request that wrote is due to publish (writers_publishing).
  * Lock held. */
 void em_server_publish(struct em_server *srv);
+/* The same by a request that wrote (router.c), once its write is on disk: it was counted
+ * in writers_publishing, and it publishes whatever is on disk now. Lock held. */
+void em_server_publish_write(struct em_server *srv);
 
 #endif

@@ -32,6 +32,7 @@
 #define OVER_LIMIT_TIMEOUT_S 2u /* a connection past max_conns that sends nothing */
 #define HARD_MARGIN 1024u
 #define EM_HTTP_LOOPS 2u /* libmicrohttpd's epoll threads */
+#define AFTER_ANSWER_WAIT_MS 50 /* what runs after an answer waits for it this long at most */
 
 struct em_http {
     struct MHD_Daemon *daemon;
@@ -42,6 +43,8 @@ struct em_http {
     em_begin_fn begin;
     uint16_t port;
     pthread_mutex_t log_lock;
+    pthread_mutex_t sent_lock; /* conn_req.sent */
+    pthread_cond_t sent_cv;
     struct nd_buf *start_log; /* MHD's first complaint while starting, else NULL */
     struct em_guard *guard;   /* classes, deadlines and refusals of connections (guard.h) */
     struct em_loop *loop;     /* workers, live streams, the ticker (loop.h) */
@@ -69,6 +72,7 @@ struct conn_req {
     bool sink_done; /* the sink took no more */
     bool finish;    /* the worker runs the sink's finish, not the handler */
     bool ready;     /* the worker filled resp: send it when resumed */
+    bool *sent;     /* the worker waits for the answer's end (em_http.sent_lock) */
     char remote[64];
 };
 
@@ -375,7 +379,23 @@ static void run_handler(void *cls)
     else
         h->handler(h->cls, &r->req, &r->resp);
     r->ready = true;
+    if (!em_loop_after_pending()) {
+        MHD_resume_connection(r->req.conn);
+        return;
+    }
+    /* what the handler set off (a fan-out to the watches) runs once its answer is sent:
+     * it would else hold the answer back on the loop's threads */
+    bool sent = false;
+    struct timespec until;
+    nd_time_deadline(&until, AFTER_ANSWER_WAIT_MS);
+    pthread_mutex_lock(&h->sent_lock);
+    r->sent = &sent;
     MHD_resume_connection(r->req.conn);
+    while (!sent && pthread_cond_timedwait(&h->sent_cv, &h->sent_lock, &until) == 0)
+        ;
+    if (!sent)
+        r->sent = NULL; /* r lives until on_completed, which sets sent under the lock */
+    pthread_mutex_unlock(&h->sent_lock);
 }
 
 /* The request is in (or answered before its body): its answer is made on a worker. */
@@ -476,6 +496,13 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     em_guard_done(h->guard, slot_of(c));
     if (!r)
         return;
+    pthread_mutex_lock(&h->sent_lock);
+    if (r->sent) { /* a worker waits for this answer's end */
+        *r->sent = true;
+        r->sent = NULL;
+        pthread_cond_broadcast(&h->sent_cv);
+    }
+    pthread_mutex_unlock(&h->sent_lock);
     if (r->untimed) /* the stream ended; the connection may idle again */
         MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, h->limits.idle_timeout_s);
     if (h->log_fn && r->handled)
@@ -612,6 +639,8 @@ struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_h
         h->limits.max_connections = 1;
     unsigned max_conns = h->limits.max_connections;
     pthread_mutex_init(&h->log_lock, NULL);
+    pthread_mutex_init(&h->sent_lock, NULL);
+    pthread_cond_init(&h->sent_cv, NULL);
     pthread_mutex_init(&h->upgrades_lock, NULL);
     pthread_cond_init(&h->upgrades_done, NULL);
     struct nd_buf tls_log = ND_BUF_INIT;
@@ -750,6 +779,8 @@ void em_http_stop(struct em_http *h)
     em_loop_free(h->loop);
     em_guard_free(h->guard); /* every connection's slot is gone with the daemon */
     pthread_mutex_destroy(&h->log_lock);
+    pthread_mutex_destroy(&h->sent_lock);
+    pthread_cond_destroy(&h->sent_cv);
     pthread_mutex_destroy(&h->upgrades_lock);
     pthread_cond_destroy(&h->upgrades_done);
     free(h);

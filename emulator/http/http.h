@@ -99,6 +99,19 @@ struct em_stream {
 #define EM_STREAM_AGAIN (-2)
 /* Any thread: the stream s may have bytes now; its read is called again soon. */
 void em_stream_wake(struct em_stream *s);
+/* The same for n streams (NULL ones skipped), taking the loop's lock once. */
+void em_stream_wake_many(struct em_stream *const *s, size_t n);
+/* em_stream_wake_many in two steps: mark (the streams must live: their owner's lock
+ * held) fills resume with the connections to resume (n at most) and returns how many;
+ * em_stream_wake_resume resumes them, with no lock held (one suspended waits for this
+ * and is neither read nor freed meanwhile). */
+size_t em_stream_wake_mark(struct em_stream *const *s, size_t n, void **resume);
+void em_stream_wake_resume(void *const *resume, size_t k);
+/* In a request's handler (on its worker): fn(cls) runs once the handler has returned and
+ * its answer is on its way (the connection resumed), on the same thread; the same fn and
+ * cls asked twice run once. False outside a handler (or past 4 of them): the caller runs
+ * fn itself. A writer's answer so never waits for what its change sets off (loop.h). */
+bool em_http_after_answer(void (*fn)(void *cls), void *cls);
 
 struct em_resp;
 /* Makes resp a 200 stream of content_type whose body read() writes (free(cls) runs once

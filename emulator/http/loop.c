@@ -28,9 +28,12 @@ struct em_live {
     struct MHD_Connection *c;
     struct em_stream *s;
     struct em_live *prev, *next; /* l->lives */
+    struct em_live *tprev, *tnext; /* l->timed, while on it */
+    bool timed;                  /* suspended with a wake_at_ms or a peek due: on l->timed */
     bool suspended;              /* c is suspended, waiting for a wake */
     bool woken;                  /* a wake came since the last read began */
     bool closed;                 /* MHD is done with it */
+    bool watched;                /* its socket is on l->hangups: no peeks needed */
     int refs;                    /* MHD's, and the pump's while it runs */
     int64_t next_peek_ms;
     /* a blocking stream's pump */
@@ -49,9 +52,12 @@ struct em_loop {
     struct job *head, *tail;
     unsigned workers, idle, queued, jobs, pumps;
     struct em_live *lives;
+    struct em_live *timed; /* the suspended streams the ticker looks at: not all */
     bool stopping, ticking;
     pthread_t ticker;
     int hangups; /* epoll of the streams' sockets, for a client's hang-up (-1: none) */
+    struct em_live **by_fd; /* the live stream of a socket on hangups, by its number */
+    size_t by_fd_len;
 };
 
 struct em_loop *em_loop_new(void)
@@ -65,10 +71,41 @@ struct em_loop *em_loop_new(void)
     return l;
 }
 
+static void timed_remove(struct em_live *lv)
+{
+    struct em_loop *l = lv->l;
+    if (!lv->timed)
+        return;
+    if (lv->tprev)
+        lv->tprev->tnext = lv->tnext;
+    else
+        l->timed = lv->tnext;
+    if (lv->tnext)
+        lv->tnext->tprev = lv->tprev;
+    lv->timed = false;
+}
+
+/* l->mu held, lv just suspended: on l->timed if the ticker has something to look at (a
+ * wake_at_ms, a peek due); ten thousand watches waiting for news are not walked. */
+static void suspended_locked(struct em_live *lv)
+{
+    struct em_loop *l = lv->l;
+    lv->suspended = true;
+    if (lv->timed || (!lv->s->wake_at_ms && lv->watched && lv->next_peek_ms))
+        return;
+    lv->timed = true;
+    lv->tprev = NULL;
+    lv->tnext = l->timed;
+    if (l->timed)
+        l->timed->tprev = lv;
+    l->timed = lv;
+}
+
 /* l->mu held: resumes lv's connection if it waits for this. */
 static void wake_locked(struct em_live *lv)
 {
     lv->woken = true;
+    timed_remove(lv);
     if (lv->suspended && !lv->closed) {
         lv->suspended = false;
         MHD_resume_connection(lv->c);
@@ -77,12 +114,92 @@ static void wake_locked(struct em_live *lv)
 
 void em_stream_wake(struct em_stream *s)
 {
-    struct em_live *lv = s ? s->live : NULL;
-    if (!lv)
-        return;
-    pthread_mutex_lock(&lv->l->mu);
-    wake_locked(lv);
-    pthread_mutex_unlock(&lv->l->mu);
+    em_stream_wake_many(&s, 1);
+}
+
+size_t em_stream_wake_mark(struct em_stream *const *s, size_t n, void **resume)
+{
+    struct em_loop *l = NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct em_live *lv = s[i] ? s[i]->live : NULL;
+        if (!lv)
+            continue;
+        if (lv->l != l) { /* one loop in practice: its lock once for all */
+            if (l)
+                pthread_mutex_unlock(&l->mu);
+            l = lv->l;
+            pthread_mutex_lock(&l->mu);
+        }
+        lv->woken = true;
+        timed_remove(lv);
+        if (lv->suspended && !lv->closed) {
+            /* ours to resume: a suspended connection is neither read nor freed */
+            lv->suspended = false;
+            resume[k++] = lv->c;
+        }
+    }
+    if (l)
+        pthread_mutex_unlock(&l->mu);
+    return k;
+}
+
+void em_stream_wake_resume(void *const *resume, size_t k)
+{
+    for (size_t i = 0; i < k; i++)
+        MHD_resume_connection(resume[i]);
+}
+
+void em_stream_wake_many(struct em_stream *const *s, size_t n)
+{
+    void *resume[64];
+    while (n) {
+        size_t m = n < 64 ? n : 64;
+        em_stream_wake_resume(resume, em_stream_wake_mark(s, m, resume));
+        s += m;
+        n -= m;
+    }
+}
+
+/* What a job's handler asked to run after its answer (em_http_after_answer). */
+#define AFTER_MAX 4
+struct after {
+    void (*fn)(void *cls);
+    void *cls;
+};
+static _Thread_local struct after *tl_after; /* NULL: not in a job */
+static _Thread_local size_t tl_after_n;
+
+bool em_http_after_answer(void (*fn)(void *cls), void *cls)
+{
+    if (!tl_after)
+        return false;
+    for (size_t i = 0; i < tl_after_n; i++)
+        if (tl_after[i].fn == fn && tl_after[i].cls == cls)
+            return true;
+    if (tl_after_n == AFTER_MAX)
+        return false;
+    tl_after[tl_after_n++] = (struct after){fn, cls};
+    return true;
+}
+
+bool em_loop_after_pending(void)
+{
+    return tl_after_n > 0;
+}
+
+/* A job: fn (a handler, which resumes its connection last: http.c's run_handler), then
+ * what it asked to run after its answer. */
+static void run_job(void (*fn)(void *cls), void *cls)
+{
+    struct after after[AFTER_MAX];
+    tl_after = after;
+    tl_after_n = 0;
+    fn(cls);
+    tl_after = NULL;
+    for (size_t i = 0; i < tl_after_n; i++)
+        after[i].fn(after[i].cls);
+    tl_after_n = 0;
 }
 
 /* l->mu held: one look at a suspended stream (the ticker's). */
@@ -93,12 +210,14 @@ static void tick_one(struct em_live *lv, int64_t now)
         wake_locked(lv);
         return;
     }
-    if (now < lv->next_peek_ms)
+    if (now < lv->next_peek_ms || (lv->watched && lv->next_peek_ms))
         return;
     lv->next_peek_ms = now + PEEK_MS;
     if (em_stream_gone(lv->s)) {
         __atomic_store_n(&lv->s->gone, true, __ATOMIC_RELAXED);
         wake_locked(lv);
+    } else if (!at && lv->watched) {
+        timed_remove(lv); /* nothing more to look at until its next hang-up */
     }
 }
 
@@ -118,14 +237,20 @@ static void *ticker(void *arg)
             nd_time_deadline(&ts, TICK_MS);
             pthread_cond_timedwait(&l->tick, &l->mu, &ts);
         }
-        for (int i = 0; i < n; i++)
-            for (struct em_live *lv = l->lives; lv; lv = lv->next)
-                if (lv->s->fd == ev[i].data.fd)
-                    lv->next_peek_ms = 0;
         int64_t now = nd_time_now_ms();
-        for (struct em_live *lv = l->lives; lv; lv = lv->next)
-            if (lv->suspended)
-                tick_one(lv, now);
+        for (int i = 0; i < n; i++) { /* a peek now (or once it waits) */
+            int fd = ev[i].data.fd;
+            struct em_live *lv = fd >= 0 && (size_t)fd < l->by_fd_len ? l->by_fd[fd] : NULL;
+            if (lv) {
+                lv->next_peek_ms = 0;
+                if (lv->suspended)
+                    tick_one(lv, now);
+            }
+        }
+        for (struct em_live *lv = l->timed, *next; lv; lv = next) {
+            next = lv->tnext; /* a wake takes lv off the list */
+            tick_one(lv, now);
+        }
     }
     pthread_mutex_unlock(&l->mu);
     return NULL;
@@ -174,6 +299,7 @@ void em_loop_free(struct em_loop *l)
         return;
     if (l->hangups >= 0)
         close(l->hangups);
+    free(l->by_fd);
     pthread_cond_destroy(&l->tick);
     pthread_cond_destroy(&l->settled);
     pthread_cond_destroy(&l->work);
@@ -205,7 +331,7 @@ static void *worker(void *arg)
             l->tail = NULL;
         l->queued--;
         pthread_mutex_unlock(&l->mu);
-        j->fn(j->cls);
+        run_job(j->fn, j->cls);
         free(j);
         pthread_mutex_lock(&l->mu);
         l->jobs--;
@@ -260,7 +386,7 @@ bool em_loop_dispatch(struct em_loop *l, struct MHD_Connection *c, void (*fn)(vo
         l->head = l->tail = NULL;
         l->queued--;
         pthread_mutex_unlock(&l->mu);
-        fn(cls);
+        run_job(fn, cls);
         free(j);
         pthread_mutex_lock(&l->mu);
         l->jobs--;
@@ -287,8 +413,21 @@ struct em_live *em_live_new(struct em_loop *l, struct em_stream *s, struct MHD_C
         /* edge-triggered: once per hang-up; the registration goes when the socket
          * closes, so a number reused by a new socket is added again */
         struct epoll_event ev = {.events = EPOLLRDHUP | EPOLLET, .data.fd = s->fd};
-        if (epoll_ctl(l->hangups, EPOLL_CTL_ADD, s->fd, &ev) < 0 && errno == EEXIST)
-            epoll_ctl(l->hangups, EPOLL_CTL_MOD, s->fd, &ev);
+        int rc = epoll_ctl(l->hangups, EPOLL_CTL_ADD, s->fd, &ev);
+        if (rc < 0 && errno == EEXIST)
+            rc = epoll_ctl(l->hangups, EPOLL_CTL_MOD, s->fd, &ev);
+        if (rc == 0 && (size_t)s->fd >= l->by_fd_len) {
+            size_t len = l->by_fd_len ? l->by_fd_len : 1024;
+            while (len <= (size_t)s->fd)
+                len *= 2;
+            l->by_fd = nd_xrealloc(l->by_fd, len * sizeof *l->by_fd);
+            memset(l->by_fd + l->by_fd_len, 0, (len - l->by_fd_len) * sizeof *l->by_fd);
+            l->by_fd_len = len;
+        }
+        if (rc == 0) { /* a hang-up is seen at once: no peek once a second */
+            l->by_fd[s->fd] = lv;
+            lv->watched = true;
+        }
     }
     lv->next = l->lives;
     if (l->lives)
@@ -304,6 +443,9 @@ static void unref_locked(struct em_live *lv)
     if (--lv->refs)
         return;
     struct em_loop *l = lv->l;
+    timed_remove(lv);
+    if (lv->watched && l->by_fd[lv->s->fd] == lv)
+        l->by_fd[lv->s->fd] = NULL;
     if (lv->prev)
         lv->prev->next = lv->next;
     else
@@ -393,7 +535,7 @@ static ssize_t read_now(struct em_live *lv, char *buf, size_t max)
             return MHD_CONTENT_READER_END_WITH_ERROR;
         pthread_mutex_lock(&l->mu);
         if (!lv->woken && !l->stopping) {
-            lv->suspended = true;
+            suspended_locked(lv);
             MHD_suspend_connection(lv->c);
             pthread_mutex_unlock(&l->mu);
             return 0;
@@ -421,7 +563,7 @@ ssize_t em_live_read(void *cls, uint64_t pos, char *buf, size_t max)
         }
         if (n == 0) {
             lv->woken = false;
-            lv->suspended = true;
+            suspended_locked(lv);
             MHD_suspend_connection(lv->c);
         }
     }

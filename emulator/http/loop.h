@@ -10,9 +10,13 @@
  *     to be woken (em_stream_wake) and its connection is suspended, costing no thread.
  *     A blocking one (a followed log, the clock's watch) gets a pump thread that reads it
  *     into a bounded buffer (64 KiB) which the loop sends;
- *   - one ticker thread wakes a suspended stream when its wake_at_ms passes and peeks
- *     at its socket once a second: a client that went away is seen within a second
- *     (libmicrohttpd watches no suspended socket).
+ *   - one ticker thread wakes a suspended stream when its wake_at_ms passes, and one
+ *     whose client went away: it waits on an epoll of the streams' sockets for their
+ *     hang-ups (libmicrohttpd watches no suspended socket) and peeks once a second at a
+ *     socket it could not add there;
+ *   - what a handler asks to run after its answer (em_http_after_answer: the wakes of
+ *     the watches its write is news to) runs on its worker once the answer is sent, or
+ *     after 50 ms at most: the writer's answer first, then the fan-out, each at once.
  * em_loop_stop ends every stream, waits for the handlers and pumps (15 s at most) and
  * leaves nothing suspended, as libmicrohttpd's stop requires.
  */
@@ -41,6 +45,9 @@ void em_loop_free(struct em_loop *l);
  * is not suspended). */
 bool em_loop_dispatch(struct em_loop *l, struct MHD_Connection *c, void (*fn)(void *cls),
                       void *cls);
+
+/* On a worker, in a job: whether it asked for something to run after its answer. */
+bool em_loop_after_pending(void);
 
 /* A stream answered on connection c (owns s from now on). em_live_read is its
  * libmicrohttpd content reader, em_live_free its free callback. */

@@ -73,6 +73,33 @@ many_bg() {
     [ "$per" -lt 160 ] # under the 160 KiB libmicrohttpd may hold of a connection
 }
 
+# A write's publish only marks the watches due; they are resumed on the writer's worker
+# once its answer is sent (emulator/core/feed.h): ten thousand resumes on libmicrohttpd's
+# threads never hold the answer back. The stats count the watches so woken.
+@test "the watches a write is news to are woken after its answer, each getting every change once in order" {
+    local rv i before after
+    http GET "$JOBS?limit=1"
+    rv=$(body_json .metadata.resourceVersion)
+    many_bg "$BATS_TEST_TMPDIR/out" "$(port_of)" "$JOBS?watch=1&resourceVersion=$rv" 50 3
+    wait_until open_at_least 50
+    http GET /emulator/v1/stats
+    before=$(body_json .watchWakes.afterAnswer)
+    [[ "$before" =~ ^[0-9]+$ ]]
+    for i in 1 2 3; do
+        http POST "$JOBS" "$(job_json "after-answer-$i")"
+        [ "$CODE" = 201 ]
+    done
+    wait_until -t 60 grep -qx done "$BATS_TEST_TMPDIR/out"
+    run cat "$BATS_TEST_TMPDIR/out"
+    assert_line "ordered 50"
+    assert_line "complete 50"
+    http GET /emulator/v1/stats
+    after=$(body_json .watchWakes.afterAnswer)
+    # woken after the answers (a stream reading when a change came needs no wake)
+    [ "$after" -gt "$before" ]
+    [[ "$(body_json .watchWakes.atOnce)" =~ ^[0-9]+$ ]]
+}
+
 @test "a stop with 2,000 watches open is prompt, and they end cleanly" {
     local rv
     http GET "$JOBS?limit=1"
