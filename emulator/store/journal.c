@@ -76,7 +76,7 @@ static int write_all(int fd, const char *data, size_t len)
 
 int em_write_atomic(const char *path, const char *data, size_t len, bool flush)
 {
-    static unsigned long seq; /* callers hold a lock (the server's or the log's) */
+    static _Atomic unsigned long seq; /* the server's threads and the file writer */
     char *tmp = nd_xasprintf("%s.tmp-%ld-%lu", path, (long)getpid(), ++seq);
     int fd = em_open_making_dir(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC);
     if (fd < 0)
@@ -109,10 +109,39 @@ static void op_release(struct em_journal_op *op)
     free(op->data);
 }
 
+/* Appends op's line and those of the later appends to the same file (up to a write of
+ * that file) in one write; each one taken is marked in taken[] (1). 0 or -1. */
+static int append_merged(struct em_journal_op *all, size_t i, size_t total, signed char *taken)
+{
+    struct em_journal_op *op = &all[i];
+    struct nd_buf b = ND_BUF_INIT;
+    size_t more = 0;
+    for (size_t j = i + 1; j < total && j < i + 1024; j++) {
+        if (strcmp(all[j].path, op->path) != 0)
+            continue;
+        if (!(all[j].append && all[j].data))
+            break; /* a write or removal of the file: what follows it goes after it */
+        if (!more++)
+            nd_buf_add(&b, op->data, op->len);
+        nd_buf_add(&b, all[j].data, all[j].len);
+        taken[j] = 1;
+    }
+    int rc = more ? em_append_line(op->path, b.data, b.len)
+                  : em_append_line(op->path, op->data, op->len);
+    int e = errno;
+    nd_buf_release(&b);
+    for (size_t j = i + 1; rc < 0 && j < total && j < i + 1024; j++) {
+        if (taken[j] && strcmp(all[j].path, op->path) == 0)
+            taken[j] = -1; /* failed with it: kept with it, in order */
+    }
+    errno = e;
+    return rc;
+}
+
 /* Applies file writes in order: the ones that failed before (w->retry, unless this batch
  * writes the same file again), then the batch's. One that fails is kept in w->retry for
  * the next batch. The first error's errno (0: none); *path: the file (NEW). Called
- * without the lock, by one thread at a time (the apply turn). */
+ * without the lock, by one thread at a time (the file writer, or the leader without it). */
 static int apply_ops(struct em_journal *w, struct em_journal_op *ops, size_t n, char **path)
 {
     struct em_journal_op *retry = w->retry;
@@ -121,6 +150,8 @@ static int apply_ops(struct em_journal *w, struct em_journal_op *ops, size_t n, 
     w->nretry = 0;
     size_t total = nretry + n, kept = 0;
     struct em_journal_op *all = nd_xmalloc((total ? total : 1) * sizeof *all);
+    /* an append taken into an earlier one's write: 1, and -1 when that write failed */
+    signed char *taken = nd_xcalloc(total ? total : 1, 1);
     if (nretry)
         memcpy(all, retry, nretry * sizeof *all);
     if (n)
@@ -131,17 +162,19 @@ static int apply_ops(struct em_journal *w, struct em_journal_op *ops, size_t n, 
         struct em_journal_op *op = &all[i];
         /* a later write (not an append) of the same file makes this one moot */
         bool superseded = false;
-        for (size_t j = i + 1; j < total && (j < i + 64 || i < nretry); j++) {
+        for (size_t j = i + 1; !taken[i] && j < total && (j < i + 64 || i < nretry); j++) {
             if (!(all[j].append && all[j].data) && strcmp(all[j].path, op->path) == 0) {
                 superseded = true;
                 break;
             }
         }
         int rc = 0;
-        if (superseded)
+        if (taken[i])
+            rc = taken[i] < 0 ? -1 : 0;
+        else if (superseded)
             rc = 0;
         else if (op->data && op->append)
-            rc = em_append_line(op->path, op->data, op->len);
+            rc = append_merged(all, i, total, taken);
         else if (op->data)
             rc = em_write_atomic(op->path, op->data, op->len, false);
         else if (unlink(op->path) < 0 && errno != ENOENT)
@@ -156,6 +189,7 @@ static int apply_ops(struct em_journal *w, struct em_journal_op *ops, size_t n, 
             op_release(op);
         }
     }
+    free(taken);
     if (kept) {
         w->retry = all;
         w->nretry = kept;
@@ -181,6 +215,8 @@ int em_journal_open(struct em_journal *w, const char *path, enum em_fsync mode, 
     w->applied_rev = w->appended_rev = w->durable_rev = applied_rev;
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->cond, NULL);
+    pthread_cond_init(&w->files_cond, NULL);
+    w->queued_rev = applied_rev;
     char *dir = nd_xstrdup(path);
     char *slash = strrchr(dir, '/');
     if (slash)
@@ -195,6 +231,24 @@ int em_journal_open(struct em_journal *w, const char *path, enum em_fsync mode, 
     struct stat sb;
     w->size = fstat(w->fd, &sb) == 0 ? sb.st_size : 0;
     return 0;
+}
+
+static void *files_main(void *arg);
+
+/* Stops the file writer once it has written everything queued. */
+static void stop_files(struct em_journal *w)
+{
+    pthread_mutex_lock(&w->lock);
+    bool running = w->files_running;
+    w->files_stopping = true;
+    pthread_cond_signal(&w->files_cond);
+    pthread_mutex_unlock(&w->lock);
+    if (running)
+        pthread_join(w->files, NULL);
+    pthread_mutex_lock(&w->lock);
+    w->files_running = w->files_stopping = false;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
 }
 
 static void *late_main(void *arg)
@@ -225,8 +279,19 @@ int em_journal_start_thread(struct em_journal *w)
 {
     if (w->thread_running)
         return 0;
-    if (pthread_create(&w->thread, NULL, late_main, w) != 0)
+    /* tests only: the files wait until a stop (or a rewrite of the log), so a test can
+     * see an answer come before its file and a kill -9 leave the file to the next start */
+    const char *hold = getenv("NODUS_EMULATOR_TEST_HOLD_FILES");
+    w->hold_files = hold && *hold && strcmp(hold, "0") != 0;
+    if (pthread_create(&w->files, NULL, files_main, w) != 0)
         return -1;
+    pthread_mutex_lock(&w->lock);
+    w->files_running = true;
+    pthread_mutex_unlock(&w->lock);
+    if (pthread_create(&w->thread, NULL, late_main, w) != 0) {
+        stop_files(w);
+        return -1;
+    }
     w->thread_running = true;
     return 0;
 }
@@ -387,42 +452,111 @@ static bool end_flush(struct em_journal *w, const struct batch *b, int err, bool
     return failed;
 }
 
-/* Writes the batch's files in its turn (or drops them when it failed), then marks its
- * records durable. Called with the lock held, returns with it held. */
-static void apply_batch(struct em_journal *w, struct batch *b, bool failed)
+/* Writes every file write queued so far, in order, then marks their records' files
+ * written. Lock held, w->writing not set; returns with the lock held. */
+static void write_queued(struct em_journal *w)
 {
-    while (w->apply_turn != b->seq)
-        pthread_cond_wait(&w->cond, &w->lock);
+    struct em_journal_op *ops = w->queue;
+    size_t n = w->nqueue;
+    uint64_t seq = w->queued_seq, target = w->queued_target;
+    int64_t rev = w->queued_rev;
+    w->queue = NULL;
+    w->nqueue = w->capqueue = 0;
+    w->nwriting = n;
+    w->writing = true;
     pthread_mutex_unlock(&w->lock);
 
     int aerr = 0;
     char *apath = NULL;
-    if (failed) {
-        for (size_t i = 0; i < b->nops; i++)
-            op_release(&b->ops[i]); /* refused: the files stay as they were */
-    } else {
-        aerr = apply_ops(w, b->ops, b->nops, &apath);
-    }
-    free(b->ops);
+    if (n)
+        aerr = apply_ops(w, ops, n, &apath);
+    free(ops);
 
     pthread_mutex_lock(&w->lock);
-    w->apply_turn++;
-    w->durable = b->target;
+    w->writing = false;
+    w->nwriting = 0;
+    w->apply_turn = seq;
+    w->durable = target;
     /* the applied revision stays before a file still to be written */
-    if (!failed && !aerr && !w->nretry)
-        w->applied_rev = b->target_rev;
+    if (!aerr && !w->nretry)
+        w->applied_rev = rev;
     if (aerr)
         em_journal_note_error(w, apath, aerr);
-    else if (!failed && !w->broken)
+    else if (n && !w->broken)
         em_journal_note_ok(w);
     free(apath);
     pthread_cond_broadcast(&w->cond);
 }
 
+/* Queues the batch's file writes for the writer (or drops them when it failed), in batch
+ * order; without the writer, writes them (and any queued before) at once. With more than
+ * EM_JOURNAL_QUEUE_MAX behind, waits for the writer. Lock held. */
+static void queue_batch(struct em_journal *w, struct batch *b, bool failed)
+{
+    if (failed) {
+        for (size_t i = 0; i < b->nops; i++)
+            op_release(&b->ops[i]); /* refused: the files stay as they were */
+    } else if (b->nops) {
+        if (w->nqueue + b->nops > w->capqueue) {
+            w->capqueue = w->capqueue ? w->capqueue * 2 : 256;
+            if (w->capqueue < w->nqueue + b->nops)
+                w->capqueue = w->nqueue + b->nops;
+            w->queue = nd_xrealloc(w->queue, w->capqueue * sizeof *w->queue);
+        }
+        memcpy(w->queue + w->nqueue, b->ops, b->nops * sizeof *b->ops);
+        w->nqueue += b->nops;
+    }
+    free(b->ops);
+    b->ops = NULL;
+    w->queued_seq = b->seq + 1;
+    w->queued_target = b->target;
+    if (!failed)
+        w->queued_rev = b->target_rev;
+    if (w->files_running) {
+        pthread_cond_signal(&w->files_cond);
+        while (w->nqueue + w->nwriting > EM_JOURNAL_QUEUE_MAX && w->files_running &&
+               !w->files_stopping)
+            pthread_cond_wait(&w->cond, &w->lock);
+        return;
+    }
+    while (w->writing)
+        pthread_cond_wait(&w->cond, &w->lock);
+    if (w->apply_turn != w->queued_seq)
+        write_queued(w);
+}
+
+/* The file writer: writes what the leaders queue, everything queued at once. */
+static void *files_main(void *arg)
+{
+    struct em_journal *w = arg;
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        bool work = w->apply_turn != w->queued_seq && !w->writing;
+        if (work && (!w->hold_files || w->files_stopping)) {
+            write_queued(w);
+            continue;
+        }
+        if (w->files_stopping && !work && !w->writing)
+            break;
+        pthread_cond_wait(&w->files_cond, &w->lock);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+void em_journal_drain(struct em_journal *w)
+{
+    em_journal_commit(w, em_journal_ticket(w));
+    pthread_mutex_lock(&w->lock);
+    w->hold_files = false;
+    pthread_cond_signal(&w->files_cond);
+    while (w->flushing || w->writing || w->apply_turn != w->batch_seq)
+        pthread_cond_wait(&w->cond, &w->lock);
+    pthread_mutex_unlock(&w->lock);
+}
+
 /* The leader's round: called with the lock held and flushing set; returns with the lock
- * held, its batch flushed and applied. Two stages: the write and fdatasync (one leader at
- * a time), then the file writes, in batch order; the next leader's flush overlaps this
- * one's file writes. */
+ * held, its batch flushed and its file writes queued (written, without the writer). */
 static void lead(struct em_journal *w)
 {
     wait_for_joiners(w);
@@ -447,14 +581,21 @@ static void lead(struct em_journal *w)
 
     pthread_mutex_lock(&w->lock);
     bool failed = end_flush(w, &b, err, cut_failed, synced, sync_us);
-    apply_batch(w, &b, failed);
+    queue_batch(w, &b, failed);
+}
+
+/* Whether ticket is as far as em_journal_commit waits: its record on disk (or failed),
+ * and without the writer its files written too. Lock held. */
+static bool acked(const struct em_journal *w, uint64_t ticket)
+{
+    return w->files_running ? w->flushed >= ticket : w->durable >= ticket;
 }
 
 int em_journal_commit(struct em_journal *w, uint64_t ticket)
 {
     pthread_mutex_lock(&w->lock);
     w->waiters++;
-    while (w->durable < ticket && !EM_TORTURE_ACK_EARLY) {
+    while (!acked(w, ticket) && !EM_TORTURE_ACK_EARLY) {
         if (w->flushing || w->flushed >= ticket) {
             /* another leader has it (flushing it, or writing its files) */
             pthread_cond_wait(&w->cond, &w->lock);
@@ -475,7 +616,7 @@ int em_journal_commit(struct em_journal *w, uint64_t ticket)
 bool em_journal_settled(struct em_journal *w, uint64_t ticket)
 {
     pthread_mutex_lock(&w->lock);
-    bool done = w->durable >= ticket;
+    bool done = acked(w, ticket);
     pthread_mutex_unlock(&w->lock);
     return done;
 }
@@ -490,7 +631,7 @@ int64_t em_journal_durable_rev(struct em_journal *w)
 
 int em_journal_rewrite(struct em_journal *w, const char *data, size_t len)
 {
-    em_journal_commit(w, em_journal_ticket(w));
+    em_journal_drain(w);
     pthread_mutex_lock(&w->lock);
     while (w->flushing || w->apply_turn != w->batch_seq)
         pthread_cond_wait(&w->cond, &w->lock);
@@ -566,7 +707,8 @@ int em_journal_close(struct em_journal *w, struct nd_buf *err)
         w->thread_running = false;
     }
     if (w->fd >= 0) {
-        em_journal_commit(w, em_journal_ticket(w));
+        em_journal_drain(w);
+        stop_files(w);
         char *path = NULL;
         int aerr = w->nretry ? apply_ops(w, NULL, 0, &path) : 0; /* a last try */
         if (aerr) {
@@ -592,9 +734,13 @@ int em_journal_close(struct em_journal *w, struct nd_buf *err)
         }
         close(w->fd);
     }
+    stop_files(w); /* (a log that could not be opened) */
     for (size_t i = 0; i < w->nops; i++)
         op_release(&w->ops[i]);
     free(w->ops);
+    for (size_t i = 0; i < w->nqueue; i++)
+        op_release(&w->queue[i]);
+    free(w->queue);
     for (size_t i = 0; i < w->nretry; i++)
         op_release(&w->retry[i]);
     free(w->retry);
@@ -603,6 +749,7 @@ int em_journal_close(struct em_journal *w, struct nd_buf *err)
     nd_buf_release(&w->buf);
     free(w->path);
     pthread_cond_destroy(&w->cond);
+    pthread_cond_destroy(&w->files_cond);
     pthread_mutex_destroy(&w->lock);
     memset(w, 0, sizeof *w);
     w->fd = -1;

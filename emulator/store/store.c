@@ -472,7 +472,7 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
  * files then). */
 static bool all_applied(struct em_store *s)
 {
-    em_journal_commit(&s->journal, em_journal_ticket(&s->journal));
+    em_journal_drain(&s->journal);
     pthread_mutex_lock(&s->journal.lock);
     bool ok = !s->journal.nretry && s->journal.applied_rev == s->journal.appended_rev &&
               s->journal.durable == s->journal.appended;
