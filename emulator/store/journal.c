@@ -216,6 +216,7 @@ int em_journal_open(struct em_journal *w, const char *path, enum em_fsync mode, 
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->cond, NULL);
     pthread_cond_init(&w->files_cond, NULL);
+    pthread_cond_init(&w->late_cond, NULL);
     w->queued_rev = applied_rev;
     char *dir = nd_xstrdup(path);
     char *slash = strrchr(dir, '/');
@@ -269,7 +270,7 @@ static void *late_main(void *arg)
         }
         struct timespec ts;
         nd_time_deadline(&ts, 100);
-        pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+        pthread_cond_timedwait(&w->late_cond, &w->lock, &ts);
     }
     pthread_mutex_unlock(&w->lock);
     return NULL;
@@ -313,7 +314,8 @@ uint64_t em_journal_append(struct em_journal *w, int64_t rev, const char *line, 
     if (rev > w->appended_rev)
         w->appended_rev = rev;
     uint64_t ticket = ++w->appended;
-    pthread_cond_broadcast(&w->cond);
+    /* the late thread only: a committer waits for a flush to end, not for records */
+    pthread_cond_signal(&w->late_cond);
     pthread_mutex_unlock(&w->lock);
     return ticket;
 }
@@ -449,6 +451,8 @@ static bool end_flush(struct em_journal *w, const struct batch *b, int err, bool
     w->count.flushes++;
     w->flushing = false;
     pthread_cond_broadcast(&w->cond);
+    if (w->appended > w->flushed)
+        pthread_cond_signal(&w->late_cond);
     return failed;
 }
 
@@ -485,7 +489,9 @@ static void write_queued(struct em_journal *w)
     else if (n && !w->broken)
         em_journal_note_ok(w);
     free(apath);
-    pthread_cond_broadcast(&w->cond);
+    /* only who waits for files (a drain, backpressure, a leader without the writer) */
+    if (w->files_waiters || !w->files_running)
+        pthread_cond_broadcast(&w->cond);
 }
 
 /* Queues the batch's file writes for the writer (or drops them when it failed), in batch
@@ -514,9 +520,11 @@ static void queue_batch(struct em_journal *w, struct batch *b, bool failed)
         w->queued_rev = b->target_rev;
     if (w->files_running) {
         pthread_cond_signal(&w->files_cond);
+        w->files_waiters++;
         while (w->nqueue + w->nwriting > EM_JOURNAL_QUEUE_MAX && w->files_running &&
                !w->files_stopping)
             pthread_cond_wait(&w->cond, &w->lock);
+        w->files_waiters--;
         return;
     }
     while (w->writing)
@@ -544,14 +552,21 @@ static void *files_main(void *arg)
     return NULL;
 }
 
+void em_journal_wait_files(struct em_journal *w)
+{
+    w->files_waiters++;
+    while (w->flushing || w->writing || w->apply_turn != w->batch_seq)
+        pthread_cond_wait(&w->cond, &w->lock);
+    w->files_waiters--;
+}
+
 void em_journal_drain(struct em_journal *w)
 {
     em_journal_commit(w, em_journal_ticket(w));
     pthread_mutex_lock(&w->lock);
     w->hold_files = false;
     pthread_cond_signal(&w->files_cond);
-    while (w->flushing || w->writing || w->apply_turn != w->batch_seq)
-        pthread_cond_wait(&w->cond, &w->lock);
+    em_journal_wait_files(w);
     pthread_mutex_unlock(&w->lock);
 }
 
@@ -633,8 +648,7 @@ int em_journal_rewrite(struct em_journal *w, const char *data, size_t len)
 {
     em_journal_drain(w);
     pthread_mutex_lock(&w->lock);
-    while (w->flushing || w->apply_turn != w->batch_seq)
-        pthread_cond_wait(&w->cond, &w->lock);
+    em_journal_wait_files(w);
     if (w->broken) {
         /* the caller's records may hold changes that failed and are not undone yet */
         int e = w->error ? w->error : EIO;
@@ -702,6 +716,7 @@ int em_journal_close(struct em_journal *w, struct nd_buf *err)
         pthread_mutex_lock(&w->lock);
         w->stopping = true;
         pthread_cond_broadcast(&w->cond);
+        pthread_cond_signal(&w->late_cond);
         pthread_mutex_unlock(&w->lock);
         pthread_join(w->thread, NULL);
         w->thread_running = false;
@@ -750,6 +765,7 @@ int em_journal_close(struct em_journal *w, struct nd_buf *err)
     free(w->path);
     pthread_cond_destroy(&w->cond);
     pthread_cond_destroy(&w->files_cond);
+    pthread_cond_destroy(&w->late_cond);
     pthread_mutex_destroy(&w->lock);
     memset(w, 0, sizeof *w);
     w->fd = -1;

@@ -101,6 +101,8 @@ struct em_journal {
     pthread_t files;
     pthread_cond_t files_cond;  /* something was queued, or the writer is to stop */
     bool files_running, files_stopping;
+    unsigned files_waiters;     /* threads waiting for the writer (it wakes them) */
+    pthread_cond_t late_cond;   /* a record was appended, or a flush ended (late thread) */
     bool hold_files;            /* tests: the writer waits until someone drains the queue */
     int64_t appended_rev;       /* highest revision appended */
     int64_t applied_rev;        /* every record up to this revision has its file written */
@@ -145,6 +147,9 @@ int em_journal_close(struct em_journal *w, struct nd_buf *err);
 /* Starts the thread that commits records nobody waits for within a few milliseconds, and
  * the file writer (see above). */
 int em_journal_start_thread(struct em_journal *w);
+/* Waits until nothing is flushing and every batch's file writes are done (or kept for a
+ * retry). Lock held. */
+void em_journal_wait_files(struct em_journal *w);
 /* Commits everything and returns once every file write is done (or kept for a retry). */
 void em_journal_drain(struct em_journal *w);
 
