@@ -13,6 +13,7 @@
 #include "events_file.h"
 #include "fsutil.h"
 #include "index.h"
+#include "pretty.h"
 #include "store_ix.h"
 #include "torture.h"
 #include "util/xmalloc.h"
@@ -628,7 +629,7 @@ static struct em_bytes *log_change(struct em_store *s, const struct nd_kind *k, 
     } else {
         op.path = obj_file(s, plural, ns, name);
         if (!remove) {
-            op.data = file_text(obj, &op.len);
+            op.data = em_pretty_from_compact(json->data, json->len, &op.len);
             *text_hash = em_hash64(op.data, op.len, EM_TEXT_SEED);
         }
     }
