@@ -270,7 +270,11 @@ static void *late_main(void *arg)
         }
         struct timespec ts;
         nd_time_deadline(&ts, 100);
+        /* woken by an append only from here: while records keep coming it looks again
+         * every LATE_COMMIT_US instead */
+        w->late_idle = true;
         pthread_cond_timedwait(&w->late_cond, &w->lock, &ts);
+        w->late_idle = false;
     }
     pthread_mutex_unlock(&w->lock);
     return NULL;
@@ -314,8 +318,9 @@ uint64_t em_journal_append(struct em_journal *w, int64_t rev, const char *line, 
     if (rev > w->appended_rev)
         w->appended_rev = rev;
     uint64_t ticket = ++w->appended;
-    /* the late thread only: a committer waits for a flush to end, not for records */
-    pthread_cond_signal(&w->late_cond);
+    /* the late thread only, when it is idle: a committer waits for a flush to end */
+    if (w->late_idle)
+        pthread_cond_signal(&w->late_cond);
     pthread_mutex_unlock(&w->lock);
     return ticket;
 }
@@ -451,7 +456,7 @@ static bool end_flush(struct em_journal *w, const struct batch *b, int err, bool
     w->count.flushes++;
     w->flushing = false;
     pthread_cond_broadcast(&w->cond);
-    if (w->appended > w->flushed)
+    if (w->late_idle && w->appended > w->flushed)
         pthread_cond_signal(&w->late_cond);
     return failed;
 }

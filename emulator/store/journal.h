@@ -103,6 +103,7 @@ struct em_journal {
     bool files_running, files_stopping;
     unsigned files_waiters;     /* threads waiting for the writer (it wakes them) */
     pthread_cond_t late_cond;   /* a record was appended, or a flush ended (late thread) */
+    bool late_idle;             /* the late thread waits on late_cond */
     bool hold_files;            /* tests: the writer waits until someone drains the queue */
     int64_t appended_rev;       /* highest revision appended */
     int64_t applied_rev;        /* every record up to this revision has its file written */
