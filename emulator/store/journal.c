@@ -465,12 +465,23 @@ static bool end_flush(struct em_journal *w, const struct batch *b, int err, bool
  * written. Lock held, w->writing not set; returns with the lock held. */
 static void write_queued(struct em_journal *w)
 {
-    struct em_journal_op *ops = w->queue;
-    size_t n = w->nqueue;
-    uint64_t seq = w->queued_seq, target = w->queued_target;
-    int64_t rev = w->queued_rev;
-    w->queue = NULL;
-    w->nqueue = w->capqueue = 0;
+    /* whole batches, EM_JOURNAL_WRITE_CHUNK file writes or so (one batch at least), so
+     * that a leader held back waits for a chunk, not for the whole queue */
+    size_t k = 0;
+    while (k + 1 < w->nmarks && w->marks[k + 1].end <= EM_JOURNAL_WRITE_CHUNK)
+        k++;
+    struct em_journal_mark m = w->marks[k];
+    size_t n = m.end;
+    struct em_journal_op *ops = nd_xmalloc((n ? n : 1) * sizeof *ops);
+    memcpy(ops, w->queue, n * sizeof *ops);
+    memmove(w->queue, w->queue + n, (w->nqueue - n) * sizeof *ops);
+    w->nqueue -= n;
+    memmove(w->marks, w->marks + k + 1, (w->nmarks - k - 1) * sizeof *w->marks);
+    w->nmarks -= k + 1;
+    for (size_t i = 0; i < w->nmarks; i++)
+        w->marks[i].end -= n;
+    uint64_t seq = m.seq, target = m.target;
+    int64_t rev = m.rev;
     w->nwriting = n;
     w->writing = true;
     pthread_mutex_unlock(&w->lock);
@@ -520,9 +531,14 @@ static void queue_batch(struct em_journal *w, struct batch *b, bool failed)
     free(b->ops);
     b->ops = NULL;
     w->queued_seq = b->seq + 1;
-    w->queued_target = b->target;
     if (!failed)
         w->queued_rev = b->target_rev;
+    if (w->nmarks == w->capmarks) {
+        w->capmarks = w->capmarks ? w->capmarks * 2 : 64;
+        w->marks = nd_xrealloc(w->marks, w->capmarks * sizeof *w->marks);
+    }
+    w->marks[w->nmarks++] =
+        (struct em_journal_mark){w->nqueue, w->queued_seq, b->target, w->queued_rev};
     if (w->files_running) {
         pthread_cond_signal(&w->files_cond);
         w->files_waiters++;
@@ -532,10 +548,12 @@ static void queue_batch(struct em_journal *w, struct batch *b, bool failed)
         w->files_waiters--;
         return;
     }
-    while (w->writing)
-        pthread_cond_wait(&w->cond, &w->lock);
-    if (w->apply_turn != w->queued_seq)
-        write_queued(w);
+    while (w->apply_turn != w->queued_seq) {
+        if (w->writing)
+            pthread_cond_wait(&w->cond, &w->lock);
+        else
+            write_queued(w);
+    }
 }
 
 /* The file writer: writes what the leaders queue, everything queued at once. */
@@ -761,6 +779,7 @@ int em_journal_close(struct em_journal *w, struct nd_buf *err)
     for (size_t i = 0; i < w->nqueue; i++)
         op_release(&w->queue[i]);
     free(w->queue);
+    free(w->marks);
     for (size_t i = 0; i < w->nretry; i++)
         op_release(&w->retry[i]);
     free(w->retry);

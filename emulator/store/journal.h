@@ -48,6 +48,8 @@
 
 /* file writes queued behind the journal at most before a leader waits for the writer */
 #define EM_JOURNAL_QUEUE_MAX 8192
+/* file writes the writer takes at a time (whole batches) */
+#define EM_JOURNAL_WRITE_CHUNK 512
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -96,8 +98,13 @@ struct em_journal {
     size_t nwriting;            /* file writes taken by the writer, not yet done */
     bool writing;               /* someone is writing queued files */
     uint64_t queued_seq;        /* batches queued (failed ones too): apply_turn's goal */
-    uint64_t queued_target;     /* the last record queued */
     int64_t queued_rev;         /* the newest revision of a batch queued that did not fail */
+    struct em_journal_mark {
+        size_t end;             /* the batch's file writes end here in the queue */
+        uint64_t seq, target;   /* apply_turn and durable once they are written */
+        int64_t rev;            /* applied_rev then */
+    } *marks;                   /* one a batch queued, in order */
+    size_t nmarks, capmarks;
     pthread_t files;
     pthread_cond_t files_cond;  /* something was queued, or the writer is to stop */
     bool files_running, files_stopping;
