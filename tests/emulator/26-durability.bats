@@ -139,8 +139,9 @@ kill_round() {
     kill -KILL "$PID"
     wait "$PID" 2>/dev/null || true
     PID=
-    # as if the kill came after the flush and before the file write
-    rm "$STATE/objects/default/volumes/kept.json"
+    # as if the kill came after the flush and before the file write (the file writer may
+    # not have written it yet either: the answer does not wait for it)
+    rm -f "$STATE/objects/default/volumes/kept.json"
     start --fsync always
     run curl -sf "$URL/apis/nodus.dev/v1/namespaces/default/volumes/kept"
     assert_success
