@@ -103,102 +103,6 @@ fail:
     return -1;
 }
 
-static void op_release(struct em_journal_op *op)
-{
-    free(op->path);
-    free(op->data);
-}
-
-/* Appends op's line and those of the later appends to the same file (up to a write of
- * that file) in one write; each one taken is marked in taken[] (1). 0 or -1. */
-static int append_merged(struct em_journal_op *all, size_t i, size_t total, signed char *taken)
-{
-    struct em_journal_op *op = &all[i];
-    struct nd_buf b = ND_BUF_INIT;
-    size_t more = 0;
-    for (size_t j = i + 1; j < total && j < i + 1024; j++) {
-        if (strcmp(all[j].path, op->path) != 0)
-            continue;
-        if (!(all[j].append && all[j].data))
-            break; /* a write or removal of the file: what follows it goes after it */
-        if (!more++)
-            nd_buf_add(&b, op->data, op->len);
-        nd_buf_add(&b, all[j].data, all[j].len);
-        taken[j] = 1;
-    }
-    int rc = more ? em_append_line(op->path, b.data, b.len)
-                  : em_append_line(op->path, op->data, op->len);
-    int e = errno;
-    nd_buf_release(&b);
-    for (size_t j = i + 1; rc < 0 && j < total && j < i + 1024; j++) {
-        if (taken[j] && strcmp(all[j].path, op->path) == 0)
-            taken[j] = -1; /* failed with it: kept with it, in order */
-    }
-    errno = e;
-    return rc;
-}
-
-/* Applies file writes in order: the ones that failed before (w->retry, unless this batch
- * writes the same file again), then the batch's. One that fails is kept in w->retry for
- * the next batch. The first error's errno (0: none); *path: the file (NEW). Called
- * without the lock, by one thread at a time (the file writer, or the leader without it). */
-static int apply_ops(struct em_journal *w, struct em_journal_op *ops, size_t n, char **path)
-{
-    struct em_journal_op *retry = w->retry;
-    size_t nretry = w->nretry;
-    w->retry = NULL;
-    w->nretry = 0;
-    size_t total = nretry + n, kept = 0;
-    struct em_journal_op *all = nd_xmalloc((total ? total : 1) * sizeof *all);
-    /* an append taken into an earlier one's write: 1, and -1 when that write failed */
-    signed char *taken = nd_xcalloc(total ? total : 1, 1);
-    if (nretry)
-        memcpy(all, retry, nretry * sizeof *all);
-    if (n)
-        memcpy(all + nretry, ops, n * sizeof *all);
-    free(retry);
-    int err = 0;
-    for (size_t i = 0; i < total; i++) {
-        struct em_journal_op *op = &all[i];
-        /* a later write (not an append) of the same file makes this one moot */
-        bool superseded = false;
-        for (size_t j = i + 1; !taken[i] && j < total && (j < i + 64 || i < nretry); j++) {
-            if (!(all[j].append && all[j].data) && strcmp(all[j].path, op->path) == 0) {
-                superseded = true;
-                break;
-            }
-        }
-        int rc = 0;
-        if (taken[i])
-            rc = taken[i] < 0 ? -1 : 0;
-        else if (superseded)
-            rc = 0;
-        else if (op->data && op->append)
-            rc = append_merged(all, i, total, taken);
-        else if (op->data)
-            rc = em_write_atomic(op->path, op->data, op->len, false);
-        else if (unlink(op->path) < 0 && errno != ENOENT)
-            rc = -1;
-        if (rc < 0) {
-            if (!err) {
-                err = errno ? errno : EIO;
-                *path = nd_xstrdup(op->path);
-            }
-            all[kept++] = *op; /* tried again by the next batch */
-        } else {
-            op_release(op);
-        }
-    }
-    free(taken);
-    if (kept) {
-        w->retry = all;
-        w->nretry = kept;
-    } else {
-        free(all);
-    }
-    return err;
-}
-
 static int marker(char *out, size_t cap, int64_t applied)
 {
     return snprintf(out, cap, "{\"wall\":%lld,\"applied\":%lld}\n", (long long)wall_us(),
@@ -232,24 +136,6 @@ int em_journal_open(struct em_journal *w, const char *path, enum em_fsync mode, 
     struct stat sb;
     w->size = fstat(w->fd, &sb) == 0 ? sb.st_size : 0;
     return 0;
-}
-
-static void *files_main(void *arg);
-
-/* Stops the file writer once it has written everything queued. */
-static void stop_files(struct em_journal *w)
-{
-    pthread_mutex_lock(&w->lock);
-    bool running = w->files_running;
-    w->files_stopping = true;
-    pthread_cond_signal(&w->files_cond);
-    pthread_mutex_unlock(&w->lock);
-    if (running)
-        pthread_join(w->files, NULL);
-    pthread_mutex_lock(&w->lock);
-    w->files_running = w->files_stopping = false;
-    pthread_cond_broadcast(&w->cond);
-    pthread_mutex_unlock(&w->lock);
 }
 
 static void *late_main(void *arg)
@@ -288,13 +174,13 @@ int em_journal_start_thread(struct em_journal *w)
      * see an answer come before its file and a kill -9 leave the file to the next start */
     const char *hold = getenv("NODUS_EMULATOR_TEST_HOLD_FILES");
     w->hold_files = hold && *hold && strcmp(hold, "0") != 0;
-    if (pthread_create(&w->files, NULL, files_main, w) != 0)
+    if (pthread_create(&w->files, NULL, em_journal_files_main, w) != 0)
         return -1;
     pthread_mutex_lock(&w->lock);
     w->files_running = true;
     pthread_mutex_unlock(&w->lock);
     if (pthread_create(&w->thread, NULL, late_main, w) != 0) {
-        stop_files(w);
+        em_journal_stop_files(w);
         return -1;
     }
     w->thread_running = true;
@@ -461,138 +347,6 @@ static bool end_flush(struct em_journal *w, const struct batch *b, int err, bool
     return failed;
 }
 
-/* Writes every file write queued so far, in order, then marks their records' files
- * written. Lock held, w->writing not set; returns with the lock held. */
-static void write_queued(struct em_journal *w)
-{
-    /* whole batches, EM_JOURNAL_WRITE_CHUNK file writes or so (one batch at least), so
-     * that a leader held back waits for a chunk, not for the whole queue */
-    size_t k = 0;
-    while (k + 1 < w->nmarks && w->marks[k + 1].end <= EM_JOURNAL_WRITE_CHUNK)
-        k++;
-    struct em_journal_mark m = w->marks[k];
-    size_t n = m.end;
-    struct em_journal_op *ops = nd_xmalloc((n ? n : 1) * sizeof *ops);
-    memcpy(ops, w->queue, n * sizeof *ops);
-    memmove(w->queue, w->queue + n, (w->nqueue - n) * sizeof *ops);
-    w->nqueue -= n;
-    memmove(w->marks, w->marks + k + 1, (w->nmarks - k - 1) * sizeof *w->marks);
-    w->nmarks -= k + 1;
-    for (size_t i = 0; i < w->nmarks; i++)
-        w->marks[i].end -= n;
-    uint64_t seq = m.seq, target = m.target;
-    int64_t rev = m.rev;
-    w->nwriting = n;
-    w->writing = true;
-    pthread_mutex_unlock(&w->lock);
-
-    int aerr = 0;
-    char *apath = NULL;
-    if (n)
-        aerr = apply_ops(w, ops, n, &apath);
-    free(ops);
-
-    pthread_mutex_lock(&w->lock);
-    w->writing = false;
-    w->nwriting = 0;
-    w->apply_turn = seq;
-    w->durable = target;
-    /* the applied revision stays before a file still to be written */
-    if (!aerr && !w->nretry)
-        w->applied_rev = rev;
-    if (aerr)
-        em_journal_note_error(w, apath, aerr);
-    else if (n && !w->broken)
-        em_journal_note_ok(w);
-    free(apath);
-    /* only who waits for files (a drain, backpressure, a leader without the writer) */
-    if (w->files_waiters || !w->files_running)
-        pthread_cond_broadcast(&w->cond);
-}
-
-/* Queues the batch's file writes for the writer (or drops them when it failed), in batch
- * order; without the writer, writes them (and any queued before) at once. With more than
- * EM_JOURNAL_QUEUE_MAX behind, waits for the writer. Lock held. */
-static void queue_batch(struct em_journal *w, struct batch *b, bool failed)
-{
-    if (failed) {
-        for (size_t i = 0; i < b->nops; i++)
-            op_release(&b->ops[i]); /* refused: the files stay as they were */
-    } else if (b->nops) {
-        if (w->nqueue + b->nops > w->capqueue) {
-            w->capqueue = w->capqueue ? w->capqueue * 2 : 256;
-            if (w->capqueue < w->nqueue + b->nops)
-                w->capqueue = w->nqueue + b->nops;
-            w->queue = nd_xrealloc(w->queue, w->capqueue * sizeof *w->queue);
-        }
-        memcpy(w->queue + w->nqueue, b->ops, b->nops * sizeof *b->ops);
-        w->nqueue += b->nops;
-    }
-    free(b->ops);
-    b->ops = NULL;
-    w->queued_seq = b->seq + 1;
-    if (!failed)
-        w->queued_rev = b->target_rev;
-    if (w->nmarks == w->capmarks) {
-        w->capmarks = w->capmarks ? w->capmarks * 2 : 64;
-        w->marks = nd_xrealloc(w->marks, w->capmarks * sizeof *w->marks);
-    }
-    w->marks[w->nmarks++] =
-        (struct em_journal_mark){w->nqueue, w->queued_seq, b->target, w->queued_rev};
-    if (w->files_running) {
-        pthread_cond_signal(&w->files_cond);
-        w->files_waiters++;
-        while (w->nqueue + w->nwriting > EM_JOURNAL_QUEUE_MAX && w->files_running &&
-               !w->files_stopping)
-            pthread_cond_wait(&w->cond, &w->lock);
-        w->files_waiters--;
-        return;
-    }
-    while (w->apply_turn != w->queued_seq) {
-        if (w->writing)
-            pthread_cond_wait(&w->cond, &w->lock);
-        else
-            write_queued(w);
-    }
-}
-
-/* The file writer: writes what the leaders queue, everything queued at once. */
-static void *files_main(void *arg)
-{
-    struct em_journal *w = arg;
-    pthread_mutex_lock(&w->lock);
-    for (;;) {
-        bool work = w->apply_turn != w->queued_seq && !w->writing;
-        if (work && (!w->hold_files || w->files_stopping)) {
-            write_queued(w);
-            continue;
-        }
-        if (w->files_stopping && !work && !w->writing)
-            break;
-        pthread_cond_wait(&w->files_cond, &w->lock);
-    }
-    pthread_mutex_unlock(&w->lock);
-    return NULL;
-}
-
-void em_journal_wait_files(struct em_journal *w)
-{
-    w->files_waiters++;
-    while (w->flushing || w->writing || w->apply_turn != w->batch_seq)
-        pthread_cond_wait(&w->cond, &w->lock);
-    w->files_waiters--;
-}
-
-void em_journal_drain(struct em_journal *w)
-{
-    em_journal_commit(w, em_journal_ticket(w));
-    pthread_mutex_lock(&w->lock);
-    w->hold_files = false;
-    pthread_cond_signal(&w->files_cond);
-    em_journal_wait_files(w);
-    pthread_mutex_unlock(&w->lock);
-}
-
 /* The leader's round: called with the lock held and flushing set; returns with the lock
  * held, its batch flushed and its file writes queued (written, without the writer). */
 static void lead(struct em_journal *w)
@@ -619,7 +373,7 @@ static void lead(struct em_journal *w)
 
     pthread_mutex_lock(&w->lock);
     bool failed = end_flush(w, &b, err, cut_failed, synced, sync_us);
-    queue_batch(w, &b, failed);
+    em_journal_queue(w, b.ops, b.nops, b.seq, b.target, b.target_rev, failed);
 }
 
 /* Whether ticket is as far as em_journal_commit waits: its record on disk (or failed),
@@ -746,9 +500,9 @@ int em_journal_close(struct em_journal *w, struct nd_buf *err)
     }
     if (w->fd >= 0) {
         em_journal_drain(w);
-        stop_files(w);
+        em_journal_stop_files(w);
         char *path = NULL;
-        int aerr = w->nretry ? apply_ops(w, NULL, 0, &path) : 0; /* a last try */
+        int aerr = w->nretry ? em_journal_apply_ops(w, NULL, 0, &path) : 0; /* a last try */
         if (aerr) {
             nd_buf_addf(err, "cannot write %s: %s (%zu files are behind the journal; the "
                         "next start writes them)", path, strerror(aerr), w->nretry);
@@ -772,16 +526,16 @@ int em_journal_close(struct em_journal *w, struct nd_buf *err)
         }
         close(w->fd);
     }
-    stop_files(w); /* (a log that could not be opened) */
+    em_journal_stop_files(w); /* (a log that could not be opened) */
     for (size_t i = 0; i < w->nops; i++)
-        op_release(&w->ops[i]);
+        em_journal_op_release(&w->ops[i]);
     free(w->ops);
     for (size_t i = 0; i < w->nqueue; i++)
-        op_release(&w->queue[i]);
+        em_journal_op_release(&w->queue[i]);
     free(w->queue);
     free(w->marks);
     for (size_t i = 0; i < w->nretry; i++)
-        op_release(&w->retry[i]);
+        em_journal_op_release(&w->retry[i]);
     free(w->retry);
     free(w->failed);
     free(w->error_path);

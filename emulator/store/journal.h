@@ -200,6 +200,21 @@ bool em_journal_settled(struct em_journal *w, uint64_t ticket);
  * a temporary file, flushed, renamed, and the directory flushed. */
 int em_journal_rewrite(struct em_journal *w, const char *data, size_t len);
 
+/* The file writer (journal_files.c), for journal.c: */
+/* Frees op's strings. */
+void em_journal_op_release(struct em_journal_op *op);
+/* Applies file writes in order, after the ones kept from a failure before (w->retry); one
+ * that fails is kept there. The first error's errno (0: none), its file in *path (NEW).
+ * Without the lock, by one thread at a time. */
+int em_journal_apply_ops(struct em_journal *w, struct em_journal_op *ops, size_t n, char **path);
+/* Queues a flushed batch's file writes (ops, taken; dropped when it failed) for the writer;
+ * without it, writes them at once. Lock held. */
+void em_journal_queue(struct em_journal *w, struct em_journal_op *ops, size_t nops, uint64_t seq,
+                      uint64_t target, int64_t target_rev, bool failed);
+/* The writer thread's body (arg: the journal), and its stop once all is written. */
+void *em_journal_files_main(void *arg);
+void em_journal_stop_files(struct em_journal *w);
+
 /* Writes data to path atomically (temporary file beside it, renamed); flushed (file and
  * directory) when flush is true. 0 or -1 with errno set. */
 int em_write_atomic(const char *path, const char *data, size_t len, bool flush);
