@@ -76,7 +76,7 @@ static int write_all(int fd, const char *data, size_t len)
 
 int em_write_atomic(const char *path, const char *data, size_t len, bool flush)
 {
-    static unsigned long seq; /* callers hold a lock (the server's or the log's) */
+    static _Atomic unsigned long seq; /* the server's threads and the file writer */
     char *tmp = nd_xasprintf("%s.tmp-%ld-%lu", path, (long)getpid(), ++seq);
     int fd = em_open_making_dir(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC);
     if (fd < 0)
@@ -103,68 +103,6 @@ fail:
     return -1;
 }
 
-static void op_release(struct em_journal_op *op)
-{
-    free(op->path);
-    free(op->data);
-}
-
-/* Applies file writes in order: the ones that failed before (w->retry, unless this batch
- * writes the same file again), then the batch's. One that fails is kept in w->retry for
- * the next batch. The first error's errno (0: none); *path: the file (NEW). Called
- * without the lock, by one thread at a time (the apply turn). */
-static int apply_ops(struct em_journal *w, struct em_journal_op *ops, size_t n, char **path)
-{
-    struct em_journal_op *retry = w->retry;
-    size_t nretry = w->nretry;
-    w->retry = NULL;
-    w->nretry = 0;
-    size_t total = nretry + n, kept = 0;
-    struct em_journal_op *all = nd_xmalloc((total ? total : 1) * sizeof *all);
-    if (nretry)
-        memcpy(all, retry, nretry * sizeof *all);
-    if (n)
-        memcpy(all + nretry, ops, n * sizeof *all);
-    free(retry);
-    int err = 0;
-    for (size_t i = 0; i < total; i++) {
-        struct em_journal_op *op = &all[i];
-        /* a later write (not an append) of the same file makes this one moot */
-        bool superseded = false;
-        for (size_t j = i + 1; j < total && (j < i + 64 || i < nretry); j++) {
-            if (!(all[j].append && all[j].data) && strcmp(all[j].path, op->path) == 0) {
-                superseded = true;
-                break;
-            }
-        }
-        int rc = 0;
-        if (superseded)
-            rc = 0;
-        else if (op->data && op->append)
-            rc = em_append_line(op->path, op->data, op->len);
-        else if (op->data)
-            rc = em_write_atomic(op->path, op->data, op->len, false);
-        else if (unlink(op->path) < 0 && errno != ENOENT)
-            rc = -1;
-        if (rc < 0) {
-            if (!err) {
-                err = errno ? errno : EIO;
-                *path = nd_xstrdup(op->path);
-            }
-            all[kept++] = *op; /* tried again by the next batch */
-        } else {
-            op_release(op);
-        }
-    }
-    if (kept) {
-        w->retry = all;
-        w->nretry = kept;
-    } else {
-        free(all);
-    }
-    return err;
-}
-
 static int marker(char *out, size_t cap, int64_t applied)
 {
     return snprintf(out, cap, "{\"wall\":%lld,\"applied\":%lld}\n", (long long)wall_us(),
@@ -181,6 +119,9 @@ int em_journal_open(struct em_journal *w, const char *path, enum em_fsync mode, 
     w->applied_rev = w->appended_rev = w->durable_rev = applied_rev;
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->cond, NULL);
+    pthread_cond_init(&w->files_cond, NULL);
+    pthread_cond_init(&w->late_cond, NULL);
+    w->queued_rev = applied_rev;
     char *dir = nd_xstrdup(path);
     char *slash = strrchr(dir, '/');
     if (slash)
@@ -215,7 +156,11 @@ static void *late_main(void *arg)
         }
         struct timespec ts;
         nd_time_deadline(&ts, 100);
-        pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+        /* woken by an append only from here: while records keep coming it looks again
+         * every LATE_COMMIT_US instead */
+        w->late_idle = true;
+        pthread_cond_timedwait(&w->late_cond, &w->lock, &ts);
+        w->late_idle = false;
     }
     pthread_mutex_unlock(&w->lock);
     return NULL;
@@ -225,8 +170,19 @@ int em_journal_start_thread(struct em_journal *w)
 {
     if (w->thread_running)
         return 0;
-    if (pthread_create(&w->thread, NULL, late_main, w) != 0)
+    /* tests only: the files wait until a stop (or a rewrite of the log), so a test can
+     * see an answer come before its file and a kill -9 leave the file to the next start */
+    const char *hold = getenv("NODUS_EMULATOR_TEST_HOLD_FILES");
+    w->hold_files = hold && *hold && strcmp(hold, "0") != 0;
+    if (pthread_create(&w->files, NULL, em_journal_files_main, w) != 0)
         return -1;
+    pthread_mutex_lock(&w->lock);
+    w->files_running = true;
+    pthread_mutex_unlock(&w->lock);
+    if (pthread_create(&w->thread, NULL, late_main, w) != 0) {
+        em_journal_stop_files(w);
+        return -1;
+    }
     w->thread_running = true;
     return 0;
 }
@@ -248,7 +204,9 @@ uint64_t em_journal_append(struct em_journal *w, int64_t rev, const char *line, 
     if (rev > w->appended_rev)
         w->appended_rev = rev;
     uint64_t ticket = ++w->appended;
-    pthread_cond_broadcast(&w->cond);
+    /* the late thread only, when it is idle: a committer waits for a flush to end */
+    if (w->late_idle)
+        pthread_cond_signal(&w->late_cond);
     pthread_mutex_unlock(&w->lock);
     return ticket;
 }
@@ -384,45 +342,13 @@ static bool end_flush(struct em_journal *w, const struct batch *b, int err, bool
     w->count.flushes++;
     w->flushing = false;
     pthread_cond_broadcast(&w->cond);
+    if (w->late_idle && w->appended > w->flushed)
+        pthread_cond_signal(&w->late_cond);
     return failed;
 }
 
-/* Writes the batch's files in its turn (or drops them when it failed), then marks its
- * records durable. Called with the lock held, returns with it held. */
-static void apply_batch(struct em_journal *w, struct batch *b, bool failed)
-{
-    while (w->apply_turn != b->seq)
-        pthread_cond_wait(&w->cond, &w->lock);
-    pthread_mutex_unlock(&w->lock);
-
-    int aerr = 0;
-    char *apath = NULL;
-    if (failed) {
-        for (size_t i = 0; i < b->nops; i++)
-            op_release(&b->ops[i]); /* refused: the files stay as they were */
-    } else {
-        aerr = apply_ops(w, b->ops, b->nops, &apath);
-    }
-    free(b->ops);
-
-    pthread_mutex_lock(&w->lock);
-    w->apply_turn++;
-    w->durable = b->target;
-    /* the applied revision stays before a file still to be written */
-    if (!failed && !aerr && !w->nretry)
-        w->applied_rev = b->target_rev;
-    if (aerr)
-        em_journal_note_error(w, apath, aerr);
-    else if (!failed && !w->broken)
-        em_journal_note_ok(w);
-    free(apath);
-    pthread_cond_broadcast(&w->cond);
-}
-
 /* The leader's round: called with the lock held and flushing set; returns with the lock
- * held, its batch flushed and applied. Two stages: the write and fdatasync (one leader at
- * a time), then the file writes, in batch order; the next leader's flush overlaps this
- * one's file writes. */
+ * held, its batch flushed and its file writes queued (written, without the writer). */
 static void lead(struct em_journal *w)
 {
     wait_for_joiners(w);
@@ -447,14 +373,21 @@ static void lead(struct em_journal *w)
 
     pthread_mutex_lock(&w->lock);
     bool failed = end_flush(w, &b, err, cut_failed, synced, sync_us);
-    apply_batch(w, &b, failed);
+    em_journal_queue(w, b.ops, b.nops, b.seq, b.target, b.target_rev, failed);
+}
+
+/* Whether ticket is as far as em_journal_commit waits: its record on disk (or failed),
+ * and without the writer its files written too. Lock held. */
+static bool acked(const struct em_journal *w, uint64_t ticket)
+{
+    return w->files_running ? w->flushed >= ticket : w->durable >= ticket;
 }
 
 int em_journal_commit(struct em_journal *w, uint64_t ticket)
 {
     pthread_mutex_lock(&w->lock);
     w->waiters++;
-    while (w->durable < ticket && !EM_TORTURE_ACK_EARLY) {
+    while (!acked(w, ticket) && !EM_TORTURE_ACK_EARLY) {
         if (w->flushing || w->flushed >= ticket) {
             /* another leader has it (flushing it, or writing its files) */
             pthread_cond_wait(&w->cond, &w->lock);
@@ -475,7 +408,7 @@ int em_journal_commit(struct em_journal *w, uint64_t ticket)
 bool em_journal_settled(struct em_journal *w, uint64_t ticket)
 {
     pthread_mutex_lock(&w->lock);
-    bool done = w->durable >= ticket;
+    bool done = acked(w, ticket);
     pthread_mutex_unlock(&w->lock);
     return done;
 }
@@ -490,10 +423,9 @@ int64_t em_journal_durable_rev(struct em_journal *w)
 
 int em_journal_rewrite(struct em_journal *w, const char *data, size_t len)
 {
-    em_journal_commit(w, em_journal_ticket(w));
+    em_journal_drain(w);
     pthread_mutex_lock(&w->lock);
-    while (w->flushing || w->apply_turn != w->batch_seq)
-        pthread_cond_wait(&w->cond, &w->lock);
+    em_journal_wait_files(w);
     if (w->broken) {
         /* the caller's records may hold changes that failed and are not undone yet */
         int e = w->error ? w->error : EIO;
@@ -561,14 +493,16 @@ int em_journal_close(struct em_journal *w, struct nd_buf *err)
         pthread_mutex_lock(&w->lock);
         w->stopping = true;
         pthread_cond_broadcast(&w->cond);
+        pthread_cond_signal(&w->late_cond);
         pthread_mutex_unlock(&w->lock);
         pthread_join(w->thread, NULL);
         w->thread_running = false;
     }
     if (w->fd >= 0) {
-        em_journal_commit(w, em_journal_ticket(w));
+        em_journal_drain(w);
+        em_journal_stop_files(w);
         char *path = NULL;
-        int aerr = w->nretry ? apply_ops(w, NULL, 0, &path) : 0; /* a last try */
+        int aerr = w->nretry ? em_journal_apply_ops(w, NULL, 0, &path) : 0; /* a last try */
         if (aerr) {
             nd_buf_addf(err, "cannot write %s: %s (%zu files are behind the journal; the "
                         "next start writes them)", path, strerror(aerr), w->nretry);
@@ -592,17 +526,24 @@ int em_journal_close(struct em_journal *w, struct nd_buf *err)
         }
         close(w->fd);
     }
+    em_journal_stop_files(w); /* (a log that could not be opened) */
     for (size_t i = 0; i < w->nops; i++)
-        op_release(&w->ops[i]);
+        em_journal_op_release(&w->ops[i]);
     free(w->ops);
+    for (size_t i = 0; i < w->nqueue; i++)
+        em_journal_op_release(&w->queue[i]);
+    free(w->queue);
+    free(w->marks);
     for (size_t i = 0; i < w->nretry; i++)
-        op_release(&w->retry[i]);
+        em_journal_op_release(&w->retry[i]);
     free(w->retry);
     free(w->failed);
     free(w->error_path);
     nd_buf_release(&w->buf);
     free(w->path);
     pthread_cond_destroy(&w->cond);
+    pthread_cond_destroy(&w->files_cond);
+    pthread_cond_destroy(&w->late_cond);
     pthread_mutex_destroy(&w->lock);
     memset(w, 0, sizeof *w);
     w->fd = -1;

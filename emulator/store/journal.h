@@ -5,11 +5,18 @@
  * server lock, which costs no I/O; after the lock is released it calls em_journal_commit,
  * which returns once the record is on disk. Concurrent commits share one flush (group
  * commit): one of them (the leader) takes every record appended so far, writes them
- * with one write, flushes them with one fdatasync, then applies their file writes in
- * order (atomically, temporary file and rename, without flushing them: the log repairs
- * a file a crash left behind). The others wait for it; records appended while it
- * flushed go out with the next leader, whose flush may run while the files of the
- * previous batch are written (the files of batches are written in batch order).
+ * with one write, flushes them with one fdatasync, and queues their file writes for the
+ * file writer; the others wait for it; records appended while it flushed go out with the
+ * next leader. The answer does not wait for the files: the record is what makes a change
+ * durable, and a start writes a file a crash left behind from it (em_journal_read's tail).
+ *
+ * The file writer (a thread of em_journal_start_thread) takes everything queued at once
+ * and writes it in order: an object file atomically (temporary file and rename, not
+ * flushed), a later write of the same file in the same round making an earlier one moot,
+ * and the appends to one hour file of Events in one write. More than EM_JOURNAL_QUEUE_MAX
+ * file writes behind make a leader wait for it before it answers (backpressure). Without
+ * the writer (a journal nobody started a thread for), the leader writes the queue itself
+ * before it answers.
  *
  * Each flush starts with a marker line {"wall": microseconds, "applied": revision}: the
  * real time the batch was written, and the revision up to which every earlier record's
@@ -38,6 +45,11 @@
  */
 #ifndef EM_JOURNAL_H
 #define EM_JOURNAL_H
+
+/* file writes queued behind the journal at most before a leader waits for the writer */
+#define EM_JOURNAL_QUEUE_MAX 8192
+/* file writes the writer takes at a time (whole batches) */
+#define EM_JOURNAL_WRITE_CHUNK 512
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -77,9 +89,29 @@ struct em_journal {
     struct nd_buf buf;     /* records appended, not yet written */
     struct em_journal_op *ops; /* file writes waiting for buf's flush, in order */
     size_t nops, capops;
-    uint64_t appended, flushed, durable; /* record counts: appended, on disk, and on disk
-                                          * with their files written */
+    uint64_t appended, flushed, durable; /* record counts: appended, on disk (or failed),
+                                          * and on disk with their files written */
     uint64_t batch_seq, apply_turn; /* batches taken; the one whose files go next */
+    /* the file writer: the flushed batches' file writes, in order, not yet taken */
+    struct em_journal_op *queue;
+    size_t nqueue, capqueue;
+    size_t nwriting;            /* file writes taken by the writer, not yet done */
+    bool writing;               /* someone is writing queued files */
+    uint64_t queued_seq;        /* batches queued (failed ones too): apply_turn's goal */
+    int64_t queued_rev;         /* the newest revision of a batch queued that did not fail */
+    struct em_journal_mark {
+        size_t end;             /* the batch's file writes end here in the queue */
+        uint64_t seq, target;   /* apply_turn and durable once they are written */
+        int64_t rev;            /* applied_rev then */
+    } *marks;                   /* one a batch queued, in order */
+    size_t nmarks, capmarks;
+    pthread_t files;
+    pthread_cond_t files_cond;  /* something was queued, or the writer is to stop */
+    bool files_running, files_stopping;
+    unsigned files_waiters;     /* threads waiting for the writer (it wakes them) */
+    pthread_cond_t late_cond;   /* a record was appended, or a flush ended (late thread) */
+    bool late_idle;             /* the late thread waits on late_cond */
+    bool hold_files;            /* tests: the writer waits until someone drains the queue */
     int64_t appended_rev;       /* highest revision appended */
     int64_t applied_rev;        /* every record up to this revision has its file written */
     int64_t durable_rev;        /* every record up to this revision is flushed (watches
@@ -120,8 +152,14 @@ int em_journal_open(struct em_journal *w, const char *path, enum em_fsync mode, 
 /* Commits everything, writes a final marker, stops the thread and closes: 0, or -1 when
  * something could not be written (a message in err). */
 int em_journal_close(struct em_journal *w, struct nd_buf *err);
-/* Starts the thread that commits records nobody waits for within a few milliseconds. */
+/* Starts the thread that commits records nobody waits for within a few milliseconds, and
+ * the file writer (see above). */
 int em_journal_start_thread(struct em_journal *w);
+/* Waits until nothing is flushing and every batch's file writes are done (or kept for a
+ * retry). Lock held. */
+void em_journal_wait_files(struct em_journal *w);
+/* Commits everything and returns once every file write is done (or kept for a retry). */
+void em_journal_drain(struct em_journal *w);
 
 /* Appends a record (one line, no newline: it is added) for revision rev and takes the
  * file write op (its strings are owned by the log from now; op may be NULL). Returns
@@ -132,8 +170,9 @@ uint64_t em_journal_append(struct em_journal *w, int64_t rev, const char *line, 
 const char *em_journal_type_name(const char *t);
 /* The ticket of the last record appended (0 when none). */
 uint64_t em_journal_ticket(struct em_journal *w);
-/* Returns once every record up to ticket is on disk and its file written; 0, or -1 when
- * a write or flush failed (errno in w->error). */
+/* Returns once every record up to ticket is on disk (with the file writer running; without
+ * it, once their files are written too); 0, or -1 when a write or flush failed (errno in
+ * w->error). */
 int em_journal_commit(struct em_journal *w, uint64_t ticket);
 /* Allocates the space ahead of the log for need more bytes (beyond what is buffered)
  * where the filesystem can; called before a write changes anything. 0, or the errno that
@@ -154,11 +193,27 @@ void em_journal_fail_range(struct em_journal *w, uint64_t lo, uint64_t hi);
 
 /* The highest revision whose record is flushed (and its file written). */
 int64_t em_journal_durable_rev(struct em_journal *w);
-/* Whether every record up to ticket is settled: on disk, or failed. */
+/* Whether every record up to ticket is settled as em_journal_commit waits for it: on disk
+ * (and, without the file writer, its files written), or failed. */
 bool em_journal_settled(struct em_journal *w, uint64_t ticket);
 /* Replaces the log with data (whole lines, kept records) after committing everything:
  * a temporary file, flushed, renamed, and the directory flushed. */
 int em_journal_rewrite(struct em_journal *w, const char *data, size_t len);
+
+/* The file writer (journal_files.c), for journal.c: */
+/* Frees op's strings. */
+void em_journal_op_release(struct em_journal_op *op);
+/* Applies file writes in order, after the ones kept from a failure before (w->retry); one
+ * that fails is kept there. The first error's errno (0: none), its file in *path (NEW).
+ * Without the lock, by one thread at a time. */
+int em_journal_apply_ops(struct em_journal *w, struct em_journal_op *ops, size_t n, char **path);
+/* Queues a flushed batch's file writes (ops, taken; dropped when it failed) for the writer;
+ * without it, writes them at once. Lock held. */
+void em_journal_queue(struct em_journal *w, struct em_journal_op *ops, size_t nops, uint64_t seq,
+                      uint64_t target, int64_t target_rev, bool failed);
+/* The writer thread's body (arg: the journal), and its stop once all is written. */
+void *em_journal_files_main(void *arg);
+void em_journal_stop_files(struct em_journal *w);
 
 /* Writes data to path atomically (temporary file beside it, renamed); flushed (file and
  * directory) when flush is true. 0 or -1 with errno set. */

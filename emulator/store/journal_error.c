@@ -133,8 +133,7 @@ uint64_t em_journal_recover(struct em_journal *w)
      * whoever waits for one of them hears that it failed */
     em_journal_commit(w, em_journal_ticket(w));
     pthread_mutex_lock(&w->lock);
-    while (w->flushing || w->apply_turn != w->batch_seq)
-        pthread_cond_wait(&w->cond, &w->lock);
+    em_journal_wait_files(w);
     uint64_t from = w->broken_from;
     em_journal_fail_range(w, from, w->appended);
     w->broken = false;

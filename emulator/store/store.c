@@ -13,6 +13,7 @@
 #include "events_file.h"
 #include "fsutil.h"
 #include "index.h"
+#include "pretty.h"
 #include "store_ix.h"
 #include "torture.h"
 #include "util/xmalloc.h"
@@ -472,7 +473,7 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
  * files then). */
 static bool all_applied(struct em_store *s)
 {
-    em_journal_commit(&s->journal, em_journal_ticket(&s->journal));
+    em_journal_drain(&s->journal);
     pthread_mutex_lock(&s->journal.lock);
     bool ok = !s->journal.nretry && s->journal.applied_rev == s->journal.appended_rev &&
               s->journal.durable == s->journal.appended;
@@ -628,7 +629,7 @@ static struct em_bytes *log_change(struct em_store *s, const struct nd_kind *k, 
     } else {
         op.path = obj_file(s, plural, ns, name);
         if (!remove) {
-            op.data = file_text(obj, &op.len);
+            op.data = em_pretty_from_compact(json->data, json->len, &op.len);
             *text_hash = em_hash64(op.data, op.len, EM_TEXT_SEED);
         }
     }

@@ -4,8 +4,8 @@
  * on demand: entry.h) and in one pretty-printed file
  * DIR/objects/<project>/<plural>/<name>.json (cluster-scoped objects under the project
  * directory "_cluster"). A change is first a record in the write-ahead log
- * (DIR/history/journal.ndjson, journal.h); its file is written, atomically, once the record
- * is on disk. Callers change the store under their lock, then, without it, wait for
+ * (DIR/history/journal.ndjson, journal.h); its file is written, atomically, by the
+ * journal's file writer after the record is on disk (after the answer, too). Callers change the store under their lock, then, without it, wait for
  * durability with em_store_commit: concurrent changes share one flush.
  *
  * At open every object file is loaded, then the log's newest records repair the files
@@ -121,7 +121,8 @@ int em_store_delete(struct em_store *s, const struct nd_kind *k, const json_t *g
 /* The ticket of the last change logged: pass it to em_store_commit. */
 uint64_t em_store_ticket(struct em_store *s);
 /* Called WITHOUT the caller's lock: returns once every change up to ticket is on disk
- * (per --fsync) and its file written. -1 when the disk refused a write. */
+ * (per --fsync); its file follows (em_journal_drain waits for the files). -1 when the disk
+ * refused a write. */
 int em_store_commit(struct em_store *s, uint64_t ticket);
 /* Whether every change up to ticket is settled (on disk, or its write failed): a read
  * that saw the store at ticket need not wait. */

@@ -17,7 +17,8 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
     http POST $JOBS "$(job_json store-a)"
     [ "$CODE" = 201 ]
     local f=$EMU_STATE/objects/default/jobs/store-a.json
-    [ -f "$f" ]
+    # the answer waits for the journal; the file follows within moments
+    wait_until [ -f "$f" ]
     run jq -r '.metadata.name + " " + .kind + " " + .metadata.uid' "$f"
     assert_output --regexp '^store-a Job job_[0-9a-z]{26}$'
     # pretty-printed, keys in Kubernetes order
@@ -38,10 +39,10 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
 
 @test "a deleted object's file is removed" {
     http POST $JOBS "$(job_json store-b)"
-    [ -f "$EMU_STATE/objects/default/jobs/store-b.json" ]
+    wait_until [ -f "$EMU_STATE/objects/default/jobs/store-b.json" ]
     http DELETE $JOBS/store-b
     [ "$CODE" = 200 ]
-    [ ! -e "$EMU_STATE/objects/default/jobs/store-b.json" ]
+    wait_until [ ! -e "$EMU_STATE/objects/default/jobs/store-b.json" ]
 }
 
 @test "the journal is kept under history/" {
@@ -116,7 +117,7 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
     [ "$CODE" = 201 ]
     run -1 nodus-emulator --state "$EMU_STATE" --listen 127.0.0.1:0 --reset --quiet
     assert_output --partial "in use by another emulator"
-    [ -f "$EMU_STATE/objects/default/jobs/keep-me.json" ]
+    wait_until [ -f "$EMU_STATE/objects/default/jobs/keep-me.json" ]
     http GET $JOBS/keep-me
     [ "$CODE" = 200 ]
 }

@@ -198,6 +198,7 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
     http POST "$JOBS?fieldValidation=Warn" "$(job_json pruned '{"colour":"blue","resources":{"gpu":{"model":"L4","count":1,"speed":"fast"}}}')"
     [ "$CODE" = 201 ]
     body_is .spec.colour null .spec.resources.gpu.speed null .spec.resources.gpu.model L4
+    wait_until [ -f "$EMU_STATE/objects/default/jobs/pruned.json" ] # written after the answer
     run jq -r '.spec.colour' "$EMU_STATE/objects/default/jobs/pruned.json"
     assert_output null
 }

@@ -52,6 +52,8 @@ stop_only() {
     local before after n=20 i
     before=$(find "$EMU_STATE" -type f | wc -l)
     for i in $(seq $n); do vol "v$i"; done
+    # the files follow the answers within moments (the journal's file writer)
+    wait_until eval '[ "$(find "$EMU_STATE/objects/default/volumes" -type f | wc -l)" -ge $((n + 1)) ]'
     after=$(find "$EMU_STATE" -type f | wc -l)
     # each Volume's own file, plus at most a new hour file or two (a clock hour boundary)
     echo "new files: $((after - before)) for $n creates"
@@ -64,6 +66,8 @@ stop_only() {
 @test "the Events read with jq from their hour file: one line per revision, as the API returns them" {
     vol a
     vol b
+    # the hour file follows the answers within moments (the journal's file writer)
+    wait_until eval '[ "$(cat "$EV"/*.ndjson | grep -c "\"kind\":\"Event\"")" -ge "$(names default | wc -l)" ]'
     run find "$EV" -type f
     assert_success
     [ "${#lines[@]}" -ge 1 ]
@@ -129,11 +133,10 @@ stop_only() {
     [ "$CODE" = 201 ]
     vol a gone
     vol b gone
-    run ls "$EMU_STATE/objects/gone/events"
-    assert_output --regexp '\.ndjson'
+    wait_until eval 'ls "$EMU_STATE/objects/gone/events" | grep -q "\.ndjson"'
     http DELETE /api/v1/namespaces/gone
     wait_until eval '[ "$(curl -s -o /dev/null -w "%{http_code}" "$(emu_url)/api/v1/namespaces/gone")" = 404 ]'
-    [ -z "$(ls "$EMU_STATE/objects/gone/events")" ]
+    wait_until eval '[ -z "$(ls "$EMU_STATE/objects/gone/events")" ]' 
     restart
     [ -z "$(names gone)" ]
 }

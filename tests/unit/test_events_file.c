@@ -210,6 +210,7 @@ static void change(struct fixture *f, json_t *obj, bool gone)
                   : em_store_put(&f->s, events(), obj, "ADDED", 1000, NULL, &st);
     assert_int_equal(rc, 0);
     assert_int_equal(em_store_commit(&f->s, em_store_ticket(&f->s)), 0);
+    em_journal_drain(&f->s.journal); /* the hour file written too */
     json_decref(obj);
 }
 

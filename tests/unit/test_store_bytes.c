@@ -15,6 +15,7 @@
 
 #include "entry.h"
 #include "fsutil.h"
+#include "pretty.h"
 #include "selector/selector.h"
 #include "store.h"
 #include "store_tmpdir.h"
@@ -208,9 +209,37 @@ static void test_checkpoint_start_builds_no_tree(void **state)
     nd_buf_release(&err);
 }
 
+/* An object file's text made from the compact bytes is jansson's indented dump, byte for
+ * byte (strings holding the punctuation, escapes, empty and nested containers, numbers). */
+static void test_pretty_from_compact_is_jansson_indent(void **state)
+{
+    (void)state;
+    json_t *odd = json_pack(
+        "{ss ss s{} s[] s[{}[]] s[i f b n] s{s{s[s s]}} ss ss}", "a", "x:{y},[z]\"q\\\"",
+        "ü", "é\u2028\t\n", "empty", "none", "nest", "nums", -42, 1.5, 1, "deep", "k",
+        "l", "m", "n", "tab\t", "ctl\x01", "last", "");
+    json_t *cases[] = {job("pretty", 7), odd, json_object(), json_pack("[]"),
+                       json_pack("[i[i{}]]", 1, 2)};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        assert_non_null(cases[i]);
+        char *compact = json_dumps(cases[i], JSON_COMPACT | JSON_ENCODE_ANY);
+        char *want = json_dumps(cases[i], JSON_INDENT(2) | JSON_ENCODE_ANY);
+        size_t n = 0;
+        char *got = em_pretty_from_compact(compact, strlen(compact), &n);
+        assert_int_equal(n, strlen(want) + 1);
+        assert_memory_equal(got, want, n - 1);
+        assert_int_equal(got[n - 1], '\n');
+        free(compact);
+        free(want);
+        free(got);
+        json_decref(cases[i]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pretty_from_compact_is_jansson_indent),
         cmocka_unit_test(test_record_fields),
         cmocka_unit_test(test_hot_trees_bounded),
         cmocka_unit_test(test_checkpoint_start_builds_no_tree),

@@ -382,6 +382,7 @@ static void test_edit_while_running_is_read_next_start(void **state)
     open_store(&s, dir, &report);
     put(&s, volume("vol-09", em_store_next_revision(&s), "4Gi"));
     assert_int_equal(em_store_commit(&s, em_store_ticket(&s)), 0);
+    em_journal_drain(&s.journal); /* its file written (the answer does not wait for it) */
     /* the same size as the store's text, another content */
     char *p9 = path_of(dir, "vol-09"), *p1 = path_of(dir, "vol-01");
     char *text = read_all(p9);

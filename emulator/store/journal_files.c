@@ -1,0 +1,257 @@
+/* The journal's file writer: the file writes of flushed batches, written behind the
+ * answers in batch order; see journal.h. */
+#include "journal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "util/buf.h"
+#include "util/xmalloc.h"
+
+void em_journal_op_release(struct em_journal_op *op)
+{
+    free(op->path);
+    free(op->data);
+}
+
+/* Appends op's line and those of the later appends to the same file (up to a write of
+ * that file) in one write; each one taken is marked in taken[] (1). 0 or -1. */
+static int append_merged(struct em_journal_op *all, size_t i, size_t total, signed char *taken)
+{
+    struct em_journal_op *op = &all[i];
+    struct nd_buf b = ND_BUF_INIT;
+    size_t more = 0;
+    for (size_t j = i + 1; j < total && j < i + 1024; j++) {
+        if (strcmp(all[j].path, op->path) != 0)
+            continue;
+        if (!(all[j].append && all[j].data))
+            break; /* a write or removal of the file: what follows it goes after it */
+        if (!more++)
+            nd_buf_add(&b, op->data, op->len);
+        nd_buf_add(&b, all[j].data, all[j].len);
+        taken[j] = 1;
+    }
+    int rc = more ? em_append_line(op->path, b.data, b.len)
+                  : em_append_line(op->path, op->data, op->len);
+    int e = errno;
+    nd_buf_release(&b);
+    for (size_t j = i + 1; rc < 0 && j < total && j < i + 1024; j++) {
+        if (taken[j] && strcmp(all[j].path, op->path) == 0)
+            taken[j] = -1; /* failed with it: kept with it, in order */
+    }
+    errno = e;
+    return rc;
+}
+
+/* Applies file writes in order: the ones that failed before (w->retry, unless this batch
+ * writes the same file again), then the batch's. One that fails is kept in w->retry for
+ * the next batch. The first error's errno (0: none); *path: the file (NEW). Called
+ * without the lock, by one thread at a time (the file writer, or the leader without it). */
+int em_journal_apply_ops(struct em_journal *w, struct em_journal_op *ops, size_t n, char **path)
+{
+    struct em_journal_op *retry = w->retry;
+    size_t nretry = w->nretry;
+    w->retry = NULL;
+    w->nretry = 0;
+    size_t total = nretry + n, kept = 0;
+    struct em_journal_op *all = nd_xmalloc((total ? total : 1) * sizeof *all);
+    /* an append taken into an earlier one's write: 1, and -1 when that write failed */
+    signed char *taken = nd_xcalloc(total ? total : 1, 1);
+    if (nretry)
+        memcpy(all, retry, nretry * sizeof *all);
+    if (n)
+        memcpy(all + nretry, ops, n * sizeof *all);
+    free(retry);
+    int err = 0;
+    for (size_t i = 0; i < total; i++) {
+        struct em_journal_op *op = &all[i];
+        /* a later write (not an append) of the same file makes this one moot */
+        bool superseded = false;
+        for (size_t j = i + 1; !taken[i] && j < total && (j < i + 64 || i < nretry); j++) {
+            if (!(all[j].append && all[j].data) && strcmp(all[j].path, op->path) == 0) {
+                superseded = true;
+                break;
+            }
+        }
+        int rc = 0;
+        if (taken[i])
+            rc = taken[i] < 0 ? -1 : 0;
+        else if (superseded)
+            rc = 0;
+        else if (op->data && op->append)
+            rc = append_merged(all, i, total, taken);
+        else if (op->data)
+            rc = em_write_atomic(op->path, op->data, op->len, false);
+        else if (unlink(op->path) < 0 && errno != ENOENT)
+            rc = -1;
+        if (rc < 0) {
+            if (!err) {
+                err = errno ? errno : EIO;
+                *path = nd_xstrdup(op->path);
+            }
+            all[kept++] = *op; /* tried again by the next batch */
+        } else {
+            em_journal_op_release(op);
+        }
+    }
+    free(taken);
+    if (kept) {
+        w->retry = all;
+        w->nretry = kept;
+    } else {
+        free(all);
+    }
+    return err;
+}
+
+/* Stops the file writer once it has written everything queued. */
+void em_journal_stop_files(struct em_journal *w)
+{
+    pthread_mutex_lock(&w->lock);
+    bool running = w->files_running;
+    w->files_stopping = true;
+    pthread_cond_signal(&w->files_cond);
+    pthread_mutex_unlock(&w->lock);
+    if (running)
+        pthread_join(w->files, NULL);
+    pthread_mutex_lock(&w->lock);
+    w->files_running = w->files_stopping = false;
+    pthread_cond_broadcast(&w->cond);
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* Writes every file write queued so far, in order, then marks their records' files
+ * written. Lock held, w->writing not set; returns with the lock held. */
+static void write_queued(struct em_journal *w)
+{
+    /* whole batches, EM_JOURNAL_WRITE_CHUNK file writes or so (one batch at least), so
+     * that a leader held back waits for a chunk, not for the whole queue */
+    size_t k = 0;
+    while (k + 1 < w->nmarks && w->marks[k + 1].end <= EM_JOURNAL_WRITE_CHUNK)
+        k++;
+    struct em_journal_mark m = w->marks[k];
+    size_t n = m.end;
+    struct em_journal_op *ops = nd_xmalloc((n ? n : 1) * sizeof *ops);
+    memcpy(ops, w->queue, n * sizeof *ops);
+    memmove(w->queue, w->queue + n, (w->nqueue - n) * sizeof *ops);
+    w->nqueue -= n;
+    memmove(w->marks, w->marks + k + 1, (w->nmarks - k - 1) * sizeof *w->marks);
+    w->nmarks -= k + 1;
+    for (size_t i = 0; i < w->nmarks; i++)
+        w->marks[i].end -= n;
+    uint64_t seq = m.seq, target = m.target;
+    int64_t rev = m.rev;
+    w->nwriting = n;
+    w->writing = true;
+    pthread_mutex_unlock(&w->lock);
+
+    int aerr = 0;
+    char *apath = NULL;
+    if (n)
+        aerr = em_journal_apply_ops(w, ops, n, &apath);
+    free(ops);
+
+    pthread_mutex_lock(&w->lock);
+    w->writing = false;
+    w->nwriting = 0;
+    w->apply_turn = seq;
+    w->durable = target;
+    /* the applied revision stays before a file still to be written */
+    if (!aerr && !w->nretry)
+        w->applied_rev = rev;
+    if (aerr)
+        em_journal_note_error(w, apath, aerr);
+    else if (n && !w->broken)
+        em_journal_note_ok(w);
+    free(apath);
+    /* only who waits for files (a drain, backpressure, a leader without the writer) */
+    if (w->files_waiters || !w->files_running)
+        pthread_cond_broadcast(&w->cond);
+}
+
+/* Queues the batch's file writes for the writer (or drops them when it failed), in batch
+ * order; without the writer, writes them (and any queued before) at once. With more than
+ * EM_JOURNAL_QUEUE_MAX behind, waits for the writer. Lock held. */
+void em_journal_queue(struct em_journal *w, struct em_journal_op *ops, size_t nops, uint64_t seq,
+                      uint64_t target, int64_t target_rev, bool failed)
+{
+    if (failed) {
+        for (size_t i = 0; i < nops; i++)
+            em_journal_op_release(&ops[i]); /* refused: the files stay as they were */
+    } else if (nops) {
+        if (w->nqueue + nops > w->capqueue) {
+            w->capqueue = w->capqueue ? w->capqueue * 2 : 256;
+            if (w->capqueue < w->nqueue + nops)
+                w->capqueue = w->nqueue + nops;
+            w->queue = nd_xrealloc(w->queue, w->capqueue * sizeof *w->queue);
+        }
+        memcpy(w->queue + w->nqueue, ops, nops * sizeof *ops);
+        w->nqueue += nops;
+    }
+    free(ops);
+    w->queued_seq = seq + 1;
+    if (!failed)
+        w->queued_rev = target_rev;
+    if (w->nmarks == w->capmarks) {
+        w->capmarks = w->capmarks ? w->capmarks * 2 : 64;
+        w->marks = nd_xrealloc(w->marks, w->capmarks * sizeof *w->marks);
+    }
+    w->marks[w->nmarks++] =
+        (struct em_journal_mark){w->nqueue, w->queued_seq, target, w->queued_rev};
+    if (w->files_running) {
+        pthread_cond_signal(&w->files_cond);
+        w->files_waiters++;
+        while (w->nqueue + w->nwriting > EM_JOURNAL_QUEUE_MAX && w->files_running &&
+               !w->files_stopping)
+            pthread_cond_wait(&w->cond, &w->lock);
+        w->files_waiters--;
+        return;
+    }
+    while (w->apply_turn != w->queued_seq) {
+        if (w->writing)
+            pthread_cond_wait(&w->cond, &w->lock);
+        else
+            write_queued(w);
+    }
+}
+
+/* The file writer: writes what the leaders queue, everything queued at once. */
+void *em_journal_files_main(void *arg)
+{
+    struct em_journal *w = arg;
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        bool work = w->apply_turn != w->queued_seq && !w->writing;
+        if (work && (!w->hold_files || w->files_stopping)) {
+            write_queued(w);
+            continue;
+        }
+        if (w->files_stopping && !work && !w->writing)
+            break;
+        pthread_cond_wait(&w->files_cond, &w->lock);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+void em_journal_wait_files(struct em_journal *w)
+{
+    w->files_waiters++;
+    while (w->flushing || w->writing || w->apply_turn != w->batch_seq)
+        pthread_cond_wait(&w->cond, &w->lock);
+    w->files_waiters--;
+}
+
+void em_journal_drain(struct em_journal *w)
+{
+    em_journal_commit(w, em_journal_ticket(w));
+    pthread_mutex_lock(&w->lock);
+    w->hold_files = false;
+    pthread_cond_signal(&w->files_cond);
+    em_journal_wait_files(w);
+    pthread_mutex_unlock(&w->lock);
+}
+
