@@ -103,7 +103,8 @@ fix: NODUS_SERVER=http://127.0.0.1:9 chose this server: unset NODUS_SERVER to us
     # each defines its verb's entry point (cmd_NAME with - as _; __complete: cmd_complete)
     local v fn
     for v in $verbs; do
-        fn=cmd_$(echo "${v#__}" | tr - _)
+        fn=${v#__}
+        fn=cmd_${fn//-/_} # (no echo | tr: two processes a verb)
         grep -q "^int $fn(int argc" "$ND_ROOT/cmd/nodus/verbs/$v.c" ||
             { echo "verbs/$v.c does not define $fn"; return 1; }
     done
