@@ -48,6 +48,7 @@ SLOW_FIRST="tests/hostile/run.sh tests/cli/25-docs.bats tests/emulator/32-confor
     tests/emulator/34-exec-clients.bats tests/cli/34-emulator-context.bats
     tests/emulator/28-pools-act.bats tests/emulator/45-legacy-watch.bats
     tests/emulator/30-query-params.bats tests/cli/05-explain-discovery.bats
+    tests/emulator/26-durability.bats
     tests/clients/1[0-9]-console*.bats
     tests/cli/29-bats-helper.bats tests/emulator/17-logs.bats tests/cli/22-fixes.bats
     tests/cli/28-crds.bats tests/emulator/18-exec.bats tests/cli/27-readme.bats
@@ -56,7 +57,7 @@ SLOW_FIRST="tests/hostile/run.sh tests/cli/25-docs.bats tests/emulator/32-confor
     tests/emulator/25-front-door.bats tests/cli/44-names.bats tests/emulator/24-bounds.bats
     tests/cli/33-hostile-server.bats tests/emulator/12-jobs.bats
     tests/emulator/37-slow-clients.bats tests/cli/03-transport.bats tests/emulator/07-list.bats
-    tests/emulator/26-durability.bats tests/emulator/04-update.bats tests/cli/19-change.bats
+    tests/emulator/04-update.bats tests/cli/19-change.bats
     tests/emulator/08-watch.bats tests/emulator/46-resource-version.bats
     tests/cli/31-tls-emulator.bats tests/emulator/14-budgets.bats
     tests/emulator/15-pipelines.bats tests/emulator/16-volumes-functions.bats

@@ -49,13 +49,23 @@ api() {
         esac
     fi
     LAST="$method $path"
-    CODE=$(curl "${args[@]}" "$@" "$SERVER$path") || CODE=000
+    # (exec: a command substitution in a bats test, which has traps, would fork again)
+    CODE=$(exec curl "${args[@]}" "$@" "$SERVER$path") || CODE=000
 }
 
 jb() { jq -r "$@" "$BODY" 2>/dev/null; }
 
-hdr() {
-    grep -i "^$1:" "$HDRS" | tail -n 1 | cut -d: -f2- | sed 's/^ //; s/\r$//'
+hdr() { # the last NAME: line's value (read by the shell: no grep, tail, cut, sed)
+    local line want=${1,,}: val found=
+    while IFS= read -r line || [ -n "$line" ]; do
+        [[ ${line,,} == "$want"* ]] || continue
+        val=${line#*:}
+        val=${val# }
+        val=${val%$'\r'}
+        found=1
+    done <"$HDRS"
+    [ -n "$found" ] && printf '%s\n' "$val"
+    return 0
 }
 
 # What came back, for a failure message.
@@ -85,7 +95,7 @@ expect_eq() { # WHAT WANT GOT
 expect_status() {
     local code=$1 reason=$2 bad
     # one jq for every field (jq is the slow part of a check)
-    bad=$(jq -r --argjson code "$code" --arg reason "$reason" --arg rid "$(hdr X-Request-Id)" '
+    bad=$(exec jq -r --argjson code "$code" --arg reason "$reason" --arg rid "$(hdr X-Request-Id)" '
         def has_text(f): (f | type) == "string" and (f | length) > 0;
         [ (if .kind != "Status" then "kind" else empty end),
           (if .apiVersion != "v1" then "apiVersion" else empty end),
@@ -109,7 +119,8 @@ expect_status() {
 # A fresh project for each test; its name is unique to this run and test.
 conf_setup() {
     local prefix=${NODUS_CONFORMANCE_PREFIX:-conformance}
-    P=$(printf '%s-%s-%s-%s' "$prefix" "$$" "${BATS_TEST_NUMBER:-0}" "$RANDOM" | cut -c1-63)
+    printf -v P '%s-%s-%s-%s' "$prefix" "$$" "${BATS_TEST_NUMBER:-0}" "$RANDOM"
+    P=${P:0:63}
     NS=$V1/namespaces/$P
     api POST /api/v1/namespaces "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$P\"}}"
     if [ "$CODE" != 201 ] && [ "$CODE" != 200 ]; then

@@ -172,7 +172,29 @@ started() {
 }
 
 watches_total() { # [URL]: this file's emulator unless URL names another
-    curl -sS "${1:-$(emu_url)}/emulator/v1/stats" | jq -r .watchesTotal
+    _emu_stat watchesTotal "${1:-}"
+}
+
+# _emu_stat FIELD [URL]: a number of /emulator/v1/stats (this file's emulator unless URL
+# names another). Asked from the shell (see http) into files of its own, the number read
+# by the shell: a wait_until polls it, and curl and jq were two processes a poll.
+_emu_stat() {
+    local url=${2:-} port
+    if [ -z "$url" ]; then
+        read -r port <"$BATS_FILE_TMPDIR/port"
+        url=http://127.0.0.1:$port
+    fi
+    if [[ $url =~ ^http://127\.0\.0\.1:([0-9]+)/?$ ]]; then
+        local BODY=${BATS_TEST_TMPDIR:-$BATS_FILE_TMPDIR}/stats.$$ CODE HTTP_MAX_TIME= b=
+        local HDRS=$BODY.headers
+        untraced _http_tcp "${BASH_REMATCH[1]}" GET /emulator/v1/stats -
+        IFS= read -r -d '' b <"$BODY"
+        if [[ $CODE == 200 && $b =~ \"$1\":([0-9]+)[,}] ]]; then
+            echo "${BASH_REMATCH[1]}"
+            return 0
+        fi
+    fi
+    curl -sS "$url/emulator/v1/stats" | jq -r ".$1"
 }
 
 # watches_at_least N [URL]: the emulator has registered N watches since it started. Read
@@ -183,7 +205,7 @@ watches_at_least() {
 }
 
 watches_open() {
-    curl -sS "$(emu_url)/emulator/v1/stats" | jq -r .watchesOpen
+    _emu_stat watchesOpen
 }
 
 # wait_for_watches N: waits until this file's emulator has N watches open (or more).
@@ -254,7 +276,7 @@ http() {
         *) args+=(-H 'Content-Type: application/json') ;;
         esac
     fi
-    CODE=$(curl "${args[@]}" "$@" "$EMU_URL$path")
+    CODE=$(exec curl "${args[@]}" "$@" "$EMU_URL$path") # (exec: see json_get)
 }
 
 # _http_headers ARGS...: true when curl's ARGS are only -H HEADER pairs (not -H @FILE, nor
@@ -379,7 +401,8 @@ json_get() {
     for f in "$@"; do
         prog="$prog([$f] | map(if type == \"string\" then . else tojson end) | join(\"\\n\")), \"\\u001f\", "
     done
-    out=$(jq -j "${prog%, }" "$file") || return 1
+    # (exec: a command substitution in a bats test, which has traps, forks again for jq)
+    out=$(exec jq -j "${prog%, }" "$file") || return 1
     JV=()
     while [[ $out == *$'\x1f'* ]]; do
         JV+=("${out%%$'\x1f'*}")
@@ -406,8 +429,19 @@ body_is() {
     [ "$bad" = 0 ] || { cat "$BODY" >&2; return 1; }
 }
 
+# header NAME: the first NAME: line of the last answer's head (case-insensitive), its
+# value without the space after the colon and the CR (read by the shell: grep, head, cut
+# and sed were four processes)
 header() {
-    grep -i "^$1:" "$HDRS" | head -n 1 | cut -d: -f2- | sed 's/^ //; s/\r$//'
+    local line want=${1,,}:
+    while IFS= read -r line || [ -n "$line" ]; do
+        [[ ${line,,} == "$want"* ]] || continue
+        line=${line#*:}
+        line=${line# }
+        printf '%s\n' "${line%$'\r'}"
+        return 0
+    done <"$HDRS"
+    return 0 # (as the pipeline it replaced: found or not)
 }
 
 # A Job manifest (JSON) with a name and optional extra spec fields (a JSON object).
