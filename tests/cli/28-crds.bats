@@ -9,9 +9,6 @@
 # objects of examples/ and those the emulator stores against the schemas.
 
 load ../lib/common
-# Debian's python3 (scripts/install-deps.sh) when the machine has it: a python3 earlier
-# on PATH may be a pyenv shim, a bash script that costs ~0.6 s of CPU a run (0.07 here)
-PY3=/usr/bin/python3; [ -x "$PY3" ] || PY3=python3
 
 bats_require_minimum_version 1.5.0
 
@@ -92,34 +89,34 @@ $KINDS"
 }
 
 @test "crds: every CRD is structural and within an API server's rules" {
-    run -0 "$PY3" "$CHECK" structural "$BATS_FILE_TMPDIR/crds.json"
+    run -0 python3 "$CHECK" structural "$BATS_FILE_TMPDIR/crds.json"
     assert_output "10 CRDs, structural"
 }
 
 @test "crds: the structural checker refuses what an API server refuses" {
     broken "$JOBSPEC.properties.image |= del(.type)"
-    run -1 "$PY3" "$CHECK" structural "$BATS_TEST_TMPDIR/bad.json"
+    run -1 python3 "$CHECK" structural "$BATS_TEST_TMPDIR/bad.json"
     assert_output "jobs.nodus.dev v1 spec.image: no type
 1 problem(s)"
     broken "$JOBSPEC.properties.resources = {\"\$ref\": \"#/components/schemas/x\", \"type\": \"object\", \"properties\": {}}"
-    run -1 "$PY3" "$CHECK" structural "$BATS_TEST_TMPDIR/bad.json"
+    run -1 python3 "$CHECK" structural "$BATS_TEST_TMPDIR/bad.json"
     assert_output "jobs.nodus.dev v1 spec.resources: \$ref (a CRD schema must be inline)
 1 problem(s)"
     broken "$JOBSPEC.additionalProperties = {\"type\": \"string\"}"
-    run -1 "$PY3" "$CHECK" structural "$BATS_TEST_TMPDIR/bad.json"
+    run -1 python3 "$CHECK" structural "$BATS_TEST_TMPDIR/bad.json"
     assert_output "jobs.nodus.dev v1 spec: additionalProperties and properties together
 1 problem(s)"
     broken "$JOB.schema.openAPIV3Schema.properties.metadata.properties = {\"name\": {\"type\": \"string\"}}"
-    run -1 "$PY3" "$CHECK" structural "$BATS_TEST_TMPDIR/bad.json"
+    run -1 python3 "$CHECK" structural "$BATS_TEST_TMPDIR/bad.json"
     assert_output "jobs.nodus.dev v1 metadata: metadata must be \`type: object\` alone
 1 problem(s)"
     broken "$JOBSPEC.properties.state.default = \"Paused\" | $JOBSPEC.properties.backoffLimit.default = \"0\""
-    run -1 "$PY3" "$CHECK" structural "$BATS_TEST_TMPDIR/bad.json"
+    run -1 python3 "$CHECK" structural "$BATS_TEST_TMPDIR/bad.json"
     assert_output "jobs.nodus.dev v1 spec.backoffLimit: default: '0' is not of type integer
 jobs.nodus.dev v1 spec.state: default: 'Paused' is not one of ['Running', 'Suspended', 'Cancelled']
 2 problem(s)"
     broken "$JOBSPEC.properties.resources.properties.cpu.type = \"string\" | $JOBSPEC.properties.image[\"x-nodus-min\"] = \"1\" | $JOBSPEC.properties.command.uniqueItems = true | $JOBSPEC.properties.env |= del(.items) | $JOBSPEC.properties.placement |= del(.properties)"
-    run -1 "$PY3" "$CHECK" structural "$BATS_TEST_TMPDIR/bad.json"
+    run -1 python3 "$CHECK" structural "$BATS_TEST_TMPDIR/bad.json"
     assert_output "jobs.nodus.dev v1 spec.image: x-nodus-min is not a field of JSONSchemaProps
 jobs.nodus.dev v1 spec.command: uniqueItems: true is forbidden
 jobs.nodus.dev v1 spec.env: an array without items
@@ -127,7 +124,7 @@ jobs.nodus.dev v1 spec.resources.cpu: type beside x-kubernetes-int-or-string ref
 jobs.nodus.dev v1 spec.placement: an object with neither properties nor additionalProperties: the API server would prune every member
 5 problem(s)"
     broken "$JOB.additionalPrinterColumns[0].type = \"money\" | .items[1].spec.names.shortNames = [\"Pipe\"]"
-    run -1 "$PY3" "$CHECK" structural "$BATS_TEST_TMPDIR/bad.json"
+    run -1 python3 "$CHECK" structural "$BATS_TEST_TMPDIR/bad.json"
     assert_output "jobs.nodus.dev v1 column 0: type 'money' is not a printer column type
 pipelines.nodus.dev: spec.names.shortNames: 'Pipe' is not a DNS-1035 label
 2 problem(s)"
@@ -149,12 +146,12 @@ served() {
 @test "crds: names, short names, categories and printer columns are what the emulator serves" {
     served
     local d=$BATS_FILE_TMPDIR/served
-    run -0 "$PY3" "$CHECK" columns "$BATS_FILE_TMPDIR/crds.json" "$d/discovery.json" \
+    run -0 python3 "$CHECK" columns "$BATS_FILE_TMPDIR/crds.json" "$d/discovery.json" \
         "$d/api-resources.txt" "$d/tables"
     assert_output "10 kinds: names and columns as served"
     # each of them is compared
     broken "$JOB.additionalPrinterColumns[4].priority = 1 | .items[9].spec.names.categories += [\"all\"] | del(.items[5])"
-    run -1 "$PY3" "$CHECK" columns "$BATS_TEST_TMPDIR/bad.json" "$d/discovery.json" \
+    run -1 python3 "$CHECK" columns "$BATS_TEST_TMPDIR/bad.json" "$d/discovery.json" \
         "$d/api-resources.txt" "$d/tables"
     assert_line --index 0 "images: categories: the CRD has ['nodus', 'all'], discovery ['nodus']"
     assert_line --index 1 "images: CATEGORIES: the CRD gives 'nodus,all', nodus api-resources 'nodus'"
@@ -168,7 +165,7 @@ served() {
     path=$(command -v kubectl 2>/dev/null) || skip "no kubectl on this machine"
     dir=$(dirname "$(readlink -f "$path")")
     rm -f "$BATS_FILE_TMPDIR/stub.port" "$BATS_FILE_TMPDIR/stub.log"
-    "$PY3" "$BATS_TEST_DIRNAME/fixtures/kube-stub.py" "$BATS_FILE_TMPDIR/stub.port" \
+    python3 "$BATS_TEST_DIRNAME/fixtures/kube-stub.py" "$BATS_FILE_TMPDIR/stub.port" \
         "$BATS_FILE_TMPDIR/stub.log" 3>&- &
     echo $! >"$BATS_FILE_TMPDIR/stub.pid"
     wait_until test -s "$BATS_FILE_TMPDIR/stub.port"
@@ -207,13 +204,13 @@ EOF
     local n
     n=$(jq -s 'length' "$BATS_TEST_TMPDIR/manifests.json")
     [ "$n" -ge 10 ]
-    run -0 "$PY3" "$CHECK" objects "$BATS_FILE_TMPDIR/crds.json" "$BATS_TEST_TMPDIR/manifests.json"
+    run -0 python3 "$CHECK" objects "$BATS_FILE_TMPDIR/crds.json" "$BATS_TEST_TMPDIR/manifests.json"
     assert_output "$n objects valid"
     # and the validator refuses what a schema refuses
     jq -c 'select(.kind == "Job") | .spec.maxCostUSD = "40 dollars" | .spec.state = "Paused"
            | .spec.resources.gpu.count = "1" | del(.spec.image) | .spec.colour = "blue"' \
         "$BATS_TEST_TMPDIR/manifests.json" | head -1 >"$BATS_TEST_TMPDIR/bad.json"
-    run -1 "$PY3" "$CHECK" objects "$BATS_FILE_TMPDIR/crds.json" "$BATS_TEST_TMPDIR/bad.json"
+    run -1 python3 "$CHECK" objects "$BATS_FILE_TMPDIR/crds.json" "$BATS_TEST_TMPDIR/bad.json"
     assert_output "Job/train-a.spec.image: Required value
 Job/train-a.spec.maxCostUSD: '40 dollars' does not match ^[0-9]+(\\.[0-9]{1,6})?\$
 Job/train-a.spec.resources.gpu.count: '1' is not of type integer
@@ -241,7 +238,7 @@ stored() {
     run -0 jq -r '[.items[] | select(.status.phase == "Running") | .kind] | unique | join(" ")' \
         "$BATS_TEST_TMPDIR/running.json"
     assert_output "Budget Function Host Job Pipeline Pool Sandbox Volume"
-    run "$PY3" "$CHECK" objects "$BATS_FILE_TMPDIR/crds.json" "$BATS_TEST_TMPDIR/running.json"
+    run python3 "$CHECK" objects "$BATS_FILE_TMPDIR/crds.json" "$BATS_TEST_TMPDIR/running.json"
     assert_success
     assert_output "$(jq '.items | length' "$BATS_TEST_TMPDIR/running.json") objects valid"
     clock_advance 8h
@@ -249,7 +246,7 @@ stored() {
     run -0 jq -r '[.items[] | select(.status.phase == "Succeeded") | .kind] | unique | join(" ")' \
         "$BATS_TEST_TMPDIR/ended.json"
     assert_output "Job Pipeline"
-    run "$PY3" "$CHECK" objects "$BATS_FILE_TMPDIR/crds.json" "$BATS_TEST_TMPDIR/ended.json"
+    run python3 "$CHECK" objects "$BATS_FILE_TMPDIR/crds.json" "$BATS_TEST_TMPDIR/ended.json"
     assert_success
     assert_output "$(jq '.items | length' "$BATS_TEST_TMPDIR/ended.json") objects valid"
 }

@@ -9,9 +9,6 @@
 # never follow a link planted in advance.
 
 load ../lib/common
-# Debian's python3 (scripts/install-deps.sh) when the machine has it: a python3 earlier
-# on PATH may be a pyenv shim, a bash script that costs ~0.6 s of CPU a run (0.07 here)
-PY3=/usr/bin/python3; [ -x "$PY3" ] || PY3=python3
 load ../lib/tls
 
 setup_file() {
@@ -19,11 +16,11 @@ setup_file() {
     mkdir -p "$HOME"
     unset NODUS_SERVER NODUS_TRACE
     local f=$BATS_TEST_DIRNAME/fixtures/hostile-server.py
-    "$PY3" "$f" "$BATS_FILE_TMPDIR/plain.port" "$BATS_FILE_TMPDIR/requests.log" 3>&- &
+    python3 "$f" "$BATS_FILE_TMPDIR/plain.port" "$BATS_FILE_TMPDIR/requests.log" 3>&- &
     echo $! >"$BATS_FILE_TMPDIR/plain.pid"
     mkdir -p "$BATS_FILE_TMPDIR/ca"
     make_test_ca "$BATS_FILE_TMPDIR/ca"
-    "$PY3" "$f" "$BATS_FILE_TMPDIR/tls.port" "$BATS_FILE_TMPDIR/tls-requests.log" \
+    python3 "$f" "$BATS_FILE_TMPDIR/tls.port" "$BATS_FILE_TMPDIR/tls-requests.log" \
         "$BATS_FILE_TMPDIR/ca/srv.pem" "$BATS_FILE_TMPDIR/ca/srv.key" 3>&- &
     echo $! >"$BATS_FILE_TMPDIR/tls.pid"
     wait_until test -s "$BATS_FILE_TMPDIR/plain.port"

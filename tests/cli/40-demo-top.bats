@@ -5,9 +5,6 @@
 # prints an object's row only when one of its cells changed, as a table watch does.
 
 load ../lib/common
-# Debian's python3 (scripts/install-deps.sh) when the machine has it: a python3 earlier
-# on PATH may be a pyenv shim, a bash script that costs ~0.6 s of CPU a run (0.07 here)
-PY3=/usr/bin/python3; [ -x "$PY3" ] || PY3=python3
 load ../lib/watch
 
 bats_require_minimum_version 1.5.0
@@ -89,7 +86,7 @@ EOF
     # the exec line, split as a shell splits it, gives back the command the demo ran
     local line
     line=$(grep -F '$ nodus exec dev -- sh -c' <<<"$out")
-    run -0 "$PY3" -c 'import shlex, sys; print(shlex.split(sys.argv[1][2:])[-1])' "$line"
+    run -0 python3 -c 'import shlex, sys; print(shlex.split(sys.argv[1][2:])[-1])' "$line"
     assert_output 'echo "hello from $(pwd)"; uname -s'
     # the watch: a row per phase change, never an object's row twice in a row
     run -0 awk '/^\$ timeout 3 nodus get jobs --watch-only/ {on=1; next} on && /^$/ {exit} on' <<<"$out"

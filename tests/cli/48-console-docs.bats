@@ -6,15 +6,12 @@
 # console blocks of docs/console.md run in 25-docs.bats; make demo's URL in 40-demo-top.)
 
 load ../lib/common
-# Debian's python3 (scripts/install-deps.sh) when the machine has it: a python3 earlier
-# on PATH may be a pyenv shim, a bash script that costs ~0.6 s of CPU a run (0.07 here)
-PY3=/usr/bin/python3; [ -x "$PY3" ] || PY3=python3
 
 bats_require_minimum_version 1.5.0
 
 # WIDTHxHEIGHT of the PNG FILE (its IHDR), or nothing when it is not a PNG
 png_size() {
-    "$PY3" -c '
+    python3 -c '
 import struct, sys
 b = open(sys.argv[1], "rb").read(24)
 if b[:8] == b"\x89PNG\r\n\x1a\n" and b[12:16] == b"IHDR":

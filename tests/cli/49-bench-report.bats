@@ -8,16 +8,13 @@
 # asserted: the figures here are made up.
 
 load ../lib/common
-# Debian's python3 (scripts/install-deps.sh) when the machine has it: a python3 earlier
-# on PATH may be a pyenv shim, a bash script that costs ~0.6 s of CPU a run (0.07 here)
-PY3=/usr/bin/python3; [ -x "$PY3" ] || PY3=python3
 
 # row SECTION SERVER N CONNS MODE METRIC VALUE
 row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$BATS_FILE_TMPDIR/r.tsv"; }
 
 # the results file, and its report rendered once for every case
 setup_file() {
-    command -v "$PY3" >/dev/null || return 0
+    command -v python3 >/dev/null || return 0
     : >"$BATS_FILE_TMPDIR/r.tsv"
     row start ceiling 0 - - first_ms 5
     row start emulator 0 - always first_ms 9
@@ -47,12 +44,12 @@ setup_file() {
     row cli nodus 1000 - get-json mean_ms 20
     row cli kubectl 1000 - get-json mean_ms 100 # 5 x: misses the 6 x
     row watch emulator 1000 1000 - p99_ms 64 # twice the 32 ms of the run before: worse
-    "$PY3" "$ND_ROOT/bench/report.py" "$BATS_FILE_TMPDIR/r.tsv" "$BATS_FILE_TMPDIR/out" --quick 1 \
+    python3 "$ND_ROOT/bench/report.py" "$BATS_FILE_TMPDIR/r.tsv" "$BATS_FILE_TMPDIR/out" --quick 1 \
         >"$BATS_FILE_TMPDIR/report.log" 2>&1 || echo "exit $?" >>"$BATS_FILE_TMPDIR/report.log"
 }
 
 report() {
-    command -v "$PY3" >/dev/null || skip "python3 is not installed (bench/report.py needs it)"
+    command -v python3 >/dev/null || skip "python3 is not installed (bench/report.py needs it)"
     MD=$BATS_FILE_TMPDIR/out/benchmarks.md
     [ -s "$MD" ] || { cat "$BATS_FILE_TMPDIR/report.log"; return 1; }
 }
