@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -356,4 +357,7 @@ void em_load_free(struct em_load *l)
         free(l->dirs[i]);
     free(l->dirs);
     memset(l, 0, sizeof *l);
+    /* the parse's trees were freed among the bytes kept: the free pages between them go
+     * back to the kernel (glibc) */
+    malloc_trim(0);
 }
