@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 
 #include "events_file.h"
 #include "fsutil.h"
+#include "rec_arena.h"
 #include "util/xmalloc.h"
 
 #define CLUSTER_DIR "_cluster"
@@ -52,11 +54,16 @@ static const char *check_obj(const json_t *obj, const char *name)
     return NULL;
 }
 
-/* Keeps what the store keeps of obj (its compact bytes and its record) and drops it. */
+/* Keeps what the store keeps of obj (its compact bytes and its record, copied into the
+ * records' arena: nothing of the tree stays) and drops it. */
 static void keep_bytes(struct em_loaded *it, const struct nd_kind *k, json_t *obj)
 {
     it->json = em_bytes_take(json_dumps(obj, JSON_COMPACT));
-    it->rec = em_rec_of(k, obj);
+    json_t *rec = em_rec_of(k, obj);
+    em_rec_arena_use(true);
+    it->rec = json_deep_copy(rec);
+    em_rec_arena_use(false);
+    json_decref(rec);
     json_decref(obj);
 }
 
@@ -105,7 +112,9 @@ static void load_from_file(struct em_loaded *it, const struct nd_kind *k)
  * object); false when the record does not name the object where its file is. */
 static bool load_checkpointed(struct em_loaded *it, const struct em_ckpt_rec *r)
 {
+    em_rec_arena_use(true);
     json_t *rec = json_loadb(r->rec, r->rec_len, JSON_REJECT_DUPLICATES, NULL);
+    em_rec_arena_use(false);
     const char *mname = meta_str(rec, "name"), *mns = meta_str(rec, "namespace");
     bool same = mname && !strcmp(mname, it->name) &&
                 (*it->ns ? mns && strcmp(mns, it->ns) == 0 : true);
@@ -144,6 +153,7 @@ static void *worker(void *arg)
         for (size_t i = at; i < end; i++)
             load_one(&w->items[i], &w->jobs[i]);
     }
+    em_rec_arena_done();
     return NULL;
 }
 
@@ -312,6 +322,7 @@ void em_load_objects(const char *dir, struct em_load *out)
 {
     memset(out, 0, sizeof *out);
     struct scan sc = {.out = out};
+    em_rec_arena_init(); /* before the threads */
     sc.have_ck = em_ckpt_read(dir, &sc.ck);
     char *root = nd_xasprintf("%s/objects", dir);
     DIR *d1 = opendir(root);
@@ -324,6 +335,7 @@ void em_load_objects(const char *dir, struct em_load *out)
         closedir(d1);
         parse_all(out, sc.jobs);
     }
+    em_rec_arena_done(); /* the Events' records (scan_kind_dir) */
     free(root);
     free(sc.jobs);
     if (sc.have_ck)
@@ -345,4 +357,7 @@ void em_load_free(struct em_load *l)
         free(l->dirs[i]);
     free(l->dirs);
     memset(l, 0, sizeof *l);
+    /* the parse's trees were freed among the bytes kept: the free pages between them go
+     * back to the kernel (glibc) */
+    malloc_trim(0);
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "rec_arena.h"
 #include "store.h"
 #include "store_tmpdir.h"
 #include "util/xmalloc.h"
@@ -160,6 +161,41 @@ static void test_clean_stop_loads_from_checkpoint(void **state)
     open_store(&s, dir, &report);
     assert_int_equal(s.loaded_checkpoint, N);
     em_store_close(&s);
+    nd_buf_release(&report);
+    free(ck);
+    done(dir);
+}
+
+/* The records a start loads, from the files or from the checkpoint, are carved from the
+ * records' arena (rec_arena.h), and its blocks go back once their records are gone. */
+static void test_loaded_records_in_arena(void **state)
+{
+    (void)state;
+    char *dir = stopped_state();
+    char *ck = ckpt_path(dir);
+    static struct em_store s;
+    struct nd_buf report = ND_BUF_INIT;
+    for (int from_files = 0; from_files < 2; from_files++) {
+        if (from_files)
+            unlink(ck);
+        struct em_rec_arena_stats a, b, c;
+        em_rec_arena_stats(&a);
+        open_store(&s, dir, &report);
+        assert_int_equal(from_files ? s.loaded_files : s.loaded_checkpoint, N);
+        em_rec_arena_stats(&b);
+        /* every record is several allocations (its objects, keys, strings) */
+        assert_true(b.allocs - a.allocs >= 5 * N);
+        assert_true(b.blocks > a.blocks);
+        /* a record reads as the object reads */
+        const struct em_entry *e = em_store_entry(&s, VOLUMES, "default", "vol-07");
+        assert_string_equal(json_string_value(json_object_get(
+                                json_object_get(em_entry_rec(e), "metadata"), "name")),
+                            "vol-07");
+        em_store_close(&s);
+        em_rec_arena_stats(&c);
+        /* the store is closed: every block the load took is back */
+        assert_int_equal(c.released - b.released, b.blocks - a.blocks);
+    }
     nd_buf_release(&report);
     free(ck);
     done(dir);
@@ -415,6 +451,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean_stop_loads_from_checkpoint),
+        cmocka_unit_test(test_loaded_records_in_arena),
         cmocka_unit_test(test_hand_edit_after_stop_wins),
         cmocka_unit_test(test_added_and_removed_files),
         cmocka_unit_test(test_broken_file_still_reported),
