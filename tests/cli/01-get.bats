@@ -12,26 +12,14 @@ load ../lib/columns
 
 bats_require_minimum_version 1.5.0
 
-# POSTs a JSON manifest to an API collection path; fails unless 201.
-emu_post() {
-    local path=$1 body=$2 code
-    code=$(curl -sS -o "$BATS_FILE_TMPDIR/post.out" -w '%{http_code}' -X POST \
-        -H 'Content-Type: application/json' --data-binary "$body" "$EMU_URL$path")
-    if [ "$code" != 201 ]; then
-        echo "POST $path answered $code:" >&2
-        cat "$BATS_FILE_TMPDIR/post.out" >&2
-        return 1
-    fi
-}
-
 project() {
-    emu_post /api/v1/namespaces "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$1\"}}"
+    post_created /api/v1/namespaces "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"$1\"}}"
 }
 
 # job NAME PROJECT LABELS(json) COST [GPU(json)]: a Suspended Job.
 job() {
     local name=$1 ns=$2 labels=$3 cost=$4 gpu=${5:-null}
-    emu_post "/apis/nodus.dev/v1/namespaces/$ns/jobs" "$(jq -cn --arg n "$name" \
+    post_created "/apis/nodus.dev/v1/namespaces/$ns/jobs" "$(jq -cn --arg n "$name" \
         --argjson l "$labels" --arg c "$cost" --argjson g "$gpu" \
         '{apiVersion:"nodus.dev/v1",kind:"Job",metadata:{name:$n,labels:$l},
           spec:({image:"nodus/pytorch:2.8-cuda12.8",command:["python","train.py"],
@@ -71,7 +59,7 @@ setup_file() {
     job train-a default '{"app":"trainer","tier":"gold"}' 15.00 '{"model":"H100","count":1}'
     job eval-b default '{"app":"trainer","tier":"silver"}' 40.00 '{"model":"L4","count":2}'
     job prep-c default '{"app":"prep"}' 30.00
-    emu_post /apis/nodus.dev/v1/namespaces/default/sandboxes \
+    post_created /apis/nodus.dev/v1/namespaces/default/sandboxes \
         '{"apiVersion":"nodus.dev/v1","kind":"Sandbox","metadata":{"name":"dev"},
           "spec":{"image":"nodus/pytorch:2.8-cuda12.8","state":"Stopped","maxCostUSD":"10.00",
                   "resources":{"gpu":{"model":"L4","count":1}}}}'

@@ -11,17 +11,6 @@ load ../lib/common
 
 bats_require_minimum_version 1.5.0
 
-emu_post() {
-    local path=$1 body=$2 code
-    code=$(curl -sS -o "$BATS_FILE_TMPDIR/post.out" -w '%{http_code}' -X POST \
-        -H 'Content-Type: application/json' --data-binary "$body" "$EMU_URL$path")
-    if [ "$code" != 201 ]; then
-        echo "POST $path answered $code:" >&2
-        cat "$BATS_FILE_TMPDIR/post.out" >&2
-        return 1
-    fi
-}
-
 setup_file() {
     start_emulator --no-simulation
     export HOME=$BATS_FILE_TMPDIR/home NODUS_SERVER=$EMU_URL
@@ -37,10 +26,10 @@ setup_file() {
           "empty":""}},
       "spec":{"state":"Suspended","image":"nodus/pytorch:2.8-cuda12.8","maxCostUSD":"12.50",
         "command":["python","-c","print(\"<&>\")"],"resources":{"gpu":{"count":2,"model":"H100"}}}}')"
-    emu_post "$jobs" "${body//LSEP/$'\xe2\x80\xa8'}"
+    post_created "$jobs" "${body//LSEP/$'\xe2\x80\xa8'}"
     local i
     for i in 1 2 3 4 5; do
-        emu_post "$jobs" "{\"apiVersion\":\"nodus.dev/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"plain-$i\"},\"spec\":{\"state\":\"Suspended\",\"image\":\"nodus/pytorch:2.8-cuda12.8\",\"maxCostUSD\":\"1.00\"}}"
+        post_created "$jobs" "{\"apiVersion\":\"nodus.dev/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"plain-$i\"},\"spec\":{\"state\":\"Suspended\",\"image\":\"nodus/pytorch:2.8-cuda12.8\",\"maxCostUSD\":\"1.00\"}}"
     done
     # managedFields on one (server-side apply writes them)
     curl -sS -o /dev/null -X PATCH -H 'Content-Type: application/apply-patch+yaml' \

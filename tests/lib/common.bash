@@ -12,6 +12,8 @@
 #                               only -H HEADER and -m SECONDS arguments the request goes
 #                               from the shell itself (_http_tcp: a curl costs ~50 ms of CPU
 #                               here), else through curl
+#   post_created PATH JSON      POSTs JSON to PATH (with http); fails, printing the
+#                               answer, unless it is 201
 #   untraced CMD...             runs CMD without bats' trace of every command (~0.2 ms
 #                               each here): for a helper that loops over many requests
 #   clock_advance D [URL]       moves the emulator's clock D (a Go duration) forward
@@ -314,6 +316,15 @@ _http_headers() {
 # (000: no answer) and writes the answer's head to HDRS and its body to BODY, as curl -D
 # and -o do. A body that may hold a NUL (not JSON, YAML or text/*) or comes in chunks (a
 # stream) is read by perl. HTTP_MAX_TIME (seconds) bounds each read, and the body's.
+post_created() {
+    local CODE BODY HDRS
+    http POST "$1" "$2"
+    [ "$CODE" = 201 ] && return 0
+    echo "POST $1 answered $CODE:" >&2
+    cat "$BODY" >&2
+    return 1
+}
+
 _http_tcp() {
     local LC_ALL=C port=$1 method=$2 path=$3 data=$4 fd line h req status len= chunked= type=
     local -a t=()
