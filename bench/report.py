@@ -20,6 +20,7 @@ p.add_argument("--seconds", default="?")
 p.add_argument("--commit", default="?")
 p.add_argument("--machine", default="?")
 p.add_argument("--durations", default="?")
+p.add_argument("--note", default="", help="a line on how this run was made, when it was not one plain run")
 a = p.parse_args()
 
 R = {}  # (section, server, N, conns, mode, metric) -> [values]
@@ -155,6 +156,8 @@ w(f"- date: {now}; commit `{a.commit}`; {'**quick subset** (`BENCH_QUICK=1`)' if
   f"{a.seconds} s in all")
 w(f"- machine: {a.machine}")
 w(f"- durations: {a.durations}")
+if a.note:
+    w(f"- {a.note}")
 w("")
 
 # ---------------------------------------------------------------- GET one object
