@@ -171,6 +171,23 @@ static int skip_value(struct rf *r, int depth)
     return 0;
 }
 
+/* After an item of an object or an array: 1 when a comma says another follows, 0 when
+ * close ends the container (both consumed), -1 for anything else. */
+static int next_item(struct rf *r, char close)
+{
+    ws(r);
+    if (r->p < r->end && *r->p == ',') {
+        r->p++;
+        ws(r);
+        return 1;
+    }
+    if (r->p < r->end && *r->p == close) {
+        r->p++;
+        return 0;
+    }
+    return -1;
+}
+
 /* The members of the object at r->p (its '{'), in *m (local, or NEW when more than
  * nlocal), *n of them; r->p past its '}'. A key with an escape: -1 unless escaped_ok. */
 static int collect_members(struct rf *r, int depth, struct nd_json_member **m, size_t *n,
@@ -213,16 +230,11 @@ static int collect_members(struct rf *r, int depth, struct nd_json_member **m, s
             }
         }
         (*m)[(*n)++] = mb;
-        ws(r);
-        if (r->p < r->end && *r->p == ',') {
-            r->p++;
-            ws(r);
+        int more = next_item(r, '}');
+        if (more > 0)
             continue;
-        }
-        if (r->p < r->end && *r->p == '}') {
-            r->p++;
+        if (more == 0)
             return 0;
-        }
         return -1;
     }
 }
@@ -329,16 +341,11 @@ static int emit_object(struct rf *r, int level, int depth, const char *const *dr
             }
         }
         m[n++] = sg;
-        ws(r);
-        if (r->p < r->end && *r->p == ',') {
-            r->p++;
-            ws(r);
+        int more = next_item(r, '}');
+        if (more > 0)
             continue;
-        }
-        if (r->p < r->end && *r->p == '}') {
-            r->p++;
+        if (more == 0)
             break;
-        }
         goto out;
     }
     if (!sorted && order(r, m, n, start) < 0)
@@ -378,16 +385,11 @@ static int emit_array(struct rf *r, int level, int depth, const char *const *dro
         bool each = r->each && depth == 0;
         if (emit_value(r, level + 1, depth + 1, each ? drop : NULL, each ? ndrop : 0) < 0)
             return -1;
-        ws(r);
-        if (r->p < r->end && *r->p == ',') {
-            r->p++;
-            ws(r);
+        int more = next_item(r, ']');
+        if (more > 0)
             continue;
-        }
-        if (r->p < r->end && *r->p == ']') {
-            r->p++;
+        if (more == 0)
             break;
-        }
         return -1;
     }
     newline(b, r->flags, level);
