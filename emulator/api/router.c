@@ -293,20 +293,35 @@ static void serve(struct em_server *srv, struct em_req *req, const struct em_rou
             nd_status_release(&st);
             return;
         }
-        uint64_t before = em_store_ticket(&srv->store);
-        handle_locked(srv, req, rt, resp, &who);
-        uint64_t ticket = em_store_ticket(&srv->store);
-        if (ticket != before) /* it publishes below: the journal's thread need not */
-            srv->writers_publishing++;
-        /* a read answers from memory, which may hold changes of other requests not yet
-         * on disk: it waits for them as their writers do, so no answer shows a change a
-         * crash could still undo (make torture's flip and rv-backwards) */
-        bool unsettled = ticket == before && !em_store_settled(&srv->store, ticket);
-        /* a safe point (entry.h): no tree the request borrowed lives past its lock */
-        em_store_trim(&srv->store);
-        pthread_mutex_unlock(&srv->lock);
-        if (unsettled && em_store_commit(&srv->store, ticket) < 0)
-            commit_failed(srv, req, rt, resp, &who, errno); /* what it read was undone */
+        uint64_t before, ticket;
+        for (int tries = 1;; tries++) {
+            before = em_store_ticket(&srv->store);
+            handle_locked(srv, req, rt, resp, &who);
+            ticket = em_store_ticket(&srv->store);
+            if (ticket != before) /* it publishes below: the journal's thread need not */
+                srv->writers_publishing++;
+            /* a read answers from memory, which may hold changes of other requests not
+             * yet on disk: it waits for them as their writers do, so no answer shows a
+             * change a crash could still undo (make torture's flip and rv-backwards) */
+            bool unsettled = ticket == before && !em_store_settled(&srv->store, ticket);
+            /* a safe point (entry.h): no tree the request borrowed lives past its lock */
+            em_store_trim(&srv->store);
+            pthread_mutex_unlock(&srv->lock);
+            if (!unsettled || em_store_commit(&srv->store, ticket) == 0)
+                break;
+            /* what it read included a change the disk refused (another request's, or a
+             * controller's Event): that is undone, and a plain read is served again from
+             * what is on disk; a stream or an upgrade already began, and a third refusal
+             * in a row answers as the writes do */
+            if (resp->stream || resp->upgrade || tries == 3) {
+                commit_failed(srv, req, rt, resp, &who, errno);
+                break;
+            }
+            em_resp_release(resp);
+            em_resp_init(resp);
+            pthread_mutex_lock(&srv->lock);
+            settle(srv);
+        }
         /* the answer goes once what the request changed is on disk: its journal records
          * share one flush with whatever else is committing now (store.h) */
         if (ticket != before) {

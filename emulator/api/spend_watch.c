@@ -5,8 +5,8 @@
  * kept sample first (the client merges by seq), then each new one as it is taken. It
  * reads the samples from the ring (core/spend.c) under the server lock only when it has
  * sent what it holds, so it holds at most one ring's worth of lines; a reader so slow
- * that the ring dropped a sample it had not sent yet (or a reset emptied it) is ended
- * with an ERROR line (a Status 410, Expired: read GET /emulator/v1/spend again). A
+ * that the ring dropped a sample it had not sent yet, and every stream open at a reset, is
+ * ended with an ERROR line (a Status 410, Expired: read GET /emulator/v1/spend again). A
  * sample that replaces one at the same emulated time comes again with a new seq: a
  * client keys samples by timeMs. It ends at shutdown, and when
  * timeoutSeconds (real seconds) pass.

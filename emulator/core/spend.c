@@ -168,7 +168,10 @@ void em_spend_reset(struct em_server *srv)
     struct em_spend *sp = spend_of(srv);
     drop_samples(sp);
     drop_series(sp);
-    sp->dropped = sp->seq; /* a stream's samples are of the old state: it reads again */
+    /* every stream open now holds samples of the old state, sent or not: each ends with
+     * an Expired and reads again (a seq of its own, so one that had sent everything ends
+     * too; a stream started after the reset begins at it) */
+    sp->dropped = ++sp->seq;
     sp->ready = false;
 }
 

@@ -408,7 +408,9 @@ int em_journal_commit(struct em_journal *w, uint64_t ticket)
 bool em_journal_settled(struct em_journal *w, uint64_t ticket)
 {
     pthread_mutex_lock(&w->lock);
-    bool done = acked(w, ticket);
+    /* a change whose write failed is not settled for a reader while it is still in
+     * memory (until em_journal_recover and the rollback): em_journal_commit says so */
+    bool done = acked(w, ticket) && !(w->broken && ticket >= w->broken_from);
     pthread_mutex_unlock(&w->lock);
     return done;
 }

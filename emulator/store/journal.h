@@ -194,7 +194,9 @@ void em_journal_fail_range(struct em_journal *w, uint64_t lo, uint64_t hi);
 /* The highest revision whose record is flushed (and its file written). */
 int64_t em_journal_durable_rev(struct em_journal *w);
 /* Whether every record up to ticket is settled as em_journal_commit waits for it: on disk
- * (and, without the file writer, its files written), or failed. */
+ * (and, without the file writer, its files written), or failed and already recovered
+ * (em_journal_recover). A failed record not yet recovered is not settled: a reader that
+ * saw it commits and hears that it failed. */
 bool em_journal_settled(struct em_journal *w, uint64_t ticket);
 /* Replaces the log with data (whole lines, kept records) after committing everything:
  * a temporary file, flushed, renamed, and the directory flushed. */

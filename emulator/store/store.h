@@ -124,8 +124,10 @@ uint64_t em_store_ticket(struct em_store *s);
  * (per --fsync); its file follows (em_journal_drain waits for the files). -1 when the disk
  * refused a write. */
 int em_store_commit(struct em_store *s, uint64_t ticket);
-/* Whether every change up to ticket is settled (on disk, or its write failed): a read
- * that saw the store at ticket need not wait. */
+/* Whether every change up to ticket is settled (on disk, or its write failed and was
+ * undone by em_store_rollback): a read that saw the store at ticket need not wait. A
+ * change that failed and is still in memory is not settled: the read commits, hears -1,
+ * and is served again after the rollback (router.c). */
 bool em_store_settled(struct em_store *s, uint64_t ticket);
 /* After a commit failed (-1 from em_store_commit): undoes, in memory, every change whose
  * journal write failed, newest first, as if it never happened, revision counter included.

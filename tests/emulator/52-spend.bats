@@ -80,14 +80,17 @@ costs() {
                ($s[0].seq > 1)] | map(tostring) | join(" ")' "$BATS_TEST_TMPDIR/s.json"
     # 1000 kept (the oldest dropped), in order of seq and time, spend never going down
     assert_output "1000 0 0 true"
-    # a reset starts the spend again: an open stream is sent the totals at zero
+    # a reset starts the spend again: an open stream, caught up or not, ends with a 410
+    # (what it sent is of the state before), and the spend reads zero
     curl -sN "$XURL$SPEND?watch=true&timeoutSeconds=20" >"$BATS_TEST_TMPDIR/w.out" &
     local pid=$!
     wait_until test -s "$BATS_TEST_TMPDIR/w.out"
     curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$XURL/emulator/v1/reset"
-    wait_until _last_total_is "$BATS_TEST_TMPDIR/w.out" 0.00
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
+    wait "$pid"
+    run jq -r 'select(.type == "ERROR") | "\(.object.code) \(.object.reason)"' "$BATS_TEST_TMPDIR/w.out"
+    assert_output "410 Expired"
+    run curl -sf "$XURL$SPEND"
+    assert_equal "$(jq -r '[.totalUSD, (.totals | length)] | join(" ")' <<<"$output")" "0.00 0"
     stop_extras
 }
 

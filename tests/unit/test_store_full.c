@@ -78,6 +78,10 @@ static void test_failed_commits_fail_and_are_undone(void **state)
     t = put(&s, "a", "3Gi");
     assert_int_equal(em_store_commit(&s, t), -1);
     assert_int_equal(em_store_commit(&s, t), -1);
+    /* a reader that saw the failed change in memory must not take it as settled (it
+     * would answer with what the rollback undoes): it commits, and learns it failed */
+    assert_false(em_store_settled(&s, t));
+    assert_false(em_store_settled(&s, em_store_ticket(&s)));
 
     /* memory goes back to the disk: b gone, a as it was, the revision counter too */
     assert_int_equal(em_store_rollback(&s), 1);
@@ -86,6 +90,7 @@ static void test_failed_commits_fail_and_are_undone(void **state)
     assert_int_equal(s.revision, 1);
     assert_int_equal(em_store_count(&s, VOLUMES), 1);
     assert_int_equal(em_store_rollback(&s), -1); /* once */
+    assert_true(em_store_settled(&s, em_store_ticket(&s))); /* what is left is on disk */
     assert_int_equal(em_store_durable_rev(&s), 1);
 
     /* space is back: the next write works without a restart */
