@@ -251,6 +251,7 @@ static int listen_http(struct em_server *srv, struct nd_buf *err)
     em_http_set_access_log(srv->http, access_log, srv);
     em_http_set_notice(srv->http, notice, srv);
     em_http_set_body_hook(srv->http, em_router_begin);
+    em_http_set_quick(srv->http, em_router_quick);
     snprintf(srv->base_url, sizeof srv->base_url, "%s://%s:%u",
              srv->opt.tls_cert ? "https" : "http", srv->opt.listen_addr,
              em_http_port(srv->http));

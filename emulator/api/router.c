@@ -259,6 +259,63 @@ static int refuse_unwritable(struct em_server *srv, struct em_req *req, const st
     return rc;
 }
 
+/* Lock held, the store settled: handles req and lets the lock go. *before and *ticket
+ * are the store's tickets around it (a write moved it); true when what it read is not
+ * yet on disk (finish waits for it). */
+static bool handle_once(struct em_server *srv, struct em_req *req, const struct em_route *rt,
+                        struct em_resp *resp, const struct em_identity *who, uint64_t *before,
+                        uint64_t *ticket)
+{
+    *before = em_store_ticket(&srv->store);
+    handle_locked(srv, req, rt, resp, who);
+    *ticket = em_store_ticket(&srv->store);
+    if (*ticket != *before) /* it publishes in finish: the journal's thread need not */
+        srv->writers_publishing++;
+    /* a read answers from memory, which may hold changes of other requests not yet on
+     * disk: it waits for them as their writers do, so no answer shows a change a crash
+     * could still undo (make torture's flip and rv-backwards) */
+    bool unsettled = *ticket == *before && !em_store_settled(&srv->store, *ticket);
+    /* a safe point (entry.h): no tree the request borrowed lives past its lock */
+    em_store_trim(&srv->store);
+    pthread_mutex_unlock(&srv->lock);
+    return unsettled;
+}
+
+/* After handle_once, no lock held: waits until what the answer shows is on disk (serving
+ * the read again if the disk refused it) and publishes a write. May wait: a worker's. */
+static void finish(struct em_server *srv, struct em_req *req, const struct em_route *rt,
+                   struct em_resp *resp, const struct em_identity *who, uint64_t before,
+                   uint64_t ticket, bool unsettled)
+{
+    for (int tries = 1; unsettled; tries++) {
+        if (em_store_commit(&srv->store, ticket) == 0)
+            break;
+        /* what it read included a change the disk refused (another request's, or a
+         * controller's Event): that is undone, and a plain read is served again from
+         * what is on disk; a stream or an upgrade already began, and a third refusal
+         * in a row answers as the writes do */
+        if (resp->stream || resp->upgrade || tries == 3) {
+            commit_failed(srv, req, rt, resp, who, errno);
+            break;
+        }
+        em_resp_release(resp);
+        em_resp_init(resp);
+        pthread_mutex_lock(&srv->lock);
+        settle(srv);
+        unsettled = handle_once(srv, req, rt, resp, who, &before, &ticket);
+    }
+    /* the answer goes once what the request changed is on disk: its journal records
+     * share one flush with whatever else is committing now (store.h) */
+    if (ticket != before) {
+        if (em_store_commit(&srv->store, ticket) < 0)
+            commit_failed(srv, req, rt, resp, who, errno);
+        /* watches show what is on disk: this may be news to them */
+        pthread_mutex_lock(&srv->lock);
+        em_server_publish_write(srv);
+        pthread_mutex_unlock(&srv->lock);
+    }
+}
+
 /* Serves req, whose route rt was made from it at the front: every step below reads rt. */
 static void serve(struct em_server *srv, struct em_req *req, const struct em_route *rt,
                   struct em_resp *resp)
@@ -294,59 +351,114 @@ static void serve(struct em_server *srv, struct em_req *req, const struct em_rou
             return;
         }
         uint64_t before, ticket;
-        for (int tries = 1;; tries++) {
-            before = em_store_ticket(&srv->store);
-            handle_locked(srv, req, rt, resp, &who);
-            ticket = em_store_ticket(&srv->store);
-            if (ticket != before) /* it publishes below: the journal's thread need not */
-                srv->writers_publishing++;
-            /* a read answers from memory, which may hold changes of other requests not
-             * yet on disk: it waits for them as their writers do, so no answer shows a
-             * change a crash could still undo (make torture's flip and rv-backwards) */
-            bool unsettled = ticket == before && !em_store_settled(&srv->store, ticket);
-            /* a safe point (entry.h): no tree the request borrowed lives past its lock */
-            em_store_trim(&srv->store);
-            pthread_mutex_unlock(&srv->lock);
-            if (!unsettled || em_store_commit(&srv->store, ticket) == 0)
-                break;
-            /* what it read included a change the disk refused (another request's, or a
-             * controller's Event): that is undone, and a plain read is served again from
-             * what is on disk; a stream or an upgrade already began, and a third refusal
-             * in a row answers as the writes do */
-            if (resp->stream || resp->upgrade || tries == 3) {
-                commit_failed(srv, req, rt, resp, &who, errno);
-                break;
-            }
-            em_resp_release(resp);
-            em_resp_init(resp);
-            pthread_mutex_lock(&srv->lock);
-            settle(srv);
-        }
-        /* the answer goes once what the request changed is on disk: its journal records
-         * share one flush with whatever else is committing now (store.h) */
-        if (ticket != before) {
-            if (em_store_commit(&srv->store, ticket) < 0)
-                commit_failed(srv, req, rt, resp, &who, errno);
-            /* watches show what is on disk: this may be news to them */
-            pthread_mutex_lock(&srv->lock);
-            em_server_publish_write(srv);
-            pthread_mutex_unlock(&srv->lock);
-        }
+        bool unsettled = handle_once(srv, req, rt, resp, &who, &before, &ticket);
+        finish(srv, req, rt, resp, &who, before, ticket, unsettled);
     }
     nd_status_release(&st);
 }
 
 /* Every answer's Date is the emulator's clock, not the host's: clients measure ages
  * against the server's time (docs/api.md), and after `clock advance` that is this one. */
+static void stamp_date_at(struct em_resp *resp, int64_t now)
+{
+    struct nd_buf d = ND_BUF_INIT;
+    if (nd_http_date_format(now / 1000, &d) == 0)
+        em_resp_set_header(resp, "Date", d.data);
+    nd_buf_release(&d);
+}
+
 static void stamp_date(struct em_server *srv, struct em_resp *resp)
 {
     pthread_mutex_lock(&srv->lock);
     int64_t now = em_clock_now_ms(&srv->clock);
     pthread_mutex_unlock(&srv->lock);
-    struct nd_buf d = ND_BUF_INIT;
-    if (nd_http_date_format(now / 1000, &d) == 0)
-        em_resp_set_header(resp, "Date", d.data);
-    nd_buf_release(&d);
+    stamp_date_at(resp, now);
+}
+
+/* A read the loop's thread may serve (em_router_quick): a health or readiness probe, a GET
+ * of one object or its status, or a LIST of at most 500 without selectors (kubectl's
+ * pages), at no resourceVersion or 0 (a newer one waits for it: fresh.c). Its work is bounded by its answer; a LIST of a
+ * whole large state, a watch or anything else goes to a worker, as the loop serves every
+ * other connection of its thread meanwhile. */
+static bool quick_read(const struct em_req *req, const struct em_route *rt)
+{
+    if ((rt->target == EM_TO_HEALTH || rt->target == EM_TO_READY) && !req->body_too_large &&
+        req->conn_class == EM_CONN_ORDINARY)
+        return true; /* probes: a word */
+    if (rt->target != EM_TO_API || rt->is_write || !rt->verb || req->body_too_large ||
+        req->conn_class != EM_CONN_ORDINARY || (rt->sub && strcmp(rt->sub, "status") != 0) ||
+        em_req_query(req, "watch"))
+        return false;
+    const char *rv = em_req_query(req, "resourceVersion");
+    if (rv && *rv && strcmp(rv, "0") != 0)
+        return false;
+    if (strcmp(rt->verb, "get") == 0)
+        return true;
+    if (strcmp(rt->verb, "list") != 0 || em_req_query(req, "labelSelector") ||
+        em_req_query(req, "fieldSelector"))
+        return false;
+    const char *limit = em_req_query(req, "limit");
+    char *end;
+    long n = limit ? strtol(limit, &end, 10) : 0;
+    return limit && *limit && !*end && n > 0 && n <= 500;
+}
+
+/* Lock held: whether nothing the quick path cannot do is due first: the hourly
+ * housekeeping (it may write), an injected fault (it may delay), a change not yet on
+ * disk (the read would wait for it, or be served again after its rollback: serve). */
+static bool quick_now(struct em_server *srv)
+{
+    return !srv->faults &&
+           em_clock_now_ms(&srv->clock) - srv->last_housekeep_ms < 60 * 1000 &&
+           em_store_settled(&srv->store, em_store_ticket(&srv->store));
+}
+
+bool em_router_quick(void *cls, struct em_req *req, struct em_resp *resp)
+{
+    struct em_server *srv = cls;
+    const char *method = req->method;
+    bool head = strcmp(method, "HEAD") == 0;
+    if ((!head && strcmp(method, "GET") != 0) || em_req_header(req, "upgrade"))
+        return false;
+    req->method = "GET";
+    struct em_route rt;
+    em_route_make(&rt, req->method, req->path, req->query);
+    bool done = false;
+    /* never waits for the lock: a busy server's read goes to a worker */
+    if (quick_read(req, &rt) && pthread_mutex_trylock(&srv->lock) == 0) {
+        if (!quick_now(srv)) {
+            pthread_mutex_unlock(&srv->lock);
+        } else {
+            /* from here on as serve, the lock held throughout (the front door and the
+             * decision take none of theirs) */
+            done = true;
+            struct em_identity who;
+            struct nd_status st = ND_STATUS_INIT;
+            if (em_frontdoor_check(srv, req, &rt, resp)) {
+                pthread_mutex_unlock(&srv->lock);
+            } else if (em_authz_request(srv, req, &rt, &who, &st) < 0) {
+                srv->stats.requests++;
+                em_resp_status(srv, req, resp, &st);
+                pthread_mutex_unlock(&srv->lock);
+            } else {
+                uint64_t before, ticket;
+                int64_t now = em_clock_now_ms(&srv->clock);
+                bool unsettled = handle_once(srv, req, &rt, resp, &who, &before, &ticket);
+                /* a read changes nothing, and all it saw was on disk: the rest is for a
+                 * worker only if that was not so after all (em_router_handle) */
+                if (unsettled || ticket != before) {
+                    req->then = (struct em_req_then){true, unsettled, before, ticket};
+                    done = false;
+                } else {
+                    stamp_date_at(resp, now);
+                }
+            }
+            nd_status_release(&st);
+        }
+    }
+    em_route_release(&rt);
+    req->method = method;
+    return done;
 }
 
 void em_router_handle(void *cls, struct em_req *req, struct em_resp *resp)
@@ -366,7 +478,18 @@ void em_router_handle(void *cls, struct em_req *req, struct em_resp *resp)
         req->method = "GET";
     struct em_route rt;
     em_route_make(&rt, req->method, req->path, req->query);
-    serve(srv, req, &rt, resp);
+    if (req->then.due) {
+        /* begun on the loop (em_router_quick): what it read must be on disk first */
+        struct em_identity who;
+        struct nd_status st = ND_STATUS_INIT;
+        em_authz_request(srv, req, &rt, &who, &st); /* as decided there */
+        nd_status_release(&st);
+        finish(srv, req, &rt, resp, &who, req->then.before, req->then.ticket,
+               req->then.unsettled);
+        req->then.due = false;
+    } else {
+        serve(srv, req, &rt, resp);
+    }
     em_route_release(&rt);
     req->method = method;
     stamp_date(srv, resp);

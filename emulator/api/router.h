@@ -13,6 +13,10 @@ int em_router_seed(struct em_server *srv, struct nd_buf *err);
 int em_builtin_ensure(struct em_server *srv, struct nd_status *st);
 /* The em_handler_fn given to the HTTP layer; cls is the struct em_server. */
 void em_router_handle(void *cls, struct em_req *req, struct em_resp *resp);
+/* The em_quick_fn given to the HTTP layer: a read that cannot wait (a GET, or a LIST of a
+ * page, with the server's lock free and everything in memory on disk) is served on the
+ * loop's thread that read it, without a worker; any other goes to em_router_handle. */
+bool em_router_quick(void *cls, struct em_req *req, struct em_resp *resp);
 /* The em_begin_fn given to the HTTP layer: uploads to the files subresource stream. */
 enum em_body_plan em_router_begin(void *cls, struct em_req *req, struct em_resp *resp);
 /* Ends background work (controllers, streams) before the HTTP layer stops. */

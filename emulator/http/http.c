@@ -41,6 +41,7 @@ struct em_http {
     em_access_log_fn log_fn;
     void *log_cls;
     em_begin_fn begin;
+    em_quick_fn quick;
     uint16_t port;
     pthread_mutex_t log_lock;
     pthread_mutex_t sent_lock; /* conn_req.sent */
@@ -398,13 +399,18 @@ static void run_handler(void *cls)
     pthread_mutex_unlock(&h->sent_lock);
 }
 
-/* The request is in (or answered before its body): its answer is made on a worker. */
+/* The request is in (or answered before its body): its answer is made on a worker, or
+ * here by the quick hook. */
 static enum MHD_Result answer(struct em_http *h, struct MHD_Connection *c, struct conn_req *r,
                               bool finish)
 {
     r->handled = true;
     r->finish = finish;
     em_guard_answering(h->guard, slot_of(c));
+    /* a read that cannot wait is answered here: a worker and the resume would cost four
+     * thread hand-offs for a tenth of a millisecond of work (bench/limits.md) */
+    if (!finish && h->quick && h->quick(h->cls, &r->req, &r->resp))
+        return send_response(h, c, r);
     return em_loop_dispatch(h->loop, c, run_handler, r) ? MHD_YES : MHD_NO;
 }
 
@@ -724,6 +730,11 @@ uint16_t em_http_port(const struct em_http *h)
 void em_http_set_body_hook(struct em_http *h, em_begin_fn fn)
 {
     h->begin = fn;
+}
+
+void em_http_set_quick(struct em_http *h, em_quick_fn fn)
+{
+    h->quick = fn;
 }
 
 void em_http_set_notice(struct em_http *h, em_notice_fn fn, void *cls)

@@ -56,6 +56,12 @@ struct em_req {
     unsigned client_conns; /* EM_CONN_CLIENT_CAP: its client's connections open */
     struct em_body_sink *sink; /* set by the begin hook: the body streams to it */
     bool body_coming;          /* in the begin hook: the body is still to be read */
+    /* set by the quick hook when it filled the answer but its handler must still wait
+     * (em_http_set_quick): the router's */
+    struct em_req_then {
+        bool due, unsettled;
+        uint64_t before, ticket;
+    } then;
 };
 
 /* Connection limits, given to em_http_start (NULL: 256 connections, 60 s idle). A connection
@@ -206,6 +212,14 @@ enum em_body_plan { EM_BODY_HOLD, EM_BODY_ANSWERED, EM_BODY_STREAM };
 typedef enum em_body_plan (*em_begin_fn)(void *cls, struct em_req *req, struct em_resp *resp);
 /* Set before requests arrive; cls is the handler's. */
 void em_http_set_body_hook(struct em_http *h, em_begin_fn fn);
+
+/* The quick hook: on the loop's thread, for a whole request that a worker would else
+ * serve. It answers what cannot wait (no lock waited for, no disk, bounded work: a read
+ * served from memory) and returns true: resp is sent at once, no worker, no suspend and
+ * resume. Else it returns false having done nothing, or having filled resp and left a
+ * note in req->then, and the handler runs on a worker as usual. cls is the handler's. */
+typedef bool (*em_quick_fn)(void *cls, struct em_req *req, struct em_resp *resp);
+void em_http_set_quick(struct em_http *h, em_quick_fn fn);
 
 /* The emulator's own log lines of the HTTP layer (slow-client episodes: guard.h). */
 void em_http_set_notice(struct em_http *h, em_notice_fn fn, void *cls);

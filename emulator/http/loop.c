@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "util/time.h"
@@ -312,6 +313,7 @@ void em_loop_free(struct em_loop *l)
 static void *worker(void *arg)
 {
     struct em_loop *l = arg;
+    prctl(PR_SET_NAME, "em-worker"); /* for top -H, perf and tests/emulator/57-watch-loop */
     pthread_mutex_lock(&l->mu);
     for (;;) {
         while (!l->head && !l->stopping) {

@@ -100,6 +100,29 @@ many_bg() {
     [[ "$(body_json .watchWakes.atOnce)" =~ ^[0-9]+$ ]]
 }
 
+# the request handlers' threads (loop.c names them)
+workers() { grep -lx em-worker /proc/"$EMU_PID"/task/*/comm 2>/dev/null | wc -l; }
+no_workers() { [ "$(workers)" -eq 0 ]; }
+
+@test "a read that cannot wait is answered on the loop's thread: GETs, HEADs, pages and probes start no worker; a write does" {
+    local u codes
+    post_created "$JOBS" "$(job_json quick-read)"
+    u=$(emu_url)
+    wait_until -t 20 no_workers # an idle worker leaves after 3 s
+    codes=$(for i in $(seq 20); do
+        printf -- '-o /dev/null\nurl = "%s"\n' "$u$JOBS/quick-read" "$u$JOBS/quick-read/status" \
+            "$u$JOBS?limit=500" "$u$JOBS/missing" "$u/readyz" "$u/healthz"
+    done | curl -s -w '%{http_code} ' -K -)
+    [ "$codes" = "$(printf '200 200 200 404 200 200 %.0s' $(seq 20))" ]
+    curl -sfI -o /dev/null "$u$JOBS/quick-read"
+    [ "$(workers)" -eq 0 ]
+    # what may wait goes to a worker: a LIST of everything, a newer resourceVersion, a write
+    http GET "$JOBS"
+    [ "$CODE" = 200 ]
+    [ "$(workers)" -ge 1 ]
+    post_created "$JOBS" "$(job_json quick-read-2)"
+}
+
 @test "a stop with 2,000 watches open is prompt, and they end cleanly" {
     local rv
     http GET "$JOBS?limit=1"
