@@ -413,6 +413,38 @@ static bool quick_now(struct em_server *srv)
            em_store_settled(&srv->store, em_store_ticket(&srv->store));
 }
 
+/* Lock held, quick_now: serves req as serve does, the lock held throughout (the front
+ * door and the decision take none of theirs), and lets it go. True when resp is the
+ * answer; false when it must still wait, as req->then says (em_router_handle). */
+static bool quick_serve(struct em_server *srv, struct em_req *req, const struct em_route *rt,
+                        struct em_resp *resp)
+{
+    int64_t now = em_clock_now_ms(&srv->clock);
+    struct em_identity who;
+    struct nd_status st = ND_STATUS_INIT;
+    bool done = true;
+    if (em_frontdoor_check(srv, req, rt, resp)) {
+        pthread_mutex_unlock(&srv->lock);
+    } else if (em_authz_request(srv, req, rt, &who, &st) < 0) {
+        srv->stats.requests++;
+        em_resp_status(srv, req, resp, &st);
+        pthread_mutex_unlock(&srv->lock);
+    } else {
+        uint64_t before, ticket;
+        bool unsettled = handle_once(srv, req, rt, resp, &who, &before, &ticket);
+        /* a read changes nothing, and all it saw was on disk: the rest is for a worker
+         * only if that was not so after all */
+        if (unsettled || ticket != before) {
+            req->then = (struct em_req_then){true, unsettled, before, ticket};
+            done = false;
+        }
+    }
+    nd_status_release(&st);
+    if (done)
+        stamp_date_at(resp, now);
+    return done;
+}
+
 bool em_router_quick(void *cls, struct em_req *req, struct em_resp *resp)
 {
     struct em_server *srv = cls;
@@ -426,35 +458,10 @@ bool em_router_quick(void *cls, struct em_req *req, struct em_resp *resp)
     bool done = false;
     /* never waits for the lock: a busy server's read goes to a worker */
     if (quick_read(req, &rt) && pthread_mutex_trylock(&srv->lock) == 0) {
-        if (!quick_now(srv)) {
+        if (quick_now(srv))
+            done = quick_serve(srv, req, &rt, resp);
+        else
             pthread_mutex_unlock(&srv->lock);
-        } else {
-            /* from here on as serve, the lock held throughout (the front door and the
-             * decision take none of theirs) */
-            done = true;
-            struct em_identity who;
-            struct nd_status st = ND_STATUS_INIT;
-            if (em_frontdoor_check(srv, req, &rt, resp)) {
-                pthread_mutex_unlock(&srv->lock);
-            } else if (em_authz_request(srv, req, &rt, &who, &st) < 0) {
-                srv->stats.requests++;
-                em_resp_status(srv, req, resp, &st);
-                pthread_mutex_unlock(&srv->lock);
-            } else {
-                uint64_t before, ticket;
-                int64_t now = em_clock_now_ms(&srv->clock);
-                bool unsettled = handle_once(srv, req, &rt, resp, &who, &before, &ticket);
-                /* a read changes nothing, and all it saw was on disk: the rest is for a
-                 * worker only if that was not so after all (em_router_handle) */
-                if (unsettled || ticket != before) {
-                    req->then = (struct em_req_then){true, unsettled, before, ticket};
-                    done = false;
-                } else {
-                    stamp_date_at(resp, now);
-                }
-            }
-            nd_status_release(&st);
-        }
     }
     em_route_release(&rt);
     req->method = method;

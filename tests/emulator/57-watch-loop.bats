@@ -123,6 +123,25 @@ no_workers() { [ "$(workers)" -eq 0 ]; }
     post_created "$JOBS" "$(job_json quick-read-2)"
 }
 
+# date_of URL [CURL ARGS...]: the epoch seconds of the Date header answering a GET of URL
+date_of() {
+    local url=$1
+    shift
+    date -d "$(curl -s -o /dev/null -D - "$@" "$url" | sed -n 's/^Date: //Ip' | tr -d '\r')" +%s
+}
+
+@test "a read answered on the loop's thread carries the emulator's Date, refused or served" {
+    local u host
+    u=$(emu_url)
+    http POST /emulator/v1/clock '{"advance":"48h"}'
+    [ "$CODE" = 200 ]
+    http GET "$JOBS/quick-read" # the housekeeping the advance made due runs on a worker
+    host=$(date +%s)
+    # refused by the front door (a Host that is not this emulator's), then served
+    [ "$(date_of "$u$JOBS/quick-read" -H 'Host: evil.example')" -gt $((host + 47 * 3600)) ]
+    [ "$(date_of "$u$JOBS/quick-read")" -gt $((host + 47 * 3600)) ]
+}
+
 @test "a stop with 2,000 watches open is prompt, and they end cleanly" {
     local rv
     http GET "$JOBS?limit=1"
