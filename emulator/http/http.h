@@ -7,8 +7,9 @@
  * by a blocking callback (watches, followed logs), or a protocol upgrade (exec).
  * Every response carries X-Request-Id and X-Content-Type-Options: nosniff. A few event
  * loop threads serve every connection; a handler runs on a worker thread (it may wait)
- * while its connection is suspended, and a watch waiting for news is a suspended
- * connection, no thread (loop.h).
+ * while its connection is suspended, unless the quick hook answers the request on the
+ * loop (em_http_set_quick), and a watch waiting for news is a suspended connection, no
+ * thread (loop.h).
  */
 #ifndef EM_HTTP_H
 #define EM_HTTP_H

@@ -3,7 +3,8 @@
  * libmicrohttpd runs a few epoll threads (the loop); nothing on them may wait. So:
  *   - a request's handler (which may wait: for the journal's durability, a fresh read, a
  *     lock) runs on a worker thread while its connection is suspended; the connection is
- *     resumed and answered once the handler returns. Workers are made when none is idle
+ *     resumed and answered once the handler returns. A request that cannot wait (a read
+ *     served from memory) is answered on the loop by the quick hook instead (http.h). Workers are made when none is idle
  *     and leave after a few idle seconds, so a handler never waits for another's turn;
  *   - a stream (struct em_stream) is live here while it is answered. A non-blocking one
  *     (a watch: em_stream.nonblocking) is read on the loop; when it has nothing it asks
