@@ -77,6 +77,8 @@ struct em_entry_stats {
     uint64_t built;  /* trees built from bytes since the process began */
     size_t hot;      /* trees held now */
     size_t bound;    /* how many a safe point keeps */
+    size_t peak;     /* the most held at once since the process began (between safe
+                      * points the list grows past bound with what a round works on) */
 };
 void em_entry_stats(struct em_entry_stats *out);
 
