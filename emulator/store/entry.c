@@ -168,6 +168,11 @@ json_t *em_entry_obj(const struct em_entry *ce)
     return t;
 }
 
+struct em_bytes *em_entry_bytes_of(const struct em_entry *e, const json_t *tree)
+{
+    return e && tree && e->tree == tree ? e->json : NULL;
+}
+
 const json_t *em_entry_rec(const struct em_entry *e)
 {
     return e->rec;

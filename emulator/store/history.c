@@ -191,6 +191,14 @@ void em_history_append(struct em_history *j, int64_t rev, int64_t time_ms, const
     }
 }
 
+void em_history_set_prev_json(struct em_history *j, struct em_bytes *prev_json)
+{
+    struct em_change *e = j->len ? &j->ev[j->len - 1] : NULL;
+    if (!e || !prev_json || e->prev_json)
+        return;
+    e->prev_json = em_bytes_ref(prev_json);
+}
+
 void em_history_trim(struct em_history *j, int64_t now_ms)
 {
     size_t drop = 0;
