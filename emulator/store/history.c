@@ -52,6 +52,16 @@ json_t *em_change_obj(struct em_change *e)
     return e->obj;
 }
 
+json_t *em_change_obj_new(const struct em_change *e)
+{
+    return e->obj ? json_incref(e->obj) : inflate(e->json);
+}
+
+json_t *em_change_prev_new(const struct em_change *e)
+{
+    return e->prev ? json_incref(e->prev) : inflate(e->prev_json);
+}
+
 json_t *em_change_prev(struct em_change *e)
 {
     if (!e->prev && e->prev_json)

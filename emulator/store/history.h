@@ -68,6 +68,12 @@ struct em_bytes *em_change_json(struct em_change *e);
  * append: trees, made again from the bytes for an old event. */
 json_t *em_change_obj(struct em_change *e);
 json_t *em_change_prev(struct em_change *e);
+/* The same as NEW references: the event's trees, or trees made from its bytes that the
+ * event does not keep. For a reader of many old events (the spend counter after a clock
+ * jump): em_change_obj keeps what it made until the next compaction, every tree of a
+ * jump's thousands of changes at once. */
+json_t *em_change_obj_new(const struct em_change *e);
+json_t *em_change_prev_new(const struct em_change *e);
 /* Drops events older than now - 24h. */
 void em_history_trim(struct em_history *j, int64_t now_ms);
 /* Index of the first event with revision > rev (j->len when none). */

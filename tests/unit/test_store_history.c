@@ -75,6 +75,17 @@ static void test_old_events_keep_bytes(void **state)
     json_t *want = volume("a", 11, 11), *want_prev = volume("a", 10, 10);
     assert_true(json_equal(em_change_obj(old), want));
     assert_true(json_equal(em_change_prev(old), want_prev));
+    /* a reader of many old events takes trees the event does not keep */
+    struct em_change *older = &j.ev[20];
+    json_t *o = em_change_obj_new(older), *p = em_change_prev_new(older);
+    assert_null(older->obj);
+    assert_null(older->prev);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(o, "metadata"),
+                                                          "resourceVersion")), "21");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(p, "metadata"),
+                                                          "resourceVersion")), "20");
+    json_decref(o);
+    json_decref(p);
     json_decref(want);
     json_decref(want_prev);
     /* the newest events keep their trees; the last one is the stored object itself */
