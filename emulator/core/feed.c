@@ -161,8 +161,11 @@ void em_feed_publish(struct em_server *srv)
     pthread_mutex_lock(&f->mu);
     uint64_t had = f->next;
     int64_t min_was = f->min_rev;
-    for (size_t i = em_history_after(j, f->published_rev); i < j->len && j->ev[i].rev <= upto;
-         i++) {
+    /* of more than the ring holds (a clock jump's), the older go again before this ends:
+     * no trees for those (nobody reads them: the feed's lock is held throughout) */
+    size_t from = em_history_after(j, f->published_rev), end = em_history_after(j, upto);
+    size_t keep_from = end - from > EM_FEED_CAP ? end - EM_FEED_CAP : from;
+    for (size_t i = from; i < j->len && j->ev[i].rev <= upto; i++) {
         struct em_change *e = &j->ev[i];
         const struct nd_kind *k = nd_kind_by_plural(NULL, e->plural);
         if (f->next - f->first == EM_FEED_CAP) {
@@ -177,9 +180,10 @@ void em_feed_publish(struct em_server *srv)
         n->rev = e->rev;
         n->plural = k ? k->plural : "";
         n->type = e->type;
-        n->obj = json_incref(em_change_obj(e));
-        json_t *prev = em_change_prev(e);
-        n->prev = prev ? json_incref(prev) : NULL;
+        /* trees the change does not keep (history.h): only the ring holds those of a
+         * clock jump's thousands of old changes, and lets them go as it turns */
+        n->obj = i < keep_from ? NULL : em_change_obj_new(e);
+        n->prev = i < keep_from ? NULL : em_change_prev_new(e);
         n->json = em_bytes_ref(em_change_json(e));
         f->published_rev = e->rev;
     }

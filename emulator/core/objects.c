@@ -181,10 +181,17 @@ int em_obj_update(struct em_server *srv, const struct nd_kind *k, json_t *old, j
         json_object_set_new(meta, "generation", json_integer(gen));
     set_rv(srv, obj);
     em_obj_normalize(obj);
+    /* old's bytes, when it is the stored tree (a controller's commit, a request's write):
+     * the history's previous object shares them */
+    struct em_bytes *old_json = em_bytes_ref(em_entry_bytes_of(
+        em_store_entry(&srv->store, k, em_obj_ns(old), em_obj_name(old)), old));
     struct em_bytes *json = NULL;
     int rc = em_store_put(&srv->store, k, obj, "MODIFIED", em_clock_now_ms(&srv->clock), &json, st);
-    if (rc == 0)
+    if (rc == 0) {
         record(srv, "MODIFIED", k, obj, old, json);
+        em_history_set_prev_json(&srv->history, old_json);
+    }
+    em_bytes_unref(old_json);
     json_decref(old);
     return rc;
 }

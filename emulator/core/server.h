@@ -70,6 +70,7 @@ struct em_exec_registry;
 struct em_table_cells;
 struct em_server;
 struct em_due;
+struct em_sim_round;
 
 struct em_stats {
     uint64_t requests;
@@ -119,6 +120,7 @@ struct em_server {
     struct em_money_index *sim_money; /* each object's money (sim/controllers/money.h) */
     int64_t sim_seen_rev; /* the history's changes up to this the scheduler has read */
     int64_t sim_jump_to; /* during a clock jump (em_sim_advance), where it ends; else 0 */
+    struct em_sim_round *sim_round; /* the round the scheduler is running (sim/sim.c) */
     pthread_cond_t sim_wake;
     pthread_t sim_thread;
     bool sim_running;

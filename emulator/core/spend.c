@@ -153,9 +153,12 @@ void em_spend_publish(struct em_server *srv)
         const struct nd_kind *k = nd_kind_by_plural(NULL, e->plural);
         if (!k || !nd_kind_is(k, ND_KIND_BILLED) || strcmp(e->type, "DELETED") == 0)
             continue; /* a deleted object's cost stays counted */
-        const json_t *obj = em_change_obj(e);
-        const json_t *prev = em_change_prev(e);
+        /* trees the change does not keep: a clock jump's thousands of old changes */
+        json_t *obj = em_change_obj_new(e);
+        json_t *prev = em_change_prev_new(e);
         add(sp, k, obj, cost_of(obj) - (prev ? cost_of(prev) : 0));
+        json_decref(obj);
+        json_decref(prev);
     }
     if (upto > sp->seen_rev)
         sp->seen_rev = upto;

@@ -205,10 +205,16 @@ size_t em_due_collect(const struct em_due *q, int64_t now, struct em_due_item **
     size_t n = 0;
     if (!q->n || q->heap[0]->at > now)
         return 0;
-    size_t *stack = nd_xmalloc(q->n * sizeof *stack);
-    size_t top = 0;
+    /* the stack grows as it fills: not one of the whole heap's size at each call (a
+     * look at a few due among tens of thousands of objects) */
+    size_t scap = 64, top = 0;
+    size_t *stack = nd_xmalloc(scap * sizeof *stack);
     stack[top++] = 0;
     while (top) {
+        if (top + 2 > scap) {
+            scap *= 2;
+            stack = nd_xrealloc(stack, scap * sizeof *stack);
+        }
         size_t i = stack[--top];
         if (n == *cap) {
             *cap = *cap ? *cap * 2 : 64;

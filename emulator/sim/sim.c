@@ -19,6 +19,31 @@
 #define SCHEDULE_FILE "history/schedule"
 #define SCHEDULE_MAGIC "nodus-schedule 1"
 
+/* The most objects a slice of a round runs (em_sim_round) */
+#define EM_SIM_SLICE 256
+
+/* A round: the objects due at one time, run (again until none is, bounded) in slices of
+ * at most EM_SIM_SLICE objects. Between slices the hot trees are trimmed (entry.h), so a
+ * round over tens of thousands of due objects holds the trees of one slice, not of all;
+ * and the scheduler's thread commits what the slice wrote and lets go of the lock, so
+ * requests and the journal go on while it runs. The objects run, their order and the time
+ * they run at are those of one unbroken round: what a round collected stays collected, at
+ * its time, until it is over. */
+struct em_sim_round {
+    bool open;                  /* a round is under way */
+    int64_t now;                /* its time */
+    int repeats;                /* the collections it has made (at most 64) */
+    struct em_due_item **items; /* the current collection */
+    size_t n, cap, next;        /* its count, capacity and the next to run */
+};
+
+static struct em_sim_round *round_of(struct em_server *srv)
+{
+    if (!srv->sim_round)
+        srv->sim_round = nd_xcalloc(1, sizeof *srv->sim_round);
+    return srv->sim_round;
+}
+
 void em_sim_touch(struct em_server *srv, const struct nd_kind *k, const json_t *obj)
 {
     const char *name = em_obj_name(obj);
@@ -321,6 +346,10 @@ void em_sim_release(struct em_server *srv)
 {
     em_due_free(srv->sim_due);
     srv->sim_due = NULL;
+    if (srv->sim_round)
+        free(srv->sim_round->items);
+    free(srv->sim_round);
+    srv->sim_round = NULL;
     em_money_index_free(srv->sim_money);
     srv->sim_money = NULL;
     pthread_cond_destroy(&srv->sim_wake);
@@ -353,23 +382,49 @@ static void run_item(struct em_server *srv, struct em_due_item *it, int64_t now)
         em_due_move(srv->sim_due, it, due);
 }
 
+/* Runs at most budget objects of the round at now (a round left open runs on at its own
+ * time): true when the round is over. Lock held. */
+static bool run_slice(struct em_server *srv, int64_t now, size_t budget)
+{
+    struct em_sim_round *r = round_of(srv);
+    if (!r->open) {
+        *r = (struct em_sim_round){.open = true, .now = now, .items = r->items, .cap = r->cap};
+    }
+    /* a controller's write makes its object (and others) due again: repeat, bounded */
+    for (size_t ran = 0;;) {
+        if (r->next == r->n) {
+            if (r->repeats == 64)
+                break;
+            consume(srv);
+            /* the items stay put while the round runs: a touch only moves their times,
+             * and what it adds comes after them; none goes before em_due_prune */
+            r->n = em_due_collect(srv->sim_due, r->now, &r->items, &r->cap);
+            r->next = 0;
+            r->repeats++;
+            if (!r->n)
+                break;
+        }
+        if (ran++ == budget)
+            return false;
+        run_item(srv, r->items[r->next++], r->now);
+    }
+    r->open = false;
+    r->n = r->next = 0;
+    em_due_prune(srv->sim_due);
+    return true;
+}
+
+/* Runs the open round to its end, and then one at now, trimming between slices (the lock
+ * stays held: a clock jump's rounds). */
 int64_t em_sim_run(struct em_server *srv, int64_t now)
 {
-    struct em_due_item **due_now = NULL;
-    size_t cap = 0;
-    /* a controller's write makes its object (and others) due again: repeat, bounded */
-    for (int round = 0; round < 64; round++) {
-        consume(srv);
-        /* the items stay put while the round runs: a touch only moves their times, and
-         * what it adds comes after them; none goes before em_due_prune */
-        size_t n = em_due_collect(srv->sim_due, now, &due_now, &cap);
-        if (!n)
-            break;
-        for (size_t i = 0; i < n; i++)
-            run_item(srv, due_now[i], now);
+    struct em_sim_round *r = round_of(srv);
+    if (r->open && r->now != now) {
+        while (!run_slice(srv, r->now, EM_SIM_SLICE))
+            em_store_trim(&srv->store);
     }
-    free(due_now);
-    em_due_prune(srv->sim_due);
+    while (!run_slice(srv, now, EM_SIM_SLICE))
+        em_store_trim(&srv->store);
     return em_due_next(srv->sim_due);
 }
 
@@ -417,7 +472,9 @@ static void *sim_main(void *arg)
             em_sim_touch_all(srv);
         /* space is asked for only when a controller may write: a start with nothing due
          * leaves the journal as it was, its times included (the checkpoint records them) */
-        int64_t now = em_clock_now_ms(&srv->clock);
+        /* a round left open by the last slice runs on at its own time */
+        struct em_sim_round *r = round_of(srv);
+        int64_t now = r->open ? r->now : em_clock_now_ms(&srv->clock);
         bool writable = true;
         if (any_due(srv, now)) {
             struct nd_status full = ND_STATUS_INIT;
@@ -425,8 +482,10 @@ static void *sim_main(void *arg)
             nd_status_release(&full);
         }
         /* while the disk is full the controllers wait (a second at a time) */
-        int64_t next = writable ? em_sim_run(srv, now) : now + 1000;
-        em_store_trim(&srv->store); /* a safe point (entry.h): the round is over */
+        int64_t next = now + 1000;
+        if (writable)
+            next = run_slice(srv, now, EM_SIM_SLICE) ? em_due_next(srv->sim_due) : now;
+        em_store_trim(&srv->store); /* a safe point (entry.h): the slice is over */
         uint64_t ticket = em_store_ticket(&srv->store);
         if (ticket != committed) {
             committed = ticket;

@@ -9,7 +9,8 @@
  * each other's writes). A thread runs what falls due as the
  * emulated clock moves; a clock jump (em_sim_advance) runs every due time on the way,
  * in order, so an hour jumped over is an hour simulated. Everything runs with the server
- * lock held.
+ * lock held; a round over many due objects runs in slices (sim.c), the hot trees trimmed
+ * between them, and the thread lets go of the lock between slices.
  */
 #ifndef EM_SIM_H
 #define EM_SIM_H
@@ -56,8 +57,9 @@ void em_sim_touch_all(struct em_server *srv);
 /* Objects obj's change may matter to are due now too: its owners, the Pool it names,
  * the Volumes it mounts, the Budgets of its project. */
 void em_sim_touch_related(struct em_server *srv, const struct nd_kind *k, const json_t *obj);
-/* Runs every object due at or before now, again until none is; the earliest later due
- * time (EM_NEVER when nothing is pending). */
+/* Runs every object due at or before now, again until none is (after the round the
+ * thread left open, at its own time); the earliest later due time (EM_NEVER when nothing
+ * is pending). Trims the hot trees between slices: no borrowed tree may live across it. */
 int64_t em_sim_run(struct em_server *srv, int64_t now);
 /* Moves the clock forward by ms, running everything due on the way in time order, then
  * housekeeps, saves emulator.json and wakes every waiting stream (the admin API's clock

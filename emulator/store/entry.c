@@ -9,6 +9,7 @@
 static struct {
     struct em_entry *first, *last; /* least recently asked first */
     size_t n, bound;
+    size_t peak; /* the most held at once */
     uint64_t built;
 } hot = {.bound = EM_ENTRY_HOT};
 
@@ -119,7 +120,8 @@ static void hot_append(struct em_entry *e)
     else
         hot.first = e;
     hot.last = e;
-    hot.n++;
+    if (++hot.n > hot.peak)
+        hot.peak = hot.n;
 }
 
 struct em_entry *em_entry_new(struct em_bytes *json, json_t *rec, json_t *tree)
@@ -166,6 +168,11 @@ json_t *em_entry_obj(const struct em_entry *ce)
     return t;
 }
 
+struct em_bytes *em_entry_bytes_of(const struct em_entry *e, const json_t *tree)
+{
+    return e && tree && e->tree == tree ? e->json : NULL;
+}
+
 const json_t *em_entry_rec(const struct em_entry *e)
 {
     return e->rec;
@@ -191,4 +198,5 @@ void em_entry_stats(struct em_entry_stats *out)
     out->built = hot.built;
     out->hot = hot.n;
     out->bound = hot.bound;
+    out->peak = hot.peak;
 }

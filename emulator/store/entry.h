@@ -65,6 +65,9 @@ void em_entry_free(struct em_entry *e);
  * built from the bytes now (counted in em_entry_stats). NULL only when the bytes do not
  * parse (never for what the store wrote). */
 json_t *em_entry_obj(const struct em_entry *e);
+/* The entry's bytes (BORROWED) when tree is its hot tree (so the bytes are tree's compact
+ * JSON), else NULL. */
+struct em_bytes *em_entry_bytes_of(const struct em_entry *e, const json_t *tree);
 /* The record (BORROWED, lives as long as the entry). */
 const json_t *em_entry_rec(const struct em_entry *e);
 
@@ -77,6 +80,8 @@ struct em_entry_stats {
     uint64_t built;  /* trees built from bytes since the process began */
     size_t hot;      /* trees held now */
     size_t bound;    /* how many a safe point keeps */
+    size_t peak;     /* the most held at once since the process began (between safe
+                      * points the list grows past bound with what a round works on) */
 };
 void em_entry_stats(struct em_entry_stats *out);
 

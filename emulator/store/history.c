@@ -52,6 +52,16 @@ json_t *em_change_obj(struct em_change *e)
     return e->obj;
 }
 
+json_t *em_change_obj_new(const struct em_change *e)
+{
+    return e->obj ? json_incref(e->obj) : inflate(e->json);
+}
+
+json_t *em_change_prev_new(const struct em_change *e)
+{
+    return e->prev ? json_incref(e->prev) : inflate(e->prev_json);
+}
+
 json_t *em_change_prev(struct em_change *e)
 {
     if (!e->prev && e->prev_json)
@@ -189,6 +199,14 @@ void em_history_append(struct em_history *j, int64_t rev, int64_t time_ms, const
         compact(j);
         j->appended_since_compact = 0;
     }
+}
+
+void em_history_set_prev_json(struct em_history *j, struct em_bytes *prev_json)
+{
+    struct em_change *e = j->len ? &j->ev[j->len - 1] : NULL;
+    if (!e || !prev_json || e->prev_json)
+        return;
+    e->prev_json = em_bytes_ref(prev_json);
 }
 
 void em_history_trim(struct em_history *j, int64_t now_ms)

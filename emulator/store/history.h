@@ -57,12 +57,23 @@ void em_history_close(struct em_history *j);
  * are referenced (not stolen; json may be NULL). */
 void em_history_append(struct em_history *j, int64_t rev, int64_t time_ms, const char *type,
                        const char *plural, json_t *obj, json_t *prev, struct em_bytes *json);
+/* The bytes of the last appended event's previous object (referenced), when the writer
+ * has them (the stored entry's, the previous object being its tree): the event keeps
+ * them when it gives up its trees, not a copy made from the tree (which doubled the
+ * history's bytes: each revision's JSON kept again as the next one's previous). */
+void em_history_set_prev_json(struct em_history *j, struct em_bytes *prev_json);
 /* An event's compact JSON (BORROWED; made on first use). */
 struct em_bytes *em_change_json(struct em_change *e);
 /* An event's object and previous object (NULL for ADDED), BORROWED until the next
  * append: trees, made again from the bytes for an old event. */
 json_t *em_change_obj(struct em_change *e);
 json_t *em_change_prev(struct em_change *e);
+/* The same as NEW references: the event's trees, or trees made from its bytes that the
+ * event does not keep. For a reader of many old events (the spend counter after a clock
+ * jump): em_change_obj keeps what it made until the next compaction, every tree of a
+ * jump's thousands of changes at once. */
+json_t *em_change_obj_new(const struct em_change *e);
+json_t *em_change_prev_new(const struct em_change *e);
 /* Drops events older than now - 24h. */
 void em_history_trim(struct em_history *j, int64_t now_ms);
 /* Index of the first event with revision > rev (j->len when none). */

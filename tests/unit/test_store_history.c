@@ -75,6 +75,17 @@ static void test_old_events_keep_bytes(void **state)
     json_t *want = volume("a", 11, 11), *want_prev = volume("a", 10, 10);
     assert_true(json_equal(em_change_obj(old), want));
     assert_true(json_equal(em_change_prev(old), want_prev));
+    /* a reader of many old events takes trees the event does not keep */
+    struct em_change *older = &j.ev[20];
+    json_t *o = em_change_obj_new(older), *p = em_change_prev_new(older);
+    assert_null(older->obj);
+    assert_null(older->prev);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(o, "metadata"),
+                                                          "resourceVersion")), "21");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(p, "metadata"),
+                                                          "resourceVersion")), "20");
+    json_decref(o);
+    json_decref(p);
     json_decref(want);
     json_decref(want_prev);
     /* the newest events keep their trees; the last one is the stored object itself */
@@ -82,6 +93,50 @@ static void test_old_events_keep_bytes(void **state)
     assert_non_null(last->obj);
     assert_ptr_equal(last->obj, em_store_get(&s, VOLUMES, "default", "a"));
     assert_non_null(j.ev[j.len - EM_HISTORY_HOT].obj);
+    em_history_close(&j);
+    em_store_close(&s);
+    em_rm_rf(dir);
+    free(dir);
+    nd_buf_release(&report);
+    nd_buf_release(&err);
+}
+
+/* A change whose writer gave the previous object's bytes (objects.c: the stored entry's)
+ * keeps those when it gives up its trees: one copy of each revision's JSON, shared with
+ * the change that made it, not a second one made from the tree. */
+static void test_previous_shares_bytes(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT, err = ND_BUF_INIT;
+    assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
+    struct em_history j;
+    assert_int_equal(em_history_open(&j, &s, 0, 1000, &err), 0);
+    json_t *prev = NULL;
+    struct em_bytes *prev_json = NULL;
+    int n = 2 * EM_HISTORY_HOT + 10;
+    for (int i = 1; i <= n; i++) {
+        json_t *v = volume("a", i, i);
+        struct em_bytes *json = NULL;
+        struct nd_status st = ND_STATUS_INIT;
+        assert_int_equal(
+            em_store_put(&s, VOLUMES, v, i == 1 ? "ADDED" : "MODIFIED", 1000, &json, &st), 0);
+        em_history_append(&j, i, 1000, i == 1 ? "ADDED" : "MODIFIED", "volumes", v, prev, json);
+        em_history_set_prev_json(&j, prev_json);
+        em_bytes_unref(prev_json);
+        prev_json = json; /* our reference: the next change's previous bytes */
+        json_decref(prev);
+        prev = v;
+    }
+    em_bytes_unref(prev_json);
+    json_decref(prev);
+    struct em_change *old = &j.ev[10];
+    assert_null(old->prev);
+    assert_ptr_equal(old->prev_json, j.ev[9].json);
+    json_t *want_prev = volume("a", 10, 10);
+    assert_true(json_equal(em_change_prev(old), want_prev));
+    json_decref(want_prev);
     em_history_close(&j);
     em_store_close(&s);
     em_rm_rf(dir);
@@ -132,6 +187,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_old_events_keep_bytes),
+        cmocka_unit_test(test_previous_shares_bytes),
         cmocka_unit_test(test_stored_object_shares_its_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
