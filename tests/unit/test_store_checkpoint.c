@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checkpoint.h"
 #include "fsutil.h"
 #include "rec_arena.h"
 #include "store.h"
@@ -195,6 +196,48 @@ static void test_loaded_records_in_arena(void **state)
         em_rec_arena_stats(&c);
         /* the store is closed: every block the load took is back */
         assert_int_equal(c.released - b.released, b.blocks - a.blocks);
+    }
+    nd_buf_release(&report);
+    free(ck);
+    done(dir);
+}
+
+/* The start's items come in name order within each directory, whatever order the
+ * directory lists them in (the store then builds its indexes by appending), from the
+ * checkpoint and from the files. */
+static void test_load_in_name_order(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    static struct em_store s;
+    struct nd_buf report = ND_BUF_INIT;
+    open_store(&s, dir, &report);
+    for (int i = 0; i < N; i++) { /* created out of order: 17 is prime to N */
+        char name[16];
+        snprintf(name, sizeof name, "vol-%02d", i * 17 % N);
+        put(&s, volume(name, em_store_next_revision(&s), "1Gi"));
+    }
+    assert_int_equal(em_store_commit(&s, em_store_ticket(&s)), 0);
+    em_store_close(&s);
+    char *ck = ckpt_path(dir);
+    for (int from_files = 0; from_files < 2; from_files++) {
+        assert_int_equal(exists(ck), !from_files);
+        struct em_load l;
+        em_load_objects(dir, &l);
+        const char *last = NULL;
+        int seen = 0;
+        for (size_t i = 0; i < l.n; i++) {
+            if (strcmp(l.items[i].plural, "volumes") != 0)
+                continue;
+            assert_non_null(l.items[i].rec);
+            assert_int_equal(l.items[i].from_checkpoint, !from_files);
+            if (last)
+                assert_true(strcmp(last, l.items[i].name) < 0);
+            last = l.items[i].name;
+            seen++;
+        }
+        assert_int_equal(seen, N);
+        em_load_free(&l);
     }
     nd_buf_release(&report);
     free(ck);
@@ -452,6 +495,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean_stop_loads_from_checkpoint),
         cmocka_unit_test(test_loaded_records_in_arena),
+        cmocka_unit_test(test_load_in_name_order),
         cmocka_unit_test(test_hand_edit_after_stop_wins),
         cmocka_unit_test(test_added_and_removed_files),
         cmocka_unit_test(test_broken_file_still_reported),
