@@ -114,7 +114,7 @@ static void load_from_file(struct em_loaded *it, const struct nd_kind *k)
 static bool load_checkpointed(struct em_loaded *it, const struct em_ckpt_rec *r)
 {
     em_rec_arena_use(true);
-    json_t *rec = json_loadb(r->rec, r->rec_len, JSON_REJECT_DUPLICATES, NULL);
+    json_t *rec = em_rec_parse(r->rec, r->rec_len);
     em_rec_arena_use(false);
     const char *mname = meta_str(rec, "name"), *mns = meta_str(rec, "namespace");
     bool same = mname && !strcmp(mname, it->name) &&

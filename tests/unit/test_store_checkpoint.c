@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "entry.h"
 #include "fsutil.h"
 #include "rec_arena.h"
 #include "store.h"
@@ -242,6 +243,51 @@ static void test_load_in_name_order(void **state)
     nd_buf_release(&report);
     free(ck);
     done(dir);
+}
+
+/* A record's text reads as jansson reads it, on the fast path (ASCII, integers) and off
+ * it (escapes, UTF-8, reals, blanks, big integers); what jansson refuses (broken text, a
+ * repeated key) is refused. */
+static void test_rec_parse_as_jansson(void **state)
+{
+    (void)state;
+    static const char *const good[] = {
+        "{}", "[]", "\"x\"", "0", "-0", "-12", "123456789012345678", "1234567890123456789",
+        "true", "false", "null", "1.5", "2e3",
+        "{\"metadata\":{\"name\":\"a\",\"namespace\":\"default\",\"uid\":\"u-1\","
+        "\"resourceVersion\":\"42\",\"labels\":{\"app\":\"x\",\"tier\":\"\"},"
+        "\"ownerReferences\":[{\"uid\":\"o\",\"controller\":true,\"n\":-3}],"
+        "\"finalizers\":[]},\"status\":{\"phase\":\"Running\",\"costUSD\":null}}",
+        "{\"a\":\"tab\\there\",\"b\":\"\\u00e9\\ud83d\\ude00\"}", "{\"a\":\"caf\xc3\xa9\"}",
+        "{\"a\": 1}", " {\"a\":1}", "{\"a\":[1,[2,[3,{\"b\":{}}]]]}", "{\"a\":0.25}",
+    };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        json_t *want = json_loads(good[i], JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, NULL);
+        json_t *got = em_rec_parse(good[i], strlen(good[i]));
+        assert_non_null(want);
+        if (!got || !json_equal(want, got))
+            fail_msg("em_rec_parse(%s) differs from jansson", good[i]);
+        json_decref(want);
+        json_decref(got);
+    }
+    static const char *const bad[] = {
+        "", "{", "{\"a\":1,\"a\":2}", "{\"a\":1}x", "{\"a\":01}", "{\"a\":-}", "{\"a\":1,}",
+        "[1,]", "{\"a\" 1}", "{\"a\":tru}", "\"x", "{\"a\":\"\x01\"}", "{'a':1}",
+        "{\"a\":{\"b\":1,\"b\":1}}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        json_t *got = em_rec_parse(bad[i], strlen(bad[i]));
+        if (got)
+            fail_msg("em_rec_parse(%s) took it", bad[i]);
+    }
+    /* deep nesting is jansson's to judge */
+    char deep[2 * 100 + 1];
+    memset(deep, '[', 100);
+    memset(deep + 100, ']', 100);
+    deep[200] = '\0';
+    json_t *d = em_rec_parse(deep, 200);
+    assert_non_null(d);
+    json_decref(d);
 }
 
 /* Files changed by hand after the stop win: another size, or the same size with the old
@@ -496,6 +542,7 @@ int main(void)
         cmocka_unit_test(test_clean_stop_loads_from_checkpoint),
         cmocka_unit_test(test_loaded_records_in_arena),
         cmocka_unit_test(test_load_in_name_order),
+        cmocka_unit_test(test_rec_parse_as_jansson),
         cmocka_unit_test(test_hand_edit_after_stop_wins),
         cmocka_unit_test(test_added_and_removed_files),
         cmocka_unit_test(test_broken_file_still_reported),
