@@ -376,9 +376,14 @@ void em_load_objects(const char *dir, struct em_load *out)
     em_rec_arena_init(); /* before the threads */
     struct ck_read cr = {.dir = dir};
     pthread_t th;
-    bool threaded = pthread_create(&th, NULL, read_ck, &cr) == 0;
-    if (!threaded)
-        read_ck(&cr);
+    char *ckpath = nd_xasprintf("%s/history/checkpoint", dir);
+    bool threaded = false;
+    if (access(ckpath, F_OK) == 0) { /* most starts after a crash or a first have none */
+        threaded = pthread_create(&th, NULL, read_ck, &cr) == 0;
+        if (!threaded)
+            read_ck(&cr);
+    }
+    free(ckpath);
     char *root = nd_xasprintf("%s/objects", dir);
     DIR *d1 = opendir(root);
     if (d1) {
