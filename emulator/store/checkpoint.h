@@ -14,7 +14,10 @@
  * log (the log grew or was replaced since) is ignored and deleted. The log is replayed
  * after loading, as without it.
  *
- * Parsing runs on two threads (separate objects; jansson's hash seed is fixed before).
+ * The checkpoint is read and its checksum checked on a thread of its own while the
+ * directories are listed; each file is then stat-ed on the two loader threads. Parsing
+ * runs on those threads (separate objects; jansson's hash seed is fixed before). Each
+ * directory's items are put in name order, so the store builds its indexes by appending.
  */
 #ifndef EM_STORE_CHECKPOINT_H
 #define EM_STORE_CHECKPOINT_H
@@ -41,7 +44,7 @@ struct em_loaded {
 };
 
 struct em_load {
-    struct em_loaded *items; /* in directory order */
+    struct em_loaded *items; /* by directory, in name order within each */
     size_t n;
     char **dirs;             /* the shared plural/project strings */
     size_t ndirs;

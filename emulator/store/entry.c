@@ -93,6 +93,151 @@ json_t *em_rec_of(const struct nd_kind *k, const json_t *obj)
     return rec;
 }
 
+/* ---- a record's text ---- */
+
+/* The fast reader of em_rec_parse: the JSON jansson's compact dump makes of a record,
+ * restricted to printable ASCII strings without escapes and integers of at most 18
+ * digits; false at anything else (the caller then asks jansson). */
+struct rp {
+    const char *p, *end;
+    int depth;
+};
+
+static json_t *rp_value(struct rp *r);
+
+static bool rp_str(struct rp *r, const char **s, size_t *n)
+{
+    if (r->p >= r->end || *r->p != '"')
+        return false;
+    const char *start = ++r->p;
+    for (; r->p < r->end; r->p++) {
+        unsigned char c = (unsigned char)*r->p;
+        if (c == '"') {
+            *s = start;
+            *n = (size_t)(r->p++ - start);
+            return true;
+        }
+        if (c < 0x20 || c > 0x7e || c == '\\')
+            return false;
+    }
+    return false;
+}
+
+static bool rp_lit(struct rp *r, const char *lit)
+{
+    size_t n = strlen(lit);
+    if ((size_t)(r->end - r->p) < n || memcmp(r->p, lit, n) != 0)
+        return false;
+    r->p += n;
+    return true;
+}
+
+static json_t *rp_int(struct rp *r)
+{
+    bool neg = r->p < r->end && *r->p == '-';
+    const char *d = r->p + neg, *e = d;
+    json_int_t v = 0;
+    while (e < r->end && *e >= '0' && *e <= '9' && e - d < 18)
+        v = v * 10 + (*e++ - '0');
+    if (e == d || (*d == '0' && e - d > 1) ||
+        (e < r->end && (*e == '.' || *e == 'e' || *e == 'E' || (*e >= '0' && *e <= '9'))))
+        return NULL;
+    r->p = e;
+    return json_integer(neg ? -v : v);
+}
+
+static json_t *rp_object(struct rp *r)
+{
+    json_t *o = json_object();
+    r->p++;
+    if (r->p < r->end && *r->p == '}') {
+        r->p++;
+        return o;
+    }
+    for (;;) {
+        const char *k;
+        size_t kn;
+        if (!rp_str(r, &k, &kn) || r->p >= r->end || *r->p++ != ':' ||
+            json_object_getn(o, k, kn))
+            break;
+        json_t *v = rp_value(r);
+        if (!v || json_object_setn_new_nocheck(o, k, kn, v) != 0 || r->p >= r->end)
+            break;
+        char c = *r->p++;
+        if (c == '}')
+            return o;
+        if (c != ',')
+            break;
+    }
+    json_decref(o);
+    return NULL;
+}
+
+static json_t *rp_array(struct rp *r)
+{
+    json_t *a = json_array();
+    r->p++;
+    if (r->p < r->end && *r->p == ']') {
+        r->p++;
+        return a;
+    }
+    for (;;) {
+        json_t *v = rp_value(r);
+        if (!v || json_array_append_new(a, v) != 0 || r->p >= r->end)
+            break;
+        char c = *r->p++;
+        if (c == ']')
+            return a;
+        if (c != ',')
+            break;
+    }
+    json_decref(a);
+    return NULL;
+}
+
+static json_t *rp_value(struct rp *r)
+{
+    if (r->p >= r->end || ++r->depth > 64)
+        return NULL;
+    json_t *v = NULL;
+    const char *s;
+    size_t n;
+    switch (*r->p) {
+    case '{':
+        v = rp_object(r);
+        break;
+    case '[':
+        v = rp_array(r);
+        break;
+    case '"':
+        v = rp_str(r, &s, &n) ? json_stringn_nocheck(s, n) : NULL;
+        break;
+    case 't':
+        v = rp_lit(r, "true") ? json_true() : NULL;
+        break;
+    case 'f':
+        v = rp_lit(r, "false") ? json_false() : NULL;
+        break;
+    case 'n':
+        v = rp_lit(r, "null") ? json_null() : NULL;
+        break;
+    default:
+        v = rp_int(r);
+    }
+    r->depth--;
+    return v;
+}
+
+json_t *em_rec_parse(const char *text, size_t len)
+{
+    struct rp r = {text, text + len, 0};
+    json_t *v = rp_value(&r);
+    if (v && r.p == r.end)
+        return v;
+    json_decref(v);
+    return json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, NULL);
+}
+
 /* ---- the hot list ---- */
 
 static void hot_unlink(struct em_entry *e)

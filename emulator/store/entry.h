@@ -56,6 +56,12 @@ struct em_entry {
 /* NEW record of obj, an object of kind k (NULL: no field selectors). */
 json_t *em_rec_of(const struct nd_kind *k, const json_t *obj);
 
+/* NEW record parsed from its compact JSON text (what json_dumps(rec, JSON_COMPACT) wrote:
+ * the checkpoint's), or NULL when it is not JSON or repeats a key. The text the store
+ * writes (ASCII without escapes, integers) is read without jansson's lexer; any other
+ * (escapes, UTF-8, reals, blanks) goes to json_loadb. */
+json_t *em_rec_parse(const char *text, size_t len);
+
 /* A NEW entry of bytes json and record rec (both taken: the caller's references move in),
  * with tree (a new reference is taken; NULL: none yet) hot. */
 struct em_entry *em_entry_new(struct em_bytes *json, json_t *rec, json_t *tree);

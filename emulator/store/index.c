@@ -152,6 +152,14 @@ static size_t lower_bound(const struct chunk *c, const char *key, bool *found)
 /* Where key is or would go: chunk *ci, slot returned (may be ch[*ci].n). nch > 0. */
 static size_t locate(const struct em_index *ix, const char *key, size_t *ci, bool *found)
 {
+    const struct chunk *last = &ix->ch[ix->nch - 1];
+    if (strcmp(last->e[last->n - 1]->key, key) < 0) {
+        /* past the last key, as every key of an ascending load (the start's): one
+         * comparison, not a search */
+        *ci = ix->nch - 1;
+        *found = false;
+        return last->n;
+    }
     *ci = find_chunk(ix, key);
     return lower_bound(&ix->ch[*ci], key, found);
 }

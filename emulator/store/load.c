@@ -25,8 +25,8 @@
 
 struct job {
     bool done;       /* loaded already (an Event of an hour file) */
-    const struct em_ckpt_rec *ck; /* the checkpoint's record, or NULL: read the file */
     const char *dirpath; /* DIR/objects/<ns dir>/<plural> */
+    const char *nsdirname; /* <ns dir>: the project's, or _cluster */
     const struct nd_kind *kind; /* the directory's kind (NULL: none) */
 };
 
@@ -34,6 +34,7 @@ struct work {
     struct em_loaded *items;
     struct job *jobs;
     size_t n;
+    const struct em_ckpt *ck; /* NULL: none */
     atomic_size_t next;
 };
 
@@ -113,7 +114,7 @@ static void load_from_file(struct em_loaded *it, const struct nd_kind *k)
 static bool load_checkpointed(struct em_loaded *it, const struct em_ckpt_rec *r)
 {
     em_rec_arena_use(true);
-    json_t *rec = json_loadb(r->rec, r->rec_len, JSON_REJECT_DUPLICATES, NULL);
+    json_t *rec = em_rec_parse(r->rec, r->rec_len);
     em_rec_arena_use(false);
     const char *mname = meta_str(rec, "name"), *mns = meta_str(rec, "namespace");
     bool same = mname && !strcmp(mname, it->name) &&
@@ -127,18 +128,39 @@ static bool load_checkpointed(struct em_loaded *it, const struct em_ckpt_rec *r)
     return true;
 }
 
-static void load_one(struct em_loaded *it, const struct job *j)
+/* The checkpoint's record of the item when its file is exactly as the checkpoint saw it,
+ * else NULL. */
+static const struct em_ckpt_rec *unchanged(struct em_loaded *it, const struct job *j,
+                                           const struct em_ckpt *ck)
+{
+    char path[4096];
+    struct stat sb;
+    int n = snprintf(path, sizeof path, "%s/%s.json", j->dirpath, it->name);
+    if (n < 0 || (size_t)n >= sizeof path || stat(path, &sb) != 0)
+        return NULL;
+    em_stamp_of(&sb, &it->stamp);
+    const struct em_ckpt_rec *r = em_ckpt_find(ck, it->plural, j->nsdirname, it->name);
+    /* a file stamped in the checkpoint's own clock tick could have been edited since
+     * without its mtime moving: read it */
+    if (r && (!em_stamp_eq(&r->st, &it->stamp) || r->st.mtime_ns >= ck->mtime_ns))
+        return NULL;
+    return r;
+}
+
+/* One item: from the checkpoint when its file is unchanged (the stat done here, on the
+ * loader threads, not in the scan), else from its file. */
+static void load_one(struct em_loaded *it, const struct job *j, const struct em_ckpt *ck)
 {
     if (j->done)
         return;
-    if (j->ck) {
-        if (load_checkpointed(it, j->ck))
-            return;
-        /* not what it should be: the file decides */
-        it->from_checkpoint = false;
-        it->stamp.valid = false;
-        it->path = nd_xasprintf("%s/%s.json", j->dirpath, it->name);
+    const struct em_ckpt_rec *r = ck ? unchanged(it, j, ck) : NULL;
+    if (r && load_checkpointed(it, r)) {
+        it->from_checkpoint = true;
+        return;
     }
+    /* none, or not what it should be: the file decides */
+    it->stamp.valid = false;
+    it->path = nd_xasprintf("%s/%s.json", j->dirpath, it->name);
     load_from_file(it, j->kind);
 }
 
@@ -151,7 +173,7 @@ static void *worker(void *arg)
             break;
         size_t end = at + BLOCK < w->n ? at + BLOCK : w->n;
         for (size_t i = at; i < end; i++)
-            load_one(&w->items[i], &w->jobs[i]);
+            load_one(&w->items[i], &w->jobs[i], w->ck);
     }
     em_rec_arena_done();
     return NULL;
@@ -171,13 +193,11 @@ static const char *keep_dir(struct em_load *l, char *s)
 }
 
 /* What the scan of DIR/objects gathers: the items (out) and, per item, where its bytes
- * come from (jobs), with the checkpoint to take unchanged objects from. */
+ * come from (jobs). */
 struct scan {
     struct em_load *out;
     struct job *jobs;
     size_t cap;
-    bool have_ck;
-    struct em_ckpt ck;
 };
 
 /* A new item and its job at the end of the scan's arrays. */
@@ -195,35 +215,47 @@ static struct em_loaded *add_item(struct scan *sc, struct job **j)
     return it;
 }
 
-/* One object file fname of the kind directory pdir (open as dfd): its item, read from the
- * checkpoint when the file is exactly as the checkpoint saw it, else from the file. */
-static void scan_file(struct scan *sc, int dfd, const char *pdir, const char *fname,
-                      const char *plural, const struct nd_kind *kind, const char *nsdirname,
-                      const char *ns)
+/* One object file fname of the kind directory pdir: its item, loaded later (load_one). */
+static void scan_file(struct scan *sc, const char *pdir, const char *fname, const char *plural,
+                      const struct nd_kind *kind, const char *nsdirname, const char *ns)
 {
     struct job *j;
     struct em_loaded *it = add_item(sc, &j);
-    *j = (struct job){.dirpath = pdir, .kind = kind};
+    *j = (struct job){.dirpath = pdir, .nsdirname = nsdirname, .kind = kind};
     it->plural = plural;
     it->ns = ns;
     it->name = nd_xstrndup(fname, strlen(fname) - 5);
-    const struct em_ckpt_rec *r = NULL;
-    struct stat sb;
-    if (sc->have_ck && fstatat(dfd, fname, &sb, 0) == 0) {
-        em_stamp_of(&sb, &it->stamp);
-        r = em_ckpt_find(&sc->ck, plural, nsdirname, it->name);
-        /* a file stamped in the checkpoint's own clock tick could have been
-         * edited since without its mtime moving: read it */
-        if (r && (!em_stamp_eq(&r->st, &it->stamp) || r->st.mtime_ns >= sc->ck.mtime_ns))
-            r = NULL;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp((*(struct em_loaded *const *)a)->name, (*(struct em_loaded *const *)b)->name);
+}
+
+/* Puts the items from `from` on (one directory's) in name order, so the store's indexes
+ * are built by appending (index.c: a key past the last costs one comparison) instead of
+ * inserting each at a random place. */
+static void sort_run(struct scan *sc, size_t from)
+{
+    struct em_load *out = sc->out;
+    size_t n = out->n - from;
+    if (n < 2)
+        return;
+    struct em_loaded **by = nd_xmalloc(n * sizeof *by);
+    for (size_t i = 0; i < n; i++)
+        by[i] = &out->items[from + i];
+    qsort(by, n, sizeof *by, by_name);
+    struct em_loaded *items = nd_xmalloc(n * sizeof *items);
+    struct job *jobs = nd_xmalloc(n * sizeof *jobs);
+    for (size_t i = 0; i < n; i++) {
+        items[i] = *by[i];
+        jobs[i] = sc->jobs[by[i] - out->items];
     }
-    if (r) {
-        j->ck = r;
-        it->from_checkpoint = true;
-    } else {
-        it->stamp.valid = false;
-        it->path = nd_xasprintf("%s/%s", pdir, fname);
-    }
+    memcpy(&out->items[from], items, n * sizeof *items);
+    memcpy(&sc->jobs[from], jobs, n * sizeof *jobs);
+    free(jobs);
+    free(items);
+    free(by);
 }
 
 /* What events_file.c found: an item loaded already. */
@@ -255,7 +287,9 @@ static void scan_kind_dir(struct scan *sc, const char *nsdir, const char *dname,
     if (em_events_kind(nd_kind_by_plural(NULL, dname)) && *ns) {
         /* one file per project and hour (events_file.h) */
         struct ev_sink es = {sc, keep_dir(sc->out, nd_xstrdup(dname)), ns};
+        size_t from = sc->out->n;
         em_events_load_dir(pdir, ns, event_item, &es);
+        sort_run(sc, from);
         free(pdir);
         return;
     }
@@ -269,6 +303,7 @@ static void scan_kind_dir(struct scan *sc, const char *nsdir, const char *dname,
     /* the edge where a plural (a directory's name) becomes a kind: its records' fields */
     const struct nd_kind *kind = nd_kind_by_plural(NULL, plural);
     int dfd = dirfd(d3);
+    size_t from = sc->out->n;
     struct dirent *e3;
     while ((e3 = readdir(d3))) {
         if (strstr(e3->d_name, ".json.tmp-")) {
@@ -277,9 +312,10 @@ static void scan_kind_dir(struct scan *sc, const char *nsdir, const char *dname,
         }
         if (e3->d_name[0] == '.' || !ends_with(e3->d_name, ".json"))
             continue;
-        scan_file(sc, dfd, pdir, e3->d_name, plural, kind, nsdirname, ns);
+        scan_file(sc, pdir, e3->d_name, plural, kind, nsdirname, ns);
     }
     closedir(d3);
+    sort_run(sc, from);
 }
 
 /* Every kind directory of one project directory DIR/objects/<dname>. */
@@ -300,10 +336,10 @@ static void scan_project_dir(struct scan *sc, const char *root, const char *dnam
 }
 
 /* Parses the items: separate objects on separate threads; the hash seed is fixed first. */
-static void parse_all(struct em_load *out, struct job *jobs)
+static void parse_all(struct em_load *out, struct job *jobs, const struct em_ckpt *ck)
 {
     json_object_seed(0);
-    struct work w = {.items = out->items, .jobs = jobs, .n = out->n};
+    struct work w = {.items = out->items, .jobs = jobs, .n = out->n, .ck = ck};
     atomic_init(&w.next, 0);
     pthread_t th[THREADS - 1];
     size_t started = 0;
@@ -318,12 +354,36 @@ static void parse_all(struct em_load *out, struct job *jobs)
         pthread_join(th[t], NULL);
 }
 
+/* The checkpoint, read (with its checksum) on a thread of its own while the directories
+ * are listed. */
+struct ck_read {
+    const char *dir;
+    struct em_ckpt ck;
+    bool ok;
+};
+
+static void *read_ck(void *arg)
+{
+    struct ck_read *cr = arg;
+    cr->ok = em_ckpt_read(cr->dir, &cr->ck);
+    return NULL;
+}
+
 void em_load_objects(const char *dir, struct em_load *out)
 {
     memset(out, 0, sizeof *out);
     struct scan sc = {.out = out};
     em_rec_arena_init(); /* before the threads */
-    sc.have_ck = em_ckpt_read(dir, &sc.ck);
+    struct ck_read cr = {.dir = dir};
+    pthread_t th;
+    char *ckpath = nd_xasprintf("%s/history/checkpoint", dir);
+    bool threaded = false;
+    if (access(ckpath, F_OK) == 0) { /* most starts after a crash or a first have none */
+        threaded = pthread_create(&th, NULL, read_ck, &cr) == 0;
+        if (!threaded)
+            read_ck(&cr);
+    }
+    free(ckpath);
     char *root = nd_xasprintf("%s/objects", dir);
     DIR *d1 = opendir(root);
     if (d1) {
@@ -333,13 +393,16 @@ void em_load_objects(const char *dir, struct em_load *out)
                 scan_project_dir(&sc, root, e1->d_name);
         }
         closedir(d1);
-        parse_all(out, sc.jobs);
     }
+    if (threaded)
+        pthread_join(th, NULL);
+    if (d1)
+        parse_all(out, sc.jobs, cr.ok ? &cr.ck : NULL);
     em_rec_arena_done(); /* the Events' records (scan_kind_dir) */
     free(root);
     free(sc.jobs);
-    if (sc.have_ck)
-        em_ckpt_free(&sc.ck);
+    if (cr.ok)
+        em_ckpt_free(&cr.ck);
 }
 
 void em_load_free(struct em_load *l)

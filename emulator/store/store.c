@@ -228,7 +228,7 @@ static void report_broken(struct em_store *s, struct nd_buf *report, const char 
 }
 
 /* Every object file (checkpoint.h: from the last clean stop's checkpoint where the file
- * is unchanged, parsed on two threads), in directory order. */
+ * is unchanged, parsed on two threads), by directory and in name order within each. */
 static void load_all(struct em_store *s, struct nd_buf *report)
 {
     struct em_load l;

@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checkpoint.h"
+#include "entry.h"
 #include "fsutil.h"
 #include "rec_arena.h"
 #include "store.h"
@@ -199,6 +201,93 @@ static void test_loaded_records_in_arena(void **state)
     nd_buf_release(&report);
     free(ck);
     done(dir);
+}
+
+/* The start's items come in name order within each directory, whatever order the
+ * directory lists them in (the store then builds its indexes by appending), from the
+ * checkpoint and from the files. */
+static void test_load_in_name_order(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    static struct em_store s;
+    struct nd_buf report = ND_BUF_INIT;
+    open_store(&s, dir, &report);
+    for (int i = 0; i < N; i++) { /* created out of order: 17 is prime to N */
+        char name[16];
+        snprintf(name, sizeof name, "vol-%02d", i * 17 % N);
+        put(&s, volume(name, em_store_next_revision(&s), "1Gi"));
+    }
+    assert_int_equal(em_store_commit(&s, em_store_ticket(&s)), 0);
+    em_store_close(&s);
+    char *ck = ckpt_path(dir);
+    for (int from_files = 0; from_files < 2; from_files++) {
+        assert_int_equal(exists(ck), !from_files);
+        struct em_load l;
+        em_load_objects(dir, &l);
+        const char *last = NULL;
+        int seen = 0;
+        for (size_t i = 0; i < l.n; i++) {
+            if (strcmp(l.items[i].plural, "volumes") != 0)
+                continue;
+            assert_non_null(l.items[i].rec);
+            assert_int_equal(l.items[i].from_checkpoint, !from_files);
+            if (last)
+                assert_true(strcmp(last, l.items[i].name) < 0);
+            last = l.items[i].name;
+            seen++;
+        }
+        assert_int_equal(seen, N);
+        em_load_free(&l);
+    }
+    nd_buf_release(&report);
+    free(ck);
+    done(dir);
+}
+
+/* A record's text reads as jansson reads it, on the fast path (ASCII, integers) and off
+ * it (escapes, UTF-8, reals, blanks, big integers); what jansson refuses (broken text, a
+ * repeated key) is refused. */
+static void test_rec_parse_as_jansson(void **state)
+{
+    (void)state;
+    static const char *const good[] = {
+        "{}", "[]", "\"x\"", "0", "-0", "-12", "123456789012345678", "1234567890123456789",
+        "true", "false", "null", "1.5", "2e3",
+        "{\"metadata\":{\"name\":\"a\",\"namespace\":\"default\",\"uid\":\"u-1\","
+        "\"resourceVersion\":\"42\",\"labels\":{\"app\":\"x\",\"tier\":\"\"},"
+        "\"ownerReferences\":[{\"uid\":\"o\",\"controller\":true,\"n\":-3}],"
+        "\"finalizers\":[]},\"status\":{\"phase\":\"Running\",\"costUSD\":null}}",
+        "{\"a\":\"tab\\there\",\"b\":\"\\u00e9\\ud83d\\ude00\"}", "{\"a\":\"caf\xc3\xa9\"}",
+        "{\"a\": 1}", " {\"a\":1}", "{\"a\":[1,[2,[3,{\"b\":{}}]]]}", "{\"a\":0.25}",
+    };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        json_t *want = json_loads(good[i], JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, NULL);
+        json_t *got = em_rec_parse(good[i], strlen(good[i]));
+        assert_non_null(want);
+        if (!got || !json_equal(want, got))
+            fail_msg("em_rec_parse(%s) differs from jansson", good[i]);
+        json_decref(want);
+        json_decref(got);
+    }
+    static const char *const bad[] = {
+        "", "{", "{\"a\":1,\"a\":2}", "{\"a\":1}x", "{\"a\":01}", "{\"a\":-}", "{\"a\":1,}",
+        "[1,]", "{\"a\" 1}", "{\"a\":tru}", "\"x", "{\"a\":\"\x01\"}", "{'a':1}",
+        "{\"a\":{\"b\":1,\"b\":1}}",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        json_t *got = em_rec_parse(bad[i], strlen(bad[i]));
+        if (got)
+            fail_msg("em_rec_parse(%s) took it", bad[i]);
+    }
+    /* deep nesting is jansson's to judge */
+    char deep[2 * 100 + 1];
+    memset(deep, '[', 100);
+    memset(deep + 100, ']', 100);
+    deep[200] = '\0';
+    json_t *d = em_rec_parse(deep, 200);
+    assert_non_null(d);
+    json_decref(d);
 }
 
 /* Files changed by hand after the stop win: another size, or the same size with the old
@@ -452,6 +541,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean_stop_loads_from_checkpoint),
         cmocka_unit_test(test_loaded_records_in_arena),
+        cmocka_unit_test(test_load_in_name_order),
+        cmocka_unit_test(test_rec_parse_as_jansson),
         cmocka_unit_test(test_hand_edit_after_stop_wins),
         cmocka_unit_test(test_added_and_removed_files),
         cmocka_unit_test(test_broken_file_still_reported),
