@@ -48,6 +48,17 @@ load ../lib/common
             echo "exit $rc" >>"$d/jpath.out"
         done
     done
+    # standard input: answered, and handed to jq whole
+    for q in .a.b .a.neg '.a | keys[0]' .a.f; do
+        n=$((n + 1))
+        printf '== stdin %q\n' "$q" | tee -a "$d/jq.out" >>"$d/jpath.out"
+        rc=0
+        jq -r "$q" <"$d/object.json" >>"$d/jq.out" 2>&1 || rc=$?
+        echo "exit $rc" >>"$d/jq.out"
+        rc=0
+        cat "$d/object.json" | "$ND_JPATH" "$q" >>"$d/jpath.out" 2>&1 || rc=$?
+        echo "exit $rc" >>"$d/jpath.out"
+    done
     [ "$n" -gt 80 ]
     cmp "$d/jq.out" "$d/jpath.out" || { diff -a "$d/jq.out" "$d/jpath.out"; return 1; }
 }

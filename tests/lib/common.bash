@@ -19,6 +19,7 @@
 #   clock_advance D [URL]       moves the emulator's clock D (a Go duration) forward
 #   body_json FILTER            jq FILTER over the last body (raw output; tests/lib/jpath
 #                               answers a plain path without starting a jq)
+#   jr FILTER [FILE]            jq -r FILTER [FILE], through tests/lib/jpath as body_json
 #   json_get FILE FILTER...     one jq for several fields: JV[i] is FILTER i's output
 #                               (strings raw, other values compact JSON, outputs joined by
 #                               newlines); FILE "-" reads stdin
@@ -420,10 +421,15 @@ ND_JPATH=${ND_BUILD:-build}/tests/lib/jpath
 [[ $ND_JPATH == /* ]] || ND_JPATH=$ND_ROOT/$ND_JPATH
 [ -x "$ND_JPATH" ] || ND_JPATH=jq
 body_json() {
+    jr "$1" "$BODY"
+}
+
+# jr FILTER [FILE]: jq -r FILTER [FILE] (standard input without FILE), through jpath
+jr() {
     if [ "$ND_JPATH" = jq ]; then
-        jq -r "$1" "$BODY"
+        jq -r "$@"
     else
-        "$ND_JPATH" "$1" "$BODY"
+        "$ND_JPATH" "$@"
     fi
 }
 

@@ -1,6 +1,6 @@
 /*
- * jpath FILTER FILE: what `jq -r FILTER FILE` prints, for the filters the suites ask of
- * an answer most (tests/lib/common.bash's body_json): a path of fields and indexes
+ * jpath FILTER [FILE]: what `jq -r FILTER [FILE]` prints (no FILE: standard input), for
+ * the filters the suites ask of an answer most (tests/lib/common.bash's body_json): a path of fields and indexes
  * (.metadata.name, .items[0].status.phase, .details.causes[1].field) whose value is a
  * string, a whole number, true, false or null. A jq costs ~30 ms of CPU before it reads
  * a byte (jq 1.6 binds its builtins at every start), this ~1 ms; the suites asked
@@ -18,13 +18,26 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+static char *in;      /* what was read of standard input (no FILE) */
+static size_t in_len;
+
+/* jq itself, on FILE or on what was read of standard input (put back through a file) */
 static int jq(char **argv)
 {
     char *args[] = {"jq", "-r", argv[1], argv[2], NULL};
     fflush(stdout);
+    if (!argv[2] && in) {
+        FILE *t = tmpfile();
+        if (!t || fwrite(in, 1, in_len, t) != in_len || fflush(t) || fseek(t, 0, SEEK_SET) ||
+            dup2(fileno(t), 0) < 0) {
+            perror("jpath: standard input");
+            return 2;
+        }
+    }
     execvp("jq", args);
     perror("jpath: jq");
     return 127;
@@ -131,11 +144,26 @@ static json_t *walk(const char *f, json_t *v, int *other)
 
 int main(int argc, char **argv)
 {
-    if (argc != 3)
-        return fprintf(stderr, "usage: jpath FILTER FILE (as jq -r FILTER FILE)\n"), 2;
+    if (argc != 2 && argc != 3)
+        return fprintf(stderr, "usage: jpath FILTER [FILE] (as jq -r FILTER [FILE])\n"), 2;
     json_error_t err;
+    const size_t flags = JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL;
+    json_t *doc;
     /* exactly one value (jq would print one line a value of a stream) */
-    json_t *doc = json_load_file(argv[2], JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, &err);
+    if (argc == 3) {
+        doc = json_load_file(argv[2], flags, &err);
+    } else {
+        size_t cap = 65536, n;
+        in = malloc(cap);
+        while (in && (n = fread(in + in_len, 1, cap - in_len, stdin)) > 0) {
+            in_len += n;
+            if (in_len == cap)
+                in = realloc(in, cap *= 2);
+        }
+        if (!in || ferror(stdin))
+            return perror("jpath: standard input"), 2;
+        doc = json_loadb(in, in_len, flags, &err);
+    }
     if (!doc || depth(doc) > 200)
         return jq(argv);
     int other = 0;
