@@ -105,6 +105,7 @@ EMU_OBJS  := $(EMU_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/console_files.o
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 UNIT_HELP_OBJS := $(UNIT_HELP:%.c=$(BUILD)/%.o)
 HOSTILE_SEND := $(BUILD)/tests/hostile/send
+JPATH     := $(BUILD)/tests/lib/jpath
 KINDS_DOC := $(BUILD)/scripts/kinds-doc
 LIBNODUS  := $(BUILD)/libnodus.a
 
@@ -113,7 +114,7 @@ LIBNODUS  := $(BUILD)/libnodus.a
 .DEFAULT_GOAL := all
 
 all: $(BIN)/nodus $(BIN)/nodus-emulator
-units: $(UNIT_BINS) $(HOSTILE_SEND)
+units: $(UNIT_BINS) $(HOSTILE_SEND) $(JPATH)
 test-bins: units fuzz-bins $(KINDS_DOC)
 
 # The library headers each object includes: jansson everywhere pkg/ is included, libyaml
@@ -311,6 +312,12 @@ $(UNIT_SERVER_BIN): $(BUILD)/tests/unit/test_server_state.o $(BUILD)/libnodus-em
 $(HOSTILE_SEND): $(BUILD)/tests/hostile/send.o
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS)
+
+# the suites' body_json (tests/lib/jpath.c): jq -r for a plain path, without jq's start
+$(BUILD)/tests/lib/jpath.o: PC_CFLAGS += $(JANSSON_CFLAGS)
+$(JPATH): $(BUILD)/tests/lib/jpath.o
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(JANSSON_LIBS) -lm
 
 deps:
 	@scripts/install-deps.sh

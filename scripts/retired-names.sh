@@ -43,7 +43,9 @@ fi
 list | grep -zvE '^(tests/(hostile/(cases|tars)|fuzz/(corpus|regress))/|build|bin/)|package-lock\.json$|\.(png|tsv|tar)$|^scripts/retired-names\.sh$' |
     xargs -0 -r grep -IlZ '' -- 2>/dev/null |
     RETIRED="$RETIRED" ALLOW="$ALLOW" xargs -0 -r perl -e '
-    my @rules = map { [split /\t/] } split /\n/, $ENV{RETIRED};
+    # each rule compiled once (a pattern held in a string was compiled again for every
+    # line of the tree: nine tenths of the time this check took)
+    my @rules = map { my ($re, $use) = split /\t/; [qr/($re)/, $use] } split /\n/, $ENV{RETIRED};
     my $allow = qr/$ENV{ALLOW}/;
     my $bad = 0;
     for my $f (@ARGV) {
@@ -56,7 +58,7 @@ list | grep -zvE '^(tests/(hostile/(cases|tars)|fuzz/(corpus|regress))/|build|bi
             (my $text = $line) =~ s/$allow//g;
             for my $r (@rules) {
                 my ($re, $use) = @$r;
-                if ($text =~ /($re)/) {
+                if ($text =~ $re) {
                     my $hit = $1;
                     chomp $line;
                     $line =~ s/^\s+//;

@@ -58,8 +58,10 @@ SLOW_FIRST="tests/hostile/run.sh tests/cli/25-docs.bats tests/emulator/32-confor
     tests/emulator/34-exec-clients.bats tests/cli/34-emulator-context.bats
     tests/emulator/28-pools-act.bats tests/emulator/45-legacy-watch.bats
     tests/emulator/30-query-params.bats tests/cli/05-explain-discovery.bats
-    tests/emulator/26-durability.bats
-    tests/clients/1[0-9]-console*.bats
+    tests/emulator/26-durability.bats tests/emulator/54-bytes-store.bats
+    tests/emulator/56-owners.bats tests/emulator/55-events-file.bats
+    tests/emulator/33-pools-predict.bats tests/emulator/43-events-v1.bats
+    tests/clients/1[0-9]-console*.bats tests/emulator/36-restart.bats
     tests/cli/29-bats-helper.bats tests/emulator/17-logs.bats tests/cli/22-fixes.bats
     tests/cli/28-crds.bats tests/emulator/18-exec.bats tests/cli/27-readme.bats
     tests/emulator/29-auth-review.bats tests/cli/07-completion.bats

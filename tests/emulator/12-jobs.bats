@@ -19,7 +19,7 @@ L4='{"resources":{"gpu":{"model":"L4","count":1}}}'
 
 # get NAME FILTER: jq FILTER over the Job NAME.
 get() {
-    curl -sf "$(emu_url)$JOBS/$1" | jq -r "$2"
+    curl -sf "$(emu_url)$JOBS/$1" | jr "$2"
 }
 
 # An L4 Job (0.39/h) with extra spec fields and annotations.

@@ -16,7 +16,7 @@ SBX=/apis/nodus.dev/v1/namespaces/default/sandboxes
 MERGE=(-H 'Content-Type: application/merge-patch+json')
 
 get() {
-    curl -sf "$(emu_url)$SBX/$1" | jq -r "$2"
+    curl -sf "$(emu_url)$SBX/$1" | jr "$2"
 }
 
 # sandbox NAME [extra spec]: an L4 Sandbox (0.39/h).

@@ -16,7 +16,7 @@ JOBS=/apis/nodus.dev/v1/namespaces/default/jobs
 PB=/emulator/v1/pricebook
 
 get() {
-    curl -sf "$(emu_url)$JOBS/$1" | jq -r "$2"
+    curl -sf "$(emu_url)$JOBS/$1" | jr "$2"
 }
 
 h100_job() {

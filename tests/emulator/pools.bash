@@ -63,19 +63,8 @@ val() {
 # The manifests below are written by the shell when every string argument is a plain word
 # (no quote, backslash or control character: nothing to escape) and no extra spec field
 # replaces one the manifest sets; else by jq, as before (a jq a manifest was a good part of
-# these suites' CPU). A JSON argument goes in as it is; the emulator parses it.
-_plain() { # WORD...: each needs no JSON escaping
-    local w
-    for w; do [[ $w =~ ^[A-Za-z0-9._/:@+-]*$ ]] || return 1; done
-}
-
-# _no_keys JSON KEY...: JSON (an object) names none of KEY, anywhere
-_no_keys() {
-    local json=$1 k
-    shift
-    for k; do [[ $json != *"\"$k\""* ]] || return 1; done
-}
-
+# these suites' CPU). A JSON argument goes in as it is; the emulator parses it. (_plain and
+# _no_keys: tests/lib/common.bash)
 # pool_json NAME [SPEC-JSON]
 pool_json() {
     local spec=${2:-'{}'}
