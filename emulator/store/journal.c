@@ -315,9 +315,12 @@ static bool end_flush(struct em_journal *w, const struct batch *b, int err, bool
 {
     bool failed = b->doomed || err;
     if (err) {
-        if (cut_failed && !w->error)
+        /* said even inside an episode of failures: what the log still holds of this
+         * refused batch comes back at the next start */
+        if (cut_failed)
             fprintf(stderr, "nodus-emulator: storage: cannot cut %s back to %lld bytes after a "
-                    "failed write: %s\n", w->path, (long long)b->start, strerror(errno));
+                    "failed write: %s (the refused records it still holds come back at the "
+                    "next start)\n", w->path, (long long)b->start, strerror(errno));
         em_journal_note_error(w, w->path, err);
         if (!w->broken) {
             w->broken = true;

@@ -153,6 +153,8 @@ names() { # PATH: the names of a list, as the server has them
         esac
     done <"$OPS"
     echo "acknowledged $acked, lost $lost; refused but kept $kept" >&2
+    # what the emulator said, for a failure: each 507 in order, and storage's messages
+    [ "$kept" = 0 ] || grep -E ' 507 |storage' "$ERR" >&2
     [ "$lost" = 0 ]
     [ "$kept" = 0 ]
     [ ! -e "$STATE/snapshots/full" ]
