@@ -178,5 +178,7 @@ JSON
     run curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer t-reader' \
         "$u/apis/nodus.dev/v1/jobs"
     assert_output 200
+    # gone before bats removes the test's directory: a stop writes the state held in it
     kill "$pid"
+    wait "$pid" || true
 }
