@@ -78,6 +78,21 @@ state_sum() {
     find "$EMU_STATE" -printf '%p %s %T@\n' | sort
 }
 
+# the state's sum once it holds still: what the allowed requests before changed is still
+# being written after their answers (the object files follow the journal, and the
+# simulation answers a new object, a Volume bound, with writes of its own)
+quiet_sum() {
+    local a b tries
+    a=$(state_sum)
+    for tries in $(seq 1 50); do
+        sleep 0.1
+        b=$(state_sum)
+        [ "$a" = "$b" ] && break
+        a=$b
+    done
+    printf '%s\n' "$b"
+}
+
 # cfg_string VAR VALUE: sets VAR to VALUE quoted for a curl config file
 cfg_string() {
     local v=${2//\\/\\\\}
@@ -156,7 +171,7 @@ walk() {
             end=$((end + 1))
         done
         before=
-        [ "${runs[$start]}" = refused ] && before=$(state_sum)
+        [ "${runs[$start]}" = refused ] && before=$(quiet_sum)
         for ((j = start; j < end; j++)); do
             [ "$j" = "$start" ] || echo next
             mapfile -t lines <"$cfg.$j" # (not cat: no process a request)
