@@ -19,9 +19,39 @@
 /* the kind these tests store (the store takes the registry's row) */
 #define VOLUMES nd_kind_by_plural(NULL, "volumes")
 
-static char *tmpdir(void)
+/* Each test's store, in a directory of its own, and its history (setup and teardown). */
+struct fix {
+    char *dir;
+    struct em_store s;
+    struct em_history j;
+};
+
+static int fix_open(void **state)
 {
-    return store_tmpdir("journal");
+    struct fix *f = nd_xcalloc(1, sizeof *f);
+    struct nd_buf report = ND_BUF_INIT, err = ND_BUF_INIT;
+    f->dir = store_tmpdir("journal");
+    int rc = em_store_open(&f->s, f->dir, EM_FSYNC_NEVER, false, &report, &err) == 0 &&
+                     em_history_open(&f->j, &f->s, 0, 1000, &err) == 0
+                 ? 0
+                 : -1;
+    if (rc < 0)
+        fprintf(stderr, "cannot open the store or its history: %s\n", err.data ? err.data : "?");
+    nd_buf_release(&report);
+    nd_buf_release(&err);
+    *state = f;
+    return rc;
+}
+
+static int fix_close(void **state)
+{
+    struct fix *f = *state;
+    em_history_close(&f->j);
+    em_store_close(&f->s);
+    em_rm_rf(f->dir);
+    free(f->dir);
+    free(f);
+    return 0;
 }
 
 static json_t *volume(const char *name, int64_t rv, int size)
@@ -55,18 +85,14 @@ static void churn(struct em_store *s, struct em_history *j, int n)
 
 static void test_old_events_keep_bytes(void **state)
 {
-    (void)state;
-    char *dir = tmpdir();
-    struct em_store s;
-    struct nd_buf report = ND_BUF_INIT, err = ND_BUF_INIT;
-    assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
-    struct em_history j;
-    assert_int_equal(em_history_open(&j, &s, 0, 1000, &err), 0);
+    struct fix *f = *state;
+    struct em_store *s = &f->s;
+    struct em_history *j = &f->j;
     int n = 3 * EM_HISTORY_HOT;
-    churn(&s, &j, n);
-    assert_int_equal(j.len, (size_t)n);
+    churn(s, j, n);
+    assert_int_equal(j->len, (size_t)n);
     /* an old event: bytes only */
-    struct em_change *old = &j.ev[10];
+    struct em_change *old = &j->ev[10];
     assert_null(old->obj);
     assert_null(old->prev);
     assert_non_null(old->json);
@@ -76,7 +102,7 @@ static void test_old_events_keep_bytes(void **state)
     assert_true(json_equal(em_change_obj(old), want));
     assert_true(json_equal(em_change_prev(old), want_prev));
     /* a reader of many old events takes trees the event does not keep */
-    struct em_change *older = &j.ev[20];
+    struct em_change *older = &j->ev[20];
     json_t *o = em_change_obj_new(older), *p = em_change_prev_new(older);
     assert_null(older->obj);
     assert_null(older->prev);
@@ -89,16 +115,10 @@ static void test_old_events_keep_bytes(void **state)
     json_decref(want);
     json_decref(want_prev);
     /* the newest events keep their trees; the last one is the stored object itself */
-    struct em_change *last = &j.ev[j.len - 1];
+    struct em_change *last = &j->ev[j->len - 1];
     assert_non_null(last->obj);
-    assert_ptr_equal(last->obj, em_store_get(&s, VOLUMES, "default", "a"));
-    assert_non_null(j.ev[j.len - EM_HISTORY_HOT].obj);
-    em_history_close(&j);
-    em_store_close(&s);
-    em_rm_rf(dir);
-    free(dir);
-    nd_buf_release(&report);
-    nd_buf_release(&err);
+    assert_ptr_equal(last->obj, em_store_get(s, VOLUMES, "default", "a"));
+    assert_non_null(j->ev[j->len - EM_HISTORY_HOT].obj);
 }
 
 /* A change whose writer gave the previous object's bytes (objects.c: the stored entry's)
@@ -106,13 +126,9 @@ static void test_old_events_keep_bytes(void **state)
  * the change that made it, not a second one made from the tree. */
 static void test_previous_shares_bytes(void **state)
 {
-    (void)state;
-    char *dir = tmpdir();
-    struct em_store s;
-    struct nd_buf report = ND_BUF_INIT, err = ND_BUF_INIT;
-    assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
-    struct em_history j;
-    assert_int_equal(em_history_open(&j, &s, 0, 1000, &err), 0);
+    struct fix *f = *state;
+    struct em_store *s = &f->s;
+    struct em_history *j = &f->j;
     json_t *prev = NULL;
     struct em_bytes *prev_json = NULL;
     int n = 2 * EM_HISTORY_HOT + 10;
@@ -121,9 +137,9 @@ static void test_previous_shares_bytes(void **state)
         struct em_bytes *json = NULL;
         struct nd_status st = ND_STATUS_INIT;
         assert_int_equal(
-            em_store_put(&s, VOLUMES, v, i == 1 ? "ADDED" : "MODIFIED", 1000, &json, &st), 0);
-        em_history_append(&j, i, 1000, i == 1 ? "ADDED" : "MODIFIED", "volumes", v, prev, json);
-        em_history_set_prev_json(&j, prev_json);
+            em_store_put(s, VOLUMES, v, i == 1 ? "ADDED" : "MODIFIED", 1000, &json, &st), 0);
+        em_history_append(j, i, 1000, i == 1 ? "ADDED" : "MODIFIED", "volumes", v, prev, json);
+        em_history_set_prev_json(j, prev_json);
         em_bytes_unref(prev_json);
         prev_json = json; /* our reference: the next change's previous bytes */
         json_decref(prev);
@@ -131,64 +147,48 @@ static void test_previous_shares_bytes(void **state)
     }
     em_bytes_unref(prev_json);
     json_decref(prev);
-    struct em_change *old = &j.ev[10];
+    struct em_change *old = &j->ev[10];
     assert_null(old->prev);
-    assert_ptr_equal(old->prev_json, j.ev[9].json);
+    assert_ptr_equal(old->prev_json, j->ev[9].json);
     json_t *want_prev = volume("a", 10, 10);
     assert_true(json_equal(em_change_prev(old), want_prev));
     json_decref(want_prev);
-    em_history_close(&j);
-    em_store_close(&s);
-    em_rm_rf(dir);
-    free(dir);
-    nd_buf_release(&report);
-    nd_buf_release(&err);
 }
 
 static void test_stored_object_shares_its_bytes(void **state)
 {
-    (void)state;
-    char *dir = tmpdir();
-    struct em_store s;
-    struct nd_buf report = ND_BUF_INIT, err = ND_BUF_INIT;
-    assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
-    struct em_history j;
-    assert_int_equal(em_history_open(&j, &s, 0, 1000, &err), 0);
+    struct fix *f = *state;
+    struct em_store *s = &f->s;
+    struct em_history *j = &f->j;
     /* one object created first and never changed, then much churn of another */
     json_t *b = volume("b", 1, 1);
     struct em_bytes *json = NULL;
     struct nd_status st = ND_STATUS_INIT;
-    assert_int_equal(em_store_put(&s, VOLUMES, b, "ADDED", 1000, &json, &st), 0);
-    em_history_append(&j, 1, 1000, "ADDED", "volumes", b, NULL, json);
+    assert_int_equal(em_store_put(s, VOLUMES, b, "ADDED", 1000, &json, &st), 0);
+    em_history_append(j, 1, 1000, "ADDED", "volumes", b, NULL, json);
     em_bytes_unref(json);
     json_decref(b);
     for (int i = 0; i < 2 * EM_HISTORY_HOT; i++) {
         char name[32];
         snprintf(name, sizeof name, "c%d", i);
         json_t *c = volume(name, i + 2, 1);
-        assert_int_equal(em_store_put(&s, VOLUMES, c, "ADDED", 1000, &json, &st), 0);
-        em_history_append(&j, i + 2, 1000, "ADDED", "volumes", c, NULL, json);
+        assert_int_equal(em_store_put(s, VOLUMES, c, "ADDED", 1000, &json, &st), 0);
+        em_history_append(j, i + 2, 1000, "ADDED", "volumes", c, NULL, json);
         em_bytes_unref(json);
         json_decref(c);
     }
     /* b is old but still the stored revision: its bytes shared with the store, not
      * copied, and its tree given up (the store builds one when asked) */
-    assert_null(j.ev[0].obj);
-    assert_ptr_equal(j.ev[0].json, em_store_entry_json(em_store_entry(&s, VOLUMES, "default", "b")));
-    em_history_close(&j);
-    em_store_close(&s);
-    em_rm_rf(dir);
-    free(dir);
-    nd_buf_release(&report);
-    nd_buf_release(&err);
+    assert_null(j->ev[0].obj);
+    assert_ptr_equal(j->ev[0].json, em_store_entry_json(em_store_entry(s, VOLUMES, "default", "b")));
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_old_events_keep_bytes),
-        cmocka_unit_test(test_previous_shares_bytes),
-        cmocka_unit_test(test_stored_object_shares_its_bytes),
+        cmocka_unit_test_setup_teardown(test_old_events_keep_bytes, fix_open, fix_close),
+        cmocka_unit_test_setup_teardown(test_previous_shares_bytes, fix_open, fix_close),
+        cmocka_unit_test_setup_teardown(test_stored_object_shares_its_bytes, fix_open, fix_close),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
