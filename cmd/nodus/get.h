@@ -40,6 +40,7 @@ struct get_run {
     bool events;           /* --output-watch-events */
     const char **label_columns;
     bool json_bytes;       /* -o json of one kind's list: from the answers' bytes */
+    bool table_bytes;      /* a table of a kind's list: from the Table answers' bytes */
 };
 
 /* Appends the query of a list or watch (selectors and extra terms) to path. */
@@ -68,6 +69,19 @@ void get_collect(json_t **table, json_t *objects, json_t *answer);
  * -1 with st filled when the list failed. */
 int get_json_list(struct get_run *g, const struct nd_kind *k, json_t **table, json_t *objects,
                   struct nd_buf *out, bool *printed, struct nd_status *st);
+/* The tree path from where a list's pages stand (the n answers' bodies read so far,
+ * bytes of them): each loaded and collected as get_list does, then the pages after the
+ * last one's continue token. */
+int get_pages_to_tree(struct get_run *g, const struct nd_kind *k, const struct nd_buf *body,
+                      size_t n, size_t bytes, json_t **table, json_t *objects,
+                      struct nd_status *st);
+/* The table of one kind's whole list read from the Table answers' bytes (get_table.c):
+ * fast filled (initialised by the caller) and *built set; or, when an answer needs the
+ * tree (see nd_table_bytes_page), fast left empty and what get_list collects instead.
+ * -1 with st filled when the list failed. */
+int get_table_list(struct get_run *g, const struct nd_kind *k, json_t **table, json_t *objects,
+                   struct nd_table *fast, bool *built, struct nd_status *st);
+
 /* Watches one kind and prints every event until interrupted (get_watch.c). rv: where
  * the list left off ("" to start with the current objects). table (a Table answer) or
  * objects (an array): what the list found, both BORROWED and either may be NULL;

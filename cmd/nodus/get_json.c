@@ -108,14 +108,13 @@ out:
     return rc;
 }
 
-/* The tree path from where the pages stand: each page read loaded and collected, then
- * the pages after the last one's continue token. */
-static int to_tree(struct get_run *g, const struct nd_kind *k, struct pages *pg, json_t **table,
-                   json_t *objects, struct nd_status *st)
+int get_pages_to_tree(struct get_run *g, const struct nd_kind *k, const struct nd_buf *body,
+                      size_t n, size_t bytes, json_t **table, json_t *objects,
+                      struct nd_status *st)
 {
     char *cont = NULL;
-    for (size_t i = 0; i < pg->n; i++) {
-        json_t *answer = nd_json_load(pg->body[i].data, pg->body[i].len, "answer", st);
+    for (size_t i = 0; i < n; i++) {
+        json_t *answer = nd_json_load(body[i].data, body[i].len, "answer", st);
         if (!answer) {
             free(cont);
             return -1;
@@ -130,7 +129,7 @@ static int to_tree(struct get_run *g, const struct nd_kind *k, struct pages *pg,
     int rc = 0;
     if (cont) {
         char *rv = NULL;
-        rc = get_list_from(g, k, cont, pg->bytes, table, objects, &rv, st);
+        rc = get_list_from(g, k, cont, bytes, table, objects, &rv, st);
         free(rv);
     }
     free(cont);
@@ -170,7 +169,7 @@ int get_json_list(struct get_run *g, const struct nd_kind *k, json_t **table, js
         }
     } while (cont);
     if (pg.tree || !pg.nitems) {
-        rc = to_tree(g, k, &pg, table, objects, st);
+        rc = get_pages_to_tree(g, k, pg.body, pg.n, pg.bytes, table, objects, st);
         goto out;
     }
     nd_buf_adds(out, "{\n    \"apiVersion\": \"v1\",\n    \"items\": [");

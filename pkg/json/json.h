@@ -110,6 +110,16 @@ int nd_json_reformat(const char *text, size_t len, const struct nd_json_reformat
 int nd_json_object_members(const char *text, size_t len, struct nd_json_member **members,
                            size_t *n);
 
+/* The string whose opening quote is at p (before end): *s its bytes between the quotes,
+ * *escaped whether one is a backslash (the escapes are jansson's to check). Returns the
+ * byte after its closing quote, or NULL when it is unterminated or holds a control byte
+ * or bytes that are not UTF-8 (what jansson refuses). */
+const char *nd_json_scan_string(const char *p, const char *end, struct nd_json_span *s,
+                                int *escaped);
+/* Past the value at p by its extent alone (what it holds is not checked; containers in
+ * it count from depth, NULL past ND_JSON_MAX_DEPTH or when it does not end before end). */
+const char *nd_json_skip_value(const char *p, const char *end, int depth);
+
 /* Nesting depth: 0 for a scalar, 1 for [] or {"a":1}, 2 for [[1]] ... */
 size_t nd_json_depth(const json_t *v);
 

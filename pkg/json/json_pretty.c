@@ -533,3 +533,20 @@ fail:
     *n = 0;
     return -1;
 }
+
+const char *nd_json_scan_string(const char *p, const char *end, struct nd_json_span *s,
+                                int *escaped)
+{
+    struct rf r = {.p = p, .end = end};
+    bool esc;
+    if (p >= end || *p != '"' || scan_string(&r, &s->p, &s->n, &esc) < 0)
+        return NULL;
+    *escaped = esc;
+    return r.p;
+}
+
+const char *nd_json_skip_value(const char *p, const char *end, int depth)
+{
+    struct rf r = {.p = p, .end = end, .max_depth = ND_JSON_MAX_DEPTH};
+    return skip_value(&r, depth) < 0 ? NULL : r.p;
+}

@@ -157,6 +157,44 @@ bool nd_print_is_table(const struct nd_print_opts *opts);
 int nd_print_table_from_server(struct nd_table *t, const json_t *answer, const struct nd_kind *k,
                                const struct nd_print_opts *opts, struct nd_status *st);
 
+/* The same in steps, for a reader that finds the rows itself (table_bytes.c):
+ * nd_print_table_start reads the columnDefinitions (NEW, or NULL with st filled as
+ * above); the cells of a row are the columnDefinitions' (nd_print_table_ndefs of them),
+ * of which nd_print_table_shown says which are shown, in order; nd_print_table_headers
+ * adds the columns (or checks t's); each nd_print_table_row adds one row from the shown
+ * cells as nd_print_table_cell writes them and the row's object (NULL when none). */
+struct nd_table_rows;
+struct nd_table_rows *nd_print_table_start(struct nd_table *t, const json_t *defs,
+                                           const struct nd_kind *k,
+                                           const struct nd_print_opts *opts, struct nd_status *st);
+size_t nd_print_table_ndefs(const struct nd_table_rows *b);
+const size_t *nd_print_table_shown(const struct nd_table_rows *b, size_t *n);
+int nd_print_table_headers(struct nd_table_rows *b, struct nd_status *st);
+void nd_print_table_row(struct nd_table_rows *b, const json_t *obj, char *const *cells);
+void nd_print_table_finish(struct nd_table_rows *b);
+/* A cell's value as the row gets it: NEW text (a string as it is, null empty, anything
+ * else as Go's %v with ESC and CR made visible). */
+char *nd_print_table_cell(const json_t *v);
+
+/* A Table answer's text read without building its tree (table_bytes.c), page by page
+ * as get reads a list: the columns from the first page, the rows of each added to t.
+ * nd_table_bytes_page returns 0 and *cont (NEW, NULL when none) the page's continue
+ * token; or -1 when the text needs the tree path (not a Table, not JSON, a key with an
+ * escape, a duplicate key, a malformed row, a cell that is a list or a map ...): the
+ * caller then drops t and reads every page with nd_json_load and
+ * nd_print_table_from_server, which say what is wrong. Whatever it takes, t ends as the
+ * tree path makes it (tests/fuzz/fuzz_table.c). */
+struct nd_table_bytes {
+    struct nd_table *t;
+    const struct nd_kind *k;
+    const struct nd_print_opts *opts;
+    struct nd_table_rows *b; /* after the first page */
+    size_t rows;             /* every page's rows so far */
+    bool first_rows;         /* the first page had a list of rows (later ones join it) */
+};
+int nd_table_bytes_page(struct nd_table_bytes *tb, const char *text, size_t len, char **cont);
+void nd_table_bytes_release(struct nd_table_bytes *tb);
+
 /* Fills t from objects (an array, BORROWED) with k's printer columns, rendered by
  * nd_column_render against now_unix: the client-side fallback when the server sends no
  * Table. Decorated as nd_print_table_from_server. Returns 0, or -1 with st filled. */

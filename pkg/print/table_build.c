@@ -197,73 +197,126 @@ static char *go_cell(const json_t *v)
     return nd_buf_detach(&b);
 }
 
-int nd_print_table_from_server(struct nd_table *t, const json_t *answer, const struct nd_kind *k,
-                               const struct nd_print_opts *opts, struct nd_status *st)
-{
-    const json_t *defs = json_object_get(answer, "columnDefinitions");
-    const json_t *rows = json_object_get(answer, "rows");
-    bool wide = opts->output == ND_OUTPUT_WIDE;
-    size_t *keep = NULL, nkeep = 0;
-    char **cells = NULL;
-    int rc = -1;
+/* A server Table's columns while its rows are added (print.h, nd_print_table_start). */
+struct nd_table_rows {
     struct deco d;
-    deco_init(&d, opts, k);
-    if (!json_is_object(answer) || !json_is_array(defs))
-        goto malformed_defs;
-    if (rows && !json_is_null(rows) && !json_is_array(rows)) {
-        nd_status_set(st, "BadRequest", NULL, "malformed Table answer: rows is not a list");
-        goto out;
+    struct nd_table *t;
+    size_t ndefs;
+    size_t *keep, nkeep;
+};
+
+struct nd_table_rows *nd_print_table_start(struct nd_table *t, const json_t *defs,
+                                           const struct nd_kind *k,
+                                           const struct nd_print_opts *opts, struct nd_status *st)
+{
+    bool wide = opts->output == ND_OUTPUT_WIDE;
+    if (!json_is_array(defs)) {
+        nd_status_set(st, "BadRequest", NULL,
+                      "malformed Table answer: columnDefinitions is not a list");
+        return NULL;
     }
-    keep = nd_xmalloc((json_array_size(defs) + 1) * sizeof *keep);
-    for (size_t i = 0; i < json_array_size(defs); i++) {
+    struct nd_table_rows *b = nd_xcalloc(1, sizeof *b);
+    deco_init(&b->d, opts, k);
+    b->t = t;
+    b->ndefs = json_array_size(defs);
+    b->keep = nd_xmalloc((b->ndefs + 1) * sizeof *b->keep);
+    for (size_t i = 0; i < b->ndefs; i++) {
         const json_t *def = json_array_get(defs, i);
         const char *name = json_string_value(json_object_get(def, "name"));
         if (!name) {
             nd_status_set(st, "BadRequest", NULL,
                           "malformed Table answer: columnDefinitions[%zu].name is not a string", i);
-            goto out;
+            nd_print_table_finish(b);
+            return NULL;
         }
         json_int_t prio = json_integer_value(json_object_get(def, "priority"));
         if (!wide && prio != 0)
             continue;
-        keep[nkeep++] = i;
-        deco_add_col(&d, name, json_string_value(json_object_get(def, "format")),
+        b->keep[b->nkeep++] = i;
+        deco_add_col(&b->d, name, json_string_value(json_object_get(def, "format")),
                      json_string_value(json_object_get(def, "type")));
     }
+    return b;
+}
+
+size_t nd_print_table_ndefs(const struct nd_table_rows *b)
+{
+    return b->ndefs;
+}
+
+const size_t *nd_print_table_shown(const struct nd_table_rows *b, size_t *n)
+{
+    *n = b->nkeep;
+    return b->keep;
+}
+
+int nd_print_table_headers(struct nd_table_rows *b, struct nd_status *st)
+{
+    return set_headers(&b->d, b->t, st);
+}
+
+void nd_print_table_row(struct nd_table_rows *b, const json_t *obj, char *const *cells)
+{
+    add_row(&b->d, b->t, json_is_object(obj) ? obj : NULL, cells);
+}
+
+void nd_print_table_finish(struct nd_table_rows *b)
+{
+    if (!b)
+        return;
+    free(b->keep);
+    deco_release(&b->d);
+    free(b);
+}
+
+char *nd_print_table_cell(const json_t *v)
+{
+    return go_cell(v);
+}
+
+int nd_print_table_from_server(struct nd_table *t, const json_t *answer, const struct nd_kind *k,
+                               const struct nd_print_opts *opts, struct nd_status *st)
+{
+    const json_t *defs = json_object_get(answer, "columnDefinitions");
+    const json_t *rows = json_object_get(answer, "rows");
+    char **cells = NULL;
+    int rc = -1;
+    if (!json_is_object(answer) || !json_is_array(defs))
+        return nd_status_set(st, "BadRequest", NULL,
+                             "malformed Table answer: columnDefinitions is not a list");
+    if (rows && !json_is_null(rows) && !json_is_array(rows))
+        return nd_status_set(st, "BadRequest", NULL, "malformed Table answer: rows is not a list");
+    struct nd_table_rows *b = nd_print_table_start(t, defs, k, opts, st);
+    if (!b)
+        return -1;
     for (size_t r = 0; r < json_array_size(rows); r++) {
         const json_t *cs = json_object_get(json_array_get(rows, r), "cells");
-        if (!json_is_array(cs) || json_array_size(cs) < json_array_size(defs)) {
+        if (!json_is_array(cs) || json_array_size(cs) < b->ndefs) {
             nd_status_set(st, "BadRequest", NULL,
                           "malformed Table answer: rows[%zu].cells must be a list of %zu cells, "
                           "one per columnDefinition",
-                          r, json_array_size(defs));
+                          r, b->ndefs);
             goto out;
         }
     }
-    if (set_headers(&d, t, st) < 0)
+    if (nd_print_table_headers(b, st) < 0)
         goto out;
-    cells = nd_xcalloc(nkeep + 1, sizeof *cells);
+    cells = nd_xcalloc(b->nkeep + 1, sizeof *cells);
     for (size_t r = 0; r < json_array_size(rows); r++) {
         const json_t *row = json_array_get(rows, r);
         const json_t *cs = json_object_get(row, "cells");
-        for (size_t i = 0; i < nkeep; i++) {
+        for (size_t i = 0; i < b->nkeep; i++) {
             free(cells[i]);
-            cells[i] = go_cell(json_array_get(cs, keep[i]));
+            cells[i] = go_cell(json_array_get(cs, b->keep[i]));
         }
-        const json_t *obj = json_object_get(row, "object");
-        add_row(&d, t, json_is_object(obj) ? obj : NULL, cells);
+        nd_print_table_row(b, json_object_get(row, "object"), cells);
     }
     rc = 0;
-    goto out;
-malformed_defs:
-    nd_status_set(st, "BadRequest", NULL,
-                  "malformed Table answer: columnDefinitions is not a list");
 out:
-    for (size_t i = 0; cells && i < nkeep; i++)
+    for (size_t i = 0; cells && i < b->nkeep; i++)
         free(cells[i]);
     free(cells);
-    free(keep);
-    deco_release(&d);
+    nd_print_table_finish(b);
     return rc;
 }
 

@@ -313,7 +313,8 @@ out:
 /* The objects of one resource argument: each name fetched (a missing one reported), or
  * the list of its kind; -1 (reported) when the list failed. */
 static int gather(struct get_run *g, const struct nd_res *r, json_t **answer, json_t *objects,
-                  int *worst, struct nd_buf *out, bool *printed)
+                  int *worst, struct nd_buf *out, bool *printed, struct nd_table *fast,
+                  bool *built)
 {
     struct nd_status st = ND_STATUS_INIT;
     size_t nn = json_array_size(r->names);
@@ -328,8 +329,9 @@ static int gather(struct get_run *g, const struct nd_res *r, json_t **answer, js
     if (nn)
         return 0;
     char *rv = NULL;
-    int lrc = g->json_bytes ? get_json_list(g, r->k, answer, objects, out, printed, &st)
-                            : get_list(g, r->k, answer, objects, &rv, &st);
+    int lrc = g->json_bytes    ? get_json_list(g, r->k, answer, objects, out, printed, &st)
+              : g->table_bytes ? get_table_list(g, r->k, answer, objects, fast, built, &st)
+                               : get_list(g, r->k, answer, objects, &rv, &st);
     free(rv);
     if (lrc < 0)
         report(g, &st, worst);
@@ -337,11 +339,12 @@ static int gather(struct get_run *g, const struct nd_res *r, json_t **answer, js
 }
 
 /* Appends the table of one kind's objects to out (after a blank line when another table
- * came before: printed rows so far); the rows it printed. */
+ * came before: printed rows so far); the rows it printed. fast: the table already built
+ * from the answers' bytes (get_table_list), or NULL. */
 static size_t add_table(struct get_run *g, const struct nd_kind *k, json_t *answer, json_t *objects,
-                        size_t printed, struct nd_buf *out, int *worst)
+                        struct nd_table *fast, size_t printed, struct nd_buf *out, int *worst)
 {
-    if (!answer && !json_array_size(objects))
+    if (!fast && !answer && !json_array_size(objects))
         return 0;
     struct nd_status st = ND_STATUS_INIT;
     struct nd_table t;
@@ -350,16 +353,24 @@ static size_t add_table(struct get_run *g, const struct nd_kind *k, json_t *answ
     /* kubectl separates the tables of several kinds by a blank line before
      * each header after the first; without headers, nothing */
     if (printed && !g->popts.no_headers &&
-        (answer ? json_array_size(json_object_get(answer, "rows")) : 1))
+        (fast     ? fast->nrows
+         : answer ? json_array_size(json_object_get(answer, "rows"))
+                  : 1))
         nd_buf_addch(out, '\n');
-    if (sort_collected(g, answer, objects, &st) < 0) {
+    if (fast) {
+        fast->no_headers = g->popts.no_headers; /* as render_table */
+        if (nd_table_render(fast, out) < 0) {
+            nd_buf_truncate(out, before);
+            report(g, &st, worst);
+        }
+    } else if (sort_collected(g, answer, objects, &st) < 0) {
         nd_buf_truncate(out, before);
         report_local(&st, worst);
     } else if (render_table(g, k, answer, objects, &t, out, &st) < 0) {
         nd_buf_truncate(out, before);
         report(g, &st, worst);
     }
-    size_t rows = t.nrows;
+    size_t rows = fast ? fast->nrows : t.nrows;
     nd_table_release(&t);
     nd_status_release(&st);
     return rows;
@@ -436,17 +447,27 @@ static int get_all(struct get_run *g, const struct nd_res_list *res)
     size_t total_names = 0, printed = 0;
     bool json_printed = false;
     struct nd_buf out = ND_BUF_INIT;
+    /* NODUS_GET_TREE=1: every list read as a tree (the oracle of the bytes paths' tests) */
+    const char *tree = getenv("NODUS_GET_TREE");
     /* kubectl -o json of one list, as it comes: written from the answer's bytes */
     g->json_bytes = !g->table && g->popts.output == ND_OUTPUT_JSON && !g->opt->sort_by &&
-                    res->n == 1 && !json_array_size(res->v[0].names);
+                    res->n == 1 && !json_array_size(res->v[0].names) && !(tree && *tree);
+    /* a table of lists, as it comes: read from the Table answers' bytes */
+    g->table_bytes = g->table && !g->opt->sort_by && !(tree && *tree);
     for (size_t i = 0; i < res->n; i++) {
         json_t *answer = NULL, *objects = json_array();
+        struct nd_table fast;
+        bool built = false;
+        nd_table_init(&fast);
         total_names += json_array_size(res->v[i].names);
-        int rc = gather(g, &res->v[i], &answer, objects, &worst, &out, &json_printed);
+        int rc = gather(g, &res->v[i], &answer, objects, &worst, &out, &json_printed, &fast,
+                        &built);
         if (rc == 0 && g->table)
-            printed += add_table(g, res->v[i].k, answer, objects, printed, &out, &worst);
+            printed += add_table(g, res->v[i].k, answer, objects, built ? &fast : NULL, printed,
+                                 &out, &worst);
         else if (rc == 0)
             add_objects(answer, objects, all_objects);
+        nd_table_release(&fast);
         json_decref(answer);
         json_decref(objects);
         if (rc < 0)
