@@ -16,6 +16,15 @@
 #define MIN_WIDTH 6
 #define PADDING   3
 
+/* Every empty cell: a table of 1,000 rows has thousands, each was a malloc. */
+static char empty_cell[1];
+
+static void cell_free(char *c)
+{
+    if (c != empty_cell)
+        free(c);
+}
+
 void nd_table_init(struct nd_table *t)
 {
     memset(t, 0, sizeof *t);
@@ -24,7 +33,7 @@ void nd_table_init(struct nd_table *t)
 void nd_table_clear_rows(struct nd_table *t)
 {
     for (size_t i = 0; i < t->nrows * t->ncols; i++)
-        free(t->cells[i]);
+        cell_free(t->cells[i]);
     t->nrows = 0;
 }
 
@@ -35,7 +44,7 @@ void nd_table_keep_rows(struct nd_table *t, const bool *keep)
         char **row = t->cells + i * t->ncols;
         if (!keep[i]) {
             for (size_t j = 0; j < t->ncols; j++)
-                free(row[j]);
+                cell_free(row[j]);
             continue;
         }
         if (out != i)
@@ -90,7 +99,7 @@ size_t nd_table_add_row(struct nd_table *t)
             nd_xrealloc(t->cells, t->rows_cap * (t->ncols ? t->ncols : 1) * sizeof *t->cells);
     }
     for (size_t j = 0; j < t->ncols; j++)
-        t->cells[t->nrows * t->ncols + j] = nd_xstrdup("");
+        t->cells[t->nrows * t->ncols + j] = empty_cell;
     return t->nrows++;
 }
 
@@ -99,8 +108,8 @@ void nd_table_set(struct nd_table *t, size_t row, size_t col, const char *text)
     if (row >= t->nrows || col >= t->ncols)
         return;
     char **c = &t->cells[row * t->ncols + col];
-    free(*c);
-    *c = nd_xstrdup(text ? text : "");
+    cell_free(*c);
+    *c = text && *text ? nd_xstrdup(text) : empty_cell;
 }
 
 const char *nd_table_get(const struct nd_table *t, size_t row, size_t col)
@@ -164,20 +173,34 @@ size_t nd_print_width(const char *s)
 
 void nd_print_cell_escape(const char *s, struct nd_buf *out)
 {
+    size_t i = 0; /* printable ASCII alone (most cells) is kept as it is */
+    while ((unsigned char)s[i] >= 0x20 && (unsigned char)s[i] < 0x7f)
+        i++;
+    if (!s[i]) {
+        nd_buf_add(out, s, i);
+        return;
+    }
     size_t n = strcspn(s, "\n\r\f");
     nd_term_escape(out, s, n, ND_TERM_KEEP_TAB);
     if (s[n])
         nd_buf_adds(out, "...");
 }
 
-static void add_line(const struct nd_table *t, char *const *cells, struct nd_buf *out)
+/* A line of cells; cw: each cell's width (NULL: measured here). */
+static void add_line(const struct nd_table *t, char *const *cells, const size_t *cw,
+                     struct nd_buf *out)
 {
+    static const char spaces[] = "                                                                ";
     for (size_t j = 0; j < t->ncols; j++) {
         nd_buf_adds(out, cells[j]);
         if (j + 1 == t->ncols)
             break;
-        for (size_t w = nd_print_width(cells[j]); w < t->widths[j]; w++)
-            nd_buf_addch(out, ' ');
+        size_t w = cw ? cw[j] : nd_print_width(cells[j]);
+        while (w < t->widths[j]) {
+            size_t n = t->widths[j] - w < sizeof spaces - 1 ? t->widths[j] - w : sizeof spaces - 1;
+            nd_buf_add(out, spaces, n);
+            w += n;
+        }
     }
     nd_buf_addch(out, '\n');
 }
@@ -187,23 +210,26 @@ int nd_table_render(struct nd_table *t, struct nd_buf *out)
     bool header = !t->no_headers && (t->nrows > 0 || t->header_if_empty);
     if (!header && t->nrows == 0)
         return 0;
+    /* each cell measured once: for its column's width, then for its padding */
+    size_t *cw = nd_xmalloc((t->nrows * t->ncols + 1) * sizeof *cw);
+    for (size_t i = 0; i < t->nrows * t->ncols; i++)
+        cw[i] = nd_print_width(t->cells[i]);
     for (size_t j = 0; j + 1 < t->ncols; j++) {
         size_t w = MIN_WIDTH;
         if (header && nd_print_width(t->headers[j]) + PADDING > w)
             w = nd_print_width(t->headers[j]) + PADDING;
-        for (size_t i = 0; i < t->nrows; i++) {
-            size_t cw = nd_print_width(t->cells[i * t->ncols + j]) + PADDING;
-            if (cw > w)
-                w = cw;
-        }
+        for (size_t i = 0; i < t->nrows; i++)
+            if (cw[i * t->ncols + j] + PADDING > w)
+                w = cw[i * t->ncols + j] + PADDING;
         if (w > t->widths[j])
             t->widths[j] = w;
     }
     size_t start = out->len;
     if (header)
-        add_line(t, t->headers, out);
+        add_line(t, t->headers, NULL, out);
     for (size_t i = 0; i < t->nrows; i++)
-        add_line(t, t->cells + i * t->ncols, out);
+        add_line(t, t->cells + i * t->ncols, cw + i * t->ncols, out);
+    free(cw);
     if (out->overflow) {
         nd_buf_truncate(out, start);
         return -1;

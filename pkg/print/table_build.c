@@ -150,13 +150,17 @@ static void add_row(const struct deco *d, struct nd_table *t, const json_t *obj,
         nd_print_cell_escape(ns ? ns : "", &b);
         nd_table_set(t, r, col++, b.data);
     }
+    struct nd_buf esc = ND_BUF_INIT;
     for (size_t i = 0; i < d->ncols; i++) {
-        struct nd_buf esc = ND_BUF_INIT;
-        nd_buf_reset(&b);
-        if (d->cols[i].is_name)
+        const char *text = cells[i];
+        if (d->cols[i].is_name) {
+            nd_buf_reset(&b);
             nd_buf_addf(&b, "%s/", d->kind_prefix);
-        nd_buf_adds(&b, cells[i]);
-        nd_print_cell_escape(b.data, &esc);
+            nd_buf_adds(&b, cells[i]);
+            text = b.data;
+        }
+        nd_buf_reset(&esc);
+        nd_print_cell_escape(text, &esc);
         if (d->cols[i].is_phase && nd_print_phase_color(esc.data)) {
             nd_buf_reset(&b);
             nd_print_add_colored(&b, esc.data, nd_print_phase_color(esc.data));
@@ -164,8 +168,8 @@ static void add_row(const struct deco *d, struct nd_table *t, const json_t *obj,
         } else {
             nd_table_set(t, r, col++, esc.data);
         }
-        nd_buf_release(&esc);
     }
+    nd_buf_release(&esc);
     for (size_t i = 0; d->o->label_columns && d->o->label_columns[i]; i++, col++) {
         const char *v = json_string_value(json_object_get(labels, d->o->label_columns[i]));
         nd_buf_reset(&b);
