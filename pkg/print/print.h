@@ -42,8 +42,12 @@ struct nd_table {
     char **headers; /* ncols owned strings, printed as they are */
     size_t nrows;
     size_t rows_cap;
-    char **cells;         /* nrows * ncols owned strings, row-major; never NULL entries */
+    char **cells;         /* nrows * ncols strings, row-major, in arena; never NULL entries */
     size_t *widths;       /* per column, remembered across renders (kubectl's RememberWidths) */
+    char **arena;         /* the blocks holding the cells' text (table.c), narena of them, */
+    size_t narena;        /* freed with the rows */
+    char *arena_at;       /* where the next cell goes, arena_left bytes left there */
+    size_t arena_left;
     bool no_headers;      /* render no header line */
     bool header_if_empty; /* render the header line even with no rows (custom-columns);
                            * otherwise a table without rows renders nothing (kubectl) */
