@@ -82,10 +82,25 @@ static size_t utf8_seq(const unsigned char *s, const unsigned char *e)
  * or a byte is a control byte or not UTF-8. */
 static int scan_string(struct rf *r, const char **s, size_t *n, bool *esc)
 {
+    /* the bytes a string holds as they are: printable ASCII but '"' and '\\' (most of
+     * them, skipped by the table alone) */
+#define R16(v) v, v, v, v, v, v, v, v, v, v, v, v, v, v, v, v
+    static const bool plain[256] = {
+        R16(0), R16(0),
+        1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, /* 0x22 '"' */
+        R16(1), R16(1),
+        1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, /* 0x5c '\\' */
+        R16(1), R16(1), /* to 0x7f; the rest (UTF-8) is checked below */
+    };
+#undef R16
     const unsigned char *p = (const unsigned char *)r->p + 1, *e = (const unsigned char *)r->end;
     const unsigned char *start = p;
     *esc = false;
     while (p < e) {
+        if (plain[*p]) {
+            p++;
+            continue;
+        }
         unsigned c = *p;
         if (c == '"') {
             *s = (const char *)start;
