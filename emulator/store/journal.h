@@ -112,6 +112,10 @@ struct em_journal {
     pthread_cond_t late_cond;   /* a record was appended, or a flush ended (late thread) */
     bool late_idle;             /* the late thread waits on late_cond */
     bool hold_files;            /* tests: the writer waits until someone drains the queue */
+    /* tests: a batch's flush fails (ENOSPC) after its write went through; the cut back
+     * after a failed batch fails (ENOSPC), as on an ext4 that needs a block to split an
+     * extent and has none */
+    bool test_fail_sync, test_fail_cut;
     int64_t appended_rev;       /* highest revision appended */
     int64_t applied_rev;        /* every record up to this revision has its file written */
     int64_t durable_rev;        /* every record up to this revision is flushed (watches
@@ -131,6 +135,10 @@ struct em_journal {
         uint64_t lo, hi;
     } *failed;                  /* tickets that failed, in order, merged */
     size_t nfailed, capfailed;
+    bool stale;                 /* the log holds refused records from stale_from on that
+                                 * could be neither cut off nor blanked out (the leader
+                                 * tries again) */
+    off_t stale_from;
     struct em_journal_op *retry;    /* file writes that failed after their record was flushed */
     size_t nretry;
     /* a line for the log (no lock held but the log's own); NULL: stderr */
@@ -188,6 +196,16 @@ bool em_journal_ticket_failed(const struct em_journal *w, uint64_t ticket);
  * not; em_journal_note_ok logs its end. Lock held. */
 void em_journal_note_error(struct em_journal *w, const char *path, int err);
 void em_journal_note_ok(struct em_journal *w);
+/* After a failed batch written to the log from start: nothing of it may come back at a
+ * start. The log is cut back to start; where the cut fails (ext4 may need a block to split
+ * an extent, and a full disk has none) the batch's bytes are overwritten in place with
+ * newlines, blank lines a start skips (bytes the file holds need no new block). Returns
+ * where the log ends now, the next batch's start; what could be neither cut nor blanked is
+ * said and left to em_journal_blank_stale. Without the lock, by the leader. */
+off_t em_journal_drop_batch(struct em_journal *w, off_t start);
+/* Blanks out what em_journal_drop_batch could not, if anything; returns the log's end (the
+ * next batch's start), start when that is unchanged. Without the lock, by the leader. */
+off_t em_journal_blank_stale(struct em_journal *w, off_t start);
 /* Marks tickets lo..hi failed. Lock held. */
 void em_journal_fail_range(struct em_journal *w, uint64_t lo, uint64_t hi);
 
