@@ -32,7 +32,8 @@
  * A failed write, flush or truncation of a batch (a full disk, an I/O error) fails every
  * record of that batch and every record appended after it until em_journal_recover: their
  * em_journal_commit returns -1, nothing of them stays in the file (it is cut back to the last
- * whole batch), and their file writes are dropped. The store, under the server lock,
+ * whole batch, or where the cut fails, their bytes are blanked out in place:
+ * em_journal_drop_batch), and their file writes are dropped. The store, under the server lock,
  * then undoes them in memory (em_journal_recover says from which ticket). A file write that
  * fails after its record is on disk is kept and tried again by each later batch (the
  * record vouches for it: a start repairs the file), and the applied revision stays
