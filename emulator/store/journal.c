@@ -211,6 +211,40 @@ uint64_t em_journal_append(struct em_journal *w, int64_t rev, const char *line, 
     return ticket;
 }
 
+void em_journal_hold(struct em_journal *w)
+{
+    pthread_mutex_lock(&w->lock);
+    if (!w->held) {
+        w->held = true;
+        w->holder = pthread_self();
+        w->hold_from = w->appended;
+        w->hold_len = w->buf.len;
+        w->hold_nops = w->nops;
+        w->hold_rev = w->appended_rev;
+    }
+    pthread_mutex_unlock(&w->lock);
+}
+
+void em_journal_unhold(struct em_journal *w)
+{
+    pthread_mutex_lock(&w->lock);
+    if (w->held && pthread_equal(w->holder, pthread_self())) {
+        w->held = false;
+        if (w->appended > w->hold_from) {
+            pthread_cond_broadcast(&w->cond); /* commits that waited for the group */
+            if (w->late_idle)
+                pthread_cond_signal(&w->late_cond);
+        }
+    }
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* Whether another thread's group holds back the records after hold_from. Lock held. */
+static bool held_back(const struct em_journal *w)
+{
+    return w->held && !pthread_equal(w->holder, pthread_self());
+}
+
 uint64_t em_journal_ticket(struct em_journal *w)
 {
     pthread_mutex_lock(&w->lock);
@@ -251,18 +285,42 @@ static void wait_for_joiners(struct em_journal *w)
     }
 }
 
-/* Takes everything appended so far into b. Lock held. */
+/* Takes everything appended so far into b, but another thread's group (em_journal_hold).
+ * Lock held. */
 static void take_batch(struct em_journal *w, struct batch *b)
 {
-    b->data = w->buf;
-    w->buf = (struct nd_buf)ND_BUF_INIT;
-    b->ops = w->ops;
-    b->nops = w->nops;
-    w->ops = NULL;
-    w->nops = w->capops = 0;
     b->first = w->flushed + 1;
-    b->target = w->appended;
-    b->target_rev = w->appended_rev;
+    if (held_back(w)) {
+        /* the records before the group (there are some: see em_journal_commit) */
+        b->data = (struct nd_buf)ND_BUF_INIT;
+        nd_buf_add(&b->data, w->buf.data, w->hold_len);
+        memmove(w->buf.data, w->buf.data + w->hold_len, w->buf.len - w->hold_len);
+        w->buf.len -= w->hold_len;
+        if (w->buf.cap)
+            w->buf.data[w->buf.len] = '\0';
+        b->nops = w->hold_nops;
+        b->ops = nd_xmalloc((b->nops ? b->nops : 1) * sizeof *b->ops);
+        memcpy(b->ops, w->ops, b->nops * sizeof *b->ops);
+        memmove(w->ops, w->ops + b->nops, (w->nops - b->nops) * sizeof *w->ops);
+        w->nops -= b->nops;
+        b->target = w->hold_from;
+        b->target_rev = w->hold_rev;
+        w->hold_len = w->hold_nops = 0;
+    } else {
+        b->data = w->buf;
+        w->buf = (struct nd_buf)ND_BUF_INIT;
+        b->ops = w->ops;
+        b->nops = w->nops;
+        w->ops = NULL;
+        w->nops = w->capops = 0;
+        b->target = w->appended;
+        b->target_rev = w->appended_rev;
+        if (w->held) { /* the holder flushes its own group so far: the rest is one */
+            w->hold_from = w->appended;
+            w->hold_len = w->hold_nops = 0;
+            w->hold_rev = w->appended_rev;
+        }
+    }
     b->nrec = b->target - w->flushed;
     b->seq = w->batch_seq++;
     b->doomed = w->broken;
@@ -389,8 +447,9 @@ int em_journal_commit(struct em_journal *w, uint64_t ticket)
     pthread_mutex_lock(&w->lock);
     w->waiters++;
     while (!acked(w, ticket) && !EM_TORTURE_ACK_EARLY) {
-        if (w->flushing || w->flushed >= ticket) {
-            /* another leader has it (flushing it, or writing its files) */
+        if (w->flushing || w->flushed >= ticket || (held_back(w) && w->flushed >= w->hold_from)) {
+            /* another leader has it (flushing it, or writing its files), or it waits for
+             * the end of another thread's group */
             pthread_cond_wait(&w->cond, &w->lock);
             continue;
         }

@@ -121,6 +121,14 @@ struct em_journal {
     int64_t applied_rev;        /* every record up to this revision has its file written */
     int64_t durable_rev;        /* every record up to this revision is flushed (watches
                                  * show nothing newer) */
+    /* a group of records that goes to the log in one batch (em_journal_hold): the records
+     * after hold_from (hold_len bytes into buf, hold_nops into ops) wait for its end,
+     * except for the holder's own commits */
+    bool held;
+    pthread_t holder;
+    uint64_t hold_from;
+    size_t hold_len, hold_nops;
+    int64_t hold_rev;           /* appended_rev before the group */
     bool flushing;
     unsigned waiters;           /* threads in em_journal_commit */
     int64_t last_sync_us;       /* how long the last fdatasync took */
@@ -175,6 +183,13 @@ void em_journal_drain(struct em_journal *w);
  * the ticket to pass to em_journal_commit. */
 uint64_t em_journal_append(struct em_journal *w, int64_t rev, const char *line, size_t len,
                        struct em_journal_op *op);
+/* The records appended from now until em_journal_unhold go to the log in one batch, so a
+ * failure fails all of them or none (a request's change and its Event: refused whole,
+ * never half kept while it is answered refused). Others' commits of them wait for
+ * em_journal_unhold; the holder's own do not. A hold while another thread holds is a
+ * no-op (its records join that group). */
+void em_journal_hold(struct em_journal *w);
+void em_journal_unhold(struct em_journal *w);
 /* A watch event's type as a static string: "ADDED", "DELETED", else "MODIFIED". */
 const char *em_journal_type_name(const char *t);
 /* The ticket of the last record appended (0 when none). */

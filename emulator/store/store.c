@@ -538,6 +538,18 @@ int64_t em_store_durable_rev(struct em_store *s)
     return s->journal.path ? em_journal_durable_rev(&s->journal) : s->revision;
 }
 
+void em_store_hold(struct em_store *s)
+{
+    if (s->journal.path)
+        em_journal_hold(&s->journal);
+}
+
+void em_store_unhold(struct em_store *s)
+{
+    if (s->journal.path)
+        em_journal_unhold(&s->journal);
+}
+
 int em_store_commit(struct em_store *s, uint64_t ticket)
 {
     return s->journal.path ? em_journal_commit(&s->journal, ticket) : 0;

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -221,12 +222,61 @@ static void test_refused_batch_never_comes_back(void **state)
     free(dir);
 }
 
+struct commit_arg {
+    struct em_store *s;
+    uint64_t ticket;
+    int rc;
+};
+
+static void *commit_main(void *arg)
+{
+    struct commit_arg *a = arg;
+    a->rc = em_store_commit(a->s, a->ticket);
+    return NULL;
+}
+
+static void test_a_held_group_is_refused_whole(void **state)
+{
+    (void)state;
+    char *dir = store_tmpdir("full");
+    struct em_store s;
+    open_store(&s, dir);
+    uint64_t ta = put(&s, "a", "1Gi");
+    /* a request's two changes (its object and its Event); between them another thread
+     * (the journal's, a controller's) commits what came before */
+    em_store_hold(&s);
+    put(&s, "b", "2Gi");
+    struct commit_arg ca = {&s, ta, -1};
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, commit_main, &ca), 0);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    assert_int_equal(ca.rc, 0);
+    s.journal.test_fail_sync = true; /* the disk refuses the request's flush */
+    uint64_t tb = put(&s, "b-event", "2Gi");
+    em_store_unhold(&s);
+    assert_int_equal(em_store_commit(&s, tb), -1);
+    em_store_rollback(&s);
+    s.journal.test_fail_sync = false;
+    /* refused whole: b is neither in memory nor in the log */
+    assert_null(em_store_get(&s, VOLUMES, "default", "b"));
+    assert_null(em_store_get(&s, VOLUMES, "default", "b-event"));
+    assert_logged(dir, "a ");
+    em_store_close(&s);
+    open_store(&s, dir);
+    assert_null(em_store_get(&s, VOLUMES, "default", "b"));
+    assert_string_equal(size_of(&s, "a"), "1Gi");
+    em_store_close(&s);
+    em_rm_rf(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_failed_commits_fail_and_are_undone),
         cmocka_unit_test(test_file_behind_the_journal_is_written_later),
         cmocka_unit_test(test_refused_batch_never_comes_back),
+        cmocka_unit_test(test_a_held_group_is_refused_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
