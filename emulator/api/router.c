@@ -267,7 +267,13 @@ static bool handle_once(struct em_server *srv, struct em_req *req, const struct 
                         uint64_t *ticket)
 {
     *before = em_store_ticket(&srv->store);
+    /* what a write changes goes to the disk in one flush: refused whole (its answer says
+     * so) or kept whole, never its object kept and its Event refused */
+    if (rt->is_write)
+        em_store_hold(&srv->store);
     handle_locked(srv, req, rt, resp, who);
+    if (rt->is_write)
+        em_store_unhold(&srv->store);
     *ticket = em_store_ticket(&srv->store);
     if (*ticket != *before) /* it publishes in finish: the journal's thread need not */
         srv->writers_publishing++;

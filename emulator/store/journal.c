@@ -211,6 +211,40 @@ uint64_t em_journal_append(struct em_journal *w, int64_t rev, const char *line, 
     return ticket;
 }
 
+void em_journal_hold(struct em_journal *w)
+{
+    pthread_mutex_lock(&w->lock);
+    if (!w->held) {
+        w->held = true;
+        w->holder = pthread_self();
+        w->hold_from = w->appended;
+        w->hold_len = w->buf.len;
+        w->hold_nops = w->nops;
+        w->hold_rev = w->appended_rev;
+    }
+    pthread_mutex_unlock(&w->lock);
+}
+
+void em_journal_unhold(struct em_journal *w)
+{
+    pthread_mutex_lock(&w->lock);
+    if (w->held && pthread_equal(w->holder, pthread_self())) {
+        w->held = false;
+        if (w->appended > w->hold_from) {
+            pthread_cond_broadcast(&w->cond); /* commits that waited for the group */
+            if (w->late_idle)
+                pthread_cond_signal(&w->late_cond);
+        }
+    }
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* Whether another thread's group holds back the records after hold_from. Lock held. */
+static bool held_back(const struct em_journal *w)
+{
+    return w->held && !pthread_equal(w->holder, pthread_self());
+}
+
 uint64_t em_journal_ticket(struct em_journal *w)
 {
     pthread_mutex_lock(&w->lock);
@@ -251,18 +285,42 @@ static void wait_for_joiners(struct em_journal *w)
     }
 }
 
-/* Takes everything appended so far into b. Lock held. */
+/* Takes everything appended so far into b, but another thread's group (em_journal_hold).
+ * Lock held. */
 static void take_batch(struct em_journal *w, struct batch *b)
 {
-    b->data = w->buf;
-    w->buf = (struct nd_buf)ND_BUF_INIT;
-    b->ops = w->ops;
-    b->nops = w->nops;
-    w->ops = NULL;
-    w->nops = w->capops = 0;
     b->first = w->flushed + 1;
-    b->target = w->appended;
-    b->target_rev = w->appended_rev;
+    if (held_back(w)) {
+        /* the records before the group (there are some: see em_journal_commit) */
+        b->data = (struct nd_buf)ND_BUF_INIT;
+        nd_buf_add(&b->data, w->buf.data, w->hold_len);
+        memmove(w->buf.data, w->buf.data + w->hold_len, w->buf.len - w->hold_len);
+        w->buf.len -= w->hold_len;
+        if (w->buf.cap)
+            w->buf.data[w->buf.len] = '\0';
+        b->nops = w->hold_nops;
+        b->ops = nd_xmalloc((b->nops ? b->nops : 1) * sizeof *b->ops);
+        memcpy(b->ops, w->ops, b->nops * sizeof *b->ops);
+        memmove(w->ops, w->ops + b->nops, (w->nops - b->nops) * sizeof *w->ops);
+        w->nops -= b->nops;
+        b->target = w->hold_from;
+        b->target_rev = w->hold_rev;
+        w->hold_len = w->hold_nops = 0;
+    } else {
+        b->data = w->buf;
+        w->buf = (struct nd_buf)ND_BUF_INIT;
+        b->ops = w->ops;
+        b->nops = w->nops;
+        w->ops = NULL;
+        w->nops = w->capops = 0;
+        b->target = w->appended;
+        b->target_rev = w->appended_rev;
+        if (w->held) { /* the holder flushes its own group so far: the rest is one */
+            w->hold_from = w->appended;
+            w->hold_len = w->hold_nops = 0;
+            w->hold_rev = w->appended_rev;
+        }
+    }
     b->nrec = b->target - w->flushed;
     b->seq = w->batch_seq++;
     b->doomed = w->broken;
@@ -301,27 +359,25 @@ static int sync_log(struct em_journal *w, int64_t *us)
 {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int err = fdatasync(w->fd) < 0 ? errno : 0;
+    int err = w->test_fail_sync ? ENOSPC : fdatasync(w->fd) < 0 ? errno : 0;
     clock_gettime(CLOCK_MONOTONIC, &t1);
     *us = (t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000;
     return err;
 }
 
-/* Records the flush's outcome (err: the write's or the sync's errno; cut_failed: the log
- * could not be cut back after it) and hands the log to the next leader. Lock held.
+/* Records the flush's outcome (err: the write's or the sync's errno; end: where the log
+ * ends after a failed batch was dropped) and hands the log to the next leader. Lock held.
  * True when the batch failed. */
-static bool end_flush(struct em_journal *w, const struct batch *b, int err, bool cut_failed,
+static bool end_flush(struct em_journal *w, const struct batch *b, int err, off_t end,
                       bool synced, int64_t sync_us)
 {
     bool failed = b->doomed || err;
     if (err) {
-        /* said even inside an episode of failures: what the log still holds of this
-         * refused batch comes back at the next start */
-        if (cut_failed)
-            fprintf(stderr, "nodus-emulator: storage: cannot cut %s back to %lld bytes after a "
-                    "failed write: %s (the refused records it still holds come back at the "
-                    "next start)\n", w->path, (long long)b->start, strerror(errno));
         em_journal_note_error(w, w->path, err);
+        /* the next batch goes where this one's bytes end (blank lines, when the cut back
+         * failed), and the space allocated ahead is allocated again (a cut gives it back) */
+        w->size = end;
+        w->reserved = 0;
         if (!w->broken) {
             w->broken = true;
             w->broken_from = b->first;
@@ -361,6 +417,8 @@ static void lead(struct em_journal *w)
     if (EM_TORTURE_WATCH_EARLY)
         sleep_us(20000);
 
+    if (w->stale) /* refused records an earlier cut left: blanked out before this batch */
+        b.start = em_journal_blank_stale(w, b.start);
     int err = b.doomed ? 0 : write_batch(w, &b);
     bool synced = false;
     int64_t sync_us = 0;
@@ -368,14 +426,12 @@ static void lead(struct em_journal *w)
         err = sync_log(w, &sync_us);
         synced = true;
     }
-    /* none of a failed batch stays: the file is cut back to the last whole batch, so a
-     * start finds nothing of what was refused */
-    bool cut_failed = err && (ftruncate(w->fd, b.start) < 0 ||
-                              (w->mode != EM_FSYNC_NEVER && fdatasync(w->fd) < 0));
+    /* none of a failed batch may come back: cut off, or blanked out, before the answer */
+    off_t end = err ? em_journal_drop_batch(w, b.start) : b.start;
     nd_buf_release(&b.data);
 
     pthread_mutex_lock(&w->lock);
-    bool failed = end_flush(w, &b, err, cut_failed, synced, sync_us);
+    bool failed = end_flush(w, &b, err, end, synced, sync_us);
     em_journal_queue(w, b.ops, b.nops, b.seq, b.target, b.target_rev, failed);
 }
 
@@ -391,8 +447,9 @@ int em_journal_commit(struct em_journal *w, uint64_t ticket)
     pthread_mutex_lock(&w->lock);
     w->waiters++;
     while (!acked(w, ticket) && !EM_TORTURE_ACK_EARLY) {
-        if (w->flushing || w->flushed >= ticket) {
-            /* another leader has it (flushing it, or writing its files) */
+        if (w->flushing || w->flushed >= ticket || (held_back(w) && w->flushed >= w->hold_from)) {
+            /* another leader has it (flushing it, or writing its files), or it waits for
+             * the end of another thread's group */
             pthread_cond_wait(&w->cond, &w->lock);
             continue;
         }
@@ -454,6 +511,7 @@ int em_journal_rewrite(struct em_journal *w, const char *data, size_t len)
             w->fd = fd;
             w->size = (off_t)all.len;
             w->reserved = 0; /* a new file: nothing allocated ahead yet */
+            w->stale = false; /* nor refused records */
         } else {
             rc = -1;
         }
@@ -650,8 +708,11 @@ int em_journal_read(const char *path, struct em_journal_record **out, size_t *n,
         if (llen && !j)
             j = json_loadb(line, llen, 0, NULL);
         pos += llen + 1;
-        if (!llen)
+        if (!llen) {
+            if (!bad_after_whole)
+                whole = pos; /* a blank line (a refused batch blanked out) is whole */
             continue;
+        }
         if (!j) {
             (*bad)++;
             bad_after_whole++;

@@ -32,7 +32,8 @@
  * A failed write, flush or truncation of a batch (a full disk, an I/O error) fails every
  * record of that batch and every record appended after it until em_journal_recover: their
  * em_journal_commit returns -1, nothing of them stays in the file (it is cut back to the last
- * whole batch), and their file writes are dropped. The store, under the server lock,
+ * whole batch, or where the cut fails, their bytes are blanked out in place:
+ * em_journal_drop_batch), and their file writes are dropped. The store, under the server lock,
  * then undoes them in memory (em_journal_recover says from which ticket). A file write that
  * fails after its record is on disk is kept and tried again by each later batch (the
  * record vouches for it: a start repairs the file), and the applied revision stays
@@ -112,10 +113,22 @@ struct em_journal {
     pthread_cond_t late_cond;   /* a record was appended, or a flush ended (late thread) */
     bool late_idle;             /* the late thread waits on late_cond */
     bool hold_files;            /* tests: the writer waits until someone drains the queue */
+    /* tests: a batch's flush fails (ENOSPC) after its write went through; the cut back
+     * after a failed batch fails (ENOSPC), as on an ext4 that needs a block to split an
+     * extent and has none */
+    bool test_fail_sync, test_fail_cut;
     int64_t appended_rev;       /* highest revision appended */
     int64_t applied_rev;        /* every record up to this revision has its file written */
     int64_t durable_rev;        /* every record up to this revision is flushed (watches
                                  * show nothing newer) */
+    /* a group of records that goes to the log in one batch (em_journal_hold): the records
+     * after hold_from (hold_len bytes into buf, hold_nops into ops) wait for its end,
+     * except for the holder's own commits */
+    bool held;
+    pthread_t holder;
+    uint64_t hold_from;
+    size_t hold_len, hold_nops;
+    int64_t hold_rev;           /* appended_rev before the group */
     bool flushing;
     unsigned waiters;           /* threads in em_journal_commit */
     int64_t last_sync_us;       /* how long the last fdatasync took */
@@ -131,6 +144,10 @@ struct em_journal {
         uint64_t lo, hi;
     } *failed;                  /* tickets that failed, in order, merged */
     size_t nfailed, capfailed;
+    bool stale;                 /* the log holds refused records from stale_from on that
+                                 * could be neither cut off nor blanked out (the leader
+                                 * tries again) */
+    off_t stale_from;
     struct em_journal_op *retry;    /* file writes that failed after their record was flushed */
     size_t nretry;
     /* a line for the log (no lock held but the log's own); NULL: stderr */
@@ -166,6 +183,13 @@ void em_journal_drain(struct em_journal *w);
  * the ticket to pass to em_journal_commit. */
 uint64_t em_journal_append(struct em_journal *w, int64_t rev, const char *line, size_t len,
                        struct em_journal_op *op);
+/* The records appended from now until em_journal_unhold go to the log in one batch, so a
+ * failure fails all of them or none (a request's change and its Event: refused whole,
+ * never half kept while it is answered refused). Others' commits of them wait for
+ * em_journal_unhold; the holder's own do not. A hold while another thread holds is a
+ * no-op (its records join that group). */
+void em_journal_hold(struct em_journal *w);
+void em_journal_unhold(struct em_journal *w);
 /* A watch event's type as a static string: "ADDED", "DELETED", else "MODIFIED". */
 const char *em_journal_type_name(const char *t);
 /* The ticket of the last record appended (0 when none). */
@@ -188,6 +212,16 @@ bool em_journal_ticket_failed(const struct em_journal *w, uint64_t ticket);
  * not; em_journal_note_ok logs its end. Lock held. */
 void em_journal_note_error(struct em_journal *w, const char *path, int err);
 void em_journal_note_ok(struct em_journal *w);
+/* After a failed batch written to the log from start: nothing of it may come back at a
+ * start. The log is cut back to start; where the cut fails (ext4 may need a block to split
+ * an extent, and a full disk has none) the batch's bytes are overwritten in place with
+ * newlines, blank lines a start skips (bytes the file holds need no new block). Returns
+ * where the log ends now, the next batch's start; what could be neither cut nor blanked is
+ * said and left to em_journal_blank_stale. Without the lock, by the leader. */
+off_t em_journal_drop_batch(struct em_journal *w, off_t start);
+/* Blanks out what em_journal_drop_batch could not, if anything; returns the log's end (the
+ * next batch's start), start when that is unchanged. Without the lock, by the leader. */
+off_t em_journal_blank_stale(struct em_journal *w, off_t start);
 /* Marks tickets lo..hi failed. Lock held. */
 void em_journal_fail_range(struct em_journal *w, uint64_t lo, uint64_t hi);
 

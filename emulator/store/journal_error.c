@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/xmalloc.h"
 
@@ -17,6 +19,8 @@ int fallocate(int fd, int mode, off_t offset, off_t len);
 
 /* space allocated ahead of the log at a time, beyond what a write needs */
 #define RESERVE_CHUNK (256 << 10)
+/* newlines written at a time over a refused batch */
+#define BLANK_CHUNK 4096
 
 static void say(struct em_journal *w, const char *msg)
 {
@@ -141,4 +145,95 @@ uint64_t em_journal_recover(struct em_journal *w)
     w->appended_rev = w->durable_rev;
     pthread_mutex_unlock(&w->lock);
     return from;
+}
+
+/* Overwrites the log's bytes from..to with newlines (blank lines, which a start skips), in
+ * place: the descriptor appends, and Linux's pwrite on an O_APPEND descriptor appends too,
+ * so O_APPEND is off meanwhile (only the leader writes the log). Bytes the file already
+ * holds need no new block, so this works on a full disk where a cut may not. 0 or errno. */
+static int blank(struct em_journal *w, off_t from, off_t to)
+{
+    int fl = fcntl(w->fd, F_GETFL);
+    if (fl < 0 || fcntl(w->fd, F_SETFL, fl & ~O_APPEND) < 0)
+        return errno;
+    char nl[BLANK_CHUNK];
+    memset(nl, '\n', sizeof nl);
+    int e = 0;
+    /* front first: the batch's marker and first records go first (a kill half-way comes
+     * before the answer, which is then unknown, as for any crash before one) */
+    for (off_t at = from; at < to;) {
+        size_t n = to - at < (off_t)sizeof nl ? (size_t)(to - at) : sizeof nl;
+        ssize_t k = pwrite(w->fd, nl, n, at);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            e = k < 0 ? errno : EIO;
+            break;
+        }
+        at += k;
+    }
+    if (fcntl(w->fd, F_SETFL, fl) < 0 && !e)
+        e = errno;
+    if (!e && w->mode != EM_FSYNC_NEVER && fdatasync(w->fd) < 0) {
+        /* what a start reads after a kill -9 is the kernel's copy, blank already */
+    }
+    return e;
+}
+
+/* Says that the refused records from `from` on stay in the log for now. */
+static void say_stuck(struct em_journal *w, off_t from, int err)
+{
+    char *msg = nd_xasprintf("storage: cannot cut %s back to %lld bytes after a failed write, "
+                             "nor blank out what it holds of the refused records: %s (tried "
+                             "again before the next write; a start before then finds them)",
+                             w->path, (long long)from, strerror(err));
+    say(w, msg);
+    free(msg);
+}
+
+/* The log's size: 0, or errno. */
+static int log_size(struct em_journal *w, off_t *size)
+{
+    struct stat sb;
+    if (fstat(w->fd, &sb) < 0)
+        return errno;
+    *size = sb.st_size;
+    return 0;
+}
+
+off_t em_journal_drop_batch(struct em_journal *w, off_t start)
+{
+    off_t size;
+    if (log_size(w, &size) == 0 && size <= start)
+        return start; /* nothing of it was written (a cut would only give back the space
+                       * allocated ahead) */
+    /* a cut that fails may have moved the end all the same (ext4 sets the size before it
+     * gives the blocks back): the size says what is left */
+    int e = w->test_fail_cut ? ENOSPC : ftruncate(w->fd, start) < 0 ? errno : 0;
+    int se = log_size(w, &size);
+    if (!se && size <= start) {
+        if (w->mode != EM_FSYNC_NEVER && fdatasync(w->fd) < 0) {
+            /* cut in the kernel's copy, which is what a start after a kill -9 reads */
+        }
+        return start;
+    }
+    if (!se)
+        e = blank(w, start, size); /* (what the cut said no longer matters) */
+    if (se || e) {
+        w->stale = true;
+        w->stale_from = start;
+        say_stuck(w, start, se ? se : e);
+        return start;
+    }
+    return size; /* the next batch goes after the blank lines */
+}
+
+off_t em_journal_blank_stale(struct em_journal *w, off_t start)
+{
+    off_t size;
+    if (!w->stale || log_size(w, &size) != 0)
+        return start;
+    if (blank(w, w->stale_from, size) == 0)
+        w->stale = false;
+    return size;
 }

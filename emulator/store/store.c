@@ -301,7 +301,8 @@ static bool journal_wrote(const struct em_store *s, const struct em_journal_reco
  * write a crash may have cut off) brings its file up to date: a missing or older file
  * is written (or, for DELETED, removed) unless it changed after the record was written
  * and is not a revision the journal itself wrote (a hand edit wins) or it is broken
- * (left alone). */
+ * (left alone). An Event older than its record, or missing, is appended to its hour
+ * file whenever that file changed. */
 static void repair(struct em_store *s, struct nd_buf *report)
 {
     json_t *newest = json_object(); /* "plural\nns/name" -> index into history */
@@ -341,8 +342,11 @@ static void repair(struct em_store *s, struct nd_buf *report)
                               : obj_rv(cur ? cur->rec : NULL) < rev &&
                                     (mtime_us < r->wall_us ||
                                      (cur && journal_wrote(s, r, em_entry_obj(cur))));
-        if (events && deleted && !cur)
-            stale = false; /* gone already */
+        /* an hour file holds many Events: its mtime moves with any of them, and with a
+         * failed append's cut back (a full disk), so it says nothing of this one, which is
+         * owed when the file does not hold it at this revision */
+        if (events)
+            stale = obj_rv(cur ? cur->rec : NULL) < rev && !(deleted && !cur);
         if (stale && events) {
             if (em_events_repair(s->dir, s->events_live, r, cur ? cur->rec : NULL, robj,
                                  report) == 0) {
@@ -532,6 +536,18 @@ int64_t em_store_durable_rev(struct em_store *s)
     if (EM_TORTURE_WATCH_EARLY)
         return s->revision;
     return s->journal.path ? em_journal_durable_rev(&s->journal) : s->revision;
+}
+
+void em_store_hold(struct em_store *s)
+{
+    if (s->journal.path)
+        em_journal_hold(&s->journal);
+}
+
+void em_store_unhold(struct em_store *s)
+{
+    if (s->journal.path)
+        em_journal_unhold(&s->journal);
 }
 
 int em_store_commit(struct em_store *s, uint64_t ticket)

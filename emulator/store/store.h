@@ -120,6 +120,10 @@ int em_store_delete(struct em_store *s, const struct nd_kind *k, const json_t *g
                     int64_t time_ms, struct em_bytes **json, struct nd_status *st);
 /* The ticket of the last change logged: pass it to em_store_commit. */
 uint64_t em_store_ticket(struct em_store *s);
+/* The changes made between these two (one request's: its object and its Event) go to the
+ * journal in one flush, so the disk refuses all of them or none (em_journal_hold). */
+void em_store_hold(struct em_store *s);
+void em_store_unhold(struct em_store *s);
 /* Called WITHOUT the caller's lock: returns once every change up to ticket is on disk
  * (per --fsync); its file follows (em_journal_drain waits for the files). -1 when the disk
  * refused a write. */

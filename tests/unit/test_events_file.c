@@ -1,7 +1,8 @@
 /* Unit tests of the Events' hour files (emulator/store/events_file.h), through the store:
  * the newest resourceVersion of a name wins (on a tie the later line), a deletion line
  * removes, a line that does not parse is reported and its file left as it is, a torn last
- * line is cut off, an Event spread over two files is tidied into its hour's file, and a
+ * line is cut off, an Event the journal holds is appended at a start whatever its hour
+ * file's mtime says, an Event spread over two files is tidied into its hour's file, and a
  * delete appends a deletion line or, for a file's last live Event, removes the file. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -170,6 +171,45 @@ static void test_a_torn_last_line_is_cut_off(void **state)
     free(a);
 }
 
+/* A journal record of an Event (its line without the newline, rev its revision). */
+static char *ev_record(int rev, const char *line)
+{
+    return nd_xasprintf("{\"rev\":%d,\"time\":1000,\"type\":\"ADDED\",\"plural\":\"events\","
+                        "\"object\":%.*s}\n", rev, (int)strlen(line) - 1, line);
+}
+
+static void test_an_event_the_journal_holds_is_appended_though_its_file_changed(void **state)
+{
+    struct fixture *f = *state;
+    char *a = ev_line("a", 1, H1, "a"), *b = ev_line("b", 2, H1, "b");
+    char *ra = ev_record(1, a), *rb = ev_record(2, b);
+    /* both acknowledged; b's append was still to come when the emulator was killed. The
+     * hour file changed after b's record all the same: an append of another Event, or
+     * (on a full disk) b's own failed append and its cut back */
+    char *log = nd_xasprintf("{\"wall\":1000000,\"applied\":0}\n%s%s", ra, rb);
+    char *jdir = nd_xasprintf("%s/history", f->dir), *jpath = nd_xasprintf("%s/journal.ndjson", jdir);
+    assert_int_equal(em_mkdir_p(jdir), 0);
+    write_text(jpath, log);
+    char *path = hour_path(f, H1);
+    write_text(path, a); /* now: after the record's marker */
+    open_store(f);
+    assert_non_null(message(f, "b"));
+    assert_string_equal(message(f, "b"), "b");
+    char *now = read_text(path);
+    char *both = nd_xasprintf("%s%s", a, b);
+    assert_string_equal(now, both);
+    free(both);
+    free(now);
+    free(path);
+    free(jpath);
+    free(jdir);
+    free(log);
+    free(rb);
+    free(ra);
+    free(b);
+    free(a);
+}
+
 static void test_an_event_spread_over_files_is_tidied_into_its_hour(void **state)
 {
     struct fixture *f = *state;
@@ -247,6 +287,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_a_broken_line_is_reported_and_its_file_left_alone,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_torn_last_line_is_cut_off, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            test_an_event_the_journal_holds_is_appended_though_its_file_changed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_an_event_spread_over_files_is_tidied_into_its_hour,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_delete_appends_a_line_and_the_last_removes_the_file,
