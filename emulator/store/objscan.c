@@ -585,10 +585,12 @@ bool em_scan_object(const struct em_scan_plan *pl, const char *text, size_t len,
                     struct em_bytes **json, json_t **part)
 {
     struct scan sc, *s = &sc;
-    struct em_bytes *b = nd_xmalloc(sizeof *b + len + 1);
+    /* made in a scratch buffer, then copied at its size: shrinking a block in place
+     * would leave the heap a hole per object (the bytes are kept, the text is not) */
+    char *out = nd_xmalloc(len + 1);
     s->p = (const unsigned char *)text;
     s->end = s->p + len;
-    s->out = b->data;
+    s->out = out;
     s->len = 0;
     s->depth = 0;
     s->nkeys = 0;
@@ -597,17 +599,13 @@ bool em_scan_object(const struct em_scan_plan *pl, const char *text, size_t len,
     bool ok = s->p < s->end && *s->p == '{' && scan_object(s, &pl->root, root);
     skip_blanks(s);
     ok = ok && s->p == s->end && s->len > 0;
-    size_t n = s->len;
+    if (ok)
+        *json = em_bytes_new(out, s->len);
+    free(out);
     if (!ok) {
         json_decref(root);
-        free(b);
         return false;
     }
-    b->data[n] = '\0';
-    b = nd_xrealloc(b, sizeof *b + n + 1);
-    atomic_init(&b->refs, 1);
-    b->len = n;
-    *json = b;
     *part = root;
     return true;
 }
