@@ -17,6 +17,8 @@ struct pnode {
     char *key;
     size_t klen;
     bool leaf; /* the whole value (else only the kids' values, when it is an object) */
+    bool kept; /* a leaf a record keeps (else only the loader reads it: built off the
+                * records' arena, where its dropped bytes would stay) */
     struct pnode *kids;
     size_t nkids;
 };
@@ -39,7 +41,7 @@ static struct pnode *kid(struct pnode *n, const char *key, size_t klen)
 
 /* Adds a dotted path as em_rec_of's copy_path walks it: a segment it would not take
  * (empty, 128 bytes or more) ends the walk, the parents before it still read. */
-static void add_path(struct pnode *root, const char *path)
+static void add_path(struct pnode *root, const char *path, bool kept)
 {
     struct pnode *n = root;
     for (const char *p = path; *p;) {
@@ -56,6 +58,7 @@ static void add_path(struct pnode *root, const char *path)
         n = kid(n, p, len);
         if (!dot) {
             n->leaf = true;
+            n->kept |= kept;
             return;
         }
         p = dot + 1;
@@ -67,20 +70,20 @@ struct em_scan_plan *em_scan_plan_new(const struct nd_kind *k)
     struct em_scan_plan *pl = nd_xcalloc(1, sizeof *pl);
     char path[160];
     /* what em_rec_of reads (entry.c), and the kind check_obj asks for (load.c) */
-    add_path(&pl->root, "kind");
+    add_path(&pl->root, "kind", false);
     for (int i = 0; em_rec_meta[i]; i++) {
         snprintf(path, sizeof path, "metadata.%s", em_rec_meta[i]);
-        add_path(&pl->root, path);
+        add_path(&pl->root, path, true);
     }
-    add_path(&pl->root, "status.phase");
-    add_path(&pl->root, "status.conditions");
+    add_path(&pl->root, "status.phase", true);
+    add_path(&pl->root, "status.conditions", true);
     if (k && nd_kind_is(k, ND_KIND_BILLED))
-        add_path(&pl->root, "status.costUSD");
+        add_path(&pl->root, "status.costUSD", true);
     for (const char *const *f = k ? k->field_selectors : NULL; f && *f; f++) {
         const char *eq = strchr(*f, '=');
         const char *sel = eq ? eq + 1 : *f;
         if (strncmp(sel, "metadata.", 9) != 0 && strcmp(sel, "status.phase") != 0)
-            add_path(&pl->root, sel);
+            add_path(&pl->root, sel, true);
     }
     return pl;
 }
@@ -576,7 +579,11 @@ static bool scan_value(struct scan *s, const struct pnode *node, json_t **built)
     if (ok && whole) {
         s->out[s->len] = '\0'; /* build's numbers end at a NUL, a comma or a bracket */
         const char *p = s->out + from;
+        bool was = em_rec_arena_on();
+        if (!node->kept)
+            em_rec_arena_use(false);
         *built = build(&p);
+        em_rec_arena_use(was);
     }
     return ok;
 }
