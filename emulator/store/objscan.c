@@ -109,8 +109,8 @@ void em_scan_plan_free(struct em_scan_plan *p)
 /* The value at *p of compact text the scan accepted (so no check is needed). */
 static json_t *build(const char **p);
 
-/* The string at *p (its opening quote), its escapes decoded into buf (room for its
- * length); *n its length. Returns the bytes (buf or the text itself). */
+/* The string at *p (its opening quote): the text itself when it has no escape, else its
+ * escapes decoded into *heap (NEW, the caller frees it); *n its length. */
 static const char *build_str(const char **p, char **heap, size_t *n)
 {
     const char *s = ++*p;
