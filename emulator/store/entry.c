@@ -15,7 +15,7 @@ static struct {
 
 /* ---- the record ---- */
 
-static const char *const rec_meta[] = {
+const char *const em_rec_meta[] = {
     "name",           "namespace",         "uid",        "resourceVersion",   "labels",
     "ownerReferences", "deletionTimestamp", "finalizers", "creationTimestamp", NULL};
 
@@ -55,10 +55,10 @@ json_t *em_rec_of(const struct nd_kind *k, const json_t *obj)
     json_t *rec = json_object();
     const json_t *meta = json_object_get(obj, "metadata");
     json_t *m = json_object();
-    for (int i = 0; rec_meta[i]; i++) {
-        json_t *v = json_object_get(meta, rec_meta[i]);
+    for (int i = 0; em_rec_meta[i]; i++) {
+        json_t *v = json_object_get(meta, em_rec_meta[i]);
         if (v)
-            json_object_set(m, rec_meta[i], v);
+            json_object_set(m, em_rec_meta[i], v);
     }
     json_object_set_new(rec, "metadata", m);
     const json_t *status = json_object_get(obj, "status");

@@ -53,6 +53,9 @@ struct em_entry {
 /* Trees kept hot after a safe point (em_entry_trim) by default. */
 #define EM_ENTRY_HOT 1024
 
+/* The keys of metadata a record holds (NULL-terminated). */
+extern const char *const em_rec_meta[];
+
 /* NEW record of obj, an object of kind k (NULL: no field selectors). */
 json_t *em_rec_of(const struct nd_kind *k, const json_t *obj);
 

@@ -113,6 +113,11 @@ void em_rec_arena_use(bool use)
     on = use;
 }
 
+bool em_rec_arena_on(void)
+{
+    return on;
+}
+
 void em_rec_arena_done(void)
 {
     on = false;

@@ -26,6 +26,8 @@ void em_rec_arena_init(void);
 /* Whether the calling thread's jansson allocations come from the arena (after
  * em_rec_arena_init); its block stays its own while it is off. */
 void em_rec_arena_use(bool on);
+/* Whether the calling thread has the arena on. */
+bool em_rec_arena_on(void);
 /* The calling thread allocates as before and gives up its block (released once empty). */
 void em_rec_arena_done(void);
 
