@@ -310,12 +310,21 @@ out:
     return rc;
 }
 
-/* The objects of one resource argument: each name fetched (a missing one reported), or
- * the list of its kind; -1 (reported) when the list failed. */
-static int gather(struct get_run *g, const struct nd_res *r, json_t **answer, json_t *objects,
-                  int *worst, struct nd_buf *out, bool *printed, struct nd_table *fast,
-                  bool *built)
+/* What gather found of one resource argument: the answer collected (a Table, or NULL),
+ * its objects, and the table built from the answers' bytes when built. */
+struct gathered {
+    json_t *answer, *objects;
+    struct nd_table fast;
+    bool built;
+};
+
+/* The objects of one resource argument into o: each name fetched (a missing one
+ * reported), or the list of its kind; -1 (reported) when the list failed. A list of JSON
+ * written from the answer's bytes goes to out (printed then set). */
+static int gather(struct get_run *g, const struct nd_res *r, struct gathered *o, int *worst,
+                  struct nd_buf *out, bool *printed)
 {
+    json_t **answer = &o->answer, *objects = o->objects;
     struct nd_status st = ND_STATUS_INIT;
     size_t nn = json_array_size(r->names);
     for (size_t j = 0; j < nn; j++) {
@@ -330,7 +339,7 @@ static int gather(struct get_run *g, const struct nd_res *r, json_t **answer, js
         return 0;
     char *rv = NULL;
     int lrc = g->json_bytes    ? get_json_list(g, r->k, answer, objects, out, printed, &st)
-              : g->table_bytes ? get_table_list(g, r->k, answer, objects, fast, built, &st)
+              : g->table_bytes ? get_table_list(g, r->k, answer, objects, &o->fast, &o->built, &st)
                                : get_list(g, r->k, answer, objects, &rv, &st);
     free(rv);
     if (lrc < 0)
@@ -455,21 +464,18 @@ static int get_all(struct get_run *g, const struct nd_res_list *res)
     /* a table of lists, as it comes: read from the Table answers' bytes */
     g->table_bytes = g->table && !g->opt->sort_by && !(tree && *tree);
     for (size_t i = 0; i < res->n; i++) {
-        json_t *answer = NULL, *objects = json_array();
-        struct nd_table fast;
-        bool built = false;
-        nd_table_init(&fast);
+        struct gathered o = {.answer = NULL, .objects = json_array(), .built = false};
+        nd_table_init(&o.fast);
         total_names += json_array_size(res->v[i].names);
-        int rc = gather(g, &res->v[i], &answer, objects, &worst, &out, &json_printed, &fast,
-                        &built);
+        int rc = gather(g, &res->v[i], &o, &worst, &out, &json_printed);
         if (rc == 0 && g->table)
-            printed += add_table(g, res->v[i].k, answer, objects, built ? &fast : NULL, printed,
-                                 &out, &worst);
+            printed += add_table(g, res->v[i].k, o.answer, o.objects, o.built ? &o.fast : NULL,
+                                 printed, &out, &worst);
         else if (rc == 0)
-            add_objects(answer, objects, all_objects);
-        nd_table_release(&fast);
-        json_decref(answer);
-        json_decref(objects);
+            add_objects(o.answer, o.objects, all_objects);
+        nd_table_release(&o.fast);
+        json_decref(o.answer);
+        json_decref(o.objects);
         if (rc < 0)
             goto done; /* nothing printed */
     }
