@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../fuzz/objscan_same.h"
+#include "objscan_same.h"
 #include "checkpoint.h"
 #include "pretty.h"
 #include "store_tmpdir.h"
