@@ -388,13 +388,13 @@ static void run_item(struct em_server *srv, struct em_due_item *it, int64_t now)
         due = c->reconcile(srv, kind, obj, now);
         json_decref(obj);
     }
-    em_entry_stats(&after);
-    srv->stats.reconcile_trees += after.built - before.built;
     consume(srv); /* what the reconcile wrote */
     /* the reconcile's own writes marked it due now: its answer wins unless the object is
      * gone */
-    if (em_store_get(&srv->store, kind, it->ns, it->name))
+    if (em_store_entry(&srv->store, kind, it->ns, it->name))
         em_due_move(srv->sim_due, it, due);
+    em_entry_stats(&after);
+    srv->stats.reconcile_trees += after.built - before.built;
 }
 
 /* Runs at most budget objects of the round at now (a round left open runs on at its own

@@ -71,7 +71,7 @@ ran_over() { [ "$(stats | jq .reconciles.run)" -ge $(($1 + N)) ]; }
     run stats
     echo "$output" | jq -c '{trees, reconciles, revision}'
     run jq -e --argjson n $N '.reconciles.run == $n and .reconciles.idle == $n and
-        .reconciles.treesBuilt == 0' <<<"$output"
+        .reconciles.treesBuilt == 0 and .trees.built == 0' <<<"$output"
     assert_success
     snapshot >"$T/after"
     diff "$T/before" "$T/after"
