@@ -49,7 +49,12 @@ json_t *em_stats_json(struct em_server *srv)
     }
     json_t *wakes = json_pack("{sIsI}", "afterAnswer", (json_int_t)after, "atOnce",
                               (json_int_t)at_once);
-    return json_pack("{sosIsIsIsIsIsIsIsIs{sIsI}sssososo}", "objects", objects, "objectsTotal",
+    /* the controllers' runs (sim/sim.c): how many, how many the record answered, and the
+     * trees they built */
+    json_t *reconciles = json_pack("{sIsIsI}", "run", (json_int_t)srv->stats.reconciles, "idle",
+                                   (json_int_t)srv->stats.reconciles_idle, "treesBuilt",
+                                   (json_int_t)srv->stats.reconcile_trees);
+    return json_pack("{sosIsIsIsIsIsIsIsIs{sIsI}sssosososo}", "objects", objects, "objectsTotal",
                      (json_int_t)total, "watchesOpen", (json_int_t)srv->stats.watches_open,
                      "watchesTotal", (json_int_t)srv->stats.watches_total, "readsWaiting",
                      (json_int_t)srv->stats.reads_waiting, "requests",
@@ -59,7 +64,7 @@ json_t *em_stats_json(struct em_server *srv)
                      (json_int_t)em_clock_now_ms(&srv->clock), "speedPermille",
                      (json_int_t)(srv->clock.speed * 1000), "runtime", runtime, "tableRows",
                      em_table_cells_stats(srv->table_cells), "trees", trees, "watchWakes",
-                     wakes);
+                     wakes, "reconciles", reconciles);
 }
 
 int em_reset_state(struct em_server *srv, struct nd_status *st)

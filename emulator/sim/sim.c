@@ -363,23 +363,38 @@ static bool any_due(struct em_server *srv, int64_t now)
 }
 
 /* Runs one due object's controller at now: it is parked (EM_NEVER) while it runs, then
- * due when its controller says, unless it is gone. */
+ * due when its controller says, unless it is gone. When the controller can tell from the
+ * object's record that it would change nothing (em_controller.idle: an ended Job, most of
+ * a large state), no tree is built. */
 static void run_item(struct em_server *srv, struct em_due_item *it, int64_t now)
 {
     const struct nd_kind *kind = it->kind;
     const struct em_controller *c = em_controller_find(kind);
-    json_t *obj = em_store_get(&srv->store, kind, it->ns, it->name);
+    const struct em_entry *e = em_store_entry(&srv->store, kind, it->ns, it->name);
     em_due_move(srv->sim_due, it, EM_NEVER);
-    if (!obj || !c)
+    if (!e || !c)
         return;
-    json_incref(obj);
-    int64_t due = c->reconcile(srv, kind, obj, now);
-    json_decref(obj);
+    struct em_entry_stats before, after;
+    em_entry_stats(&before);
+    srv->stats.reconciles++;
+    int64_t due;
+    if (c->idle && c->idle(srv, kind, em_entry_rec(e), now, &due)) {
+        srv->stats.reconciles_idle++;
+    } else {
+        json_t *obj = em_entry_obj(e);
+        if (!obj)
+            return; /* bytes that do not parse: never what the store wrote */
+        json_incref(obj);
+        due = c->reconcile(srv, kind, obj, now);
+        json_decref(obj);
+    }
     consume(srv); /* what the reconcile wrote */
     /* the reconcile's own writes marked it due now: its answer wins unless the object is
      * gone */
-    if (em_store_get(&srv->store, kind, it->ns, it->name))
+    if (em_store_entry(&srv->store, kind, it->ns, it->name))
         em_due_move(srv->sim_due, it, due);
+    em_entry_stats(&after);
+    srv->stats.reconcile_trees += after.built - before.built;
 }
 
 /* Runs at most budget objects of the round at now (a round left open runs on at its own

@@ -34,6 +34,11 @@ struct em_controller {
     /* The kind's own write-time rules (controllers/admit.h), or NULL: 0 to go on, or -1
      * with a->st filled. */
     int (*admit)(struct em_admission *a, const json_t *old, json_t *obj);
+    /* Whether reconcile would change nothing, read from the object's record alone
+     * (store/entry.h: no tree is built); then *due is what it would return. NULL, or
+     * false: reconcile runs. */
+    bool (*idle)(struct em_server *srv, const struct nd_kind *k, const json_t *rec, int64_t now,
+                 int64_t *due);
 };
 
 /* The controllers (controllers/controllers.c). */

@@ -82,6 +82,17 @@ json_t *em_rec_of(const struct nd_kind *k, const json_t *obj)
             json_object_set_new(s, "conditions", conds);
         json_object_set_new(rec, "status", s);
     }
+    /* what a controller reads to find an ended run-to-completion object has nothing left
+     * to do (the simulation's idle, sim/sim.h), so that a large state's ended Jobs are
+     * looked at (a start after a crash, a price book's edit) without their trees */
+    if (k && phase && nd_phase_terminal(k->family, json_string_value(phase))) {
+        static const char *const ended[] = {
+            "metadata.generation", "status.observedGeneration", "status.startTime",
+            "status.completionTime", "status.billing.settled", "status.simulation.phaseTime",
+            NULL};
+        for (int j = 0; ended[j]; j++)
+            copy_path(rec, obj, ended[j]);
+    }
     if (k && nd_kind_is(k, ND_KIND_BILLED)) /* what the spend counts (core/spend.c) */
         copy_path(rec, obj, "status.costUSD");
     for (const char *const *f = k ? k->field_selectors : NULL; f && *f; f++) {

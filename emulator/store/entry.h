@@ -8,8 +8,11 @@
  * as it would the object: metadata.{name, namespace, uid, resourceVersion, labels,
  * ownerReferences, deletionTimestamp, finalizers, creationTimestamp (the hour file of an
  * Event: events_file.h)}, status.phase, status.conditions of type
- * Complete or Failed, status.costUSD of a billed kind, and every path of the kind's field
- * selectors. Its values are
+ * Complete or Failed, status.costUSD of a billed kind, every path of the kind's field
+ * selectors, and, of a run-to-completion object that ended, metadata.generation and
+ * status.{observedGeneration, startTime, completionTime, billing.settled,
+ * simulation.phaseTime} (what its controller reads to find it has nothing to do). Its
+ * values are
  * shared with the tree it came from (references, not copies).
  *
  * The tree is built from the bytes on demand (em_entry_obj), counted, and kept in one

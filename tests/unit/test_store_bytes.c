@@ -102,6 +102,58 @@ static void test_record_fields(void **state)
     json_decref(o);
 }
 
+/* An ended Job's record also holds what its controller reads to find it has nothing to do
+ * (the simulation's idle), through the checkpoint's text too; a running Job's does not. */
+static void test_record_of_ended_job(void **state)
+{
+    (void)state;
+    json_t *o = job("a", 7);
+    json_t *meta = json_object_get(o, "metadata");
+    json_t *status = json_object_get(o, "status");
+    json_object_set_new(meta, "generation", json_integer(2));
+    json_object_set_new(status, "observedGeneration", json_integer(2));
+    json_object_set_new(status, "startTime", json_string("2026-01-01T00:00:35Z"));
+    json_object_set_new(status, "completionTime", json_string("2026-01-01T00:10:35Z"));
+    json_object_set_new(status, "billing", json_pack("{sbss}", "settled", 1, "finalChargeTime",
+                                                     "2026-01-01T00:11:05Z"));
+    json_object_set_new(status, "simulation", json_pack("{sIsI}", "phaseTime", (json_int_t)5,
+                                                        "runMs", (json_int_t)600000));
+    json_t *rec = em_rec_of(JOBS, o);
+    char *text = json_dumps(rec, JSON_COMPACT);
+    json_t *back = em_rec_parse(text, strlen(text));
+    free(text);
+    for (int i = 0; i < 2; i++) {
+        const json_t *r = i ? back : rec;
+        const json_t *st = json_object_get(r, "status");
+        assert_int_equal(json_integer_value(json_object_get(json_object_get(r, "metadata"),
+                                                            "generation")),
+                         2);
+        assert_int_equal(json_integer_value(json_object_get(st, "observedGeneration")), 2);
+        assert_string_equal(json_string_value(json_object_get(st, "startTime")),
+                            "2026-01-01T00:00:35Z");
+        assert_string_equal(json_string_value(json_object_get(st, "completionTime")),
+                            "2026-01-01T00:10:35Z");
+        const json_t *billing = json_object_get(st, "billing");
+        assert_true(json_is_true(json_object_get(billing, "settled")));
+        assert_int_equal(json_object_size(billing), 1); /* not its finalChargeTime */
+        const json_t *sim = json_object_get(st, "simulation");
+        assert_int_equal(json_integer_value(json_object_get(sim, "phaseTime")), 5);
+        assert_int_equal(json_object_size(sim), 1);
+    }
+    json_decref(back);
+    json_decref(rec);
+    /* while it runs, none of it */
+    json_object_set_new(status, "phase", json_string("Running"));
+    rec = em_rec_of(JOBS, o);
+    const json_t *st = json_object_get(rec, "status");
+    assert_null(json_object_get(json_object_get(rec, "metadata"), "generation"));
+    assert_null(json_object_get(st, "startTime"));
+    assert_null(json_object_get(st, "billing"));
+    assert_null(json_object_get(st, "simulation"));
+    json_decref(rec);
+    json_decref(o);
+}
+
 /* Trees are built when asked, counted, and a safe point keeps at most the bound. */
 static void test_hot_trees_bounded(void **state)
 {
@@ -241,6 +293,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pretty_from_compact_is_jansson_indent),
         cmocka_unit_test(test_record_fields),
+        cmocka_unit_test(test_record_of_ended_job),
         cmocka_unit_test(test_hot_trees_bounded),
         cmocka_unit_test(test_checkpoint_start_builds_no_tree),
     };

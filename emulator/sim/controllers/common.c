@@ -228,7 +228,12 @@ void em_ctl_set_time(struct em_ctl *c, const char *field, int64_t ms)
 
 int64_t em_ctl_time(const struct em_ctl *c, const char *field)
 {
-    const char *ts = json_string_value(json_object_get(c->status, field));
+    return em_ctl_time_in(c->status, field);
+}
+
+int64_t em_ctl_time_in(const json_t *status, const char *field)
+{
+    const char *ts = json_string_value(json_object_get(status, field));
     int64_t s;
     struct nd_status st = ND_STATUS_INIT;
     int64_t ms = ts && nd_time_parse(ts, &s, &st) == 0 ? s * 1000 : -1;

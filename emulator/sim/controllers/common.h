@@ -68,8 +68,9 @@ void em_ctl_sim_del(struct em_ctl *c, const char *key);
 
 /* Times as RFC 3339 in status. */
 void em_ctl_set_time(struct em_ctl *c, const char *field, int64_t ms);
-/* A status time, or -1. */
+/* A status time, or -1; em_ctl_time_in: of status (an object's, or its record's). */
 int64_t em_ctl_time(const struct em_ctl *c, const char *field);
+int64_t em_ctl_time_in(const json_t *status, const char *field);
 /* metadata.creationTimestamp in ms. */
 int64_t em_ctl_created(const struct em_ctl *c);
 

@@ -273,4 +273,32 @@ static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t 
     return em_ctl_commit(&c);
 }
 
-const struct em_controller em_job_controller = {"jobs", reconcile};
+/* What reconcile does with an ended Job whose final charge has posted, not being deleted,
+ * with its end condition and its status at its generation: nothing, but wait for the
+ * final charge's time when that is still ahead (em_ctl_settle; the delay grew since).
+ * Read from the record (store/entry.h), which holds those fields of an ended Job; a
+ * record without them (of another kind of end, or of an older emulator) sends the Job to
+ * reconcile. */
+static bool idle(struct em_server *srv, const struct nd_kind *k, const json_t *rec, int64_t now,
+                 int64_t *due)
+{
+    const json_t *meta = json_object_get(rec, "metadata");
+    const json_t *status = json_object_get(rec, "status");
+    if (!nd_phase_terminal(k->family, json_string_value(json_object_get(status, "phase"))) ||
+        json_object_get(meta, "deletionTimestamp") || em_ctl_lacks_end_condition(k, rec) ||
+        !json_is_true(json_object_get(json_object_get(status, "billing"), "settled")) ||
+        !json_object_get(json_object_get(status, "simulation"), "phaseTime"))
+        return false; /* phaseTime: status.simulation is not empty (em_ctl_commit drops it) */
+    const json_t *gen = json_object_get(meta, "generation");
+    if (gen && !json_equal((json_t *)gen, json_object_get(status, "observedGeneration")))
+        return false;
+    int64_t ended = em_ctl_time_in(status, "completionTime");
+    if (ended < 0)
+        ended = now;
+    bool ran = json_object_get(status, "startTime") != NULL;
+    int64_t at = ran ? ended + em_delay_ms(srv, "finalCharge") : now;
+    *due = now < at ? at : EM_NEVER;
+    return true;
+}
+
+const struct em_controller em_job_controller = {"jobs", reconcile, NULL, idle};
