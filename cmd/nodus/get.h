@@ -69,12 +69,22 @@ void get_collect(json_t **table, json_t *objects, json_t *answer);
  * -1 with st filled when the list failed. */
 int get_json_list(struct get_run *g, const struct nd_kind *k, json_t **table, json_t *objects,
                   struct nd_buf *out, bool *printed, struct nd_status *st);
-/* The tree path from where a list's pages stand (the n answers' bodies read so far,
- * bytes of them): each loaded and collected as get_list does, then the pages after the
- * last one's continue token. */
-int get_pages_to_tree(struct get_run *g, const struct nd_kind *k, const struct nd_buf *body,
-                      size_t n, size_t bytes, json_t **table, json_t *objects,
-                      struct nd_status *st);
+/* The answers' bodies of a list's pages read so far (the bytes paths keep them for the
+ * tree path), bytes of them in all. */
+struct get_pages {
+    struct nd_buf *body;
+    size_t n, bytes;
+};
+/* Fetches the page of k's list after cont (NULL: the first) and appends its body to pg:
+ * 0, or -1 with st filled when the pages so far pass the response limit or the request
+ * failed. */
+int get_fetch_page(struct get_run *g, const struct nd_kind *k, const char *cont,
+                   struct get_pages *pg, struct nd_status *st);
+void get_pages_release(struct get_pages *pg);
+/* The tree path from where a list's pages stand (pg): each answer loaded and collected as
+ * get_list does, then the pages after the last one's continue token. */
+int get_pages_to_tree(struct get_run *g, const struct nd_kind *k, const struct get_pages *pg,
+                      json_t **table, json_t *objects, struct nd_status *st);
 /* The table of one kind's whole list read from the Table answers' bytes (get_table.c):
  * fast filled (initialised by the caller) and *built set; or, when an answer needs the
  * tree (see nd_table_bytes_page), fast left empty and what get_list collects instead.

@@ -19,12 +19,10 @@
 
 /* What the pages of one list gave so far. */
 struct pages {
-    struct nd_buf *body; /* each page's answer, kept for the tree path */
-    size_t n;
-    struct nd_buf items; /* each page's items written, after a comma */
-    size_t nitems;       /* pages with items */
-    size_t bytes;
-    bool tree;           /* an answer needs the tree path */
+    struct get_pages raw; /* each page's answer, kept for the tree path */
+    struct nd_buf items;  /* each page's items written, after a comma */
+    size_t nitems;        /* pages with items */
+    bool tree;            /* an answer needs the tree path */
 };
 
 /* A small member's value read by jansson (checked as the tree's loader would). NEW. */
@@ -108,13 +106,41 @@ out:
     return rc;
 }
 
-int get_pages_to_tree(struct get_run *g, const struct nd_kind *k, const struct nd_buf *body,
-                      size_t n, size_t bytes, json_t **table, json_t *objects,
-                      struct nd_status *st)
+int get_fetch_page(struct get_run *g, const struct nd_kind *k, const char *cont,
+                   struct get_pages *pg, struct nd_status *st)
+{
+    if (pg->bytes > nd_client_max_response(g->client))
+        return nd_client_too_large("the list (all its pages)", g->client, st);
+    struct nd_buf path = ND_BUF_INIT;
+    get_list_path(g, k, cont, &path);
+    struct nd_response resp;
+    nd_response_init(&resp);
+    int rc = get_fetch(g, path.data, &resp, st);
+    nd_buf_release(&path);
+    if (rc == 0) {
+        pg->bytes += resp.body.len;
+        pg->body = nd_xrealloc(pg->body, (pg->n + 1) * sizeof *pg->body);
+        pg->body[pg->n++] = resp.body;
+        resp.body = (struct nd_buf)ND_BUF_INIT;
+    }
+    nd_response_release(&resp);
+    return rc;
+}
+
+void get_pages_release(struct get_pages *pg)
+{
+    for (size_t i = 0; i < pg->n; i++)
+        nd_buf_release(&pg->body[i]);
+    free(pg->body);
+    memset(pg, 0, sizeof *pg);
+}
+
+int get_pages_to_tree(struct get_run *g, const struct nd_kind *k, const struct get_pages *pg,
+                      json_t **table, json_t *objects, struct nd_status *st)
 {
     char *cont = NULL;
-    for (size_t i = 0; i < n; i++) {
-        json_t *answer = nd_json_load(body[i].data, body[i].len, "answer", st);
+    for (size_t i = 0; i < pg->n; i++) {
+        json_t *answer = nd_json_load(pg->body[i].data, pg->body[i].len, "answer", st);
         if (!answer) {
             free(cont);
             return -1;
@@ -129,7 +155,7 @@ int get_pages_to_tree(struct get_run *g, const struct nd_kind *k, const struct n
     int rc = 0;
     if (cont) {
         char *rv = NULL;
-        rc = get_list_from(g, k, cont, bytes, table, objects, &rv, st);
+        rc = get_list_from(g, k, cont, pg->bytes, table, objects, &rv, st);
         free(rv);
     }
     free(cont);
@@ -143,33 +169,16 @@ int get_json_list(struct get_run *g, const struct nd_kind *k, json_t **table, js
     char *cont = NULL;
     int rc = 0;
     do {
-        if (pg.bytes > nd_client_max_response(g->client)) {
-            rc = nd_client_too_large("the list (all its pages)", g->client, st);
-            goto out;
-        }
-        struct nd_buf path = ND_BUF_INIT;
-        get_list_path(g, k, cont, &path);
-        struct nd_response resp;
-        nd_response_init(&resp);
-        rc = get_fetch(g, path.data, &resp, st);
-        nd_buf_release(&path);
-        if (rc == 0) {
-            pg.bytes += resp.body.len;
-            pg.body = nd_xrealloc(pg.body, (pg.n + 1) * sizeof *pg.body);
-            pg.body[pg.n++] = resp.body;
-            resp.body = (struct nd_buf)ND_BUF_INIT;
-        }
-        nd_response_release(&resp);
-        if (rc < 0)
+        if ((rc = get_fetch_page(g, k, cont, &pg.raw, st)) < 0)
             goto out;
         free(cont);
-        if (page_items(g, &pg, &pg.body[pg.n - 1], &cont) < 0) {
+        if (page_items(g, &pg, &pg.raw.body[pg.raw.n - 1], &cont) < 0) {
             pg.tree = true;
             break;
         }
     } while (cont);
     if (pg.tree || !pg.nitems) {
-        rc = get_pages_to_tree(g, k, pg.body, pg.n, pg.bytes, table, objects, st);
+        rc = get_pages_to_tree(g, k, &pg.raw, table, objects, st);
         goto out;
     }
     nd_buf_adds(out, "{\n    \"apiVersion\": \"v1\",\n    \"items\": [");
@@ -179,9 +188,7 @@ int get_json_list(struct get_run *g, const struct nd_kind *k, json_t **table, js
     *printed = true;
 out:
     free(cont);
-    for (size_t i = 0; i < pg.n; i++)
-        nd_buf_release(&pg.body[i]);
-    free(pg.body);
+    get_pages_release(&pg.raw);
     nd_buf_release(&pg.items);
     return rc;
 }

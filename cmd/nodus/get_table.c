@@ -16,38 +16,20 @@
 int get_table_list(struct get_run *g, const struct nd_kind *k, json_t **table, json_t *objects,
                    struct nd_table *fast, bool *built, struct nd_status *st)
 {
-    struct nd_buf *body = NULL;
-    size_t n = 0, bytes = 0;
+    struct get_pages pg = {0};
     char *cont = NULL;
     int rc = 0;
     /* as render_table: -A adds the NAMESPACE column to namespaced kinds only */
     g->popts.all_projects = g->ctx->all_projects && k->namespaced;
     struct nd_table_bytes tb = {.t = fast, .k = k, .opts = &g->popts};
     do {
-        if (bytes > nd_client_max_response(g->client)) {
-            rc = nd_client_too_large("the list (all its pages)", g->client, st);
-            goto out;
-        }
-        struct nd_buf path = ND_BUF_INIT;
-        get_list_path(g, k, cont, &path);
-        struct nd_response resp;
-        nd_response_init(&resp);
-        rc = get_fetch(g, path.data, &resp, st);
-        nd_buf_release(&path);
-        if (rc == 0) {
-            bytes += resp.body.len;
-            body = nd_xrealloc(body, (n + 1) * sizeof *body);
-            body[n++] = resp.body;
-            resp.body = (struct nd_buf)ND_BUF_INIT;
-        }
-        nd_response_release(&resp);
-        if (rc < 0)
+        if ((rc = get_fetch_page(g, k, cont, &pg, st)) < 0)
             goto out;
         free(cont);
-        if (nd_table_bytes_page(&tb, body[n - 1].data, body[n - 1].len, &cont) < 0) {
+        if (nd_table_bytes_page(&tb, pg.body[pg.n - 1].data, pg.body[pg.n - 1].len, &cont) < 0) {
             nd_table_bytes_release(&tb);
             nd_table_release(fast);
-            rc = get_pages_to_tree(g, k, body, n, bytes, table, objects, st);
+            rc = get_pages_to_tree(g, k, &pg, table, objects, st);
             goto out;
         }
     } while (cont);
@@ -55,8 +37,6 @@ int get_table_list(struct get_run *g, const struct nd_kind *k, json_t **table, j
 out:
     nd_table_bytes_release(&tb);
     free(cont);
-    for (size_t i = 0; i < n; i++)
-        nd_buf_release(&body[i]);
-    free(body);
+    get_pages_release(&pg);
     return rc;
 }
