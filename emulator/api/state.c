@@ -54,7 +54,10 @@ json_t *em_stats_json(struct em_server *srv)
     json_t *reconciles = json_pack("{sIsIsI}", "run", (json_int_t)srv->stats.reconciles, "idle",
                                    (json_int_t)srv->stats.reconciles_idle, "treesBuilt",
                                    (json_int_t)srv->stats.reconcile_trees);
-    return json_pack("{sosIsIsIsIsIsIsIsIs{sIsI}sssosososo}", "objects", objects, "objectsTotal",
+    /* what the start read of the journal, and how (store/journal_scan.h) */
+    json_t *start = json_pack("{sIsI}", "journalRecords", (json_int_t)srv->store.journal_records,
+                              "journalParsed", (json_int_t)srv->store.journal_parsed);
+    return json_pack("{sosIsIsIsIsIsIsIsIs{sIsI}sssososososo}", "objects", objects, "objectsTotal",
                      (json_int_t)total, "watchesOpen", (json_int_t)srv->stats.watches_open,
                      "watchesTotal", (json_int_t)srv->stats.watches_total, "readsWaiting",
                      (json_int_t)srv->stats.reads_waiting, "requests",
@@ -64,7 +67,7 @@ json_t *em_stats_json(struct em_server *srv)
                      (json_int_t)em_clock_now_ms(&srv->clock), "speedPermille",
                      (json_int_t)(srv->clock.speed * 1000), "runtime", runtime, "tableRows",
                      em_table_cells_stats(srv->table_cells), "trees", trees, "watchWakes",
-                     wakes, "reconciles", reconciles);
+                     wakes, "reconciles", reconciles, "start", start);
 }
 
 int em_reset_state(struct em_server *srv, struct nd_status *st)

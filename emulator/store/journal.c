@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "journal_scan.h"
 #include "util/time.h"
 #include "util/xmalloc.h"
 
@@ -678,11 +679,25 @@ static void record_of(struct em_journal_record *r, const json_t *j, const char *
     free(head);
 }
 
+/* A record's fields from the scan of its line (the same as record_of makes of it). */
+static void record_of_scan(struct em_journal_record *r, const struct em_journal_scan *sc)
+{
+    memset(r, 0, sizeof *r);
+    r->rev = sc->rev;
+    r->time_ms = sc->time_ms;
+    r->type = em_journal_type_name(sc->type);
+    r->plural = nd_xstrdup(sc->plural);
+    r->ns = sc->has_ns ? nd_xstrndup(sc->ns.p, sc->ns.len) : nd_xstrdup("");
+    r->name = sc->has_name ? nd_xstrndup(sc->name.p, sc->name.len) : NULL;
+    r->rv = sc->has_rv ? nd_xstrndup(sc->rv.p, sc->rv.len) : NULL;
+    r->json = em_bytes_new(sc->object, sc->object_len);
+}
+
 int em_journal_read(const char *path, struct em_journal_record **out, size_t *n, size_t *bad,
-                size_t *torn_bytes, int64_t *applied_rev, struct nd_buf *err)
+                    size_t *parsed, size_t *torn_bytes, int64_t *applied_rev, struct nd_buf *err)
 {
     *out = NULL;
-    *n = *bad = *torn_bytes = 0;
+    *n = *bad = *parsed = *torn_bytes = 0;
     *applied_rev = 0;
     struct nd_buf data = ND_BUF_INIT;
     if (nd_buf_read_file(&data, path) < 0) {
@@ -703,6 +718,34 @@ int em_journal_read(const char *path, struct em_journal_record **out, size_t *n,
             break; /* a torn tail: no newline */
         const char *line = data.data + pos;
         size_t llen = (size_t)(nl - line);
+        /* the lines the store wrote are read without a tree (journal_scan.h) */
+        struct em_journal_scan sc;
+        int kind = llen ? em_journal_scan_line(line, llen, &sc) : EM_SCAN_UNSURE;
+        if (kind == EM_SCAN_MARKER) {
+            pos += llen + 1;
+            whole = pos;
+            bad_after_whole = 0;
+            wall = sc.wall;
+            if (sc.applied > *applied_rev)
+                *applied_rev = sc.applied;
+            last_marker = len;
+            continue;
+        }
+        if (kind == EM_SCAN_RECORD) {
+            pos += llen + 1;
+            whole = pos;
+            bad_after_whole = 0;
+            if (len == cap) {
+                cap = cap ? cap * 2 : 256;
+                recs = nd_xrealloc(recs, cap * sizeof *recs);
+            }
+            record_of_scan(&recs[len], &sc);
+            recs[len].wall_us = wall;
+            len++;
+            continue;
+        }
+        if (llen)
+            (*parsed)++;
         json_t *j = llen ? json_loadb(line, llen, JSON_REJECT_DUPLICATES, NULL) : NULL;
         bool strict = j != NULL;
         if (llen && !j)

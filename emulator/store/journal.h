@@ -272,9 +272,10 @@ struct em_journal_record {
 /* Reads the log at path: every whole record, in order. A torn last line (a crash in the
  * middle of a write) is cut off the file; a line that does not parse is skipped and
  * counted in *bad. The records are NEW (em_journal_records_free). 0, or -1 when the file
- * exists but cannot be read. A missing file is 0 records. */
+ * exists but cannot be read. A missing file is 0 records. *parsed counts the lines that
+ * were not as the store writes them and went to jansson's parser (journal_scan.h). */
 int em_journal_read(const char *path, struct em_journal_record **out, size_t *n, size_t *bad,
-                size_t *torn_bytes, int64_t *applied_rev, struct nd_buf *err);
+                    size_t *parsed, size_t *torn_bytes, int64_t *applied_rev, struct nd_buf *err);
 void em_journal_records_free(struct em_journal_record *r, size_t n);
 
 #endif

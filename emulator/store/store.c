@@ -449,7 +449,9 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
     char *log = em_store_path(s, "history/journal.ndjson");
     size_t bad = 0, torn = 0;
     int64_t applied = 0;
-    int rc = em_journal_read(log, &s->history, &s->nhistory, &bad, &torn, &applied, err);
+    int rc = em_journal_read(log, &s->history, &s->nhistory, &bad, &s->journal_parsed, &torn,
+                             &applied, err);
+    s->journal_records = s->nhistory;
     if (rc == 0) {
         if (torn)
             nd_buf_addf(report, "state: %s: cut %zu bytes of a torn last record (a write the "

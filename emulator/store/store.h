@@ -72,6 +72,9 @@ struct em_store {
     /* the log's records as read at open, for the history (em_history_open takes them) */
     struct em_journal_record *history;
     size_t nhistory;
+    /* the records the open read from the log, and of its lines those that went to
+     * jansson's parser, not as the store writes them (journal_scan.h) */
+    size_t journal_records, journal_parsed;
     size_t repaired;    /* files the open brought up to date from the log */
     /* objects the open took from their files, and from the checkpoint (checkpoint.h) */
     size_t loaded_files, loaded_checkpoint;

@@ -160,10 +160,10 @@ static char *logged_names(const char *dir, size_t *torn)
 {
     char *log = nd_xasprintf("%s/history/journal.ndjson", dir);
     struct em_journal_record *r;
-    size_t n, bad;
+    size_t n, bad, parsed;
     int64_t applied;
     struct nd_buf err = ND_BUF_INIT, names = ND_BUF_INIT;
-    assert_int_equal(em_journal_read(log, &r, &n, &bad, torn, &applied, &err), 0);
+    assert_int_equal(em_journal_read(log, &r, &n, &bad, &parsed, torn, &applied, &err), 0);
     assert_int_equal(bad, 0);
     for (size_t i = 0; i < n; i++)
         nd_buf_addf(&names, "%s ", r[i].name);
