@@ -19,6 +19,11 @@ const char *const em_rec_meta[] = {
     "name",           "namespace",         "uid",        "resourceVersion",   "labels",
     "ownerReferences", "deletionTimestamp", "finalizers", "creationTimestamp", NULL};
 
+const char *const em_rec_ended[] = {
+    "metadata.generation",   "status.observedGeneration", "status.startTime",
+    "status.completionTime", "status.billing.settled",    "status.simulation.phaseTime",
+    NULL};
+
 /* Sets rec's value at the dotted path (its parents made as objects) to obj's there, when
  * obj has one. */
 static void copy_path(json_t *rec, const json_t *obj, const char *path)
@@ -86,12 +91,8 @@ json_t *em_rec_of(const struct nd_kind *k, const json_t *obj)
      * to do (the simulation's idle, sim/sim.h), so that a large state's ended Jobs are
      * looked at (a start after a crash, a price book's edit) without their trees */
     if (k && phase && nd_phase_terminal(k->family, json_string_value(phase))) {
-        static const char *const ended[] = {
-            "metadata.generation", "status.observedGeneration", "status.startTime",
-            "status.completionTime", "status.billing.settled", "status.simulation.phaseTime",
-            NULL};
-        for (int j = 0; ended[j]; j++)
-            copy_path(rec, obj, ended[j]);
+        for (int j = 0; em_rec_ended[j]; j++)
+            copy_path(rec, obj, em_rec_ended[j]);
     }
     if (k && nd_kind_is(k, ND_KIND_BILLED)) /* what the spend counts (core/spend.c) */
         copy_path(rec, obj, "status.costUSD");

@@ -58,6 +58,9 @@ struct em_entry {
 
 /* The keys of metadata a record holds (NULL-terminated). */
 extern const char *const em_rec_meta[];
+/* The paths a record of an ended run-to-completion object holds too (what the
+ * simulation's idle reads, sim/sim.h), NULL-terminated. */
+extern const char *const em_rec_ended[];
 
 /* NEW record of obj, an object of kind k (NULL: no field selectors). */
 json_t *em_rec_of(const struct nd_kind *k, const json_t *obj);

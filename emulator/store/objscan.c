@@ -77,6 +77,8 @@ struct em_scan_plan *em_scan_plan_new(const struct nd_kind *k)
     }
     add_path(&pl->root, "status.phase", true);
     add_path(&pl->root, "status.conditions", true);
+    for (int i = 0; k && em_rec_ended[i]; i++)
+        add_path(&pl->root, em_rec_ended[i], true);
     if (k && nd_kind_is(k, ND_KIND_BILLED))
         add_path(&pl->root, "status.costUSD", true);
     for (const char *const *f = k ? k->field_selectors : NULL; f && *f; f++) {

@@ -128,7 +128,20 @@ static json_t *any_stored(void)
         json_t *s = rnd(8) ? json_object() : any_value(1);
         if (json_is_object(s)) {
             if (rnd(2))
-                json_object_set_new(s, "phase", any_string());
+                json_object_set_new(s, "phase", rnd(2) ? json_string("Succeeded") : any_string());
+            /* what the record of an ended Job holds too (em_rec_ended) */
+            static const char *const ended[] = {"observedGeneration", "startTime",
+                                                "completionTime"};
+            for (size_t i = 0; i < sizeof ended / sizeof *ended; i++)
+                if (rnd(2))
+                    json_object_set_new(s, ended[i], rnd(4) ? any_string() : any_value(2));
+            if (rnd(2))
+                json_object_set_new(s, "billing", rnd(4) ? json_pack("{sb}", "settled", rnd(2))
+                                                         : any_value(2));
+            if (rnd(2))
+                json_object_set_new(s, "simulation",
+                                    rnd(4) ? json_pack("{ss}", "phaseTime", "2026-01-01T00:00:00Z")
+                                           : any_value(2));
             if (rnd(2))
                 json_object_set_new(s, "costUSD", rnd(2) ? json_string("1.50") : any_value(2));
             if (rnd(2)) {
