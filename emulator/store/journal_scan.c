@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/quote.h"
+
 /* The deepest nesting it follows, and the most members an object may have for it to
  * find duplicate names (beyond either, jansson decides). */
 #define SCAN_DEPTH 64
@@ -31,30 +33,6 @@ static bool lit(struct scan *s, const char *w, size_t n)
         return false;
     s->p += n;
     return true;
-}
-
-/* The length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong form, no
- * surrogate, nothing past U+10FFFF, as jansson checks), or 0. */
-static size_t utf8_len(const unsigned char *p, const unsigned char *end)
-{
-    unsigned char c = p[0];
-    size_t n;
-    unsigned char lo = 0x80, hi = 0xbf;
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2;
-    else if (c >= 0xe0 && c <= 0xef)
-        n = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-    else if (c >= 0xf0 && c <= 0xf4)
-        n = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-    else
-        return 0;
-    if ((size_t)(end - p) < n || p[1] < lo || p[1] > hi)
-        return 0;
-    for (size_t i = 2; i < n; i++) {
-        if (p[i] < 0x80 || p[i] > 0xbf)
-            return 0;
-    }
-    return n;
 }
 
 static int hex(char c)
@@ -117,7 +95,7 @@ static bool string(struct scan *s, struct span *out, bool *plain)
                 return false;
             esc = true;
         } else if (c >= 0x80) {
-            size_t n = utf8_len((const unsigned char *)s->p, (const unsigned char *)s->end);
+            size_t n = nd_utf8_seq_len((const unsigned char *)s->p, (size_t)(s->end - s->p));
             if (!n)
                 return false;
             s->p += n;

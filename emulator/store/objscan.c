@@ -9,6 +9,7 @@
 
 #include "entry.h"
 #include "rec_arena.h"
+#include "util/quote.h"
 #include "util/xmalloc.h"
 
 /* ---- the plan: the record's paths as a tree ---- */
@@ -264,33 +265,15 @@ static bool is_hex_upper(unsigned char c)
     return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'F');
 }
 
-/* One UTF-8 sequence from its lead byte at s->p (>= 0x80): valid as jansson's
- * utf8_check_full says (no overlong form, surrogate, or past U+10FFFF). */
+/* One UTF-8 sequence from its lead byte at s->p (>= 0x80), copied to out: valid as
+ * jansson's utf8_check_full says (no overlong form, surrogate, or past U+10FFFF), which
+ * is nd_utf8_seq_len's rule. */
 static bool utf8_seq(struct scan *s)
 {
-    const unsigned char *q = s->p;
-    unsigned c = q[0];
-    size_t n;
-    uint32_t v;
-    if (c >= 0xC2 && c <= 0xDF)
-        n = 2, v = c & 0x1F;
-    else if (c >= 0xE0 && c <= 0xEF)
-        n = 3, v = c & 0x0F;
-    else if (c >= 0xF0 && c <= 0xF4)
-        n = 4, v = c & 0x07;
-    else
+    size_t n = nd_utf8_seq_len(s->p, (size_t)(s->end - s->p));
+    if (!n)
         return false;
-    if ((size_t)(s->end - q) < n)
-        return false;
-    for (size_t i = 1; i < n; i++) {
-        if (q[i] < 0x80 || q[i] > 0xBF)
-            return false;
-        v = (v << 6) | (q[i] & 0x3F);
-    }
-    if (v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF) || (n == 3 && v < 0x800) ||
-        (n == 4 && v < 0x10000))
-        return false;
-    memcpy(s->out + s->len, q, n);
+    memcpy(s->out + s->len, s->p, n);
     s->len += n;
     s->p += n;
     return true;
