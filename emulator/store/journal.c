@@ -693,6 +693,77 @@ static void record_of_scan(struct em_journal_record *r, const struct em_journal_
     r->json = em_bytes_new(sc->object, sc->object_len);
 }
 
+/* What em_journal_read has read so far. */
+struct jread {
+    struct em_journal_record *recs;
+    size_t len, cap;
+    int64_t wall;       /* the last marker's wall clock */
+    int64_t applied;    /* the highest applied revision a marker gave */
+    size_t last_marker; /* records before this index are followed by a marker */
+    size_t bad, parsed;
+};
+
+/* The next record's slot, zeroed. */
+static struct em_journal_record *jread_slot(struct jread *rd)
+{
+    if (rd->len == rd->cap) {
+        rd->cap = rd->cap ? rd->cap * 2 : 256;
+        rd->recs = nd_xrealloc(rd->recs, rd->cap * sizeof *rd->recs);
+    }
+    struct em_journal_record *r = &rd->recs[rd->len++];
+    memset(r, 0, sizeof *r);
+    return r;
+}
+
+static void jread_marker(struct jread *rd, int64_t wall, int64_t applied)
+{
+    rd->wall = wall;
+    if (applied > rd->applied)
+        rd->applied = applied;
+    rd->last_marker = rd->len;
+}
+
+/* One line (not blank) into rd, a record or a marker: read by the scan when it is as the
+ * store writes it (journal_scan.h), else by jansson. False when it is not JSON (counted
+ * bad, or the torn end's when no whole line follows). */
+static bool jread_line(struct jread *rd, const char *line, size_t llen)
+{
+    struct em_journal_scan sc;
+    int kind = em_journal_scan_line(line, llen, &sc);
+    if (kind == EM_SCAN_MARKER) {
+        jread_marker(rd, sc.wall, sc.applied);
+        return true;
+    }
+    if (kind == EM_SCAN_RECORD) {
+        struct em_journal_record *r = jread_slot(rd);
+        record_of_scan(r, &sc);
+        r->wall_us = rd->wall;
+        return true;
+    }
+    rd->parsed++;
+    json_t *j = json_loadb(line, llen, JSON_REJECT_DUPLICATES, NULL);
+    bool strict = j != NULL;
+    if (!j)
+        j = json_loadb(line, llen, 0, NULL);
+    if (!j) {
+        rd->bad++;
+        return false;
+    }
+    json_t *wv = json_object_get(j, "wall");
+    if (json_is_integer(wv) && !json_object_get(j, "object")) {
+        jread_marker(rd, json_integer_value(wv),
+                     json_integer_value(json_object_get(j, "applied")));
+    } else if (!is_record(j)) {
+        rd->bad++;
+    } else {
+        struct em_journal_record *r = jread_slot(rd);
+        record_of(r, j, line, llen, strict);
+        r->wall_us = rd->wall;
+    }
+    json_decref(j);
+    return true;
+}
+
 int em_journal_read(const char *path, struct em_journal_record **out, size_t *n, size_t *bad,
                     size_t *parsed, size_t *torn_bytes, int64_t *applied_rev, struct nd_buf *err)
 {
@@ -707,10 +778,7 @@ int em_journal_read(const char *path, struct em_journal_record **out, size_t *n,
         nd_buf_addf(err, "cannot read %s: %s", path, strerror(errno));
         return -1;
     }
-    size_t cap = 0, len = 0;
-    struct em_journal_record *recs = NULL;
-    int64_t wall = 0;
-    size_t last_marker = 0; /* records before this index are followed by a marker */
+    struct jread rd = {0};
     size_t pos = 0, whole = 0, bad_after_whole = 0;
     while (pos < data.len) {
         char *nl = memchr(data.data + pos, '\n', data.len - pos);
@@ -718,76 +786,24 @@ int em_journal_read(const char *path, struct em_journal_record **out, size_t *n,
             break; /* a torn tail: no newline */
         const char *line = data.data + pos;
         size_t llen = (size_t)(nl - line);
-        /* the lines the store wrote are read without a tree (journal_scan.h) */
-        struct em_journal_scan sc;
-        int kind = llen ? em_journal_scan_line(line, llen, &sc) : EM_SCAN_UNSURE;
-        if (kind == EM_SCAN_MARKER) {
-            pos += llen + 1;
-            whole = pos;
-            bad_after_whole = 0;
-            wall = sc.wall;
-            if (sc.applied > *applied_rev)
-                *applied_rev = sc.applied;
-            last_marker = len;
-            continue;
-        }
-        if (kind == EM_SCAN_RECORD) {
-            pos += llen + 1;
-            whole = pos;
-            bad_after_whole = 0;
-            if (len == cap) {
-                cap = cap ? cap * 2 : 256;
-                recs = nd_xrealloc(recs, cap * sizeof *recs);
-            }
-            record_of_scan(&recs[len], &sc);
-            recs[len].wall_us = wall;
-            len++;
-            continue;
-        }
-        if (llen)
-            (*parsed)++;
-        json_t *j = llen ? json_loadb(line, llen, JSON_REJECT_DUPLICATES, NULL) : NULL;
-        bool strict = j != NULL;
-        if (llen && !j)
-            j = json_loadb(line, llen, 0, NULL);
         pos += llen + 1;
         if (!llen) {
             if (!bad_after_whole)
                 whole = pos; /* a blank line (a refused batch blanked out) is whole */
             continue;
         }
-        if (!j) {
-            (*bad)++;
+        if (jread_line(&rd, line, llen)) {
+            whole = pos;
+            bad_after_whole = 0;
+        } else {
             bad_after_whole++;
-            continue;
         }
-        whole = pos;
-        bad_after_whole = 0;
-        json_t *wv = json_object_get(j, "wall");
-        if (json_is_integer(wv) && !json_object_get(j, "object")) {
-            wall = json_integer_value(wv);
-            json_int_t a = json_integer_value(json_object_get(j, "applied"));
-            if (a > *applied_rev)
-                *applied_rev = a;
-            last_marker = len;
-            json_decref(j);
-            continue;
-        }
-        if (!is_record(j)) {
-            (*bad)++;
-            json_decref(j);
-            continue;
-        }
-        if (len == cap) {
-            cap = cap ? cap * 2 : 256;
-            recs = nd_xrealloc(recs, cap * sizeof *recs);
-        }
-        memset(&recs[len], 0, sizeof recs[len]);
-        record_of(&recs[len], j, line, llen, strict);
-        json_decref(j);
-        recs[len].wall_us = wall;
-        len++;
     }
+    struct em_journal_record *recs = rd.recs;
+    size_t len = rd.len, last_marker = rd.last_marker;
+    *bad = rd.bad;
+    *parsed = rd.parsed;
+    *applied_rev = rd.applied;
     /* a last line that does not parse is torn too: whole records end at `whole` */
     if (whole < data.len) {
         *torn_bytes = data.len - whole;
