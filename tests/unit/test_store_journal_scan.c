@@ -140,7 +140,7 @@ static void test_read_mixed(void **state)
         assert_string_equal(r[i].plural, "volumes");
         assert_string_equal(r[i].ns, "p");
         assert_string_equal(r[i].name, "a");
-        char rv[8];
+        char rv[24];
         snprintf(rv, sizeof rv, "%zu", i + 1);
         assert_string_equal(r[i].rv, rv);
         assert_int_equal(r[i].wall_us, i < 2 ? 10 : 11);
