@@ -269,6 +269,8 @@ struct em_journal_record {
     bool tail;              /* after the last marker: its file write may not have happened */
 };
 
+/* The reader at start (journal_read.c). */
+
 /* Reads the log at path: every whole record, in order. A torn last line (a crash in the
  * middle of a write) is cut off the file; a line that does not parse is skipped and
  * counted in *bad. The records are NEW (em_journal_records_free). 0, or -1 when the file
