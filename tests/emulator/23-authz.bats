@@ -180,9 +180,17 @@ walk() {
         mapfile -t codes_of_run < <(curl -s -K "$cfg" </dev/null || true)
         for ((j = start; j < end; j++)); do
             got=${codes_of_run[$((j - start))]:-none}
+            # a watch's status is read within its 0.25 s: on a loaded machine (make asan
+            # beside other suites) the headers can come later; that one is asked again alone
+            # with time to answer, so a slow start is not taken for a wrong answer
+            if [ "$got" = 000 ] && [ "${what[$j]%% *}" = WATCH ]; then
+                got=$(curl -s -K "$cfg.$j" --max-time 5 </dev/null || true)
+                codes_of_run[$((j - start))]=$got
+            fi
             n=$((n + 1))
+            # (the answer may have no body: a failed head must not end the walk unreported)
             [ "$got" = "${wants[$j]}" ] ||
-                bad+=("${what[$j]}: got $got, want ${wants[$j]}: $(head -c 300 "$BATS_TEST_TMPDIR/out.$j" 2>/dev/null)")
+                bad+=("${what[$j]}: got $got, want ${wants[$j]}: $(head -c 300 "$BATS_TEST_TMPDIR/out.$j" 2>/dev/null || true)")
         done
         if [ -n "$before" ] && [ "$(state_sum)" != "$before" ]; then
             for ((j = start; j < end; j++)); do
