@@ -47,8 +47,11 @@ json_t *em_stats_json(struct em_server *srv)
         at_once = srv->feed->woken_at_once;
         pthread_mutex_unlock(&srv->feed->mu);
     }
-    json_t *wakes = json_pack("{sIsI}", "afterAnswer", (json_int_t)after, "atOnce",
-                              (json_int_t)at_once);
+    /* guardLooked: connections the guard's watchdog looked at (only those waiting for a
+     * request's bytes: never the watches) */
+    json_t *wakes = json_pack("{sIsIsI}", "afterAnswer", (json_int_t)after, "atOnce",
+                              (json_int_t)at_once, "guardLooked",
+                              (json_int_t)em_http_guard_looked(srv->http));
     /* the controllers' runs (sim/sim.c): how many, how many the record answered, and the
      * trees they built */
     json_t *reconciles = json_pack("{sIsIsI}", "run", (json_int_t)srv->stats.reconciles, "idle",

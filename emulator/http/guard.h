@@ -88,6 +88,10 @@ void em_guard_answering(struct em_guard *g, struct em_guard_conn *c);
 void em_guard_upgraded(struct em_guard *g, struct em_guard_conn *c); /* for good */
 void em_guard_done(struct em_guard *g, struct em_guard_conn *c);
 
+/* The connections the watchdog has looked at, in all: it times only those waiting for a
+ * request's bytes, never one answering or streaming (a watch waiting for news). */
+uint64_t em_guard_looked(struct em_guard *g);
+
 /* Counts a refusal for the episode log (the first of an episode is logged now). */
 void em_guard_note(struct em_guard *g, enum em_refusal kind, const char *remote);
 

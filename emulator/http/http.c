@@ -106,39 +106,6 @@ static double elapsed_ms(const struct timespec *start)
     return (double)(now.tv_sec - start->tv_sec) * 1e3 + (double)(now.tv_nsec - start->tv_nsec) / 1e6;
 }
 
-/* A header value as a JSON string. One that is not UTF-8 keeps its ASCII and gets '?' for
- * every other byte: dropping it would hide an Origin or a Host from the front door. */
-static json_t *header_string(const char *value)
-{
-    json_t *s = json_string(value);
-    if (s)
-        return s;
-    char *copy = nd_xstrdup(value);
-    for (char *p = copy; *p; p++)
-        if ((unsigned char)*p >= 0x80)
-            *p = '?';
-    s = json_string(copy);
-    free(copy);
-    return s ? s : json_string("?");
-}
-
-void em_http_header_add(json_t *headers, const char *key, const char *value)
-{
-    char *lkey = nd_xstrdup(key);
-    for (char *p = lkey; *p; p++)
-        if (*p >= 'A' && *p <= 'Z')
-            *p = (char)(*p - 'A' + 'a');
-    const char *old = json_string_value(json_object_get(headers, lkey));
-    if (old) {
-        char *joined = nd_xasprintf("%s, %s", old, value ? value : "");
-        json_object_set_new(headers, lkey, header_string(joined));
-        free(joined);
-    } else {
-        json_object_set_new(headers, lkey, header_string(value ? value : ""));
-    }
-    free(lkey);
-}
-
 static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const char *key,
                                       const char *value)
 {
@@ -154,19 +121,6 @@ static enum MHD_Result collect_header(void *cls, enum MHD_ValueKind kind, const 
     return MHD_YES;
 }
 
-void em_http_query_add(json_t *query, const char *key, const char *value)
-{
-    json_t *vals = json_object_get(query, key);
-    /* A name that is not UTF-8 cannot be a key (jansson refuses it and frees vals), and
-     * no handler knows one: leave the argument out. */
-    if (!vals && json_object_set_new(query, key, vals = json_array()) < 0)
-        return;
-    /* A value that is not UTF-8 cannot be held by jansson; keep it empty, handlers
-     * validate every value they use. */
-    json_t *s = json_string(value ? value : "");
-    json_array_append_new(vals, s ? s : json_string(""));
-}
-
 static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const char *key,
                                    const char *value)
 {
@@ -175,18 +129,6 @@ static enum MHD_Result collect_arg(void *cls, enum MHD_ValueKind kind, const cha
     req->query_count++;
     em_http_query_add(req->query, key, value);
     return MHD_YES;
-}
-
-const char *em_req_query(const struct em_req *req, const char *name)
-{
-    json_t *vals = json_object_get(req->query, name);
-    size_t n = json_array_size(vals);
-    return n ? json_string_value(json_array_get(vals, n - 1)) : NULL;
-}
-
-const char *em_req_header(const struct em_req *req, const char *lname)
-{
-    return json_string_value(json_object_get(req->headers, lname));
 }
 
 int em_req_socket(const struct em_req *req)
@@ -740,6 +682,11 @@ void em_http_set_quick(struct em_http *h, em_quick_fn fn)
 void em_http_set_notice(struct em_http *h, em_notice_fn fn, void *cls)
 {
     em_guard_set_notice(h->guard, fn, cls);
+}
+
+uint64_t em_http_guard_looked(struct em_http *h)
+{
+    return em_guard_looked(h ? h->guard : NULL);
 }
 
 void em_http_note(struct em_http *h, enum em_refusal kind, const char *remote)

@@ -162,6 +162,9 @@ struct em_http *em_http_start(const char *addr, uint16_t port, const struct em_h
                               const struct em_http_limits *limits, em_handler_fn handler,
                               void *cls, struct nd_buf *err);
 uint16_t em_http_port(const struct em_http *h);
+/* The connections the guard's watchdog has looked at (0 without h): it times those
+ * waiting for a request's bytes, not the watches and answers in flight. */
+uint64_t em_http_guard_looked(struct em_http *h);
 /* Stops accepting new connections (existing ones finish). */
 void em_http_quiesce(struct em_http *h);
 void em_http_stop(struct em_http *h);
