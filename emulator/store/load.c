@@ -63,17 +63,23 @@ static const char *check_obj(const json_t *obj, const char *name)
     return NULL;
 }
 
-/* Keeps what the store keeps of obj (its compact bytes and its record, copied into the
- * records' arena: nothing of the tree stays) and drops it. */
-static void keep_bytes(struct em_loaded *it, const struct nd_kind *k, json_t *obj)
+/* Keeps obj's record (copied into the records' arena: nothing of obj stays, whether it
+ * is the object or the part objscan made of it) and drops obj. */
+static void keep_rec(struct em_loaded *it, const struct nd_kind *k, json_t *obj)
 {
-    it->json = em_bytes_take(json_dumps(obj, JSON_COMPACT));
     json_t *rec = em_rec_of(k, obj);
     em_rec_arena_use(true);
     it->rec = json_deep_copy(rec);
     em_rec_arena_use(false);
     json_decref(rec);
     json_decref(obj);
+}
+
+/* Keeps what the store keeps of obj (its compact bytes and its record) and drops it. */
+static void keep_bytes(struct em_loaded *it, const struct nd_kind *k, json_t *obj)
+{
+    it->json = em_bytes_take(json_dumps(obj, JSON_COMPACT));
+    keep_rec(it, k, obj);
 }
 
 /* The bytes and record of a file the store wrote, read in one pass (objscan.h); false
@@ -244,6 +250,7 @@ struct scan {
     bool no_plans; /* NODUS_EMULATOR_TEST_JANSSON_LOAD: every file read by jansson */
     struct em_scan_plan **plans; /* one per kind directory */
     size_t nplans;
+    struct em_scan_plan *events_plan; /* the Events' lines (NULL: no_plans) */
 };
 
 /* A new item and its job at the end of the scan's arrays. */
@@ -311,7 +318,8 @@ struct ev_sink {
     const char *plural, *ns;
 };
 
-static void event_item(void *ctx, char *name, json_t *obj, char *path, char *why)
+static void event_item(void *ctx, char *name, json_t *obj, struct em_bytes *json, char *path,
+                       char *why)
 {
     struct ev_sink *es = ctx;
     struct job *j;
@@ -320,8 +328,12 @@ static void event_item(void *ctx, char *name, json_t *obj, char *path, char *why
     it->plural = es->plural;
     it->ns = es->ns;
     it->name = name;
-    if (obj) /* its bytes and record, as for a file */
+    if (json) { /* read in one pass: its bytes, and its record from the scan's part */
+        it->json = json;
+        keep_rec(it, nd_kind_by_plural(NULL, es->plural), obj);
+    } else if (obj) { /* its bytes and record, as for a file */
         keep_bytes(it, nd_kind_by_plural(NULL, es->plural), obj);
+    }
     it->path = path;
     it->why = why;
 }
@@ -335,7 +347,12 @@ static void scan_kind_dir(struct scan *sc, const char *nsdir, const char *dname,
         /* one file per project and hour (events_file.h) */
         struct ev_sink es = {sc, keep_dir(sc->out, nd_xstrdup(dname)), ns};
         size_t from = sc->out->n;
-        em_events_load_dir(pdir, ns, event_item, &es);
+        if (!sc->no_plans && !sc->events_plan)
+            sc->events_plan = em_events_scan_plan();
+        struct em_events_read rd = {0};
+        em_events_load_dir(pdir, ns, sc->events_plan, event_item, &es, &rd);
+        sc->out->event_lines += rd.lines;
+        sc->out->event_parsed += rd.parsed;
         sort_run(sc, from);
         free(pdir);
         return;
@@ -460,6 +477,7 @@ void em_load_objects(const char *dir, struct em_load *out)
     for (size_t i = 0; i < sc.nplans; i++)
         em_scan_plan_free(sc.plans[i]);
     free(sc.plans);
+    em_scan_plan_free(sc.events_plan);
     if (cr.ok)
         em_ckpt_free(&cr.ck);
 }
