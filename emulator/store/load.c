@@ -63,23 +63,17 @@ static const char *check_obj(const json_t *obj, const char *name)
     return NULL;
 }
 
-/* Keeps obj's record (copied into the records' arena: nothing of obj stays, whether it
- * is the object or the part objscan made of it) and drops obj. */
-static void keep_rec(struct em_loaded *it, const struct nd_kind *k, json_t *obj)
+/* Keeps what the store keeps of obj (its compact bytes and its record, copied into the
+ * records' arena: nothing of the tree stays) and drops it. */
+static void keep_bytes(struct em_loaded *it, const struct nd_kind *k, json_t *obj)
 {
+    it->json = em_bytes_take(json_dumps(obj, JSON_COMPACT));
     json_t *rec = em_rec_of(k, obj);
     em_rec_arena_use(true);
     it->rec = json_deep_copy(rec);
     em_rec_arena_use(false);
     json_decref(rec);
     json_decref(obj);
-}
-
-/* Keeps what the store keeps of obj (its compact bytes and its record) and drops it. */
-static void keep_bytes(struct em_loaded *it, const struct nd_kind *k, json_t *obj)
-{
-    it->json = em_bytes_take(json_dumps(obj, JSON_COMPACT));
-    keep_rec(it, k, obj);
 }
 
 /* The bytes and record of a file the store wrote, read in one pass (objscan.h); false
@@ -328,9 +322,13 @@ static void event_item(void *ctx, char *name, json_t *obj, struct em_bytes *json
     it->plural = es->plural;
     it->ns = es->ns;
     it->name = name;
-    if (json) { /* read in one pass: its bytes, and its record from the scan's part */
+    if (json) { /* read in one pass: its bytes, and its record of the scan's values
+                 * (events_file.c made those the record keeps in the arena) */
         it->json = json;
-        keep_rec(it, nd_kind_by_plural(NULL, es->plural), obj);
+        em_rec_arena_use(true);
+        it->rec = em_rec_of(nd_kind_by_plural(NULL, es->plural), obj);
+        em_rec_arena_use(false);
+        json_decref(obj);
     } else if (obj) { /* its bytes and record, as for a file */
         keep_bytes(it, nd_kind_by_plural(NULL, es->plural), obj);
     }
