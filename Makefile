@@ -222,8 +222,9 @@ $(filter-out $(UNIT_STORE_BINS) $(UNIT_PARAMS_BIN) $(UNIT_EMU_BINS) $(UNIT_FLAGS
 # the store layer's tests drive emulator/store/ directly, without HTTP
 $(BUILD)/tests/unit/test_store_%.o $(BUILD)/tests/unit/test_events_%.o: ALL_CFLAGS += -Iemulator/store
 $(BUILD)/tests/unit/test_owners.o $(BUILD)/tests/unit/test_owners_%.o: ALL_CFLAGS += -Iemulator/store
-# the one-pass read's unit test shares its check with the fuzz target (tests/fuzz/objscan_same.h)
-$(BUILD)/tests/unit/test_store_objscan.o: ALL_CFLAGS += -Itests/fuzz
+# the one-pass reads' unit tests share their checks with the fuzz targets (tests/fuzz/objscan_same.h,
+# events_same.h)
+$(BUILD)/tests/unit/test_store_objscan.o $(BUILD)/tests/unit/test_events_scan.o: ALL_CFLAGS += -Itests/fuzz
 $(UNIT_STORE_BINS): $(BUILD)/tests/unit/%: $(BUILD)/tests/unit/%.o $(STORE_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS)
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(STORE_OBJS) $(UNIT_HELP_OBJS) $(LIBNODUS) $(ALL_LDFLAGS) $(CMOCKA_LIBS) $(PC_LIBS) -lpthread

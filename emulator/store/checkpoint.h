@@ -48,6 +48,8 @@ struct em_load {
     size_t n;
     char **dirs;             /* the shared plural/project strings */
     size_t ndirs;
+    /* the lines of the Events' hour files read, and those jansson parsed (events_file.h) */
+    size_t event_lines, event_parsed;
 };
 
 /* Loads every object file under dir/objects (using dir/history/checkpoint when it is

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "objscan.h"
+#include "rec_arena.h"
 #include "util/buf.h"
 #include "util/xmalloc.h"
 
@@ -141,9 +143,10 @@ struct ev_file {
 
 struct ev_line {
     size_t file;
-    char *text;       /* the line, without its newline */
+    char *text;       /* the line, without its newline (NULL: json's bytes are the line) */
     size_t len;
-    json_t *obj;      /* the Event, or NULL for a deletion line */
+    json_t *obj;      /* the Event (its part, when json is set), or NULL for a deletion */
+    struct em_bytes *json; /* the Event's compact bytes, when the scan read its line */
     int64_t rv;
 };
 
@@ -155,6 +158,8 @@ struct ev_name {
 
 struct ev_load {
     const char *ns;
+    const struct em_scan_plan *plan; /* NULL: every line parsed by jansson */
+    struct em_events_read read;
     struct ev_file *files;
     size_t nfiles;
     struct ev_line *lines;
@@ -183,28 +188,106 @@ static void broken_line(struct ev_load *l, size_t file, size_t lineno, const cha
 {
     struct ev_file *f = &l->files[file];
     f->broken = l->broken = true;
-    l->fn(l->ctx, nd_xasprintf("%s:%zu", f->base, lineno), NULL, nd_xstrdup(f->path),
+    l->fn(l->ctx, nd_xasprintf("%s:%zu", f->base, lineno), NULL, NULL, nd_xstrdup(f->path),
           f->legacy ? nd_xstrdup(why) : nd_xasprintf("line %zu: %s", lineno, why));
 }
 
-/* One line (text, len) of file: an Event or a deletion, kept when its name's newest. */
-static void take_line(struct ev_load *l, size_t file, size_t lineno, const char *text, size_t len)
+/* What a line holds (j: its tree, or the part the scan made of it, which has the same
+ * values there): an Event (*event) or a deletion line, its name and resourceVersion (*rv);
+ * NULL: neither. */
+static const char *line_name(const json_t *j, bool *event, const char **rv)
+{
+    const char *name = meta_str(j, "name");
+    *rv = meta_str(j, "resourceVersion");
+    *event = json_is_object(j) && json_string_value(json_object_get(j, "kind")) && name;
+    if (!*event) {
+        name = json_string_value(json_object_get(j, "deleted"));
+        *rv = json_string_value(json_object_get(j, "resourceVersion"));
+    }
+    return name;
+}
+
+/* The line read in one pass (objscan.h): its part (NEW) and, for an Event, *json (NEW, its
+ * compact bytes); NULL when the scan is not sure of it, or when jansson's path would report
+ * it or change it (an Event's namespace set to the project's): then jansson reads it. */
+static json_t *scan_line(struct ev_load *l, size_t file, const char *text, size_t len,
+                         struct em_bytes **json)
+{
+    json_t *part;
+    if (!l->plan || l->files[file].legacy)
+        return NULL;
+    /* the values a record keeps carved from the records' arena (rec_arena.h), as the
+     * loader's object files' are: the record takes them with no copy (a superseded line's
+     * leave their bytes in its block until the block's other records go) */
+    bool was = em_rec_arena_on();
+    em_rec_arena_use(true);
+    bool ok = em_scan_object(l->plan, text, len, json, &part);
+    em_rec_arena_use(was);
+    if (!ok)
+        return NULL;
+    bool event;
+    const char *rv, *name = line_name(part, &event, &rv);
+    const char *mns = meta_str(part, "namespace");
+    if (name && *name && (!event || (mns && strcmp(mns, l->ns) == 0))) {
+        if (!event) {
+            em_bytes_unref(*json);
+            *json = NULL;
+        }
+        return part;
+    }
+    em_bytes_unref(*json);
+    *json = NULL;
+    json_decref(part);
+    return NULL;
+}
+
+/* The line parsed by jansson, as before the scan: its tree, or NULL (reported). */
+static json_t *parse_line(struct ev_load *l, size_t file, size_t lineno, const char *text,
+                          size_t len)
 {
     json_error_t jerr;
+    l->read.parsed++;
     json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!j) {
         char why[200];
         snprintf(why, sizeof why, "column %d: %s", jerr.column, jerr.text);
         broken_line(l, file, lineno, why);
+    }
+    return j;
+}
+
+/* Notes that line ln of file holds name: kept when its name's newest. */
+static void add_line(struct ev_load *l, size_t file, const char *name)
+{
+    const struct ev_line *ln = &l->lines[l->nlines];
+    l->files[file].lines++;
+    json_t *at = json_object_get(l->names, name);
+    if (!at) {
+        if (l->nidx == l->capidx) {
+            l->capidx = l->capidx ? l->capidx * 2 : 256;
+            l->idx = nd_xrealloc(l->idx, l->capidx * sizeof *l->idx);
+        }
+        l->idx[l->nidx] = (struct ev_name){.best = l->nlines, .first_file = file};
+        json_object_set_new(l->names, name, json_integer((json_int_t)l->nidx++));
+    } else {
+        struct ev_name *n = &l->idx[json_integer_value(at)];
+        n->spread |= n->first_file != file;
+        if (ln->rv >= l->lines[n->best].rv)
+            n->best = l->nlines; /* the newest line wins; on a tie, the later */
+    }
+    l->nlines++;
+}
+
+/* One line (text, len) of file: an Event or a deletion, kept when its name's newest. */
+static void take_line(struct ev_load *l, size_t file, size_t lineno, const char *text, size_t len)
+{
+    struct em_bytes *json = NULL;
+    l->read.lines++;
+    json_t *j = scan_line(l, file, text, len, &json);
+    if (!j && !(j = parse_line(l, file, lineno, text, len)))
         return;
-    }
-    const char *name = meta_str(j, "name");
-    const char *rv = meta_str(j, "resourceVersion");
-    bool event = json_is_object(j) && json_string_value(json_object_get(j, "kind")) && name;
-    if (!event) {
-        name = json_string_value(json_object_get(j, "deleted"));
-        rv = json_string_value(json_object_get(j, "resourceVersion"));
-    }
+    bool event;
+    const char *rv, *name = line_name(j, &event, &rv);
     if (!name || !*name) {
         broken_line(l, file, lineno, "neither an Event (kind, metadata.name) nor a deletion "
                                      "({\"deleted\": name, \"resourceVersion\": rv})");
@@ -223,32 +306,21 @@ static void take_line(struct ev_load *l, size_t file, size_t lineno, const char 
         l->lines = nd_xrealloc(l->lines, l->caplines * sizeof *l->lines);
     }
     struct ev_line *ln = &l->lines[l->nlines];
-    *ln = (struct ev_line){.file = file, .rv = rv_of(rv)};
-    if (event) {
+    *ln = (struct ev_line){.file = file, .rv = rv_of(rv), .json = json, .len = len};
+    if (json) {
+        /* the scan's bytes: the line itself unless it had blanks */
+        ln->obj = j;
+        ln->text = json->len == len ? NULL : nd_xstrndup(text, len);
+    } else if (event) {
         /* a hand-written line may omit the namespace: the directory says it */
         json_object_set_new(json_object_get(j, "metadata"), "namespace", json_string(l->ns));
         ln->obj = j;
         ln->text = l->files[file].legacy ? json_dumps(j, JSON_COMPACT) : nd_xstrndup(text, len);
+        ln->len = strlen(ln->text);
     } else {
         ln->text = nd_xstrndup(text, len);
     }
-    ln->len = strlen(ln->text);
-    l->files[file].lines++;
-    json_t *at = json_object_get(l->names, name);
-    if (!at) {
-        if (l->nidx == l->capidx) {
-            l->capidx = l->capidx ? l->capidx * 2 : 256;
-            l->idx = nd_xrealloc(l->idx, l->capidx * sizeof *l->idx);
-        }
-        l->idx[l->nidx] = (struct ev_name){.best = l->nlines, .first_file = file};
-        json_object_set_new(l->names, name, json_integer((json_int_t)l->nidx++));
-    } else {
-        struct ev_name *n = &l->idx[json_integer_value(at)];
-        n->spread |= n->first_file != file;
-        if (ln->rv >= l->lines[n->best].rv)
-            n->best = l->nlines; /* the newest line wins; on a tie, the later */
-    }
-    l->nlines++;
+    add_line(l, file, name);
     if (!event)
         json_decref(j); /* (name was its) */
 }
@@ -351,7 +423,7 @@ static int write_hour(struct ev_load *l, const char *path, const char *hour, siz
         hour_of(ln->obj, h);
         if (hour ? strcmp(h, hour) != 0 : ln->file != only_file)
             continue;
-        nd_buf_add(&out, ln->text, ln->len);
+        nd_buf_add(&out, ln->text ? ln->text : ln->json->data, ln->len);
         nd_buf_addch(&out, '\n');
     }
     int rc = em_write_atomic(path, out.data ? out.data : "", out.len, true);
@@ -426,9 +498,18 @@ static void tidy(struct ev_load *l, const char *pdir)
     }
 }
 
-void em_events_load_dir(const char *pdir, const char *ns, em_events_item_fn fn, void *ctx)
+struct em_scan_plan *em_events_scan_plan(void)
 {
-    struct ev_load l = {.ns = ns, .names = json_object(), .fn = fn, .ctx = ctx};
+    struct em_scan_plan *p = em_scan_plan_new(nd_kind_by_plural(NULL, "events"));
+    em_scan_plan_add(p, "deleted");
+    em_scan_plan_add(p, "resourceVersion");
+    return p;
+}
+
+void em_events_load_dir(const char *pdir, const char *ns, const struct em_scan_plan *plan,
+                        em_events_item_fn fn, void *ctx, struct em_events_read *read)
+{
+    struct ev_load l = {.ns = ns, .plan = plan, .names = json_object(), .fn = fn, .ctx = ctx};
     list_files(&l, pdir);
     for (size_t i = 0; i < l.nfiles; i++)
         read_file(&l, i);
@@ -436,13 +517,16 @@ void em_events_load_dir(const char *pdir, const char *ns, em_events_item_fn fn, 
     const char *name;
     json_t *v;
     json_object_foreach(l.names, name, v) {
-        const struct ev_line *ln = &l.lines[l.idx[json_integer_value(v)].best];
-        if (ln->obj)
-            fn(ctx, nd_xstrdup(name), json_incref(ln->obj), NULL, NULL);
+        struct ev_line *ln = &l.lines[l.idx[json_integer_value(v)].best];
+        if (ln->obj) {
+            fn(ctx, nd_xstrdup(name), json_incref(ln->obj), ln->json, NULL, NULL);
+            ln->json = NULL; /* (fn's) */
+        }
     }
     for (size_t i = 0; i < l.nlines; i++) {
         free(l.lines[i].text);
         json_decref(l.lines[i].obj);
+        em_bytes_unref(l.lines[i].json);
     }
     for (size_t i = 0; i < l.nfiles; i++) {
         free(l.files[i].path);
@@ -452,4 +536,8 @@ void em_events_load_dir(const char *pdir, const char *ns, em_events_item_fn fn, 
     free(l.files);
     free(l.idx);
     json_decref(l.names);
+    if (read) {
+        read->lines += l.read.lines;
+        read->parsed += l.read.parsed;
+    }
 }

@@ -62,8 +62,27 @@ int em_events_repair(const char *dir, json_t *live, const struct em_journal_reco
                      const json_t *cur, const json_t *obj, struct nd_buf *report);
 
 /* A start: one item per live Event of the project directory's events/ (pdir) and per line
- * that does not parse (obj NULL, why set); the items' strings are NEW (fn owns them). */
-typedef void (*em_events_item_fn)(void *ctx, char *name, json_t *obj, char *path, char *why);
-void em_events_load_dir(const char *pdir, const char *ns, em_events_item_fn fn, void *ctx);
+ * that does not parse (obj NULL, why set); the items' strings are NEW (fn owns them). An
+ * Event's obj is its tree (NEW), or, when json is set (its compact bytes, NEW), the part
+ * em_scan_object made of its line (NEW: the values its record reads, objscan.h; those the
+ * record keeps carved from the records' arena, rec_arena.h, for em_rec_of to take).
+ *
+ * With a plan (em_events_scan_plan), each line of an hour file is read in one pass
+ * (objscan.h: the tokens jansson's compact dump writes, no tree) when it is an Event of
+ * the project or a deletion line as the emulator writes them; anything else (a hand edit
+ * the scan is not sure of, a line of another project, a legacy file) is parsed by jansson
+ * as without a plan, to the same items, reports and tidied files. read counts the lines
+ * and those jansson parsed. */
+struct em_events_read {
+    size_t lines, parsed;
+};
+typedef void (*em_events_item_fn)(void *ctx, char *name, json_t *obj, struct em_bytes *json,
+                                  char *path, char *why);
+struct em_scan_plan;
+void em_events_load_dir(const char *pdir, const char *ns, const struct em_scan_plan *plan,
+                        em_events_item_fn fn, void *ctx, struct em_events_read *read);
+/* NEW plan for the Events' lines (em_scan_plan_free): their records' paths and a deletion
+ * line's. */
+struct em_scan_plan *em_events_scan_plan(void);
 
 #endif

@@ -244,6 +244,7 @@ struct scan {
     bool no_plans; /* NODUS_EMULATOR_TEST_JANSSON_LOAD: every file read by jansson */
     struct em_scan_plan **plans; /* one per kind directory */
     size_t nplans;
+    struct em_scan_plan *events_plan; /* the Events' lines (NULL: no_plans) */
 };
 
 /* A new item and its job at the end of the scan's arrays. */
@@ -311,7 +312,8 @@ struct ev_sink {
     const char *plural, *ns;
 };
 
-static void event_item(void *ctx, char *name, json_t *obj, char *path, char *why)
+static void event_item(void *ctx, char *name, json_t *obj, struct em_bytes *json, char *path,
+                       char *why)
 {
     struct ev_sink *es = ctx;
     struct job *j;
@@ -320,8 +322,16 @@ static void event_item(void *ctx, char *name, json_t *obj, char *path, char *why
     it->plural = es->plural;
     it->ns = es->ns;
     it->name = name;
-    if (obj) /* its bytes and record, as for a file */
+    if (json) { /* read in one pass: its bytes, and its record of the scan's values
+                 * (events_file.c made those the record keeps in the arena) */
+        it->json = json;
+        em_rec_arena_use(true);
+        it->rec = em_rec_of(nd_kind_by_plural(NULL, es->plural), obj);
+        em_rec_arena_use(false);
+        json_decref(obj);
+    } else if (obj) { /* its bytes and record, as for a file */
         keep_bytes(it, nd_kind_by_plural(NULL, es->plural), obj);
+    }
     it->path = path;
     it->why = why;
 }
@@ -335,7 +345,12 @@ static void scan_kind_dir(struct scan *sc, const char *nsdir, const char *dname,
         /* one file per project and hour (events_file.h) */
         struct ev_sink es = {sc, keep_dir(sc->out, nd_xstrdup(dname)), ns};
         size_t from = sc->out->n;
-        em_events_load_dir(pdir, ns, event_item, &es);
+        if (!sc->no_plans && !sc->events_plan)
+            sc->events_plan = em_events_scan_plan();
+        struct em_events_read rd = {0};
+        em_events_load_dir(pdir, ns, sc->events_plan, event_item, &es, &rd);
+        sc->out->event_lines += rd.lines;
+        sc->out->event_parsed += rd.parsed;
         sort_run(sc, from);
         free(pdir);
         return;
@@ -460,6 +475,7 @@ void em_load_objects(const char *dir, struct em_load *out)
     for (size_t i = 0; i < sc.nplans; i++)
         em_scan_plan_free(sc.plans[i]);
     free(sc.plans);
+    em_scan_plan_free(sc.events_plan);
     if (cr.ok)
         em_ckpt_free(&cr.ck);
 }

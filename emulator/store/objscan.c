@@ -91,6 +91,11 @@ struct em_scan_plan *em_scan_plan_new(const struct nd_kind *k)
     return pl;
 }
 
+void em_scan_plan_add(struct em_scan_plan *p, const char *path)
+{
+    add_path(&p->root, path, false);
+}
+
 static void pnode_free(struct pnode *n)
 {
     for (size_t i = 0; i < n->nkids; i++)

@@ -33,6 +33,10 @@ struct em_scan_plan;
 /* NEW plan for objects of kind k (NULL: none, as em_rec_of's k). */
 struct em_scan_plan *em_scan_plan_new(const struct nd_kind *k);
 void em_scan_plan_free(struct em_scan_plan *p);
+/* Adds a dotted path the caller reads of the object besides its record (an Event hour
+ * file's deletion line: "deleted", "resourceVersion"): built into the part, off the
+ * records' arena. */
+void em_scan_plan_add(struct em_scan_plan *p, const char *path);
 
 /* One pass over text (len bytes): true, with *json (NEW, the compact bytes) and *part
  * (NEW, the values of the plan's paths in the object's shape), when the text is accepted

@@ -257,6 +257,8 @@ static void load_all(struct em_store *s, struct nd_buf *report)
         else
             s->loaded_files++;
     }
+    s->event_lines = l.event_lines;
+    s->event_parsed = l.event_parsed;
     em_load_free(&l);
 }
 

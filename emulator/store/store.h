@@ -75,6 +75,9 @@ struct em_store {
     /* the records the open read from the log, and of its lines those that went to
      * jansson's parser, not as the store writes them (journal_scan.h) */
     size_t journal_records, journal_parsed;
+    /* the lines the open read of the Events' hour files, and those jansson parsed
+     * (events_file.h) */
+    size_t event_lines, event_parsed;
     size_t repaired;    /* files the open brought up to date from the log */
     /* objects the open took from their files, and from the checkpoint (checkpoint.h) */
     size_t loaded_files, loaded_checkpoint;
