@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "rec_arena.h"
 #include "util/xmalloc.h"
 
@@ -51,9 +52,7 @@ static uint64_t mix(uint64_t h, uint64_t x)
 
 static uint64_t hash_bytes(uint64_t h, const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-    return mix(h, n);
+    return mix(em_hash64(s, n, h), n);
 }
 
 /* Puts v (taken) in the slot of hash h, its former value dropped. */
