@@ -13,7 +13,8 @@
  * status.{observedGeneration, startTime, completionTime, billing.settled,
  * simulation.phaseTime} (what its controller reads to find it has nothing to do). Its
  * values are
- * shared with the tree it came from (references, not copies).
+ * shared with the tree it came from (references, not copies), and those of a record the
+ * start loaded with other records' (rec_share.h): a record is never changed in place.
  *
  * The tree is built from the bytes on demand (em_entry_obj), counted, and kept in one
  * bounded list of hot trees (least recently asked first). A tree the caller borrowed stays

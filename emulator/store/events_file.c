@@ -14,7 +14,6 @@
 
 #include "fsutil.h"
 #include "objscan.h"
-#include "rec_arena.h"
 #include "util/buf.h"
 #include "util/xmalloc.h"
 
@@ -214,16 +213,7 @@ static json_t *scan_line(struct ev_load *l, size_t file, const char *text, size_
                          struct em_bytes **json)
 {
     json_t *part;
-    if (!l->plan || l->files[file].legacy)
-        return NULL;
-    /* the values a record keeps carved from the records' arena (rec_arena.h), as the
-     * loader's object files' are: the record takes them with no copy (a superseded line's
-     * leave their bytes in its block until the block's other records go) */
-    bool was = em_rec_arena_on();
-    em_rec_arena_use(true);
-    bool ok = em_scan_object(l->plan, text, len, json, &part);
-    em_rec_arena_use(was);
-    if (!ok)
+    if (!l->plan || l->files[file].legacy || !em_scan_object(l->plan, text, len, json, &part))
         return NULL;
     bool event;
     const char *rv, *name = line_name(part, &event, &rv);

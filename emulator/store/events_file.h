@@ -64,8 +64,7 @@ int em_events_repair(const char *dir, json_t *live, const struct em_journal_reco
 /* A start: one item per live Event of the project directory's events/ (pdir) and per line
  * that does not parse (obj NULL, why set); the items' strings are NEW (fn owns them). An
  * Event's obj is its tree (NEW), or, when json is set (its compact bytes, NEW), the part
- * em_scan_object made of its line (NEW: the values its record reads, objscan.h; those the
- * record keeps carved from the records' arena, rec_arena.h, for em_rec_of to take).
+ * em_scan_object made of its line (NEW: the values its record reads, objscan.h).
  *
  * With a plan (em_events_scan_plan), each line of an hour file is read in one pass
  * (objscan.h: the tokens jansson's compact dump writes, no tree) when it is an Event of

@@ -18,6 +18,7 @@
 #include "fsutil.h"
 #include "objscan.h"
 #include "rec_arena.h"
+#include "rec_share.h"
 #include "util/xmalloc.h"
 
 #ifndef O_NOATIME
@@ -63,46 +64,57 @@ static const char *check_obj(const json_t *obj, const char *name)
     return NULL;
 }
 
-/* Keeps what the store keeps of obj (its compact bytes and its record, copied into the
- * records' arena: nothing of the tree stays) and drops it. */
-static void keep_bytes(struct em_loaded *it, const struct nd_kind *k, json_t *obj)
+/* Keeps obj's record (copied into the records' arena, its repeated parts shared
+ * (rec_share.h): nothing of obj stays, whether it is the object or the part objscan made
+ * of it) and drops obj. */
+static void keep_rec(struct em_loaded *it, const struct nd_kind *k, json_t *obj,
+                     struct em_rec_share *sh)
 {
-    it->json = em_bytes_take(json_dumps(obj, JSON_COMPACT));
     json_t *rec = em_rec_of(k, obj);
-    em_rec_arena_use(true);
-    it->rec = json_deep_copy(rec);
-    em_rec_arena_use(false);
+    it->rec = em_rec_keep(sh, rec);
     json_decref(rec);
     json_decref(obj);
+}
+
+/* Keeps what the store keeps of obj (its compact bytes and its record) and drops it. */
+static void keep_bytes(struct em_loaded *it, const struct nd_kind *k, json_t *obj,
+                       struct em_rec_share *sh)
+{
+    it->json = em_bytes_take(json_dumps(obj, JSON_COMPACT));
+    keep_rec(it, k, obj, sh);
 }
 
 /* The bytes and record of a file the store wrote, read in one pass (objscan.h); false
  * when the scan refuses it or the object is not where its file is (check_obj, the
  * namespace the directory says): then jansson reads the text and says why. */
 static bool load_scanned(struct em_loaded *it, const struct nd_kind *k,
-                         const struct em_scan_plan *plan, const char *text, size_t len)
+                         const struct em_scan_plan *plan, const char *text, size_t len,
+                         struct em_rec_share *sh)
 {
     struct em_bytes *json;
     json_t *part;
-    em_rec_arena_use(true); /* the values the record keeps */
+    /* the values read into the scratch: the record is kept from them (em_rec_keep) */
+    em_rec_scratch_begin();
     bool ok = em_scan_object(plan, text, len, &json, &part);
     if (ok) {
         const char *mns = meta_str(part, "namespace");
         ok = !check_obj(part, it->name) && (!*it->ns || (mns && strcmp(mns, it->ns) == 0));
         if (ok) {
             it->json = json;
-            it->rec = em_rec_of(k, part);
+            json_t *rec = em_rec_of(k, part);
+            it->rec = em_rec_keep(sh, rec);
+            json_decref(rec);
         } else {
             em_bytes_unref(json);
         }
         json_decref(part);
     }
-    em_rec_arena_use(false);
+    em_rec_scratch_end();
     return ok;
 }
 
 static void load_from_file(struct em_loaded *it, const struct nd_kind *k,
-                           const struct em_scan_plan *plan)
+                           const struct em_scan_plan *plan, struct em_rec_share *sh)
 {
     struct nd_buf data = ND_BUF_INIT;
     /* without updating the file's atime (a first read after a write would dirty every
@@ -127,7 +139,7 @@ static void load_from_file(struct em_loaded *it, const struct nd_kind *k,
         nd_buf_release(&data);
         return;
     }
-    if (plan && load_scanned(it, k, plan, data.data ? data.data : "", data.len)) {
+    if (plan && load_scanned(it, k, plan, data.data ? data.data : "", data.len, sh)) {
         nd_buf_release(&data);
         em_stamp_of(&sb, &it->stamp);
         return;
@@ -148,25 +160,28 @@ static void load_from_file(struct em_loaded *it, const struct nd_kind *k,
     /* A hand-edited file may omit the namespace: the directory says it. */
     if (*it->ns)
         json_object_set_new(json_object_get(obj, "metadata"), "namespace", json_string(it->ns));
-    keep_bytes(it, k, obj);
+    keep_bytes(it, k, obj, sh);
     em_stamp_of(&sb, &it->stamp);
 }
 
 /* From the checkpoint: the bytes as they are and the record parsed (no tree of the
  * object); false when the record does not name the object where its file is. */
-static bool load_checkpointed(struct em_loaded *it, const struct em_ckpt_rec *r)
+static bool load_checkpointed(struct em_loaded *it, const struct em_ckpt_rec *r,
+                              struct em_rec_share *sh)
 {
-    em_rec_arena_use(true);
+    em_rec_scratch_begin(); /* the parsed record, dropped once kept */
     json_t *rec = em_rec_parse(r->rec, r->rec_len);
-    em_rec_arena_use(false);
     const char *mname = meta_str(rec, "name"), *mns = meta_str(rec, "namespace");
     bool same = mname && !strcmp(mname, it->name) &&
                 (*it->ns ? mns && strcmp(mns, it->ns) == 0 : true);
     if (!same || r->len < 2 || r->json[0] != '{') {
         json_decref(rec);
+        em_rec_scratch_end();
         return false;
     }
-    it->rec = rec;
+    it->rec = em_rec_keep(sh, rec);
+    json_decref(rec);
+    em_rec_scratch_end();
     it->json = em_bytes_new(r->json, r->len);
     return true;
 }
@@ -192,32 +207,35 @@ static const struct em_ckpt_rec *unchanged(struct em_loaded *it, const struct jo
 
 /* One item: from the checkpoint when its file is unchanged (the stat done here, on the
  * loader threads, not in the scan), else from its file. */
-static void load_one(struct em_loaded *it, const struct job *j, const struct em_ckpt *ck)
+static void load_one(struct em_loaded *it, const struct job *j, const struct em_ckpt *ck,
+                     struct em_rec_share *sh)
 {
     if (j->done)
         return;
     const struct em_ckpt_rec *r = ck ? unchanged(it, j, ck) : NULL;
-    if (r && load_checkpointed(it, r)) {
+    if (r && load_checkpointed(it, r, sh)) {
         it->from_checkpoint = true;
         return;
     }
     /* none, or not what it should be: the file decides */
     it->stamp.valid = false;
     it->path = nd_xasprintf("%s/%s.json", j->dirpath, it->name);
-    load_from_file(it, j->kind, j->plan);
+    load_from_file(it, j->kind, j->plan, sh);
 }
 
 static void *worker(void *arg)
 {
     struct work *w = arg;
+    struct em_rec_share *sh = em_rec_share_new(); /* this thread's */
     for (;;) {
         size_t at = atomic_fetch_add(&w->next, BLOCK);
         if (at >= w->n)
             break;
         size_t end = at + BLOCK < w->n ? at + BLOCK : w->n;
         for (size_t i = at; i < end; i++)
-            load_one(&w->items[i], &w->jobs[i], w->ck);
+            load_one(&w->items[i], &w->jobs[i], w->ck, sh);
     }
+    em_rec_share_free(sh);
     em_rec_arena_done();
     return NULL;
 }
@@ -242,6 +260,7 @@ struct scan {
     struct job *jobs;
     size_t cap;
     bool no_plans; /* NODUS_EMULATOR_TEST_JANSSON_LOAD: every file read by jansson */
+    struct em_rec_share *share; /* the Events' records (read during the scan) */
     struct em_scan_plan **plans; /* one per kind directory */
     size_t nplans;
     struct em_scan_plan *events_plan; /* the Events' lines (NULL: no_plans) */
@@ -322,15 +341,11 @@ static void event_item(void *ctx, char *name, json_t *obj, struct em_bytes *json
     it->plural = es->plural;
     it->ns = es->ns;
     it->name = name;
-    if (json) { /* read in one pass: its bytes, and its record of the scan's values
-                 * (events_file.c made those the record keeps in the arena) */
+    if (json) { /* read in one pass: its bytes, and its record from the scan's part */
         it->json = json;
-        em_rec_arena_use(true);
-        it->rec = em_rec_of(nd_kind_by_plural(NULL, es->plural), obj);
-        em_rec_arena_use(false);
-        json_decref(obj);
+        keep_rec(it, nd_kind_by_plural(NULL, es->plural), obj, es->sc->share);
     } else if (obj) { /* its bytes and record, as for a file */
-        keep_bytes(it, nd_kind_by_plural(NULL, es->plural), obj);
+        keep_bytes(it, nd_kind_by_plural(NULL, es->plural), obj, es->sc->share);
     }
     it->path = path;
     it->why = why;
@@ -440,7 +455,7 @@ static void *read_ck(void *arg)
 void em_load_objects(const char *dir, struct em_load *out)
 {
     memset(out, 0, sizeof *out);
-    struct scan sc = {.out = out};
+    struct scan sc = {.out = out, .share = em_rec_share_new()};
     /* tests only: the files read as before the one-pass scan, to compare what is served */
     const char *slow = getenv("NODUS_EMULATOR_TEST_JANSSON_LOAD");
     sc.no_plans = slow && *slow && strcmp(slow, "0") != 0;
@@ -469,6 +484,7 @@ void em_load_objects(const char *dir, struct em_load *out)
         pthread_join(th, NULL);
     if (d1)
         parse_all(out, sc.jobs, cr.ok ? &cr.ck : NULL);
+    em_rec_share_free(sc.share);
     em_rec_arena_done(); /* the Events' records (scan_kind_dir) */
     free(root);
     free(sc.jobs);

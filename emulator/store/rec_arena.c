@@ -17,6 +17,7 @@ int madvise(void *addr, size_t len, int advice);
 #define BLOCK ((size_t)16 << 10)
 #define BIG (BLOCK / 8)   /* larger allocations go to nd_xmalloc */
 #define OPEN (1u << 31)   /* in a block's count: a thread still allocates from it */
+#define SCRATCH ((size_t)64 << 10) /* a thread's scratch (em_rec_scratch_begin) */
 
 static struct {
     pthread_once_t once;
@@ -24,11 +25,18 @@ static struct {
     size_t nblocks;
     _Atomic uint32_t *live; /* per block: allocations alive (+ OPEN) */
     atomic_size_t next;     /* the next block to hand out */
-    atomic_uint_fast64_t allocs, released;
+    atomic_uint_fast64_t allocs, bytes, released;
 } ar = {.once = PTHREAD_ONCE_INIT};
 
 static _Thread_local bool on;
 static _Thread_local char *cur, *end;
+/* the open block's allocations and bytes, added to its count and the stats when it is
+ * closed: one atomic operation a block, not one an allocation (the two loader threads'
+ * counts on one cache line cost more than the carving) */
+static _Thread_local uint32_t nallocs;
+static _Thread_local uint64_t nbytes;
+static _Thread_local bool scratch_on;
+static _Thread_local char *sbase, *scur; /* the scratch, and its next free byte */
 
 static void release(size_t b)
 {
@@ -44,13 +52,23 @@ static void put_down(size_t b, uint32_t by)
 
 static void close_block(void)
 {
-    if (cur) /* end points just past the block */
-        put_down((size_t)(end - ar.base) / BLOCK - 1, OPEN);
+    if (cur) { /* end points just past the block; its count is OPEN less the frees */
+        atomic_fetch_add_explicit(&ar.allocs, nallocs, memory_order_relaxed);
+        atomic_fetch_add_explicit(&ar.bytes, nbytes, memory_order_relaxed);
+        put_down((size_t)(end - ar.base) / BLOCK - 1, OPEN - nallocs);
+    }
     cur = end = NULL;
+    nallocs = 0;
+    nbytes = 0;
 }
 
 static void *arena_malloc(size_t n)
 {
+    if (!on && scratch_on && (size_t)(sbase + SCRATCH - scur) >= ((n + 7) & ~(size_t)7)) {
+        void *p = scur;
+        scur += (n + 7) & ~(size_t)7;
+        return p;
+    }
     if (!on || n > BIG || !ar.base)
         return nd_xmalloc(n);
     n = (n + 7) & ~(size_t)7;
@@ -65,8 +83,8 @@ static void *arena_malloc(size_t n)
     }
     void *p = cur;
     cur += n;
-    atomic_fetch_add(&ar.live[(size_t)(end - ar.base) / BLOCK - 1], 1);
-    atomic_fetch_add_explicit(&ar.allocs, 1, memory_order_relaxed);
+    nallocs++;
+    nbytes += n;
     return p;
 }
 
@@ -75,7 +93,7 @@ static void arena_free(void *p)
     char *c = p;
     if (ar.base && c >= ar.base && c < ar.base + ar.nblocks * BLOCK)
         put_down((size_t)(c - ar.base) / BLOCK, 1);
-    else
+    else if (!(sbase && c >= sbase && c < sbase + SCRATCH)) /* scratch: reset at its end */
         free(p);
 }
 
@@ -122,11 +140,29 @@ void em_rec_arena_done(void)
 {
     on = false;
     close_block();
+    free(sbase);
+    sbase = scur = NULL;
+    scratch_on = false;
+}
+
+void em_rec_scratch_begin(void)
+{
+    if (!sbase)
+        sbase = nd_xmalloc(SCRATCH);
+    scur = sbase;
+    scratch_on = true;
+}
+
+void em_rec_scratch_end(void)
+{
+    scratch_on = false;
+    scur = sbase;
 }
 
 void em_rec_arena_stats(struct em_rec_arena_stats *out)
 {
     out->allocs = atomic_load(&ar.allocs);
+    out->bytes = atomic_load(&ar.bytes);
     size_t next = atomic_load(&ar.next);
     out->blocks = next < ar.nblocks ? next : ar.nblocks;
     out->released = atomic_load(&ar.released);

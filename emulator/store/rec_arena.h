@@ -28,11 +28,24 @@ void em_rec_arena_init(void);
 void em_rec_arena_use(bool on);
 /* Whether the calling thread has the arena on. */
 bool em_rec_arena_on(void);
-/* The calling thread allocates as before and gives up its block (released once empty). */
+/* The calling thread allocates as before and gives up its block (released once empty)
+ * and its scratch. */
 void em_rec_arena_done(void);
 
+/* Between these, the calling thread's jansson allocations made with the arena off come
+ * from its scratch (64 KB, then nd_xmalloc once it is full) and their frees cost
+ * nothing: for what the loader builds to make one record from and drops (the scan's
+ * values, em_rec_of's or em_rec_parse's record before em_rec_keep, rec_share.h), no malloc
+ * and free of each allocation. Everything made there must be dropped before the end,
+ * which takes the scratch back whole; made on the thread that began it. */
+void em_rec_scratch_begin(void);
+void em_rec_scratch_end(void);
+
 struct em_rec_arena_stats {
-    uint64_t allocs;   /* allocations carved from the region since the process began */
+    uint64_t allocs;   /* allocations carved from the region since the process began
+                        * (those of a block a thread still allocates from: once it leaves
+                        * it, em_rec_arena_done) */
+    uint64_t bytes;    /* their bytes (each rounded up to 8) */
     uint64_t blocks;   /* blocks handed out */
     uint64_t released; /* blocks given back to the kernel */
 };
