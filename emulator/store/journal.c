@@ -213,37 +213,6 @@ uint64_t em_journal_append(struct em_journal *w, int64_t rev, const char *line, 
     return ticket;
 }
 
-/* A thread waiting in em_journal_commit, on a condition of its own: a flush's end wakes
- * the committers it answered and the first of the others (the next leader) alone. A
- * broadcast woke them all, most to queue for the lock and wait again: the largest share
- * of a create's thread switches with --fsync always or batch (bench/limits.md). */
-struct em_journal_waiter {
-    uint64_t ticket;
-    pthread_cond_t cv;
-    struct em_journal_waiter *next;
-};
-
-void em_journal_wake_committers(struct em_journal *w)
-{
-    for (struct em_journal_waiter *q = w->committers; q; q = q->next)
-        pthread_cond_signal(&q->cv);
-}
-
-/* Lock held, a flush just ended: wakes the committers whose records it took (on disk or
- * failed) and the one with the lowest ticket of the rest, to lead the next flush. */
-static void wake_flushed(struct em_journal *w)
-{
-    struct em_journal_waiter *lead_next = NULL;
-    for (struct em_journal_waiter *q = w->committers; q; q = q->next) {
-        if (q->ticket <= w->flushed)
-            pthread_cond_signal(&q->cv);
-        else if (!lead_next || q->ticket < lead_next->ticket)
-            lead_next = q;
-    }
-    if (lead_next)
-        pthread_cond_signal(&lead_next->cv);
-}
-
 void em_journal_hold(struct em_journal *w)
 {
     pthread_mutex_lock(&w->lock);
@@ -264,10 +233,7 @@ void em_journal_unhold(struct em_journal *w)
     if (w->held && pthread_equal(w->holder, pthread_self())) {
         w->held = false;
         if (w->appended > w->hold_from) {
-            /* commits that waited for the group: the first leads, for all (a create's
-             * group ends here, and waking every committer each time was a herd) */
-            pthread_cond_broadcast(&w->cond);
-            wake_flushed(w);
+            pthread_cond_broadcast(&w->cond); /* commits that waited for the group */
             if (w->late_idle && !w->flushing) /* else the flush's end wakes it */
                 pthread_cond_signal(&w->late_cond);
         }
@@ -436,8 +402,7 @@ static bool end_flush(struct em_journal *w, const struct batch *b, int err, off_
         w->last_sync_us = sync_us;
     w->count.flushes++;
     w->flushing = false;
-    pthread_cond_broadcast(&w->cond); /* who waits for the files or for no flush */
-    wake_flushed(w);
+    pthread_cond_broadcast(&w->cond);
     if (w->late_idle && w->appended > w->flushed)
         pthread_cond_signal(&w->late_cond);
     return failed;
@@ -481,32 +446,17 @@ static bool acked(const struct em_journal *w, uint64_t ticket)
 
 int em_journal_commit(struct em_journal *w, uint64_t ticket)
 {
-    struct em_journal_waiter me = {.ticket = ticket};
-    bool listed = false;
     pthread_mutex_lock(&w->lock);
     w->waiters++;
     while (!acked(w, ticket) && !EM_TORTURE_ACK_EARLY) {
         if (w->flushing || w->flushed >= ticket || (held_back(w) && w->flushed >= w->hold_from)) {
             /* another leader has it (flushing it, or writing its files), or it waits for
              * the end of another thread's group */
-            if (!listed) {
-                pthread_cond_init(&me.cv, NULL);
-                me.next = w->committers;
-                w->committers = &me;
-                listed = true;
-            }
-            pthread_cond_wait(&me.cv, &w->lock);
+            pthread_cond_wait(&w->cond, &w->lock);
             continue;
         }
         w->flushing = true;
         lead(w);
-    }
-    if (listed) {
-        struct em_journal_waiter **q = &w->committers;
-        while (*q != &me)
-            q = &(*q)->next;
-        *q = me.next;
-        pthread_cond_destroy(&me.cv);
     }
     w->waiters--;
     int rc = em_journal_ticket_failed(w, ticket) ? -1 : 0;
@@ -608,7 +558,6 @@ int em_journal_close(struct em_journal *w, struct nd_buf *err)
         pthread_mutex_lock(&w->lock);
         w->stopping = true;
         pthread_cond_broadcast(&w->cond);
-        em_journal_wake_committers(w);
         pthread_cond_signal(&w->late_cond);
         pthread_mutex_unlock(&w->lock);
         pthread_join(w->thread, NULL);

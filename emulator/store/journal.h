@@ -131,7 +131,6 @@ struct em_journal {
     int64_t hold_rev;           /* appended_rev before the group */
     bool flushing;
     unsigned waiters;           /* threads in em_journal_commit */
-    struct em_journal_waiter *committers; /* those of them waiting (journal.c) */
     int64_t last_sync_us;       /* how long the last fdatasync took */
     int error;                  /* errno of the current episode of failures (0: none) */
     char *error_path;           /* the file that failed first in it */
@@ -251,10 +250,6 @@ void em_journal_queue(struct em_journal *w, struct em_journal_op *ops, size_t no
 /* The writer thread's body (arg: the journal), and its stop once all is written. */
 void *em_journal_files_main(void *arg);
 void em_journal_stop_files(struct em_journal *w);
-/* Wakes every thread waiting in em_journal_commit, to look again (lock held): wherever
- * what it waits for may have changed but for a flush's end, which wakes only those it
- * concerns. */
-void em_journal_wake_committers(struct em_journal *w);
 
 /* Writes data to path atomically (temporary file beside it, renamed); flushed (file and
  * directory) when flush is true. 0 or -1 with errno set. */

@@ -120,7 +120,6 @@ void em_journal_stop_files(struct em_journal *w)
     pthread_mutex_lock(&w->lock);
     w->files_running = w->files_stopping = false;
     pthread_cond_broadcast(&w->cond);
-    em_journal_wake_committers(w); /* they now wait for the files, not the flush */
     pthread_mutex_unlock(&w->lock);
 }
 
@@ -171,8 +170,6 @@ static void write_queued(struct em_journal *w)
     /* only who waits for files (a drain, backpressure, a leader without the writer) */
     if (w->files_waiters || !w->files_running)
         pthread_cond_broadcast(&w->cond);
-    if (!w->files_running) /* commits wait for their files then (acked) */
-        em_journal_wake_committers(w);
 }
 
 /* Queues the batch's file writes for the writer (or drops them when it failed), in batch
