@@ -378,12 +378,13 @@ bool em_loop_dispatch(struct em_loop *l, struct MHD_Connection *c, void (*fn)(vo
         l->head = j;
     l->tail = j;
     l->queued++;
-    /* a job never waits for another's end: a worker each while none is idle */
-    if (l->queued <= l->idle)
-        pthread_cond_signal(&l->work);
-    else if (spawn(worker, l))
+    /* a job never waits for another's end: a worker each while none is idle; the idle
+     * one is woken once the lock is let go (else it wakes to wait for the lock: two
+     * thread switches instead of one) */
+    bool wake = l->queued <= l->idle;
+    if (!wake && spawn(worker, l))
         l->workers++;
-    else if (!l->workers) {
+    else if (!wake && !l->workers) {
         /* no thread at all: run it here (the loop waits, as it must) */
         l->head = l->tail = NULL;
         l->queued--;
@@ -394,6 +395,8 @@ bool em_loop_dispatch(struct em_loop *l, struct MHD_Connection *c, void (*fn)(vo
         l->jobs--;
     }
     pthread_mutex_unlock(&l->mu);
+    if (wake)
+        pthread_cond_signal(&l->work);
     return true;
 }
 

@@ -204,8 +204,10 @@ uint64_t em_journal_append(struct em_journal *w, int64_t rev, const char *line, 
     if (rev > w->appended_rev)
         w->appended_rev = rev;
     uint64_t ticket = ++w->appended;
-    /* the late thread only, when it is idle: a committer waits for a flush to end */
-    if (w->late_idle)
+    /* the late thread only, when it is idle: a committer waits for a flush to end. Not
+     * while a flush runs: its end wakes the late thread for what came meanwhile
+     * (end_flush), and a wake per create in between was one thread switch each */
+    if (w->late_idle && !w->flushing)
         pthread_cond_signal(&w->late_cond);
     pthread_mutex_unlock(&w->lock);
     return ticket;
@@ -232,7 +234,7 @@ void em_journal_unhold(struct em_journal *w)
         w->held = false;
         if (w->appended > w->hold_from) {
             pthread_cond_broadcast(&w->cond); /* commits that waited for the group */
-            if (w->late_idle)
+            if (w->late_idle && !w->flushing) /* else the flush's end wakes it */
                 pthread_cond_signal(&w->late_cond);
         }
     }

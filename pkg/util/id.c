@@ -109,12 +109,16 @@ static unsigned char last_rand[10];
 void nd_ulid_new(char out[ND_ULID_LEN + 1])
 {
     unsigned char r[10];
-    nd_random_bytes(r, sizeof r);
     int64_t ms = nd_time_now_ms();
     if (ms < 0)
         ms = 0;
     if (ms > ND_ULID_MAX_MS)
         ms = ND_ULID_MAX_MS;
+    /* in a millisecond that has an id already the random part is the last one + 1 (below):
+     * no draw then (getrandom(2) is a system call, and the emulator makes an id for every
+     * request). last_ms never goes back, so what is seen here holds under the lock. */
+    if (ms > __atomic_load_n(&last_ms, __ATOMIC_RELAXED))
+        nd_random_bytes(r, sizeof r);
     while (atomic_flag_test_and_set_explicit(&ulid_lock, memory_order_acquire))
         ;
     if (ms <= last_ms) {
@@ -123,12 +127,12 @@ void nd_ulid_new(char out[ND_ULID_LEN + 1])
         while (i >= 0 && ++last_rand[i] == 0)
             i--;
         if (i < 0 && last_ms < ND_ULID_MAX_MS) /* 2^80 ids in one ms: borrow the next */
-            last_ms++;
+            __atomic_store_n(&last_ms, last_ms + 1, __ATOMIC_RELAXED);
         ms = last_ms;
         memcpy(r, last_rand, sizeof r);
     } else {
         memcpy(last_rand, r, sizeof r);
-        last_ms = ms;
+        __atomic_store_n(&last_ms, ms, __ATOMIC_RELAXED);
     }
     atomic_flag_clear_explicit(&ulid_lock, memory_order_release);
     nd_ulid_from(ms, r, out);
