@@ -25,12 +25,13 @@ void em_journal_op_release(struct em_journal_op *op)
     free(op->data);
 }
 
-/* The spare, open for writing at its start (-1 with errno); *size: its length. A spare
- * that is another name of a file too (a hard link someone made of an object file it once
- * was, a backup made with `cp -al`) is never written into; a new one takes its name. */
+/* The spare, open for writing at its start (-1 with errno); *size: its length. What is
+ * not a plain file of one name there (a hard link someone made of an object file it once
+ * was, a backup made with `cp -al`; a link) is never written into: a new spare takes its
+ * name. */
 static int open_spare(const char *spare, off_t *size)
 {
-    int fd = open(spare, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(spare, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     struct stat sb;
     if (fd >= 0 && fstat(fd, &sb) < 0) {
         int e = errno;
@@ -38,11 +39,12 @@ static int open_spare(const char *spare, off_t *size)
         errno = e;
         return -1;
     }
-    if (fd >= 0 && sb.st_nlink > 1) {
-        close(fd);
+    if (fd < 0 ? errno == ELOOP : (sb.st_nlink > 1 || !S_ISREG(sb.st_mode))) {
+        if (fd >= 0)
+            close(fd);
         if (unlink(spare) < 0)
             return -1;
-        fd = open(spare, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        fd = open(spare, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         sb.st_size = 0;
     }
     *size = fd >= 0 ? sb.st_size : 0;

@@ -146,3 +146,23 @@ short=Succeeded/-"
     ! cmp -s "$T/inodes-before-old" "$T/inodes-after-old"
     [ "$(comm -13 "$T/inodes-before-new" "$T/inodes-after-new" | wc -l)" -le 1 ]
 }
+
+@test "a spare that has another name (a hard link of a backup) or is a link is never written into" {
+    start_extra new --speed 0
+    clock_advance 1m "$XURL" # the Jobs' files written: the spare holds an old text
+    local spare=$T/extra-new/state/history/journal.ndjson.spare
+    wait_until test -s "$spare"
+    ln "$spare" "$T/backup"
+    echo outside >"$T/outside"
+    cp "$T/backup" "$T/backup.was"
+    clock_advance 1m "$XURL"
+    wait_until eval '[ "$(stat -c %i "$spare")" != "$(stat -c %i "$T/backup")" ]'
+    cmp "$T/backup" "$T/backup.was"
+    # a link put in its place is replaced, its target left alone
+    rm -f "$spare"
+    ln -s "$T/outside" "$spare"
+    clock_advance 1m "$XURL"
+    wait_until eval '[ ! -L "$spare" ]'
+    [ "$(cat "$T/outside")" = outside ]
+    stop_extras
+}
