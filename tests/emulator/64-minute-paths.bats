@@ -1,13 +1,15 @@
 #!/usr/bin/env bats
-# A running Job is reconciled and written every emulated minute (its cost accrues). Two
+# A running Job is reconciled and written every emulated minute (its cost accrues). Three
 # things make that minute cheaper: the simulation keeps the tree of an object it runs
 # again within a minute (store/entry.h, em_entry_keep: not built from the bytes again),
-# and the file writer writes an object file into a spare and exchanges the two names
-# (store/journal_files.c: no inode allocated or freed a write). Neither may change a
-# byte: the same state is run through the same minutes with both (the default) and with
-# neither (NODUS_EMULATOR_TEST_NO_KEPT_TREES, NODUS_EMULATOR_TEST_RENAME_FILES: the old
-# paths), and the objects, their watch events, the journal's records and the files must
-# be the same. More Jobs than the hot list holds (1,024), so the old path builds trees.
+# its working copy shares metadata.managedFields (sim/controllers/common.c), and the file
+# writer writes an object file into a spare and exchanges the two names
+# (store/journal_files.c: no inode allocated or freed a write). None may change a byte:
+# the same state is run through the same minutes with them (the default) and without
+# (NODUS_EMULATOR_TEST_NO_KEPT_TREES, NODUS_EMULATOR_TEST_RENAME_FILES,
+# NODUS_EMULATOR_TEST_DEEP_COPY: the old paths), and the objects, their watch events, the
+# journal's records and the files must be the same. More Jobs than the hot list holds
+# (1,024), so the old path builds trees.
 
 load ../lib/common
 
@@ -16,7 +18,7 @@ JOBS=/apis/nodus.dev/v1/namespaces/s/jobs
 
 setup_file() {
     # the state both start from is made on the old paths
-    NODUS_EMULATOR_TEST_NO_KEPT_TREES=1 NODUS_EMULATOR_TEST_RENAME_FILES=1 start_emulator
+    NODUS_EMULATOR_TEST_NO_KEPT_TREES=1 NODUS_EMULATOR_TEST_RENAME_FILES=1 NODUS_EMULATOR_TEST_DEEP_COPY=1 start_emulator
     export T=$BATS_FILE_TMPDIR
     http POST /api/v1/namespaces '{"metadata":{"name":"s"}}'
     [ "$CODE" = 201 ]
@@ -105,7 +107,7 @@ run_minutes() {
 }
 
 @test "six minutes of running Jobs: the same objects, watch events, journal and files on both paths" {
-    run_minutes old NODUS_EMULATOR_TEST_NO_KEPT_TREES=1 NODUS_EMULATOR_TEST_RENAME_FILES=1
+    run_minutes old NODUS_EMULATOR_TEST_NO_KEPT_TREES=1 NODUS_EMULATOR_TEST_RENAME_FILES=1 NODUS_EMULATOR_TEST_DEEP_COPY=1
     run_minutes new
     # the minutes happened: every Job accrued six times, the three ended
     [ "$(jq -s '[.[] | select(.status.phase == "Running" and .status.simulation.runMs == 365000)] | length' "$T/out-new.jobs")" = $N ]
@@ -148,6 +150,7 @@ short=Succeeded/-"
 }
 
 @test "a spare that has another name (a hard link of a backup) or is a link is never written into" {
+    rm -f "$T/extra-new/port" # (the port of its run above)
     start_extra new --speed 0
     clock_advance 1m "$XURL" # the Jobs' files written: the spare holds an old text
     local spare=$T/extra-new/state/history/journal.ndjson.spare
