@@ -21,6 +21,9 @@
 
 /* The most objects a slice of a round runs (em_sim_round) */
 #define EM_SIM_SLICE 256
+/* an object due again within this (emulated ms) keeps its tree (em_entry_keep): a
+ * running Job's next cost accrual is a minute away */
+#define EM_SIM_KEEP_MS (60 * 1000)
 
 /* A round: the objects due at one time, run (again until none is, bounded) in slices of
  * at most EM_SIM_SLICE objects. Between slices the hot trees are trimmed (entry.h), so a
@@ -390,9 +393,13 @@ static void run_item(struct em_server *srv, struct em_due_item *it, int64_t now)
     }
     consume(srv); /* what the reconcile wrote */
     /* the reconcile's own writes marked it due now: its answer wins unless the object is
-     * gone */
-    if (em_store_entry(&srv->store, kind, it->ns, it->name))
+     * gone; one due again soon (a running Job's next minute) keeps its tree, so that run
+     * does not build it from the bytes again (store/entry.h: bounded) */
+    e = em_store_entry(&srv->store, kind, it->ns, it->name);
+    if (e) {
         em_due_move(srv->sim_due, it, due);
+        em_entry_keep(e, due != EM_NEVER && due - now <= EM_SIM_KEEP_MS);
+    }
     em_entry_stats(&after);
     srv->stats.reconcile_trees += after.built - before.built;
 }

@@ -6,12 +6,21 @@
 
 #include "util/xmalloc.h"
 
-static struct {
-    struct em_entry *first, *last; /* least recently asked first */
+/* A list of entries with trees, the oldest first. */
+struct tree_list {
+    struct em_entry *first, *last;
     size_t n, bound;
+};
+
+static struct {
+    struct tree_list lru; /* least recently asked first */
     size_t peak; /* the most held at once */
     uint64_t built;
-} hot = {.bound = EM_ENTRY_HOT};
+} hot = {.lru = {.bound = EM_ENTRY_HOT}};
+
+/* The trees kept for the simulation (em_entry_keep), in the order they were kept. */
+static struct tree_list kept = {.bound = EM_ENTRY_KEPT};
+static int keep_off = -1; /* NODUS_EMULATOR_TEST_NO_KEPT_TREES (-1: not read yet) */
 
 /* ---- the record ---- */
 
@@ -252,33 +261,45 @@ json_t *em_rec_parse(const char *text, size_t len)
 
 /* ---- the hot list ---- */
 
+static void list_unlink(struct tree_list *l, struct em_entry *e)
+{
+    if (e->hot_prev)
+        e->hot_prev->hot_next = e->hot_next;
+    else
+        l->first = e->hot_next;
+    if (e->hot_next)
+        e->hot_next->hot_prev = e->hot_prev;
+    else
+        l->last = e->hot_prev;
+    e->hot_prev = e->hot_next = NULL;
+    l->n--;
+}
+
+static void list_append(struct tree_list *l, struct em_entry *e)
+{
+    e->hot_prev = l->last;
+    e->hot_next = NULL;
+    if (l->last)
+        l->last->hot_next = e;
+    else
+        l->first = e;
+    l->last = e;
+    l->n++;
+}
+
 static void hot_unlink(struct em_entry *e)
 {
     if (!e->tree)
         return;
-    if (e->hot_prev)
-        e->hot_prev->hot_next = e->hot_next;
-    else
-        hot.first = e->hot_next;
-    if (e->hot_next)
-        e->hot_next->hot_prev = e->hot_prev;
-    else
-        hot.last = e->hot_prev;
-    e->hot_prev = e->hot_next = NULL;
-    hot.n--;
+    list_unlink(e->kept ? &kept : &hot.lru, e);
+    e->kept = false;
 }
 
 static void hot_append(struct em_entry *e)
 {
-    e->hot_prev = hot.last;
-    e->hot_next = NULL;
-    if (hot.last)
-        hot.last->hot_next = e;
-    else
-        hot.first = e;
-    hot.last = e;
-    if (++hot.n > hot.peak)
-        hot.peak = hot.n;
+    list_append(&hot.lru, e);
+    if (hot.lru.n > hot.peak)
+        hot.peak = hot.lru.n;
 }
 
 struct em_entry *em_entry_new(struct em_bytes *json, json_t *rec, json_t *tree)
@@ -308,7 +329,9 @@ json_t *em_entry_obj(const struct em_entry *ce)
 {
     struct em_entry *e = (struct em_entry *)ce; /* the cache changes, the object does not */
     if (e->tree) {
-        if (e != hot.last) { /* asked again: the most recent */
+        if (e->kept)
+            return e->tree; /* stays kept: the simulation says when it goes */
+        if (e != hot.lru.last) { /* asked again: the most recent */
             hot_unlink(e);
             hot_append(e);
         }
@@ -337,23 +360,45 @@ const json_t *em_entry_rec(const struct em_entry *e)
 
 void em_entry_trim(void)
 {
-    while (hot.n > hot.bound && hot.first) {
-        struct em_entry *e = hot.first;
+    while (hot.lru.n > hot.lru.bound && hot.lru.first) {
+        struct em_entry *e = hot.lru.first;
         hot_unlink(e);
         json_decref(e->tree);
         e->tree = NULL;
     }
 }
 
+bool em_entry_keep(const struct em_entry *ce, bool keep)
+{
+    struct em_entry *e = (struct em_entry *)ce; /* the cache changes, the object does not */
+    if (keep_off < 0) {
+        const char *off = getenv("NODUS_EMULATOR_TEST_NO_KEPT_TREES");
+        keep_off = off && *off && strcmp(off, "0") != 0;
+    }
+    if (!e->tree || e->kept == keep)
+        return e->kept;
+    if (keep && (keep_off || kept.n >= kept.bound))
+        return false; /* full: the ones kept first stay, each found again next time */
+    hot_unlink(e);
+    if (keep) {
+        list_append(&kept, e);
+        e->kept = true;
+    } else {
+        hot_append(e); /* an ordinary hot tree again, the most recent */
+    }
+    return e->kept;
+}
+
 void em_entry_set_bound(size_t bound)
 {
-    hot.bound = bound;
+    hot.lru.bound = bound;
 }
 
 void em_entry_stats(struct em_entry_stats *out)
 {
     out->built = hot.built;
-    out->hot = hot.n;
-    out->bound = hot.bound;
+    out->hot = hot.lru.n;
+    out->bound = hot.lru.bound;
     out->peak = hot.peak;
+    out->kept = kept.n;
 }

@@ -46,7 +46,8 @@ struct em_entry {
     struct em_bytes *json; /* the current revision's compact JSON (always set) */
     json_t *rec;           /* its record (em_rec_of) */
     json_t *tree;          /* the whole object while hot, else NULL */
-    struct em_entry *hot_prev, *hot_next; /* the hot list, while tree is set */
+    struct em_entry *hot_prev, *hot_next; /* the hot list (or the kept), while tree is set */
+    bool kept;             /* tree is kept for the simulation (em_entry_keep) */
     uint64_t text_hash;    /* em_hash64 of the file text the store wrote (0: unknown) */
     struct em_stamp stamp; /* its file's, when loaded at start and unchanged since */
 };
@@ -56,6 +57,9 @@ struct em_entry {
 
 /* Trees kept hot after a safe point (em_entry_trim) by default. */
 #define EM_ENTRY_HOT 1024
+/* Trees kept for the simulation at most (em_entry_keep): a running Job's, about 10 KB
+ * of heap each. */
+#define EM_ENTRY_KEPT 8192
 
 /* The keys of metadata a record holds (NULL-terminated). */
 extern const char *const em_rec_meta[];
@@ -87,6 +91,15 @@ struct em_bytes *em_entry_bytes_of(const struct em_entry *e, const json_t *tree)
 /* The record (BORROWED, lives as long as the entry). */
 const json_t *em_entry_rec(const struct em_entry *e);
 
+/* Keeps e's tree (when it has one) past the safe points, outside the hot list's bound,
+ * until em_entry_keep(e, false) or e goes (a write replaces the entry): what the
+ * simulation does for an object it runs again soon (a running Job, every emulated
+ * minute), whose tree it would otherwise build from the bytes each time. At most
+ * EM_ENTRY_KEPT trees are kept: when full, a new one is not (the ones kept stay, so
+ * they are found again). Whether e's tree is kept now. NODUS_EMULATOR_TEST_NO_KEPT_TREES
+ * (tests): none is. */
+bool em_entry_keep(const struct em_entry *e, bool keep);
+
 /* The safe point: drops the trees of the least recently asked entries beyond the bound
  * (EM_ENTRY_HOT, or em_entry_set_bound's). */
 void em_entry_trim(void);
@@ -98,6 +111,7 @@ struct em_entry_stats {
     size_t bound;    /* how many a safe point keeps */
     size_t peak;     /* the most held at once since the process began (between safe
                       * points the list grows past bound with what a round works on) */
+    size_t kept;     /* trees kept for the simulation (em_entry_keep), besides */
 };
 void em_entry_stats(struct em_entry_stats *out);
 

@@ -59,7 +59,7 @@ static int fsync_parent(const char *path)
     return rc;
 }
 
-static int write_all(int fd, const char *data, size_t len)
+int em_write_all(int fd, const char *data, size_t len)
 {
     size_t off = 0;
     while (off < len) {
@@ -81,7 +81,7 @@ int em_write_atomic(const char *path, const char *data, size_t len, bool flush)
     int fd = em_open_making_dir(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC);
     if (fd < 0)
         goto fail;
-    if (write_all(fd, data, len) < 0 || (flush && fsync(fd) < 0)) {
+    if (em_write_all(fd, data, len) < 0 || (flush && fsync(fd) < 0)) {
         int e = errno;
         close(fd);
         unlink(tmp);
@@ -122,6 +122,9 @@ int em_journal_open(struct em_journal *w, const char *path, enum em_fsync mode, 
     pthread_cond_init(&w->files_cond, NULL);
     pthread_cond_init(&w->late_cond, NULL);
     w->queued_rev = applied_rev;
+    w->spare = nd_xasprintf("%s.spare", path);
+    const char *no_exchange = getenv("NODUS_EMULATOR_TEST_RENAME_FILES");
+    w->no_exchange = no_exchange && *no_exchange && strcmp(no_exchange, "0") != 0;
     char *dir = nd_xstrdup(path);
     char *slash = strrchr(dir, '/');
     if (slash)
@@ -347,10 +350,10 @@ static int write_batch(struct em_journal *w, const struct batch *b)
     if (done >= total)
         return 0;
     if (done < hn) {
-        if (write_all(w->fd, b->head + done, hn - done) < 0 ||
-            write_all(w->fd, b->data.data, b->data.len) < 0)
+        if (em_write_all(w->fd, b->head + done, hn - done) < 0 ||
+            em_write_all(w->fd, b->data.data, b->data.len) < 0)
             return errno;
-    } else if (write_all(w->fd, b->data.data + (done - hn), total - done) < 0) {
+    } else if (em_write_all(w->fd, b->data.data + (done - hn), total - done) < 0) {
         return errno;
     }
     return 0;
@@ -579,7 +582,7 @@ int em_journal_close(struct em_journal *w, struct nd_buf *err)
         char head[80];
         int hn = marker(head, sizeof head, w->applied_rev);
         bool need = w->appended || !ends_applied(w->path, w->applied_rev);
-        if (need && (write_all(w->fd, head, (size_t)hn) < 0 ||
+        if (need && (em_write_all(w->fd, head, (size_t)hn) < 0 ||
                      (w->mode != EM_FSYNC_NEVER && fdatasync(w->fd) < 0))) {
             int e = errno;
             if (ftruncate(w->fd, w->size) < 0) {
@@ -605,7 +608,10 @@ int em_journal_close(struct em_journal *w, struct nd_buf *err)
     free(w->failed);
     free(w->error_path);
     nd_buf_release(&w->buf);
+    if (w->spare)
+        unlink(w->spare); /* an old revision of some object: nothing reads it */
     free(w->path);
+    free(w->spare);
     pthread_cond_destroy(&w->cond);
     pthread_cond_destroy(&w->files_cond);
     pthread_cond_destroy(&w->late_cond);

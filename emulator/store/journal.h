@@ -150,6 +150,11 @@ struct em_journal {
     off_t stale_from;
     struct em_journal_op *retry;    /* file writes that failed after their record was flushed */
     size_t nretry;
+    /* the file writer's spare file (path + ".spare"): an object file is written into it
+     * and exchanged with it (journal_files.c); no_exchange: the filesystem cannot, or
+     * NODUS_EMULATOR_TEST_RENAME_FILES asks for the temporary file and rename */
+    char *spare;
+    bool no_exchange;
     /* a line for the log (no lock held but the log's own); NULL: stderr */
     void (*log)(void *ctx, const char *msg);
     void *log_ctx;
@@ -254,6 +259,8 @@ void em_journal_stop_files(struct em_journal *w);
 /* Writes data to path atomically (temporary file beside it, renamed); flushed (file and
  * directory) when flush is true. 0 or -1 with errno set. */
 int em_write_atomic(const char *path, const char *data, size_t len, bool flush);
+/* Writes all of data to fd (again after EINTR). 0 or -1 with errno set. */
+int em_write_all(int fd, const char *data, size_t len);
 
 /* One record read back at start: its fields, and its object as compact JSON only (the
  * tree each line parses to is dropped at once, so reading a long log costs about its

@@ -22,6 +22,42 @@ static json_t *member(json_t *parent, const char *key)
     return v;
 }
 
+/* A deep copy of old but its metadata.managedFields, shared: no controller changes them
+ * (a request's write shares them with the stored object the same way, api_write.c), and
+ * of an object made through the API they are a large part of the tree (a running Job's
+ * minute copied them for nothing). NODUS_EMULATOR_TEST_DEEP_COPY (tests): all copied. */
+static json_t *working_copy(const json_t *old)
+{
+    static int deep = -1;
+    if (deep < 0) {
+        const char *v = getenv("NODUS_EMULATOR_TEST_DEEP_COPY");
+        deep = v && *v && strcmp(v, "0") != 0;
+    }
+    const json_t *meta = json_object_get(old, "metadata");
+    if (deep || !json_is_object(old) || !json_object_get(meta, "managedFields"))
+        return json_deep_copy(old);
+    json_t *obj = json_object();
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)old, key, v) {
+        if (v != meta) {
+            json_object_set_new(obj, key, json_deep_copy(v));
+            continue;
+        }
+        json_t *m = json_object();
+        const char *mk;
+        json_t *mv;
+        json_object_foreach((json_t *)meta, mk, mv) {
+            if (strcmp(mk, "managedFields") == 0)
+                json_object_set(m, mk, mv);
+            else
+                json_object_set_new(m, mk, json_deep_copy(mv));
+        }
+        json_object_set_new(obj, key, m);
+    }
+    return obj;
+}
+
 void em_ctl_begin(struct em_ctl *c, struct em_server *srv, const struct nd_kind *k, json_t *old,
                   int64_t now)
 {
@@ -29,7 +65,7 @@ void em_ctl_begin(struct em_ctl *c, struct em_server *srv, const struct nd_kind 
     c->srv = srv;
     c->k = k;
     c->old = old;
-    c->obj = json_deep_copy(old);
+    c->obj = working_copy(old);
     c->status = member(c->obj, "status");
     c->sim = member(c->status, "simulation");
     c->money = em_ctl_money_of(srv, old);
