@@ -27,18 +27,9 @@ setup_file() {
 teardown_file() { stop_emulator; }
 
 trees() { curl -sf "$(emu_url)/emulator/v1/stats" | jq -c .trees; }
-# every item of a list (PATH?QUERY), its pages one after the other
-all() {
-    local cont="" page
-    while :; do
-        page=$(curl -sf "$(emu_url)$1&limit=500&continue=$cont") || return 1
-        jq -c '.items[]' <<<"$page"
-        cont=$(jq -r '.metadata.continue // empty' <<<"$page")
-        [ -n "$cont" ] || return 0
-    done
-}
+
 phases() {
-    all "/apis/nodus.dev/v1/namespaces/s/jobs?" |
+    list_items "$(emu_url)/apis/nodus.dev/v1/namespaces/s/jobs?" |
         jq -rs '[.[].status.phase] | group_by(.) | map("\(.[0])=\(length)") | join(",")'
 }
 
@@ -71,7 +62,7 @@ phases() {
 }
 
 @test "the sliced round recorded each Job's Event, in the order the Jobs came" {
-    all "/api/v1/namespaces/s/events?fieldSelector=reason%3DProvisioning" | jq -s '{items: .}' \
+    list_items "$(emu_url)/api/v1/namespaces/s/events?fieldSelector=reason%3DProvisioning" | jq -s '{items: .}' \
         >"$BATS_TEST_TMPDIR/list"
     run cat "$BATS_TEST_TMPDIR/list"
     [ "$(jq '.items | length' <<<"$output")" = $N ]
@@ -79,7 +70,7 @@ phases() {
     # order of the Jobs' writes
     jq -r '.items | sort_by(.metadata.resourceVersion | tonumber) | .[].involvedObject.name' \
         <<<"$output" >"$BATS_TEST_TMPDIR/events"
-    all "/apis/nodus.dev/v1/namespaces/s/jobs?" |
+    list_items "$(emu_url)/apis/nodus.dev/v1/namespaces/s/jobs?" |
         jq -rs 'sort_by(.metadata.resourceVersion | tonumber) | .[].metadata.name' \
             >"$BATS_TEST_TMPDIR/jobs"
     run diff "$BATS_TEST_TMPDIR/jobs" "$BATS_TEST_TMPDIR/events"

@@ -55,17 +55,6 @@ teardown_file() {
     stop_emulator
 }
 
-# every item of a list (URL?QUERY), its pages one after the other, one a line
-all() {
-    local cont="" page
-    while :; do
-        page=$(curl -sf "$1&limit=500&continue=$cont") || return 1
-        jq -c '.items[]' <<<"$page"
-        cont=$(jq -r '.metadata.continue // empty' <<<"$page")
-        [ -n "$cont" ] || return 0
-    done
-}
-
 # stdin with the uids of Events blanked out: those the minutes record (a Job's end, its
 # final charge) are new each run (the real time and chance make them)
 uids() { sed -E 's/"evt_[0-9a-z]{26}"/"evt_"/g'; }
@@ -88,8 +77,8 @@ run_minutes() {
     for i in 1 2 3 4 5 6; do
         clock_advance 1m "$u"
     done
-    all "$u$JOBS?" >"$out.jobs"
-    all "$u/api/v1/namespaces/s/events?" >"$out.events"
+    list_items "$u$JOBS?" >"$out.jobs"
+    list_items "$u/api/v1/namespaces/s/events?" >"$out.events"
     # the watch events of the minutes, as a watch from before them gets them (of half the
     # Jobs: a stream of all takes longer than its timeout on a loaded machine)
     curl -sfN "$u$JOBS?watch=1&labelSelector=tier%3D1&resourceVersion=$(cat "$T/rev")&timeoutSeconds=4" \
@@ -137,7 +126,10 @@ short=Succeeded/-"
     # records, no tree), then kept them
     run jq -e '.trees.kept == 0' "$T/out-old.stats"
     assert_success
-    run jq -e --argjson n $N '.trees.kept >= $n and .trees.built <= $n + 100' "$T/out-new.stats"
+    # (how many more than the first minute's depends on the machine's load: reads and
+    # safe points that land mid-round; 1,517 were seen beside two full suites, the old
+    # path's 3,379 to 3,792 move the same way)
+    run jq -e --argjson n $N '.trees.kept >= $n and .trees.built < 2 * $n' "$T/out-new.stats"
     assert_success
     run jq -se --argjson n $N '.[0].trees.built >= .[1].trees.built + $n' "$T/out-old.stats" \
         "$T/out-new.stats"
@@ -146,6 +138,7 @@ short=Succeeded/-"
     # and the spare's first one (a temporary file and a rename would give each Job's file
     # a new one, or one freed a while ago)
     ! cmp -s "$T/inodes-before-old" "$T/inodes-after-old"
+    comm -13 "$T/inodes-before-new" "$T/inodes-after-new" | head -5 | sed 's/^/new inode: /'
     [ "$(comm -13 "$T/inodes-before-new" "$T/inodes-after-new" | wc -l)" -le 1 ]
 }
 

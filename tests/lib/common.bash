@@ -257,6 +257,18 @@ clock_advance() {
         -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
 }
 
+# list_items URL: every item of a list, its pages one after the other, one a line (URL
+# ends with its query and &, or with ? alone)
+list_items() {
+    local cont="" page
+    while :; do
+        page=$(curl -sf "$1&limit=500&continue=$cont") || return 1
+        jq -c '.items[]' <<<"$page"
+        cont=$(jq -r '.metadata.continue // empty' <<<"$page")
+        [ -n "$cont" ] || return 0
+    done
+}
+
 emu_url() {
     local port
     read -r port <"$BATS_FILE_TMPDIR/port"
