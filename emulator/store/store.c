@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "checkpoint.h"
+#include "crash_repair.h"
 #include "events_file.h"
 #include "fsutil.h"
 #include "index.h"
@@ -36,7 +37,7 @@ static const char *meta_str(const json_t *obj, const char *key)
     return json_string_value(json_object_get(json_object_get(obj, "metadata"), key));
 }
 
-static int64_t obj_rv(const json_t *obj)
+int64_t em_store_obj_rv(const json_t *obj)
 {
     const char *rv = meta_str(obj, "resourceVersion");
     return rv ? strtoll(rv, NULL, 10) : 0;
@@ -213,23 +214,38 @@ static void set_entry(struct em_store *s, const struct nd_kind *k, const char *n
 
 static void note_rev(struct em_store *s, const json_t *rec)
 {
-    int64_t rv = obj_rv(rec);
+    int64_t rv = em_store_obj_rv(rec);
     if (rv > s->revision)
         s->revision = rv;
 }
 
-static void report_broken(struct em_store *s, struct nd_buf *report, const char *plural,
+/* Notes a broken file; its line waits in lines ("plural/ns/name" -> line) for the start's
+ * report, as the journal may yet show it a power loss's leftover (crash_repair.h). */
+static void report_broken(struct em_store *s, json_t *lines, const char *plural,
                           const char *ns, const char *name, const char *path, const char *why)
 {
     char *key = nd_xasprintf("%s/%s/%s", plural, ns, name);
     json_object_set_new(s->broken, key, json_string(path));
+    char *line = nd_xasprintf("state: %s: %s (left untouched; fix or remove it)\n", path, why);
+    json_object_set_new(lines, key, json_string(line));
+    free(line);
     free(key);
-    nd_buf_addf(report, "state: %s: %s (left untouched; fix or remove it)\n", path, why);
+}
+
+/* The broken files' lines that no repair took back, in load order. */
+static void report_still_broken(struct em_store *s, json_t *lines, struct nd_buf *report)
+{
+    const char *key;
+    json_t *line;
+    json_object_foreach(lines, key, line) {
+        if (json_object_get(s->broken, key))
+            nd_buf_addf(report, "%s", json_string_value(line));
+    }
 }
 
 /* Every object file (checkpoint.h: from the last clean stop's checkpoint where the file
  * is unchanged, parsed on two threads), by directory and in name order within each. */
-static void load_all(struct em_store *s, struct nd_buf *report)
+static void load_all(struct em_store *s, json_t *broken_lines)
 {
     struct em_load l;
     em_load_objects(s->dir, &l);
@@ -240,7 +256,7 @@ static void load_all(struct em_store *s, struct nd_buf *report)
         if (!it->rec || !k) {
             char *path = it->path ? NULL : obj_file(s, it->plural, it->ns, it->name);
             char *why = it->rec ? nd_xasprintf("the directory %s names no kind", it->plural) : NULL;
-            report_broken(s, report, it->plural, it->ns, it->name, path ? path : it->path,
+            report_broken(s, broken_lines, it->plural, it->ns, it->name, path ? path : it->path,
                           why ? why : it->why);
             free(path);
             free(why);
@@ -278,25 +294,27 @@ static int reset_dir(struct em_store *s, struct nd_buf *err)
     return 0;
 }
 
-/* Whether cur, an object as its file holds it, is the journal's own record of cur's
- * revision: the emulator wrote that file. A batch's files are written while the next
- * batch flushes, so the file of an earlier revision may be newer than a later record's
- * marker without anyone having edited it. */
-static bool journal_wrote(const struct em_store *s, const struct em_journal_record *r,
-                          const json_t *cur)
+int em_store_bring_up(struct em_store *s, const struct nd_kind *k,
+                      const struct em_journal_record *r, const char *why, struct nd_buf *report)
 {
-    int64_t rv = obj_rv(cur);
-    for (size_t i = 0; i < s->nhistory; i++) {
-        const struct em_journal_record *o = &s->history[i];
-        if (o->rev != rv || !o->name || strcmp(o->plural, r->plural) != 0 ||
-            strcmp(o->ns, r->ns) != 0 || strcmp(o->name, r->name) != 0)
-            continue;
-        json_t *obj = json_loadb(o->json->data, o->json->len, 0, NULL);
-        bool same = obj && json_equal(obj, cur);
-        json_decref(obj);
-        return same;
+    json_t *obj = json_loadb(r->json->data, r->json->len, 0, NULL);
+    size_t len = 0;
+    char *text = obj ? file_text(obj, &len) : NULL;
+    char *path = obj_file(s, r->plural, r->ns, r->name);
+    int rc = text ? em_write_atomic(path, text, len, false) : -1;
+    if (rc == 0) {
+        struct em_entry *e = em_entry_new(em_bytes_ref(r->json), em_rec_of(k, obj), NULL);
+        e->text_hash = em_hash64(text, len, EM_TEXT_SEED);
+        note_rev(s, e->rec);
+        set_entry(s, k, r->ns, r->name, e);
+        nd_buf_addf(report, "state: %s: brought up to revision %lld from the journal (%s)\n",
+                    path, (long long)r->rev, why);
+        s->repaired++;
     }
-    return false;
+    free(path);
+    free(text);
+    json_decref(obj);
+    return rc == 0 ? 0 : -1;
 }
 
 /* The newest record of each object among the log's tail (the records whose file
@@ -341,14 +359,14 @@ static void repair(struct em_store *s, struct nd_buf *report)
         const struct em_entry *cur = em_store_entry(s, k, ns, name);
         bool deleted = strcmp(r->type, "DELETED") == 0;
         bool stale = !present ? !deleted
-                              : obj_rv(cur ? cur->rec : NULL) < rev &&
+                              : em_store_obj_rv(cur ? cur->rec : NULL) < rev &&
                                     (mtime_us < r->wall_us ||
-                                     (cur && journal_wrote(s, r, em_entry_obj(cur))));
+                                     (cur && em_store_journal_wrote(s, em_entry_obj(cur), r)));
         /* an hour file holds many Events: its mtime moves with any of them, and with a
          * failed append's cut back (a full disk), so it says nothing of this one, which is
          * owed when the file does not hold it at this revision */
         if (events)
-            stale = obj_rv(cur ? cur->rec : NULL) < rev && !(deleted && !cur);
+            stale = em_store_obj_rv(cur ? cur->rec : NULL) < rev && !(deleted && !cur);
         if (stale && events) {
             if (em_events_repair(s->dir, s->events_live, r, cur ? cur->rec : NULL, robj,
                                  report) == 0) {
@@ -368,22 +386,7 @@ static void repair(struct em_store *s, struct nd_buf *report)
                 s->repaired++;
             }
         } else if (stale) {
-            json_t *obj = json_loadb(r->json->data, r->json->len, 0, NULL);
-            size_t len = 0;
-            char *text = obj ? file_text(obj, &len) : NULL;
-            if (text && em_write_atomic(path, text, len, false) == 0) {
-                struct em_entry *e =
-                    em_entry_new(em_bytes_ref(r->json), em_rec_of(k, obj), NULL);
-                e->text_hash = em_hash64(text, len, EM_TEXT_SEED);
-                note_rev(s, e->rec);
-                set_entry(s, k, ns, name, e);
-                nd_buf_addf(report, "state: %s: brought up to revision %lld from the journal "
-                                    "(a write the last stop interrupted)\n",
-                            path, (long long)rev);
-                s->repaired++;
-            }
-            free(text);
-            json_decref(obj);
+            em_store_bring_up(s, k, r, "a write the last stop interrupted", report);
         }
         json_decref(robj);
         free(path);
@@ -447,7 +450,8 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
     char *objects = em_store_path(s, "objects");
     em_mkdir_p(objects);
     free(objects);
-    load_all(s, report);
+    json_t *broken_lines = json_object();
+    load_all(s, broken_lines);
     char *log = em_store_path(s, "history/journal.ndjson");
     size_t bad = 0, torn = 0;
     int64_t applied = 0;
@@ -463,6 +467,7 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
             nd_buf_addf(report, "state: %s: skipped %zu lines that are not records\n", log,
                         bad);
         repair(s, report);
+        em_crash_repair(s, report);
         for (size_t i = 0; i < s->nhistory; i++) {
             if (s->history[i].rev > s->revision)
                 s->revision = s->history[i].rev;
@@ -473,6 +478,8 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
         nd_buf_addf(err, "cannot start the journal's thread");
         rc = -1;
     }
+    report_still_broken(s, broken_lines, report);
+    json_decref(broken_lines);
     free(log);
     return rc;
 }
@@ -637,7 +644,7 @@ static struct em_bytes *log_change(struct em_store *s, const struct nd_kind *k, 
                                    const json_t *obj, uint64_t *text_hash)
 {
     const char *plural = k->plural; /* the log's and the file's name of the kind */
-    int64_t rev = obj_rv(obj);
+    int64_t rev = em_store_obj_rv(obj);
     struct em_bytes *json = em_bytes_take(json_dumps(obj, JSON_COMPACT));
     size_t llen;
     char *line = em_store_record_line_bytes(rev, time_ms, type, plural, json->data, &llen);

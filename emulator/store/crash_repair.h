@@ -1,0 +1,43 @@
+/* crash_repair.h: between store.c and crash_repair.c: the start's repair of what a power
+ * loss (the machine's crash) leaves of the object files.
+ *
+ * The files are written behind the journal, without a flush of their own, into a spare
+ * whose name is then exchanged with the file's (journal_files.c); a marker counts them
+ * written once the kernel has them. A power loss within the writeback delay can leave a
+ * file, whatever marker its record is behind, at an older revision the journal wrote,
+ * empty, or holding the spare's older text of another object. */
+#ifndef EM_CRASH_REPAIR_H
+#define EM_CRASH_REPAIR_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "journal.h"
+#include "store.h"
+#include "util/buf.h"
+
+/* obj's metadata.resourceVersion as a number (0 when it has none). */
+int64_t em_store_obj_rv(const json_t *obj);
+
+/* The journal's record of obj's revision when the journal wrote obj as it is (the
+ * emulator wrote the file that holds it): a record of the object of (plural, ns, name),
+ * or with of NULL of any object; else NULL. */
+const struct em_journal_record *em_store_journal_wrote(const struct em_store *s,
+                                                       const json_t *obj,
+                                                       const struct em_journal_record *of);
+
+/* Writes r's object as its file and takes it as the object's entry, with the line
+ * "brought up to revision N from the journal (why)" on the report; 0, or -1 when it
+ * cannot be written (nothing changed). */
+int em_store_bring_up(struct em_store *s, const struct nd_kind *k,
+                      const struct em_journal_record *r, const char *why, struct nd_buf *report);
+
+/* After the tail's repair: each object whose newest record anywhere in the journal is
+ * newer than what was loaded is brought up from the journal when its file is evidently a
+ * power loss's leftover, never a hand edit: it holds a revision the journal wrote of it,
+ * or it is empty, or it holds a revision the journal wrote of another object. Any other
+ * text (a hand edit) wins; a missing file stays a deletion. Costs a lookup a record on a
+ * start with nothing to repair. */
+void em_crash_repair(struct em_store *s, struct nd_buf *report);
+
+#endif
