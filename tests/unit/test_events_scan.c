@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "events_same.h"
+#define TEST_RNG_SEED 0x9e3779b97f4a7c15ull /* (test_rng.h) */
+#include "test_rng.h"
 
 #define HOUR "2026-12-06T12"
 
@@ -116,16 +118,6 @@ static void test_hand_lines(void **state)
     assert_int_equal(rd.lines, 3 * n);
     assert_true(rd.parsed < n);
     assert_true(rd.parsed > 10);
-}
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-
-static unsigned rnd(unsigned n)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (unsigned)(rng % n);
 }
 
 /* One mutation of line (NEW): a byte replaced, inserted or removed, or a token spliced in. */

@@ -20,19 +20,11 @@
 #include "checkpoint.h"
 #include "pretty.h"
 #include "store_tmpdir.h"
+#define TEST_RNG_SEED 88172645463325252ull /* (test_rng.h) */
+#include "test_rng.h"
 #include "util/xmalloc.h"
 
 /* ---- varied objects ---- */
-
-static uint64_t rng = 88172645463325252ull;
-
-static uint32_t rnd(uint32_t n)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng % n);
-}
 
 /* A string of the kinds the store holds: plain, with every escape the dump writes, UTF-8
  * of 2, 3 and 4 bytes, DEL, and the characters that look like escapes. */
