@@ -528,7 +528,7 @@ _spec = importlib.util.spec_from_file_location(
     "mcp_section", os.path.join(os.path.dirname(os.path.abspath(__file__)), "mcp", "section.py"))
 mcp_section = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(mcp_section)
-md += mcp_section.render(R, misses)
+md += mcp_section.render(R, misses, commit=a.commit)
 
 # ---------------------------------------------------------------- the run before issue 25
 _spec = importlib.util.spec_from_file_location(
