@@ -392,7 +392,7 @@ screenshots: all client-deps browser-deps
 # (pinned in bench/package.json; not a dependency of nodus), then bench/run.sh.
 # BENCH_QUICK=1 for a ~2-minute subset; BENCH_OUT=DIR to write the report elsewhere;
 # BENCH_ONLY=GROUP,... for some groups of rows alone (bench/run.sh lists them).
-BENCH_TOOLS := $(addprefix $(BUILD)/bench/,ceiling load fsyncfloor watchers seed waitready)
+BENCH_TOOLS := $(addprefix $(BUILD)/bench/,ceiling fanout load fsyncfloor watchers seed waitready)
 
 $(BUILD)/bench/%.o: bench/%.c
 	@mkdir -p $(@D)
@@ -410,6 +410,10 @@ $(BUILD)/bench/seed: $(BUILD)/bench/seed.o
 $(BUILD)/bench/fsyncfloor: $(BUILD)/bench/fsyncfloor.o
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS)
+
+$(BUILD)/bench/fanout: $(BUILD)/bench/fanout.o
+	$(call say,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $^ $(ALL_LDFLAGS) -lpthread
 
 $(BUILD)/bench/load $(BUILD)/bench/watchers $(BUILD)/bench/waitready: $(BUILD)/bench/%: $(BUILD)/bench/%.o $(BUILD)/bench/httpc.o
 	$(call say,LINK,$@)

@@ -9,7 +9,8 @@
 # json-server, the CLI rows (nodus vs kubectl) and the MCP rows (nodus mcp vs
 # kubernetes-mcp-server, bench/mcp.sh; alone: make bench-mcp). Every emulator figure
 # sits beside a floor measured in the same run: bench/ceiling (libmicrohttpd in the
-# emulator's mode answering a fixed body) or bench/fsyncfloor (write + fdatasync).
+# emulator's mode answering a fixed body), bench/fsyncfloor (write + fdatasync) or
+# bench/fanout (the watch rows: a bare epoll server sending each create to every stream).
 #
 #   BENCH_QUICK=1   a ~2-minute subset (N = 1k only, short runs, no million rows)
 #   BENCH_ONLY=G,.. only these groups of rows: start (empty), seeded, watch10k, api,
@@ -159,6 +160,11 @@ state_bytes() { { du -sb "$1" 2>/dev/null || true; } | cut -f1; }
 CEIL_PID=$!
 PIDS+=("$CEIL_PID")
 CEIL_PORT=$(kv "$("$TOOLS/waitready" --since "$EPOCHREALTIME" --port-file "$WORK/ceiling.port" --path /)" port)
+# --- the watch floor: the least a server can do to fan a create out (bench/fanout.c) ----
+"$TOOLS/fanout" --port-file "$WORK/fanout.port" &
+FAN_PID=$!
+PIDS+=("$FAN_PID")
+FAN_PORT=$(kv "$("$TOOLS/waitready" --since "$EPOCHREALTIME" --port-file "$WORK/fanout.port" --path /)" port)
 
 load() { "$TOOLS/load" "$@"; }
 
@@ -236,13 +242,27 @@ mem_rows() {
     rec mem "$1" "$2" - "$3" hwm_kb "$(mem_kb "$EMU_PID" VmHWM)"
     rec mem "$1" "$2" - "$3" disk_bytes "$(objects_bytes "$4")"
 }
-# watch_rows SRV N WATCHERS ROUNDS
+# watch_rows SRV N WATCHERS ROUNDS: the fan-out beside its floor (bench/fanout), the floor
+# first, the same watchers and rounds
 watch_rows() {
-    local out
-    out=$("$TOOLS/watchers" --port "$EMU_PORT" --watch "$API/watch/jobs?watch=1" \
-        --create "$API/watch/jobs" --body "$WORK/job.json" -w "$3" --rounds "$4" \
-        --prefix "w$1-$2-$3" --ready-timeout 300)
-    for k in p50_ms p99_ms max_ms samples missed setup_s; do rec watch "$1" "$2" "$3" - $k "$(kv "$out" $k)"; done
+    local out srv port k
+    for srv in fanout "$1"; do
+        port=$EMU_PORT
+        if [ "$srv" = fanout ]; then
+            floors "$1" || continue
+            port=$FAN_PORT
+        fi
+        out=$("$TOOLS/watchers" --port "$port" --watch "$API/watch/jobs?watch=1" \
+            --create "$API/watch/jobs" --body "$WORK/job.json" -w "$3" --rounds "$4" \
+            --prefix "w$1-$2-$3" --ready-timeout 300)
+        for k in p50_ms p99_ms max_ms samples missed setup_s; do
+            if [ "$srv" = fanout ]; then
+                rec watch fanout "$2" "$3" "$(fm "$1")" $k "$(kv "$out" $k)"
+            else
+                rec watch "$1" "$2" "$3" - $k "$(kv "$out" $k)"
+            fi
+        done
+    done
 }
 # one_create_rows SRV N: 50 creates one after another (the latency of one create)
 one_create_rows() {
@@ -532,7 +552,7 @@ if want kill; then
     js_stop
 fi
 
-kill "$CEIL_PID"; wait "$CEIL_PID" 2>/dev/null || true
+kill "$CEIL_PID" "$FAN_PID"; wait "$CEIL_PID" "$FAN_PID" 2>/dev/null || true
 
 # --- the CLI rows: nodus vs kubectl ----------------------------------------------------------
 if want cli; then
