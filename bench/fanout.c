@@ -32,7 +32,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#define LOOPS 2
+#define LOOPS   2
 #define REQ_MAX 65536
 
 struct conn {
@@ -226,7 +226,8 @@ static void *run_loop(void *arg)
                     struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP, .data.ptr = c};
                     /* the connections dealt out in turn, as the emulator's two threads
                      * share them */
-                    epoll_ctl(loops[atomic_fetch_add(&dealt, 1) % LOOPS].ep, EPOLL_CTL_ADD, fd, &ev);
+                    epoll_ctl(loops[atomic_fetch_add(&dealt, 1) % LOOPS].ep, EPOLL_CTL_ADD, fd,
+                              &ev);
                 }
             } else if (p == l) {
                 send_news(l);
