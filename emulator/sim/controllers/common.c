@@ -33,15 +33,15 @@ static bool deep_copies(void)
     return deep;
 }
 
-/* A copy of the object v whose members are v's (shared) but those named in deep, deep
- * copies. */
-static json_t *copy_but(const json_t *v, const char *const *deep)
+/* A copy of the object v whose members are v's (shared) but those named in keys, copies
+ * of their own (with v's members: a member of those is replaced, never changed). */
+static json_t *copy_but(const json_t *v, const char *const *keys)
 {
     json_t *c = json_copy((json_t *)v); /* the same members, in the same order */
-    for (; *deep; deep++) {
-        json_t *m = json_object_get(v, *deep);
+    for (; *keys; keys++) {
+        json_t *m = json_object_get(v, *keys);
         if (m)
-            json_object_set_new(c, *deep, json_deep_copy(m));
+            json_object_set_new(c, *keys, json_copy(m));
     }
     return c;
 }
@@ -50,24 +50,24 @@ static json_t *copy_but(const json_t *v, const char *const *deep)
  * (a request's write shares them with the stored object the same way, api_write.c), and
  * of an object made through the API they are a large part of the tree (a running Job's
  * minute copied them for nothing). With `light` (em_ctl_begin_light) only what its
- * controller may change in place is copied: metadata and status as objects of their own,
- * metadata.finalizers and status.simulation deep (status.conditions and .billing once
- * changed: em_ctl_own); the rest is old's. NODUS_EMULATOR_TEST_DEEP_COPY (tests): all
- * copied. */
+ * controller may change in place is copied: metadata, status, metadata.finalizers (an
+ * array of strings) and status.simulation (of integers) as objects of their own, with
+ * old's members; status.conditions and .billing deep, once changed (own); the rest is
+ * old's. NODUS_EMULATOR_TEST_DEEP_COPY (tests): all copied. */
 static json_t *working_copy(const json_t *old, bool light)
 {
     const json_t *meta = json_object_get(old, "metadata");
     if (deep_copies() || !json_is_object(old) ||
         (!light && !json_object_get(meta, "managedFields")))
         return json_deep_copy(old);
-    static const char *const meta_deep[] = {"finalizers", NULL};
-    static const char *const status_deep[] = {"simulation", NULL}; /* and em_ctl_own */
+    static const char *const meta_own[] = {"finalizers", NULL};
+    static const char *const status_own[] = {"simulation", NULL};
     json_t *obj = json_object();
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)old, key, v) {
         if (light && json_is_object(v) && (v == meta || !strcmp(key, "status"))) {
-            json_object_set_new(obj, key, copy_but(v, v == meta ? meta_deep : status_deep));
+            json_object_set_new(obj, key, copy_but(v, v == meta ? meta_own : status_own));
             continue;
         }
         if (light) {
