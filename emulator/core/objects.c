@@ -83,10 +83,35 @@ static const char *const meta_order[] = {
     "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
     "annotations", "ownerReferences", "finalizers", "managedFields", NULL};
 
+/* Whether obj's members are in order already: those order names in its order, before
+ * any it does not (what reorder would make of them). */
+static bool in_order(json_t *obj, const char *const *order)
+{
+    int at = 0; /* where in order the next named member may be */
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v) {
+        int i = at;
+        while (order[i] && strcmp(order[i], key) != 0)
+            i++;
+        if (order[i]) {
+            at = i + 1;
+            continue;
+        }
+        for (int j = 0; j < at; j++) { /* named before the last named one */
+            if (strcmp(order[j], key) == 0)
+                return false;
+        }
+        while (order[at]) /* not named: none named may follow */
+            at++;
+    }
+    return true;
+}
+
 static void reorder(json_t *obj, const char *const *order)
 {
-    if (!json_is_object(obj))
-        return;
+    if (!json_is_object(obj) || in_order(obj, order))
+        return; /* (a write of an object read from the store: most of them) */
     json_t *copy = json_copy(obj);
     json_object_clear(obj);
     for (int i = 0; order[i]; i++) {

@@ -51,6 +51,23 @@ static void test_store_lines_taken(void **state)
     assert_span(sc.rv.p, sc.rv.len, "7");
     char *body = json_dumps(obj, JSON_COMPACT);
     assert_span(sc.object, sc.object_len, body);
+    /* the line is the record's format printed whole, for any plural's length */
+    char *want = nd_xasprintf("{\"rev\":7,\"time\":1796554422537,\"type\":\"MODIFIED\","
+                              "\"plural\":\"events\",\"object\":%s}", body);
+    assert_string_equal(line, want);
+    assert_int_equal(len, strlen(want));
+    free(want);
+    char plural[300];
+    memset(plural, 'x', sizeof plural - 1);
+    plural[sizeof plural - 1] = '\0';
+    size_t llen;
+    char *long_line = em_store_record_line_bytes(-3, 0, "ADDED", plural, body, &llen);
+    want = nd_xasprintf("{\"rev\":-3,\"time\":0,\"type\":\"ADDED\",\"plural\":\"%s\","
+                        "\"object\":%s}", plural, body);
+    assert_string_equal(long_line, want);
+    assert_int_equal(llen, strlen(want));
+    free(want);
+    free(long_line);
     free(body);
     free(line);
     json_decref(obj);

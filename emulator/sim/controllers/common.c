@@ -22,24 +22,58 @@ static json_t *member(json_t *parent, const char *key)
     return v;
 }
 
-/* A deep copy of old but its metadata.managedFields, shared: no controller changes them
- * (a request's write shares them with the stored object the same way, api_write.c), and
- * of an object made through the API they are a large part of the tree (a running Job's
- * minute copied them for nothing). NODUS_EMULATOR_TEST_DEEP_COPY (tests): all copied. */
-static json_t *working_copy(const json_t *old)
+/* NODUS_EMULATOR_TEST_DEEP_COPY (tests): every working copy a deep copy (the old path). */
+static bool deep_copies(void)
 {
     static int deep = -1;
     if (deep < 0) {
         const char *v = getenv("NODUS_EMULATOR_TEST_DEEP_COPY");
         deep = v && *v && strcmp(v, "0") != 0;
     }
+    return deep;
+}
+
+/* A copy of the object v whose members are v's (shared) but those named in keys, copies
+ * of their own (with v's members: a member of those is replaced, never changed). */
+static json_t *copy_but(const json_t *v, const char *const *keys)
+{
+    json_t *c = json_copy((json_t *)v); /* the same members, in the same order */
+    for (; *keys; keys++) {
+        json_t *m = json_object_get(v, *keys);
+        if (m)
+            json_object_set_new(c, *keys, json_copy(m));
+    }
+    return c;
+}
+
+/* A deep copy of old but its metadata.managedFields, shared: no controller changes them
+ * (a request's write shares them with the stored object the same way, api_write.c), and
+ * of an object made through the API they are a large part of the tree (a running Job's
+ * minute copied them for nothing). With `light` (em_ctl_begin_light) only what its
+ * controller may change in place is copied: metadata, status, metadata.finalizers (an
+ * array of strings) and status.simulation (of integers) as objects of their own, with
+ * old's members; status.conditions and .billing deep, once changed (own); the rest is
+ * old's. NODUS_EMULATOR_TEST_DEEP_COPY (tests): all copied. */
+static json_t *working_copy(const json_t *old, bool light)
+{
     const json_t *meta = json_object_get(old, "metadata");
-    if (deep || !json_is_object(old) || !json_object_get(meta, "managedFields"))
+    if (deep_copies() || !json_is_object(old) ||
+        (!light && !json_object_get(meta, "managedFields")))
         return json_deep_copy(old);
+    static const char *const meta_own[] = {"finalizers", NULL};
+    static const char *const status_own[] = {"simulation", NULL};
     json_t *obj = json_object();
     const char *key;
     json_t *v;
     json_object_foreach((json_t *)old, key, v) {
+        if (light && json_is_object(v) && (v == meta || !strcmp(key, "status"))) {
+            json_object_set_new(obj, key, copy_but(v, v == meta ? meta_own : status_own));
+            continue;
+        }
+        if (light) {
+            json_object_set(obj, key, v);
+            continue;
+        }
         if (v != meta) {
             json_object_set_new(obj, key, json_deep_copy(v));
             continue;
@@ -58,19 +92,43 @@ static json_t *working_copy(const json_t *old)
     return obj;
 }
 
-void em_ctl_begin(struct em_ctl *c, struct em_server *srv, const struct nd_kind *k, json_t *old,
-                  int64_t now)
+/* c->status's member key to change in place: copied first when it is still old's (a
+ * working copy of em_ctl_begin_light shares it); NULL when there is none. */
+static json_t *own(struct em_ctl *c, const char *key)
+{
+    json_t *v = json_object_get(c->status, key);
+    if (v && v == json_object_get(json_object_get(c->old, "status"), key)) {
+        v = json_deep_copy(v);
+        json_object_set_new(c->status, key, v);
+    }
+    return v;
+}
+
+static void begin(struct em_ctl *c, struct em_server *srv, const struct nd_kind *k, json_t *old,
+                  int64_t now, bool light)
 {
     memset(c, 0, sizeof *c);
     c->srv = srv;
     c->k = k;
     c->old = old;
-    c->obj = working_copy(old);
+    c->obj = working_copy(old, light);
     c->status = member(c->obj, "status");
     c->sim = member(c->status, "simulation");
     c->money = em_ctl_money_of(srv, old);
     c->now = now;
     c->next = EM_NEVER;
+}
+
+void em_ctl_begin(struct em_ctl *c, struct em_server *srv, const struct nd_kind *k, json_t *old,
+                  int64_t now)
+{
+    begin(c, srv, k, old, now, false);
+}
+
+void em_ctl_begin_light(struct em_ctl *c, struct em_server *srv, const struct nd_kind *k,
+                        json_t *old, int64_t now)
+{
+    begin(c, srv, k, old, now, true);
 }
 
 static void end_condition(struct em_ctl *c);
@@ -151,7 +209,7 @@ void em_ctl_set_phase(struct em_ctl *c, const char *phase, const char *reason, c
 static void condition_at(struct em_ctl *c, const char *type, bool status, const char *reason,
                          const char *message, int64_t ms)
 {
-    json_t *conds = json_object_get(c->status, "conditions");
+    json_t *conds = own(c, "conditions");
     if (!json_is_array(conds)) {
         conds = json_array();
         json_object_set_new(c->status, "conditions", conds);
@@ -372,6 +430,7 @@ long em_ctl_annotation_int(const struct em_ctl *c, const char *name, long def)
 
 void em_ctl_settle(struct em_ctl *c, int64_t ended)
 {
+    own(c, "billing");
     json_t *billing = member(c->status, "billing");
     bool ran = json_object_get(c->status, "startTime") != NULL;
     int64_t at = ran ? ended + em_delay_ms(c->srv, "finalCharge") : c->now;

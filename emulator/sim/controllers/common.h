@@ -33,6 +33,15 @@ struct em_ctl {
 
 void em_ctl_begin(struct em_ctl *c, struct em_server *srv, const struct nd_kind *k, json_t *old,
                   int64_t now);
+/* em_ctl_begin with a working copy that shares with old all but metadata, status,
+ * metadata.finalizers and status.simulation (each an object or array of its own, their
+ * members old's) and status.conditions and .billing (copied when the common functions
+ * first change them): for a controller that changes nothing else in place (the Job
+ * controller: a member of status or of status.simulation it replaces, with
+ * json_object_set_new), so a running Job's minute copies a few small values and the
+ * write splices the rest of its bytes (store/splice.h). */
+void em_ctl_begin_light(struct em_ctl *c, struct em_server *srv, const struct nd_kind *k,
+                        json_t *old, int64_t now);
 /* Writes obj when it differs from old (after adding the end condition of a
  * run-to-completion object that ended: em_ctl_lacks_end_condition); releases c;
  * returns c->next. */

@@ -186,7 +186,7 @@ static void start_provisioning(struct em_ctl *c)
 static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t *obj, int64_t now)
 {
     struct em_ctl c;
-    em_ctl_begin(&c, srv, k, obj, now);
+    em_ctl_begin_light(&c, srv, k, obj, now); /* changes status members by replacing them */
     const char *phase = em_ctl_phase(&c);
     bool deleting = json_object_get(json_object_get(obj, "metadata"), "deletionTimestamp") != NULL;
     const char *state = state_of(obj);

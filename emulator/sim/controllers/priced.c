@@ -54,8 +54,12 @@ struct walk {
 static void check_model(struct walk *w, const char *field, const json_t *v)
 {
     const char *pool = nd_obj_get_string(w->work, "placement.pool");
-    json_t *offered = em_offered_models(w->srv, w->ns, pool);
     const char *model = json_string_value(v);
+    /* the market's price (what a running Job asks every minute): offered, no list made */
+    if (json_object_get(json_object_get(json_object_get(em_pricebook(w->srv), "gpu"), "market"),
+                        model))
+        return;
+    json_t *offered = em_offered_models(w->srv, w->ns, pool);
     size_t i;
     json_t *x;
     json_array_foreach(offered, i, x) {
@@ -92,7 +96,9 @@ static void walk(struct walk *w, const json_t *schema, const json_t *v, struct n
             const json_t *cs = json_object_get(props, key);
             if (!cs)
                 continue;
-            nd_buf_addf(path, "%s%s", len ? "." : "", key);
+            if (len) /* (not nd_buf_addf: a running Job's minute walks its spec) */
+                nd_buf_addch(path, '.');
+            nd_buf_adds(path, key);
             walk(w, cs, child, path);
             nd_buf_truncate(path, len);
         }
