@@ -364,7 +364,7 @@ const json_t *em_entry_rec(const struct em_entry *e)
 
 void em_entry_trim(void)
 {
-    while (hot.lru.n > hot.lru.bound && hot.lru.first) {
+    while ((hot.lru.n > hot.lru.bound || hot.lru.bytes > EM_ENTRY_HOT_BYTES) && hot.lru.first) {
         struct em_entry *e = hot.lru.first;
         hot_unlink(e);
         json_decref(e->tree);

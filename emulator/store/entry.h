@@ -55,8 +55,11 @@ struct em_entry {
 /* The seed of em_hash64 over a file's text (text_hash). */
 #define EM_TEXT_SEED 11
 
-/* Trees kept hot after a safe point (em_entry_trim) by default. */
+/* Trees kept hot after a safe point (em_entry_trim) by default, and of those no more
+ * than EM_ENTRY_HOT_BYTES of objects' JSON (the count binds first for objects under 2 KB;
+ * larger objects keep fewer trees). */
 #define EM_ENTRY_HOT 1024
+#define EM_ENTRY_HOT_BYTES (2u << 20)
 /* The trees kept for the simulation (em_entry_keep) at most, counted by their objects'
  * compact JSON: 2 MiB, about 1,700 running Jobs. A tree takes about 11 times its JSON in
  * heap (a running Job's 1.2 KB, 13 KB), so a bound of 8,192 trees (until session 30) held
@@ -103,7 +106,7 @@ const json_t *em_entry_rec(const struct em_entry *e);
 bool em_entry_keep(const struct em_entry *e, bool keep);
 
 /* The safe point: drops the trees of the least recently asked entries beyond the bound
- * (EM_ENTRY_HOT, or em_entry_set_bound's). */
+ * (EM_ENTRY_HOT, or em_entry_set_bound's, and EM_ENTRY_HOT_BYTES). */
 void em_entry_trim(void);
 void em_entry_set_bound(size_t bound);
 

@@ -343,6 +343,42 @@ static void test_kept_trees_bounded_by_bytes(void **state)
     nd_buf_release(&err);
 }
 
+/* A safe point keeps at most EM_ENTRY_HOT_BYTES of objects hot, not EM_ENTRY_HOT trees
+ * whatever their size. */
+static void test_hot_trees_bounded_by_bytes(void **state)
+{
+    (void)state;
+    char *dir = store_tmpdir("hotb");
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT, err = ND_BUF_INIT;
+    assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
+    enum { N = 40, BIG = 128 << 10 }; /* 5 MB of objects: more than the bound */
+    char *note = nd_xmalloc(BIG + 1);
+    memset(note, 'x', BIG);
+    note[BIG] = '\0';
+    for (int i = 0; i < N; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "h%d", i);
+        json_t *o = job(name, i + 1);
+        json_object_set_new(json_object_get(o, "metadata"), "annotations",
+                            json_pack("{ss}", "note", note));
+        put(&s, o);
+    }
+    assert_int_equal(hot(), N);
+    em_store_trim(&s);
+    assert_true(hot() > 0 && hot() <= EM_ENTRY_HOT_BYTES / BIG);
+    /* the newest stay hot */
+    uint64_t b0 = built();
+    assert_non_null(em_store_get(&s, JOBS, "p", "h39"));
+    assert_int_equal(built(), b0);
+    free(note);
+    em_store_close(&s);
+    em_rm_rf(dir);
+    free(dir);
+    nd_buf_release(&report);
+    nd_buf_release(&err);
+}
+
 /* A write's record shares its repeated values with other writes' records (rec_share.h),
  * not with the tree it was made from, which would stay in pieces once dropped. */
 static void test_write_records_shared(void **state)
@@ -381,6 +417,7 @@ int main(void)
         cmocka_unit_test(test_record_of_ended_job),
         cmocka_unit_test(test_hot_trees_bounded),
         cmocka_unit_test(test_kept_trees_bounded_by_bytes),
+        cmocka_unit_test(test_hot_trees_bounded_by_bytes),
         cmocka_unit_test(test_write_records_shared),
         cmocka_unit_test(test_checkpoint_start_builds_no_tree),
     };
