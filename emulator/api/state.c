@@ -36,9 +36,10 @@ json_t *em_stats_json(struct em_server *srv)
     /* the trees built from stored bytes (store/entry.h), and those kept hot */
     struct em_entry_stats ts;
     em_entry_stats(&ts);
-    json_t *trees = json_pack("{sIsIsIsIsIsI}", "built", (json_int_t)ts.built, "hot",
+    json_t *trees = json_pack("{sIsIsIsIsIsIsI}", "built", (json_int_t)ts.built, "hot",
                               (json_int_t)ts.hot, "bound", (json_int_t)ts.bound, "peak",
-                              (json_int_t)ts.peak, "kept", (json_int_t)ts.kept, "spliced",
+                              (json_int_t)ts.peak, "kept", (json_int_t)ts.kept, "keptBytes",
+                              (json_int_t)ts.kept_bytes, "spliced",
                               (json_int_t)em_dump_spliced());
     /* the watch streams a publish woke: after a writer's answer was on its way (feed.h),
      * or where it was made (the journal's thread, the simulation, a reset) */

@@ -298,7 +298,8 @@ static ssize_t watch_read(void *cls, char *buf, size_t max)
     struct em_server *srv = w->srv;
     if (!srv->feed) /* not serving: what is pending, then the end */
         return take_pending(w, buf, max);
-    if (w->accept.repr == EM_REPR_OBJECT && !w->bookmarks)
+    /* the feed holds records (feed.h): a view converts the whole object, from the history */
+    if (w->accept.repr == EM_REPR_OBJECT && !w->bookmarks && !w->kind->from_stored)
         return watch_read_feed(w, buf, max);
     pthread_mutex_lock(&srv->lock);
     ssize_t n = 0;

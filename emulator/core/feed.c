@@ -151,6 +151,33 @@ static bool make_due(struct em_feed *f)
     return true;
 }
 
+static const char *meta_str(const json_t *obj, const char *key)
+{
+    return json_string_value(json_object_get(json_object_get(obj, "metadata"), key));
+}
+
+/* What a stream of the ring selects with (NEW reference; NULL for NULL): the record of
+ * tree (entry.h: a record reads as the object does for the namespace, the name, authz
+ * and the selectors; what the initial ADDED events already select with), the stored
+ * entry's when it is at tree's revision, so that the ring's EM_FEED_CAP changes hold no
+ * trees (a Job's is ~10 KB of heap, its record a few hundred bytes). The tree is
+ * dropped (taken). */
+static json_t *select_rec(struct em_server *srv, const struct nd_kind *k, json_t *tree)
+{
+    if (!tree)
+        return NULL;
+    k = em_store_kind(k); /* the stored kind's record (not a view's) */
+    const char *name = meta_str(tree, "name"), *rv = meta_str(tree, "resourceVersion");
+    const char *ns = meta_str(tree, "namespace");
+    const struct em_entry *se = k && name ? em_store_entry(&srv->store, k, ns ? ns : "", name)
+                                          : NULL;
+    const char *srv_rv = se ? meta_str(em_entry_rec(se), "resourceVersion") : NULL;
+    json_t *rec = srv_rv && rv && strcmp(srv_rv, rv) == 0 ? json_incref((json_t *)em_entry_rec(se))
+                                                          : em_rec_of(k, tree);
+    json_decref(tree);
+    return rec;
+}
+
 void em_feed_publish(struct em_server *srv)
 {
     struct em_feed *f = srv->feed;
@@ -180,10 +207,9 @@ void em_feed_publish(struct em_server *srv)
         n->rev = e->rev;
         n->plural = k ? k->plural : "";
         n->type = e->type;
-        /* trees the change does not keep (history.h): only the ring holds those of a
-         * clock jump's thousands of old changes, and lets them go as it turns */
-        n->obj = i < keep_from ? NULL : em_change_obj_new(e);
-        n->prev = i < keep_from ? NULL : em_change_prev_new(e);
+        /* records, not trees (select_rec); none for a change dropped again below */
+        n->obj = i < keep_from ? NULL : select_rec(srv, k, em_change_obj_new(e));
+        n->prev = i < keep_from ? NULL : select_rec(srv, k, em_change_prev_new(e));
         n->json = em_bytes_ref(em_change_json(e));
         f->published_rev = e->rev;
     }

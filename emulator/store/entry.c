@@ -9,7 +9,9 @@
 /* A list of entries with trees, the oldest first. */
 struct tree_list {
     struct em_entry *first, *last;
-    size_t n, bound;
+    size_t n;
+    size_t bound; /* of n (the hot list's, at a safe point), of bytes (the kept) */
+    size_t bytes; /* the entries' compact JSON */
 };
 
 static struct {
@@ -19,7 +21,7 @@ static struct {
 } hot = {.lru = {.bound = EM_ENTRY_HOT}};
 
 /* The trees kept for the simulation (em_entry_keep), in the order they were kept. */
-static struct tree_list kept = {.bound = EM_ENTRY_KEPT};
+static struct tree_list kept = {.bound = EM_ENTRY_KEPT_BYTES};
 static int keep_off = -1; /* NODUS_EMULATOR_TEST_NO_KEPT_TREES (-1: not read yet) */
 
 /* ---- the record ---- */
@@ -273,6 +275,7 @@ static void list_unlink(struct tree_list *l, struct em_entry *e)
         l->last = e->hot_prev;
     e->hot_prev = e->hot_next = NULL;
     l->n--;
+    l->bytes -= e->json ? e->json->len : 0;
 }
 
 static void list_append(struct tree_list *l, struct em_entry *e)
@@ -285,6 +288,7 @@ static void list_append(struct tree_list *l, struct em_entry *e)
         l->first = e;
     l->last = e;
     l->n++;
+    l->bytes += e->json ? e->json->len : 0;
 }
 
 static void hot_unlink(struct em_entry *e)
@@ -360,7 +364,7 @@ const json_t *em_entry_rec(const struct em_entry *e)
 
 void em_entry_trim(void)
 {
-    while (hot.lru.n > hot.lru.bound && hot.lru.first) {
+    while ((hot.lru.n > hot.lru.bound || hot.lru.bytes > EM_ENTRY_HOT_BYTES) && hot.lru.first) {
         struct em_entry *e = hot.lru.first;
         hot_unlink(e);
         json_decref(e->tree);
@@ -377,7 +381,7 @@ bool em_entry_keep(const struct em_entry *ce, bool keep)
     }
     if (!e->tree || e->kept == keep)
         return e->kept;
-    if (keep && (keep_off || kept.n >= kept.bound))
+    if (keep && (keep_off || kept.bytes + (e->json ? e->json->len : 0) > kept.bound))
         return false; /* full: the ones kept first stay, each found again next time */
     hot_unlink(e);
     if (keep) {
@@ -401,4 +405,5 @@ void em_entry_stats(struct em_entry_stats *out)
     out->bound = hot.lru.bound;
     out->peak = hot.peak;
     out->kept = kept.n;
+    out->kept_bytes = kept.bytes;
 }

@@ -55,11 +55,16 @@ struct em_entry {
 /* The seed of em_hash64 over a file's text (text_hash). */
 #define EM_TEXT_SEED 11
 
-/* Trees kept hot after a safe point (em_entry_trim) by default. */
+/* Trees kept hot after a safe point (em_entry_trim) by default, and of those no more
+ * than EM_ENTRY_HOT_BYTES of objects' JSON (the count binds first for objects under 2 KB;
+ * larger objects keep fewer trees). */
 #define EM_ENTRY_HOT 1024
-/* Trees kept for the simulation at most (em_entry_keep): a running Job's, about 10 KB
- * of heap each. */
-#define EM_ENTRY_KEPT 8192
+#define EM_ENTRY_HOT_BYTES (2u << 20)
+/* The trees kept for the simulation (em_entry_keep) at most, counted by their objects'
+ * compact JSON: 2 MiB, about 1,700 running Jobs. A tree takes about 11 times its JSON in
+ * heap (a running Job's 1.2 KB, 13 KB), so a bound of 8,192 trees (until session 30) held
+ * about 100 MB at 10,000 running Jobs, and this one about 25 MB. */
+#define EM_ENTRY_KEPT_BYTES (2u << 20)
 
 /* The keys of metadata a record holds (NULL-terminated). */
 extern const char *const em_rec_meta[];
@@ -95,13 +100,13 @@ const json_t *em_entry_rec(const struct em_entry *e);
  * until em_entry_keep(e, false) or e goes (a write replaces the entry): what the
  * simulation does for an object it runs again soon (a running Job, every emulated
  * minute), whose tree it would otherwise build from the bytes each time. At most
- * EM_ENTRY_KEPT trees are kept: when full, a new one is not (the ones kept stay, so
- * they are found again). Whether e's tree is kept now. NODUS_EMULATOR_TEST_NO_KEPT_TREES
+ * EM_ENTRY_KEPT_BYTES of objects are kept: when full, a new one is not (the ones kept
+ * stay, so they are found again). Whether e's tree is kept now. NODUS_EMULATOR_TEST_NO_KEPT_TREES
  * (tests): none is. */
 bool em_entry_keep(const struct em_entry *e, bool keep);
 
 /* The safe point: drops the trees of the least recently asked entries beyond the bound
- * (EM_ENTRY_HOT, or em_entry_set_bound's). */
+ * (EM_ENTRY_HOT, or em_entry_set_bound's, and EM_ENTRY_HOT_BYTES). */
 void em_entry_trim(void);
 void em_entry_set_bound(size_t bound);
 
@@ -112,6 +117,7 @@ struct em_entry_stats {
     size_t peak;     /* the most held at once since the process began (between safe
                       * points the list grows past bound with what a round works on) */
     size_t kept;     /* trees kept for the simulation (em_entry_keep), besides */
+    size_t kept_bytes; /* their objects' compact JSON (bounded: EM_ENTRY_KEPT_BYTES) */
 };
 void em_entry_stats(struct em_entry_stats *out);
 

@@ -69,15 +69,24 @@ json_t *em_change_prev(struct em_change *e)
     return e->prev;
 }
 
-/* History is kept as bytes: every EM_HISTORY_HOT appends, the events older than the
- * newest EM_HISTORY_HOT give up their trees (a previous object becomes its compact JSON;
- * an object only the journal still holds, one no longer stored, too). A reader of an old
- * event gets the tree back (em_change_obj, em_change_prev) until the next pass. */
+/* History is kept as bytes: every EM_HISTORY_HOT appends (or EM_HISTORY_HOT_BYTES of
+ * them), the events older than the newest EM_HISTORY_HOT (and EM_HISTORY_HOT_BYTES) give
+ * up their trees (a previous object becomes its compact JSON; an object only the journal
+ * still holds, one no longer stored, too). A reader of an old event gets the tree back
+ * (em_change_obj, em_change_prev) until the next pass. */
 static void compact(struct em_history *j)
 {
-    if (j->len <= EM_HISTORY_HOT)
+    size_t keep = 0, bytes = 0;
+    while (keep < j->len && keep < EM_HISTORY_HOT) {
+        const struct em_change *e = &j->ev[j->len - 1 - keep];
+        bytes += e->json ? e->json->len : 0;
+        if (bytes > EM_HISTORY_HOT_BYTES)
+            break;
+        keep++;
+    }
+    if (j->len <= keep)
         return;
-    for (size_t i = 0; i < j->len - EM_HISTORY_HOT; i++) {
+    for (size_t i = 0; i < j->len - keep; i++) {
         struct em_change *e = &j->ev[i];
         if (e->prev) {
             if (!e->prev_json)
@@ -195,9 +204,12 @@ void em_history_append(struct em_history *j, int64_t rev, int64_t time_ms, const
                        const char *plural, json_t *obj, json_t *prev, struct em_bytes *json)
 {
     push(j, rev, time_ms, type, plural, obj, prev, json);
-    if (++j->appended_since_compact >= EM_HISTORY_HOT) {
+    j->bytes_since_compact += json ? json->len : 0;
+    if (++j->appended_since_compact >= EM_HISTORY_HOT ||
+        j->bytes_since_compact >= EM_HISTORY_HOT_BYTES) {
         compact(j);
         j->appended_since_compact = 0;
+        j->bytes_since_compact = 0;
     }
 }
 

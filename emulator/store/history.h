@@ -35,8 +35,12 @@ struct em_change {
     struct em_bytes *prev_json; /* prev's, once the event gave up the tree */
 };
 
-/* Events newer than this many keep their trees; older ones keep bytes. */
+/* Events newer than this many keep their trees, and of those no more than
+ * EM_HISTORY_HOT_BYTES of objects' JSON (a tree takes about 11 times it: 2 MiB is about
+ * 1,700 running Jobs, the count binding first for those; larger objects keep fewer);
+ * older ones keep bytes. */
 #define EM_HISTORY_HOT 1024
+#define EM_HISTORY_HOT_BYTES (2u << 20)
 
 struct em_history {
     struct em_change *ev;
@@ -44,6 +48,7 @@ struct em_history {
     int64_t oldest_rev; /* resuming from any revision >= this is complete */
     size_t dropped_since_rewrite;
     size_t appended_since_compact;
+    size_t bytes_since_compact; /* the JSON of those appended since */
     struct em_store *store;
 };
 

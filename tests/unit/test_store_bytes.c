@@ -288,6 +288,127 @@ static void test_pretty_from_compact_is_jansson_indent(void **state)
     }
 }
 
+/* The trees the simulation keeps (em_entry_keep) are bounded by their objects' bytes, not
+ * by their count: large objects fill the bound with fewer trees. */
+static void test_kept_trees_bounded_by_bytes(void **state)
+{
+    (void)state;
+    char *dir = store_tmpdir("kept");
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT, err = ND_BUF_INIT;
+    assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
+    enum { N = 24, BIG = 128 << 10 }; /* 3 MB of objects: more than the bound */
+    char *note = nd_xmalloc(BIG + 1);
+    memset(note, 'x', BIG);
+    note[BIG] = '\0';
+    size_t kept = 0, refused = 0;
+    for (int i = 0; i < N; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "big%d", i);
+        json_t *o = job(name, i + 1);
+        json_object_set_new(json_object_get(o, "metadata"), "annotations",
+                            json_pack("{ss}", "note", note));
+        put(&s, o);
+        const struct em_entry *e = em_store_entry(&s, JOBS, "p", name);
+        assert_non_null(em_store_get(&s, JOBS, "p", name)); /* its tree */
+        if (em_entry_keep(e, true))
+            kept++;
+        else
+            refused++;
+        em_store_trim(&s);
+    }
+    struct em_entry_stats ts;
+    em_entry_stats(&ts);
+    assert_int_equal(ts.kept, kept);
+    assert_true(ts.kept_bytes <= EM_ENTRY_KEPT_BYTES);
+    assert_true(ts.kept_bytes + BIG > EM_ENTRY_KEPT_BYTES); /* full: no room for one more */
+    assert_true(refused > 0 && kept > 0);
+    /* the ones kept stay (found again without a build) */
+    uint64_t b0 = built();
+    assert_non_null(em_store_get(&s, JOBS, "p", "big0"));
+    assert_int_equal(built(), b0);
+    for (int i = 0; i < N; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "big%d", i);
+        em_entry_keep(em_store_entry(&s, JOBS, "p", name), false);
+    }
+    em_entry_stats(&ts);
+    assert_int_equal(ts.kept, 0);
+    assert_int_equal(ts.kept_bytes, 0);
+    free(note);
+    em_store_close(&s);
+    em_rm_rf(dir);
+    free(dir);
+    nd_buf_release(&report);
+    nd_buf_release(&err);
+}
+
+/* A safe point keeps at most EM_ENTRY_HOT_BYTES of objects hot, not EM_ENTRY_HOT trees
+ * whatever their size. */
+static void test_hot_trees_bounded_by_bytes(void **state)
+{
+    (void)state;
+    char *dir = store_tmpdir("hotb");
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT, err = ND_BUF_INIT;
+    assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
+    enum { N = 40, BIG = 128 << 10 }; /* 5 MB of objects: more than the bound */
+    char *note = nd_xmalloc(BIG + 1);
+    memset(note, 'x', BIG);
+    note[BIG] = '\0';
+    for (int i = 0; i < N; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "h%d", i);
+        json_t *o = job(name, i + 1);
+        json_object_set_new(json_object_get(o, "metadata"), "annotations",
+                            json_pack("{ss}", "note", note));
+        put(&s, o);
+    }
+    assert_int_equal(hot(), N);
+    em_store_trim(&s);
+    assert_true(hot() > 0 && hot() <= EM_ENTRY_HOT_BYTES / BIG);
+    /* the newest stay hot */
+    uint64_t b0 = built();
+    assert_non_null(em_store_get(&s, JOBS, "p", "h39"));
+    assert_int_equal(built(), b0);
+    free(note);
+    em_store_close(&s);
+    em_rm_rf(dir);
+    free(dir);
+    nd_buf_release(&report);
+    nd_buf_release(&err);
+}
+
+/* A write's record shares its repeated values with other writes' records (rec_share.h),
+ * not with the tree it was made from, which would stay in pieces once dropped. */
+static void test_write_records_shared(void **state)
+{
+    (void)state;
+    char *dir = store_tmpdir("wrec");
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT, err = ND_BUF_INIT;
+    assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
+    put(&s, job("a", 1));
+    put(&s, job("b", 2));
+    const struct em_entry *a = em_store_entry(&s, JOBS, "p", "a");
+    const struct em_entry *b = em_store_entry(&s, JOBS, "p", "b");
+    const json_t *ma = json_object_get(em_entry_rec(a), "metadata");
+    const json_t *mb = json_object_get(em_entry_rec(b), "metadata");
+    const json_t *ta = json_object_get(em_store_get(&s, JOBS, "p", "a"), "metadata");
+    assert_ptr_equal(json_object_get(ma, "labels"), json_object_get(mb, "labels"));
+    assert_ptr_equal(json_object_get(ma, "finalizers"), json_object_get(mb, "finalizers"));
+    assert_ptr_not_equal(json_object_get(ma, "labels"), json_object_get(ta, "labels"));
+    assert_ptr_not_equal(json_object_get(ma, "name"), json_object_get(ta, "name"));
+    assert_true(json_equal(json_object_get(ma, "labels"), json_object_get(ta, "labels")));
+    assert_string_equal(json_string_value(json_object_get(ma, "name")), "a");
+    assert_string_equal(json_string_value(json_object_get(mb, "uid")), "u-1");
+    em_store_close(&s);
+    em_rm_rf(dir);
+    free(dir);
+    nd_buf_release(&report);
+    nd_buf_release(&err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -295,6 +416,9 @@ int main(void)
         cmocka_unit_test(test_record_fields),
         cmocka_unit_test(test_record_of_ended_job),
         cmocka_unit_test(test_hot_trees_bounded),
+        cmocka_unit_test(test_kept_trees_bounded_by_bytes),
+        cmocka_unit_test(test_hot_trees_bounded_by_bytes),
+        cmocka_unit_test(test_write_records_shared),
         cmocka_unit_test(test_checkpoint_start_builds_no_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -183,12 +183,51 @@ static void test_stored_object_shares_its_bytes(void **state)
     assert_ptr_equal(j->ev[0].json, em_store_entry_json(em_store_entry(s, VOLUMES, "default", "b")));
 }
 
+/* Large objects keep fewer trees: the newest changes hold at most EM_HISTORY_HOT_BYTES
+ * of objects in trees, not EM_HISTORY_HOT changes whatever their size. */
+static void test_trees_bounded_by_bytes(void **state)
+{
+    struct fix *f = *state;
+    struct em_store *s = &f->s;
+    struct em_history *j = &f->j;
+    enum { N = 100, BIG = 64 << 10 }; /* 6.4 MB of objects, 100 changes */
+    char *note = nd_xmalloc(BIG + 1);
+    memset(note, 'n', BIG);
+    note[BIG] = '\0';
+    for (int i = 1; i <= N; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "big%d", i);
+        json_t *v = volume(name, i, 1);
+        json_object_set_new(json_object_get(v, "metadata"), "annotations",
+                            json_pack("{ss}", "note", note));
+        struct em_bytes *json = NULL;
+        struct nd_status st = ND_STATUS_INIT;
+        assert_int_equal(em_store_put(s, VOLUMES, v, "ADDED", 1000, &json, &st), 0);
+        em_history_append(j, i, 1000, "ADDED", "volumes", v, NULL, json);
+        em_bytes_unref(json);
+        json_decref(v);
+    }
+    size_t with_trees = 0;
+    for (size_t i = 0; i < j->len; i++)
+        with_trees += j->ev[i].obj != NULL;
+    /* at most the bytes' worth kept at the last pass and what came after it */
+    assert_true(with_trees > 0);
+    assert_true(with_trees <= 2 * (EM_HISTORY_HOT_BYTES / BIG));
+    assert_non_null(j->ev[j->len - 1].obj);
+    /* an old one's tree comes back from its bytes */
+    json_t *o = em_change_obj(&j->ev[0]);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(o, "metadata"), "name")),
+                        "big1");
+    free(note);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_old_events_keep_bytes, fix_open, fix_close),
         cmocka_unit_test_setup_teardown(test_previous_shares_bytes, fix_open, fix_close),
         cmocka_unit_test_setup_teardown(test_stored_object_shares_its_bytes, fix_open, fix_close),
+        cmocka_unit_test_setup_teardown(test_trees_bounded_by_bytes, fix_open, fix_close),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
