@@ -1,6 +1,7 @@
 /* The start's loader: every object file, from the checkpoint where unchanged, parsed on
  * two threads; see checkpoint.h. */
 #include "checkpoint.h"
+#include "crash_repair.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include "objscan.h"
 #include "rec_arena.h"
 #include "rec_share.h"
+#include "store_ix.h"
 #include "util/xmalloc.h"
 
 #ifndef O_NOATIME
@@ -45,6 +47,12 @@ struct work {
     size_t n;
     const struct em_ckpt *ck; /* NULL: none */
     atomic_size_t next;
+};
+
+/* A loader thread's: the work, and its run of owner index entries (NULL: none made). */
+struct loader {
+    struct work *w;
+    struct em_owners_run *run;
 };
 
 static const char *meta_str(const json_t *obj, const char *key)
@@ -205,27 +213,47 @@ static const struct em_ckpt_rec *unchanged(struct em_loaded *it, const struct jo
     return r;
 }
 
+/* What the store makes of a loaded object of kind k (set_entry, store.c), made here on
+ * the loader thread: its entry, its kind's index entry, its revision, and its owner index
+ * entries into run. */
+static void make_entry(struct em_loaded *it, const struct nd_kind *k, struct em_owners_run *run)
+{
+    struct em_entry *e = em_entry_new(it->json, it->rec, NULL);
+    e->stamp = it->stamp;
+    it->json = NULL;
+    it->rec = NULL;
+    it->entry = e;
+    it->rev = em_store_obj_rv(e->rec);
+    char kb[EM_STORE_KEY_MAX];
+    it->ent = em_index_ent_new(em_store_ix_key(it->ns, it->name, kb, sizeof kb), e);
+    em_owners_run_set(run, k, it->ns, it->name, e->rec);
+}
+
 /* One item: from the checkpoint when its file is unchanged (the stat done here, on the
- * loader threads, not in the scan), else from its file. */
+ * loader threads, not in the scan), else from its file; then, for the store (run), what
+ * it makes of it. */
 static void load_one(struct em_loaded *it, const struct job *j, const struct em_ckpt *ck,
-                     struct em_rec_share *sh)
+                     struct em_rec_share *sh, struct em_owners_run *run)
 {
     if (j->done)
         return;
     const struct em_ckpt_rec *r = ck ? unchanged(it, j, ck) : NULL;
     if (r && load_checkpointed(it, r, sh)) {
         it->from_checkpoint = true;
-        return;
+    } else {
+        /* none, or not what it should be: the file decides */
+        it->stamp.valid = false;
+        it->path = nd_xasprintf("%s/%s.json", j->dirpath, it->name);
+        load_from_file(it, j->kind, j->plan, sh);
     }
-    /* none, or not what it should be: the file decides */
-    it->stamp.valid = false;
-    it->path = nd_xasprintf("%s/%s.json", j->dirpath, it->name);
-    load_from_file(it, j->kind, j->plan, sh);
+    if (run && it->rec && j->kind)
+        make_entry(it, j->kind, run);
 }
 
 static void *worker(void *arg)
 {
-    struct work *w = arg;
+    struct loader *ld = arg;
+    struct work *w = ld->w;
     struct em_rec_share *sh = em_rec_share_new(); /* this thread's */
     for (;;) {
         size_t at = atomic_fetch_add(&w->next, BLOCK);
@@ -233,8 +261,10 @@ static void *worker(void *arg)
             break;
         size_t end = at + BLOCK < w->n ? at + BLOCK : w->n;
         for (size_t i = at; i < end; i++)
-            load_one(&w->items[i], &w->jobs[i], w->ck, sh);
+            load_one(&w->items[i], &w->jobs[i], w->ck, sh, ld->run);
     }
+    if (ld->run) /* the sort on this thread too: the store only merges the runs */
+        em_owners_run_sort(ld->run);
     em_rec_share_free(sh);
     em_rec_arena_done();
     return NULL;
@@ -418,21 +448,65 @@ static void scan_project_dir(struct scan *sc, const char *root, const char *dnam
     free(nsdir);
 }
 
-/* Parses the items: separate objects on separate threads; the hash seed is fixed first. */
-static void parse_all(struct em_load *out, struct job *jobs, const struct em_ckpt *ck)
+/* A project directory's name as its objects' index keys begin (store_ix.h): the
+ * cluster-scoped objects' is "". */
+static const char *ns_of_dir(const char *dname)
+{
+    return strcmp(dname, CLUSTER_DIR) == 0 ? "" : dname;
+}
+
+static int by_ns(const void *a, const void *b)
+{
+    return strcmp(ns_of_dir(*(char *const *)a), ns_of_dir(*(char *const *)b));
+}
+
+/* The project directories of DIR/objects (NEW, *n of them), in the order of their
+ * projects: a kind's objects then come in its index's key order, project by project, so
+ * the store appends each (index.c: one comparison), whatever order the directory lists
+ * them in. */
+static char **project_dirs(DIR *d1, size_t *n)
+{
+    char **v = NULL;
+    size_t cap = 0;
+    struct dirent *e1;
+    while ((e1 = readdir(d1))) {
+        if (e1->d_name[0] == '.')
+            continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            v = nd_xrealloc(v, cap * sizeof *v);
+        }
+        v[(*n)++] = nd_xstrdup(e1->d_name);
+    }
+    if (*n > 1)
+        qsort(v, *n, sizeof *v, by_ns);
+    return v;
+}
+
+/* Parses the items: separate objects on separate threads; the hash seed is fixed first.
+ * For the store (index), each thread makes what the store keeps of its objects too. */
+static void parse_all(struct em_load *out, struct job *jobs, const struct em_ckpt *ck,
+                      bool index)
 {
     json_object_seed(0);
     struct work w = {.items = out->items, .jobs = jobs, .n = out->n, .ck = ck};
     atomic_init(&w.next, 0);
+    if (index) {
+        out->runs = nd_xcalloc(THREADS, sizeof *out->runs);
+        out->nruns = THREADS;
+    }
+    struct loader ld[THREADS];
+    for (size_t t = 0; t < THREADS; t++)
+        ld[t] = (struct loader){.w = &w, .run = index ? &out->runs[t] : NULL};
     pthread_t th[THREADS - 1];
     size_t started = 0;
     if (out->n >= 4 * BLOCK) {
         for (size_t t = 0; t < THREADS - 1; t++) {
-            if (pthread_create(&th[t], NULL, worker, &w) == 0)
+            if (pthread_create(&th[started], NULL, worker, &ld[started + 1]) == 0)
                 started++;
         }
     }
-    worker(&w);
+    worker(&ld[0]);
     for (size_t t = 0; t < started; t++)
         pthread_join(th[t], NULL);
 }
@@ -452,7 +526,7 @@ static void *read_ck(void *arg)
     return NULL;
 }
 
-void em_load_objects(const char *dir, struct em_load *out)
+void em_load_objects(const char *dir, struct em_load *out, bool index)
 {
     memset(out, 0, sizeof *out);
     struct scan sc = {.out = out, .share = em_rec_share_new()};
@@ -473,17 +547,19 @@ void em_load_objects(const char *dir, struct em_load *out)
     char *root = nd_xasprintf("%s/objects", dir);
     DIR *d1 = opendir(root);
     if (d1) {
-        struct dirent *e1;
-        while ((e1 = readdir(d1))) {
-            if (e1->d_name[0] != '.')
-                scan_project_dir(&sc, root, e1->d_name);
+        size_t n = 0;
+        char **projects = project_dirs(d1, &n);
+        for (size_t i = 0; i < n; i++) {
+            scan_project_dir(&sc, root, projects[i]);
+            free(projects[i]);
         }
+        free(projects);
         closedir(d1);
     }
     if (threaded)
         pthread_join(th, NULL);
     if (d1)
-        parse_all(out, sc.jobs, cr.ok ? &cr.ck : NULL);
+        parse_all(out, sc.jobs, cr.ok ? &cr.ck : NULL, index);
     em_rec_share_free(sc.share);
     em_rec_arena_done(); /* the Events' records (scan_kind_dir) */
     free(root);
@@ -505,8 +581,13 @@ void em_load_free(struct em_load *l)
         free(it->why);
         json_decref(it->rec);
         em_bytes_unref(it->json);
+        em_index_ent_free(it->ent); /* what the store did not take */
+        em_entry_free(it->entry);
     }
     free(l->items);
+    for (size_t i = 0; i < l->nruns; i++)
+        em_owners_run_free(&l->runs[i]);
+    free(l->runs);
     for (size_t i = 0; i < l->ndirs; i++)
         free(l->dirs[i]);
     free(l->dirs);
