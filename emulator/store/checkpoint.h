@@ -42,7 +42,7 @@ struct em_loaded {
     const char *plural; /* shared per directory; valid until em_loaded_free */
     const char *ns;     /* "" for cluster-scoped */
     char *name;
-    char *path;         /* the file (NULL when it came from the checkpoint) */
+    char *path;         /* the file, when broken and read (else NULL) */
     json_t *rec;        /* its record (entry.h), NEW when loaded; NULL when broken */
     char *why;          /* why it is broken */
     struct em_bytes *json; /* its compact JSON (NEW) when loaded */
@@ -68,6 +68,7 @@ struct em_load {
      * per loader thread, each sorted there (owners.h) */
     struct em_owners_run *runs;
     size_t nruns;
+    size_t unmade; /* items loaded without an entry made (the Events' hour files') */
 };
 
 /* Loads every object file under dir/objects (using dir/history/checkpoint when it is

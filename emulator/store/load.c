@@ -121,15 +121,15 @@ static bool load_scanned(struct em_loaded *it, const struct nd_kind *k,
     return ok;
 }
 
-static void load_from_file(struct em_loaded *it, const struct nd_kind *k,
+static void load_from_file(struct em_loaded *it, const char *path, const struct nd_kind *k,
                            const struct em_scan_plan *plan, struct em_rec_share *sh)
 {
     struct nd_buf data = ND_BUF_INIT;
     /* without updating the file's atime (a first read after a write would dirty every
      * inode): allowed to the files' owner, else read as usual */
-    int fd = open(it->path, O_RDONLY | O_CLOEXEC | O_NOATIME);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
     if (fd < 0 && errno == EPERM)
-        fd = open(it->path, O_RDONLY | O_CLOEXEC);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
     if (fd < 0 || fstat(fd, &sb) < 0) {
         it->why = nd_xstrdup(strerror(errno));
@@ -196,13 +196,11 @@ static bool load_checkpointed(struct em_loaded *it, const struct em_ckpt_rec *r,
 
 /* The checkpoint's record of the item when its file is exactly as the checkpoint saw it,
  * else NULL. */
-static const struct em_ckpt_rec *unchanged(struct em_loaded *it, const struct job *j,
-                                           const struct em_ckpt *ck)
+static const struct em_ckpt_rec *unchanged(struct em_loaded *it, const char *path,
+                                           const struct job *j, const struct em_ckpt *ck)
 {
-    char path[4096];
     struct stat sb;
-    int n = snprintf(path, sizeof path, "%s/%s.json", j->dirpath, it->name);
-    if (n < 0 || (size_t)n >= sizeof path || stat(path, &sb) != 0)
+    if (stat(path, &sb) != 0)
         return NULL;
     em_stamp_of(&sb, &it->stamp);
     const struct em_ckpt_rec *r = em_ckpt_find(ck, it->plural, j->nsdirname, it->name);
@@ -237,15 +235,24 @@ static void load_one(struct em_loaded *it, const struct job *j, const struct em_
 {
     if (j->done)
         return;
-    const struct em_ckpt_rec *r = ck ? unchanged(it, j, ck) : NULL;
+    /* the file's path, kept only when it is broken (a report names it) */
+    char buf[4096];
+    int len = snprintf(buf, sizeof buf, "%s/%s.json", j->dirpath, it->name);
+    char *path = buf;
+    if (len < 0 || (size_t)len >= sizeof buf)
+        path = nd_xasprintf("%s/%s.json", j->dirpath, it->name);
+    const struct em_ckpt_rec *r = ck ? unchanged(it, path, j, ck) : NULL;
     if (r && load_checkpointed(it, r, sh)) {
         it->from_checkpoint = true;
     } else {
         /* none, or not what it should be: the file decides */
         it->stamp.valid = false;
-        it->path = nd_xasprintf("%s/%s.json", j->dirpath, it->name);
-        load_from_file(it, j->kind, j->plan, sh);
+        load_from_file(it, path, j->kind, j->plan, sh);
+        if (it->why)
+            it->path = nd_xstrdup(path);
     }
+    if (path != buf)
+        free(path);
     if (run && it->rec && j->kind)
         make_entry(it, j->kind, run);
 }
@@ -371,6 +378,8 @@ static void event_item(void *ctx, char *name, json_t *obj, struct em_bytes *json
     it->plural = es->plural;
     it->ns = es->ns;
     it->name = name;
+    if (json || obj) /* the store makes its entry (these are read before the threads) */
+        es->sc->out->unmade++;
     if (json) { /* read in one pass: its bytes, and its record from the scan's part */
         it->json = json;
         keep_rec(it, nd_kind_by_plural(NULL, es->plural), obj, es->sc->share);

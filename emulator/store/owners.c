@@ -225,6 +225,29 @@ void em_owners_take(struct em_owners *o, struct em_owners_run *runs, size_t n)
     free(maps);
 }
 
+static void *take_thread(void *arg)
+{
+    struct em_owners_taking *t = arg;
+    em_owners_take(t->o, t->runs, t->n);
+    return NULL;
+}
+
+void em_owners_take_begin(struct em_owners_taking *t, struct em_owners *o,
+                          struct em_owners_run *runs, size_t n, bool thread)
+{
+    *t = (struct em_owners_taking){.o = o, .runs = runs, .n = n};
+    t->threaded = thread && pthread_create(&t->th, NULL, take_thread, t) == 0;
+}
+
+void em_owners_take_end(struct em_owners_taking *t)
+{
+    if (t->threaded)
+        pthread_join(t->th, NULL);
+    else
+        em_owners_take(t->o, t->runs, t->n);
+    t->threaded = false;
+}
+
 void em_owners_run_free(struct em_owners_run *r)
 {
     em_index_run_free(&r->objects, free);

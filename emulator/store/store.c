@@ -266,6 +266,8 @@ static void load_all(struct em_store *s, json_t *broken_lines)
 {
     struct em_load l;
     em_load_objects(s->dir, &l, true);
+    struct em_owners_taking taking; /* merged meanwhile, unless this loop sets owners too */
+    em_owners_take_begin(&taking, &s->owners, l.runs, l.nruns, !l.unmade);
     const char *plural = NULL; /* the last item's (shared per directory), its kind, index */
     const struct nd_kind *k = NULL;
     struct em_index *ix = NULL;
@@ -302,8 +304,7 @@ static void load_all(struct em_store *s, json_t *broken_lines)
         else
             s->loaded_files++;
     }
-    /* the runs the threads sorted, merged */
-    em_owners_take(&s->owners, l.runs, l.nruns);
+    em_owners_take_end(&taking);
     s->event_lines = l.event_lines;
     s->event_parsed = l.event_parsed;
     em_load_free(&l);
