@@ -65,18 +65,20 @@ struct em_load {
     /* the lines of the Events' hour files read, and those jansson parsed (events_file.h) */
     size_t event_lines, event_parsed;
     /* when for the store: the owner index's entries of the items with an entry, a run
-     * per loader thread, each sorted there (owners.h) */
+     * per loader thread, each sorted there, and one of the Events read by the listing
+     * (owners.h) */
     struct em_owners_run *runs;
     size_t nruns;
-    size_t unmade; /* items loaded without an entry made (the Events' hour files') */
+    size_t made_on_threads; /* items whose entry the loader threads made */
 };
 
 /* Loads every object file under dir/objects (using dir/history/checkpoint when it is
  * valid, then deleting it) and removes temporary files of interrupted writes. index:
- * for the store, which then only links in what the loader threads made of each object
- * loaded whose directory names a kind (its entry, index entry and owner index entries:
- * em_loaded's entry, ent and rev, em_load's runs), instead of building all that on one
- * thread after them; else items keep rec and json. */
+ * for the store, which then only links in what the loader threads (the listing, for the
+ * Events' hour files) made of every object loaded whose directory names a kind (its
+ * entry, index entry and owner index entries: em_loaded's entry, ent and rev, em_load's
+ * runs), instead of building all that on one thread after them; else items keep rec and
+ * json. */
 void em_load_objects(const char *dir, struct em_load *out, bool index);
 void em_load_free(struct em_load *l);
 

@@ -53,6 +53,7 @@ struct work {
 struct loader {
     struct work *w;
     struct em_owners_run *run;
+    size_t made; /* entries made */
 };
 
 static const char *meta_str(const json_t *obj, const char *key)
@@ -267,8 +268,10 @@ static void *worker(void *arg)
         if (at >= w->n)
             break;
         size_t end = at + BLOCK < w->n ? at + BLOCK : w->n;
-        for (size_t i = at; i < end; i++)
+        for (size_t i = at; i < end; i++) {
             load_one(&w->items[i], &w->jobs[i], w->ck, sh, ld->run);
+            ld->made += !w->jobs[i].done && w->items[i].entry; /* (not the Events') */
+        }
     }
     if (ld->run) /* the sort on this thread too: the store only merges the runs */
         em_owners_run_sort(ld->run);
@@ -301,6 +304,7 @@ struct scan {
     struct em_scan_plan **plans; /* one per kind directory */
     size_t nplans;
     struct em_scan_plan *events_plan; /* the Events' lines (NULL: no_plans) */
+    struct em_owners_run *run; /* for the store: the Events' owner index entries */
 };
 
 /* A new item and its job at the end of the scan's arrays. */
@@ -378,14 +382,15 @@ static void event_item(void *ctx, char *name, json_t *obj, struct em_bytes *json
     it->plural = es->plural;
     it->ns = es->ns;
     it->name = name;
-    if (json || obj) /* the store makes its entry (these are read before the threads) */
-        es->sc->out->unmade++;
+    const struct nd_kind *k = nd_kind_by_plural(NULL, es->plural);
     if (json) { /* read in one pass: its bytes, and its record from the scan's part */
         it->json = json;
-        keep_rec(it, nd_kind_by_plural(NULL, es->plural), obj, es->sc->share);
+        keep_rec(it, k, obj, es->sc->share);
     } else if (obj) { /* its bytes and record, as for a file */
-        keep_bytes(it, nd_kind_by_plural(NULL, es->plural), obj, es->sc->share);
+        keep_bytes(it, k, obj, es->sc->share);
     }
+    if (es->sc->run && it->rec && k) /* for the store, as the loader threads do */
+        make_entry(it, k, es->sc->run);
     it->path = path;
     it->why = why;
 }
@@ -500,10 +505,6 @@ static void parse_all(struct em_load *out, struct job *jobs, const struct em_ckp
     json_object_seed(0);
     struct work w = {.items = out->items, .jobs = jobs, .n = out->n, .ck = ck};
     atomic_init(&w.next, 0);
-    if (index) {
-        out->runs = nd_xcalloc(THREADS, sizeof *out->runs);
-        out->nruns = THREADS;
-    }
     struct loader ld[THREADS];
     for (size_t t = 0; t < THREADS; t++)
         ld[t] = (struct loader){.w = &w, .run = index ? &out->runs[t] : NULL};
@@ -518,6 +519,8 @@ static void parse_all(struct em_load *out, struct job *jobs, const struct em_ckp
     worker(&ld[0]);
     for (size_t t = 0; t < started; t++)
         pthread_join(th[t], NULL);
+    for (size_t t = 0; t < THREADS; t++)
+        out->made_on_threads += ld[t].made;
 }
 
 /* The checkpoint, read (with its checksum) on a thread of its own while the directories
@@ -539,6 +542,11 @@ void em_load_objects(const char *dir, struct em_load *out, bool index)
 {
     memset(out, 0, sizeof *out);
     struct scan sc = {.out = out, .share = em_rec_share_new()};
+    if (index) { /* one run per loader thread, and the scan's (the Events') last */
+        out->runs = nd_xcalloc(THREADS + 1, sizeof *out->runs);
+        out->nruns = THREADS + 1;
+        sc.run = &out->runs[THREADS];
+    }
     /* tests only: the files read as before the one-pass scan, to compare what is served */
     const char *slow = getenv("NODUS_EMULATOR_TEST_JANSSON_LOAD");
     sc.no_plans = slow && *slow && strcmp(slow, "0") != 0;
@@ -565,6 +573,8 @@ void em_load_objects(const char *dir, struct em_load *out, bool index)
         free(projects);
         closedir(d1);
     }
+    if (sc.run)
+        em_owners_run_sort(sc.run);
     if (threaded)
         pthread_join(th, NULL);
     if (d1)

@@ -256,7 +256,6 @@ static void link_entry(struct em_store *s, const struct nd_kind *k, struct em_in
         s->revision = it->rev;
     it->ent = NULL;
     it->entry = NULL;
-    s->indexed_on_loaders++;
 }
 
 /* Every object file (checkpoint.h: from the last clean stop's checkpoint where the file
@@ -266,8 +265,8 @@ static void load_all(struct em_store *s, json_t *broken_lines)
 {
     struct em_load l;
     em_load_objects(s->dir, &l, true);
-    struct em_owners_taking taking; /* merged meanwhile, unless this loop sets owners too */
-    em_owners_take_begin(&taking, &s->owners, l.runs, l.nruns, !l.unmade);
+    struct em_owners_taking taking; /* the runs the threads sorted, merged meanwhile */
+    em_owners_take_begin(&taking, &s->owners, l.runs, l.nruns, true);
     const char *plural = NULL; /* the last item's (shared per directory), its kind, index */
     const struct nd_kind *k = NULL;
     struct em_index *ix = NULL;
@@ -283,7 +282,7 @@ static void load_all(struct em_store *s, json_t *broken_lines)
             if (!ix)
                 ix = em_store_index(s, k, true);
             link_entry(s, k, ix, it);
-        } else if (!it->rec || !k) {
+        } else { /* (every object of a kind has its entry made) */
             char *path = it->path ? NULL : obj_file(s, it->plural, it->ns, it->name);
             char *why = it->rec ? nd_xasprintf("the directory %s names no kind", it->plural) : NULL;
             report_broken(s, broken_lines, it->plural, it->ns, it->name, path ? path : it->path,
@@ -291,13 +290,6 @@ static void load_all(struct em_store *s, json_t *broken_lines)
             free(path);
             free(why);
             continue;
-        } else { /* read during the listing (the Events' hour files) */
-            note_rev(s, it->rec);
-            struct em_entry *e = em_entry_new(it->json, it->rec, NULL);
-            it->json = NULL;
-            it->rec = NULL;
-            e->stamp = it->stamp;
-            set_entry(s, k, it->ns, it->name, e);
         }
         if (it->from_checkpoint)
             s->loaded_checkpoint++;
@@ -305,6 +297,7 @@ static void load_all(struct em_store *s, json_t *broken_lines)
             s->loaded_files++;
     }
     em_owners_take_end(&taking);
+    s->indexed_on_loaders = l.made_on_threads;
     s->event_lines = l.event_lines;
     s->event_parsed = l.event_parsed;
     em_load_free(&l);
