@@ -122,6 +122,27 @@ static bool load_scanned(struct em_loaded *it, const struct nd_kind *k,
     return ok;
 }
 
+/* The file's text into data: at once into a buffer of its size and a byte more, a read
+ * short of that being its end (no second read to find it: a syscall a file); else (it
+ * grew since the fstat, or is not a regular file) what is left as it comes. */
+static int read_text(int fd, const struct stat *sb, struct nd_buf *data)
+{
+    if (S_ISREG(sb->st_mode) && sb->st_size > 0 && nd_buf_grow(data, (size_t)sb->st_size + 1) == 0) {
+        size_t want = (size_t)sb->st_size + 1;
+        ssize_t n;
+        do
+            n = read(fd, data->data, want);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+            return -1;
+        data->len = (size_t)n;
+        data->data[n] = '\0';
+        if ((size_t)n < want)
+            return 0;
+    }
+    return nd_buf_read_fd(data, fd);
+}
+
 static void load_from_file(struct em_loaded *it, const char *path, const struct nd_kind *k,
                            const struct em_scan_plan *plan, struct em_rec_share *sh)
 {
@@ -138,9 +159,7 @@ static void load_from_file(struct em_loaded *it, const char *path, const struct 
             close(fd);
         return;
     }
-    if (S_ISREG(sb.st_mode) && sb.st_size > 0)
-        nd_buf_grow(&data, (size_t)sb.st_size + 1);
-    int rc = nd_buf_read_fd(&data, fd);
+    int rc = read_text(fd, &sb, &data);
     int e = errno;
     close(fd);
     if (rc < 0) {
