@@ -47,6 +47,8 @@ struct work {
     size_t n;
     const struct em_ckpt *ck; /* NULL: none */
     atomic_size_t next;
+    bool make;      /* what the store keeps of each object is made (for the store) */
+    bool load;      /* the objects are loaded (else only made: a second pass) */
 };
 
 /* A loader thread's: the work, and its run of owner index entries (NULL: none made). */
@@ -282,18 +284,24 @@ static void *worker(void *arg)
     struct loader *ld = arg;
     struct work *w = ld->w;
     struct em_rec_share *sh = em_rec_share_new(); /* this thread's */
+    struct em_owners_run *run = w->make ? ld->run : NULL;
     for (;;) {
         size_t at = atomic_fetch_add(&w->next, BLOCK);
         if (at >= w->n)
             break;
         size_t end = at + BLOCK < w->n ? at + BLOCK : w->n;
         for (size_t i = at; i < end; i++) {
-            load_one(&w->items[i], &w->jobs[i], w->ck, sh, ld->run);
-            ld->made += !w->jobs[i].done && w->items[i].entry; /* (not the Events') */
+            struct em_loaded *it = &w->items[i];
+            const struct job *j = &w->jobs[i];
+            if (w->load)
+                load_one(it, j, w->ck, sh, run);
+            else if (run && !j->done && it->rec && j->kind)
+                make_entry(it, j->kind, run);
+            ld->made += !j->done && it->entry; /* (not the Events') */
         }
     }
-    if (ld->run) /* the sort on this thread too: the store only merges the runs */
-        em_owners_run_sort(ld->run);
+    if (run) /* the sort on this thread too: the store only merges the runs */
+        em_owners_run_sort(run);
     em_rec_share_free(sh);
     em_rec_arena_done();
     return NULL;
@@ -516,20 +524,13 @@ static char **project_dirs(DIR *d1, size_t *n)
     return v;
 }
 
-/* Parses the items: separate objects on separate threads; the hash seed is fixed first.
- * For the store (index), each thread makes what the store keeps of its objects too. */
-static void parse_all(struct em_load *out, struct job *jobs, const struct em_ckpt *ck,
-                      bool index)
+/* One pass of the workers over the items, on the threads (when there are enough). */
+static void run_pass(struct work *w, struct loader *ld)
 {
-    json_object_seed(0);
-    struct work w = {.items = out->items, .jobs = jobs, .n = out->n, .ck = ck};
-    atomic_init(&w.next, 0);
-    struct loader ld[THREADS];
-    for (size_t t = 0; t < THREADS; t++)
-        ld[t] = (struct loader){.w = &w, .run = index ? &out->runs[t] : NULL};
+    atomic_init(&w->next, 0);
     pthread_t th[THREADS - 1];
     size_t started = 0;
-    if (out->n >= 4 * BLOCK) {
+    if (w->n >= 4 * BLOCK) {
         for (size_t t = 0; t < THREADS - 1; t++) {
             if (pthread_create(&th[started], NULL, worker, &ld[started + 1]) == 0)
                 started++;
@@ -538,6 +539,26 @@ static void parse_all(struct em_load *out, struct job *jobs, const struct em_ckp
     worker(&ld[0]);
     for (size_t t = 0; t < started; t++)
         pthread_join(th[t], NULL);
+}
+
+/* Parses the items: separate objects on separate threads; the hash seed is fixed first.
+ * For the store (index), the threads make what the store keeps of each object too: as
+ * they load it, or, when there is a checkpoint, in a second pass once it is freed (its
+ * buffer and all that together would raise the start's peak). */
+static void parse_all(struct em_load *out, struct job *jobs, struct em_ckpt *ck, bool index)
+{
+    json_object_seed(0);
+    struct work w = {.items = out->items, .jobs = jobs, .n = out->n, .ck = ck,
+                     .make = index && !ck, .load = true};
+    struct loader ld[THREADS];
+    for (size_t t = 0; t < THREADS; t++)
+        ld[t] = (struct loader){.w = &w, .run = index ? &out->runs[t] : NULL};
+    run_pass(&w, ld);
+    if (index && ck) {
+        em_ckpt_free(ck);
+        w = (struct work){.items = out->items, .jobs = jobs, .n = out->n, .make = true};
+        run_pass(&w, ld);
+    }
     for (size_t t = 0; t < THREADS; t++)
         out->made_on_threads += ld[t].made;
 }
