@@ -213,13 +213,20 @@ void em_index_free(struct em_index *ix, void (*free_value)(void *value))
 
 /* ---- writes ------------------------------------------------------------------------- */
 
-static struct ent *ent_new(struct em_index *ix, const char *key, void *value)
+static struct ent *ent_make(const char *key, void *value)
 {
     size_t len = strlen(key) + 1;
     struct ent *e = nd_xmalloc(sizeof(*e) + len);
     e->value = value;
     memcpy(e->key, key, len);
-    ix->ent_bytes += sizeof(*e) + len;
+    return e;
+}
+
+/* The entry to store for key: made, or the one made apart (em_index_ent_new), counted. */
+static struct ent *ent_take(struct em_index *ix, struct ent *made, const char *key, void *value)
+{
+    struct ent *e = made ? made : ent_make(key, value);
+    ix->ent_bytes += sizeof(*e) + strlen(e->key) + 1;
     return e;
 }
 
@@ -243,11 +250,13 @@ static size_t split(struct em_index *ix, size_t ci)
     return half;
 }
 
-void *em_index_put(struct em_index *ix, const char *key, void *value)
+/* em_index_put, the entry to store being made (NULL) or the one made apart (its key and
+ * value are key and value; freed when key was there). */
+static void *put(struct em_index *ix, const char *key, void *value, struct ent *made)
 {
     if (ix->nch == 0) {
         struct chunk *c = chunk_open(ix, 0, 1);
-        c->e[c->n++] = ent_new(ix, key, value);
+        c->e[c->n++] = ent_take(ix, made, key, value);
         fw_rebuild(ix);
         ix->count = 1;
         ix->gen++;
@@ -260,9 +269,10 @@ void *em_index_put(struct em_index *ix, const char *key, void *value)
         struct ent *e = ix->ch[ci].e[pos];
         void *old = e->value;
         e->value = value;
+        free(made);
         return old;
     }
-    struct ent *e = ent_new(ix, key, value);
+    struct ent *e = ent_take(ix, made, key, value);
     if (ix->ch[ci].n < ix->chunk_max) {
         slot_insert(ix, &ix->ch[ci], pos, e);
         fw_add(ix, ci, 1);
@@ -287,6 +297,106 @@ void *em_index_put(struct em_index *ix, const char *key, void *value)
     ix->count++;
     ix->gen++;
     return NULL;
+}
+
+void *em_index_put(struct em_index *ix, const char *key, void *value)
+{
+    return put(ix, key, value, NULL);
+}
+
+/* ---- entries made apart, and runs of them ------------------------------------------- */
+
+struct em_index_ent *em_index_ent_new(const char *key, void *value)
+{
+    return (struct em_index_ent *)ent_make(key, value);
+}
+
+const char *em_index_ent_key(const struct em_index_ent *e)
+{
+    return ((const struct ent *)e)->key;
+}
+
+void *em_index_ent_value(const struct em_index_ent *e)
+{
+    return ((const struct ent *)e)->value;
+}
+
+void em_index_ent_free(struct em_index_ent *e)
+{
+    free(e);
+}
+
+void *em_index_put_ent(struct em_index *ix, struct em_index_ent *made)
+{
+    struct ent *e = (struct ent *)made;
+    return put(ix, e->key, e->value, e);
+}
+
+void em_index_run_add(struct em_index_run *r, const char *key, void *value)
+{
+    if (r->n == r->cap) {
+        r->cap = r->cap ? r->cap * 2 : 256;
+        r->e = nd_xrealloc(r->e, r->cap * sizeof *r->e);
+    }
+    r->e[r->n++] = em_index_ent_new(key, value);
+}
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp(em_index_ent_key(*(struct em_index_ent *const *)a),
+                  em_index_ent_key(*(struct em_index_ent *const *)b));
+}
+
+void em_index_run_sort(struct em_index_run *r)
+{
+    size_t i = 1;
+    while (i < r->n && strcmp(em_index_ent_key(r->e[i - 1]), em_index_ent_key(r->e[i])) <= 0)
+        i++; /* made in order already (a start's keys, often): no sort */
+    if (i < r->n)
+        qsort(r->e, r->n, sizeof *r->e, by_key);
+}
+
+void em_index_run_free(struct em_index_run *r, void (*free_value)(void *value))
+{
+    for (size_t i = 0; i < r->n; i++) {
+        if (free_value)
+            free_value(em_index_ent_value(r->e[i]));
+        free(r->e[i]);
+    }
+    free(r->e);
+    *r = (struct em_index_run){0};
+}
+
+/* The run whose next entry has the smallest key (the first such run), or n when every
+ * run is done; at[i] is run i's next entry. */
+static size_t run_least(const struct em_index_run *runs, const size_t *at, size_t n)
+{
+    size_t best = n;
+    for (size_t i = 0; i < n; i++) {
+        if (at[i] < runs[i].n &&
+            (best == n || strcmp(em_index_ent_key(runs[i].e[at[i]]),
+                                 em_index_ent_key(runs[best].e[at[best]])) < 0))
+            best = i;
+    }
+    return best;
+}
+
+void em_index_put_runs(struct em_index *ix, struct em_index_run *runs, size_t n,
+                       void (*free_value)(void *value))
+{
+    size_t *at = nd_xcalloc(n ? n : 1, sizeof *at);
+    for (size_t r; (r = run_least(runs, at, n)) < n;) {
+        struct ent *e = (struct ent *)runs[r].e[at[r]++];
+        /* in key order: each past the last, appended (locate's first comparison) */
+        void *old = put(ix, e->key, e->value, e);
+        if (old && free_value)
+            free_value(old);
+    }
+    free(at);
+    for (size_t i = 0; i < n; i++) { /* their entries are the index's now */
+        free(runs[i].e);
+        runs[i] = (struct em_index_run){0};
+    }
 }
 
 /* Chunk ci fell below chunk_max / 4: merge it with its smaller neighbour when both fit in

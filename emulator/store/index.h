@@ -88,6 +88,43 @@ bool em_index_has(const struct em_index *ix, const char *key);
  * (nothing changes then, iterators stay valid). */
 void *em_index_del(struct em_index *ix, const char *key);
 
+/* ---- entries made apart ----
+ * An entry (its key copied, its value) can be made without the index, on another thread
+ * (nothing of the index is touched), and put in later: a start's loader threads make the
+ * store's entries this way, so the one thread that fills the indexes after them only
+ * links them in (checkpoint.h). */
+struct em_index_ent;
+/* A NEW entry of key (copied) and value. */
+struct em_index_ent *em_index_ent_new(const char *key, void *value);
+const char *em_index_ent_key(const struct em_index_ent *e);
+void *em_index_ent_value(const struct em_index_ent *e);
+/* Frees an entry never put (not its value). */
+void em_index_ent_free(struct em_index_ent *e);
+/* em_index_put of e's key and value, e taken: it becomes the index's entry, or is freed
+ * when its key was there (that entry's value replaced, and returned). A key past the last
+ * costs one comparison, as for em_index_put. */
+void *em_index_put_ent(struct em_index *ix, struct em_index_ent *e);
+
+/* A run: entries made apart, to be put in an index in one go. Zero-initialised it is
+ * empty. */
+struct em_index_run {
+    struct em_index_ent **e;
+    size_t n, cap;
+};
+/* Adds a NEW entry of key (copied) and value. */
+void em_index_run_add(struct em_index_run *r, const char *key, void *value);
+/* Orders the run by key (O(n) when it is in order already); of equal keys, which comes
+ * first is not said. */
+void em_index_run_sort(struct em_index_run *r);
+/* Puts every entry of the n runs, each sorted, into ix (empty or not) in key order (a
+ * merge: into an empty index, or past its keys, each costs a comparison or two, no
+ * search); a key put twice keeps the value put last (of equal keys, the later run's),
+ * each value it replaced given to free_value (may be NULL). The runs are left empty. */
+void em_index_put_runs(struct em_index *ix, struct em_index_run *runs, size_t n,
+                       void (*free_value)(void *value));
+/* Frees the run's entries (free_value, may be NULL, on each value); r is empty again. */
+void em_index_run_free(struct em_index_run *r, void (*free_value)(void *value));
+
 /* Number of keys, O(1). */
 size_t em_index_count(const struct em_index *ix);
 /* Number of keys strictly less than key (key need not be stored). The keys in [lo, hi)

@@ -1,6 +1,7 @@
 /* The start's loader: every object file, from the checkpoint where unchanged, parsed on
  * two threads; see checkpoint.h. */
 #include "checkpoint.h"
+#include "crash_repair.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include "objscan.h"
 #include "rec_arena.h"
 #include "rec_share.h"
+#include "store_ix.h"
 #include "util/xmalloc.h"
 
 #ifndef O_NOATIME
@@ -45,6 +47,15 @@ struct work {
     size_t n;
     const struct em_ckpt *ck; /* NULL: none */
     atomic_size_t next;
+    bool make;      /* what the store keeps of each object is made (for the store) */
+    bool load;      /* the objects are loaded (else only made: a second pass) */
+};
+
+/* A loader thread's: the work, and its run of owner index entries (NULL: none made). */
+struct loader {
+    struct work *w;
+    struct em_owners_run *run;
+    size_t made; /* entries made */
 };
 
 static const char *meta_str(const json_t *obj, const char *key)
@@ -113,15 +124,36 @@ static bool load_scanned(struct em_loaded *it, const struct nd_kind *k,
     return ok;
 }
 
-static void load_from_file(struct em_loaded *it, const struct nd_kind *k,
+/* The file's text into data: at once into a buffer of its size and a byte more, a read
+ * short of that being its end (no second read to find it: a syscall a file); else (it
+ * grew since the fstat, or is not a regular file) what is left as it comes. */
+static int read_text(int fd, const struct stat *sb, struct nd_buf *data)
+{
+    if (S_ISREG(sb->st_mode) && sb->st_size > 0 && nd_buf_grow(data, (size_t)sb->st_size + 1) == 0) {
+        size_t want = (size_t)sb->st_size + 1;
+        ssize_t n;
+        do
+            n = read(fd, data->data, want);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+            return -1;
+        data->len = (size_t)n;
+        data->data[n] = '\0';
+        if ((size_t)n < want)
+            return 0;
+    }
+    return nd_buf_read_fd(data, fd);
+}
+
+static void load_from_file(struct em_loaded *it, const char *path, const struct nd_kind *k,
                            const struct em_scan_plan *plan, struct em_rec_share *sh)
 {
     struct nd_buf data = ND_BUF_INIT;
     /* without updating the file's atime (a first read after a write would dirty every
      * inode): allowed to the files' owner, else read as usual */
-    int fd = open(it->path, O_RDONLY | O_CLOEXEC | O_NOATIME);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
     if (fd < 0 && errno == EPERM)
-        fd = open(it->path, O_RDONLY | O_CLOEXEC);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
     if (fd < 0 || fstat(fd, &sb) < 0) {
         it->why = nd_xstrdup(strerror(errno));
@@ -129,9 +161,7 @@ static void load_from_file(struct em_loaded *it, const struct nd_kind *k,
             close(fd);
         return;
     }
-    if (S_ISREG(sb.st_mode) && sb.st_size > 0)
-        nd_buf_grow(&data, (size_t)sb.st_size + 1);
-    int rc = nd_buf_read_fd(&data, fd);
+    int rc = read_text(fd, &sb, &data);
     int e = errno;
     close(fd);
     if (rc < 0) {
@@ -188,13 +218,11 @@ static bool load_checkpointed(struct em_loaded *it, const struct em_ckpt_rec *r,
 
 /* The checkpoint's record of the item when its file is exactly as the checkpoint saw it,
  * else NULL. */
-static const struct em_ckpt_rec *unchanged(struct em_loaded *it, const struct job *j,
-                                           const struct em_ckpt *ck)
+static const struct em_ckpt_rec *unchanged(struct em_loaded *it, const char *path,
+                                           const struct job *j, const struct em_ckpt *ck)
 {
-    char path[4096];
     struct stat sb;
-    int n = snprintf(path, sizeof path, "%s/%s.json", j->dirpath, it->name);
-    if (n < 0 || (size_t)n >= sizeof path || stat(path, &sb) != 0)
+    if (stat(path, &sb) != 0)
         return NULL;
     em_stamp_of(&sb, &it->stamp);
     const struct em_ckpt_rec *r = em_ckpt_find(ck, it->plural, j->nsdirname, it->name);
@@ -205,36 +233,75 @@ static const struct em_ckpt_rec *unchanged(struct em_loaded *it, const struct jo
     return r;
 }
 
+/* What the store makes of a loaded object of kind k (set_entry, store.c), made here on
+ * the loader thread: its entry, its kind's index entry, its revision, and its owner index
+ * entries into run. */
+static void make_entry(struct em_loaded *it, const struct nd_kind *k, struct em_owners_run *run)
+{
+    struct em_entry *e = em_entry_new(it->json, it->rec, NULL);
+    e->stamp = it->stamp;
+    it->json = NULL;
+    it->rec = NULL;
+    it->entry = e;
+    it->rev = em_store_obj_rv(e->rec);
+    char kb[EM_STORE_KEY_MAX];
+    it->ent = em_index_ent_new(em_store_ix_key(it->ns, it->name, kb, sizeof kb), e);
+    em_owners_run_set(run, k, it->ns, it->name, e->rec);
+}
+
 /* One item: from the checkpoint when its file is unchanged (the stat done here, on the
- * loader threads, not in the scan), else from its file. */
+ * loader threads, not in the scan), else from its file; then, for the store (run), what
+ * it makes of it. */
 static void load_one(struct em_loaded *it, const struct job *j, const struct em_ckpt *ck,
-                     struct em_rec_share *sh)
+                     struct em_rec_share *sh, struct em_owners_run *run)
 {
     if (j->done)
         return;
-    const struct em_ckpt_rec *r = ck ? unchanged(it, j, ck) : NULL;
+    /* the file's path, kept only when it is broken (a report names it) */
+    char buf[4096];
+    int len = snprintf(buf, sizeof buf, "%s/%s.json", j->dirpath, it->name);
+    char *path = buf;
+    if (len < 0 || (size_t)len >= sizeof buf)
+        path = nd_xasprintf("%s/%s.json", j->dirpath, it->name);
+    const struct em_ckpt_rec *r = ck ? unchanged(it, path, j, ck) : NULL;
     if (r && load_checkpointed(it, r, sh)) {
         it->from_checkpoint = true;
-        return;
+    } else {
+        /* none, or not what it should be: the file decides */
+        it->stamp.valid = false;
+        load_from_file(it, path, j->kind, j->plan, sh);
+        if (it->why)
+            it->path = nd_xstrdup(path);
     }
-    /* none, or not what it should be: the file decides */
-    it->stamp.valid = false;
-    it->path = nd_xasprintf("%s/%s.json", j->dirpath, it->name);
-    load_from_file(it, j->kind, j->plan, sh);
+    if (path != buf)
+        free(path);
+    if (run && it->rec && j->kind)
+        make_entry(it, j->kind, run);
 }
 
 static void *worker(void *arg)
 {
-    struct work *w = arg;
+    struct loader *ld = arg;
+    struct work *w = ld->w;
     struct em_rec_share *sh = em_rec_share_new(); /* this thread's */
+    struct em_owners_run *run = w->make ? ld->run : NULL;
     for (;;) {
         size_t at = atomic_fetch_add(&w->next, BLOCK);
         if (at >= w->n)
             break;
         size_t end = at + BLOCK < w->n ? at + BLOCK : w->n;
-        for (size_t i = at; i < end; i++)
-            load_one(&w->items[i], &w->jobs[i], w->ck, sh);
+        for (size_t i = at; i < end; i++) {
+            struct em_loaded *it = &w->items[i];
+            const struct job *j = &w->jobs[i];
+            if (w->load)
+                load_one(it, j, w->ck, sh, run);
+            else if (run && !j->done && it->rec && j->kind)
+                make_entry(it, j->kind, run);
+            ld->made += !j->done && it->entry; /* (not the Events') */
+        }
     }
+    if (run) /* the sort on this thread too: the store only merges the runs */
+        em_owners_run_sort(run);
     em_rec_share_free(sh);
     em_rec_arena_done();
     return NULL;
@@ -264,6 +331,7 @@ struct scan {
     struct em_scan_plan **plans; /* one per kind directory */
     size_t nplans;
     struct em_scan_plan *events_plan; /* the Events' lines (NULL: no_plans) */
+    struct em_owners_run *run; /* for the store: the Events' owner index entries */
 };
 
 /* A new item and its job at the end of the scan's arrays. */
@@ -341,12 +409,15 @@ static void event_item(void *ctx, char *name, json_t *obj, struct em_bytes *json
     it->plural = es->plural;
     it->ns = es->ns;
     it->name = name;
+    const struct nd_kind *k = nd_kind_by_plural(NULL, es->plural);
     if (json) { /* read in one pass: its bytes, and its record from the scan's part */
         it->json = json;
-        keep_rec(it, nd_kind_by_plural(NULL, es->plural), obj, es->sc->share);
+        keep_rec(it, k, obj, es->sc->share);
     } else if (obj) { /* its bytes and record, as for a file */
-        keep_bytes(it, nd_kind_by_plural(NULL, es->plural), obj, es->sc->share);
+        keep_bytes(it, k, obj, es->sc->share);
     }
+    if (es->sc->run && it->rec && k) /* for the store, as the loader threads do */
+        make_entry(it, k, es->sc->run);
     it->path = path;
     it->why = why;
 }
@@ -418,23 +489,78 @@ static void scan_project_dir(struct scan *sc, const char *root, const char *dnam
     free(nsdir);
 }
 
-/* Parses the items: separate objects on separate threads; the hash seed is fixed first. */
-static void parse_all(struct em_load *out, struct job *jobs, const struct em_ckpt *ck)
+/* A project directory's name as its objects' index keys begin (store_ix.h): the
+ * cluster-scoped objects' is "". */
+static const char *ns_of_dir(const char *dname)
 {
-    json_object_seed(0);
-    struct work w = {.items = out->items, .jobs = jobs, .n = out->n, .ck = ck};
-    atomic_init(&w.next, 0);
+    return strcmp(dname, CLUSTER_DIR) == 0 ? "" : dname;
+}
+
+static int by_ns(const void *a, const void *b)
+{
+    return strcmp(ns_of_dir(*(char *const *)a), ns_of_dir(*(char *const *)b));
+}
+
+/* The project directories of DIR/objects (NEW, *n of them), in the order of their
+ * projects: a kind's objects then come in its index's key order, project by project, so
+ * the store appends each (index.c: one comparison), whatever order the directory lists
+ * them in. */
+static char **project_dirs(DIR *d1, size_t *n)
+{
+    char **v = NULL;
+    size_t cap = 0;
+    struct dirent *e1;
+    while ((e1 = readdir(d1))) {
+        if (e1->d_name[0] == '.')
+            continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 16;
+            v = nd_xrealloc(v, cap * sizeof *v);
+        }
+        v[(*n)++] = nd_xstrdup(e1->d_name);
+    }
+    if (*n > 1)
+        qsort(v, *n, sizeof *v, by_ns);
+    return v;
+}
+
+/* One pass of the workers over the items, on the threads (when there are enough). */
+static void run_pass(struct work *w, struct loader *ld)
+{
+    atomic_init(&w->next, 0);
     pthread_t th[THREADS - 1];
     size_t started = 0;
-    if (out->n >= 4 * BLOCK) {
+    if (w->n >= 4 * BLOCK) {
         for (size_t t = 0; t < THREADS - 1; t++) {
-            if (pthread_create(&th[t], NULL, worker, &w) == 0)
+            if (pthread_create(&th[started], NULL, worker, &ld[started + 1]) == 0)
                 started++;
         }
     }
-    worker(&w);
+    worker(&ld[0]);
     for (size_t t = 0; t < started; t++)
         pthread_join(th[t], NULL);
+}
+
+/* Parses the items: separate objects on separate threads; the hash seed is fixed first.
+ * For the store (index), the threads make what the store keeps of each object too: as
+ * they load it, or, when there is a checkpoint, in a second pass once it is freed (its
+ * buffer and all that together would raise the start's peak). */
+static void parse_all(struct em_load *out, struct job *jobs, struct em_ckpt *ck, bool index)
+{
+    json_object_seed(0);
+    struct work w = {.items = out->items, .jobs = jobs, .n = out->n, .ck = ck,
+                     .make = index && !ck, .load = true};
+    struct loader ld[THREADS];
+    for (size_t t = 0; t < THREADS; t++)
+        ld[t] = (struct loader){.w = &w, .run = index ? &out->runs[t] : NULL};
+    run_pass(&w, ld);
+    if (index && ck) {
+        em_ckpt_free(ck);
+        w = (struct work){.items = out->items, .jobs = jobs, .n = out->n, .make = true};
+        run_pass(&w, ld);
+    }
+    for (size_t t = 0; t < THREADS; t++)
+        out->made_on_threads += ld[t].made;
 }
 
 /* The checkpoint, read (with its checksum) on a thread of its own while the directories
@@ -452,10 +578,15 @@ static void *read_ck(void *arg)
     return NULL;
 }
 
-void em_load_objects(const char *dir, struct em_load *out)
+void em_load_objects(const char *dir, struct em_load *out, bool index)
 {
     memset(out, 0, sizeof *out);
     struct scan sc = {.out = out, .share = em_rec_share_new()};
+    if (index) { /* one run per loader thread, and the scan's (the Events') last */
+        out->runs = nd_xcalloc(THREADS + 1, sizeof *out->runs);
+        out->nruns = THREADS + 1;
+        sc.run = &out->runs[THREADS];
+    }
     /* tests only: the files read as before the one-pass scan, to compare what is served */
     const char *slow = getenv("NODUS_EMULATOR_TEST_JANSSON_LOAD");
     sc.no_plans = slow && *slow && strcmp(slow, "0") != 0;
@@ -473,17 +604,21 @@ void em_load_objects(const char *dir, struct em_load *out)
     char *root = nd_xasprintf("%s/objects", dir);
     DIR *d1 = opendir(root);
     if (d1) {
-        struct dirent *e1;
-        while ((e1 = readdir(d1))) {
-            if (e1->d_name[0] != '.')
-                scan_project_dir(&sc, root, e1->d_name);
+        size_t n = 0;
+        char **projects = project_dirs(d1, &n);
+        for (size_t i = 0; i < n; i++) {
+            scan_project_dir(&sc, root, projects[i]);
+            free(projects[i]);
         }
+        free(projects);
         closedir(d1);
     }
+    if (sc.run)
+        em_owners_run_sort(sc.run);
     if (threaded)
         pthread_join(th, NULL);
     if (d1)
-        parse_all(out, sc.jobs, cr.ok ? &cr.ck : NULL);
+        parse_all(out, sc.jobs, cr.ok ? &cr.ck : NULL, index);
     em_rec_share_free(sc.share);
     em_rec_arena_done(); /* the Events' records (scan_kind_dir) */
     free(root);
@@ -505,8 +640,13 @@ void em_load_free(struct em_load *l)
         free(it->why);
         json_decref(it->rec);
         em_bytes_unref(it->json);
+        em_index_ent_free(it->ent); /* what the store did not take */
+        em_entry_free(it->entry);
     }
     free(l->items);
+    for (size_t i = 0; i < l->nruns; i++)
+        em_owners_run_free(&l->runs[i]);
+    free(l->runs);
     for (size_t i = 0; i < l->ndirs; i++)
         free(l->dirs[i]);
     free(l->dirs);

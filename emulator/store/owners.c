@@ -91,8 +91,9 @@ static void rec_keys(struct em_owners *o, const struct rec *rec, const char *plu
     }
 }
 
-void em_owners_set(struct em_owners *o, const struct nd_kind *k, const char *ns,
-                   const char *name, const json_t *obj)
+/* fn(ctx, what obj says): its metadata.uid and ownerReferences[].uid. */
+static void of_obj(const struct nd_kind *k, const char *ns, const char *name, const json_t *obj,
+                   void (*fn)(void *ctx, const struct em_owners_obj *ob), void *ctx)
 {
     const json_t *meta = json_object_get(obj, "metadata");
     const json_t *refs = json_object_get(meta, "ownerReferences");
@@ -106,11 +107,22 @@ void em_owners_set(struct em_owners *o, const struct nd_kind *k, const char *ns,
         if (u)
             owners[n++] = u;
     }
-    em_owners_put(o, &(struct em_owners_obj){.kind = k, .ns = ns, .name = name, .present = obj,
-                                             .uid = json_string_value(json_object_get(meta, "uid")),
-                                             .owners = owners, .nowners = n});
+    fn(ctx, &(struct em_owners_obj){.kind = k, .ns = ns, .name = name, .present = obj,
+                                    .uid = json_string_value(json_object_get(meta, "uid")),
+                                    .owners = owners, .nowners = n});
     if (owners != few)
         free(owners);
+}
+
+static void put_obj(void *o, const struct em_owners_obj *ob)
+{
+    em_owners_put(o, ob);
+}
+
+void em_owners_set(struct em_owners *o, const struct nd_kind *k, const char *ns,
+                   const char *name, const json_t *obj)
+{
+    of_obj(k, ns, name, obj, put_obj, o);
 }
 
 void em_owners_put(struct em_owners *o, const struct em_owners_obj *ob)
@@ -137,6 +149,110 @@ void em_owners_put(struct em_owners *o, const struct em_owners_obj *ob)
         rec_keys(o, rec, k->plural, ns, name, true);
     }
     key_free(key, buf);
+}
+
+/* Adds the uid and dependents keys of rec, the object (plural, ns, name), to the run. */
+static void run_keys(struct em_owners_run *r, const struct rec *rec, const char *plural,
+                     const char *ns, const char *name)
+{
+    const char *p = rec->data;
+    for (uint32_t i = 0; i < rec->nowners + (rec->has_uid ? 1u : 0u); i++) {
+        bool is_uid = rec->has_uid && i == 0;
+        char buf[EM_OWNERS_KEY_BUF];
+        char *key = key_join(buf, sizeof buf, (const char *const[]){p, ns, plural, name}, 4);
+        em_index_run_add(is_uid ? &r->uids : &r->dependents, key, NULL);
+        key_free(key, buf);
+        p += strlen(p) + 1;
+    }
+}
+
+static void run_add(void *run, const struct em_owners_obj *ob)
+{
+    struct em_owners_run *r = run;
+    struct rec *rec = ob->present ? rec_make(ob->uid, ob->owners, ob->nowners) : NULL;
+    if (!rec)
+        return;
+    const char *plural = ob->kind->plural;
+    char buf[EM_OWNERS_KEY_BUF];
+    char *key = key_join(buf, sizeof buf, (const char *const[]){plural, ob->ns, ob->name}, 3);
+    em_index_run_add(&r->objects, key, rec);
+    key_free(key, buf);
+    run_keys(r, rec, plural, ob->ns, ob->name);
+}
+
+void em_owners_run_set(struct em_owners_run *r, const struct nd_kind *k, const char *ns,
+                       const char *name, const json_t *obj)
+{
+    of_obj(k, ns, name, obj, run_add, r);
+}
+
+void em_owners_run_sort(struct em_owners_run *r)
+{
+    em_index_run_sort(&r->objects);
+    em_index_run_sort(&r->uids);
+    em_index_run_sort(&r->dependents);
+}
+
+/* Puts the n runs of one map into *ix (made when they hold anything). */
+static void take_map(struct em_index **ix, struct em_index_run *maps, size_t n,
+                     void (*free_value)(void *value))
+{
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += maps[i].n;
+    if (total && !*ix)
+        *ix = em_index_new();
+    if (*ix) {
+        em_index_put_runs(*ix, maps, n, free_value);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        em_index_run_free(&maps[i], free_value);
+}
+
+void em_owners_take(struct em_owners *o, struct em_owners_run *runs, size_t n)
+{
+    struct em_index_run *maps = nd_xcalloc(3 * (n ? n : 1), sizeof *maps);
+    for (size_t i = 0; i < n; i++) {
+        maps[i] = runs[i].objects;
+        maps[n + i] = runs[i].uids;
+        maps[2 * n + i] = runs[i].dependents;
+        runs[i] = (struct em_owners_run){0};
+    }
+    take_map(&o->objects, maps, n, free);
+    take_map(&o->uids, maps + n, n, NULL);
+    take_map(&o->dependents, maps + 2 * n, n, NULL);
+    free(maps);
+}
+
+static void *take_thread(void *arg)
+{
+    struct em_owners_taking *t = arg;
+    em_owners_take(t->o, t->runs, t->n);
+    return NULL;
+}
+
+void em_owners_take_begin(struct em_owners_taking *t, struct em_owners *o,
+                          struct em_owners_run *runs, size_t n, bool thread)
+{
+    *t = (struct em_owners_taking){.o = o, .runs = runs, .n = n};
+    t->threaded = thread && pthread_create(&t->th, NULL, take_thread, t) == 0;
+}
+
+void em_owners_take_end(struct em_owners_taking *t)
+{
+    if (t->threaded)
+        pthread_join(t->th, NULL);
+    else
+        em_owners_take(t->o, t->runs, t->n);
+    t->threaded = false;
+}
+
+void em_owners_run_free(struct em_owners_run *r)
+{
+    em_index_run_free(&r->objects, free);
+    em_index_run_free(&r->uids, NULL);
+    em_index_run_free(&r->dependents, NULL);
 }
 
 void em_owners_clear(struct em_owners *o)

@@ -24,6 +24,7 @@
 #define EM_STORE_OWNERS_H
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -54,6 +55,36 @@ struct em_owners_obj {
     size_t nowners;
 };
 void em_owners_put(struct em_owners *o, const struct em_owners_obj *obj);
+/* The entries of objects recorded apart from the owner index (on a start's loader
+ * thread: nothing of o is touched), one run (index.h) per map, put in at once by
+ * em_owners_take. Zero-initialised it is empty. */
+struct em_owners_run {
+    struct em_index_run objects, uids, dependents;
+};
+/* Records obj (not NULL) as em_owners_set would, into the run. */
+void em_owners_run_set(struct em_owners_run *r, const struct nd_kind *k, const char *ns,
+                       const char *name, const json_t *obj);
+/* Orders the run's entries (on the thread that made them, before em_owners_take). */
+void em_owners_run_sort(struct em_owners_run *r);
+/* Puts the n sorted runs' entries into o, as em_owners_put of each of their objects
+ * would: no object in them may be recorded in o or in two runs (the start's objects are
+ * each in one file). The runs are left empty. */
+void em_owners_take(struct em_owners *o, struct em_owners_run *runs, size_t n);
+/* em_owners_take on a thread of its own (when thread), so the caller goes on meanwhile
+ * with what does not touch o, then em_owners_take_end waits for it; without thread (or
+ * when no thread can be made) em_owners_take_end does it. */
+struct em_owners_taking {
+    pthread_t th;
+    bool threaded;
+    struct em_owners *o;
+    struct em_owners_run *runs;
+    size_t n;
+};
+void em_owners_take_begin(struct em_owners_taking *t, struct em_owners *o,
+                          struct em_owners_run *runs, size_t n, bool thread);
+void em_owners_take_end(struct em_owners_taking *t);
+/* Frees a run not taken. */
+void em_owners_run_free(struct em_owners_run *r);
 /* Forgets every object (the maps are freed; o is empty again). */
 void em_owners_clear(struct em_owners *o);
 

@@ -261,17 +261,46 @@ static void report_still_broken(struct em_store *s, json_t *lines, struct nd_buf
     }
 }
 
+/* An object the loader threads made an entry of (checkpoint.h): linked into its kind's
+ * index ix (what set_entry does, but the owner index: em_owners_take, after). */
+static void link_entry(struct em_store *s, const struct nd_kind *k, struct em_index *ix,
+                       struct em_loaded *it)
+{
+    struct em_entry *old = em_index_put_ent(ix, it->ent);
+    if (em_events_kind(k))
+        em_events_count(s->events_live, it->ns, old ? old->rec : NULL, it->entry->rec);
+    entry_free(old);
+    if (it->rev > s->revision)
+        s->revision = it->rev;
+    it->ent = NULL;
+    it->entry = NULL;
+}
+
 /* Every object file (checkpoint.h: from the last clean stop's checkpoint where the file
- * is unchanged, parsed on two threads), by directory and in name order within each. */
+ * is unchanged, parsed on two threads, which make each object's entry and index entries
+ * too), by directory and in name order within each. */
 static void load_all(struct em_store *s, json_t *broken_lines)
 {
     struct em_load l;
-    em_load_objects(s->dir, &l);
+    em_load_objects(s->dir, &l, true);
+    struct em_owners_taking taking; /* the runs the threads sorted, merged meanwhile */
+    em_owners_take_begin(&taking, &s->owners, l.runs, l.nruns, true);
+    const char *plural = NULL; /* the last item's (shared per directory), its kind, index */
+    const struct nd_kind *k = NULL;
+    struct em_index *ix = NULL;
     for (size_t i = 0; i < l.n; i++) {
         struct em_loaded *it = &l.items[i];
-        /* the edge where a plural (a directory's name) becomes a kind */
-        const struct nd_kind *k = nd_kind_by_plural(NULL, it->plural);
-        if (!it->rec || !k) {
+        if (it->plural != plural) {
+            /* the edge where a plural (a directory's name) becomes a kind */
+            plural = it->plural;
+            k = nd_kind_by_plural(NULL, plural);
+            ix = NULL;
+        }
+        if (it->entry) {
+            if (!ix)
+                ix = em_store_index(s, k, true);
+            link_entry(s, k, ix, it);
+        } else { /* (every object of a kind has its entry made) */
             char *path = it->path ? NULL : obj_file(s, it->plural, it->ns, it->name);
             char *why = it->rec ? nd_xasprintf("the directory %s names no kind", it->plural) : NULL;
             report_broken(s, broken_lines, it->plural, it->ns, it->name, path ? path : it->path,
@@ -280,17 +309,13 @@ static void load_all(struct em_store *s, json_t *broken_lines)
             free(why);
             continue;
         }
-        note_rev(s, it->rec);
-        struct em_entry *e = em_entry_new(it->json, it->rec, NULL);
-        it->json = NULL;
-        it->rec = NULL;
-        e->stamp = it->stamp;
-        set_entry(s, k, it->ns, it->name, e);
         if (it->from_checkpoint)
             s->loaded_checkpoint++;
         else
             s->loaded_files++;
     }
+    em_owners_take_end(&taking);
+    s->indexed_on_loaders = l.made_on_threads;
     s->event_lines = l.event_lines;
     s->event_parsed = l.event_parsed;
     em_load_free(&l);

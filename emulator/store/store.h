@@ -83,6 +83,9 @@ struct em_store {
     size_t repaired;    /* files the open brought up to date from the log */
     /* objects the open took from their files, and from the checkpoint (checkpoint.h) */
     size_t loaded_files, loaded_checkpoint;
+    /* of those, the objects whose entry and index entries the loader threads made (the
+     * open only linked them in: checkpoint.h) */
+    size_t indexed_on_loaders;
     json_t *events_live; /* live Events per hour file (events_file.h) */
     struct em_undo *undo; /* changes whose journal write may still fail, oldest first */
     size_t nundo, capundo;

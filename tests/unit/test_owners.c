@@ -280,6 +280,8 @@ static void test_store_keeps_it(void **state)
         open_store(&s, dir);
         /* (a file stamped within the checkpoint's clock tick is read from the file) */
         assert_int_equal(i ? s.loaded_files : s.loaded_files + s.loaded_checkpoint, 3);
+        /* each object's owner index entries made on the loader threads */
+        assert_int_equal(s.indexed_on_loaders, 3);
         ASSERT_FOUND(store_deps(&s, "u-owner"), "volumes/v1");
         ASSERT_FOUND(store_deps(&s, "u-v1"), "volumes/v2");
         ASSERT_FOUND(store_holder(&s, "u-v2"), "volumes/v2");

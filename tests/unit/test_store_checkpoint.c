@@ -224,7 +224,7 @@ static void test_load_in_name_order(void **state)
     for (int from_files = 0; from_files < 2; from_files++) {
         assert_int_equal(exists(ck), !from_files);
         struct em_load l;
-        em_load_objects(dir, &l);
+        em_load_objects(dir, &l, false);
         const char *last = NULL;
         int seen = 0;
         for (size_t i = 0; i < l.n; i++) {

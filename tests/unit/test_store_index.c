@@ -70,6 +70,15 @@ static int mut_strcmp(const char *a, const char *b)
 #define em_index_bytes       mut_index_bytes
 #define em_index_chunks      mut_index_chunks
 #define em_index_check       mut_index_check
+#define em_index_ent_new     mut_index_ent_new
+#define em_index_ent_key     mut_index_ent_key
+#define em_index_ent_value   mut_index_ent_value
+#define em_index_ent_free    mut_index_ent_free
+#define em_index_put_ent     mut_index_put_ent
+#define em_index_run_add     mut_index_run_add
+#define em_index_run_sort    mut_index_run_sort
+#define em_index_put_runs    mut_index_put_runs
+#define em_index_run_free    mut_index_run_free
 /* index.c's prototypes are index.h's em_ ones (included above, so not again): its mut_
  * functions have none, and each is defined before its first use. */
 #pragma GCC diagnostic push
@@ -101,6 +110,15 @@ static int mut_strcmp(const char *a, const char *b)
 #undef em_index_bytes
 #undef em_index_chunks
 #undef em_index_check
+#undef em_index_ent_new
+#undef em_index_ent_key
+#undef em_index_ent_value
+#undef em_index_ent_free
+#undef em_index_put_ent
+#undef em_index_run_add
+#undef em_index_run_sort
+#undef em_index_put_runs
+#undef em_index_run_free
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 

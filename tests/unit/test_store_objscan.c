@@ -394,9 +394,9 @@ static void test_load_same_with_and_without_scan(void **state)
         "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"p\"}}");
     struct em_load fast, slow;
     unsetenv("NODUS_EMULATOR_TEST_JANSSON_LOAD");
-    em_load_objects(dir, &fast);
+    em_load_objects(dir, &fast, false);
     setenv("NODUS_EMULATOR_TEST_JANSSON_LOAD", "1", 1);
-    em_load_objects(dir, &slow);
+    em_load_objects(dir, &slow, false);
     unsetenv("NODUS_EMULATOR_TEST_JANSSON_LOAD");
     assert_int_equal(fast.n, 7);
     assert_int_equal(fast.n, slow.n);
