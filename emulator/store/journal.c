@@ -113,7 +113,7 @@ int em_journal_open(struct em_journal *w, const char *path, enum em_fsync mode, 
                 struct nd_buf *err)
 {
     memset(w, 0, sizeof *w);
-    w->fd = -1;
+    w->fd = w->dir_fd = -1;
     w->path = nd_xstrdup(path);
     w->mode = mode;
     w->applied_rev = w->appended_rev = w->durable_rev = applied_rev;
@@ -130,6 +130,8 @@ int em_journal_open(struct em_journal *w, const char *path, enum em_fsync mode, 
     if (slash)
         *slash = '\0';
     em_mkdir_p(dir);
+    if (mode != EM_FSYNC_NEVER)
+        w->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     free(dir);
     w->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (w->fd < 0) {
@@ -608,15 +610,20 @@ int em_journal_close(struct em_journal *w, struct nd_buf *err)
     free(w->failed);
     free(w->error_path);
     nd_buf_release(&w->buf);
-    if (w->spare)
-        unlink(w->spare); /* an old revision of some object: nothing reads it */
+    /* old revisions of some objects: nothing reads them (every name, a spare a run killed
+     * before may have left too) */
+    for (unsigned i = 0; w->spare && i < EM_JOURNAL_SPARES; i++)
+        unlink(em_journal_spare(w, i));
+    if (w->dir_fd >= 0)
+        close(w->dir_fd);
     free(w->path);
     free(w->spare);
+    free(w->spare_name);
     pthread_cond_destroy(&w->cond);
     pthread_cond_destroy(&w->files_cond);
     pthread_cond_destroy(&w->late_cond);
     pthread_mutex_destroy(&w->lock);
     memset(w, 0, sizeof *w);
-    w->fd = -1;
+    w->fd = w->dir_fd = -1;
     return rc;
 }

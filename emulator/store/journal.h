@@ -11,17 +11,21 @@
  * durable, and a start writes a file a crash left behind from it (em_journal_read's tail).
  *
  * The file writer (a thread of em_journal_start_thread) takes everything queued at once
- * and writes it in order: an object file atomically (temporary file and rename, not
- * flushed), a later write of the same file in the same round making an earlier one moot,
- * and the appends to one hour file of Events in one write. More than EM_JOURNAL_QUEUE_MAX
- * file writes behind make a leader wait for it before it answers (backpressure). Without
+ * and writes it in order: an object file atomically (into a spare and the names exchanged,
+ * journal_files.c), a later write of the same file in the same round making an earlier one
+ * moot, and the appends to one hour file of Events in one write. Under always and batch,
+ * a round ends with one syncfs(2) of the state directory's filesystem (the files' data,
+ * the renames and the directories made), and only then are its records counted applied.
+ * More than EM_JOURNAL_QUEUE_MAX file writes behind make a leader wait for it before it
+ * answers (backpressure); otherwise no answer waits for the files or their flush. Without
  * the writer (a journal nobody started a thread for), the leader writes the queue itself
  * before it answers.
  *
  * Each flush starts with a marker line {"wall": microseconds, "applied": revision}: the
  * real time the batch was written, and the revision up to which every earlier record's
- * file write is done. At start (em_journal_read) the records after the last marker are the
- * ones whose files may be missing or stale.
+ * file write is done (under always and batch: on the disk, so a power loss keeps it). At
+ * start (em_journal_read) the records after the last marker are the ones whose files may
+ * be missing or stale.
  *
  * Modes: always flushes at once; batch, when others are committing too, waits while
  * more records keep arriving (at most half the last flush's time, a millisecond at
@@ -51,6 +55,9 @@
 #define EM_JOURNAL_QUEUE_MAX 8192
 /* file writes the writer takes at a time (whole batches) */
 #define EM_JOURNAL_WRITE_CHUNK 512
+/* spares the writer writes object files into between two flushes of the files (always,
+ * batch); more writes than that in a round flush the files first (journal_files.c) */
+#define EM_JOURNAL_SPARES 512
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -79,6 +86,7 @@ struct em_journal_counters {
     uint64_t records;  /* records written */
     uint64_t fsyncs;   /* fdatasync calls */
     uint64_t max_batch;
+    uint64_t file_syncs; /* syncfs calls of the file writer */
 };
 
 struct em_journal {
@@ -150,11 +158,19 @@ struct em_journal {
     off_t stale_from;
     struct em_journal_op *retry;    /* file writes that failed after their record was flushed */
     size_t nretry;
-    /* the file writer's spare file (path + ".spare"): an object file is written into it
-     * and exchanged with it (journal_files.c); no_exchange: the filesystem cannot, or
-     * NODUS_EMULATOR_TEST_RENAME_FILES asks for the temporary file and rename */
-    char *spare;
+    /* the file writer's spare files (path + ".spare", then ".spare.1" ...): an object file
+     * is written into one and exchanged with it (journal_files.c); spare_name: the one in
+     * use; spare_next: the next one to use (under always and batch each one once between
+     * two flushes of the files; under never the first only); no_exchange: the filesystem
+     * cannot, or NODUS_EMULATOR_TEST_RENAME_FILES asks for the temporary file and rename */
+    char *spare, *spare_name;
+    unsigned spare_next;
     bool no_exchange;
+    /* the journal's directory, open: its filesystem is flushed (syncfs) after a round of
+     * file writes (always, batch); files_unsynced: a flush failed, so the applied revision
+     * stays where it was for the rest of the run (the next start writes the files again) */
+    int dir_fd;
+    bool files_unsynced;
     /* a line for the log (no lock held but the log's own); NULL: stderr */
     void (*log)(void *ctx, const char *msg);
     void *log_ctx;
@@ -252,6 +268,15 @@ int em_journal_apply_ops(struct em_journal *w, struct em_journal_op *ops, size_t
  * without it, writes them at once. Lock held. */
 void em_journal_queue(struct em_journal *w, struct em_journal_op *ops, size_t nops, uint64_t seq,
                       uint64_t target, int64_t target_rev, bool failed);
+/* Flushes the object files written so far (syncfs of the journal's filesystem) under
+ * always and batch, after which every spare may be written again; 0, or -1 with errno
+ * (said once, and w->files_unsynced set). Without the lock, by the one writing files. */
+int em_journal_sync_files(struct em_journal *w);
+/* The name of the spare i (w->spare, then w->spare + ".i" in w->spare_name, valid until
+ * the next call). */
+const char *em_journal_spare(struct em_journal *w, unsigned i);
+/* A line for the log (w->log, else stderr). */
+void em_journal_say(struct em_journal *w, const char *msg);
 /* The writer thread's body (arg: the journal), and its stop once all is written. */
 void *em_journal_files_main(void *arg);
 void em_journal_stop_files(struct em_journal *w);

@@ -14,6 +14,8 @@
 #include <linux/fs.h>
 int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
               unsigned int flags);
+/* Linux's syncfs(2), likewise */
+int syncfs(int fd);
 
 #include "fsutil.h"
 #include "util/buf.h"
@@ -51,10 +53,61 @@ static int open_spare(const char *spare, off_t *size)
     return fd;
 }
 
+int em_journal_sync_files(struct em_journal *w)
+{
+    if (w->mode == EM_FSYNC_NEVER)
+        return 0;
+    int rc = w->dir_fd >= 0 ? syncfs(w->dir_fd) : -1;
+    if (w->dir_fd < 0)
+        errno = EBADF;
+    w->count.file_syncs++;
+    if (rc == 0) {
+        w->spare_next = 0; /* every exchange so far is on the disk */
+        return 0;
+    }
+    int e = errno;
+    if (!w->files_unsynced) {
+        char *msg = nd_xasprintf("storage: cannot flush the object files (syncfs of %s's "
+                                 "filesystem): %s; the journal counts no more of them written, "
+                                 "so the next start writes them again from it",
+                                 w->path, strerror(e));
+        em_journal_say(w, msg);
+        free(msg);
+    }
+    w->files_unsynced = true;
+    errno = e;
+    return -1;
+}
+
+const char *em_journal_spare(struct em_journal *w, unsigned i)
+{
+    if (!i)
+        return w->spare;
+    size_t cap = strlen(w->spare) + 16;
+    if (!w->spare_name)
+        w->spare_name = nd_xmalloc(cap);
+    snprintf(w->spare_name, cap, "%s.%u", w->spare, i);
+    return w->spare_name;
+}
+
+/* The spare the next object file is written into (w->spare_name), or NULL: none may be
+ * written now. Under always and batch each spare is written once between two flushes of
+ * the files: after an exchange a spare holds the old text's inode, which the object's name
+ * on the disk may still point to until the flush (a power loss would leave the object
+ * another's text, or a torn mix); past EM_JOURNAL_SPARES the files are flushed first. */
+static const char *next_spare(struct em_journal *w)
+{
+    if (w->mode == EM_FSYNC_NEVER)
+        return w->spare; /* no promise across a power loss: one spare, written again */
+    if (w->spare_next >= EM_JOURNAL_SPARES && em_journal_sync_files(w) < 0)
+        return NULL;
+    return em_journal_spare(w, w->spare_next++);
+}
+
 /* Writes an object file as em_write_atomic does (the file holds its old text or its new,
- * never a part), through the spare (w->spare): the new text is written into it and the two
- * names are exchanged (renameat2 RENAME_EXCHANGE), so the old text's inode becomes the
- * next spare. No inode is allocated or freed a write, where a temporary file and a rename
+ * never a part), through a spare (next_spare): the new text is written into it and the two
+ * names are exchanged (renameat2 RENAME_EXCHANGE), so the old text's inode becomes a
+ * spare. No inode is allocated or freed a write, where a temporary file and a rename
  * allocate one and free one: on ext4 without a journal (the machines the benchmarks ran
  * on) allocating one scans past every inode freed in the last minute, most of the file
  * writer's time when each running Job's file is rewritten every emulated minute (bench/
@@ -62,10 +115,11 @@ static int open_spare(const char *spare, off_t *size)
  * where the filesystem cannot exchange (or w->no_exchange), em_write_atomic. 0 or -1. */
 static int write_file(struct em_journal *w, const struct em_journal_op *op)
 {
-    if (!w->spare || w->no_exchange)
+    const char *spare = w->spare && !w->no_exchange ? next_spare(w) : NULL;
+    if (!spare)
         return em_write_atomic(op->path, op->data, op->len, false);
     off_t size;
-    int fd = open_spare(w->spare, &size);
+    int fd = open_spare(spare, &size);
     if (fd < 0)
         return em_write_atomic(op->path, op->data, op->len, false);
     /* written over, then cut to length: truncating to 0 first would free its blocks and
@@ -79,9 +133,9 @@ static int write_file(struct em_journal *w, const struct em_journal_op *op)
     }
     if (close(fd) < 0)
         return -1;
-    if (renameat2(AT_FDCWD, w->spare, AT_FDCWD, op->path, RENAME_EXCHANGE) == 0)
+    if (renameat2(AT_FDCWD, spare, AT_FDCWD, op->path, RENAME_EXCHANGE) == 0)
         return 0;
-    if (errno == ENOENT && rename(w->spare, op->path) == 0)
+    if (errno == ENOENT && rename(spare, op->path) == 0)
         return 0; /* a new file */
     if (errno != ENOENT) {
         if (errno != EINVAL && errno != ENOSYS && errno != EXDEV && errno != EOPNOTSUPP)
@@ -227,14 +281,19 @@ static void write_queued(struct em_journal *w)
     if (n)
         aerr = em_journal_apply_ops(w, ops, n, &apath);
     free(ops);
+    /* the round's files on the disk before a marker counts them (always, batch): one
+     * flush of the filesystem covers the files' data, the exchanged names and the
+     * directories made, where a fdatasync per file would not (bench/limits.md) */
+    if (n)
+        em_journal_sync_files(w);
 
     pthread_mutex_lock(&w->lock);
     w->writing = false;
     w->nwriting = 0;
     w->apply_turn = seq;
     w->durable = target;
-    /* the applied revision stays before a file still to be written */
-    if (!aerr && !w->nretry)
+    /* the applied revision stays before a file still to be written, or not flushed */
+    if (!aerr && !w->nretry && !w->files_unsynced)
         w->applied_rev = rev;
     if (aerr)
         em_journal_note_error(w, apath, aerr);
