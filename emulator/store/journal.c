@@ -116,7 +116,7 @@ int em_journal_open(struct em_journal *w, const char *path, enum em_fsync mode, 
     w->fd = w->dir_fd = -1;
     w->path = nd_xstrdup(path);
     w->mode = mode;
-    w->applied_rev = w->appended_rev = w->durable_rev = applied_rev;
+    w->applied_rev = w->appended_rev = w->durable_rev = w->written_rev = applied_rev;
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->cond, NULL);
     pthread_cond_init(&w->files_cond, NULL);

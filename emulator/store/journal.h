@@ -14,8 +14,9 @@
  * and writes it in order: an object file atomically (into a spare and the names exchanged,
  * journal_files.c), a later write of the same file in the same round making an earlier one
  * moot, and the appends to one hour file of Events in one write. Under always and batch,
- * a round ends with one syncfs(2) of the state directory's filesystem (the files' data,
- * the renames and the directories made), and only then are its records counted applied.
+ * it then flushes them with one syncfs(2) of the state directory's filesystem (the files'
+ * data, the renames and the directories made; at most every EM_JOURNAL_FILES_SYNC_US, and
+ * at once for a drain or a stop), and only then are their records counted applied.
  * More than EM_JOURNAL_QUEUE_MAX file writes behind make a leader wait for it before it
  * answers (backpressure); otherwise no answer waits for the files or their flush. Without
  * the writer (a journal nobody started a thread for), the leader writes the queue itself
@@ -58,6 +59,8 @@
 /* spares the writer writes object files into between two flushes of the files (always,
  * batch); more writes than that in a round flush the files first (journal_files.c) */
 #define EM_JOURNAL_SPARES 512
+/* the writer flushes the files it wrote at most this often (always, batch) */
+#define EM_JOURNAL_FILES_SYNC_US 10000
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -86,7 +89,6 @@ struct em_journal_counters {
     uint64_t records;  /* records written */
     uint64_t fsyncs;   /* fdatasync calls */
     uint64_t max_batch;
-    uint64_t file_syncs; /* syncfs calls of the file writer */
 };
 
 struct em_journal {
@@ -126,7 +128,8 @@ struct em_journal {
      * extent and has none */
     bool test_fail_sync, test_fail_cut;
     int64_t appended_rev;       /* highest revision appended */
-    int64_t applied_rev;        /* every record up to this revision has its file written */
+    int64_t applied_rev;        /* every record up to this revision has its file written
+                                 * (always, batch: and flushed) */
     int64_t durable_rev;        /* every record up to this revision is flushed (watches
                                  * show nothing newer) */
     /* a group of records that goes to the log in one batch (em_journal_hold): the records
@@ -166,11 +169,16 @@ struct em_journal {
     char *spare, *spare_name;
     unsigned spare_next;
     bool no_exchange;
-    /* the journal's directory, open: its filesystem is flushed (syncfs) after a round of
-     * file writes (always, batch); files_unsynced: a flush failed, so the applied revision
-     * stays where it was for the rest of the run (the next start writes the files again) */
+    /* the journal's directory, open: its filesystem is flushed (syncfs) after the file
+     * writes (always, batch: journal_files.c); files_unsynced: a flush failed, so the
+     * applied revision stays where it was for the rest of the run (the next start writes
+     * the files again) */
     int dir_fd;
     bool files_unsynced;
+    int64_t written_rev;        /* every record up to it has its file written */
+    bool files_dirty;           /* files written since the last flush (always, batch) */
+    int64_t synced_at_us;       /* when the last flush ended (CLOCK_MONOTONIC) */
+    unsigned flush_asked;       /* threads waiting for the files to be flushed (a drain) */
     /* a line for the log (no lock held but the log's own); NULL: stderr */
     void (*log)(void *ctx, const char *msg);
     void *log_ctx;

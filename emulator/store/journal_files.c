@@ -19,6 +19,7 @@ int syncfs(int fd);
 
 #include "fsutil.h"
 #include "util/buf.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 void em_journal_op_release(struct em_journal_op *op)
@@ -60,7 +61,6 @@ int em_journal_sync_files(struct em_journal *w)
     int rc = w->dir_fd >= 0 ? syncfs(w->dir_fd) : -1;
     if (w->dir_fd < 0)
         errno = EBADF;
-    w->count.file_syncs++;
     if (rc == 0) {
         w->spare_next = 0; /* every exchange so far is on the disk */
         return 0;
@@ -281,26 +281,54 @@ static void write_queued(struct em_journal *w)
     if (n)
         aerr = em_journal_apply_ops(w, ops, n, &apath);
     free(ops);
-    /* the round's files on the disk before a marker counts them (always, batch): one
-     * flush of the filesystem covers the files' data, the exchanged names and the
-     * directories made, where a fdatasync per file would not (bench/limits.md) */
-    if (n)
-        em_journal_sync_files(w);
 
     pthread_mutex_lock(&w->lock);
     w->writing = false;
     w->nwriting = 0;
     w->apply_turn = seq;
     w->durable = target;
-    /* the applied revision stays before a file still to be written, or not flushed */
-    if (!aerr && !w->nretry && !w->files_unsynced)
-        w->applied_rev = rev;
+    /* the applied revision stays before a file still to be written, and (always, batch)
+     * before one not flushed yet (flush_files) */
+    if (!aerr && !w->nretry)
+        w->written_rev = rev;
+    if (n && w->mode != EM_FSYNC_NEVER)
+        w->files_dirty = true;
+    if (!w->files_dirty && !w->files_unsynced)
+        w->applied_rev = w->written_rev;
     if (aerr)
         em_journal_note_error(w, apath, aerr);
     else if (n && !w->broken)
         em_journal_note_ok(w);
     free(apath);
     /* only who waits for files (a drain, backpressure, a leader without the writer) */
+    if (w->files_waiters || !w->files_running)
+        pthread_cond_broadcast(&w->cond);
+}
+
+static int64_t mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Flushes the files written so far (em_journal_sync_files) and counts them applied: the
+ * next marker says so. One flush of the filesystem covers the files' data, the exchanged
+ * names and the directories made, where a fdatasync per file would not, and costs about
+ * what 512 files' fdatasyncs cost for one (bench/limits.md). Lock held, nobody writing. */
+static void flush_files(struct em_journal *w)
+{
+    int64_t rev = w->written_rev;
+    w->writing = true; /* (no file is written meanwhile) */
+    pthread_mutex_unlock(&w->lock);
+    em_journal_sync_files(w);
+    int64_t now = mono_us();
+    pthread_mutex_lock(&w->lock);
+    w->writing = false;
+    w->files_dirty = false;
+    w->synced_at_us = now;
+    if (!w->files_unsynced)
+        w->applied_rev = rev;
     if (w->files_waiters || !w->files_running)
         pthread_cond_broadcast(&w->cond);
 }
@@ -343,28 +371,45 @@ void em_journal_queue(struct em_journal *w, struct em_journal_op *ops, size_t no
         w->files_waiters--;
         return;
     }
-    while (w->apply_turn != w->queued_seq) {
+    while (w->apply_turn != w->queued_seq || w->files_dirty) {
         if (w->writing)
             pthread_cond_wait(&w->cond, &w->lock);
-        else
+        else if (w->apply_turn != w->queued_seq)
             write_queued(w);
+        else
+            flush_files(w); /* the leader without the writer: at once */
     }
 }
 
-/* The file writer: writes what the leaders queue, everything queued at once. */
+/* The file writer: writes what the leaders queue, everything queued at once, and flushes
+ * what it wrote (always, batch) at most every EM_JOURNAL_FILES_SYNC_US, at once for a
+ * drain or a stop: one flush a round was one a create at one connection, a fifth of the
+ * emulator's CPU (bench/limits.md); the applied revision lags by that much. */
 void *em_journal_files_main(void *arg)
 {
     struct em_journal *w = arg;
     pthread_mutex_lock(&w->lock);
     for (;;) {
         bool work = w->apply_turn != w->queued_seq && !w->writing;
+        bool flush = w->files_dirty && !w->writing;
+        int64_t wait_us = flush ? w->synced_at_us + EM_JOURNAL_FILES_SYNC_US - mono_us() : 0;
+        if (flush && (wait_us <= 0 || w->files_stopping || w->flush_asked)) {
+            flush_files(w);
+            continue;
+        }
         if (work && (!w->hold_files || w->files_stopping)) {
             write_queued(w);
             continue;
         }
-        if (w->files_stopping && !work && !w->writing)
+        if (w->files_stopping && !work && !w->writing && !w->files_dirty)
             break;
-        pthread_cond_wait(&w->files_cond, &w->lock);
+        if (flush) {
+            struct timespec ts;
+            nd_time_deadline(&ts, wait_us / 1000 + 1);
+            pthread_cond_timedwait(&w->files_cond, &w->lock, &ts);
+        } else {
+            pthread_cond_wait(&w->files_cond, &w->lock);
+        }
     }
     pthread_mutex_unlock(&w->lock);
     return NULL;
@@ -373,8 +418,12 @@ void *em_journal_files_main(void *arg)
 void em_journal_wait_files(struct em_journal *w)
 {
     w->files_waiters++;
-    while (w->flushing || w->writing || w->apply_turn != w->batch_seq)
+    w->flush_asked++;
+    pthread_cond_signal(&w->files_cond); /* (what was written is flushed at once) */
+    while (w->flushing || w->writing || w->apply_turn != w->batch_seq ||
+           (w->files_dirty && w->files_running))
         pthread_cond_wait(&w->cond, &w->lock);
+    w->flush_asked--;
     w->files_waiters--;
 }
 
