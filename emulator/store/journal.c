@@ -121,6 +121,8 @@ int em_journal_open(struct em_journal *w, const char *path, enum em_fsync mode, 
     pthread_cond_init(&w->cond, NULL);
     pthread_cond_init(&w->files_cond, NULL);
     pthread_cond_init(&w->late_cond, NULL);
+    pthread_cond_init(&w->flush_cond, NULL);
+    w->spares_free = EM_JOURNAL_SPARES;
     w->queued_rev = applied_rev;
     w->spare = nd_xasprintf("%s.spare", path);
     const char *no_exchange = getenv("NODUS_EMULATOR_TEST_RENAME_FILES");
@@ -179,8 +181,12 @@ int em_journal_start_thread(struct em_journal *w)
      * see an answer come before its file and a kill -9 leave the file to the next start */
     const char *hold = getenv("NODUS_EMULATOR_TEST_HOLD_FILES");
     w->hold_files = hold && *hold && strcmp(hold, "0") != 0;
-    if (pthread_create(&w->files, NULL, em_journal_files_main, w) != 0)
+    if (em_journal_start_flusher(w) < 0)
         return -1;
+    if (pthread_create(&w->files, NULL, em_journal_files_main, w) != 0) {
+        em_journal_stop_files(w); /* (the flusher) */
+        return -1;
+    }
     pthread_mutex_lock(&w->lock);
     w->files_running = true;
     pthread_mutex_unlock(&w->lock);
@@ -622,6 +628,7 @@ int em_journal_close(struct em_journal *w, struct nd_buf *err)
     pthread_cond_destroy(&w->cond);
     pthread_cond_destroy(&w->files_cond);
     pthread_cond_destroy(&w->late_cond);
+    pthread_cond_destroy(&w->flush_cond);
     pthread_mutex_destroy(&w->lock);
     memset(w, 0, sizeof *w);
     w->fd = w->dir_fd = -1;

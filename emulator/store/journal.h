@@ -14,9 +14,10 @@
  * and writes it in order: an object file atomically (into a spare and the names exchanged,
  * journal_files.c), a later write of the same file in the same round making an earlier one
  * moot, and the appends to one hour file of Events in one write. Under always and batch,
- * it then flushes them with one syncfs(2) of the state directory's filesystem (the files'
- * data, the renames and the directories made; at most every EM_JOURNAL_FILES_SYNC_US, and
- * at once for a drain or a stop), and only then are their records counted applied.
+ * a second thread, the flusher, flushes them with one syncfs(2) of the state directory's
+ * filesystem (the files' data, the renames and the directories made; at most every
+ * EM_JOURNAL_FILES_SYNC_US, at once for a drain or a stop), and only then are their
+ * records counted applied.
  * More than EM_JOURNAL_QUEUE_MAX file writes behind make a leader wait for it before it
  * answers (backpressure); otherwise no answer waits for the files or their flush. Without
  * the writer (a journal nobody started a thread for), the leader writes the queue itself
@@ -63,6 +64,7 @@
 #define EM_JOURNAL_FILES_SYNC_US 10000
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -162,23 +164,31 @@ struct em_journal {
     struct em_journal_op *retry;    /* file writes that failed after their record was flushed */
     size_t nretry;
     /* the file writer's spare files (path + ".spare", then ".spare.1" ...): an object file
-     * is written into one and exchanged with it (journal_files.c); spare_name: the one in
-     * use; spare_next: the next one to use (under always and batch each one once between
-     * two flushes of the files; under never the first only); no_exchange: the filesystem
-     * cannot, or NODUS_EMULATOR_TEST_RENAME_FILES asks for the temporary file and rename */
+     * is written into one and exchanged with it (journal_files.c); spare_name: the name of
+     * one (em_journal_spare); under always and batch they go round (spare_seq: how many were
+     * taken, by the one writing files; spares_done: how many it is done with; spares_free:
+     * it may take spare_seq while below it, moved on by a flush), each one written once
+     * between two flushes of the files; under never the first only. no_exchange: the
+     * filesystem cannot, or NODUS_EMULATOR_TEST_RENAME_FILES asks for the temporary file
+     * and rename */
     char *spare, *spare_name;
-    unsigned spare_next;
+    uint64_t spare_seq;
+    _Atomic uint64_t spares_done, spares_free;
     bool no_exchange;
-    /* the journal's directory, open: its filesystem is flushed (syncfs) after the file
-     * writes (always, batch: journal_files.c); files_unsynced: a flush failed, so the
-     * applied revision stays where it was for the rest of the run (the next start writes
-     * the files again) */
+    /* the flusher (always, batch: journal_files.c), a thread that flushes the journal's
+     * filesystem (syncfs of dir_fd, the journal's directory) after the file writes;
+     * files_unsynced: a flush failed, so the applied revision stays where it was for the
+     * rest of the run (the next start writes the files again) */
     int dir_fd;
-    bool files_unsynced;
+    _Atomic bool files_unsynced;
     int64_t written_rev;        /* every record up to it has its file written */
-    bool files_dirty;           /* files written since the last flush (always, batch) */
+    bool files_dirty;           /* files written since the last flush began */
+    unsigned files_flushing;    /* flushes running */
     int64_t synced_at_us;       /* when the last flush ended (CLOCK_MONOTONIC) */
     unsigned flush_asked;       /* threads waiting for the files to be flushed (a drain) */
+    pthread_t flusher;
+    pthread_cond_t flush_cond;  /* files written, or the flusher is to stop */
+    bool flusher_running, flusher_stopping;
     /* a line for the log (no lock held but the log's own); NULL: stderr */
     void (*log)(void *ctx, const char *msg);
     void *log_ctx;
@@ -277,15 +287,18 @@ int em_journal_apply_ops(struct em_journal *w, struct em_journal_op *ops, size_t
 void em_journal_queue(struct em_journal *w, struct em_journal_op *ops, size_t nops, uint64_t seq,
                       uint64_t target, int64_t target_rev, bool failed);
 /* Flushes the object files written so far (syncfs of the journal's filesystem) under
- * always and batch, after which every spare may be written again; 0, or -1 with errno
- * (said once, and w->files_unsynced set). Without the lock, by the one writing files. */
+ * always and batch; 0, or -1 with errno (said once, and w->files_unsynced set). Without
+ * the lock. */
 int em_journal_sync_files(struct em_journal *w);
 /* The name of the spare i (w->spare, then w->spare + ".i" in w->spare_name, valid until
  * the next call). */
 const char *em_journal_spare(struct em_journal *w, unsigned i);
 /* A line for the log (w->log, else stderr). */
 void em_journal_say(struct em_journal *w, const char *msg);
-/* The writer thread's body (arg: the journal), and its stop once all is written. */
+/* Starts the flusher (always, batch; nothing under never): 0 or -1. */
+int em_journal_start_flusher(struct em_journal *w);
+/* The writer thread's body (arg: the journal), and its stop (with the flusher's) once all
+ * is written and flushed. */
 void *em_journal_files_main(void *arg);
 void em_journal_stop_files(struct em_journal *w);
 

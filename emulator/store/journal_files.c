@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,12 +62,10 @@ int em_journal_sync_files(struct em_journal *w)
     int rc = w->dir_fd >= 0 ? syncfs(w->dir_fd) : -1;
     if (w->dir_fd < 0)
         errno = EBADF;
-    if (rc == 0) {
-        w->spare_next = 0; /* every exchange so far is on the disk */
+    if (rc == 0)
         return 0;
-    }
     int e = errno;
-    if (!w->files_unsynced) {
+    if (!atomic_load(&w->files_unsynced)) {
         char *msg = nd_xasprintf("storage: cannot flush the object files (syncfs of %s's "
                                  "filesystem): %s; the journal counts no more of them written, "
                                  "so the next start writes them again from it",
@@ -74,7 +73,7 @@ int em_journal_sync_files(struct em_journal *w)
         em_journal_say(w, msg);
         free(msg);
     }
-    w->files_unsynced = true;
+    atomic_store(&w->files_unsynced, true);
     errno = e;
     return -1;
 }
@@ -90,18 +89,32 @@ const char *em_journal_spare(struct em_journal *w, unsigned i)
     return w->spare_name;
 }
 
-/* The spare the next object file is written into (w->spare_name), or NULL: none may be
- * written now. Under always and batch each spare is written once between two flushes of
- * the files: after an exchange a spare holds the old text's inode, which the object's name
- * on the disk may still point to until the flush (a power loss would leave the object
- * another's text, or a torn mix); past EM_JOURNAL_SPARES the files are flushed first. */
+/* Raises *a to at least v. */
+static void atomic_raise(_Atomic uint64_t *a, uint64_t v)
+{
+    uint64_t cur = atomic_load(a);
+    while (cur < v && !atomic_compare_exchange_weak(a, &cur, v))
+        ;
+}
+
+/* The spare the next object file is written into, or NULL: none may be written now.
+ * Under always and batch each spare is written once between two flushes of the files:
+ * after an exchange a spare holds the old text's inode, which the object's name on the
+ * disk may still point to until a flush that began after it ends (a power loss would
+ * leave the object another's text, or a torn mix). The spares go round in order
+ * (w->spare_seq); one is free again once a flush that began after its use ended
+ * (w->spares_free); when none is, the writer flushes the files itself. */
 static const char *next_spare(struct em_journal *w)
 {
     if (w->mode == EM_FSYNC_NEVER)
         return w->spare; /* no promise across a power loss: one spare, written again */
-    if (w->spare_next >= EM_JOURNAL_SPARES && em_journal_sync_files(w) < 0)
-        return NULL;
-    return em_journal_spare(w, w->spare_next++);
+    if (w->spare_seq >= atomic_load(&w->spares_free)) {
+        uint64_t used = w->spare_seq; /* every one used so far is done with */
+        if (em_journal_sync_files(w) < 0)
+            return NULL;
+        atomic_raise(&w->spares_free, used + EM_JOURNAL_SPARES);
+    }
+    return em_journal_spare(w, (unsigned)(w->spare_seq++ % EM_JOURNAL_SPARES));
 }
 
 /* Writes an object file as em_write_atomic does (the file holds its old text or its new,
@@ -113,11 +126,23 @@ static const char *next_spare(struct em_journal *w)
  * writer's time when each running Job's file is rewritten every emulated minute (bench/
  * limits.md, the simulation at 100k Jobs). A file not there yet takes the spare's name;
  * where the filesystem cannot exchange (or w->no_exchange), em_write_atomic. 0 or -1. */
+static int write_via_spare(struct em_journal *w, const struct em_journal_op *op,
+                           const char *spare);
+
 static int write_file(struct em_journal *w, const struct em_journal_op *op)
 {
     const char *spare = w->spare && !w->no_exchange ? next_spare(w) : NULL;
     if (!spare)
         return em_write_atomic(op->path, op->data, op->len, false);
+    int rc = write_via_spare(w, op, spare);
+    atomic_store(&w->spares_done, w->spare_seq); /* (a flush from now covers it) */
+    return rc;
+}
+
+/* write_file's work through the spare. */
+static int write_via_spare(struct em_journal *w, const struct em_journal_op *op,
+                           const char *spare)
+{
     off_t size;
     int fd = open_spare(spare, &size);
     if (fd < 0)
@@ -246,6 +271,14 @@ void em_journal_stop_files(struct em_journal *w)
     if (running)
         pthread_join(w->files, NULL);
     pthread_mutex_lock(&w->lock);
+    bool flusher = w->flusher_running;
+    w->flusher_stopping = true; /* (after the writer: it flushes what it wrote) */
+    pthread_cond_signal(&w->flush_cond);
+    pthread_mutex_unlock(&w->lock);
+    if (flusher)
+        pthread_join(w->flusher, NULL);
+    pthread_mutex_lock(&w->lock);
+    w->flusher_running = w->flusher_stopping = false;
     w->files_running = w->files_stopping = false;
     pthread_cond_broadcast(&w->cond);
     pthread_mutex_unlock(&w->lock);
@@ -291,9 +324,11 @@ static void write_queued(struct em_journal *w)
      * before one not flushed yet (flush_files) */
     if (!aerr && !w->nretry)
         w->written_rev = rev;
-    if (n && w->mode != EM_FSYNC_NEVER)
+    if (n && w->mode != EM_FSYNC_NEVER && !w->files_dirty) {
         w->files_dirty = true;
-    if (!w->files_dirty && !w->files_unsynced)
+        pthread_cond_signal(&w->flush_cond); /* (else the flusher waits for its time) */
+    }
+    if (!w->files_dirty && !w->files_flushing && !atomic_load(&w->files_unsynced))
         w->applied_rev = w->written_rev;
     if (aerr)
         em_journal_note_error(w, apath, aerr);
@@ -315,22 +350,64 @@ static int64_t mono_us(void)
 /* Flushes the files written so far (em_journal_sync_files) and counts them applied: the
  * next marker says so. One flush of the filesystem covers the files' data, the exchanged
  * names and the directories made, where a fdatasync per file would not, and costs about
- * what 512 files' fdatasyncs cost for one (bench/limits.md). Lock held, nobody writing. */
+ * what 512 files' fdatasyncs cost for one (bench/limits.md). Files are written meanwhile
+ * (the flush counts those written before it began). Lock held. */
 static void flush_files(struct em_journal *w)
 {
     int64_t rev = w->written_rev;
-    w->writing = true; /* (no file is written meanwhile) */
+    uint64_t done = atomic_load(&w->spares_done);
+    w->files_dirty = false;
+    w->files_flushing++;
     pthread_mutex_unlock(&w->lock);
-    em_journal_sync_files(w);
+    int rc = em_journal_sync_files(w);
     int64_t now = mono_us();
     pthread_mutex_lock(&w->lock);
-    w->writing = false;
-    w->files_dirty = false;
+    w->files_flushing--;
     w->synced_at_us = now;
-    if (!w->files_unsynced)
+    if (rc == 0)
+        atomic_raise(&w->spares_free, done + EM_JOURNAL_SPARES);
+    if (!atomic_load(&w->files_unsynced) && rev > w->applied_rev)
         w->applied_rev = rev;
-    if (w->files_waiters || !w->files_running)
-        pthread_cond_broadcast(&w->cond);
+    pthread_cond_broadcast(&w->cond);
+}
+
+/* The flusher (always, batch): flushes the files the writer wrote at most every
+ * EM_JOURNAL_FILES_SYNC_US, at once for a drain or a stop. A flush a round was one a
+ * create at one connection, a fifth of the emulator's CPU (bench/limits.md), and a flush
+ * in the writer held back the files while it ran; the applied revision lags by that
+ * much. */
+static void *flusher_main(void *arg)
+{
+    struct em_journal *w = arg;
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        if (w->files_dirty) {
+            int64_t wait_us = w->synced_at_us + EM_JOURNAL_FILES_SYNC_US - mono_us();
+            if (wait_us <= 0 || w->flusher_stopping || w->flush_asked) {
+                flush_files(w);
+                continue;
+            }
+            struct timespec ts;
+            nd_time_deadline(&ts, wait_us / 1000 + 1);
+            pthread_cond_timedwait(&w->flush_cond, &w->lock, &ts);
+            continue;
+        }
+        if (w->flusher_stopping)
+            break;
+        pthread_cond_wait(&w->flush_cond, &w->lock);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+int em_journal_start_flusher(struct em_journal *w)
+{
+    if (w->mode == EM_FSYNC_NEVER)
+        return 0;
+    if (pthread_create(&w->flusher, NULL, flusher_main, w) != 0)
+        return -1;
+    w->flusher_running = true;
+    return 0;
 }
 
 /* Queues the batch's file writes for the writer (or drops them when it failed), in batch
@@ -381,35 +458,20 @@ void em_journal_queue(struct em_journal *w, struct em_journal_op *ops, size_t no
     }
 }
 
-/* The file writer: writes what the leaders queue, everything queued at once, and flushes
- * what it wrote (always, batch) at most every EM_JOURNAL_FILES_SYNC_US, at once for a
- * drain or a stop: one flush a round was one a create at one connection, a fifth of the
- * emulator's CPU (bench/limits.md); the applied revision lags by that much. */
+/* The file writer: writes what the leaders queue, everything queued at once. */
 void *em_journal_files_main(void *arg)
 {
     struct em_journal *w = arg;
     pthread_mutex_lock(&w->lock);
     for (;;) {
         bool work = w->apply_turn != w->queued_seq && !w->writing;
-        bool flush = w->files_dirty && !w->writing;
-        int64_t wait_us = flush ? w->synced_at_us + EM_JOURNAL_FILES_SYNC_US - mono_us() : 0;
-        if (flush && (wait_us <= 0 || w->files_stopping || w->flush_asked)) {
-            flush_files(w);
-            continue;
-        }
         if (work && (!w->hold_files || w->files_stopping)) {
             write_queued(w);
             continue;
         }
-        if (w->files_stopping && !work && !w->writing && !w->files_dirty)
+        if (w->files_stopping && !work && !w->writing)
             break;
-        if (flush) {
-            struct timespec ts;
-            nd_time_deadline(&ts, wait_us / 1000 + 1);
-            pthread_cond_timedwait(&w->files_cond, &w->lock, &ts);
-        } else {
-            pthread_cond_wait(&w->files_cond, &w->lock);
-        }
+        pthread_cond_wait(&w->files_cond, &w->lock);
     }
     pthread_mutex_unlock(&w->lock);
     return NULL;
@@ -419,9 +481,9 @@ void em_journal_wait_files(struct em_journal *w)
 {
     w->files_waiters++;
     w->flush_asked++;
-    pthread_cond_signal(&w->files_cond); /* (what was written is flushed at once) */
+    pthread_cond_signal(&w->flush_cond); /* (what was written is flushed at once) */
     while (w->flushing || w->writing || w->apply_turn != w->batch_seq ||
-           (w->files_dirty && w->files_running))
+           (w->flusher_running && (w->files_dirty || w->files_flushing)))
         pthread_cond_wait(&w->cond, &w->lock);
     w->flush_asked--;
     w->files_waiters--;
