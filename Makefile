@@ -106,6 +106,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 UNIT_HELP_OBJS := $(UNIT_HELP:%.c=$(BUILD)/%.o)
 HOSTILE_SEND := $(BUILD)/tests/hostile/send
 JPATH     := $(BUILD)/tests/lib/jpath
+SYNCORDER := $(BUILD)/tests/lib/syncorder.so
 KINDS_DOC := $(BUILD)/scripts/kinds-doc
 LIBNODUS  := $(BUILD)/libnodus.a
 
@@ -114,7 +115,7 @@ LIBNODUS  := $(BUILD)/libnodus.a
 .DEFAULT_GOAL := all
 
 all: $(BIN)/nodus $(BIN)/nodus-emulator
-units: $(UNIT_BINS) $(HOSTILE_SEND) $(JPATH)
+units: $(UNIT_BINS) $(HOSTILE_SEND) $(JPATH) $(SYNCORDER)
 test-bins: units fuzz-bins $(KINDS_DOC)
 
 # The library headers each object includes: jansson everywhere pkg/ is included, libyaml
@@ -321,6 +322,14 @@ $(BUILD)/tests/lib/jpath.o: PC_CFLAGS += $(JANSSON_CFLAGS)
 $(JPATH): $(BUILD)/tests/lib/jpath.o
 	$(call say,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(ALL_LDFLAGS) $(JANSSON_LIBS) -lm
+
+# 67-flushfiles' LD_PRELOAD shim (tests/lib/syncorder.c): the order of an emulator's file
+# writes, flushes and journal markers. None of the project's flags (no banned.h, no
+# sanitizer: it goes into the ASan build's emulator too)
+$(SYNCORDER): tests/lib/syncorder.c
+	$(call say,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) -std=c11 $(WARN) $(OPT) -g -fPIC -shared -o $@ $< -ldl -lpthread
 
 deps:
 	@scripts/install-deps.sh

@@ -1,11 +1,14 @@
 /* crash_repair.h: between store.c and crash_repair.c: the start's repair of what a power
  * loss (the machine's crash) leaves of the object files.
  *
- * The files are written behind the journal, without a flush of their own, into a spare
- * whose name is then exchanged with the file's (journal_files.c); a marker counts them
- * written once the kernel has them. A power loss within the writeback delay can leave a
- * file, whatever marker its record is behind, at an older revision the journal wrote,
- * empty, or holding the spare's older text of another object. */
+ * The files are written behind the journal into a spare whose name is then exchanged with
+ * the file's (journal_files.c). Under --fsync always and batch a marker counts them only
+ * once they are flushed, so a power loss leaves the files before the last marker whole;
+ * under never (and in a state an emulator wrote before the files were flushed) a marker
+ * counts them once the kernel has them, and a power loss within the writeback delay can
+ * leave a file, whatever marker its record is behind, at an older revision the journal
+ * wrote, empty, or holding a spare's older text of another object. A copy of an earlier
+ * file put back by hand looks the same. */
 #ifndef EM_CRASH_REPAIR_H
 #define EM_CRASH_REPAIR_H
 

@@ -10,6 +10,10 @@
 
 #include "util/xmalloc.h"
 
+/* Linux's syncfs(2) (glibc declares it only under _GNU_SOURCE, which the build does not
+ * set: banned.h is included first) */
+int syncfs(int fd);
+
 int em_rm_rf(const char *path)
 {
     struct stat sb;
@@ -178,6 +182,18 @@ int em_append_line(const char *path, const char *data, size_t len)
         rc = -1;
         e = errno;
     }
+    errno = e;
+    return rc;
+}
+
+int em_syncfs_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = syncfs(fd);
+    int e = errno;
+    close(fd);
     errno = e;
     return rc;
 }

@@ -23,4 +23,8 @@ int em_open_making_dir(const char *path, int flags);
  * 0 or -1 with errno set. Not flushed. */
 int em_append_line(const char *path, const char *data, size_t len);
 
+/* Flushes the filesystem that holds the directory dir (syncfs(2)): every file written,
+ * renamed or removed there so far is on the disk. 0 or -1 with errno set. */
+int em_syncfs_dir(const char *dir);
+
 #endif

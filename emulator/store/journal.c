@@ -113,14 +113,16 @@ int em_journal_open(struct em_journal *w, const char *path, enum em_fsync mode, 
                 struct nd_buf *err)
 {
     memset(w, 0, sizeof *w);
-    w->fd = -1;
+    w->fd = w->dir_fd = -1;
     w->path = nd_xstrdup(path);
     w->mode = mode;
-    w->applied_rev = w->appended_rev = w->durable_rev = applied_rev;
+    w->applied_rev = w->appended_rev = w->durable_rev = w->written_rev = applied_rev;
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->cond, NULL);
     pthread_cond_init(&w->files_cond, NULL);
     pthread_cond_init(&w->late_cond, NULL);
+    pthread_cond_init(&w->flush_cond, NULL);
+    w->spares_free = EM_JOURNAL_SPARES;
     w->queued_rev = applied_rev;
     w->spare = nd_xasprintf("%s.spare", path);
     const char *no_exchange = getenv("NODUS_EMULATOR_TEST_RENAME_FILES");
@@ -130,6 +132,8 @@ int em_journal_open(struct em_journal *w, const char *path, enum em_fsync mode, 
     if (slash)
         *slash = '\0';
     em_mkdir_p(dir);
+    if (mode != EM_FSYNC_NEVER)
+        w->dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     free(dir);
     w->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (w->fd < 0) {
@@ -177,8 +181,12 @@ int em_journal_start_thread(struct em_journal *w)
      * see an answer come before its file and a kill -9 leave the file to the next start */
     const char *hold = getenv("NODUS_EMULATOR_TEST_HOLD_FILES");
     w->hold_files = hold && *hold && strcmp(hold, "0") != 0;
-    if (pthread_create(&w->files, NULL, em_journal_files_main, w) != 0)
+    if (em_journal_start_flusher(w) < 0)
         return -1;
+    if (pthread_create(&w->files, NULL, em_journal_files_main, w) != 0) {
+        em_journal_stop_files(w); /* (the flusher) */
+        return -1;
+    }
     pthread_mutex_lock(&w->lock);
     w->files_running = true;
     pthread_mutex_unlock(&w->lock);
@@ -608,15 +616,21 @@ int em_journal_close(struct em_journal *w, struct nd_buf *err)
     free(w->failed);
     free(w->error_path);
     nd_buf_release(&w->buf);
-    if (w->spare)
-        unlink(w->spare); /* an old revision of some object: nothing reads it */
+    /* old revisions of some objects: nothing reads them (every name, a spare a run killed
+     * before may have left too) */
+    for (unsigned i = 0; w->spare && i < EM_JOURNAL_SPARES; i++)
+        unlink(em_journal_spare(w, i));
+    if (w->dir_fd >= 0)
+        close(w->dir_fd);
     free(w->path);
     free(w->spare);
+    free(w->spare_name);
     pthread_cond_destroy(&w->cond);
     pthread_cond_destroy(&w->files_cond);
     pthread_cond_destroy(&w->late_cond);
+    pthread_cond_destroy(&w->flush_cond);
     pthread_mutex_destroy(&w->lock);
     memset(w, 0, sizeof *w);
-    w->fd = -1;
+    w->fd = w->dir_fd = -1;
     return rc;
 }

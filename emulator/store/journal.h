@@ -11,17 +11,23 @@
  * durable, and a start writes a file a crash left behind from it (em_journal_read's tail).
  *
  * The file writer (a thread of em_journal_start_thread) takes everything queued at once
- * and writes it in order: an object file atomically (temporary file and rename, not
- * flushed), a later write of the same file in the same round making an earlier one moot,
- * and the appends to one hour file of Events in one write. More than EM_JOURNAL_QUEUE_MAX
- * file writes behind make a leader wait for it before it answers (backpressure). Without
+ * and writes it in order: an object file atomically (into a spare and the names exchanged,
+ * journal_files.c), a later write of the same file in the same round making an earlier one
+ * moot, and the appends to one hour file of Events in one write. Under always and batch,
+ * a second thread, the flusher, flushes them with one syncfs(2) of the state directory's
+ * filesystem (the files' data, the renames and the directories made; at most every
+ * EM_JOURNAL_FILES_SYNC_US, at once for a drain or a stop), and only then are their
+ * records counted applied.
+ * More than EM_JOURNAL_QUEUE_MAX file writes behind make a leader wait for it before it
+ * answers (backpressure); otherwise no answer waits for the files or their flush. Without
  * the writer (a journal nobody started a thread for), the leader writes the queue itself
  * before it answers.
  *
  * Each flush starts with a marker line {"wall": microseconds, "applied": revision}: the
  * real time the batch was written, and the revision up to which every earlier record's
- * file write is done. At start (em_journal_read) the records after the last marker are the
- * ones whose files may be missing or stale.
+ * file write is done (under always and batch: on the disk, so a power loss keeps it). At
+ * start (em_journal_read) the records after the last marker are the ones whose files may
+ * be missing or stale.
  *
  * Modes: always flushes at once; batch, when others are committing too, waits while
  * more records keep arriving (at most half the last flush's time, a millisecond at
@@ -51,8 +57,14 @@
 #define EM_JOURNAL_QUEUE_MAX 8192
 /* file writes the writer takes at a time (whole batches) */
 #define EM_JOURNAL_WRITE_CHUNK 512
+/* spares the writer writes object files into between two flushes of the files (always,
+ * batch); more writes than that in a round flush the files first (journal_files.c) */
+#define EM_JOURNAL_SPARES 512
+/* the writer flushes the files it wrote at most this often (always, batch) */
+#define EM_JOURNAL_FILES_SYNC_US 10000
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -118,7 +130,8 @@ struct em_journal {
      * extent and has none */
     bool test_fail_sync, test_fail_cut;
     int64_t appended_rev;       /* highest revision appended */
-    int64_t applied_rev;        /* every record up to this revision has its file written */
+    int64_t applied_rev;        /* every record up to this revision has its file written
+                                 * (always, batch: and flushed) */
     int64_t durable_rev;        /* every record up to this revision is flushed (watches
                                  * show nothing newer) */
     /* a group of records that goes to the log in one batch (em_journal_hold): the records
@@ -150,11 +163,32 @@ struct em_journal {
     off_t stale_from;
     struct em_journal_op *retry;    /* file writes that failed after their record was flushed */
     size_t nretry;
-    /* the file writer's spare file (path + ".spare"): an object file is written into it
-     * and exchanged with it (journal_files.c); no_exchange: the filesystem cannot, or
-     * NODUS_EMULATOR_TEST_RENAME_FILES asks for the temporary file and rename */
-    char *spare;
+    /* the file writer's spare files (path + ".spare", then ".spare.1" ...): an object file
+     * is written into one and exchanged with it (journal_files.c); spare_name: the name of
+     * one (em_journal_spare); under always and batch they go round (spare_seq: how many were
+     * taken, by the one writing files; spares_done: how many it is done with; spares_free:
+     * it may take spare_seq while below it, moved on by a flush), each one written once
+     * between two flushes of the files; under never the first only. no_exchange: the
+     * filesystem cannot, or NODUS_EMULATOR_TEST_RENAME_FILES asks for the temporary file
+     * and rename */
+    char *spare, *spare_name;
+    uint64_t spare_seq;
+    _Atomic uint64_t spares_done, spares_free;
     bool no_exchange;
+    /* the flusher (always, batch: journal_files.c), a thread that flushes the journal's
+     * filesystem (syncfs of dir_fd, the journal's directory) after the file writes;
+     * files_unsynced: a flush failed, so the applied revision stays where it was for the
+     * rest of the run (the next start writes the files again) */
+    int dir_fd;
+    _Atomic bool files_unsynced;
+    int64_t written_rev;        /* every record up to it has its file written */
+    bool files_dirty;           /* files written since the last flush began */
+    unsigned files_flushing;    /* flushes running */
+    int64_t synced_at_us;       /* when the last flush ended (CLOCK_MONOTONIC) */
+    unsigned flush_asked;       /* threads waiting for the files to be flushed (a drain) */
+    pthread_t flusher;
+    pthread_cond_t flush_cond;  /* files written, or the flusher is to stop */
+    bool flusher_running, flusher_stopping;
     /* a line for the log (no lock held but the log's own); NULL: stderr */
     void (*log)(void *ctx, const char *msg);
     void *log_ctx;
@@ -252,7 +286,19 @@ int em_journal_apply_ops(struct em_journal *w, struct em_journal_op *ops, size_t
  * without it, writes them at once. Lock held. */
 void em_journal_queue(struct em_journal *w, struct em_journal_op *ops, size_t nops, uint64_t seq,
                       uint64_t target, int64_t target_rev, bool failed);
-/* The writer thread's body (arg: the journal), and its stop once all is written. */
+/* Flushes the object files written so far (syncfs of the journal's filesystem) under
+ * always and batch; 0, or -1 with errno (said once, and w->files_unsynced set). Without
+ * the lock. */
+int em_journal_sync_files(struct em_journal *w);
+/* The name of the spare i (w->spare, then w->spare + ".i" in w->spare_name, valid until
+ * the next call). */
+const char *em_journal_spare(struct em_journal *w, unsigned i);
+/* A line for the log (w->log, else stderr). */
+void em_journal_say(struct em_journal *w, const char *msg);
+/* Starts the flusher (always, batch; nothing under never): 0 or -1. */
+int em_journal_start_flusher(struct em_journal *w);
+/* The writer thread's body (arg: the journal), and its stop (with the flusher's) once all
+ * is written and flushed. */
 void *em_journal_files_main(void *arg);
 void em_journal_stop_files(struct em_journal *w);
 

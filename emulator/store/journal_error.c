@@ -22,7 +22,7 @@ int fallocate(int fd, int mode, off_t offset, off_t len);
 /* newlines written at a time over a refused batch */
 #define BLANK_CHUNK 4096
 
-static void say(struct em_journal *w, const char *msg)
+void em_journal_say(struct em_journal *w, const char *msg)
 {
     if (w->log)
         w->log(w->log_ctx, msg);
@@ -41,7 +41,7 @@ void em_journal_note_error(struct em_journal *w, const char *path, int err)
                              "cannot take is refused (507 StorageFull, 500 StorageError) until "
                              "there is room; reads go on",
                              w->error_path, strerror(w->error), w->error);
-    say(w, msg);
+    em_journal_say(w, msg);
     free(msg);
 }
 
@@ -51,7 +51,7 @@ void em_journal_note_ok(struct em_journal *w)
         return;
     char *msg = nd_xasprintf("storage: writes reach the disk again (the first to fail was %s)",
                              w->error_path ? w->error_path : w->path);
-    say(w, msg);
+    em_journal_say(w, msg);
     free(msg);
     w->error = 0;
     free(w->error_path);
@@ -187,7 +187,7 @@ static void say_stuck(struct em_journal *w, off_t from, int err)
                              "nor blank out what it holds of the refused records: %s (tried "
                              "again before the next write; a start before then finds them)",
                              w->path, (long long)from, strerror(err));
-    say(w, msg);
+    em_journal_say(w, msg);
     free(msg);
 }
 

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,9 +15,12 @@
 #include <linux/fs.h>
 int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
               unsigned int flags);
+/* Linux's syncfs(2), likewise */
+int syncfs(int fd);
 
 #include "fsutil.h"
 #include "util/buf.h"
+#include "util/time.h"
 #include "util/xmalloc.h"
 
 void em_journal_op_release(struct em_journal_op *op)
@@ -51,21 +55,96 @@ static int open_spare(const char *spare, off_t *size)
     return fd;
 }
 
+int em_journal_sync_files(struct em_journal *w)
+{
+    if (w->mode == EM_FSYNC_NEVER)
+        return 0;
+    int rc = w->dir_fd >= 0 ? syncfs(w->dir_fd) : -1;
+    if (w->dir_fd < 0)
+        errno = EBADF;
+    if (rc == 0)
+        return 0;
+    int e = errno;
+    if (!atomic_load(&w->files_unsynced)) {
+        char *msg = nd_xasprintf("storage: cannot flush the object files (syncfs of %s's "
+                                 "filesystem): %s; the journal counts no more of them written, "
+                                 "so the next start writes them again from it",
+                                 w->path, strerror(e));
+        em_journal_say(w, msg);
+        free(msg);
+    }
+    atomic_store(&w->files_unsynced, true);
+    errno = e;
+    return -1;
+}
+
+const char *em_journal_spare(struct em_journal *w, unsigned i)
+{
+    if (!i)
+        return w->spare;
+    size_t cap = strlen(w->spare) + 16;
+    if (!w->spare_name)
+        w->spare_name = nd_xmalloc(cap);
+    snprintf(w->spare_name, cap, "%s.%u", w->spare, i);
+    return w->spare_name;
+}
+
+/* Raises *a to at least v. */
+static void atomic_raise(_Atomic uint64_t *a, uint64_t v)
+{
+    uint64_t cur = atomic_load(a);
+    while (cur < v && !atomic_compare_exchange_weak(a, &cur, v))
+        ;
+}
+
+/* The spare the next object file is written into, or NULL: none may be written now.
+ * Under always and batch each spare is written once between two flushes of the files:
+ * after an exchange a spare holds the old text's inode, which the object's name on the
+ * disk may still point to until a flush that began after it ends (a power loss would
+ * leave the object another's text, or a torn mix). The spares go round in order
+ * (w->spare_seq); one is free again once a flush that began after its use ended
+ * (w->spares_free); when none is, the writer flushes the files itself. */
+static const char *next_spare(struct em_journal *w)
+{
+    if (w->mode == EM_FSYNC_NEVER)
+        return w->spare; /* no promise across a power loss: one spare, written again */
+    if (w->spare_seq >= atomic_load(&w->spares_free)) {
+        uint64_t used = w->spare_seq; /* every one used so far is done with */
+        if (em_journal_sync_files(w) < 0)
+            return NULL;
+        atomic_raise(&w->spares_free, used + EM_JOURNAL_SPARES);
+    }
+    return em_journal_spare(w, (unsigned)(w->spare_seq++ % EM_JOURNAL_SPARES));
+}
+
 /* Writes an object file as em_write_atomic does (the file holds its old text or its new,
- * never a part), through the spare (w->spare): the new text is written into it and the two
- * names are exchanged (renameat2 RENAME_EXCHANGE), so the old text's inode becomes the
- * next spare. No inode is allocated or freed a write, where a temporary file and a rename
+ * never a part), through a spare (next_spare): the new text is written into it and the two
+ * names are exchanged (renameat2 RENAME_EXCHANGE), so the old text's inode becomes a
+ * spare. No inode is allocated or freed a write, where a temporary file and a rename
  * allocate one and free one: on ext4 without a journal (the machines the benchmarks ran
  * on) allocating one scans past every inode freed in the last minute, most of the file
  * writer's time when each running Job's file is rewritten every emulated minute (bench/
  * limits.md, the simulation at 100k Jobs). A file not there yet takes the spare's name;
  * where the filesystem cannot exchange (or w->no_exchange), em_write_atomic. 0 or -1. */
+static int write_via_spare(struct em_journal *w, const struct em_journal_op *op,
+                           const char *spare);
+
 static int write_file(struct em_journal *w, const struct em_journal_op *op)
 {
-    if (!w->spare || w->no_exchange)
+    const char *spare = w->spare && !w->no_exchange ? next_spare(w) : NULL;
+    if (!spare)
         return em_write_atomic(op->path, op->data, op->len, false);
+    int rc = write_via_spare(w, op, spare);
+    atomic_store(&w->spares_done, w->spare_seq); /* (a flush from now covers it) */
+    return rc;
+}
+
+/* write_file's work through the spare. */
+static int write_via_spare(struct em_journal *w, const struct em_journal_op *op,
+                           const char *spare)
+{
     off_t size;
-    int fd = open_spare(w->spare, &size);
+    int fd = open_spare(spare, &size);
     if (fd < 0)
         return em_write_atomic(op->path, op->data, op->len, false);
     /* written over, then cut to length: truncating to 0 first would free its blocks and
@@ -79,9 +158,9 @@ static int write_file(struct em_journal *w, const struct em_journal_op *op)
     }
     if (close(fd) < 0)
         return -1;
-    if (renameat2(AT_FDCWD, w->spare, AT_FDCWD, op->path, RENAME_EXCHANGE) == 0)
+    if (renameat2(AT_FDCWD, spare, AT_FDCWD, op->path, RENAME_EXCHANGE) == 0)
         return 0;
-    if (errno == ENOENT && rename(w->spare, op->path) == 0)
+    if (errno == ENOENT && rename(spare, op->path) == 0)
         return 0; /* a new file */
     if (errno != ENOENT) {
         if (errno != EINVAL && errno != ENOSYS && errno != EXDEV && errno != EOPNOTSUPP)
@@ -192,6 +271,14 @@ void em_journal_stop_files(struct em_journal *w)
     if (running)
         pthread_join(w->files, NULL);
     pthread_mutex_lock(&w->lock);
+    bool flusher = w->flusher_running;
+    w->flusher_stopping = true; /* (after the writer: it flushes what it wrote) */
+    pthread_cond_signal(&w->flush_cond);
+    pthread_mutex_unlock(&w->lock);
+    if (flusher)
+        pthread_join(w->flusher, NULL);
+    pthread_mutex_lock(&w->lock);
+    w->flusher_running = w->flusher_stopping = false;
     w->files_running = w->files_stopping = false;
     pthread_cond_broadcast(&w->cond);
     pthread_mutex_unlock(&w->lock);
@@ -233,9 +320,16 @@ static void write_queued(struct em_journal *w)
     w->nwriting = 0;
     w->apply_turn = seq;
     w->durable = target;
-    /* the applied revision stays before a file still to be written */
+    /* the applied revision stays before a file still to be written, and (always, batch)
+     * before one not flushed yet (flush_files) */
     if (!aerr && !w->nretry)
-        w->applied_rev = rev;
+        w->written_rev = rev;
+    if (n && w->mode != EM_FSYNC_NEVER && !w->files_dirty) {
+        w->files_dirty = true;
+        pthread_cond_signal(&w->flush_cond); /* (else the flusher waits for its time) */
+    }
+    if (!w->files_dirty && !w->files_flushing && !atomic_load(&w->files_unsynced))
+        w->applied_rev = w->written_rev;
     if (aerr)
         em_journal_note_error(w, apath, aerr);
     else if (n && !w->broken)
@@ -244,6 +338,76 @@ static void write_queued(struct em_journal *w)
     /* only who waits for files (a drain, backpressure, a leader without the writer) */
     if (w->files_waiters || !w->files_running)
         pthread_cond_broadcast(&w->cond);
+}
+
+static int64_t mono_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* Flushes the files written so far (em_journal_sync_files) and counts them applied: the
+ * next marker says so. One flush of the filesystem covers the files' data, the exchanged
+ * names and the directories made, where a fdatasync per file would not, and costs about
+ * what 512 files' fdatasyncs cost for one (bench/limits.md). Files are written meanwhile
+ * (the flush counts those written before it began). Lock held. */
+static void flush_files(struct em_journal *w)
+{
+    int64_t rev = w->written_rev;
+    uint64_t done = atomic_load(&w->spares_done);
+    w->files_dirty = false;
+    w->files_flushing++;
+    pthread_mutex_unlock(&w->lock);
+    int rc = em_journal_sync_files(w);
+    int64_t now = mono_us();
+    pthread_mutex_lock(&w->lock);
+    w->files_flushing--;
+    w->synced_at_us = now;
+    if (rc == 0)
+        atomic_raise(&w->spares_free, done + EM_JOURNAL_SPARES);
+    if (!atomic_load(&w->files_unsynced) && rev > w->applied_rev)
+        w->applied_rev = rev;
+    pthread_cond_broadcast(&w->cond);
+}
+
+/* The flusher (always, batch): flushes the files the writer wrote at most every
+ * EM_JOURNAL_FILES_SYNC_US, at once for a drain or a stop. A flush a round was one a
+ * create at one connection, a fifth of the emulator's CPU (bench/limits.md), and a flush
+ * in the writer held back the files while it ran; the applied revision lags by that
+ * much. */
+static void *flusher_main(void *arg)
+{
+    struct em_journal *w = arg;
+    pthread_mutex_lock(&w->lock);
+    for (;;) {
+        if (w->files_dirty) {
+            int64_t wait_us = w->synced_at_us + EM_JOURNAL_FILES_SYNC_US - mono_us();
+            if (wait_us <= 0 || w->flusher_stopping || w->flush_asked) {
+                flush_files(w);
+                continue;
+            }
+            struct timespec ts;
+            nd_time_deadline(&ts, wait_us / 1000 + 1);
+            pthread_cond_timedwait(&w->flush_cond, &w->lock, &ts);
+            continue;
+        }
+        if (w->flusher_stopping)
+            break;
+        pthread_cond_wait(&w->flush_cond, &w->lock);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+int em_journal_start_flusher(struct em_journal *w)
+{
+    if (w->mode == EM_FSYNC_NEVER)
+        return 0;
+    if (pthread_create(&w->flusher, NULL, flusher_main, w) != 0)
+        return -1;
+    w->flusher_running = true;
+    return 0;
 }
 
 /* Queues the batch's file writes for the writer (or drops them when it failed), in batch
@@ -284,11 +448,13 @@ void em_journal_queue(struct em_journal *w, struct em_journal_op *ops, size_t no
         w->files_waiters--;
         return;
     }
-    while (w->apply_turn != w->queued_seq) {
+    while (w->apply_turn != w->queued_seq || w->files_dirty) {
         if (w->writing)
             pthread_cond_wait(&w->cond, &w->lock);
-        else
+        else if (w->apply_turn != w->queued_seq)
             write_queued(w);
+        else
+            flush_files(w); /* the leader without the writer: at once */
     }
 }
 
@@ -314,8 +480,12 @@ void *em_journal_files_main(void *arg)
 void em_journal_wait_files(struct em_journal *w)
 {
     w->files_waiters++;
-    while (w->flushing || w->writing || w->apply_turn != w->batch_seq)
+    w->flush_asked++;
+    pthread_cond_signal(&w->flush_cond); /* (what was written is flushed at once) */
+    while (w->flushing || w->writing || w->apply_turn != w->batch_seq ||
+           (w->flusher_running && (w->files_dirty || w->files_flushing)))
         pthread_cond_wait(&w->cond, &w->lock);
+    w->flush_asked--;
     w->files_waiters--;
 }
 

@@ -511,11 +511,19 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
                         bad);
         repair(s, report);
         em_crash_repair(s, report);
+        bool tail = false;
         for (size_t i = 0; i < s->nhistory; i++) {
             if (s->history[i].rev > s->revision)
                 s->revision = s->history[i].rev;
+            tail |= s->history[i].tail;
         }
+        /* the tail's files (written by the last run behind its journal, or just now by
+         * the repairs) on the disk before the journal's next marker counts them */
+        bool unsynced = (tail || s->repaired) && mode != EM_FSYNC_NEVER &&
+                        em_syncfs_dir(s->dir) < 0;
         rc = em_journal_open(&s->journal, log, mode, s->revision, err);
+        if (unsynced)
+            s->journal.applied_rev = applied; /* the next start looks at them again */
     }
     if (rc == 0 && em_journal_start_thread(&s->journal) < 0) {
         nd_buf_addf(err, "cannot start the journal's thread");
