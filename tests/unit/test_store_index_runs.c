@@ -128,7 +128,7 @@ static void test_sort_and_put_ent(void **state)
     (void)state;
     struct em_index_run r = {0};
     for (int i = 9; i >= 0; i--) {
-        char key[8];
+        char key[16];
         snprintf(key, sizeof key, "r%d", i);
         em_index_run_add(&r, key, V(i));
     }
@@ -176,7 +176,7 @@ static json_t *obj_of(const char *ns, const char *name, const char *uid, const c
  * nine owners among the first uids (one sometimes twice, one in ten named twice). */
 struct robj {
     const struct nd_kind *k;
-    char ns[8], name[16], uid[16];
+    char ns[16], name[16], uid[16];
     const char *owners[10];
     char ouids[10][16];
     size_t n;
@@ -290,7 +290,7 @@ static char *store_dump(struct em_store *s)
     nd_buf_addf(&b, "rev %lld|", (long long)s->revision);
     for (int k = 0; k < NKINDS; k++) { /* (the store's kinds are in the order it met them) */
         for (int p = 0; p < 3; p++) {
-            char ns[8];
+            char ns[16];
             snprintf(ns, sizeof ns, "p%d", p);
             em_store_walk(s, nd_kind_by_plural(NULL, plurals[k]), ns, walk_line, &b);
         }
