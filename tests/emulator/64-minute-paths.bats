@@ -29,14 +29,7 @@ setup_file() {
     # maxCostUSD, one ending at 2m: ends from a kept tree too
     job_json j '{"resources":{"gpu":{"model":"H100","count":1}}}' |
         jq -c '.metadata.annotations = {"emulator.nodus.dev/duration": "1h"}' >"$T/job.json"
-    jq -r --arg url "$(emu_url)$JOBS" --argjson n $N '
-        [range(1; $n + 1) as $i | (.metadata.name = "j\($i + 10000 | tostring | .[1:])" |
-         .metadata.labels = {tier: "\($i % 2)"}) |
-        "url = \"\($url)\"\nrequest = \"POST\"\nheader = \"Content-Type: application/json\"\n" +
-        "data = \(tojson | tojson)\nwrite-out = \"%{http_code}\\n\"\noutput = /dev/null\n"] | join("next\n")' \
-        "$T/job.json" >"$T/creates.cfg"
-    curl -s --no-progress-meter --parallel --parallel-max 8 -K "$T/creates.cfg" >"$T/codes"
-    [ "$(grep -c '^201$' "$T/codes")" = "$N" ]
+    post_copies "$(emu_url)$JOBS" "$T/job.json" $N
     http POST $JOBS "$(jq -c '.metadata = {name: "fails", annotations: {"emulator.nodus.dev/fail-at": "3m", "emulator.nodus.dev/exit-code": "3"}}' "$T/job.json")"
     [ "$CODE" = 201 ]
     http POST $JOBS "$(jq -c '.metadata.name = "capped" | .spec.maxCostUSD = "0.09"' "$T/job.json")"

@@ -27,14 +27,7 @@ setup_file() {
     note=$(head -c 4096 /dev/zero | tr '\0' 'n')
     job_json j '{"resources":{"gpu":{"model":"H100","count":1}}}' |
         jq -c --arg note "$note" '.metadata.annotations = {"emulator.nodus.dev/duration": "1h", note: $note}' >"$T/job.json"
-    jq -r --arg url "$(emu_url)$JOBS" --argjson n $N '
-        [range(1; $n + 1) as $i | (.metadata.name = "j\($i + 10000 | tostring | .[1:])" |
-         .metadata.labels = {tier: "\($i % 2)"}) |
-        "url = \"\($url)\"\nrequest = \"POST\"\nheader = \"Content-Type: application/json\"\n" +
-        "data = \(tojson | tojson)\nwrite-out = \"%{http_code}\\n\"\noutput = /dev/null\n"] | join("next\n")' \
-        "$T/job.json" >"$T/creates.cfg"
-    curl -s --no-progress-meter --parallel --parallel-max 8 -K "$T/creates.cfg" >"$T/codes"
-    [ "$(grep -c '^201$' "$T/codes")" = "$N" ]
+    post_copies "$(emu_url)$JOBS" "$T/job.json" $N
     clock_advance 40s # the queue and provisioning: every Job running
     local i
     for i in 1 2 3 4; do # four minutes: 3,600 changes of running Jobs

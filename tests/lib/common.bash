@@ -257,6 +257,20 @@ clock_advance() {
         -H 'Content-Type: application/json' -d "{\"advance\":\"$1\"}"
 }
 
+# post_copies URL FILE N: POSTs N copies of the object in FILE to URL, 8 at a time (one
+# curl), named j0001 ... with the label tier=0 or 1 (every other one); fails unless all
+# N answered 201
+post_copies() {
+    local cfg=$BATS_FILE_TMPDIR/post_copies.cfg
+    jq -r --arg url "$1" --argjson n "$3" '
+        [range(1; $n + 1) as $i | (.metadata.name = "j\($i + 10000 | tostring | .[1:])" |
+         .metadata.labels = {tier: "\($i % 2)"}) |
+        "url = \"\($url)\"\nrequest = \"POST\"\nheader = \"Content-Type: application/json\"\n" +
+        "data = \(tojson | tojson)\nwrite-out = \"%{http_code}\\n\"\noutput = /dev/null\n"] | join("next\n")' \
+        "$2" >"$cfg"
+    [ "$(curl -s --no-progress-meter --parallel --parallel-max 8 -K "$cfg" | grep -c '^201$')" = "$3" ]
+}
+
 # list_items URL: every item of a list, its pages one after the other, one a line (URL
 # ends with its query and &, or with ? alone)
 list_items() {
