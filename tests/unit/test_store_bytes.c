@@ -288,6 +288,20 @@ static void test_pretty_from_compact_is_jansson_indent(void **state)
     }
 }
 
+/* Puts the Job PREFIX<i> (revision i + 1) with a 128 KiB annotation: large objects. */
+enum { BIG = 128 << 10 };
+static void put_big(struct em_store *s, const char *prefix, int i, char *name, size_t cap)
+{
+    static char note[BIG + 1];
+    if (!note[0])
+        memset(note, 'x', BIG);
+    snprintf(name, cap, "%s%d", prefix, i);
+    json_t *o = job(name, i + 1);
+    json_object_set_new(json_object_get(o, "metadata"), "annotations",
+                        json_pack("{ss}", "note", note));
+    put(s, o);
+}
+
 /* The trees the simulation keeps (em_entry_keep) are bounded by their objects' bytes, not
  * by their count: large objects fill the bound with fewer trees. */
 static void test_kept_trees_bounded_by_bytes(void **state)
@@ -297,18 +311,11 @@ static void test_kept_trees_bounded_by_bytes(void **state)
     struct em_store s;
     struct nd_buf report = ND_BUF_INIT, err = ND_BUF_INIT;
     assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
-    enum { N = 24, BIG = 128 << 10 }; /* 3 MB of objects: more than the bound */
-    char *note = nd_xmalloc(BIG + 1);
-    memset(note, 'x', BIG);
-    note[BIG] = '\0';
+    enum { N = 24 }; /* 3 MB of objects: more than the bound */
     size_t kept = 0, refused = 0;
     for (int i = 0; i < N; i++) {
         char name[16];
-        snprintf(name, sizeof name, "big%d", i);
-        json_t *o = job(name, i + 1);
-        json_object_set_new(json_object_get(o, "metadata"), "annotations",
-                            json_pack("{ss}", "note", note));
-        put(&s, o);
+        put_big(&s, "big", i, name, sizeof name);
         const struct em_entry *e = em_store_entry(&s, JOBS, "p", name);
         assert_non_null(em_store_get(&s, JOBS, "p", name)); /* its tree */
         if (em_entry_keep(e, true))
@@ -335,7 +342,6 @@ static void test_kept_trees_bounded_by_bytes(void **state)
     em_entry_stats(&ts);
     assert_int_equal(ts.kept, 0);
     assert_int_equal(ts.kept_bytes, 0);
-    free(note);
     em_store_close(&s);
     em_rm_rf(dir);
     free(dir);
@@ -352,17 +358,10 @@ static void test_hot_trees_bounded_by_bytes(void **state)
     struct em_store s;
     struct nd_buf report = ND_BUF_INIT, err = ND_BUF_INIT;
     assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
-    enum { N = 40, BIG = 128 << 10 }; /* 5 MB of objects: more than the bound */
-    char *note = nd_xmalloc(BIG + 1);
-    memset(note, 'x', BIG);
-    note[BIG] = '\0';
+    enum { N = 40 }; /* 5 MB of objects: more than the bound */
     for (int i = 0; i < N; i++) {
         char name[16];
-        snprintf(name, sizeof name, "h%d", i);
-        json_t *o = job(name, i + 1);
-        json_object_set_new(json_object_get(o, "metadata"), "annotations",
-                            json_pack("{ss}", "note", note));
-        put(&s, o);
+        put_big(&s, "h", i, name, sizeof name);
     }
     assert_int_equal(hot(), N);
     em_store_trim(&s);
@@ -371,7 +370,6 @@ static void test_hot_trees_bounded_by_bytes(void **state)
     uint64_t b0 = built();
     assert_non_null(em_store_get(&s, JOBS, "p", "h39"));
     assert_int_equal(built(), b0);
-    free(note);
     em_store_close(&s);
     em_rm_rf(dir);
     free(dir);
