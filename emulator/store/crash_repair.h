@@ -35,6 +35,10 @@ const struct em_journal_record *em_store_journal_wrote(const struct em_store *s,
 int em_store_bring_up(struct em_store *s, const struct nd_kind *k,
                       const struct em_journal_record *r, const char *why, struct nd_buf *report);
 
+/* Writes text as the whole of path's file for em_store_bring_up (before the journal is
+ * open), through the journal's spares (s->open_spares): 0, or -1 with errno. */
+int em_store_bring_up_write(struct em_store *s, const char *path, const char *text, size_t len);
+
 /* After the tail's repair: each object whose newest record anywhere in the journal is
  * newer than what was loaded is brought up from the journal when its file is evidently a
  * power loss's leftover, never a hand edit: it holds a revision the journal wrote of it,

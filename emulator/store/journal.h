@@ -293,6 +293,15 @@ int em_journal_sync_files(struct em_journal *w);
 /* The name of the spare i (w->spare, then w->spare + ".i" in w->spare_name, valid until
  * the next call). */
 const char *em_journal_spare(struct em_journal *w, unsigned i);
+/* The name of the spare i of the journal at log (NEW): em_journal_spare's, before the
+ * journal is open. */
+char *em_journal_spare_path(const char *log, unsigned i);
+/* Writes data as path's whole text through the spare (written over, then exchanged with
+ * path: renameat2 RENAME_EXCHANGE), so no inode is allocated; a path not there yet takes
+ * the spare's name. Where the filesystem cannot exchange, sets *no_exchange; then, or
+ * when the spare cannot be opened, em_write_atomic. 0, or -1 with errno. */
+int em_spare_write(const char *spare, const char *path, const char *data, size_t len,
+                   bool *no_exchange);
 /* A line for the log (w->log, else stderr). */
 void em_journal_say(struct em_journal *w, const char *msg);
 /* Starts the flusher (always, batch; nothing under never): 0 or -1. */

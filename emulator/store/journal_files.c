@@ -78,6 +78,11 @@ int em_journal_sync_files(struct em_journal *w)
     return -1;
 }
 
+char *em_journal_spare_path(const char *log, unsigned i)
+{
+    return i ? nd_xasprintf("%s.spare.%u", log, i) : nd_xasprintf("%s.spare", log);
+}
+
 const char *em_journal_spare(struct em_journal *w, unsigned i)
 {
     if (!i)
@@ -126,31 +131,26 @@ static const char *next_spare(struct em_journal *w)
  * writer's time when each running Job's file is rewritten every emulated minute (bench/
  * limits.md, the simulation at 100k Jobs). A file not there yet takes the spare's name;
  * where the filesystem cannot exchange (or w->no_exchange), em_write_atomic. 0 or -1. */
-static int write_via_spare(struct em_journal *w, const struct em_journal_op *op,
-                           const char *spare);
-
 static int write_file(struct em_journal *w, const struct em_journal_op *op)
 {
     const char *spare = w->spare && !w->no_exchange ? next_spare(w) : NULL;
     if (!spare)
         return em_write_atomic(op->path, op->data, op->len, false);
-    int rc = write_via_spare(w, op, spare);
+    int rc = em_spare_write(spare, op->path, op->data, op->len, &w->no_exchange);
     atomic_store(&w->spares_done, w->spare_seq); /* (a flush from now covers it) */
     return rc;
 }
 
-/* write_file's work through the spare. */
-static int write_via_spare(struct em_journal *w, const struct em_journal_op *op,
-                           const char *spare)
+int em_spare_write(const char *spare, const char *path, const char *data, size_t len,
+                   bool *no_exchange)
 {
     off_t size;
     int fd = open_spare(spare, &size);
     if (fd < 0)
-        return em_write_atomic(op->path, op->data, op->len, false);
+        return em_write_atomic(path, data, len, false);
     /* written over, then cut to length: truncating to 0 first would free its blocks and
      * have ext4 flush the file at close (auto_da_alloc), twice the writer's time */
-    if (em_write_all(fd, op->data, op->len) < 0 ||
-        (size > (off_t)op->len && ftruncate(fd, (off_t)op->len) < 0)) {
+    if (em_write_all(fd, data, len) < 0 || (size > (off_t)len && ftruncate(fd, (off_t)len) < 0)) {
         int e = errno;
         close(fd);
         errno = e;
@@ -158,16 +158,16 @@ static int write_via_spare(struct em_journal *w, const struct em_journal_op *op,
     }
     if (close(fd) < 0)
         return -1;
-    if (renameat2(AT_FDCWD, spare, AT_FDCWD, op->path, RENAME_EXCHANGE) == 0)
+    if (renameat2(AT_FDCWD, spare, AT_FDCWD, path, RENAME_EXCHANGE) == 0)
         return 0;
-    if (errno == ENOENT && rename(spare, op->path) == 0)
+    if (errno == ENOENT && rename(spare, path) == 0)
         return 0; /* a new file */
     if (errno != ENOENT) {
         if (errno != EINVAL && errno != ENOSYS && errno != EXDEV && errno != EOPNOTSUPP)
             return -1;
-        w->no_exchange = true; /* this filesystem cannot: a rename each write from now */
+        *no_exchange = true; /* this filesystem cannot: a rename each write from now */
     }
-    return em_write_atomic(op->path, op->data, op->len, false); /* (its directory made) */
+    return em_write_atomic(path, data, len, false); /* (its directory made) */
 }
 
 /* Appends op's line and those of the later appends to the same file (up to a write of

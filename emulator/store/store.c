@@ -308,7 +308,7 @@ int em_store_bring_up(struct em_store *s, const struct nd_kind *k,
     size_t len = 0;
     char *text = obj ? file_text(obj, &len) : NULL;
     char *path = obj_file(s, r->plural, r->ns, r->name);
-    int rc = text ? em_write_atomic(path, text, len, false) : -1;
+    int rc = text ? em_store_bring_up_write(s, path, text, len) : -1;
     if (rc == 0) {
         struct em_entry *e = em_entry_new(em_bytes_ref(r->json), em_rec_of(k, obj), NULL);
         e->text_hash = em_hash64(text, len, EM_TEXT_SEED);
@@ -486,6 +486,7 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
         bool unsynced = (tail || s->repaired) && mode != EM_FSYNC_NEVER &&
                         em_syncfs_dir(s->dir) < 0;
         rc = em_journal_open(&s->journal, log, mode, s->revision, err);
+        s->journal.spare_seq = s->open_spares; /* (the repairs' spares: flushed, or not) */
         if (unsynced)
             s->journal.applied_rev = applied; /* the next start looks at them again */
     }

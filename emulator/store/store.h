@@ -79,6 +79,11 @@ struct em_store {
      * (events_file.h) */
     size_t event_lines, event_parsed;
     size_t repaired;    /* files the open brought up to date from the log */
+    /* the journal's spares the open's repairs wrote through since the last flush of the
+     * files (em_store_bring_up; the journal goes on from there), and whether this
+     * filesystem cannot exchange two names */
+    unsigned open_spares;
+    bool open_no_exchange;
     /* objects the open took from their files, and from the checkpoint (checkpoint.h) */
     size_t loaded_files, loaded_checkpoint;
     /* of those, the objects whose entry and index entries the loader threads made (the

@@ -1,7 +1,8 @@
 /* syncorder.so: an LD_PRELOAD shim for tests/emulator/67-flushfiles.bats. It watches an
  * emulator's object file writes, flushes of the filesystem and journal markers, in the
  * order they happen, and writes to $SYNCORDER_LOG a line for each (file REV PATH, marker
- * APPLIED, sync) and a line "VIOLATION ..." each time the order would lose a file to a
+ * APPLIED, sync; and exchange PATH after a file's, when it went in by an exchange with a
+ * spare rather than a rename) and a line "VIOLATION ..." each time the order would lose a file to a
  * power loss (the machine's crash):
  *
  *   marker: a journal marker {"wall":..,"applied":A} is written while a file of a
@@ -298,6 +299,8 @@ static void renamed(const char *from, const char *to, bool exchange)
     if (kind_of(to) != OBJECT || stat(to, &sb) != 0)
         return;
     file_in_place(ino_slot(sb.st_ino)->rev, to);
+    if (exchange)
+        say("exchange %s", to);
     if (exchange && stat(from, &sb) == 0) {
         struct ino *s = ino_slot(sb.st_ino);
         s->out = 1;
