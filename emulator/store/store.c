@@ -15,6 +15,7 @@
 #include "fsutil.h"
 #include "index.h"
 #include "pretty.h"
+#include "rec_share.h"
 #include "splice.h"
 #include "store_ix.h"
 #include "torture.h"
@@ -547,6 +548,7 @@ void em_store_close(struct em_store *s)
     em_owners_clear(&s->owners);
     json_decref(s->broken);
     json_decref(s->events_live);
+    em_rec_share_free(s->rec_share);
     free(s->dir);
     memset(s, 0, sizeof *s);
     s->lock_fd = -1;
@@ -711,7 +713,14 @@ int em_store_put(struct em_store *s, const struct nd_kind *k, json_t *obj, const
         return -1;
     uint64_t text_hash = 0;
     struct em_bytes *b = log_change(s, k, ns, name, type, time_ms, obj, &text_hash);
-    struct em_entry *e = em_entry_new(em_bytes_ref(b), em_rec_of(k, obj), obj);
+    /* the record through the writes' cache of shared values (rec_share.h): a running
+     * state's records share their namespace, phase, labels and finalizers, and keep
+     * no pieces of the trees they were made from */
+    if (!s->rec_share)
+        s->rec_share = em_rec_share_new();
+    json_t *rec = em_rec_of(k, obj);
+    struct em_entry *e = em_entry_new(em_bytes_ref(b), em_rec_keep_heap(s->rec_share, rec), obj);
+    json_decref(rec);
     e->text_hash = text_hash;
     set_entry(s, k, ns, name, e);
     if (json)

@@ -55,6 +55,8 @@ struct em_undo {
     struct em_entry *prev; /* the entry before the change (NULL: there was none) */
 };
 
+struct em_rec_share;
+
 struct em_store {
     char *dir;
     enum em_fsync fsync_mode;
@@ -88,6 +90,7 @@ struct em_store {
     struct em_undo *undo; /* changes whose journal write may still fail, oldest first */
     size_t nundo, capundo;
     struct em_owners owners; /* uids and owner references of the objects (owners.h) */
+    struct em_rec_share *rec_share; /* the writes' records' shared values (rec_share.h) */
 };
 
 /* Opens (creating) the state directory, takes its lock, empties it first when reset
