@@ -192,7 +192,7 @@ static void set_entry(struct em_store *s, const struct nd_kind *k, const char *n
     em_owners_set(&s->owners, k, ns, name, e ? e->rec : NULL); /* the record holds both */
     if (em_events_kind(k))
         em_events_count(s->events_live, ns, old ? old->rec : NULL, e ? e->rec : NULL);
-    entry_free(old);
+    em_entry_retire(old); /* its tree borrowed (em_store_get) stays until the safe point */
 }
 
 static void note_rev(struct em_store *s, const json_t *rec)
@@ -549,6 +549,7 @@ void em_store_close(struct em_store *s)
     json_decref(s->broken);
     json_decref(s->events_live);
     em_rec_share_free(s->rec_share);
+    em_entry_trim(); /* the trees its writes retired */
     free(s->dir);
     memset(s, 0, sizeof *s);
     s->lock_fd = -1;

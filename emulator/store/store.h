@@ -117,7 +117,8 @@ int64_t em_store_next_revision(struct em_store *s);
 const struct nd_kind *em_store_kind(const struct nd_kind *k);
 
 /* BORROWED object or NULL. ns is "" for cluster-scoped kinds. Its tree is built from the
- * stored bytes when it is not hot (entry.h): valid until the next em_store_trim. */
+ * stored bytes when it is not hot (entry.h): valid until the next em_store_trim, even when
+ * the object is written or removed meanwhile (the write retires its tree: entry.h). */
 json_t *em_store_get(struct em_store *s, const struct nd_kind *k, const char *ns, const char *name);
 /* Stores obj (the store takes a new reference) and logs the change: type "ADDED" or
  * "MODIFIED" at emulated time time_ms; the file follows once the log is flushed. The
