@@ -329,6 +329,29 @@ void em_entry_free(struct em_entry *e)
     free(e);
 }
 
+/* The trees of entries a write replaced or removed (em_entry_retire), held until the next
+ * safe point. */
+static struct {
+    json_t **v;
+    size_t n, cap;
+} retired;
+
+void em_entry_retire(struct em_entry *e)
+{
+    if (!e)
+        return;
+    if (e->tree) {
+        if (retired.n == retired.cap) {
+            retired.cap = retired.cap ? retired.cap * 2 : 64;
+            retired.v = nd_xrealloc(retired.v, retired.cap * sizeof *retired.v);
+        }
+        hot_unlink(e);
+        retired.v[retired.n++] = e->tree; /* the entry's reference moves in */
+        e->tree = NULL;
+    }
+    em_entry_free(e);
+}
+
 json_t *em_entry_obj(const struct em_entry *ce)
 {
     struct em_entry *e = (struct em_entry *)ce; /* the cache changes, the object does not */
@@ -364,6 +387,9 @@ const json_t *em_entry_rec(const struct em_entry *e)
 
 void em_entry_trim(void)
 {
+    for (size_t i = 0; i < retired.n; i++)
+        json_decref(retired.v[i]);
+    retired.n = 0;
     while ((hot.lru.n > hot.lru.bound || hot.lru.bytes > EM_ENTRY_HOT_BYTES) && hot.lru.first) {
         struct em_entry *e = hot.lru.first;
         hot_unlink(e);

@@ -85,6 +85,14 @@ json_t *em_rec_parse(const char *text, size_t len);
  * with tree (a new reference is taken; NULL: none yet) hot. */
 struct em_entry *em_entry_new(struct em_bytes *json, json_t *rec, json_t *tree);
 void em_entry_free(struct em_entry *e);
+/* Frees e, but its tree (when it has one) is held until the next safe point
+ * (em_entry_trim): what a write that replaces or removes an object does (store.c), so a
+ * tree borrowed from the entry, and any pointer into it, stays valid until then as
+ * em_entry_obj promises, whoever else let go of it meanwhile (the history drops its
+ * trees as it goes, and a write's record shares none of the tree's values: rec_share.h).
+ * A caller may write the object it reads: the project deletion (api_delete.c) marks the
+ * project it borrowed Terminating, then lists its objects by the name read from it. */
+void em_entry_retire(struct em_entry *e);
 
 /* The whole object (BORROWED; valid until the next em_entry_trim): the hot tree, or one
  * built from the bytes now (counted in em_entry_stats). NULL only when the bytes do not
@@ -105,8 +113,9 @@ const json_t *em_entry_rec(const struct em_entry *e);
  * (tests): none is. */
 bool em_entry_keep(const struct em_entry *e, bool keep);
 
-/* The safe point: drops the trees of the least recently asked entries beyond the bound
- * (EM_ENTRY_HOT, or em_entry_set_bound's, and EM_ENTRY_HOT_BYTES). */
+/* The safe point: drops the trees retired since the last one (em_entry_retire) and those
+ * of the least recently asked entries beyond the bound (EM_ENTRY_HOT, or
+ * em_entry_set_bound's, and EM_ENTRY_HOT_BYTES). */
 void em_entry_trim(void);
 void em_entry_set_bound(size_t bound);
 

@@ -231,10 +231,10 @@ static json_t *keep(struct em_rec_share *sh, const json_t *v, bool look)
     }
 }
 
-json_t *em_rec_keep(struct em_rec_share *sh, const json_t *rec)
+static json_t *keep_rec(struct em_rec_share *sh, const json_t *rec, bool arena)
 {
     bool was = em_rec_arena_on();
-    em_rec_arena_use(true);
+    em_rec_arena_use(arena);
     json_t *r;
     if (json_is_object(rec)) { /* the record and its metadata: unique to the object */
         r = json_object();
@@ -252,6 +252,16 @@ json_t *em_rec_keep(struct em_rec_share *sh, const json_t *rec)
     }
     em_rec_arena_use(was);
     return r;
+}
+
+json_t *em_rec_keep(struct em_rec_share *sh, const json_t *rec)
+{
+    return keep_rec(sh, rec, true);
+}
+
+json_t *em_rec_keep_heap(struct em_rec_share *sh, const json_t *rec)
+{
+    return keep_rec(sh, rec, false);
 }
 
 void em_rec_share_stats(const struct em_rec_share *sh, struct em_rec_share_stats *out)

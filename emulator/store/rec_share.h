@@ -1,4 +1,5 @@
-/* rec_share.h: the records a loader thread keeps (entry.h), their equal parts shared.
+/* rec_share.h: the records a loader thread or the store's writes keep (entry.h), their
+ * equal parts shared.
  *
  * A record is a few jansson objects, and most of its values repeat from one object to
  * the next of a large state: the namespace, the labels, the finalizers, status.phase
@@ -33,6 +34,11 @@ void em_rec_share_free(struct em_rec_share *sh);
  * calling thread's choice (rec_arena.h), its repeated parts shared with those sh kept
  * before. rec stays the caller's. */
 json_t *em_rec_keep(struct em_rec_share *sh, const json_t *rec);
+/* The same, made by malloc whatever the calling thread's choice: the record of a write
+ * (store.c), which replaces one object's at a time, where the arena gives a block back
+ * only once every record in it is gone. Its values shared with those sh kept before,
+ * none with the tree it was made from (which it would keep in pieces: em_rec_of). */
+json_t *em_rec_keep_heap(struct em_rec_share *sh, const json_t *rec);
 
 struct em_rec_share_stats {
     uint64_t shared; /* values taken from the cache (no copy made) */

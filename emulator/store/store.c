@@ -15,6 +15,7 @@
 #include "fsutil.h"
 #include "index.h"
 #include "pretty.h"
+#include "rec_share.h"
 #include "splice.h"
 #include "store_ix.h"
 #include "torture.h"
@@ -191,7 +192,7 @@ static void set_entry(struct em_store *s, const struct nd_kind *k, const char *n
     em_owners_set(&s->owners, k, ns, name, e ? e->rec : NULL); /* the record holds both */
     if (em_events_kind(k))
         em_events_count(s->events_live, ns, old ? old->rec : NULL, e ? e->rec : NULL);
-    entry_free(old);
+    em_entry_retire(old); /* its tree borrowed (em_store_get) stays until the safe point */
 }
 
 static void note_rev(struct em_store *s, const json_t *rec)
@@ -548,6 +549,8 @@ void em_store_close(struct em_store *s)
     em_owners_clear(&s->owners);
     json_decref(s->broken);
     json_decref(s->events_live);
+    em_rec_share_free(s->rec_share);
+    em_entry_trim(); /* the trees its writes retired */
     free(s->dir);
     memset(s, 0, sizeof *s);
     s->lock_fd = -1;
@@ -712,7 +715,14 @@ int em_store_put(struct em_store *s, const struct nd_kind *k, json_t *obj, const
         return -1;
     uint64_t text_hash = 0;
     struct em_bytes *b = log_change(s, k, ns, name, type, time_ms, obj, &text_hash);
-    struct em_entry *e = em_entry_new(em_bytes_ref(b), em_rec_of(k, obj), obj);
+    /* the record through the writes' cache of shared values (rec_share.h): a running
+     * state's records share their namespace, phase, labels and finalizers, and keep
+     * no pieces of the trees they were made from */
+    if (!s->rec_share)
+        s->rec_share = em_rec_share_new();
+    json_t *rec = em_rec_of(k, obj);
+    struct em_entry *e = em_entry_new(em_bytes_ref(b), em_rec_keep_heap(s->rec_share, rec), obj);
+    json_decref(rec);
     e->text_hash = text_hash;
     set_entry(s, k, ns, name, e);
     if (json)

@@ -55,6 +55,8 @@ struct em_undo {
     struct em_entry *prev; /* the entry before the change (NULL: there was none) */
 };
 
+struct em_rec_share;
+
 struct em_store {
     char *dir;
     enum em_fsync fsync_mode;
@@ -93,6 +95,7 @@ struct em_store {
     struct em_undo *undo; /* changes whose journal write may still fail, oldest first */
     size_t nundo, capundo;
     struct em_owners owners; /* uids and owner references of the objects (owners.h) */
+    struct em_rec_share *rec_share; /* the writes' records' shared values (rec_share.h) */
 };
 
 /* Opens (creating) the state directory, takes its lock, empties it first when reset
@@ -119,7 +122,8 @@ int64_t em_store_next_revision(struct em_store *s);
 const struct nd_kind *em_store_kind(const struct nd_kind *k);
 
 /* BORROWED object or NULL. ns is "" for cluster-scoped kinds. Its tree is built from the
- * stored bytes when it is not hot (entry.h): valid until the next em_store_trim. */
+ * stored bytes when it is not hot (entry.h): valid until the next em_store_trim, even when
+ * the object is written or removed meanwhile (the write retires its tree: entry.h). */
 json_t *em_store_get(struct em_store *s, const struct nd_kind *k, const char *ns, const char *name);
 /* Stores obj (the store takes a new reference) and logs the change: type "ADDED" or
  * "MODIFIED" at emulated time time_ms; the file follows once the log is flushed. The

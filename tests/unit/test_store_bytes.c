@@ -377,6 +377,82 @@ static void test_hot_trees_bounded_by_bytes(void **state)
     nd_buf_release(&err);
 }
 
+/* A write's record shares its repeated values with other writes' records (rec_share.h),
+ * not with the tree it was made from, which would stay in pieces once dropped. */
+static void test_write_records_shared(void **state)
+{
+    (void)state;
+    char *dir = store_tmpdir("wrec");
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT, err = ND_BUF_INIT;
+    assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
+    put(&s, job("a", 1));
+    put(&s, job("b", 2));
+    const struct em_entry *a = em_store_entry(&s, JOBS, "p", "a");
+    const struct em_entry *b = em_store_entry(&s, JOBS, "p", "b");
+    const json_t *ma = json_object_get(em_entry_rec(a), "metadata");
+    const json_t *mb = json_object_get(em_entry_rec(b), "metadata");
+    const json_t *ta = json_object_get(em_store_get(&s, JOBS, "p", "a"), "metadata");
+    assert_ptr_equal(json_object_get(ma, "labels"), json_object_get(mb, "labels"));
+    assert_ptr_equal(json_object_get(ma, "finalizers"), json_object_get(mb, "finalizers"));
+    assert_ptr_not_equal(json_object_get(ma, "labels"), json_object_get(ta, "labels"));
+    assert_ptr_not_equal(json_object_get(ma, "name"), json_object_get(ta, "name"));
+    assert_true(json_equal(json_object_get(ma, "labels"), json_object_get(ta, "labels")));
+    assert_string_equal(json_string_value(json_object_get(ma, "name")), "a");
+    assert_string_equal(json_string_value(json_object_get(mb, "uid")), "u-1");
+    em_store_close(&s);
+    em_rm_rf(dir);
+    free(dir);
+    nd_buf_release(&report);
+    nd_buf_release(&err);
+}
+
+/* A tree borrowed from the store (em_store_get) stays valid until the next safe point
+ * even when its object is written or removed meanwhile: the write retires the tree, it
+ * does not drop it (entry.h). The project deletion reads the project's name from the tree
+ * it replaces; with the write records shared (none of their values the tree's) nothing
+ * else kept that name alive, and the deletion listed garbage once the history let go. */
+static void test_borrowed_tree_outlives_its_write(void **state)
+{
+    (void)state;
+    char *dir = store_tmpdir("retire");
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT, err = ND_BUF_INIT;
+    assert_int_equal(em_store_open(&s, dir, EM_FSYNC_NEVER, false, &report, &err), 0);
+    put(&s, job("a", 1));
+    put(&s, job("b", 2));
+    put(&s, job("c", 3));
+    em_store_trim(&s);
+    /* a reference of the test's own shows the store's: it holds the tree until the trim */
+    json_t *ta = json_incref(em_store_get(&s, JOBS, "p", "a"));
+    json_t *tb = json_incref(em_store_get(&s, JOBS, "p", "b"));
+    size_t ra = ta->refcount, rb = tb->refcount;
+    /* and one borrowed as the deletion borrows it: a pointer into the tree, no reference */
+    const char *name = json_string_value(
+        json_object_get(json_object_get(em_store_get(&s, JOBS, "p", "c"), "metadata"), "name"));
+    put(&s, job("a", 4));
+    put(&s, job("c", 5));
+    struct nd_status st = ND_STATUS_INIT;
+    json_t *gone = job("b", 6);
+    assert_int_equal(em_store_delete(&s, JOBS, gone, 1000, NULL, &st), 0);
+    json_decref(gone);
+    nd_status_release(&st);
+    assert_null(em_store_get(&s, JOBS, "p", "b"));
+    assert_int_equal(ta->refcount, ra);
+    assert_int_equal(tb->refcount, rb);
+    assert_string_equal(name, "c");
+    em_store_trim(&s);
+    assert_int_equal(ta->refcount, ra - 1);
+    assert_int_equal(tb->refcount, rb - 1);
+    json_decref(ta);
+    json_decref(tb);
+    em_store_close(&s);
+    em_rm_rf(dir);
+    free(dir);
+    nd_buf_release(&report);
+    nd_buf_release(&err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -386,6 +462,8 @@ int main(void)
         cmocka_unit_test(test_hot_trees_bounded),
         cmocka_unit_test(test_kept_trees_bounded_by_bytes),
         cmocka_unit_test(test_hot_trees_bounded_by_bytes),
+        cmocka_unit_test(test_write_records_shared),
+        cmocka_unit_test(test_borrowed_tree_outlives_its_write),
         cmocka_unit_test(test_checkpoint_start_builds_no_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
