@@ -65,6 +65,7 @@ struct em_load {
     size_t ndirs;
     /* the lines of the Events' hour files read, and those jansson parsed (events_file.h) */
     size_t event_lines, event_parsed;
+    struct nd_buf report; /* the start's lines of what the scan repaired (events_file.h) */
     /* when for the store: the owner index's entries of the items with an entry, a run
      * per loader thread, each sorted there, and one of the Events read by the listing
      * (owners.h) */

@@ -1,10 +1,13 @@
 /* The start's repair of what a power loss leaves of the object files; see crash_repair.h. */
 #include "crash_repair.h"
 
+#include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "events_file.h"
 #include "fsutil.h"
@@ -91,6 +94,45 @@ static char *leftover(const struct em_store *s, const struct em_journal_record *
                            (long long)w->rev, w->plural, w->ns, *w->ns ? "/" : "", w->name);
     json_decref(obj);
     return why;
+}
+
+int em_store_torn(struct em_store *s, const struct nd_kind *k,
+                  const struct em_journal_record *r, const char *path, struct nd_buf *report)
+{
+    /* nothing of it to keep when it is empty or a text the journal wrote */
+    char *why = leftover(s, r, NULL, path), *aside = NULL;
+    if (!why && !(aside = em_move_aside(path))) {
+        nd_buf_addf(report, "state: %s: cannot move it aside to write revision %lld of the "
+                            "journal over it: %s\n",
+                    path, (long long)r->rev, strerror(errno));
+        return -1;
+    }
+    if (aside)
+        why = nd_xasprintf("a write the last stop interrupted left it broken; the broken "
+                           "file is kept as %s",
+                           aside);
+    int rc = 0;
+    if (strcmp(r->type, "DELETED") != 0) {
+        rc = em_store_bring_up(s, k, r, why, report);
+        if (rc < 0 && aside && rename(aside, path) < 0)
+            nd_buf_addf(report, "state: %s: cannot write revision %lld of the journal, nor put "
+                                "the broken file back from %s\n",
+                        path, (long long)r->rev, aside);
+    } else if (aside || unlink(path) == 0) {
+        nd_buf_addf(report, "state: %s: removed, as revision %lld of the journal says (%s)\n",
+                    path, (long long)r->rev, why);
+        s->repaired++;
+    } else {
+        rc = -1;
+    }
+    if (rc == 0) {
+        char *key = nd_xasprintf("%s/%s/%s", r->plural, r->ns, r->name);
+        json_object_del(s->broken, key);
+        free(key);
+    }
+    free(why);
+    free(aside);
+    return rc;
 }
 
 /* Whether r, the newest record of its object, is newer than what was loaded of it (or

@@ -39,6 +39,16 @@ int em_store_bring_up(struct em_store *s, const struct nd_kind *k,
  * open), through the journal's spares (s->open_spares): 0, or -1 with errno. */
 int em_store_bring_up_write(struct em_store *s, const char *path, const char *text, size_t len);
 
+/* A broken file (at path: torn, or not the object its name says) of r's object, r the
+ * newest record of the journal's tail: a write a crash cut off (or an edit since the
+ * crash). The journal is the truth for its tail: the broken file is moved aside
+ * (em_move_aside: nothing is lost; not when it is empty or a text the journal wrote, as
+ * em_crash_repair tells them) and the file written from r (for a deletion, left
+ * removed), with a line on the report that says where the broken one went. 0, or -1 when
+ * it cannot be moved aside or written (left as it was: still broken, reported). */
+int em_store_torn(struct em_store *s, const struct nd_kind *k,
+                  const struct em_journal_record *r, const char *path, struct nd_buf *report);
+
 /* After the tail's repair: each object whose newest record anywhere in the journal is
  * newer than what was loaded is brought up from the journal when its file is evidently a
  * power loss's leftover, never a hand edit: it holds a revision the journal wrote of it,

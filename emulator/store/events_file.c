@@ -159,6 +159,7 @@ struct ev_load {
     const char *ns;
     const struct em_scan_plan *plan; /* NULL: every line parsed by jansson */
     struct em_events_read read;
+    struct nd_buf *report; /* (the caller's read's) */
     struct ev_file *files;
     size_t nfiles;
     struct ev_line *lines;
@@ -315,6 +316,27 @@ static void take_line(struct ev_load *l, size_t file, size_t lineno, const char 
         json_decref(j); /* (name was its) */
 }
 
+/* Cuts the torn last line (text, len) at pos off f, its bytes kept aside first and the
+ * cut said on the report: 0, or -1 when the file is left as it is. */
+static int cut_torn(struct ev_load *l, const struct ev_file *f, size_t pos, const char *text,
+                    size_t len)
+{
+    char *aside = em_write_aside(f->path, text, len);
+    if (!aside)
+        return -1;
+    if (truncate(f->path, (off_t)pos) < 0) {
+        unlink(aside);
+        free(aside);
+        return -1;
+    }
+    if (l->report)
+        nd_buf_addf(l->report, "state: %s: cut %zu bytes of a torn last line (a write the last "
+                               "stop interrupted); they are kept as %s\n",
+                    f->path, len, aside);
+    free(aside);
+    return 0;
+}
+
 /* Reads one file's lines; a torn last line (no newline) is cut off, or ended when it parses. */
 static void read_file(struct ev_load *l, size_t file)
 {
@@ -345,12 +367,8 @@ static void read_file(struct ev_load *l, size_t file)
                     (void)!write(fd, "\n", 1);
                     close(fd);
                 }
-            } else {
-                if (truncate(f->path, (off_t)pos) < 0) {
-                    /* left as it is: the line is reported below */
-                } else {
-                    break;
-                }
+            } else if (cut_torn(l, f, pos, data.data + pos, len) == 0) {
+                break; /* (else left as it is: the line is reported below) */
             }
         }
         if (len && strspn(data.data + pos, " \t\r") < len)
@@ -499,7 +517,8 @@ struct em_scan_plan *em_events_scan_plan(void)
 void em_events_load_dir(const char *pdir, const char *ns, const struct em_scan_plan *plan,
                         em_events_item_fn fn, void *ctx, struct em_events_read *read)
 {
-    struct ev_load l = {.ns = ns, .plan = plan, .names = json_object(), .fn = fn, .ctx = ctx};
+    struct ev_load l = {.ns = ns, .plan = plan, .names = json_object(), .fn = fn, .ctx = ctx,
+                        .report = read ? read->report : NULL};
     list_files(&l, pdir);
     for (size_t i = 0; i < l.nfiles; i++)
         read_file(&l, i);

@@ -14,7 +14,9 @@
  * deletion line means the Event is gone. A line that does not parse, or is neither an Event
  * nor a deletion, is reported and skipped (the rest of its file loads; the file is left as
  * it is). A last line without its newline gets one when it parses; else it is torn (a crash
- * in the middle of an append) and cut off.
+ * in the middle of an append) and cut off, its bytes kept aside (em_write_aside) and said
+ * on the start's report (the journal holds the Event the append was of: a start appends it
+ * again; a broken hand edit is not lost either).
  * A start tidies a project's files when it must or when it is worth it: an Event whose
  * lines sit in more than one file or outside its hour's file (a hand edit), or a legacy
  * one-file-per-Event <name>.json, makes it rewrite the project's hour files with one line
@@ -37,6 +39,7 @@
 #include "bytes.h"
 #include "journal.h"
 #include "kinds/registry.h"
+#include "util/buf.h"
 
 /* Whether k's objects are kept in hour files (ND_KIND_HOUR_FILES: Events). */
 bool em_events_kind(const struct nd_kind *k);
@@ -74,6 +77,7 @@ int em_events_repair(const char *dir, json_t *live, const struct em_journal_reco
  * and those jansson parsed. */
 struct em_events_read {
     size_t lines, parsed;
+    struct nd_buf *report; /* a line for each torn last line cut off (NULL: none) */
 };
 typedef void (*em_events_item_fn)(void *ctx, char *name, json_t *obj, struct em_bytes *json,
                                   char *path, char *why);

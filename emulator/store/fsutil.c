@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/xmalloc.h"
@@ -184,6 +185,81 @@ int em_append_line(const char *path, const char *data, size_t len)
     }
     errno = e;
     return rc;
+}
+
+/* The length of the state directory's part of path, when path is
+ * DIR/objects/<project>/<plural>/<file>; else 0. */
+static size_t state_dir_len(const char *path)
+{
+    const char *end = path + strlen(path);
+    for (int slashes = 0; end > path;) {
+        if (*--end == '/' && ++slashes == 4)
+            break;
+    }
+    if (end == path || strncmp(end, "/objects/", 9) != 0)
+        return 0;
+    return (size_t)(end - path);
+}
+
+/* The first free name aside for path (em_move_aside), its directory made: NEW, or NULL. */
+static char *aside_name(const char *path)
+{
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    if (!gmtime_r(&now, &tm) || !strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm))
+        snprintf(stamp, sizeof stamp, "%lld", (long long)now);
+    size_t dlen = state_dir_len(path);
+    char *base = dlen ? nd_xasprintf("%.*s/broken/%s.%s", (int)dlen, path, path + dlen + 9, stamp)
+                      : nd_xasprintf("%s.broken.%s", path, stamp);
+    char *dir = nd_xstrdup(base);
+    *strrchr(dir, '/') = '\0';
+    int rc = em_mkdir_p(dir);
+    free(dir);
+    char *name = rc == 0 ? nd_xstrdup(base) : NULL;
+    struct stat sb;
+    for (int n = 1; name && lstat(name, &sb) == 0; n++) {
+        free(name);
+        name = nd_xasprintf("%s.%d", base, n);
+    }
+    free(base);
+    return name;
+}
+
+char *em_move_aside(const char *path)
+{
+    char *to = aside_name(path);
+    if (to && rename(path, to) < 0) {
+        int e = errno;
+        free(to);
+        to = NULL;
+        errno = e;
+    }
+    return to;
+}
+
+char *em_write_aside(const char *path, const char *data, size_t len)
+{
+    char *to = aside_name(path);
+    int fd = to ? open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644) : -1;
+    int e = fd < 0 ? errno : 0;
+    for (size_t off = 0; fd >= 0 && !e && off < len;) {
+        ssize_t n = write(fd, data + off, len - off);
+        if (n > 0)
+            off += (size_t)n;
+        else if (n == 0 || errno != EINTR)
+            e = n < 0 ? errno : EIO;
+    }
+    if (fd >= 0 && close(fd) < 0 && !e)
+        e = errno; /* a full disk may say so only here */
+    if (e) {
+        if (fd >= 0)
+            unlink(to);
+        free(to);
+        errno = e;
+        return NULL;
+    }
+    return to;
 }
 
 int em_syncfs_dir(const char *dir)

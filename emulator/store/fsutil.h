@@ -23,6 +23,16 @@ int em_open_making_dir(const char *path, int flags);
  * 0 or -1 with errno set. Not flushed. */
 int em_append_line(const char *path, const char *data, size_t len);
 
+/* Where a broken file of the state directory goes aside, never to be overwritten (a
+ * start keeps there what it writes over or cuts off: crash_repair.h, events_file.h):
+ * for path = DIR/objects/<project>/<plural>/<file>,
+ * DIR/broken/<project>/<plural>/<file>.<UTC time: YYYYMMDDTHHMMSSZ>, with ".N" after it
+ * when that is taken (for any other path, <path>.broken.<time>). em_move_aside renames
+ * path there; em_write_aside writes data (a part cut off path) to a new file there. The
+ * new path (NEW), or NULL with errno set (nothing moved, nothing written). Not flushed. */
+char *em_move_aside(const char *path);
+char *em_write_aside(const char *path, const char *data, size_t len);
+
 /* Flushes the filesystem that holds the directory dir (syncfs(2)): every file written,
  * renamed or removed there so far is on the disk. 0 or -1 with errno set. */
 int em_syncfs_dir(const char *dir);

@@ -433,7 +433,7 @@ static void scan_kind_dir(struct scan *sc, const char *nsdir, const char *dname,
         size_t from = sc->out->n;
         if (!sc->no_plans && !sc->events_plan)
             sc->events_plan = em_events_scan_plan();
-        struct em_events_read rd = {0};
+        struct em_events_read rd = {.report = &sc->out->report};
         em_events_load_dir(pdir, ns, sc->events_plan, event_item, &es, &rd);
         sc->out->event_lines += rd.lines;
         sc->out->event_parsed += rd.parsed;
@@ -581,6 +581,7 @@ static void *read_ck(void *arg)
 void em_load_objects(const char *dir, struct em_load *out, bool index)
 {
     memset(out, 0, sizeof *out);
+    nd_buf_init(&out->report, 0);
     struct scan sc = {.out = out, .share = em_rec_share_new()};
     if (index) { /* one run per loader thread, and the scan's (the Events') last */
         out->runs = nd_xcalloc(THREADS + 1, sizeof *out->runs);
@@ -650,6 +651,7 @@ void em_load_free(struct em_load *l)
     for (size_t i = 0; i < l->ndirs; i++)
         free(l->dirs[i]);
     free(l->dirs);
+    nd_buf_release(&l->report);
     memset(l, 0, sizeof *l);
     /* the parse's trees were freed among the bytes kept: the free pages between them go
      * back to the kernel (glibc) */

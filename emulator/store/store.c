@@ -244,7 +244,7 @@ static void link_entry(struct em_store *s, const struct nd_kind *k, struct em_in
 /* Every object file (checkpoint.h: from the last clean stop's checkpoint where the file
  * is unchanged, parsed on two threads, which make each object's entry and index entries
  * too), by directory and in name order within each. */
-static void load_all(struct em_store *s, json_t *broken_lines)
+static void load_all(struct em_store *s, json_t *broken_lines, struct nd_buf *report)
 {
     struct em_load l;
     em_load_objects(s->dir, &l, true);
@@ -283,6 +283,7 @@ static void load_all(struct em_store *s, json_t *broken_lines)
     s->indexed_on_loaders = l.made_on_threads;
     s->event_lines = l.event_lines;
     s->event_parsed = l.event_parsed;
+    nd_buf_add(report, l.report.data, l.report.len);
     em_load_free(&l);
 }
 
@@ -328,9 +329,10 @@ int em_store_bring_up(struct em_store *s, const struct nd_kind *k,
 /* The newest record of each object among the log's tail (the records whose file
  * write a crash may have cut off) brings its file up to date: a missing or older file
  * is written (or, for DELETED, removed) unless it changed after the record was written
- * and is not a revision the journal itself wrote (a hand edit wins) or it is broken
- * (left alone). An Event older than its record, or missing, is appended to its hour
- * file whenever that file changed. */
+ * and is not a revision the journal itself wrote (a hand edit wins); a broken file is
+ * moved aside and written (em_store_torn: the journal is the truth for its tail). An
+ * Event older than its record, or missing, is appended to its hour file whenever that
+ * file changed. */
 static void repair(struct em_store *s, struct nd_buf *report)
 {
     json_t *newest = json_object(); /* "plural\nns/name" -> index into history */
@@ -352,10 +354,15 @@ static void repair(struct em_store *s, struct nd_buf *report)
         if (!k)
             continue; /* a record of no kind: nothing would load its file */
         char *bkey = nd_xasprintf("%s/%s/%s", plural, ns, name);
-        bool broken = json_object_get(s->broken, bkey) != NULL;
+        const char *bpath = json_string_value(json_object_get(s->broken, bkey));
+        /* (a broken line of an hour file is "<hour>:<line>", no Event's name) */
+        char *broken = bpath ? nd_xstrdup(bpath) : NULL;
         free(bkey);
-        if (broken)
+        if (broken) {
+            em_store_torn(s, k, r, broken, report);
+            free(broken);
             continue;
+        }
         bool events = em_events_kind(k);
         json_t *robj = events ? json_loadb(r->json->data, r->json->len, 0, NULL) : NULL;
         char *path = events ? em_events_path(s->dir, ns, robj) : obj_file(s, plural, ns, name);
@@ -459,7 +466,7 @@ int em_store_open(struct em_store *s, const char *dir, enum em_fsync mode, bool 
     em_mkdir_p(objects);
     free(objects);
     json_t *broken_lines = json_object();
-    load_all(s, broken_lines);
+    load_all(s, broken_lines, report);
     char *log = em_store_path(s, "history/journal.ndjson");
     size_t bad = 0, torn = 0;
     int64_t applied = 0;

@@ -10,7 +10,8 @@
  *
  * At open every object file is loaded, then the log's newest records repair the files
  * a crash left missing or older (a file changed by hand after the record was written
- * wins); a file that does not parse is reported (em_store_broken) and left untouched,
+ * wins) or broken (moved aside to DIR/broken/, fsutil.h: crash_repair.h); any other file
+ * that does not parse is reported and left untouched,
  * and writes to its name are refused until a person fixes or removes it; so is a file in a
  * directory that names no kind of the registry (no store holds what no kind describes),
  * and a log record of such a kind is left out of the repair. A lock file

@@ -1,7 +1,7 @@
 /* Unit tests of the Events' hour files (emulator/store/events_file.h), through the store:
  * the newest resourceVersion of a name wins (on a tie the later line), a deletion line
  * removes, a line that does not parse is reported and its file left as it is, a torn last
- * line is cut off, an Event the journal holds is appended at a start whatever its hour
+ * line is cut off (its bytes kept aside), an Event the journal holds is appended at a start whatever its hour
  * file's mtime says, an Event spread over two files is tidied into its hour's file, and a
  * delete appends a deletion line or, for a file's last live Event, removes the file. */
 #include <setjmp.h>
@@ -166,6 +166,21 @@ static void test_a_torn_last_line_is_cut_off(void **state)
     char *now = read_text(path);
     assert_string_equal(now, a);
     free(now);
+    /* its bytes are kept aside, where the report says */
+    char *want = nd_xasprintf("state: %s: cut 22 bytes of a torn last line (a write the last "
+                              "stop interrupted); they are kept as %s/broken/default/events/"
+                              H1 ".ndjson.",
+                              path, f->dir);
+    const char *at = strstr(f->report.data, want);
+    assert_non_null(at);
+    const char *kept = strstr(at, " are kept as ") + strlen(" are kept as ");
+    char *aside = nd_xstrndup(kept, strcspn(kept, "\n"));
+    char *cut = read_text(aside);
+    assert_non_null(cut);
+    assert_string_equal(cut, "{\"apiVersion\":\"v1\",\"ki");
+    free(cut);
+    free(aside);
+    free(want);
     free(path);
     free(text);
     free(a);

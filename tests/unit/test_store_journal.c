@@ -1,13 +1,15 @@
 /* Unit tests of the store layer (emulator/store/), driven without HTTP: the write-ahead
  * log and its group commit, and what a start repairs: a crash between the journal's
  * flush and the file write, a torn journal tail, a file edited by hand after the record,
- * a broken file, a DELETED record whose file stayed, an old journal without markers. */
+ * a broken file (left alone; or moved aside and written from the journal's tail), a
+ * DELETED record whose file stayed, an old journal without markers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -465,14 +467,23 @@ static void test_broken_file_left_alone(void **state)
     write_text(pa, "{\"apiVersion\": ");
     json_t *a2 = volume("a", 2, "5Gi");
     char *r2 = record(2, "MODIFIED", a2);
-    char *log = nd_xasprintf("{\"wall\":%lld,\"applied\":1}\n%s", (long long)wall, r2);
+    /* its record is before the last marker: its file was written and flushed since, so
+     * what broke it is no crash of the emulator's (a hand edit, older damage) */
+    char *log = nd_xasprintf("{\"wall\":%lld,\"applied\":1}\n%s{\"wall\":%lld,\"applied\":2}\n",
+                             (long long)wall, r2, (long long)wall);
     write_journal(dir, log);
     struct em_store s;
     struct nd_buf report = ND_BUF_INIT;
     open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
     assert_int_equal(s.repaired, 0);
+    char *want = nd_xasprintf("state: %s: line 1", pa); /* where it is */
+    assert_non_null(strstr(report.data, want));
+    free(want);
     assert_non_null(strstr(report.data, "left untouched"));
     assert_null(em_store_get(&s, VOLUMES, "default", "a"));
+    char *aside = nd_xasprintf("%s/broken", dir);
+    assert_false(exists(aside));
+    free(aside);
     struct nd_buf b = ND_BUF_INIT;
     assert_int_equal(nd_buf_read_file(&b, pa), 0);
     assert_string_equal(b.data, "{\"apiVersion\": ");
@@ -488,6 +499,185 @@ static void test_broken_file_left_alone(void **state)
     free(pa);
     nd_buf_release(&b);
     nd_buf_release(&report);
+    rm_rf_free(dir);
+}
+
+/* The path of the one file under dir/broken/default/volumes/ whose name starts with
+ * name (NEW), or NULL when there is none or more than one. */
+static char *aside_of(const char *dir, const char *name)
+{
+    char *d = nd_xasprintf("%s/broken/default/volumes", dir);
+    DIR *dh = opendir(d);
+    char *found = NULL;
+    int n = 0;
+    struct dirent *e;
+    while (dh && (e = readdir(dh))) {
+        if (strncmp(e->d_name, name, strlen(name)) == 0 && n++ == 0)
+            found = nd_xasprintf("%s/%s", d, e->d_name);
+    }
+    if (dh)
+        closedir(dh);
+    free(d);
+    if (n > 1) {
+        free(found);
+        found = NULL;
+    }
+    return found;
+}
+
+/* The journal's tail (after the last marker) holds the object's newest changes: its file,
+ * torn by the crash that cut their writes off, is moved aside and written from the newest
+ * (several records: the last wins), and writes to it are taken again. */
+static void test_torn_file_of_the_tail_is_written_from_the_journal(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    int64_t wall = now_us() - 60 * 1000000LL; /* the file is newer than the records */
+    char *pa = path_of(dir, "a");
+    const char *torn = "{\n  \"apiVersion\": \"nodus.dev/v1\",\n  \"ki";
+    write_text(pa, torn);
+    json_t *a1 = volume("a", 1, "1Gi"), *a2 = volume("a", 2, "2Gi"), *a3 = volume("a", 3, "3Gi");
+    char *r1 = record(1, "ADDED", a1), *r2 = record(2, "MODIFIED", a2),
+         *r3 = record(3, "MODIFIED", a3);
+    char *log = nd_xasprintf("{\"wall\":%lld,\"applied\":0}\n%s%s%s", (long long)wall, r1, r2, r3);
+    write_journal(dir, log);
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT;
+    open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
+    assert_int_equal(s.repaired, 1);
+    assert_int_equal(file_rv(dir, "a"), 3);
+    json_t *got = em_store_get(&s, VOLUMES, "default", "a");
+    assert_non_null(got);
+    assert_true(json_equal(got, a3));
+    char *aside = aside_of(dir, "a.json.");
+    assert_non_null(aside);
+    struct nd_buf b = ND_BUF_INIT;
+    assert_int_equal(nd_buf_read_file(&b, aside), 0);
+    assert_string_equal(b.data, torn); /* the broken bytes, as they were */
+    char *want = nd_xasprintf("state: %s: brought up to revision 3 from the journal (a write "
+                              "the last stop interrupted left it broken; the broken file is "
+                              "kept as %s)\n",
+                              pa, aside);
+    assert_non_null(strstr(report.data, want));
+    assert_null(strstr(report.data, "left untouched"));
+    json_t *a4 = volume("a", 4, "4Gi");
+    put(&s, a4, "MODIFIED"); /* no longer refused */
+    em_store_close(&s);
+    /* the next start has nothing to do, and keeps the broken copy */
+    nd_buf_reset(&report);
+    open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
+    assert_int_equal(s.repaired, 0);
+    assert_int_equal(file_rv(dir, "a"), 4);
+    assert_true(exists(aside));
+    em_store_close(&s);
+    json_decref(a1);
+    json_decref(a2);
+    json_decref(a3);
+    json_decref(a4);
+    free(r1);
+    free(r2);
+    free(r3);
+    free(log);
+    free(want);
+    free(aside);
+    free(pa);
+    nd_buf_release(&b);
+    nd_buf_release(&report);
+    rm_rf_free(dir);
+}
+
+/* A torn file whose newest record of the tail is its deletion: moved aside, not served,
+ * and the name free again. */
+static void test_torn_file_of_a_deletion_in_the_tail_is_moved_aside(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    int64_t wall = now_us();
+    char *pa = path_of(dir, "a");
+    write_text(pa, ""); /* (its directory) */
+    FILE *fp = fopen(pa, "w");
+    assert_non_null(fp);
+    fwrite("{\0\0\0", 1, 4, fp); /* a power loss's zeros */
+    fclose(fp);
+    json_t *a1 = volume("a", 1, "1Gi"), *gone = volume("a", 2, "1Gi");
+    char *r1 = record(1, "ADDED", a1), *r2 = record(2, "DELETED", gone);
+    char *log = nd_xasprintf("{\"wall\":%lld,\"applied\":0}\n%s%s", (long long)wall, r1, r2);
+    write_journal(dir, log);
+    struct em_store s;
+    struct nd_buf report = ND_BUF_INIT;
+    open_store(&s, dir, EM_FSYNC_ALWAYS, &report);
+    assert_int_equal(s.repaired, 1);
+    assert_false(exists(pa));
+    assert_null(em_store_get(&s, VOLUMES, "default", "a"));
+    char *aside = aside_of(dir, "a.json.");
+    assert_non_null(aside);
+    struct nd_buf b = ND_BUF_INIT;
+    assert_int_equal(nd_buf_read_file(&b, aside), 0);
+    assert_int_equal(b.len, 4);
+    assert_memory_equal(b.data, "{\0\0\0", 4);
+    char *want = nd_xasprintf("state: %s: removed, as revision 2 of the journal says (a write "
+                              "the last stop interrupted left it broken; the broken file is "
+                              "kept as %s)\n",
+                              pa, aside);
+    assert_non_null(strstr(report.data, want));
+    json_t *a3 = volume("a", 3, "3Gi");
+    put(&s, a3, "ADDED"); /* the name is free */
+    em_store_close(&s);
+    json_decref(a1);
+    json_decref(gone);
+    json_decref(a3);
+    free(r1);
+    free(r2);
+    free(log);
+    free(want);
+    free(aside);
+    free(pa);
+    nd_buf_release(&b);
+    nd_buf_release(&report);
+    rm_rf_free(dir);
+}
+
+/* em_move_aside and em_write_aside: below DIR/broken/, never over a copy kept before. */
+static void test_aside_never_overwrites(void **state)
+{
+    (void)state;
+    char *dir = tmpdir();
+    char *pa = path_of(dir, "a");
+    write_text(pa, "one");
+    char *first = em_move_aside(pa);
+    assert_non_null(first);
+    char *prefix = nd_xasprintf("%s/broken/default/volumes/a.json.", dir);
+    assert_memory_equal(first, prefix, strlen(prefix));
+    assert_false(exists(pa));
+    write_text(pa, "two");
+    char *second = em_move_aside(pa);
+    char *third = em_write_aside(pa, "three", 5); /* (pa is gone: only its name counts) */
+    assert_non_null(second);
+    assert_non_null(third);
+    assert_string_not_equal(first, second);
+    assert_string_not_equal(second, third);
+    const char *const paths[] = {first, second, third}, *const texts[] = {"one", "two", "three"};
+    for (int i = 0; i < 3; i++) {
+        struct nd_buf b = ND_BUF_INIT;
+        assert_int_equal(nd_buf_read_file(&b, paths[i]), 0);
+        assert_string_equal(b.data, texts[i]);
+        nd_buf_release(&b);
+    }
+    /* a path outside a state directory's objects: beside it */
+    char *other = nd_xasprintf("%s/loose.json", dir);
+    write_text(other, "x");
+    char *fourth = em_move_aside(other);
+    assert_non_null(fourth);
+    char *beside = nd_xasprintf("%s.broken.", other);
+    assert_memory_equal(fourth, beside, strlen(beside));
+    free(beside);
+    free(fourth);
+    free(other);
+    free(first);
+    free(second);
+    free(third);
+    free(prefix);
+    free(pa);
     rm_rf_free(dir);
 }
 
@@ -585,6 +775,9 @@ int main(void)
         cmocka_unit_test(test_torn_tail_is_cut),
         cmocka_unit_test(test_hand_edit_wins),
         cmocka_unit_test(test_broken_file_left_alone),
+        cmocka_unit_test(test_torn_file_of_the_tail_is_written_from_the_journal),
+        cmocka_unit_test(test_torn_file_of_a_deletion_in_the_tail_is_moved_aside),
+        cmocka_unit_test(test_aside_never_overwrites),
         cmocka_unit_test(test_deleted_record_removes_stale_file),
         cmocka_unit_test(test_records_before_last_applied_are_not_replayed),
         cmocka_unit_test(test_clear_empties_journal_first),
