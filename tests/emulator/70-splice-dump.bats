@@ -5,7 +5,10 @@
 # The bytes must be jansson's dump of the new tree: this emulator runs with
 # NODUS_EMULATOR_TEST_CHECK_DUMP, which dumps every spliced write again with jansson and
 # aborts at a difference, through a Job's whole life (the simulation's writes) and the
-# writes of requests (patches, a replace, an apply, a delete). 64-minute-paths.bats
+# writes of requests (patches, a replace, an apply, a delete). With it too a running
+# Job's minute made from its bytes without a tree (sim/controllers/job_minute.c) is made
+# again by reconcile on the tree, and a difference of its bytes, its record or its due
+# time aborts. 64-minute-paths.bats
 # compares the two paths' objects, journals and files byte for byte.
 
 load ../lib/common
@@ -60,8 +63,10 @@ in_order() {
     assert_output "Succeeded true"
     run in_order
     assert_success
-    # the minutes were spliced (the check ran on them)
+    # the minutes were spliced (the check ran on them), and one, its cost alone, made from
+    # the bytes (sim/controllers/job_minute.c: checked against reconcile's write)
     [ "$(spliced)" -ge $((before + 3)) ]
+    [ "$(curl -sf "$(emu_url)/emulator/v1/stats" | jq .reconciles.fromBytes)" -ge 1 ]
 }
 
 @test "the writes of requests: patches, a replace, an apply and a delete" {
