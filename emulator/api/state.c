@@ -57,9 +57,10 @@ json_t *em_stats_json(struct em_server *srv)
                               (json_int_t)em_http_guard_looked(srv->http));
     /* the controllers' runs (sim/sim.c): how many, how many the record answered, and the
      * trees they built */
-    json_t *reconciles = json_pack("{sIsIsI}", "run", (json_int_t)srv->stats.reconciles, "idle",
+    json_t *reconciles = json_pack("{sIsIsIsI}", "run", (json_int_t)srv->stats.reconciles, "idle",
                                    (json_int_t)srv->stats.reconciles_idle, "treesBuilt",
-                                   (json_int_t)srv->stats.reconcile_trees);
+                                   (json_int_t)srv->stats.reconcile_trees, "fromBytes",
+                                   (json_int_t)srv->stats.reconciles_bytes);
     /* what the start read of the journal and of the Events' hour files, and how
      * (store/journal_scan.h, store/events_file.h) */
     json_t *start = json_pack("{sIsIsIsIsI}", "journalRecords", (json_int_t)srv->store.journal_records,

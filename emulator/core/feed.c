@@ -208,8 +208,12 @@ void em_feed_publish(struct em_server *srv)
         n->plural = k ? k->plural : "";
         n->type = e->type;
         /* records, not trees (select_rec); none for a change dropped again below */
-        n->obj = i < keep_from ? NULL : select_rec(srv, k, em_change_obj_new(e));
-        n->prev = i < keep_from ? NULL : select_rec(srv, k, em_change_prev_new(e));
+        n->obj = i < keep_from ? NULL
+                 : e->rec      ? json_incref(e->rec) /* written without a tree: its record */
+                               : select_rec(srv, k, em_change_obj_new(e));
+        n->prev = i < keep_from ? NULL
+                  : e->rec      ? json_incref(e->prev_rec)
+                                : select_rec(srv, k, em_change_prev_new(e));
         n->json = em_bytes_ref(em_change_json(e));
         f->published_rev = e->rev;
     }

@@ -221,6 +221,28 @@ int em_obj_update(struct em_server *srv, const struct nd_kind *k, json_t *old, j
     return rc;
 }
 
+int em_obj_update_bytes(struct em_server *srv, const struct nd_kind *k,
+                        const struct em_entry *cur, int64_t rev, struct em_bytes *json,
+                        json_t *rec, struct nd_status *st)
+{
+    /* cur goes with the write: the history's previous object shares its bytes and record */
+    json_t *prev_rec = json_incref((json_t *)em_entry_rec(cur));
+    struct em_bytes *prev_json = em_bytes_ref(em_store_entry_json(cur));
+    int64_t now = em_clock_now_ms(&srv->clock);
+    int rc = em_store_put_bytes(&srv->store, k, rev, now, em_bytes_ref(json), json_incref(rec), st);
+    if (rc == 0) {
+        em_history_append_rec(&srv->history, rev, now, k->plural, json, rec, prev_json,
+                              prev_rec);
+        if (srv->sim_due) /* (as record() does) */
+            pthread_cond_signal(&srv->sim_wake);
+    }
+    em_bytes_unref(json);
+    json_decref(rec);
+    em_bytes_unref(prev_json);
+    json_decref(prev_rec);
+    return rc;
+}
+
 static int add_dependent(const struct nd_kind *k, const struct em_entry *e, void *ctx)
 {
     json_array_append_new(ctx, json_pack("[sO]", k->plural, em_entry_obj(e)));

@@ -35,6 +35,14 @@ int em_obj_add(struct em_server *srv, const struct nd_kind *k, json_t *obj, stru
  * removed instead. obj is referenced, not stolen. */
 int em_obj_update(struct em_server *srv, const struct nd_kind *k, json_t *old, json_t *obj,
                   struct nd_status *st);
+/* em_obj_update of a stored object cur (of kind k, not an Event) by the new revision's
+ * compact JSON json and record rec (both taken), made without a tree by a writer that
+ * changes nothing but values (the simulation's minute of a running Job,
+ * sim/controllers/job_minute.c): rev is its resourceVersion (em_store_next_revision),
+ * already in json; its generation, its order and its finalizers are cur's. */
+int em_obj_update_bytes(struct em_server *srv, const struct nd_kind *k,
+                        const struct em_entry *cur, int64_t rev, struct em_bytes *json,
+                        json_t *rec, struct nd_status *st);
 /* Removes a stored object now (DELETED), then deletes or orphans what it owned. */
 int em_obj_remove(struct em_server *srv, const struct nd_kind *k, json_t *obj,
                   struct nd_status *st);

@@ -78,9 +78,10 @@ struct em_stats {
     uint64_t watches_total;
     uint64_t reads_waiting; /* gets and lists waiting for a resourceVersion (api_fresh.c) */
     /* the simulation's runs of a controller over a due object (sim/sim.c): all of them,
-     * those its record answered without a tree (em_controller.idle), and the trees built
-     * from stored bytes while they ran (store/entry.h) */
-    uint64_t reconciles, reconciles_idle, reconcile_trees;
+     * those its record answered without a tree (em_controller.idle), the trees built
+     * from stored bytes while they ran (store/entry.h), and the steps written from the
+     * bytes without a tree (em_controller.minute) */
+    uint64_t reconciles, reconciles_idle, reconcile_trees, reconciles_bytes;
 };
 
 /* What a layer above adds to what a lower one does, set by the top (server.c) at start:

@@ -153,9 +153,10 @@ void em_spend_publish(struct em_server *srv)
         const struct nd_kind *k = nd_kind_by_plural(NULL, e->plural);
         if (!k || !nd_kind_is(k, ND_KIND_BILLED) || strcmp(e->type, "DELETED") == 0)
             continue; /* a deleted object's cost stays counted */
-        /* trees the change does not keep: a clock jump's thousands of old changes */
-        json_t *obj = em_change_obj_new(e);
-        json_t *prev = em_change_prev_new(e);
+        /* trees the change does not keep: a clock jump's thousands of old changes (the
+         * records of one written without a tree hold its cost: entry.h) */
+        json_t *obj = e->rec ? json_incref(e->rec) : em_change_obj_new(e);
+        json_t *prev = e->rec ? json_incref(e->prev_rec) : em_change_prev_new(e);
         add(sp, k, obj, cost_of(obj) - (prev ? cost_of(prev) : 0));
         json_decref(obj);
         json_decref(prev);

@@ -53,6 +53,7 @@ struct em_prices {
         struct timespec mtime;
         off_t size;
     } seen;
+    uint64_t serial; /* the books taken so far (em_pricebook_serial) */
 };
 
 /* The delays the simulation reads, in the order of enum em_delay. */
@@ -112,6 +113,7 @@ static void use_book(struct em_prices *p, json_t *nb)
 {
     json_decref(p->book);
     p->book = nb;
+    p->serial++;
     prices_free(p);
     static const char *const where[] = {"market", "pool"};
     for (int i = 0; i < 2; i++) {
@@ -217,6 +219,11 @@ const json_t *em_pricebook(const struct em_server *srv)
 int64_t em_pricebook_version(const struct em_server *srv)
 {
     return json_integer_value(json_object_get(book_of(srv), "version"));
+}
+
+uint64_t em_pricebook_serial(const struct em_server *srv)
+{
+    return srv->prices ? srv->prices->serial : 0;
 }
 
 int64_t em_gpu_rate(const struct em_server *srv, const char *model, int pool)

@@ -22,6 +22,9 @@ void em_pricebook_release(struct em_server *srv);
 /* The price book as JSON. BORROWED. */
 const json_t *em_pricebook(const struct em_server *srv);
 int64_t em_pricebook_version(const struct em_server *srv);
+/* How many books this process has taken (any change, a market rate's move too): what a
+ * rate worked out from a spec and the book stays right for while it stays the same. */
+uint64_t em_pricebook_serial(const struct em_server *srv);
 /* Hourly rate of a GPU model in micro-dollars, on the market or in a Pool; -1 when
  * the model is not in the price book. */
 int64_t em_gpu_rate(const struct em_server *srv, const char *model, int pool);

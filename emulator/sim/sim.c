@@ -105,7 +105,7 @@ static void consume(struct em_server *srv)
     for (size_t i = em_history_after(j, srv->sim_seen_rev); i < j->len; i++) {
         struct em_change *e = &j->ev[i];
         const struct nd_kind *k = nd_kind_by_plural(NULL, e->plural);
-        json_t *obj = em_change_obj(e);
+        json_t *obj = em_change_sel(e); /* (what the touches read: a record will do) */
         if (k) {
             em_sim_touch(srv, k, obj);
             em_sim_touch_related(srv, k, obj);
@@ -368,7 +368,8 @@ static bool any_due(struct em_server *srv, int64_t now)
 /* Runs one due object's controller at now: it is parked (EM_NEVER) while it runs, then
  * due when its controller says, unless it is gone. When the controller can tell from the
  * object's record that it would change nothing (em_controller.idle: an ended Job, most of
- * a large state), no tree is built. */
+ * a large state), no tree is built; nor when it writes its common step from the bytes
+ * (em_controller.minute: a running Job's minute). */
 static void run_item(struct em_server *srv, struct em_due_item *it, int64_t now)
 {
     const struct nd_kind *kind = it->kind;
@@ -383,6 +384,8 @@ static void run_item(struct em_server *srv, struct em_due_item *it, int64_t now)
     int64_t due;
     if (c->idle && c->idle(srv, kind, em_entry_rec(e), now, &due)) {
         srv->stats.reconciles_idle++;
+    } else if (c->minute && c->minute(srv, kind, e, now, &due)) {
+        srv->stats.reconciles_bytes++; /* (e is gone: the write replaced it) */
     } else {
         json_t *obj = em_entry_obj(e);
         if (!obj)

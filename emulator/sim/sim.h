@@ -25,6 +25,8 @@
 
 struct em_admission;
 
+struct em_entry;
+
 struct em_controller {
     const char *plural;
     /* Brings obj (the stored object: never change it in place) up to date at now
@@ -39,6 +41,11 @@ struct em_controller {
      * false: reconcile runs. */
     bool (*idle)(struct em_server *srv, const struct nd_kind *k, const json_t *rec, int64_t now,
                  int64_t *due);
+    /* Whether the object's common step (a running Job's minute) was written from its
+     * stored bytes and record alone (no tree built); then *due is what reconcile would
+     * have returned. NULL, or false: reconcile runs. */
+    bool (*minute)(struct em_server *srv, const struct nd_kind *k, const struct em_entry *e,
+                   int64_t now, int64_t *due);
 };
 
 /* The controllers (controllers/controllers.c). */

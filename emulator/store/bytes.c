@@ -6,13 +6,19 @@
 
 #include "util/xmalloc.h"
 
-struct em_bytes *em_bytes_new(const char *p, size_t len)
+struct em_bytes *em_bytes_alloc(size_t len)
 {
     struct em_bytes *b = nd_xmalloc(sizeof *b + len + 1);
     atomic_init(&b->refs, 1);
     b->len = len;
-    memcpy(b->data, p, len);
     b->data[len] = '\0';
+    return b;
+}
+
+struct em_bytes *em_bytes_new(const char *p, size_t len)
+{
+    struct em_bytes *b = em_bytes_alloc(len);
+    memcpy(b->data, p, len);
     return b;
 }
 

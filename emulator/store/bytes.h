@@ -17,6 +17,8 @@ struct em_bytes {
 
 /* A NEW copy of p (one reference). */
 struct em_bytes *em_bytes_new(const char *p, size_t len);
+/* A NEW string of len bytes (and the NUL) for the caller to fill before it shares it. */
+struct em_bytes *em_bytes_alloc(size_t len);
 /* Takes ownership of a malloc'd NUL-terminated string (one reference; s is freed). */
 struct em_bytes *em_bytes_take(char *s);
 /* Adds a reference; b may be NULL. Returns b. */

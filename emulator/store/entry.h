@@ -107,7 +107,10 @@ const json_t *em_entry_rec(const struct em_entry *e);
 /* Keeps e's tree (when it has one) past the safe points, outside the hot list's bound,
  * until em_entry_keep(e, false) or e goes (a write replaces the entry): what the
  * simulation does for an object it runs again soon (a running Job, every emulated
- * minute), whose tree it would otherwise build from the bytes each time. At most
+ * minute), whose tree it would otherwise build from the bytes each time. (A running
+ * Job's minute that only accrues its cost is written from the bytes, with no tree:
+ * sim/controllers/job_minute.c; its tree is kept for the first minute after a start, and
+ * for those whose minute needs more.) At most
  * EM_ENTRY_KEPT_BYTES of objects are kept: when full, a new one is not (the ones kept
  * stay, so they are found again). Whether e's tree is kept now. NODUS_EMULATOR_TEST_NO_KEPT_TREES
  * (tests): none is. */

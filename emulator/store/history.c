@@ -22,6 +22,7 @@ static void push(struct em_history *j, int64_t rev, int64_t time_ms, const char 
     e->prev = prev ? json_incref(prev) : NULL;
     e->json = em_bytes_ref(json);
     e->prev_json = NULL;
+    e->rec = e->prev_rec = NULL;
 }
 
 static void free_event(struct em_change *e)
@@ -31,6 +32,8 @@ static void free_event(struct em_change *e)
     json_decref(e->prev);
     em_bytes_unref(e->json);
     em_bytes_unref(e->prev_json);
+    json_decref(e->rec);
+    json_decref(e->prev_rec);
 }
 
 struct em_bytes *em_change_json(struct em_change *e)
@@ -60,6 +63,11 @@ json_t *em_change_obj_new(const struct em_change *e)
 json_t *em_change_prev_new(const struct em_change *e)
 {
     return e->prev ? json_incref(e->prev) : inflate(e->prev_json);
+}
+
+json_t *em_change_sel(struct em_change *e)
+{
+    return e->rec && !e->obj ? e->rec : em_change_obj(e);
 }
 
 json_t *em_change_prev(struct em_change *e)
@@ -94,6 +102,9 @@ static void compact(struct em_history *j)
             json_decref(e->prev);
             e->prev = NULL;
         }
+        json_decref(e->rec); /* (a reader builds the tree from the bytes, as for any) */
+        json_decref(e->prev_rec);
+        e->rec = e->prev_rec = NULL;
         if (e->obj) { /* the store keeps bytes too (entry.h): the tree is built again */
             em_change_json(e);
             json_decref(e->obj);
@@ -200,10 +211,9 @@ void em_history_close(struct em_history *j)
     memset(j, 0, sizeof *j);
 }
 
-void em_history_append(struct em_history *j, int64_t rev, int64_t time_ms, const char *type,
-                       const char *plural, json_t *obj, json_t *prev, struct em_bytes *json)
+/* Counts the event just pushed (json its bytes), compacting when it is time. */
+static void appended(struct em_history *j, const struct em_bytes *json)
 {
-    push(j, rev, time_ms, type, plural, obj, prev, json);
     j->bytes_since_compact += json ? json->len : 0;
     if (++j->appended_since_compact >= EM_HISTORY_HOT ||
         j->bytes_since_compact >= EM_HISTORY_HOT_BYTES) {
@@ -211,6 +221,25 @@ void em_history_append(struct em_history *j, int64_t rev, int64_t time_ms, const
         j->appended_since_compact = 0;
         j->bytes_since_compact = 0;
     }
+}
+
+void em_history_append(struct em_history *j, int64_t rev, int64_t time_ms, const char *type,
+                       const char *plural, json_t *obj, json_t *prev, struct em_bytes *json)
+{
+    push(j, rev, time_ms, type, plural, obj, prev, json);
+    appended(j, json);
+}
+
+void em_history_append_rec(struct em_history *j, int64_t rev, int64_t time_ms,
+                           const char *plural, struct em_bytes *json, json_t *rec,
+                           struct em_bytes *prev_json, json_t *prev_rec)
+{
+    push(j, rev, time_ms, "MODIFIED", plural, NULL, NULL, json);
+    struct em_change *e = &j->ev[j->len - 1];
+    e->prev_json = em_bytes_ref(prev_json);
+    e->rec = json_incref(rec);
+    e->prev_rec = json_incref(prev_rec);
+    appended(j, json);
 }
 
 void em_history_set_prev_json(struct em_history *j, struct em_bytes *prev_json)

@@ -33,6 +33,10 @@ struct em_change {
     json_t *prev;     /* NULL for ADDED, or when prev_json holds it */
     struct em_bytes *json;      /* obj's compact JSON, shared with the store (NULL: not made) */
     struct em_bytes *prev_json; /* prev's, once the event gave up the tree */
+    /* A change written without a tree (em_history_append_rec): the records (entry.h) of
+     * obj and prev, what the scheduler, the feed and the spend read of it (each reads
+     * as the object does for what it asks), until the event gives up its trees */
+    json_t *rec, *prev_rec;
 };
 
 /* Events newer than this many keep their trees, and of those no more than
@@ -62,6 +66,16 @@ void em_history_close(struct em_history *j);
  * are referenced (not stolen; json may be NULL). */
 void em_history_append(struct em_history *j, int64_t rev, int64_t time_ms, const char *type,
                        const char *plural, json_t *obj, json_t *prev, struct em_bytes *json);
+/* Appends a MODIFIED event written without a tree: json its object's compact JSON,
+ * prev_json the previous object's, rec and prev_rec their records (all referenced). */
+void em_history_append_rec(struct em_history *j, int64_t rev, int64_t time_ms,
+                           const char *plural, struct em_bytes *json, json_t *rec,
+                           struct em_bytes *prev_json, json_t *prev_rec);
+/* What an event's object and previous object select with (BORROWED, NULL for ADDED's
+ * previous): their records when the event was written without a tree, else the trees
+ * (em_change_obj, em_change_prev). Read the metadata, the record's status and field
+ * selectors' paths of it, nothing else. */
+json_t *em_change_sel(struct em_change *e);
 /* The bytes of the last appended event's previous object (referenced), when the writer
  * has them (the stored entry's, the previous object being its tree): the event keeps
  * them when it gives up its trees, not a copy made from the tree (which doubled the

@@ -14,13 +14,6 @@
 /* The most members of an object the splice reads from the previous bytes. */
 #define SPLICE_MEMBERS 64
 
-/* A member of an object in the previous bytes: its key as written (between the quotes)
- * and its value's text. */
-struct member {
-    const char *key, *val;
-    size_t klen, vlen;
-};
-
 /* The end of the string that starts at p (at its opening quote), past its closing one;
  * NULL when the text ends first. */
 static const char *skip_string(const char *p, const char *end)
@@ -64,9 +57,7 @@ static const char *skip_value(const char *p, const char *end)
     return NULL;
 }
 
-/* The members of the compact object text [p, end), at most SPLICE_MEMBERS: their count,
- * or -1 when the text is not such an object, or a key holds an escape. */
-static int read_members(const char *p, const char *end, struct member *m)
+int em_json_members(const char *p, const char *end, struct em_json_member *m, int max)
 {
     if (p >= end || *p != '{' || end[-1] != '}')
         return -1;
@@ -75,7 +66,7 @@ static int read_members(const char *p, const char *end, struct member *m)
         return p + 1 == end ? 0 : -1;
     int n = 0;
     while (p < end) {
-        if (n == SPLICE_MEMBERS || *p != '"')
+        if (n == max || *p != '"')
             return -1;
         const char *k = p + 1;
         const char *ke = skip_string(p, end);
@@ -85,7 +76,7 @@ static int read_members(const char *p, const char *end, struct member *m)
         const char *ve = skip_value(v, end);
         if (!ve || ve >= end)
             return -1;
-        m[n++] = (struct member){k, v, (size_t)(ke - 1 - k), (size_t)(ve - v)};
+        m[n++] = (struct em_json_member){k, v, (size_t)(ke - 1 - k), (size_t)(ve - v)};
         if (*ve == '}')
             return ve + 1 == end ? n : -1;
         if (*ve != ',')
@@ -95,7 +86,8 @@ static int read_members(const char *p, const char *end, struct member *m)
     return -1;
 }
 
-static const struct member *find(const struct member *m, int n, const char *key, size_t klen)
+static const struct em_json_member *find(const struct em_json_member *m, int n,
+                                         const char *key, size_t klen)
 {
     for (int i = 0; i < n; i++) {
         if (m[i].klen == klen && memcmp(m[i].key, key, klen) == 0)
@@ -142,8 +134,8 @@ static bool shares(const json_t *obj, const json_t *prev, int depth)
 static bool splice_object(struct nd_buf *out, const json_t *obj, const json_t *prev,
                           const char *p, const char *end, int depth)
 {
-    struct member m[SPLICE_MEMBERS];
-    int n = read_members(p, end, m);
+    struct em_json_member m[SPLICE_MEMBERS];
+    int n = em_json_members(p, end, m, SPLICE_MEMBERS);
     if (n < 0 || (size_t)n != json_object_size(prev))
         return false;
     nd_buf_addch(out, '{');
@@ -162,7 +154,7 @@ static bool splice_object(struct nd_buf *out, const json_t *obj, const json_t *p
         nd_buf_add(out, key, klen);
         nd_buf_add(out, "\":", 2);
         const json_t *pv = json_object_getn(prev, key, klen);
-        const struct member *pm = pv ? find(m, n, key, klen) : NULL;
+        const struct em_json_member *pm = pv ? find(m, n, key, klen) : NULL;
         if (pv && !pm)
             return false; /* the text is not prev's */
         if (pv == v) {

@@ -30,6 +30,18 @@
 struct em_bytes *em_dump_next(const json_t *obj, const json_t *prev,
                               const struct em_bytes *prev_json);
 
+/* A member of a compact JSON object's text: its key as written (between the quotes) and
+ * its value's text. */
+struct em_json_member {
+    const char *key, *val;
+    size_t klen, vlen;
+};
+
+/* The members of the compact object text [p, end) (as json_dumps(JSON_COMPACT) writes
+ * it), at most max: their count, or -1 when the text is not such an object, has more, or
+ * a key holds an escape. */
+int em_json_members(const char *p, const char *end, struct em_json_member *m, int max);
+
 /* The writes whose bytes em_dump_next spliced since the process began. */
 uint64_t em_dump_spliced(void);
 

@@ -88,57 +88,6 @@ int em_store_reserve(struct em_store *s, struct nd_status *st)
     return e ? em_store_io_status(s, st, e, s->journal.path) : 0;
 }
 
-/* A NEW entry holding what e holds (its bytes and record, not its tree). */
-static struct em_entry *entry_copy(const struct em_entry *e)
-{
-    struct em_entry *c = em_entry_new(em_bytes_ref(e->json), json_incref(e->rec), NULL);
-    c->stamp = e->stamp;
-    c->text_hash = e->text_hash;
-    return c;
-}
-
-static void undo_release(struct em_undo *u)
-{
-    free(u->ns);
-    free(u->name);
-    em_entry_free(u->prev);
-}
-
-/* Remembers how to undo the change of ticket (before it is made), and forgets the
- * changes known durable. */
-static void undo_push(struct em_store *s, uint64_t ticket, int64_t rev, const struct nd_kind *k,
-                      const char *ns, const char *name, const struct em_entry *cur)
-{
-    pthread_mutex_lock(&s->journal.lock);
-    uint64_t settled = s->journal.broken ? 0 : s->journal.durable;
-    pthread_mutex_unlock(&s->journal.lock);
-    size_t drop = 0;
-    while (drop < s->nundo && s->undo[drop].ticket <= settled)
-        undo_release(&s->undo[drop++]);
-    if (drop) {
-        memmove(s->undo, s->undo + drop, (s->nundo - drop) * sizeof *s->undo);
-        s->nundo -= drop;
-    }
-    if (s->nundo == s->capundo) {
-        s->capundo = s->capundo ? s->capundo * 2 : 64;
-        s->undo = nd_xrealloc(s->undo, s->capundo * sizeof *s->undo);
-    }
-    struct em_undo *u = &s->undo[s->nundo++];
-    *u = (struct em_undo){
-        .ticket = ticket, .rev = rev, .kind = k, .ns = nd_xstrdup(ns), .name = nd_xstrdup(name)};
-    if (cur)
-        u->prev = entry_copy(cur);
-}
-
-static void undo_clear(struct em_store *s)
-{
-    for (size_t i = 0; i < s->nundo; i++)
-        undo_release(&s->undo[i]);
-    free(s->undo);
-    s->undo = NULL;
-    s->nundo = s->capundo = 0;
-}
-
 /* The pretty text of an object's file: NEW, with its length. */
 static char *file_text(const json_t *obj, size_t *len)
 {
@@ -538,7 +487,7 @@ int em_store_stop(struct em_store *s, struct nd_buf *err)
     em_journal_records_free(s->history, s->nhistory);
     s->history = NULL;
     s->nhistory = 0;
-    undo_clear(s);
+    em_store_undo_clear(s);
     if (s->lock_fd >= 0)
         close(s->lock_fd);
     s->lock_fd = -1;
@@ -608,7 +557,7 @@ int64_t em_store_rollback(struct em_store *s)
         set_entry(s, u->kind, u->ns, u->name, u->prev); /* taken */
         u->prev = NULL;
         rev = u->rev - 1;
-        undo_release(u);
+        em_store_undo_release(u);
     }
     if (rev >= 0 && rev < s->revision)
         s->revision = rev;
@@ -663,19 +612,25 @@ static int check_broken(struct em_store *s, const struct nd_kind *k, const char 
                          "the state file %s is broken and was left untouched", path);
 }
 
-/* Logs a change and queues its file write (the file goes when text_hash is NULL, else
- * *text_hash is the hash of the text written); the object's compact JSON, NEW. */
-static struct em_bytes *log_change(struct em_store *s, const struct nd_kind *k, const char *ns,
-                                   const char *name, const char *type, int64_t time_ms,
-                                   const json_t *obj, uint64_t *text_hash)
+/* A change the store logs: of which object, what, when, at which revision. */
+struct change {
+    const struct nd_kind *k; /* the stored kind */
+    const char *ns, *name, *type;
+    int64_t time_ms, rev;
+};
+
+/* Logs a change of the object json (its compact JSON, taken: given back) and queues its
+ * file write (the file goes when text_hash is NULL, else *text_hash is the hash of the
+ * text written). obj is its tree (an Event's hour file reads it). */
+static struct em_bytes *log_change(struct em_store *s, const struct change *ch, const json_t *obj,
+                                   struct em_bytes *json, uint64_t *text_hash)
 {
+    const struct nd_kind *k = ch->k;
+    const char *ns = ch->ns, *name = ch->name, *type = ch->type;
+    int64_t time_ms = ch->time_ms, rev = ch->rev;
     const char *plural = k->plural; /* the log's and the file's name of the kind */
-    int64_t rev = em_store_obj_rv(obj);
     bool remove = text_hash == NULL; /* a deletion: no file text */
     const struct em_entry *cur = em_store_entry(s, k, ns, name);
-    /* what obj shares with the stored tree comes from its bytes (splice.h) */
-    const json_t *was = cur && !remove ? cur->tree : NULL;
-    struct em_bytes *json = em_dump_next(obj, was, em_entry_bytes_of(cur, was));
     size_t llen;
     char *line = em_store_record_line_bytes(rev, time_ms, type, plural, json->data, &llen);
     struct em_journal_op op = {0};
@@ -690,13 +645,23 @@ static struct em_bytes *log_change(struct em_store *s, const struct nd_kind *k, 
     }
     if (s->journal.path) {
         uint64_t ticket = em_journal_append(&s->journal, rev, line, llen, &op);
-        undo_push(s, ticket, rev, k, ns, name, cur);
+        em_store_undo_push(s, ticket, rev, k, ns, name, cur);
     } else {
         free(op.path);
         free(op.data);
     }
     free(line);
     return json;
+}
+
+/* obj's compact JSON, NEW: what it shares with the stored tree it replaces comes from
+ * that tree's bytes (splice.h). */
+static struct em_bytes *dump_of(struct em_store *s, const struct nd_kind *k, const char *ns,
+                                const char *name, const json_t *obj, bool remove)
+{
+    const struct em_entry *cur = em_store_entry(s, k, ns, name);
+    const json_t *was = cur && !remove ? cur->tree : NULL;
+    return em_dump_next(obj, was, em_entry_bytes_of(cur, was));
 }
 
 /* The stored kind of a write (em_store_kind), or NULL with InternalError in st. */
@@ -721,7 +686,8 @@ int em_store_put(struct em_store *s, const struct nd_kind *k, json_t *obj, const
     if (!(k = write_kind(k, st)) || check_broken(s, k, ns, name, st) < 0)
         return -1;
     uint64_t text_hash = 0;
-    struct em_bytes *b = log_change(s, k, ns, name, type, time_ms, obj, &text_hash);
+    struct change ch = {k, ns, name, type, time_ms, em_store_obj_rv(obj)};
+    struct em_bytes *b = log_change(s, &ch, obj, dump_of(s, k, ns, name, obj, false), &text_hash);
     /* the record through the writes' cache of shared values (rec_share.h): a running
      * state's records share their namespace, phase, labels and finalizers, and keep
      * no pieces of the trees they were made from */
@@ -739,6 +705,32 @@ int em_store_put(struct em_store *s, const struct nd_kind *k, json_t *obj, const
     return 0;
 }
 
+int em_store_put_bytes(struct em_store *s, const struct nd_kind *k, int64_t rev, int64_t time_ms,
+                       struct em_bytes *json, json_t *rec, struct nd_status *st)
+{
+    const char *name = meta_str(rec, "name");
+    const char *ns = meta_str(rec, "namespace");
+    if (!ns)
+        ns = "";
+    if (!name || !(k = write_kind(k, st)) || em_events_kind(k) ||
+        check_broken(s, k, ns, name, st) < 0) {
+        if (!name || (k && em_events_kind(k)))
+            nd_status_set(st, "InternalError", NULL, "not a write by bytes: %s",
+                          name ? "an Event's (its hour file is written from its tree)"
+                               : "a record without metadata.name");
+        em_bytes_unref(json);
+        json_decref(rec);
+        return -1;
+    }
+    uint64_t text_hash = 0;
+    struct change ch = {k, ns, name, "MODIFIED", time_ms, rev};
+    log_change(s, &ch, NULL, json, &text_hash);
+    struct em_entry *e = em_entry_new(json, rec, NULL);
+    e->text_hash = text_hash;
+    set_entry(s, k, ns, name, e);
+    return 0;
+}
+
 int em_store_delete(struct em_store *s, const struct nd_kind *k, const json_t *gone,
                     int64_t time_ms, struct em_bytes **json, struct nd_status *st)
 {
@@ -752,7 +744,8 @@ int em_store_delete(struct em_store *s, const struct nd_kind *k, const json_t *g
         return -1;
     if (!em_store_entry(s, k, ns, name))
         return 0;
-    struct em_bytes *b = log_change(s, k, ns, name, "DELETED", time_ms, gone, NULL);
+    struct change ch = {k, ns, name, "DELETED", time_ms, em_store_obj_rv(gone)};
+    struct em_bytes *b = log_change(s, &ch, gone, dump_of(s, k, ns, name, gone, true), NULL);
     set_entry(s, k, ns, name, NULL);
     if (json)
         *json = b;
@@ -785,7 +778,7 @@ int em_store_clear(struct em_store *s, struct nd_status *st)
             free(path);
         }
     }
-    undo_clear(s); /* the log was rewritten: every change before is settled */
+    em_store_undo_clear(s); /* the log was rewritten: every change before is settled */
     json_object_clear(s->events_live);
     /* the kinds go too: their order (em_store_kinds) starts again */
     for (size_t i = 0; i < s->nkinds; i++)

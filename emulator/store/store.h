@@ -132,6 +132,13 @@ json_t *em_store_get(struct em_store *s, const struct nd_kind *k, const char *ns
  * -1 (InternalError) when a broken file holds that name. */
 int em_store_put(struct em_store *s, const struct nd_kind *k, json_t *obj, const char *type,
                  int64_t time_ms, struct em_bytes **json, struct nd_status *st);
+/* em_store_put of an object by its compact JSON json and its record rec (em_rec_of of
+ * the same object, which says its name and project; both taken), without a tree: a
+ * "MODIFIED" at revision rev of a kind that is not an Event's (whose hour file is written
+ * from the tree). The caller made json by the store's invariant (entry.h:
+ * json_dumps(tree, JSON_COMPACT) of that object). */
+int em_store_put_bytes(struct em_store *s, const struct nd_kind *k, int64_t rev, int64_t time_ms,
+                       struct em_bytes *json, json_t *rec, struct nd_status *st);
 /* Removes an object and logs "DELETED" with gone (the object as it went, with its new
  * resourceVersion); its file goes once the log is flushed. 0 also when absent.
  * Both give, when json is not NULL, a NEW reference to the object's compact JSON. */

@@ -5,7 +5,10 @@
 # The bytes must be jansson's dump of the new tree: this emulator runs with
 # NODUS_EMULATOR_TEST_CHECK_DUMP, which dumps every spliced write again with jansson and
 # aborts at a difference, through a Job's whole life (the simulation's writes) and the
-# writes of requests (patches, a replace, an apply, a delete). 64-minute-paths.bats
+# writes of requests (patches, a replace, an apply, a delete). With it too a running
+# Job's minute made from its bytes without a tree (sim/controllers/job_minute.c) is made
+# again by reconcile on the tree, and a difference of its bytes, its record or its due
+# time aborts. 64-minute-paths.bats
 # compares the two paths' objects, journals and files byte for byte.
 
 load ../lib/common
@@ -60,8 +63,10 @@ in_order() {
     assert_output "Succeeded true"
     run in_order
     assert_success
-    # the minutes were spliced (the check ran on them)
+    # the minutes were spliced (the check ran on them), and one, its cost alone, made from
+    # the bytes (sim/controllers/job_minute.c: checked against reconcile's write)
     [ "$(spliced)" -ge $((before + 3)) ]
+    [ "$(curl -sf "$(emu_url)/emulator/v1/stats" | jq .reconciles.fromBytes)" -ge 1 ]
 }
 
 @test "the writes of requests: patches, a replace, an apply and a delete" {
@@ -91,4 +96,54 @@ in_order() {
     gone() { http GET $JOBS/req && [ "$CODE" = 404 ]; }
     wait_until gone
     alive
+}
+
+from_bytes() { curl -sf "$(emu_url)/emulator/v1/stats" | jq .reconciles.fromBytes; }
+
+# minutes N: N emulated minutes, one at a time
+minutes() {
+    local i
+    for ((i = 0; i < $1; i++)); do clock_advance 1m; done
+}
+
+@test "a running Job's minutes around other changes: each one made from the bytes is reconcile's" {
+    # (each change below sends the next minute to reconcile, on the tree; one made from the
+    # bytes when it should not be differs from reconcile's and aborts)
+    http POST $JOBS "$(job_json around '{"resources":{"gpu":{"model":"H100","count":1}},"maxDuration":"40m"}' |
+        jq -c '.metadata.annotations = {"emulator.nodus.dev/duration": "30m"}')"
+    [ "$CODE" = 201 ]
+    clock_advance 10s # Provisioning
+    clock_advance 40s # Running
+    minutes 3         # runMs added (the tree), then from the bytes
+    local before
+    before=$(from_bytes)
+    [ "$before" -ge 1 ]
+    patch() {
+        http PATCH $JOBS/around "$1" -H 'Content-Type: application/merge-patch+json'
+        [ "$CODE" = 200 ]
+    }
+    patch '{"metadata":{"labels":{"tier":"2"}}}' # a user's write
+    minutes 2
+    patch '{"metadata":{"annotations":{"emulator.nodus.dev/duration":"14m"}}}'
+    minutes 2
+    clock_advance 30s # (half-way through a minute: the book's change runs the Job now)
+    http GET /emulator/v1/pricebook # the market's rate moves: the price check again
+    http PUT /emulator/v1/pricebook "$(jq -c '.gpu.market.H100 = "2.99"' "$BODY")"
+    [ "$CODE" = 200 ]
+    minutes 2
+    patch '{"spec":{"maxCostUSD":"41.00"}}' # a new spec (its generation: only raised)
+    minutes 2
+    alive
+    [ "$(from_bytes)" -ge $((before + 4)) ]
+    http GET $JOBS/around
+    [ "$(body_json .status.phase)" = Running ]
+    [ "$(body_json .status.simulation.pricedRate)" = 2990000 ]
+    patch '{"spec":{"state":"Suspended"}}'
+    minutes 1
+    patch '{"spec":{"state":"Running"}}'
+    minutes 8 # queued, provisioning, running again (Suspended=False: on the tree), the end
+    alive
+    http GET $JOBS/around
+    run body_json '"\(.status.phase) \(.status.simulation.runMs)"'
+    assert_output "Succeeded 840000"
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "entry.h"
 #include "fsutil.h"
 #include "history.h"
 #include "store.h"
@@ -183,6 +184,63 @@ static void test_stored_object_shares_its_bytes(void **state)
     assert_ptr_equal(j->ev[0].json, em_store_entry_json(em_store_entry(s, VOLUMES, "default", "b")));
 }
 
+/* A change written without a tree (em_store_put_bytes, em_history_append_rec: a running
+ * Job's minute, sim/controllers/job_minute.c): the store holds its bytes and record, the
+ * change selects with the records until it gives up its trees, then by the bytes. */
+static void test_change_without_tree(void **state)
+{
+    struct fix *f = *state;
+    struct em_store *s = &f->s;
+    struct em_history *j = &f->j;
+    json_t *v = volume("a", 1, 1);
+    struct em_bytes *json = NULL;
+    struct nd_status st = ND_STATUS_INIT;
+    assert_int_equal(em_store_put(s, VOLUMES, v, "ADDED", 1000, &json, &st), 0);
+    em_history_append(j, 1, 1000, "ADDED", "volumes", v, NULL, json);
+    const struct em_entry *e = em_store_entry(s, VOLUMES, "default", "a");
+    json_t *prev_rec = json_incref((json_t *)em_entry_rec(e));
+    json_t *v2 = volume("a", 2, 2);
+    struct em_bytes *json2 = em_bytes_take(json_dumps(v2, JSON_COMPACT));
+    json_t *rec2 = em_rec_of(VOLUMES, v2);
+    assert_int_equal(
+        em_store_put_bytes(s, VOLUMES, 2, 1000, em_bytes_ref(json2), json_incref(rec2), &st), 0);
+    em_history_append_rec(j, 2, 1000, "volumes", json2, rec2, json, prev_rec);
+    /* stored: its bytes and record, no tree until one is asked for (built from them) */
+    e = em_store_entry(s, VOLUMES, "default", "a");
+    assert_ptr_equal(em_store_entry_json(e), json2);
+    assert_ptr_equal(em_entry_rec(e), rec2);
+    assert_null(e->tree);
+    assert_true(json_equal(em_store_get(s, VOLUMES, "default", "a"), v2));
+    /* the change: the records select, the bytes are the object's */
+    struct em_change *c = &j->ev[j->len - 1];
+    assert_ptr_equal(em_change_sel(c), rec2);
+    assert_ptr_equal(c->prev_rec, prev_rec);
+    assert_ptr_equal(c->prev_json, json);
+    assert_true(json_equal(em_change_obj(c), v2));
+    assert_true(json_equal(em_change_prev(c), v));
+    /* once old, a change like any other */
+    for (int i = 0; i < 2 * EM_HISTORY_HOT; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "c%d", i);
+        json_t *o = volume(name, i + 3, 1);
+        struct em_bytes *b = NULL;
+        assert_int_equal(em_store_put(s, VOLUMES, o, "ADDED", 1000, &b, &st), 0);
+        em_history_append(j, i + 3, 1000, "ADDED", "volumes", o, NULL, b);
+        em_bytes_unref(b);
+        json_decref(o);
+    }
+    c = &j->ev[1];
+    assert_null(c->rec);
+    assert_null(c->prev_rec);
+    assert_true(json_equal(em_change_sel(c), v2));
+    em_bytes_unref(json);
+    em_bytes_unref(json2);
+    json_decref(rec2);
+    json_decref(prev_rec);
+    json_decref(v);
+    json_decref(v2);
+}
+
 /* Large objects keep fewer trees: the newest changes hold at most EM_HISTORY_HOT_BYTES
  * of objects in trees, not EM_HISTORY_HOT changes whatever their size. */
 static void test_trees_bounded_by_bytes(void **state)
@@ -228,6 +286,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_previous_shares_bytes, fix_open, fix_close),
         cmocka_unit_test_setup_teardown(test_stored_object_shares_its_bytes, fix_open, fix_close),
         cmocka_unit_test_setup_teardown(test_trees_bounded_by_bytes, fix_open, fix_close),
+        cmocka_unit_test_setup_teardown(test_change_without_tree, fix_open, fix_close),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

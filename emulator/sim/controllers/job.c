@@ -9,6 +9,7 @@
 
 #include "common.h"
 #include "controllers.h"
+#include "job.h"
 #include "objects.h"
 #include "pricebook.h"
 #include "priced.h"
@@ -56,31 +57,69 @@ static int64_t ms_until_cost(int64_t cost, int64_t max, int64_t rate)
     return ms > (__int128)EM_NEVER / 2 ? EM_NEVER / 2 : (int64_t)ms;
 }
 
+int64_t em_job_ms(const char *text, int64_t def)
+{
+    int64_t ms;
+    struct nd_status st = ND_STATUS_INIT;
+    if (!text || nd_duration_parse(text, &ms, &st) < 0)
+        ms = def;
+    nd_status_release(&st);
+    return ms;
+}
+
+enum em_job_end em_job_end_of(const struct em_job_clock *jc)
+{
+    if (jc->max_cost >= 0 && jc->cost >= jc->max_cost)
+        return EM_JOB_MAX_COST;
+    if (jc->deadline >= 0 && jc->ran >= jc->deadline)
+        return EM_JOB_DEADLINE;
+    if (jc->fail_at >= 0 && jc->ran >= jc->fail_at)
+        return EM_JOB_FAILS;
+    return jc->ran >= jc->duration ? EM_JOB_DONE : EM_JOB_RUNS;
+}
+
+int64_t em_job_next(const struct em_job_clock *jc)
+{
+    int64_t now = jc->now, ran = jc->ran;
+    int64_t next = now + (jc->duration - ran);
+    if (jc->fail_at >= 0 && now + (jc->fail_at - ran) < next)
+        next = now + (jc->fail_at - ran);
+    if (jc->deadline >= 0 && now + (jc->deadline - ran) < next)
+        next = now + (jc->deadline - ran);
+    if (jc->max_cost >= 0) {
+        int64_t t = ms_until_cost(jc->cost, jc->max_cost, jc->rate);
+        if (t != EM_NEVER && now + t < next)
+            next = now + t;
+    }
+    if (jc->rate > 0 && now + EM_ACCRUE_EVERY_MS < next)
+        next = now + EM_ACCRUE_EVERY_MS;
+    return next;
+}
+
 static void run(struct em_ctl *c)
 {
     const json_t *spec = json_object_get(c->obj, "spec");
     int64_t rate = rate_of(c);
     em_ctl_accrue(c, rate);
-    int64_t cost = c->money->cost;
-    int64_t max = c->money->max_cost;
-    int64_t ran = em_ctl_sim_get(c, "runMs", 0);
     bool local = em_runtime_local(c->srv);
-    int64_t duration = local ? EM_NEVER / 4
-                             : em_ctl_annotation_ms(c, "duration", em_delay_ms(c->srv, "jobRun"));
-    int64_t fail_at = local ? -1 : em_ctl_annotation_ms(c, "fail-at", -1);
-    int64_t deadline = -1;
-    const char *md = json_string_value(json_object_get(spec, "maxDuration"));
-    struct nd_status st = ND_STATUS_INIT;
-    if (md && nd_duration_parse(md, &deadline, &st) < 0)
-        deadline = -1;
-    nd_status_release(&st);
-
-    if (max >= 0 && cost >= max) {
-        em_ctl_set_cost(c, max);
+    struct em_job_clock jc = {
+        .now = c->now,
+        .cost = c->money->cost,
+        .max_cost = c->money->max_cost,
+        .rate = rate,
+        .ran = em_ctl_sim_get(c, "runMs", 0),
+        .duration = local ? EM_NEVER / 4
+                          : em_ctl_annotation_ms(c, "duration", em_delay_ms(c->srv, "jobRun")),
+        .fail_at = local ? -1 : em_ctl_annotation_ms(c, "fail-at", -1),
+        .deadline = em_job_ms(json_string_value(json_object_get(spec, "maxDuration")), -1),
+    };
+    enum em_job_end end = em_job_end_of(&jc);
+    if (end == EM_JOB_MAX_COST) {
+        em_ctl_set_cost(c, jc.max_cost);
         finish(c, "Failed", "MaxCostReached", -1, "stopped: the cost reached maxCostUSD");
         return;
     }
-    if (deadline >= 0 && ran >= deadline) {
+    if (end == EM_JOB_DEADLINE) {
         finish(c, "Failed", "DeadlineExceeded", -1, "stopped: the run reached maxDuration");
         return;
     }
@@ -95,12 +134,12 @@ static void run(struct em_ctl *c)
             finish(c, "Failed", "Error", exit_code, "the command exited with an error");
         return;
     }
-    if (fail_at >= 0 && ran >= fail_at) {
+    if (end == EM_JOB_FAILS) {
         int code = (int)em_ctl_annotation_int(c, "exit-code", 1);
         finish(c, "Failed", "Error", code ? code : 1, "the command failed");
         return;
     }
-    if (ran >= duration) {
+    if (end == EM_JOB_DONE) {
         int code = (int)em_ctl_annotation_int(c, "exit-code", 0);
         if (code == 0)
             finish(c, "Succeeded", "Succeeded", 0, "the command exited 0");
@@ -108,20 +147,7 @@ static void run(struct em_ctl *c)
             finish(c, "Failed", "Error", code, "the command exited with an error");
         return;
     }
-    /* the next thing that can happen: the end, a limit, or the next visible cost */
-    int64_t next = c->now + (duration - ran);
-    if (fail_at >= 0 && c->now + (fail_at - ran) < next)
-        next = c->now + (fail_at - ran);
-    if (deadline >= 0 && c->now + (deadline - ran) < next)
-        next = c->now + (deadline - ran);
-    if (max >= 0) {
-        int64_t t = ms_until_cost(cost, max, rate);
-        if (t != EM_NEVER && c->now + t < next)
-            next = c->now + t;
-    }
-    if (rate > 0 && c->now + EM_ACCRUE_EVERY_MS < next)
-        next = c->now + EM_ACCRUE_EVERY_MS;
-    em_ctl_due(c, next);
+    em_ctl_due(c, em_job_next(&jc));
 }
 
 /* The highest hourly rate the Job may start at: spec.placement.maxRateUSDPerHour, else
@@ -183,7 +209,7 @@ static void start_provisioning(struct em_ctl *c)
                                                        "target")));
 }
 
-static int64_t reconcile(struct em_server *srv, const struct nd_kind *k, json_t *obj, int64_t now)
+int64_t em_job_reconcile(struct em_server *srv, const struct nd_kind *k, json_t *obj, int64_t now)
 {
     struct em_ctl c;
     em_ctl_begin_light(&c, srv, k, obj, now); /* changes status members by replacing them */
@@ -301,4 +327,4 @@ static bool idle(struct em_server *srv, const struct nd_kind *k, const json_t *r
     return true;
 }
 
-const struct em_controller em_job_controller = {"jobs", reconcile, NULL, idle};
+const struct em_controller em_job_controller = {"jobs", em_job_reconcile, NULL, idle, em_job_minute};

@@ -96,15 +96,22 @@ struct em_money *em_money_of(struct em_money_index *ix, const json_t *obj)
     const json_t *gen = json_object_get(json_object_get(obj, "metadata"), "generation");
     if (!uid || !json_is_integer(gen) || json_integer_value(gen) != m->generation) {
         read_spec(m, obj);
+        m->priced_ok = false;
         m->generation = uid && json_is_integer(gen) ? json_integer_value(gen) : -1;
     }
     const char *rv = meta_string(obj, "resourceVersion");
     if (!uid || !rv || !m->rv || strcmp(rv, m->rv) != 0) {
         read_status(m, obj);
+        m->priced_ok = m->written = false;
         free(m->rv);
         m->rv = uid && rv ? nd_xstrdup(rv) : NULL;
     }
     return m;
+}
+
+struct em_money *em_money_find(struct em_money_index *ix, const char *uid)
+{
+    return ix && uid ? *slot_of(ix, uid) : NULL;
 }
 
 void em_money_wrote(struct em_money *m, const json_t *obj, bool ok)
@@ -112,6 +119,7 @@ void em_money_wrote(struct em_money *m, const json_t *obj, bool ok)
     const char *rv = meta_string(obj, "resourceVersion");
     free(m->rv);
     m->rv = ok && m->uid && rv ? nd_xstrdup(rv) : NULL;
+    m->written = m->rv != NULL;
 }
 
 void em_money_forget(struct em_money_index *ix, const json_t *obj)

@@ -24,10 +24,17 @@ struct em_money {
     int64_t cost;     /* status.costUSD, 0 when unset */
     int64_t rate;     /* status.rateUSDPerHour, -1 when unset */
     int64_t capped;   /* status.maxRateUSDPerHour (set at create), -1 when unset */
+    /* The price check of the spec (em_ctl_spec_rate), when it found every GPU model
+     * priced: its rate, under the price book em_pricebook_serial gave then. Forgotten
+     * when the spec or the status is read again (someone else wrote the object). */
+    bool priced_ok;
+    int64_t priced_rate;
+    uint64_t priced_book;
     /* the index's own */
     char *uid;
     int64_t generation; /* the spec read (-1: none; read again each time without one) */
     char *rv;           /* the status read or written at this resourceVersion, or NULL */
+    bool written;       /* rv is one the simulation wrote (em_money_wrote), not one read */
     struct em_money *next;
 };
 
@@ -40,6 +47,8 @@ void em_money_index_free(struct em_money_index *ix);
 /* obj's record, made current with obj (see above): never NULL; an object without a uid
  * gets the index's scratch record, read afresh each time. */
 struct em_money *em_money_of(struct em_money_index *ix, const json_t *obj);
+/* The record of the object of that uid, or NULL (nothing read or made current). */
+struct em_money *em_money_find(struct em_money_index *ix, const char *uid);
 /* The simulation stored obj with m's money in its text: m is current at obj's
  * resourceVersion (ok), or must be read again (!ok: the write failed). */
 void em_money_wrote(struct em_money *m, const json_t *obj, bool ok);

@@ -200,6 +200,10 @@ int64_t em_ctl_spec_rate(struct em_ctl *c, int64_t charged)
     const json_t *spec = json_object_get(c->obj, "spec");
     int64_t rate = em_spec_rate(c->srv, c->k->plural, spec);
     json_t *miss = em_unpriced(c->srv, c->k, c->obj);
+    /* (a running Job's next minute takes it from here: job_minute.c) */
+    c->money->priced_ok = !json_array_size(miss);
+    c->money->priced_rate = rate;
+    c->money->priced_book = em_pricebook_serial(c->srv);
     if (!json_array_size(miss)) {
         em_ctl_sim_set(c, "pricedRate", rate);
         if (em_ctl_condition_true(c, "Unpriced"))
