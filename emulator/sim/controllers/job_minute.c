@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "kinds/phase.h"
 #include "objects.h"
 #include "pricebook.h"
 #include "runtime.h"
@@ -166,8 +167,7 @@ static const char *rec_str(const json_t *rec, const char *part, const char *key)
 static struct em_money *money_of(struct em_server *srv, const json_t *rec)
 {
     const char *state = rec_str(rec, "spec", "state");
-    const char *phase = rec_str(rec, "status", "phase");
-    if (!phase || strcmp(phase, "Running") != 0 || (state && strcmp(state, "Running") != 0) ||
+    if (nd_phase_of(rec) != ND_PHASE_RUNNING || (state && strcmp(state, "Running") != 0) ||
         json_object_get(json_object_get(rec, "metadata"), "deletionTimestamp") ||
         json_object_get(json_object_get(json_object_get(rec, "spec"), "placement"), "pool"))
         return NULL;
