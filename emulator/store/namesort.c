@@ -33,7 +33,7 @@ static uint64_t key_at(const char *s)
     int i = 0;
     for (; i < 8 && s[i]; i++)
         k = (k << 8) | (unsigned char)s[i];
-    return k << (8 * (8 - i));
+    return i ? k << (8 * (8 - i)) : 0; /* (a shift by 64 is undefined) */
 }
 
 /* Orders a by key, least significant byte first (a pass whose byte is the same for every
