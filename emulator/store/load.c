@@ -695,7 +695,7 @@ void em_load_objects(const char *dir, struct em_load *out, bool index)
     sc.no_plans = slow && *slow && strcmp(slow, "0") != 0;
     em_rec_arena_init(); /* before the threads */
     struct ck_read cr = {.dir = dir};
-    pthread_t th, warm_th;
+    pthread_t th;
     char *ckpath = nd_xasprintf("%s/history/checkpoint", dir);
     bool threaded = false, warming = false;
     struct warm wm;
@@ -706,7 +706,7 @@ void em_load_objects(const char *dir, struct em_load *out, bool index)
         if (!threaded)
             read_ck(&cr);
     } else {
-        warming = pthread_create(&warm_th, NULL, warm_arena, &wm) == 0;
+        warming = pthread_create(&th, NULL, warm_arena, &wm) == 0;
         sc.listed = warming ? &wm.listed : NULL;
     }
     free(ckpath);
@@ -724,16 +724,14 @@ void em_load_objects(const char *dir, struct em_load *out, bool index)
     }
     if (sc.run)
         em_owners_run_sort(sc.run);
-    if (warming) /* (joined after the loaders: a step it is in does not hold them) */
+    if (warming)
         atomic_store(&wm.stop, true);
-    if (threaded)
+    if (threaded || warming)
         pthread_join(th, NULL);
     if (d1)
         parse_all(out, sc.jobs, cr.ok ? &cr.ck : NULL, index);
-    if (warming) { /* what the records did not take goes back */
-        pthread_join(warm_th, NULL);
+    if (warming) /* what the records did not take goes back */
         em_rec_arena_warm_end();
-    }
     em_rec_share_free(sc.share);
     em_rec_arena_done(); /* the Events' records (scan_kind_dir) */
     free(root);
