@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "events_file.h"
@@ -34,9 +33,6 @@
 #define CLUSTER_DIR "_cluster"
 #define THREADS 2
 #define BLOCK 32
-/* bytes of the records' arena warmed per file listed (warm_arena): less than an object's
- * record takes (a seeded Job's 1,260), what is warmed past the records being given back */
-#define WARM_PER_ITEM 1024
 
 struct job {
     bool done;       /* loaded already (an Event of an hour file) */
@@ -376,7 +372,6 @@ struct scan {
     size_t nplans;
     struct em_scan_plan *events_plan; /* the Events' lines (NULL: no_plans) */
     struct em_owners_run *run; /* for the store: the Events' owner index entries */
-    atomic_size_t *listed; /* files listed so far, for warm_arena (NULL: none) */
 };
 
 /* A new item and its job at the end of the scan's arrays. */
@@ -422,7 +417,7 @@ static void scan_file(struct scan *sc, const char *pdir, char *name, const char 
 /* The names (NEW, *n of them, each less ".json") of the object files the kind directory
  * d lists, in its order; the temporary files of interrupted writes are removed (the old
  * file stands). */
-static char **list_names(DIR *d, size_t *n, atomic_size_t *listed)
+static char **list_names(DIR *d, size_t *n)
 {
     char **v = NULL;
     size_t cap = 0;
@@ -440,8 +435,6 @@ static char **list_names(DIR *d, size_t *n, atomic_size_t *listed)
             v = nd_xrealloc(v, cap * sizeof *v);
         }
         v[(*n)++] = nd_xstrndup(e->d_name, strlen(e->d_name) - 5);
-        if (listed)
-            atomic_fetch_add_explicit(listed, 1, memory_order_relaxed);
     }
     return v;
 }
@@ -541,7 +534,7 @@ static void scan_kind_dir(struct scan *sc, const char *nsdir, const char *dname,
         sc->plans[sc->nplans++] = plan;
     }
     size_t n = 0;
-    char **names = list_names(d3, &n, sc->listed);
+    char **names = list_names(d3, &n);
     closedir(d3);
     /* in name order, so the store's indexes are built by appending (index.c: a key past
      * the last costs one comparison) instead of inserting each at a random place */
@@ -660,27 +653,6 @@ static void *read_ck(void *arg)
     return NULL;
 }
 
-/* Without a checkpoint to read, the second core is idle while the directories are
- * listed: a thread of its own makes the records' pages the loaders will fill
- * (em_rec_arena_warm), as far as the files listed so far will need, until the listing
- * ends. */
-struct warm {
-    atomic_size_t listed;
-    atomic_bool stop;
-};
-
-static void *warm_arena(void *arg)
-{
-    struct warm *wm = arg;
-    while (!atomic_load(&wm->stop)) {
-        if (!em_rec_arena_warm(atomic_load(&wm->listed) * WARM_PER_ITEM)) {
-            struct timespec ts = {0, 200000}; /* 0.2 ms: more files get listed */
-            nanosleep(&ts, NULL);
-        }
-    }
-    return NULL;
-}
-
 void em_load_objects(const char *dir, struct em_load *out, bool index)
 {
     memset(out, 0, sizeof *out);
@@ -697,17 +669,11 @@ void em_load_objects(const char *dir, struct em_load *out, bool index)
     struct ck_read cr = {.dir = dir};
     pthread_t th;
     char *ckpath = nd_xasprintf("%s/history/checkpoint", dir);
-    bool threaded = false, warming = false;
-    struct warm wm;
-    atomic_init(&wm.listed, 0);
-    atomic_init(&wm.stop, false);
+    bool threaded = false;
     if (access(ckpath, F_OK) == 0) { /* most starts after a crash or a first have none */
         threaded = pthread_create(&th, NULL, read_ck, &cr) == 0;
         if (!threaded)
             read_ck(&cr);
-    } else {
-        warming = pthread_create(&th, NULL, warm_arena, &wm) == 0;
-        sc.listed = warming ? &wm.listed : NULL;
     }
     free(ckpath);
     char *root = nd_xasprintf("%s/objects", dir);
@@ -724,14 +690,10 @@ void em_load_objects(const char *dir, struct em_load *out, bool index)
     }
     if (sc.run)
         em_owners_run_sort(sc.run);
-    if (warming)
-        atomic_store(&wm.stop, true);
-    if (threaded || warming)
+    if (threaded)
         pthread_join(th, NULL);
     if (d1)
         parse_all(out, sc.jobs, cr.ok ? &cr.ck : NULL, index);
-    if (warming) /* what the records did not take goes back */
-        em_rec_arena_warm_end();
     em_rec_share_free(sc.share);
     em_rec_arena_done(); /* the Events' records (scan_kind_dir) */
     free(root);

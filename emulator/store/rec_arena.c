@@ -18,10 +18,6 @@ int madvise(void *addr, size_t len, int advice);
 #define BIG (BLOCK / 8)   /* larger allocations go to nd_xmalloc */
 #define OPEN (1u << 31)   /* in a block's count: a thread still allocates from it */
 #define SCRATCH ((size_t)64 << 10) /* a thread's scratch (em_rec_scratch_begin) */
-#define WARM_STEP ((size_t)2 << 20) /* em_rec_arena_warm's: a huge page */
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
-#endif
 
 static struct {
     pthread_once_t once;
@@ -30,10 +26,6 @@ static struct {
     _Atomic uint32_t *live; /* per block: allocations alive (+ OPEN) */
     atomic_size_t next;     /* the next block to hand out */
     atomic_uint_fast64_t allocs, bytes, released;
-    bool warming;     /* em_rec_arena_warm called since the last em_rec_arena_warm_end */
-    size_t warm_from; /* where its blocks were being handed out then (an offset) */
-    size_t warmed;    /* the offset up to which it made pages present */
-    bool warm_failed; /* the kernel refused */
 } ar = {.once = PTHREAD_ONCE_INIT};
 
 static _Thread_local bool on;
@@ -165,37 +157,6 @@ void em_rec_scratch_end(void)
 {
     scratch_on = false;
     scur = sbase;
-}
-
-bool em_rec_arena_warm(size_t bytes)
-{
-    if (!ar.base || ar.warm_failed)
-        return false;
-    if (!ar.warming) { /* never below: blocks given back stay so */
-        ar.warming = true;
-        ar.warm_from = ar.warmed = atomic_load(&ar.next) * BLOCK;
-    }
-    size_t size = ar.nblocks * BLOCK;
-    size_t upto = bytes < size - ar.warm_from ? ar.warm_from + bytes : size;
-    if (ar.warmed + WARM_STEP > upto) /* whole steps only: each page-aligned */
-        return false;
-    if (madvise(ar.base + ar.warmed, WARM_STEP, MADV_POPULATE_WRITE) != 0) {
-        ar.warm_failed = true;
-        return false;
-    }
-    ar.warmed += WARM_STEP;
-    return true;
-}
-
-size_t em_rec_arena_warm_end(void)
-{
-    if (!ar.warming)
-        return 0;
-    size_t used = atomic_load(&ar.next) * BLOCK;
-    if (ar.warmed > used)
-        (void)madvise(ar.base + used, ar.warmed - used, MADV_DONTNEED);
-    ar.warming = false;
-    return ar.warmed - ar.warm_from;
 }
 
 void em_rec_arena_stats(struct em_rec_arena_stats *out)

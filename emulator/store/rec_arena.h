@@ -41,19 +41,6 @@ void em_rec_arena_done(void);
 void em_rec_scratch_begin(void);
 void em_rec_scratch_end(void);
 
-/* Makes the region's pages present past where its blocks are handed out (at the first
- * call since em_rec_arena_warm_end) toward bytes more, one step (2 MiB) a call, as the loaders' first touch would (zeroed by the kernel, huge pages where they
- * fit; MADV_POPULATE_WRITE, which changes no byte of a page present already): for a
- * thread of a core that is idle before the loaders come (the listing of a first start),
- * so that they find the pages made (zeroing a fresh huge page was up to a sixth of their
- * CPU). False when it made nothing (there already, or the kernel refuses: then never
- * again). */
-bool em_rec_arena_warm(size_t bytes);
-/* Gives back the pages warmed past the blocks handed out so far (the warming guessed
- * more than the records took); the bytes warmed in all. Called once the loaders are
- * done. */
-size_t em_rec_arena_warm_end(void);
-
 struct em_rec_arena_stats {
     uint64_t allocs;   /* allocations carved from the region since the process began
                         * (those of a block a thread still allocates from: once it leaves

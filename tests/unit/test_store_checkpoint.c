@@ -203,38 +203,6 @@ static void test_loaded_records_in_arena(void **state)
     done(dir);
 }
 
-/* Resident bytes of this process (/proc/self/statm). */
-static size_t resident(void)
-{
-    FILE *f = fopen("/proc/self/statm", "r");
-    unsigned long size = 0, pages = 0;
-    assert_non_null(f);
-    assert_int_equal(fscanf(f, "%lu %lu", &size, &pages), 2);
-    fclose(f);
-    return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
-}
-
-/* The records' pages a first start's listing warms (em_rec_arena_warm) are made present
- * in whole steps past the blocks handed out, and what no block took is given back once
- * the loaders are done (em_rec_arena_warm_end). */
-static void test_arena_warm(void **state)
-{
-    (void)state;
-    em_rec_arena_init();
-    const size_t mib = (size_t)1 << 20;
-    assert_false(em_rec_arena_warm(mib)); /* less than a step: nothing yet */
-    size_t before = resident();
-    int steps = 0;
-    while (em_rec_arena_warm(16 * mib))
-        steps++;
-    assert_int_equal(steps, 8);
-    size_t warm = resident();
-    assert_true(warm >= before + 15 * mib);
-    assert_int_equal(em_rec_arena_warm_end(), 16 * mib);
-    assert_true(resident() + 15 * mib <= warm); /* no block was handed out: all back */
-    assert_int_equal(em_rec_arena_warm_end(), 0); /* (once) */
-}
-
 /* The start's items come in name order within each directory, whatever order the
  * directory lists them in (the store then builds its indexes by appending), from the
  * checkpoint and from the files. */
@@ -573,7 +541,6 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean_stop_loads_from_checkpoint),
         cmocka_unit_test(test_loaded_records_in_arena),
-        cmocka_unit_test(test_arena_warm),
         cmocka_unit_test(test_load_in_name_order),
         cmocka_unit_test(test_rec_parse_as_jansson),
         cmocka_unit_test(test_hand_edit_after_stop_wins),
