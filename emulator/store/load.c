@@ -256,7 +256,7 @@ static void make_entry(struct em_loaded *it, const struct nd_kind *k, struct em_
 
 /* The descriptor of the directory j's files are in, kept by the loader thread while its
  * items come from it (they come directory by directory): a file is then opened by its
- * name alone, not a path the kernel walks from the root (a fifth of an open's CPU). -1
+ * name alone, not a path the kernel walks from the root (a quarter of an open's CPU). -1
  * when it cannot be opened (then by path). */
 static int dir_fd(struct loader *ld, const struct job *j)
 {
