@@ -63,11 +63,12 @@ json_t *em_stats_json(struct em_server *srv)
                                    (json_int_t)srv->stats.reconciles_bytes);
     /* what the start read of the journal and of the Events' hour files, and how
      * (store/journal_scan.h, store/events_file.h) */
-    json_t *start = json_pack("{sIsIsIsIsI}", "journalRecords", (json_int_t)srv->store.journal_records,
+    json_t *start = json_pack("{sIsIsIsIsIsI}", "journalRecords", (json_int_t)srv->store.journal_records,
                               "journalParsed", (json_int_t)srv->store.journal_parsed,
                               "eventLines", (json_int_t)srv->store.event_lines,
                               "eventLinesParsed", (json_int_t)srv->store.event_parsed,
-                              "indexedOnLoaders", (json_int_t)srv->store.indexed_on_loaders);
+                              "indexedOnLoaders", (json_int_t)srv->store.indexed_on_loaders,
+                              "openedInDir", (json_int_t)srv->store.opened_in_dir);
     return json_pack("{sosIsIsIsIsIsIsIsIs{sIsI}sssososososo}", "objects", objects, "objectsTotal",
                      (json_int_t)total, "watchesOpen", (json_int_t)srv->stats.watches_open,
                      "watchesTotal", (json_int_t)srv->stats.watches_total, "readsWaiting",

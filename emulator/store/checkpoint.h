@@ -72,6 +72,8 @@ struct em_load {
     struct em_owners_run *runs;
     size_t nruns;
     size_t made_on_threads; /* items whose entry the loader threads made */
+    size_t opened_in_dir;   /* files the loader threads opened or stat-ed by name in their
+                             * directory's descriptor (not by a path from the root) */
 };
 
 /* Loads every object file under dir/objects (using dir/history/checkpoint when it is

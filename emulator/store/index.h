@@ -113,8 +113,8 @@ struct em_index_run {
 };
 /* Adds a NEW entry of key (copied) and value. */
 void em_index_run_add(struct em_index_run *r, const char *key, void *value);
-/* Orders the run by key (O(n) when it is in order already); of equal keys, which comes
- * first is not said. */
+/* Orders the run by key (O(n) when it is in order already, O(n log k) when it is k
+ * stretches in order, up to 64); of equal keys, which comes first is not said. */
 void em_index_run_sort(struct em_index_run *r);
 /* Puts every entry of the n runs, each sorted, into ix (empty or not) in key order (a
  * merge: into an empty index, or past its keys, each costs a comparison or two, no

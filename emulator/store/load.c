@@ -17,6 +17,7 @@
 
 #include "events_file.h"
 #include "fsutil.h"
+#include "namesort.h"
 #include "objscan.h"
 #include "rec_arena.h"
 #include "rec_share.h"
@@ -56,6 +57,9 @@ struct loader {
     struct work *w;
     struct em_owners_run *run;
     size_t made; /* entries made */
+    size_t in_dir; /* files opened (or stat-ed) by name in their directory's descriptor */
+    const char *dirpath; /* the directory of the last item loaded (NULL: none yet) */
+    int dfd;             /* its descriptor (-1: none) */
 };
 
 static const char *meta_str(const json_t *obj, const char *key)
@@ -145,15 +149,16 @@ static int read_text(int fd, const struct stat *sb, struct nd_buf *data)
     return nd_buf_read_fd(data, fd);
 }
 
-static void load_from_file(struct em_loaded *it, const char *path, const struct nd_kind *k,
+/* The file at (at, path: openat's) read into it. */
+static void load_from_file(struct em_loaded *it, int at, const char *path, const struct nd_kind *k,
                            const struct em_scan_plan *plan, struct em_rec_share *sh)
 {
     struct nd_buf data = ND_BUF_INIT;
     /* without updating the file's atime (a first read after a write would dirty every
      * inode): allowed to the files' owner, else read as usual */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
+    int fd = openat(at, path, O_RDONLY | O_CLOEXEC | O_NOATIME);
     if (fd < 0 && errno == EPERM)
-        fd = open(path, O_RDONLY | O_CLOEXEC);
+        fd = openat(at, path, O_RDONLY | O_CLOEXEC);
     struct stat sb;
     if (fd < 0 || fstat(fd, &sb) < 0) {
         it->why = nd_xstrdup(strerror(errno));
@@ -216,13 +221,13 @@ static bool load_checkpointed(struct em_loaded *it, const struct em_ckpt_rec *r,
     return true;
 }
 
-/* The checkpoint's record of the item when its file is exactly as the checkpoint saw it,
- * else NULL. */
-static const struct em_ckpt_rec *unchanged(struct em_loaded *it, const char *path,
+/* The checkpoint's record of the item when its file (at, path: fstatat's) is exactly as
+ * the checkpoint saw it, else NULL. */
+static const struct em_ckpt_rec *unchanged(struct em_loaded *it, int at, const char *path,
                                            const struct job *j, const struct em_ckpt *ck)
 {
     struct stat sb;
-    if (stat(path, &sb) != 0)
+    if (fstatat(at, path, &sb, 0) != 0)
         return NULL;
     em_stamp_of(&sb, &it->stamp);
     const struct em_ckpt_rec *r = em_ckpt_find(ck, it->plural, j->nsdirname, it->name);
@@ -249,29 +254,60 @@ static void make_entry(struct em_loaded *it, const struct nd_kind *k, struct em_
     em_owners_run_set(run, k, it->ns, it->name, e->rec);
 }
 
+/* The descriptor of the directory j's files are in, kept by the loader thread while its
+ * items come from it (they come directory by directory): a file is then opened by its
+ * name alone, not a path the kernel walks from the root (a quarter of an open's CPU). -1
+ * when it cannot be opened (then by path). */
+static int dir_fd(struct loader *ld, const struct job *j)
+{
+    if (ld->dirpath != j->dirpath) {
+        if (ld->dfd >= 0)
+            close(ld->dfd);
+        ld->dirpath = j->dirpath;
+        ld->dfd = open(j->dirpath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    }
+    return ld->dfd;
+}
+
 /* One item: from the checkpoint when its file is unchanged (the stat done here, on the
  * loader threads, not in the scan), else from its file; then, for the store (run), what
  * it makes of it. */
-static void load_one(struct em_loaded *it, const struct job *j, const struct em_ckpt *ck,
+static void load_one(struct em_loaded *it, const struct job *j, struct loader *ld,
                      struct em_rec_share *sh, struct em_owners_run *run)
 {
     if (j->done)
         return;
-    /* the file's path, kept only when it is broken (a report names it) */
+    const struct em_ckpt *ck = ld->w->ck;
+    /* the file: its name in the directory's descriptor, else its path */
+    int at = dir_fd(ld, j);
     char buf[4096];
-    int len = snprintf(buf, sizeof buf, "%s/%s.json", j->dirpath, it->name);
+    size_t nlen = strlen(it->name);
+    int len = -1;
+    if (at >= 0 && nlen + sizeof ".json" <= sizeof buf) { /* (one per file: no printf) */
+        memcpy(buf, it->name, nlen);
+        memcpy(buf + nlen, ".json", sizeof ".json");
+        len = (int)(nlen + 5);
+    } else if (at < 0) {
+        len = snprintf(buf, sizeof buf, "%s/%s.json", j->dirpath, it->name);
+    }
     char *path = buf;
-    if (len < 0 || (size_t)len >= sizeof buf)
+    if (len < 0 || (size_t)len >= sizeof buf) {
+        at = -1;
         path = nd_xasprintf("%s/%s.json", j->dirpath, it->name);
-    const struct em_ckpt_rec *r = ck ? unchanged(it, path, j, ck) : NULL;
+    }
+    if (at < 0)
+        at = AT_FDCWD;
+    else
+        ld->in_dir++;
+    const struct em_ckpt_rec *r = ck ? unchanged(it, at, path, j, ck) : NULL;
     if (r && load_checkpointed(it, r, sh)) {
         it->from_checkpoint = true;
     } else {
         /* none, or not what it should be: the file decides */
         it->stamp.valid = false;
-        load_from_file(it, path, j->kind, j->plan, sh);
-        if (it->why)
-            it->path = nd_xstrdup(path);
+        load_from_file(it, at, path, j->kind, j->plan, sh);
+        if (it->why) /* its path, kept only when it is broken (a report names it) */
+            it->path = nd_xasprintf("%s/%s.json", j->dirpath, it->name);
     }
     if (path != buf)
         free(path);
@@ -294,12 +330,16 @@ static void *worker(void *arg)
             struct em_loaded *it = &w->items[i];
             const struct job *j = &w->jobs[i];
             if (w->load)
-                load_one(it, j, w->ck, sh, run);
+                load_one(it, j, ld, sh, run);
             else if (run && !j->done && it->rec && j->kind)
                 make_entry(it, j->kind, run);
             ld->made += !j->done && it->entry; /* (not the Events') */
         }
     }
+    if (ld->dfd >= 0)
+        close(ld->dfd);
+    ld->dfd = -1;
+    ld->dirpath = NULL;
     if (run) /* the sort on this thread too: the store only merges the runs */
         em_owners_run_sort(run);
     em_rec_share_free(sh);
@@ -349,8 +389,20 @@ static struct em_loaded *add_item(struct scan *sc, struct job **j)
     return it;
 }
 
-/* One object file fname of the kind directory pdir: its item, loaded later (load_one). */
-static void scan_file(struct scan *sc, const char *pdir, const char *fname, const char *plural,
+/* Room for n more items (no doubling as they come). */
+static void reserve_items(struct scan *sc, size_t n)
+{
+    struct em_load *out = sc->out;
+    if (out->n + n <= sc->cap)
+        return;
+    sc->cap = out->n + n;
+    out->items = nd_xrealloc(out->items, sc->cap * sizeof *out->items);
+    sc->jobs = nd_xrealloc(sc->jobs, sc->cap * sizeof *sc->jobs);
+}
+
+/* One object file of the kind directory pdir, name (NEW, its name less ".json") taken:
+ * its item, loaded later (load_one). */
+static void scan_file(struct scan *sc, const char *pdir, char *name, const char *plural,
                       const struct nd_kind *kind, const struct em_scan_plan *plan,
                       const char *nsdirname, const char *ns)
 {
@@ -359,7 +411,32 @@ static void scan_file(struct scan *sc, const char *pdir, const char *fname, cons
     *j = (struct job){.dirpath = pdir, .nsdirname = nsdirname, .kind = kind, .plan = plan};
     it->plural = plural;
     it->ns = ns;
-    it->name = nd_xstrndup(fname, strlen(fname) - 5);
+    it->name = name;
+}
+
+/* The names (NEW, *n of them, each less ".json") of the object files the kind directory
+ * d lists, in its order; the temporary files of interrupted writes are removed (the old
+ * file stands). */
+static char **list_names(DIR *d, size_t *n)
+{
+    char **v = NULL;
+    size_t cap = 0;
+    int dfd = dirfd(d);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strstr(e->d_name, ".json.tmp-")) {
+            unlinkat(dfd, e->d_name, 0);
+            continue;
+        }
+        if (e->d_name[0] == '.' || !ends_with(e->d_name, ".json"))
+            continue;
+        if (*n == cap) {
+            cap = cap ? cap * 2 : 256;
+            v = nd_xrealloc(v, cap * sizeof *v);
+        }
+        v[(*n)++] = nd_xstrndup(e->d_name, strlen(e->d_name) - 5);
+    }
+    return v;
 }
 
 static int by_name(const void *a, const void *b)
@@ -456,20 +533,16 @@ static void scan_kind_dir(struct scan *sc, const char *nsdir, const char *dname,
         sc->plans = nd_xrealloc(sc->plans, (sc->nplans + 1) * sizeof *sc->plans);
         sc->plans[sc->nplans++] = plan;
     }
-    int dfd = dirfd(d3);
-    size_t from = sc->out->n;
-    struct dirent *e3;
-    while ((e3 = readdir(d3))) {
-        if (strstr(e3->d_name, ".json.tmp-")) {
-            unlinkat(dfd, e3->d_name, 0); /* an interrupted write: the old file stands */
-            continue;
-        }
-        if (e3->d_name[0] == '.' || !ends_with(e3->d_name, ".json"))
-            continue;
-        scan_file(sc, pdir, e3->d_name, plural, kind, plan, nsdirname, ns);
-    }
+    size_t n = 0;
+    char **names = list_names(d3, &n);
     closedir(d3);
-    sort_run(sc, from);
+    /* in name order, so the store's indexes are built by appending (index.c: a key past
+     * the last costs one comparison) instead of inserting each at a random place */
+    em_names_sort(names, n);
+    reserve_items(sc, n);
+    for (size_t i = 0; i < n; i++)
+        scan_file(sc, pdir, names[i], plural, kind, plan, nsdirname, ns);
+    free(names);
 }
 
 /* Every kind directory of one project directory DIR/objects/<dname>. */
@@ -552,15 +625,17 @@ static void parse_all(struct em_load *out, struct job *jobs, struct em_ckpt *ck,
                      .make = index && !ck, .load = true};
     struct loader ld[THREADS];
     for (size_t t = 0; t < THREADS; t++)
-        ld[t] = (struct loader){.w = &w, .run = index ? &out->runs[t] : NULL};
+        ld[t] = (struct loader){.w = &w, .run = index ? &out->runs[t] : NULL, .dfd = -1};
     run_pass(&w, ld);
     if (index && ck) {
         em_ckpt_free(ck);
         w = (struct work){.items = out->items, .jobs = jobs, .n = out->n, .make = true};
         run_pass(&w, ld);
     }
-    for (size_t t = 0; t < THREADS; t++)
+    for (size_t t = 0; t < THREADS; t++) {
         out->made_on_threads += ld[t].made;
+        out->opened_in_dir += ld[t].in_dir;
+    }
 }
 
 /* The checkpoint, read (with its checksum) on a thread of its own while the directories

@@ -210,7 +210,9 @@ static void take_map(struct em_index **ix, struct em_index_run *maps, size_t n,
         em_index_run_free(&maps[i], free_value);
 }
 
-void em_owners_take(struct em_owners *o, struct em_owners_run *runs, size_t n)
+/* The n runs' entries by map (NEW): the objects' n runs, then the uids', then the
+ * dependents'; the runs are left empty. */
+static struct em_index_run *gather(struct em_owners_run *runs, size_t n)
 {
     struct em_index_run *maps = nd_xcalloc(3 * (n ? n : 1), sizeof *maps);
     for (size_t i = 0; i < n; i++) {
@@ -219,16 +221,25 @@ void em_owners_take(struct em_owners *o, struct em_owners_run *runs, size_t n)
         maps[2 * n + i] = runs[i].dependents;
         runs[i] = (struct em_owners_run){0};
     }
+    return maps;
+}
+
+void em_owners_take(struct em_owners *o, struct em_owners_run *runs, size_t n)
+{
+    struct em_index_run *maps = gather(runs, n);
     take_map(&o->objects, maps, n, free);
     take_map(&o->uids, maps + n, n, NULL);
     take_map(&o->dependents, maps + 2 * n, n, NULL);
     free(maps);
 }
 
+/* The objects' and the dependents' maps; em_owners_take_end does the uids' meanwhile
+ * (each map its own index: nothing shared). */
 static void *take_thread(void *arg)
 {
     struct em_owners_taking *t = arg;
-    em_owners_take(t->o, t->runs, t->n);
+    take_map(&t->o->objects, t->maps, t->n, free);
+    take_map(&t->o->dependents, t->maps + 2 * t->n, t->n, NULL);
     return NULL;
 }
 
@@ -236,15 +247,25 @@ void em_owners_take_begin(struct em_owners_taking *t, struct em_owners *o,
                           struct em_owners_run *runs, size_t n, bool thread)
 {
     *t = (struct em_owners_taking){.o = o, .runs = runs, .n = n};
-    t->threaded = thread && pthread_create(&t->th, NULL, take_thread, t) == 0;
+    if (!thread)
+        return;
+    t->maps = gather(runs, n);
+    t->threaded = pthread_create(&t->th, NULL, take_thread, t) == 0;
 }
 
 void em_owners_take_end(struct em_owners_taking *t)
 {
+    if (!t->maps) {
+        em_owners_take(t->o, t->runs, t->n);
+        return;
+    }
+    take_map(&t->o->uids, t->maps + t->n, t->n, NULL);
     if (t->threaded)
         pthread_join(t->th, NULL);
     else
-        em_owners_take(t->o, t->runs, t->n);
+        take_thread(t);
+    free(t->maps);
+    t->maps = NULL;
     t->threaded = false;
 }
 

@@ -71,14 +71,16 @@ void em_owners_run_sort(struct em_owners_run *r);
  * each in one file). The runs are left empty. */
 void em_owners_take(struct em_owners *o, struct em_owners_run *runs, size_t n);
 /* em_owners_take on a thread of its own (when thread), so the caller goes on meanwhile
- * with what does not touch o, then em_owners_take_end waits for it; without thread (or
- * when no thread can be made) em_owners_take_end does it. */
+ * with what does not touch o, then em_owners_take_end merges the uids' map on the
+ * caller's thread (the thread the objects' and the dependents') and waits for it;
+ * without thread em_owners_take_end does it all (also when no thread can be made). */
 struct em_owners_taking {
     pthread_t th;
     bool threaded;
     struct em_owners *o;
     struct em_owners_run *runs;
     size_t n;
+    struct em_index_run *maps; /* the runs' entries by map (NULL: em_owners_take's) */
 };
 void em_owners_take_begin(struct em_owners_taking *t, struct em_owners *o,
                           struct em_owners_run *runs, size_t n, bool thread);

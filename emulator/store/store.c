@@ -102,7 +102,14 @@ static char *file_text(const json_t *obj, size_t *len)
 
 const char *em_store_ix_key(const char *ns, const char *name, char *buf, size_t cap)
 {
-    snprintf(buf, cap, "%s\x01%s", ns, name);
+    size_t a = strlen(ns), b = strlen(name);
+    if (a + 1 + b < cap) { /* (a start makes one per object: no printf) */
+        memcpy(buf, ns, a);
+        buf[a] = '\x01';
+        memcpy(buf + a + 1, name, b + 1);
+    } else {
+        snprintf(buf, cap, "%s\x01%s", ns, name);
+    }
     return buf;
 }
 
@@ -230,6 +237,7 @@ static void load_all(struct em_store *s, json_t *broken_lines, struct nd_buf *re
     }
     em_owners_take_end(&taking);
     s->indexed_on_loaders = l.made_on_threads;
+    s->opened_in_dir = l.opened_in_dir;
     s->event_lines = l.event_lines;
     s->event_parsed = l.event_parsed;
     nd_buf_add(report, l.report.data, l.report.len);

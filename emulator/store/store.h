@@ -92,6 +92,8 @@ struct em_store {
     /* of those, the objects whose entry and index entries the loader threads made (the
      * open only linked them in: checkpoint.h) */
     size_t indexed_on_loaders;
+    size_t opened_in_dir; /* object files the start reached by name in their directory's
+                           * descriptor (checkpoint.h) */
     json_t *events_live; /* live Events per hour file (events_file.h) */
     struct em_undo *undo; /* changes whose journal write may still fail, oldest first */
     size_t nundo, capundo;

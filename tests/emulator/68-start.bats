@@ -1,10 +1,12 @@
 #!/usr/bin/env bats
 # The start's loader threads make each object's store entry, index entry and owner-index
 # entries as they read its file (store/checkpoint.h), so the thread that opens the store
-# only links them in; /emulator/v1/stats counts them (start.indexedOnLoaders). Restarted
-# from the checkpoint of a clean stop and from the files alone, with enough objects for
-# both threads: every object file is counted, and lists, label and field selectors and a
-# cascade delete through the owner index answer as before the restart.
+# only links them in; /emulator/v1/stats counts them (start.indexedOnLoaders), and the
+# files they opened (or stat-ed) by name in their directory's descriptor, not by a path
+# from the root (start.openedInDir). Restarted from the checkpoint of a clean stop and
+# from the files alone, with enough objects for both threads: every object file is
+# counted, and lists, label and field selectors and a cascade delete through the owner
+# index answer as before the restart.
 
 load ../lib/common
 
@@ -63,6 +65,7 @@ answers() {
 }
 
 indexed_on_loaders() { curl -sf "$(emu_url)/emulator/v1/stats" | jq -e .start.indexedOnLoaders; }
+opened_in_dir() { curl -sf "$(emu_url)/emulator/v1/stats" | jq -e .start.openedInDir; }
 
 # restart [files]: a clean stop, then a start (from the files alone with "files": the
 # checkpoint removed); FILES is the number of object files the start found
@@ -78,6 +81,8 @@ restart() {
     [ "$FILES" -gt $((NDEP + NJOB)) ]
     run indexed_on_loaders
     assert_output "$FILES"
+    run opened_in_dir
+    assert_output "$FILES"
     run answers
     assert_output "$(cat "$T/before")"
 }
@@ -85,6 +90,8 @@ restart() {
 @test "from the files, the same; and a cascade delete finds every dependent" {
     restart files
     run indexed_on_loaders
+    assert_output "$FILES"
+    run opened_in_dir
     assert_output "$FILES"
     run answers
     assert_output "$(cat "$T/before")"

@@ -139,6 +139,23 @@ static void test_sort_and_put_ent(void **state)
     assert_string_equal(em_index_ent_key(r.e[3]), "r3");
     em_index_run_free(&r, NULL);
     assert_int_equal(r.n, 0);
+    /* stretches in order (merged: one, two, 3 to 7 interleaved, and more than the merge
+     * takes, sorted): the same order as a sort */
+    for (int shape = 0; shape < 6; shape++) {
+        int n = 500, stretches = shape == 0 ? 2 : shape == 1 ? 3 : shape == 5 ? 200 : shape + 2;
+        for (int i = 0; i < n; i++) {
+            char key[16];
+            int v = shape == 0 && i == n - 1 ? -1 /* one key of another order, last */
+                                             : (i % stretches) * 1000 + i / stretches;
+            snprintf(key, sizeof key, "k%06d", v + 1);
+            em_index_run_add(&r, key, V(v + 1));
+        }
+        em_index_run_sort(&r);
+        for (size_t i = 1; i < r.n; i++)
+            assert_true(strcmp(em_index_ent_key(r.e[i - 1]), em_index_ent_key(r.e[i])) < 0);
+        assert_int_equal(r.n, n);
+        em_index_run_free(&r, NULL);
+    }
 
     struct em_index *ix = em_index_new();
     assert_null(em_index_put_ent(ix, em_index_ent_new("b", V(1))));
