@@ -525,6 +525,27 @@ static char *aside_of(const char *dir, const char *name)
     return found;
 }
 
+/* The broken copy of the file at pa, kept aside below dir/broken/: it holds the len bytes
+ * of broken, and the report says so after what the start did ("brought up to revision 3
+ * from the journal"). The copy's path (NEW). */
+static char *kept_aside(const char *dir, const char *pa, const char *broken, size_t len,
+                        const char *what, const struct nd_buf *report)
+{
+    char *aside = aside_of(dir, "a.json.");
+    assert_non_null(aside);
+    struct nd_buf b = ND_BUF_INIT;
+    assert_int_equal(nd_buf_read_file(&b, aside), 0);
+    assert_int_equal(b.len, len);
+    assert_memory_equal(b.data, broken, len); /* the broken bytes, as they were */
+    char *want = nd_xasprintf("state: %s: %s (a write the last stop interrupted left it "
+                              "broken; the broken file is kept as %s)\n",
+                              pa, what, aside);
+    assert_non_null(strstr(report->data, want));
+    free(want);
+    nd_buf_release(&b);
+    return aside;
+}
+
 /* The journal's tail (after the last marker) holds the object's newest changes: its file,
  * torn by the crash that cut their writes off, is moved aside and written from the newest
  * (several records: the last wins), and writes to it are taken again. */
@@ -549,16 +570,8 @@ static void test_torn_file_of_the_tail_is_written_from_the_journal(void **state)
     json_t *got = em_store_get(&s, VOLUMES, "default", "a");
     assert_non_null(got);
     assert_true(json_equal(got, a3));
-    char *aside = aside_of(dir, "a.json.");
-    assert_non_null(aside);
-    struct nd_buf b = ND_BUF_INIT;
-    assert_int_equal(nd_buf_read_file(&b, aside), 0);
-    assert_string_equal(b.data, torn); /* the broken bytes, as they were */
-    char *want = nd_xasprintf("state: %s: brought up to revision 3 from the journal (a write "
-                              "the last stop interrupted left it broken; the broken file is "
-                              "kept as %s)\n",
-                              pa, aside);
-    assert_non_null(strstr(report.data, want));
+    char *aside = kept_aside(dir, pa, torn, strlen(torn),
+                             "brought up to revision 3 from the journal", &report);
     assert_null(strstr(report.data, "left untouched"));
     json_t *a4 = volume("a", 4, "4Gi");
     put(&s, a4, "MODIFIED"); /* no longer refused */
@@ -578,10 +591,8 @@ static void test_torn_file_of_the_tail_is_written_from_the_journal(void **state)
     free(r2);
     free(r3);
     free(log);
-    free(want);
     free(aside);
     free(pa);
-    nd_buf_release(&b);
     nd_buf_release(&report);
     rm_rf_free(dir);
 }
@@ -609,17 +620,8 @@ static void test_torn_file_of_a_deletion_in_the_tail_is_moved_aside(void **state
     assert_int_equal(s.repaired, 1);
     assert_false(exists(pa));
     assert_null(em_store_get(&s, VOLUMES, "default", "a"));
-    char *aside = aside_of(dir, "a.json.");
-    assert_non_null(aside);
-    struct nd_buf b = ND_BUF_INIT;
-    assert_int_equal(nd_buf_read_file(&b, aside), 0);
-    assert_int_equal(b.len, 4);
-    assert_memory_equal(b.data, "{\0\0\0", 4);
-    char *want = nd_xasprintf("state: %s: removed, as revision 2 of the journal says (a write "
-                              "the last stop interrupted left it broken; the broken file is "
-                              "kept as %s)\n",
-                              pa, aside);
-    assert_non_null(strstr(report.data, want));
+    char *aside =
+        kept_aside(dir, pa, "{\0\0\0", 4, "removed, as revision 2 of the journal says", &report);
     json_t *a3 = volume("a", 3, "3Gi");
     put(&s, a3, "ADDED"); /* the name is free */
     em_store_close(&s);
@@ -629,10 +631,8 @@ static void test_torn_file_of_a_deletion_in_the_tail_is_moved_aside(void **state
     free(r1);
     free(r2);
     free(log);
-    free(want);
     free(aside);
     free(pa);
-    nd_buf_release(&b);
     nd_buf_release(&report);
     rm_rf_free(dir);
 }
