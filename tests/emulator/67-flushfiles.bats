@@ -82,6 +82,25 @@ one_at_a_time() {
     RV=$(vol v7)
 }
 
+# held_labels N: Volumes v1..vN written and their files on the disk (a clean stop), then
+# each labelled t=x by an emulator whose file writer holds the files back (the test
+# switch): the journal has the N new texts, the files the old; RV is the last one's, and
+# the shim's log holds this second emulator's work only
+held_labels() {
+    start always
+    post "$URL/api/v1/namespaces" '{"metadata":{"name":"p"}}' >/dev/null
+    local i
+    for i in $(seq "$1"); do vol "v$i" >/dev/null; done
+    stop TERM
+    : >"$ORDER" # (the shim's log from here)
+    start always NODUS_EMULATOR_TEST_HOLD_FILES=1
+    for i in $(seq "$1"); do
+        RV=$(curl -sf -X PATCH -H 'Content-Type: application/merge-patch+json' \
+            -d '{"metadata":{"labels":{"t":"x"}}}' "$VOLS/v$i" | jq -r .metadata.resourceVersion)
+    done
+    [ "$(jq -r '.metadata.labels.t // "none"' "$STATE/objects/p/volumes/v$1.json")" = none ]
+}
+
 @test "always: a marker counts only files a flush of the filesystem covered" {
     start always
     one_at_a_time
@@ -107,20 +126,9 @@ one_at_a_time() {
 }
 
 @test "a round of many files writes no spare over before its exchange is flushed" {
-    start always
-    post "$URL/api/v1/namespaces" '{"metadata":{"name":"p"}}' >/dev/null
-    local i
-    for i in $(seq 12); do vol "v$i" >/dev/null; done
-    stop TERM
     # the files wait for the stop, then go in one round: twelve exchanges (each spare
     # once, then one flush)
-    : >"$ORDER"
-    start always NODUS_EMULATOR_TEST_HOLD_FILES=1
-    for i in $(seq 12); do
-        RV=$(curl -sf -X PATCH -H 'Content-Type: application/merge-patch+json' \
-            -d '{"metadata":{"labels":{"t":"x"}}}' "$VOLS/v$i" | jq -r .metadata.resourceVersion)
-    done
-    [ "$(jq -r '.metadata.labels.t // "none"' "$STATE/objects/p/volumes/v12.json")" = none ]
+    held_labels 12
     stop TERM
     in_order "$RV"
     [ "$(grep -c '^file [0-9]* .*/volumes/v[0-9]*\.json$' "$ORDER")" = 12 ]
@@ -147,19 +155,8 @@ one_at_a_time() {
 }
 
 @test "the start brings the tail's files up through the spares, each once before a flush" {
-    start always
-    post "$URL/api/v1/namespaces" '{"metadata":{"name":"p"}}' >/dev/null
-    local i
-    for i in $(seq 6); do vol "v$i" >/dev/null; done
-    stop TERM
-    # changed, but the files held back: the journal's tail holds the six new texts
-    start always NODUS_EMULATOR_TEST_HOLD_FILES=1
-    for i in $(seq 6); do
-        RV=$(curl -sf -X PATCH -H 'Content-Type: application/merge-patch+json' \
-            -d '{"metadata":{"labels":{"t":"x"}}}' "$VOLS/v$i" | jq -r .metadata.resourceVersion)
-    done
+    held_labels 6 # the journal's tail holds the six new texts
     stop KILL
-    [ "$(jq -r '.metadata.labels.t // "none"' "$STATE/objects/p/volumes/v6.json")" = none ]
     : >"$ORDER"
     start always
     run cat "$BATS_TEST_TMPDIR/err"
