@@ -3,7 +3,7 @@
  * watcher reading the object's ADDED event.
  *
  *   watchers --port P --watch PATH --create PATH --body FILE [-w 1000] [--rounds 3]
- *            [--prefix NAME] [--ready-timeout SECONDS]
+ *            [--prefix NAME] [--ready-timeout SECONDS] [--rounds-log FILE]
  *
  * The --body template has @NAME@ where the object's name goes. Prints one line:
  * watchers= ready= samples= missed= p50_ms= p99_ms= max_ms= (after the ack; negative when
@@ -87,7 +87,7 @@ static double pct(double *v, size_t n, double p)
 static void usage(void)
 {
     fprintf(stderr, "usage: watchers --port P --watch PATH --create PATH --body FILE [-w N] "
-                    "[--rounds R] [--prefix NAME]\n");
+                    "[--rounds R] [--prefix NAME] [--ready-timeout S] [--rounds-log FILE]\n");
     exit(2);
 }
 
@@ -96,6 +96,7 @@ int main(int argc, char **argv)
     const char *watch_path = NULL, *body_file = NULL, *prefix = "watched";
     int nw = 1000, rounds = 3;
     double ready_timeout = 120;
+    const char *rounds_log = NULL; /* a line per round: its start, p50, p99, max, missed */
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *a = argv[i], *v = argv[i + 1];
         if (!strcmp(a, "--port"))
@@ -114,6 +115,8 @@ int main(int argc, char **argv)
             prefix = v;
         else if (!strcmp(a, "--ready-timeout"))
             ready_timeout = atof(v);
+        else if (!strcmp(a, "--rounds-log"))
+            rounds_log = v;
         else
             usage();
     }
@@ -151,7 +154,9 @@ int main(int argc, char **argv)
     double *after_send = malloc(sizeof(double) * (size_t)nw * (size_t)rounds);
     double phase_end = t_open + ready_timeout; /* waiting for every stream's headers */
     pthread_t creator;
-    int creating = 0, seen = 0;
+    int creating = 0, seen = 0, round_first = 0;
+    FILE *rlog = rounds_log ? fopen(rounds_log, "w") : NULL;
+    double *one = rlog ? malloc(sizeof(double) * (size_t)nw) : NULL;
     struct epoll_event evs[256];
     for (;;) {
         double now = hc_now();
@@ -169,6 +174,7 @@ int main(int argc, char **argv)
                 ws[i].t_event = 0;
             }
             seen = 0;
+            round_first = samples;
             snprintf(cur_name, sizeof cur_name, "%s-%d-%ld", prefix, round, (long)getpid());
             t_ack = 0;
             pthread_create(&creator, NULL, do_create, NULL);
@@ -225,6 +231,15 @@ int main(int argc, char **argv)
                 after_send[samples] = (ws[i].t_event - t_send) * 1000.0;
                 samples++;
             }
+            if (rlog) { /* this round alone: when it began (after the open), p50, p99, max */
+                size_t k = (size_t)(samples - round_first);
+                memcpy(one, after_ack + round_first, sizeof(double) * k);
+                qsort(one, k, sizeof(double), cmpd);
+                fprintf(rlog, "round=%d at_s=%.3f samples=%zu p50_ms=%.3f p99_ms=%.3f max_ms=%.3f\n",
+                        round, t_send - t_open, k, pct(one, k, 0.5), pct(one, k, 0.99),
+                        k ? one[k - 1] : 0);
+                fflush(rlog);
+            }
             creating = 0;
             round++;
             hc_sleep_ms(100);
@@ -246,6 +261,9 @@ int main(int argc, char **argv)
     free(ws);
     free(after_ack);
     free(after_send);
+    free(one);
+    if (rlog)
+        fclose(rlog);
     free(body_tmpl);
     return 0;
 }
