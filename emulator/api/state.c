@@ -36,25 +36,29 @@ json_t *em_stats_json(struct em_server *srv)
     /* the trees built from stored bytes (store/entry.h), and those kept hot */
     struct em_entry_stats ts;
     em_entry_stats(&ts);
-    json_t *trees = json_pack("{sIsIsIsIsIsIsI}", "built", (json_int_t)ts.built, "hot",
+    json_t *trees = json_pack("{sIsIsIsIsIsIsIsI}", "built", (json_int_t)ts.built, "hot",
                               (json_int_t)ts.hot, "bound", (json_int_t)ts.bound, "peak",
                               (json_int_t)ts.peak, "kept", (json_int_t)ts.kept, "keptBytes",
                               (json_int_t)ts.kept_bytes, "spliced",
-                              (json_int_t)em_dump_spliced());
+                              (json_int_t)em_dump_spliced(), "fromHistory",
+                              (json_int_t)em_history_inflated());
     /* the watch streams a publish woke: after a writer's answer was on its way (feed.h),
      * or where it was made (the journal's thread, the simulation, a reset) */
-    uint64_t after = 0, at_once = 0;
+    uint64_t after = 0, at_once = 0, behind = 0, skipped = 0;
     if (srv->feed) {
         pthread_mutex_lock(&srv->feed->mu);
         after = srv->feed->woken_after_answer;
         at_once = srv->feed->woken_at_once;
+        behind = srv->feed->behind_ring;
+        skipped = srv->feed->skipped_ahead;
         pthread_mutex_unlock(&srv->feed->mu);
     }
     /* guardLooked: connections the guard's watchdog looked at (only those waiting for a
      * request's bytes: never the watches) */
-    json_t *wakes = json_pack("{sIsIsI}", "afterAnswer", (json_int_t)after, "atOnce",
+    json_t *wakes = json_pack("{sIsIsIsIsI}", "afterAnswer", (json_int_t)after, "atOnce",
                               (json_int_t)at_once, "guardLooked",
-                              (json_int_t)em_http_guard_looked(srv->http));
+                              (json_int_t)em_http_guard_looked(srv->http), "behindRing",
+                              (json_int_t)behind, "skippedAhead", (json_int_t)skipped);
     /* the controllers' runs (sim/sim.c): how many, how many the record answered, and the
      * trees they built */
     json_t *reconciles = json_pack("{sIsIsIsI}", "run", (json_int_t)srv->stats.reconciles, "idle",

@@ -46,6 +46,7 @@ struct watch {
     size_t sent;              /* bytes of pending already handed out */
     struct em_stream *stream; /* for the socket */
     struct em_feed_waiter waiter;
+    uint64_t ns_hash;         /* em_ns_hash(ns), 0 for every project */
     unsigned torture_n;       /* changes emitted (a broken build's counter: torture.h) */
 };
 
@@ -177,7 +178,9 @@ static void collect(struct watch *w)
         if (e->rev > durable)
             break;
         w->last_rev = e->rev;
-        if (strcmp(e->plural, w->kind->plural) != 0)
+        /* another project's change is passed over on its hash, building no tree */
+        if ((w->ns_hash && e->ns_hash && e->ns_hash != w->ns_hash) ||
+            strcmp(e->plural, w->kind->plural) != 0)
             continue;
         json_t *obj = em_change_obj(e);
         const char *type = seen_as(w, e->type, obj, em_change_prev(e));
@@ -244,7 +247,9 @@ static void collect_feed(struct watch *w, struct em_feed *f)
     for (uint64_t s = lo; s < f->next && w->pending.len < 256 * 1024; s++) {
         const struct em_feed_ev *e = &f->ring[s % EM_FEED_CAP];
         w->last_rev = e->rev;
-        if (strcmp(e->plural, w->kind->plural) != 0)
+        /* another project's change is passed over on its hash, not looked up */
+        if ((w->ns_hash && e->ns_hash && e->ns_hash != w->ns_hash) ||
+            strcmp(e->plural, w->kind->plural) != 0)
             continue;
         const char *type = seen_as(w, e->type, e->obj, e->prev);
         if (type)
@@ -269,8 +274,9 @@ static ssize_t watch_read_feed(struct watch *w, char *buf, size_t max)
         int64_t real_now = em_real_now_ms();
         if (w->deadline_real_ms && real_now >= w->deadline_real_ms)
             break;
-        if (w->last_rev < f->min_rev) {
-            /* behind the ring: the history (and Expired) under the server lock */
+        if (w->last_rev < f->min_rev && !em_feed_catch_up(f, &w->waiter, &w->last_rev)) {
+            /* behind the ring, and a change of its own (or one not known) left it: the
+             * history (and Expired) under the server lock */
             int64_t was = w->last_rev;
             pthread_mutex_unlock(&f->mu);
             pthread_mutex_lock(&srv->lock);
@@ -292,6 +298,12 @@ static ssize_t watch_read_feed(struct watch *w, char *buf, size_t max)
     return n;
 }
 
+/* A JSON stream without bookmarks of a stored kind reads the feed's ring (feed.h) */
+static bool on_feed(const struct watch *w)
+{
+    return w->accept.repr == EM_REPR_OBJECT && !w->bookmarks && !w->kind->from_stored;
+}
+
 static ssize_t watch_read(void *cls, char *buf, size_t max)
 {
     struct watch *w = cls;
@@ -299,7 +311,7 @@ static ssize_t watch_read(void *cls, char *buf, size_t max)
     if (!srv->feed) /* not serving: what is pending, then the end */
         return take_pending(w, buf, max);
     /* the feed holds records (feed.h): a view converts the whole object, from the history */
-    if (w->accept.repr == EM_REPR_OBJECT && !w->bookmarks && !w->kind->from_stored)
+    if (on_feed(w))
         return watch_read_feed(w, buf, max);
     pthread_mutex_lock(&srv->lock);
     ssize_t n = 0;
@@ -338,6 +350,7 @@ static void watch_free(void *cls)
     if (w->srv->feed) {
         pthread_mutex_lock(&w->srv->feed->mu);
         em_feed_unwait(w->srv->feed, &w->waiter);
+        em_feed_key_put(w->srv->feed, w->waiter.key);
         pthread_mutex_unlock(&w->srv->feed->mu);
     }
     pthread_mutex_lock(&w->srv->lock);
@@ -349,6 +362,19 @@ static void watch_free(void *cls)
     free(w->ns);
     free(w->name);
     free(w);
+}
+
+/* What the watch's changes are known by: its project's hash, and for a stream of the
+ * ring its key, so that only the changes of its kind in its project wake it (feed.h) */
+static void key_watch(struct watch *w)
+{
+    struct em_feed *f = w->srv->feed;
+    w->ns_hash = *w->ns ? em_ns_hash(w->ns) : 0;
+    if (f && on_feed(w)) {
+        pthread_mutex_lock(&f->mu);
+        w->waiter.key = em_feed_key_get(f, w->kind->plural, w->ns);
+        pthread_mutex_unlock(&f->mu);
+    }
 }
 
 int em_api_watch(struct em_api *a)
@@ -426,6 +452,7 @@ int em_api_watch(struct em_api *a)
         if (!em_history_covers(&srv->history, w->last_rev))
             emit_expired(w, w->last_rev);
     }
+    key_watch(w);
     srv->stats.watches_open++;
     srv->stats.watches_total++;
     const char *accept = em_req_header(a->req, "accept");

@@ -1,16 +1,19 @@
 /* The watch streams' feed of durable changes; see feed.h. */
 #include "feed.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "kinds/registry.h"
+#include "objects.h"
 #include "server.h"
 #include "util/xmalloc.h"
 
-static void list_init(struct em_feed_link *l)
+void em_feed_list_init(struct em_feed_link *l)
 {
     l->prev = l->next = l;
 }
+#define list_init em_feed_list_init
 
 struct em_feed *em_feed_new(int64_t rev)
 {
@@ -19,7 +22,12 @@ struct em_feed *em_feed_new(int64_t rev)
     pthread_cond_init(&f->cv, NULL);
     list_init(&f->waiting);
     list_init(&f->due);
-    f->published_rev = f->min_rev = rev;
+    f->published_rev = f->min_rev = f->ring_gone_rev = rev;
+    f->all_hash = em_ns_hash("");
+    /* NODUS_EMULATOR_TEST_FEED_CAP (tests): a ring of fewer events, that a test's few
+     * changes pass */
+    const char *cap = getenv("NODUS_EMULATOR_TEST_FEED_CAP");
+    f->cap = cap && atoi(cap) >= 2 && atoi(cap) <= EM_FEED_CAP ? (uint64_t)atoi(cap) : EM_FEED_CAP;
     return f;
 }
 
@@ -43,6 +51,7 @@ void em_feed_free(struct em_feed *f)
     if (!f)
         return;
     drop_all(f);
+    em_feed_keys_free(f);
     pthread_cond_destroy(&f->cv);
     pthread_mutex_destroy(&f->mu);
     free(f);
@@ -65,7 +74,7 @@ static void list_remove(struct em_feed_waiter *w)
 }
 
 /* from's waiters go at the end of to's: no work per waiter */
-static void list_move(struct em_feed_link *to, struct em_feed_link *from)
+void em_feed_list_move(struct em_feed_link *to, struct em_feed_link *from)
 {
     if (from->next == from)
         return;
@@ -80,7 +89,7 @@ static void list_move(struct em_feed_link *to, struct em_feed_link *from)
 void em_feed_wait(struct em_feed *f, struct em_feed_waiter *w)
 {
     if (!w->linked)
-        list_add(&f->waiting, w);
+        list_add(w->key ? &w->key->waiting : &f->waiting, w);
 }
 
 void em_feed_unwait(struct em_feed *f, struct em_feed_waiter *w)
@@ -136,12 +145,11 @@ static void flush_after_answer(void *cls)
     flush(f, true);
 }
 
-/* Feed lock held: every stream waiting is due. True when the caller must flush now (the
- * feed's lock let go); else a flush is asked for after the answer of the request making
- * this publish, or one already is. */
+/* Feed lock held: the streams made due are to be woken. True when the caller must flush
+ * now (the feed's lock let go); else a flush is asked for after the answer of the request
+ * making this publish, or one already is. */
 static bool make_due(struct em_feed *f)
 {
-    list_move(&f->due, &f->waiting);
     if (f->due.next == &f->due || f->flush_asked)
         return false;
     if (em_http_after_answer(flush_after_answer, f)) {
@@ -149,6 +157,13 @@ static bool make_due(struct em_feed *f)
         return false;
     }
     return true;
+}
+
+/* The hash of a ring event's project, where the history had none (0: not known) */
+static uint64_t ev_ns_hash(const struct em_feed_ev *e)
+{
+    const json_t *o = e->obj ? e->obj : e->prev;
+    return o ? em_ns_hash(em_obj_ns(o)) : 0;
 }
 
 static const char *meta_str(const json_t *obj, const char *key)
@@ -191,15 +206,17 @@ void em_feed_publish(struct em_server *srv)
     /* of more than the ring holds (a clock jump's), the older go again before this ends:
      * no trees for those (nobody reads them: the feed's lock is held throughout) */
     size_t from = em_history_after(j, f->published_rev), end = em_history_after(j, upto);
-    size_t keep_from = end - from > EM_FEED_CAP ? end - EM_FEED_CAP : from;
+    size_t keep_from = end - from > f->cap ? end - f->cap : from;
+    bool blind = false;
     for (size_t i = from; i < j->len && j->ev[i].rev <= upto; i++) {
         struct em_change *e = &j->ev[i];
         const struct nd_kind *k = nd_kind_by_plural(NULL, e->plural);
-        if (f->next - f->first == EM_FEED_CAP) {
+        if (f->next - f->first == f->cap) {
             /* the oldest goes: a stream behind it reads the history */
             struct em_feed_ev *old = &f->ring[f->first % EM_FEED_CAP];
             if (old->rev > f->min_rev)
                 f->min_rev = old->rev;
+            em_feed_keys_gone(f, old->plural, old->ns_hash, old->rev);
             drop(old);
             f->first++;
         }
@@ -215,8 +232,15 @@ void em_feed_publish(struct em_server *srv)
                   : e->rec      ? json_incref(e->prev_rec)
                                 : select_rec(srv, k, em_change_prev_new(e));
         n->json = em_bytes_ref(em_change_json(e));
+        n->ns_hash = e->ns_hash ? e->ns_hash : ev_ns_hash(n);
+        if (n->ns_hash)
+            em_feed_keys_touch(f, n->plural, n->ns_hash);
+        else
+            blind = true; /* every key is due, once */
         f->published_rev = e->rev;
     }
+    if (blind)
+        em_feed_keys_all_due(f);
     if (upto > f->published_rev)
         f->published_rev = upto; /* revisions without events (none are skipped) */
     /* what the history no longer covers (24 hours, a reset) is Expired: the slow path */
@@ -224,8 +248,11 @@ void em_feed_publish(struct em_server *srv)
         f->min_rev = j->oldest_rev;
     pthread_cond_broadcast(&f->cv);
     /* no event and no stream sent to the history: no news for anyone (the journal's
-     * thread publishes after each writer that committed first) */
-    bool now = (f->next != had || f->min_rev != min_was) && make_due(f);
+     * thread publishes after each writer that committed first); the keyed streams were
+     * made due above by the changes of their own keys */
+    if (f->next != had || f->min_rev != min_was)
+        em_feed_list_move(&f->due, &f->waiting);
+    bool now = make_due(f);
     pthread_mutex_unlock(&f->mu);
     if (now)
         flush(f, false);
@@ -239,7 +266,11 @@ void em_feed_reset(struct em_server *srv)
     pthread_mutex_lock(&f->mu);
     drop_all(f);
     f->published_rev = f->min_rev = srv->history.oldest_rev;
+    /* no keyed stream goes on from the ring past a reset (em_feed_catch_up) */
+    f->reset_rev = f->ring_gone_rev = f->published_rev;
     pthread_cond_broadcast(&f->cv);
+    em_feed_list_move(&f->due, &f->waiting);
+    em_feed_keys_all_due(f);
     bool now = make_due(f);
     pthread_mutex_unlock(&f->mu);
     if (now)
@@ -253,7 +284,8 @@ void em_feed_stop(struct em_feed *f)
     pthread_mutex_lock(&f->mu);
     f->stopping = true;
     pthread_cond_broadcast(&f->cv);
-    list_move(&f->due, &f->waiting);
+    em_feed_list_move(&f->due, &f->waiting);
+    em_feed_keys_all_due(f);
     pthread_mutex_unlock(&f->mu);
     em_feed_flush(f);
 }

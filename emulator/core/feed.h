@@ -21,6 +21,13 @@
  * watches resumed never hold the writer's answer back; any other publish (the journal's
  * thread, the simulation) flushes at once.
  *
+ * A stream of the ring's fast path waits under a key, its kind and its project (or every
+ * project, or a cluster kind's none): a publish wakes only the keys its changes touched
+ * (feed_keys.c), so ten thousand changes in one project wake no watch of another. Such a
+ * stream's last_rev stands still meanwhile; should the ring move past it, the key tells
+ * whether any change that left the ring was one of its own: if none was, the stream goes
+ * on from the ring (em_feed_catch_up), not from the history under the server lock.
+ *
  * Lock order: the server lock, then the feed's; a stream never takes the server lock
  * while it holds the feed's.
  */
@@ -33,9 +40,11 @@
 #include <stdint.h>
 
 #include "bytes.h"
+#include "history.h"
 #include "http.h"
 
 #define EM_FEED_CAP 4096
+#define EM_FEED_KEY_SLOTS 1024 /* the keys' hash table (chained) */
 
 struct em_server;
 
@@ -45,6 +54,7 @@ struct em_feed_ev {
     const char *type;   /* static */
     json_t *obj, *prev; /* the records (entry.h) of the object and the previous one */
     struct em_bytes *json;
+    uint64_t ns_hash; /* em_ns_hash (history.h) of the object's project (0: not known) */
 };
 
 /* A stream waiting for the next publish (feed lock held to change it). The lists are
@@ -53,9 +63,21 @@ struct em_feed_link {
     struct em_feed_link *prev, *next;
 };
 
+/* The streams waiting under one kind and project ("": every project, or a cluster
+ * kind): feed lock held to change it. */
+struct em_feed_key {
+    struct em_feed_key *next; /* in its slot */
+    uint64_t hash, ns_hash; /* ns_hash: em_ns_hash of its project, "" for every one */
+    char *plural;
+    unsigned refs; /* streams keyed on it */
+    struct em_feed_link waiting;
+    int64_t gone_rev; /* the newest change of this key's that left the ring */
+};
+
 struct em_feed_waiter {
-    struct em_feed_link link; /* on the feed's waiting or due list while linked */
+    struct em_feed_link link; /* on a waiting list (its key's, or the feed's) or due */
     struct em_stream *s;
+    struct em_feed_key *key; /* NULL: woken by every publish */
     bool linked;
 };
 
@@ -64,6 +86,7 @@ struct em_feed {
     pthread_cond_t cv;
     struct em_feed_ev ring[EM_FEED_CAP];
     uint64_t first, next;  /* the ring holds events first .. next-1 (by sequence) */
+    uint64_t cap;          /* at most this many: EM_FEED_CAP (tests: fewer) */
     int64_t published_rev; /* the history's changes up to this were published */
     int64_t min_rev;       /* a stream at last_rev >= this finds what follows in the ring */
     bool stopping;
@@ -72,6 +95,13 @@ struct em_feed {
     bool flush_asked;            /* a flush is asked for after a request's answer */
     uint64_t woken_after_answer; /* streams woken once a writer's answer was on its way */
     uint64_t woken_at_once;      /* streams woken where the publish was made */
+    struct em_feed_key *keys[EM_FEED_KEY_SLOTS];
+    int64_t ring_gone_rev; /* the newest change that left the ring (or the start's) */
+    int64_t blind_rev;     /* the newest that left it without its project known */
+    int64_t reset_rev;     /* the last reset's */
+    uint64_t all_hash;     /* em_ns_hash(""): the key of every project (and cluster kinds) */
+    uint64_t behind_ring;  /* keyed streams the ring passed that read the history */
+    uint64_t skipped_ahead; /* those that found none of theirs had left it */
 };
 
 /* A feed starting at the store's current revision (server start). */
@@ -91,5 +121,25 @@ void em_feed_stop(struct em_feed *f);
  * freed: a flush wakes a stream with the feed's lock held). */
 void em_feed_wait(struct em_feed *f, struct em_feed_waiter *w);
 void em_feed_unwait(struct em_feed *f, struct em_feed_waiter *w);
+
+/* feed_keys.c. Feed lock held: the key of plural in ns ("": every project, a cluster kind), held
+ * until em_feed_key_put (after em_feed_unwait). */
+struct em_feed_key *em_feed_key_get(struct em_feed *f, const char *plural, const char *ns);
+void em_feed_key_put(struct em_feed *f, struct em_feed_key *k);
+/* Feed lock held, a keyed stream at *last_rev behind the ring: true when no change of its
+ * key (nor one of a project not known) left the ring after *last_rev, which moves on to
+ * where the ring begins; false when the stream must read the history. */
+bool em_feed_catch_up(struct em_feed *f, const struct em_feed_waiter *w, int64_t *last_rev);
+/* Feed lock held: a change of plural in the project of ns_hash (0: not known) entered the
+ * ring: its keys' waiting streams are due (every key's for 0). */
+void em_feed_keys_touch(struct em_feed *f, const char *plural, uint64_t ns_hash);
+/* Feed lock held: the change rev of plural in the project of ns_hash left the ring. */
+void em_feed_keys_gone(struct em_feed *f, const char *plural, uint64_t ns_hash, int64_t rev);
+/* Feed lock held: every key's waiting streams are due (a reset, the stop). */
+void em_feed_keys_all_due(struct em_feed *f);
+void em_feed_keys_free(struct em_feed *f);
+/* feed.c's lists, for feed_keys.c */
+void em_feed_list_init(struct em_feed_link *l);
+void em_feed_list_move(struct em_feed_link *to, struct em_feed_link *from);
 
 #endif

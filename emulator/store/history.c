@@ -4,7 +4,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hash.h"
 #include "util/xmalloc.h"
+
+uint64_t em_ns_hash(const char *ns)
+{
+    uint64_t h = nd_fnv64(ND_FNV64_INIT, ns, strlen(ns) + 1);
+    return h ? h : 1;
+}
+
+/* em_ns_hash of an object's (or a record's) project; 0 for none */
+static uint64_t obj_ns_hash(const json_t *o)
+{
+    if (!o)
+        return 0;
+    const char *ns =
+        json_string_value(json_object_get(json_object_get(o, "metadata"), "namespace"));
+    return em_ns_hash(ns ? ns : "");
+}
 
 static void push(struct em_history *j, int64_t rev, int64_t time_ms, const char *type,
                  const char *plural, json_t *obj, json_t *prev, struct em_bytes *json)
@@ -23,6 +40,7 @@ static void push(struct em_history *j, int64_t rev, int64_t time_ms, const char 
     e->json = em_bytes_ref(json);
     e->prev_json = NULL;
     e->rec = e->prev_rec = NULL;
+    e->ns_hash = obj ? obj_ns_hash(obj) : obj_ns_hash(prev);
 }
 
 static void free_event(struct em_change *e)
@@ -43,9 +61,19 @@ struct em_bytes *em_change_json(struct em_change *e)
     return e->json;
 }
 
+static uint64_t inflated; /* trees built of changes' bytes, since start (any history) */
+
+uint64_t em_history_inflated(void)
+{
+    return __atomic_load_n(&inflated, __ATOMIC_RELAXED);
+}
+
 static json_t *inflate(const struct em_bytes *b)
 {
-    return b ? json_loadb(b->data, b->len, 0, NULL) : NULL;
+    if (!b)
+        return NULL;
+    __atomic_add_fetch(&inflated, 1, __ATOMIC_RELAXED);
+    return json_loadb(b->data, b->len, 0, NULL);
 }
 
 json_t *em_change_obj(struct em_change *e)
@@ -158,6 +186,7 @@ static void push_record(struct em_history *j, const struct em_journal_record *r,
     const struct em_entry *se = shared(j->store, r);
     push(j, r->rev, r->time_ms, r->type, r->plural, NULL, NULL, se ? se->json : r->json);
     struct em_change *e = &j->ev[j->len - 1];
+    e->ns_hash = em_ns_hash(r->ns ? r->ns : "");
     if (prev) {
         const struct em_entry *pe = shared(j->store, prev);
         e->prev_json = em_bytes_ref(pe ? pe->json : prev->json);
@@ -239,6 +268,7 @@ void em_history_append_rec(struct em_history *j, int64_t rev, int64_t time_ms,
     e->prev_json = em_bytes_ref(prev_json);
     e->rec = json_incref(rec);
     e->prev_rec = json_incref(prev_rec);
+    e->ns_hash = obj_ns_hash(rec);
     appended(j, json);
 }
 

@@ -37,7 +37,12 @@ struct em_change {
      * obj and prev, what the scheduler, the feed and the spend read of it (each reads
      * as the object does for what it asks), until the event gives up its trees */
     json_t *rec, *prev_rec;
+    uint64_t ns_hash; /* em_ns_hash of the object's project (0: not known) */
 };
+
+/* A project's hash, as a change carries it (never 0; "" for a cluster object's). A watch
+ * of one project passes over another's changes on it, building no tree. */
+uint64_t em_ns_hash(const char *ns);
 
 /* Events newer than this many keep their trees, and of those no more than
  * EM_HISTORY_HOT_BYTES of objects' JSON (a tree takes about 11 times it: 2 MiB is about
@@ -86,6 +91,8 @@ struct em_bytes *em_change_json(struct em_change *e);
 /* An event's object and previous object (NULL for ADDED), BORROWED until the next
  * append: trees, made again from the bytes for an old event. */
 json_t *em_change_obj(struct em_change *e);
+/* The trees built of changes' bytes since start (the stats' trees.fromHistory) */
+uint64_t em_history_inflated(void);
 json_t *em_change_prev(struct em_change *e);
 /* The same as NEW references: the event's trees, or trees made from its bytes that the
  * event does not keep. For a reader of many old events (the spend counter after a clock
