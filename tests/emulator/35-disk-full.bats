@@ -172,7 +172,7 @@ names() { # PATH: the names of a list, as the server has them
         application/merge-patch+json
     [ "$CODE" = 507 ]
     logged=$(grep -c 'storage: cannot write' "$ERR")
-    [ "$logged" = 1 ]
+    [ "$logged" = 1 ] || { grep -n 'storage' "$ERR" >&2; false; }
     rm -f "$MNT"/ballast*
     create recovered
     [ "$CODE" = 201 ]
