@@ -348,8 +348,13 @@ static int shut_down(struct em_server *srv, enum em_up up, int status, struct nd
         stop_serving(srv);
     if (up >= UP_ROUTER) {
         em_tls_release(&srv->tls);
-        if (em_server_save_meta(srv) < 0 && status == 0)
-            status = 1;
+        if (em_server_save_meta(srv) < 0) {
+            /* (the store's stop below may still write, with the room its own stop frees) */
+            fprintf(stderr, "nodus-emulator: the stop could not write its state: "
+                            "emulator.json (the revision and the clock; see above)\n");
+            if (status == 0)
+                status = 1;
+        }
         if (srv->sim_due) {
             em_sim_save(srv);
             em_sim_release(srv);
