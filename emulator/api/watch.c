@@ -63,6 +63,13 @@ static bool matches(struct watch *w, const json_t *obj)
     return nd_select_matches(&w->sel, obj);
 }
 
+/* A change of another kind, or of another project known by its hash (ns_hash 0: not
+ * known): passed over without looking at the object, or building its tree */
+static bool not_ours(const struct watch *w, const char *plural, uint64_t ns_hash)
+{
+    return (w->ns_hash && ns_hash && ns_hash != w->ns_hash) || strcmp(plural, w->kind->plural) != 0;
+}
+
 /* What a change (type, the object as it became, the object before) is to this watch:
  * "ADDED", "MODIFIED", "DELETED" (deleted, or it left the selection) or NULL (unseen). */
 static const char *seen_as(struct watch *w, const char *type, const json_t *obj,
@@ -178,9 +185,7 @@ static void collect(struct watch *w)
         if (e->rev > durable)
             break;
         w->last_rev = e->rev;
-        /* another project's change is passed over on its hash, building no tree */
-        if ((w->ns_hash && e->ns_hash && e->ns_hash != w->ns_hash) ||
-            strcmp(e->plural, w->kind->plural) != 0)
+        if (not_ours(w, e->plural, e->ns_hash))
             continue;
         json_t *obj = em_change_obj(e);
         const char *type = seen_as(w, e->type, obj, em_change_prev(e));
@@ -247,9 +252,7 @@ static void collect_feed(struct watch *w, struct em_feed *f)
     for (uint64_t s = lo; s < f->next && w->pending.len < 256 * 1024; s++) {
         const struct em_feed_ev *e = &f->ring[s % EM_FEED_CAP];
         w->last_rev = e->rev;
-        /* another project's change is passed over on its hash, not looked up */
-        if ((w->ns_hash && e->ns_hash && e->ns_hash != w->ns_hash) ||
-            strcmp(e->plural, w->kind->plural) != 0)
+        if (not_ours(w, e->plural, e->ns_hash))
             continue;
         const char *type = seen_as(w, e->type, e->obj, e->prev);
         if (type)

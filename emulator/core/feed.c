@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "kinds/registry.h"
-#include "objects.h"
 #include "server.h"
 #include "util/xmalloc.h"
 
@@ -13,15 +12,14 @@ void em_feed_list_init(struct em_feed_link *l)
 {
     l->prev = l->next = l;
 }
-#define list_init em_feed_list_init
 
 struct em_feed *em_feed_new(int64_t rev)
 {
     struct em_feed *f = nd_xcalloc(1, sizeof *f);
     pthread_mutex_init(&f->mu, NULL);
     pthread_cond_init(&f->cv, NULL);
-    list_init(&f->waiting);
-    list_init(&f->due);
+    em_feed_list_init(&f->waiting);
+    em_feed_list_init(&f->due);
     f->published_rev = f->min_rev = f->ring_gone_rev = rev;
     f->all_hash = em_ns_hash("");
     /* NODUS_EMULATOR_TEST_FEED_CAP (tests): a ring of fewer events, that a test's few
@@ -83,7 +81,7 @@ void em_feed_list_move(struct em_feed_link *to, struct em_feed_link *from)
     to->prev->next = first;
     last->next = to;
     to->prev = last;
-    list_init(from);
+    em_feed_list_init(from);
 }
 
 void em_feed_wait(struct em_feed *f, struct em_feed_waiter *w)
@@ -159,13 +157,6 @@ static bool make_due(struct em_feed *f)
     return true;
 }
 
-/* The hash of a ring event's project, where the history had none (0: not known) */
-static uint64_t ev_ns_hash(const struct em_feed_ev *e)
-{
-    const json_t *o = e->obj ? e->obj : e->prev;
-    return o ? em_ns_hash(em_obj_ns(o)) : 0;
-}
-
 static const char *meta_str(const json_t *obj, const char *key)
 {
     return json_string_value(json_object_get(json_object_get(obj, "metadata"), key));
@@ -232,7 +223,7 @@ void em_feed_publish(struct em_server *srv)
                   : e->rec      ? json_incref(e->prev_rec)
                                 : select_rec(srv, k, em_change_prev_new(e));
         n->json = em_bytes_ref(em_change_json(e));
-        n->ns_hash = e->ns_hash ? e->ns_hash : ev_ns_hash(n);
+        n->ns_hash = e->ns_hash; /* (0: an object the history had none of) */
         if (n->ns_hash)
             em_feed_keys_touch(f, n->plural, n->ns_hash);
         else

@@ -130,8 +130,9 @@ void em_feed_key_put(struct em_feed *f, struct em_feed_key *k);
  * key (nor one of a project not known) left the ring after *last_rev, which moves on to
  * where the ring begins; false when the stream must read the history. */
 bool em_feed_catch_up(struct em_feed *f, const struct em_feed_waiter *w, int64_t *last_rev);
-/* Feed lock held: a change of plural in the project of ns_hash (0: not known) entered the
- * ring: its keys' waiting streams are due (every key's for 0). */
+/* Feed lock held: a change of plural in the project of ns_hash (not 0: a change of a
+ * project not known makes every key due, em_feed_keys_all_due) entered the ring: its
+ * keys' waiting streams are due. */
 void em_feed_keys_touch(struct em_feed *f, const char *plural, uint64_t ns_hash);
 /* Feed lock held: the change rev of plural in the project of ns_hash left the ring. */
 void em_feed_keys_gone(struct em_feed *f, const char *plural, uint64_t ns_hash, int64_t rev);

@@ -75,10 +75,6 @@ static void due(struct em_feed *f, struct em_feed_key *k)
 
 void em_feed_keys_touch(struct em_feed *f, const char *plural, uint64_t ns_hash)
 {
-    if (!ns_hash) {
-        em_feed_keys_all_due(f);
-        return;
-    }
     due(f, find(f, plural, ns_hash));
     if (ns_hash != f->all_hash) /* the streams of every project too */
         due(f, find(f, plural, f->all_hash));
